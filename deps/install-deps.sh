@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages redis-tp needs, and only those that are missing.
+#
+# Usage: deps/install-deps.sh [--bench]
+#   --bench   also install Debian's redis-server (7.0), used only by the benchmark
+#             scripts for side-by-side comparison; it is never a runtime dependency.
+#
+# Every dependency of the project is listed here and nowhere else; the Makefile
+# calls this script before building, so a fresh clone needs nothing done by hand.
+set -euo pipefail
+
+packages=(
+  g++ make pkg-config
+  libevent-dev        # event loop
+  libjemalloc-dev     # allocator and memory statistics
+  liblua5.1-0-dev     # scripting
+  libhiredis-dev      # client side: tools, client library
+  tcl                 # integration test suite
+  redis-tools         # redis-cli / redis-benchmark for tests and benchmarks
+  libgtest-dev        # unit tests
+  libxxhash-dev       # key hashing (XXH3, seeded)
+  libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(redis-server)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

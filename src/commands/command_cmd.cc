@@ -1,0 +1,8 @@
+// (being written) — registers nothing yet, so its commands answer "unknown command".
+#include "server/command.h"
+
+namespace redistp {
+
+void RegisterCommandCommand(CommandTable& /*table*/) {}
+
+}  // namespace redistp

@@ -1,0 +1,191 @@
+// Connection commands: PING, ECHO, SELECT, QUIT, AUTH, HELLO, RESET.
+//
+// Authentication follows Redis 7's default user: with `requirepass` set the default user has
+// that password; without it the default user is "nopass" and any password for it is accepted
+// in the two-argument form, while the one-argument form is an error (nothing to check against).
+#include <cctype>
+
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "server/version.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+void PingCommand(CommandContext& c) {
+  if (c.args.size() > 2) {
+    c.reply.Error(err::WrongArity("ping"));
+    return;
+  }
+  if (c.args.size() == 1) {
+    c.reply.Simple("PONG");
+  } else {
+    c.reply.Bulk(c.args[1]);
+  }
+}
+
+void EchoCommand(CommandContext& c) { c.reply.Bulk(c.args[1]); }
+
+void SelectCommand(CommandContext& c) {
+  int64_t index;
+  if (!ParseInt64(c.args[1], &index)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  Status s = c.server.SelectDb(c.client, index);
+  if (!s.ok()) {
+    c.reply.Error(s.message());
+    return;
+  }
+  c.reply.Ok();
+}
+
+void QuitCommand(CommandContext& c) {
+  c.reply.Ok();
+  c.client.set_flag(kClientCloseAfterReply, true);
+}
+
+// Checks a username/password pair against the default user. Returns true on success.
+bool CheckCredentials(Server& server, std::string_view user, std::string_view pass) {
+  if (user != "default") return false;
+  const std::string& required = server.config().requirepass;
+  return required.empty() || pass == required;
+}
+
+void AuthCommand(CommandContext& c) {
+  if (c.args.size() > 3) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  std::string_view user = "default", pass;
+  if (c.args.size() == 2) {
+    if (c.server.config().requirepass.empty()) {
+      c.reply.Error(err::kAuthNoPassword);
+      return;
+    }
+    pass = c.args[1];
+  } else {
+    user = c.args[1];
+    pass = c.args[2];
+  }
+  if (!CheckCredentials(c.server, user, pass)) {
+    c.reply.Error(err::kWrongPass);
+    return;
+  }
+  c.client.authenticated = true;
+  c.reply.Ok();
+}
+
+bool ValidClientName(std::string_view name) {
+  for (unsigned char ch : name) {
+    if (ch < '!' || ch > '~') return false;
+  }
+  return true;
+}
+
+void HelloCommand(CommandContext& c) {
+  int64_t ver = c.client.reply.resp();
+  size_t i = 1;
+  if (c.args.size() >= 2) {
+    if (!ParseInt64(c.args[1], &ver)) {
+      c.reply.Error("ERR Protocol version is not an integer or out of range");
+      return;
+    }
+    if (ver < 2 || ver > 3) {
+      c.reply.Error(err::kNoProto);
+      return;
+    }
+    i = 2;
+  }
+  std::string_view setname;
+  bool has_setname = false;
+  for (; i < c.args.size(); ++i) {
+    size_t more = c.args.size() - i - 1;
+    if (EqualsIgnoreCase(c.args[i], "AUTH") && more >= 2) {
+      if (!CheckCredentials(c.server, c.args[i + 1], c.args[i + 2])) {
+        c.reply.Error(err::kWrongPass);
+        return;
+      }
+      c.client.authenticated = true;
+      i += 2;
+    } else if (EqualsIgnoreCase(c.args[i], "SETNAME") && more >= 1) {
+      setname = c.args[i + 1];
+      has_setname = true;
+      if (!ValidClientName(setname)) {
+        c.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+        return;
+      }
+      ++i;
+    } else {
+      c.reply.Error("ERR Syntax error in HELLO option '" + std::string(c.args[i]) + "'");
+      return;
+    }
+  }
+  if (!c.client.authenticated) {
+    c.reply.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise "
+                  "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the "
+                  "client and select the RESP protocol version at the same time");
+    return;
+  }
+  if (has_setname) c.client.name.assign(setname);
+  c.client.reply.SetResp(static_cast<int>(ver));
+  c.reply.Map(7);
+  c.reply.Bulk("server");
+  c.reply.Bulk("redis");
+  c.reply.Bulk("version");
+  c.reply.Bulk(kRedisVersion);
+  c.reply.Bulk("proto");
+  c.reply.Int(ver);
+  c.reply.Bulk("id");
+  c.reply.Int(static_cast<int64_t>(c.client.id));
+  c.reply.Bulk("mode");
+  c.reply.Bulk("standalone");
+  c.reply.Bulk("role");
+  c.reply.Bulk("master");
+  c.reply.Bulk("modules");
+  c.reply.Array(0);
+}
+
+void ResetCommand(CommandContext& c) {
+  Client& cl = c.client;
+  c.server.SelectDb(cl, 0);
+  cl.reply.SetResp(2);
+  cl.name.clear();
+  cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict, false);
+  c.server.RemoveMonitor(&cl);
+  cl.authenticated = c.server.config().requirepass.empty();
+  c.reply.SetEnabled(true);
+  c.reply.Simple("RESET");
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable& t) {
+  constexpr uint64_t kConn = kAclConnection;
+  t.Register({.name = "ping", .arity = -1, .flags = kCmdFast | kCmdSentinel,
+              .acl = kConn | kAclFast, .handler = PingCommand});
+  t.Register({.name = "echo", .arity = 2, .flags = kCmdFast,
+              .acl = kConn | kAclFast, .handler = EchoCommand});
+  t.Register({.name = "select", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast, .handler = SelectCommand});
+  t.Register({.name = "quit", .arity = -1,
+              .flags = kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast, .handler = QuitCommand});
+  t.Register({.name = "auth", .arity = -2,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
+                       kCmdSentinel | kCmdAllowBusy,
+              .acl = kConn | kAclFast, .handler = AuthCommand});
+  t.Register({.name = "hello", .arity = -1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
+                       kCmdSentinel | kCmdAllowBusy,
+              .acl = kConn | kAclFast, .handler = HelloCommand});
+  t.Register({.name = "reset", .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
+                       kCmdAllowBusy,
+              .acl = kConn | kAclFast, .handler = ResetCommand});
+}
+
+}  // namespace redistp

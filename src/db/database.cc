@@ -1,0 +1,223 @@
+#include "db/database.h"
+
+#include <chrono>
+
+namespace redistp {
+namespace {
+
+int64_t SteadyNowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Database::~Database() {
+  expires_.Clear();
+  dict_.Clear();
+}
+
+void Database::Emit(KeyEventKind kind, Entry* e, RemoveCause cause, Entry* moved_from) {
+  if (ctx_->listener == nullptr) return;
+  KeyEvent ev{kind, cause, this, e, moved_from};
+  ctx_->listener->OnKeyEvent(ev);
+}
+
+Entry* Database::LookupInternal(std::string_view key) {
+  Entry* e = dict_.Find(key);
+  if (e != nullptr && IsExpired(e)) {
+    ++ctx_->expired_keys;
+    Remove(e, RemoveCause::kExpired);
+    return nullptr;
+  }
+  return e;
+}
+
+Entry* Database::LookupRead(std::string_view key) {
+  Entry* e = LookupInternal(key);
+  if (e == nullptr) {
+    ++ctx_->keyspace_misses;
+    return nullptr;
+  }
+  ++ctx_->keyspace_hits;
+  e->set_lru(ctx_->lru_clock);
+  return e;
+}
+
+Entry* Database::LookupWrite(std::string_view key) {
+  Entry* e = LookupInternal(key);
+  if (e != nullptr) e->set_lru(ctx_->lru_clock);
+  return e;
+}
+
+Entry* Database::Peek(std::string_view key) { return LookupInternal(key); }
+
+Entry* Database::Add(std::string_view key, Value&& value) {
+  Entry* e = Entry::Create(key, std::move(value));
+  e->set_lru(ctx_->lru_clock);
+  dict_.Insert(e);
+  Emit(KeyEventKind::kAdded, e);
+  return e;
+}
+
+void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl) {
+  e->value = std::move(value);
+  if (!keep_ttl && e->expire_ms != 0) {
+    expires_.Erase(e);
+    e->expire_ms = 0;
+  }
+  e->set_lru(ctx_->lru_clock);
+  Emit(KeyEventKind::kModified, e);
+}
+
+Entry* Database::Upsert(std::string_view key, Value&& value, bool keep_ttl) {
+  Entry* e = LookupWrite(key);
+  if (e != nullptr) {
+    Overwrite(e, std::move(value), keep_ttl);
+    return e;
+  }
+  return Add(key, std::move(value));
+}
+
+void Database::Modified(Entry* e) { Emit(KeyEventKind::kModified, e); }
+
+void Database::Detach(Entry* e) {
+  if (e->expire_ms != 0) expires_.Erase(e);
+  dict_.Unlink(e->key());
+}
+
+bool Database::Remove(std::string_view key, RemoveCause cause) {
+  Entry* e = dict_.Find(key);
+  if (e == nullptr) return false;
+  Remove(e, cause);
+  return true;
+}
+
+void Database::Remove(Entry* e, RemoveCause cause) {
+  Emit(KeyEventKind::kRemoved, e, cause);
+  Detach(e);
+  Entry::Destroy(e);
+}
+
+void Database::SetExpire(Entry* e, int64_t when_ms) {
+  if (e->expire_ms == 0) expires_.Insert(e);
+  e->expire_ms = when_ms;
+  Emit(KeyEventKind::kModified, e);
+}
+
+bool Database::Persist(Entry* e) {
+  if (e->expire_ms == 0) return false;
+  expires_.Erase(e);
+  e->expire_ms = 0;
+  Emit(KeyEventKind::kModified, e);
+  return true;
+}
+
+Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key) {
+  if (Entry* old = dst_db.dict_.Find(dst_key); old != nullptr) {
+    dst_db.Remove(old, RemoveCause::kOverwritten);
+  }
+  Entry* moved = Entry::Create(dst_key, std::move(src->value));
+  moved->lru_flags = src->lru_flags;
+  Emit(KeyEventKind::kRemoved, src, RemoveCause::kMovedOut);
+  int64_t expire = src->expire_ms;
+  Detach(src);
+  dst_db.dict_.Insert(moved);
+  if (expire != 0) {
+    moved->expire_ms = expire;
+    dst_db.expires_.Insert(moved);
+  }
+  dst_db.Emit(KeyEventKind::kAdded, moved, RemoveCause::kDeleted, src);
+  Entry::Destroy(src);
+  return moved;
+}
+
+void Database::Flush() {
+  if (ctx_->listener != nullptr) ctx_->listener->OnFlush(*this);
+  expires_.Clear();
+  dict_.Clear();
+  expire_cursor_ = 0;
+  avg_ttl_ms_ = 0;
+}
+
+void Database::Swap(Database& a, Database& b) {
+  a.dict_.Swap(b.dict_);
+  a.expires_.Swap(b.expires_);
+  std::swap(a.avg_ttl_ms_, b.avg_ttl_ms_);
+  a.expire_cursor_ = b.expire_cursor_ = 0;
+  if (a.ctx_->listener != nullptr) a.ctx_->listener->OnSwap(a, b);
+}
+
+uint64_t Database::Scan(uint64_t cursor, const std::function<void(Entry*)>& fn) {
+  sample_.clear();
+  uint64_t next = dict_.Scan(cursor, [this](Entry* e) { sample_.push_back(e); });
+  // Expired keys met by the scan are deleted, like a lookup would; the rest are reported.
+  std::vector<Entry*> found;
+  found.swap(sample_);
+  for (Entry* e : found) {
+    if (IsExpired(e)) {
+      ++ctx_->expired_keys;
+      Remove(e, RemoveCause::kExpired);
+    } else {
+      fn(e);
+    }
+  }
+  return next;
+}
+
+Entry* Database::RandomKey() {
+  // Bounded: if every key sampled is expired (all volatile and stale), give up after a while
+  // and return one anyway if all keys are volatile, as Redis does to avoid looping forever.
+  for (int tries = 0; tries < 100; ++tries) {
+    Entry* e = dict_.Random();
+    if (e == nullptr) return nullptr;
+    if (!IsExpired(e)) return e;
+    if (dict_.size() == expires_.size() && tries >= 99) return e;
+    ++ctx_->expired_keys;
+    Remove(e, RemoveCause::kExpired);
+  }
+  return nullptr;
+}
+
+size_t Database::ActiveExpireCycle(int64_t deadline_us, int effort) {
+  if (expires_.size() == 0) return 0;
+  const size_t per_loop = 20 + static_cast<size_t>(effort - 1) * 5;
+  const size_t acceptable_stale = 10 - static_cast<size_t>(effort - 1);
+  size_t total = 0;
+  uint64_t ttl_sum = 0, ttl_n = 0;
+  for (int loop = 0;; ++loop) {
+    sample_.clear();
+    expire_cursor_ = expires_.Sample(expire_cursor_, per_loop, per_loop * 20, &sample_);
+    if (sample_.empty()) break;
+    size_t expired = 0;
+    std::vector<Entry*> batch;
+    batch.swap(sample_);
+    for (Entry* e : batch) {
+      if (ctx_->now_ms > e->expire_ms) {
+        ++expired;
+        ++ctx_->expired_keys;
+        Remove(e, RemoveCause::kExpired);
+      } else {
+        ttl_sum += static_cast<uint64_t>(e->expire_ms - ctx_->now_ms);
+        ++ttl_n;
+      }
+    }
+    sample_.swap(batch);
+    total += expired;
+    if (expired * 100 / sample_.size() <= acceptable_stale) break;
+    if ((loop & 15) == 15 && SteadyNowUs() > deadline_us) break;
+  }
+  if (ttl_n > 0) {
+    uint64_t avg = ttl_sum / ttl_n;
+    avg_ttl_ms_ = avg_ttl_ms_ == 0 ? avg : (avg_ttl_ms_ / 50) * 49 + avg / 50;
+  }
+  return total;
+}
+
+void Database::Cron(int64_t rehash_us) {
+  dict_.MaybeShrink();
+  if (dict_.rehashing()) dict_.RehashFor(rehash_us);
+}
+
+}  // namespace redistp

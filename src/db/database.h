@@ -1,0 +1,116 @@
+// Database: one numbered keyspace (SELECT 0..databases-1).
+//
+// Owns a Dict of entries and the index of entries that carry a TTL. All key changes go through
+// the methods below, which keep both structures consistent and emit the key events described in
+// keyspace_events.h. Expiry follows Redis: a key whose expire time is strictly in the past
+// (now > expire_ms) does not exist; lookups delete it on sight (lazy expiry) and the server's
+// cron samples the TTL index (active expiry). "Now" is the shared KeyspaceContext's cached
+// command time, so one command sees one consistent clock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "db/dict.h"
+#include "db/entry.h"
+#include "db/keyspace_events.h"
+#include "db/ptr_set.h"
+
+namespace redistp {
+
+// State shared by all databases of a server.
+struct KeyspaceContext {
+  int64_t now_ms = 0;         // cached command time
+  uint32_t lru_clock = 0;     // seconds, 24 bits
+  bool expiry_enabled = true; // false while loading
+  bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
+  KeyspaceListener* listener = nullptr;
+  // Stats (INFO stats).
+  uint64_t expired_keys = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t expired_stale_perc_samples = 0;
+};
+
+class Database {
+ public:
+  Database(int index, KeyspaceContext* ctx) : index_(index), ctx_(ctx) {}
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  int index() const { return index_; }
+  size_t size() const { return dict_.size(); }
+  size_t volatile_size() const { return expires_.size(); }
+  Dict& dict() { return dict_; }
+
+  // Lookups delete an expired key on sight. LookupRead counts keyspace hits/misses and touches
+  // the LRU clock; LookupWrite does neither (Redis semantics for write commands).
+  Entry* LookupRead(std::string_view key);
+  Entry* LookupWrite(std::string_view key);
+  // A lookup that neither counts stats nor touches LRU (EXISTS-like helpers, TYPE, OBJECT).
+  Entry* Peek(std::string_view key);
+  bool IsExpired(const Entry* e) const {
+    return e->expire_ms != 0 && ctx_->expiry_enabled && ctx_->now_ms > e->expire_ms;
+  }
+
+  // Creates a key that does not exist (the caller checked). Emits kAdded.
+  Entry* Add(std::string_view key, Value&& value);
+  // Replaces the value of an existing key; the entry (and its ownership) survives. Clears the
+  // TTL unless keep_ttl. Emits kModified.
+  void Overwrite(Entry* e, Value&& value, bool keep_ttl);
+  // SET semantics: overwrite if present (see Overwrite), else Add. Returns the entry.
+  Entry* Upsert(std::string_view key, Value&& value, bool keep_ttl);
+  // Announces an in-place value change made through the entry (APPEND, SETRANGE, INCR...).
+  void Modified(Entry* e);
+  // Removes a key. Emits kRemoved(cause) then frees. Returns false if absent.
+  bool Remove(std::string_view key, RemoveCause cause = RemoveCause::kDeleted);
+  void Remove(Entry* e, RemoveCause cause = RemoveCause::kDeleted);
+
+  void SetExpire(Entry* e, int64_t when_ms);
+  // Returns true if a TTL was removed.
+  bool Persist(Entry* e);
+
+  // RENAME: moves `src` (existing) to `dst_key` in `dst_db` (may be this), replacing any
+  // existing destination (cause kOverwritten). TTL and flags travel with the value.
+  // Returns the new entry.
+  Entry* MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key);
+
+  // FLUSHDB: drops every key (OnFlush is emitted first).
+  void Flush();
+  // SWAPDB: exchanges contents; emits OnSwap.
+  static void Swap(Database& a, Database& b);
+
+  // SCAN over live keys: calls fn(entry) for unexpired entries of the cursor's bucket(s).
+  uint64_t Scan(uint64_t cursor, const std::function<void(Entry*)>& fn);
+  // RANDOMKEY: a random unexpired key (expired ones met on the way are deleted), or nullptr.
+  Entry* RandomKey();
+
+  // One slice of active expiry: samples the TTL index and deletes expired keys, until the
+  // deadline (steady-clock µs) or until few sampled keys are expired. Returns keys expired.
+  size_t ActiveExpireCycle(int64_t deadline_us, int effort);
+  // Cron housekeeping: incremental rehash for `us` microseconds, shrink when sparse.
+  void Cron(int64_t rehash_us);
+
+  uint64_t avg_ttl_ms() const { return avg_ttl_ms_; }
+
+ private:
+  Entry* LookupInternal(std::string_view key);
+  void Emit(KeyEventKind kind, Entry* e, RemoveCause cause = RemoveCause::kDeleted,
+            Entry* moved_from = nullptr);
+  // Unlinks e from the dict and the TTL index without emitting or freeing.
+  void Detach(Entry* e);
+
+  int index_;
+  KeyspaceContext* ctx_;
+  Dict dict_;
+  PtrSet expires_;
+  size_t expire_cursor_ = 0;
+  uint64_t avg_ttl_ms_ = 0;
+  std::vector<Entry*> sample_;
+};
+
+}  // namespace redistp

@@ -1,0 +1,49 @@
+// Entry: one key of a database, allocated as a single block.
+//
+//   [ next | value (16) | expire_ms | key_len | lru:24 flags:8 | key bytes ... ]
+//     8      16           8           4         4                 key_len
+//
+// The key bytes live inline after the header, so a small string key costs one allocation
+// (56 bytes for a 16-byte key, a jemalloc size class), against Redis's dictEntry + key sds +
+// robj. `next` chains entries of one hash bucket. Entries never move once created: a pointer
+// to an Entry stays valid until the database removes the key, which lets the expires index
+// (and later the owner index of temporary keys) hold plain pointers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "types/value.h"
+
+namespace redistp {
+
+struct Entry {
+  Entry* next;
+  Value value;
+  int64_t expire_ms;  // absolute unix ms; 0 = no expiry
+  uint32_t key_len;
+  uint32_t lru_flags;  // low 24 bits: LRU clock (seconds) / LFU data; high 8 bits: flags
+
+  static constexpr uint32_t kLruMask = 0xFFFFFF;
+  static constexpr uint32_t kFlagTemporary = 1u << 24;  // owned by a connection (SETTP)
+
+  char* key_data() { return reinterpret_cast<char*>(this + 1); }
+  const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }
+  std::string_view key() const { return {key_data(), key_len}; }
+  bool has_expire() const { return expire_ms != 0; }
+  uint32_t lru() const { return lru_flags & kLruMask; }
+  void set_lru(uint32_t v) { lru_flags = (lru_flags & ~kLruMask) | (v & kLruMask); }
+  bool has_flag(uint32_t f) const { return (lru_flags & f) != 0; }
+  void set_flag(uint32_t f, bool on) { lru_flags = on ? (lru_flags | f) : (lru_flags & ~f); }
+
+  // Allocates an entry holding a copy of `key` and taking `value`.
+  static Entry* Create(std::string_view key, Value&& value);
+  static void Destroy(Entry* e);
+  // Bytes the entry's block occupies (for MEMORY USAGE).
+  size_t AllocSize() const;
+};
+
+static_assert(sizeof(Entry) == 40, "Entry header must stay 40 bytes");
+
+}  // namespace redistp

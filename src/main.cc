@@ -1,0 +1,92 @@
+// redis-server (redis-tp): parse the command line and redis.conf, daemonize if asked, build the
+// Server and run its event loop. Same invocation as Redis: `redis-server [config] [--opt val]`.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands/register.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "server/version.h"
+
+namespace {
+
+void PrintVersion() {
+  std::printf("Redis server v=%s sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=redis-tp-%s\n",
+              redistp::kRedisVersion, redistp::kRedisTpVersion);
+}
+
+void PrintUsage() {
+  std::fprintf(stderr,
+               "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
+               "       ./redis-server - (read config from stdin)\n"
+               "       ./redis-server -v or --version\n"
+               "       ./redis-server -h or --help\n\n"
+               "Examples:\n"
+               "       ./redis-server (run the server with default conf)\n"
+               "       ./redis-server /etc/redis/6379.conf\n"
+               "       ./redis-server --port 7777\n"
+               "       ./redis-server /etc/myredis.conf --loglevel verbose -\n"
+               "       ./redis-server /etc/myredis.conf --loglevel verbose\n");
+}
+
+void Daemonize() {
+  if (fork() != 0) _exit(0);
+  setsid();
+  int fd = open("/dev/null", O_RDWR);
+  if (fd >= 0) {
+    dup2(fd, STDIN_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO) close(fd);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2) {
+    if (std::strcmp(argv[1], "-v") == 0 || std::strcmp(argv[1], "--version") == 0) {
+      PrintVersion();
+      return 0;
+    }
+    if (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+      PrintUsage();
+      return 0;
+    }
+  }
+  redistp::Config config;
+  redistp::Status s = config.LoadFromArgs(argc, argv);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    return 1;
+  }
+  if (!config.dir.empty() && chdir(config.dir.c_str()) != 0) {
+    std::fprintf(stderr, "Can't chdir to '%s': %s\n", config.dir.c_str(), std::strerror(errno));
+    return 1;
+  }
+  if (config.daemonize) Daemonize();
+
+  redistp::Server server(std::move(config));
+  server.set_executable(argv[0]);
+  redistp::Logger& log = server.log();
+  log.Configure(server.config().logfile, static_cast<redistp::LogLevel>(server.config().loglevel));
+  log.Log(redistp::LogLevel::kNotice, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
+  log.Log(redistp::LogLevel::kNotice,
+          "Redis version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started "
+          "(redis-tp %s)",
+          redistp::kRedisVersion, static_cast<int>(getpid()), redistp::kRedisTpVersion);
+  log.Log(redistp::LogLevel::kNotice, "Configuration loaded");
+  redistp::RegisterCommands(server.commands());
+  s = server.Init();
+  if (!s.ok()) {
+    log.Raw(redistp::LogLevel::kWarning, s.message());
+    return 1;
+  }
+  log.Log(redistp::LogLevel::kNotice, "Running mode=standalone, port=%d.", server.tcp_port());
+  return server.Run();
+}

@@ -1,0 +1,86 @@
+// Client: the state of one connection.
+//
+// Buffers: `query` holds bytes read from the socket, parsed in place by `parser`; `out` holds
+// encoded replies waiting to be written, filled only through `reply` (the ReplyBuilder). The
+// server writes `out` once after processing everything a read delivered (one read, one write
+// per loop turn for a pipelining client) and arms the write event only when the socket is full.
+//
+// Lifetime: a Client is created by the server on accept and ended only by Server::CloseClient
+// (the one teardown path). The object itself is freed at the end of the current event callback,
+// so code that still holds a reference during the callback stays safe; `closed` tells it the
+// connection is gone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_builder.h"
+#include "protocol/request_parser.h"
+#include "util/byte_buffer.h"
+
+struct event;
+
+namespace redistp {
+
+class Database;
+class Server;
+struct CommandSpec;
+
+enum ClientFlag : uint32_t {
+  kClientCloseAfterReply = 1u << 0,  // write pending output, then close (QUIT, protocol error)
+  kClientMonitor = 1u << 1,
+  kClientUnixSocket = 1u << 2,
+  kClientReplyOff = 1u << 3,
+  kClientReplySkipNext = 1u << 4,  // CLIENT REPLY SKIP: suppress the next command's reply
+  kClientReplySkip = 1u << 5,      // suppressing the current command's reply
+  kClientNoEvict = 1u << 6,
+  kClientExecuting = 1u << 7,      // inside its own command processing
+  kClientPendingFree = 1u << 8,
+  kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
+};
+
+class Client {
+ public:
+  Client(uint64_t id, int fd) : id(id), fd(fd), reply(&out) {}
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool has_flag(uint32_t f) const { return (flags & f) != 0; }
+  void set_flag(uint32_t f, bool on) { flags = on ? (flags | f) : (flags & ~f); }
+
+  // Output bytes waiting (for obl/omem and the output-buffer limits).
+  size_t pending_output() const { return out.Readable(); }
+
+  const uint64_t id;
+  int fd;
+  Server* server = nullptr;
+  bool closed = false;
+  uint32_t flags = 0;
+  std::string addr;   // "ip:port" of the peer (or "/path:0" for unix sockets)
+  std::string laddr;  // local "ip:port"
+  std::string name;
+  std::string lib_name, lib_ver;
+  int db_index = 0;
+  Database* db = nullptr;
+  bool authenticated = false;
+
+  ByteBuffer query;
+  ByteBuffer out;
+  ReplyBuilder reply;
+  RequestParser parser;
+
+  int64_t ctime_ms = 0;             // creation time
+  int64_t last_interaction_ms = 0;  // last byte received or command executed (idle timeout)
+  int64_t obuf_soft_limit_since_ms = 0;
+  std::string last_cmd = "NULL";    // full name of the last command ("client|list")
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+
+  struct event* read_ev = nullptr;
+  struct event* write_ev = nullptr;
+  bool write_armed = false;
+};
+
+}  // namespace redistp

@@ -1,0 +1,63 @@
+#include "server/command.h"
+
+#include <cctype>
+
+#include "util/numbers.h"
+
+namespace redistp {
+
+size_t CommandTable::Hash::operator()(std::string_view s) const {
+  // FNV-1a over lower-cased bytes: command names are short.
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(c)));
+    h *= 1099511628211ULL;
+  }
+  return static_cast<size_t>(h);
+}
+
+bool CommandTable::Eq::operator()(std::string_view a, std::string_view b) const {
+  return EqualsIgnoreCase(a, b);
+}
+
+namespace {
+
+void Link(CommandSpec* spec, const CommandSpec* parent) {
+  spec->parent = parent;
+  spec->full_name = parent != nullptr ? parent->name + "|" + spec->name : spec->name;
+  for (CommandSpec& sub : spec->subcommands) Link(&sub, spec);
+}
+
+}  // namespace
+
+void CommandTable::Register(CommandSpec spec) {
+  auto owned = std::make_unique<CommandSpec>(std::move(spec));
+  Link(owned.get(), nullptr);
+  by_name_[owned->name] = owned.get();
+  commands_.push_back(std::move(owned));
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
+  for (const CommandSpec& s : subcommands) {
+    if (EqualsIgnoreCase(s.name, sub)) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc) {
+  std::vector<int> keys;
+  if (spec.first_key <= 0) return keys;
+  int last = spec.last_key < 0 ? static_cast<int>(argc) + spec.last_key : spec.last_key;
+  int step = spec.key_step > 0 ? spec.key_step : 1;
+  for (int i = spec.first_key; i <= last && i < static_cast<int>(argc); i += step) {
+    keys.push_back(i);
+  }
+  return keys;
+}
+
+}  // namespace redistp

@@ -1,0 +1,142 @@
+// The command table: one declarative row per command.
+//
+// A row names the command, its arity (N exact, -N at least N, counting the name), typed flags,
+// the legacy key positions (first, last, step; last -1 = up to the last argument) used by
+// COMMAND INFO/GETKEYS and by anything that needs a command's keys, its ACL categories and the
+// handler. Container commands (CLIENT, CONFIG, OBJECT ...) carry a table of subcommands with
+// rows of their own; their arity counts the container name too ("config|get" has arity -3).
+//
+// Each command family lives in src/commands/<family>.cc and exports
+// `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace redistp {
+
+class Server;
+class Client;
+class Database;
+class ReplyBuilder;
+struct CommandSpec;
+
+// What a handler sees. args[0] is the command name as the client sent it.
+struct CommandContext {
+  Server& server;
+  Client& client;
+  Database& db;
+  const std::vector<std::string_view>& args;
+  ReplyBuilder& reply;
+  const CommandSpec& spec;
+};
+
+using CommandHandler = void (*)(CommandContext& ctx);
+
+// Command flags (COMMAND INFO names them in lower case).
+enum CommandFlag : uint64_t {
+  kCmdWrite = 1ULL << 0,
+  kCmdReadOnly = 1ULL << 1,
+  kCmdDenyOom = 1ULL << 2,
+  kCmdAdmin = 1ULL << 3,
+  kCmdPubSub = 1ULL << 4,
+  kCmdNoScript = 1ULL << 5,
+  kCmdBlocking = 1ULL << 6,
+  kCmdLoading = 1ULL << 7,
+  kCmdStale = 1ULL << 8,
+  kCmdSkipMonitor = 1ULL << 9,
+  kCmdSkipSlowlog = 1ULL << 10,
+  kCmdFast = 1ULL << 11,
+  kCmdNoAuth = 1ULL << 12,
+  kCmdMayReplicate = 1ULL << 13,
+  kCmdNoMandatoryKeys = 1ULL << 14,
+  kCmdProtected = 1ULL << 15,
+  kCmdNoAsyncLoading = 1ULL << 16,
+  kCmdNoMulti = 1ULL << 17,
+  kCmdMovableKeys = 1ULL << 18,
+  kCmdAllowBusy = 1ULL << 19,
+  kCmdSentinel = 1ULL << 20,
+};
+
+// ACL categories (COMMAND INFO shows them as "@name").
+enum AclCategory : uint64_t {
+  kAclKeyspace = 1ULL << 0,
+  kAclRead = 1ULL << 1,
+  kAclWrite = 1ULL << 2,
+  kAclSet = 1ULL << 3,
+  kAclSortedSet = 1ULL << 4,
+  kAclList = 1ULL << 5,
+  kAclHash = 1ULL << 6,
+  kAclString = 1ULL << 7,
+  kAclBitmap = 1ULL << 8,
+  kAclHyperLogLog = 1ULL << 9,
+  kAclGeo = 1ULL << 10,
+  kAclStream = 1ULL << 11,
+  kAclPubSub = 1ULL << 12,
+  kAclAdmin = 1ULL << 13,
+  kAclFast = 1ULL << 14,
+  kAclSlow = 1ULL << 15,
+  kAclBlocking = 1ULL << 16,
+  kAclDangerous = 1ULL << 17,
+  kAclConnection = 1ULL << 18,
+  kAclTransaction = 1ULL << 19,
+  kAclScripting = 1ULL << 20,
+};
+
+struct CommandStats {
+  uint64_t calls = 0;
+  uint64_t usec = 0;
+  uint64_t rejected_calls = 0;
+  uint64_t failed_calls = 0;
+};
+
+struct CommandSpec {
+  std::string name;  // lower case; for a subcommand just the subcommand ("get")
+  int arity = 0;
+  uint64_t flags = 0;
+  int first_key = 0;
+  int last_key = 0;
+  int key_step = 0;
+  uint64_t acl = 0;
+  CommandHandler handler = nullptr;
+  std::vector<CommandSpec> subcommands;
+
+  // Filled in by the table.
+  std::string full_name;  // "config|get"
+  const CommandSpec* parent = nullptr;
+  mutable CommandStats stats;
+
+  const CommandSpec* FindSubcommand(std::string_view name) const;
+};
+
+class CommandTable {
+ public:
+  void Register(CommandSpec spec);
+  // Case-insensitive lookup of a top-level command; nullptr if unknown.
+  const CommandSpec* Find(std::string_view name) const;
+  // Every top-level command, in registration order.
+  const std::vector<std::unique_ptr<CommandSpec>>& all() const { return commands_; }
+  size_t size() const { return commands_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const;
+  };
+  struct Eq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const;
+  };
+  std::vector<std::unique_ptr<CommandSpec>> commands_;
+  std::unordered_map<std::string, const CommandSpec*, Hash, Eq> by_name_;
+};
+
+// Keys of a command invocation according to its spec's legacy key positions (negative
+// last_key counts from the end). Returns indexes into args.
+std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc);
+
+}  // namespace redistp

@@ -1,0 +1,278 @@
+// Dispatch: from parsed arguments to an executed command.
+//
+// ProcessInput runs every complete request in a client's query buffer. Dispatch is the one
+// admission gate every caller goes through (network today; MULTI/EXEC and scripts will call the
+// same checks): command lookup, subcommand lookup, arity, authentication, CLIENT PAUSE, reply
+// suppression (CLIENT REPLY). Handlers trust their input after it. After the handler: command
+// statistics, error statistics, slowlog, latency monitor and MONITOR feed.
+#include <sys/time.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "protocol/errors.h"
+#include "server/server.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+// The quoted form MONITOR and SLOWLOG-style output use: "text" with C escapes.
+void AppendRepr(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '\\': out->append("\\\\"); break;
+      case '"': out->append("\\\""); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\a': out->append("\\a"); break;
+      case '\b': out->append("\\b"); break;
+      default:
+        if (ch >= 32 && ch < 127) {
+          out->push_back(static_cast<char>(ch));
+        } else {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\x%02x", ch);
+          out->append(buf);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+std::string UnknownCommandError(const std::vector<std::string_view>& args) {
+  std::string msg = "ERR unknown command '";
+  msg.append(args[0].substr(0, 128));
+  msg.append("', with args beginning with: ");
+  std::string rest;
+  for (size_t i = 1; i < args.size() && rest.size() < 128; ++i) {
+    rest.push_back('\'');
+    rest.append(args[i].substr(0, 128 - (rest.size() - 1)));
+    rest.append("' ");
+  }
+  return msg + rest;
+}
+
+}  // namespace
+
+void Server::ProcessInput(Client* c) {
+  c->set_flag(kClientExecuting, true);
+  while (!c->closed && !c->has_flag(kClientCloseAfterReply) && c->query.Readable() > 0) {
+    ParserLimits limits;
+    limits.max_bulk_len = config_.proto_max_bulk_len;
+    limits.authenticated = c->authenticated;
+    RequestParser::Status st = c->parser.Parse(c->query.View(), limits);
+    if (st == RequestParser::Status::kNeedMore) break;
+    if (st == RequestParser::Status::kError) {
+      log_.Log(LogLevel::kVerbose, "Protocol error (%s) from client: %s",
+               c->parser.error().c_str(), c->addr.c_str());
+      c->reply.SetEnabled(true);
+      c->reply.Error(c->parser.error());
+      c->set_flag(kClientCloseAfterReply, true);
+      c->query.Clear();
+      c->parser.Reset();
+      break;
+    }
+    if (st == RequestParser::Status::kEmpty) {
+      c->query.Consume(c->parser.consumed());
+      c->parser.Reset();
+      continue;
+    }
+    const CommandSpec* spec = commands_.Find(c->parser.args()[0]);
+    if (ShouldPause(c, spec)) {
+      // Leave the request in the buffer; it runs when the pause ends.
+      c->parser.Reset();
+      if (!c->has_flag(kClientPaused)) {
+        c->set_flag(kClientPaused, true);
+        paused_.push_back(c);
+      }
+      break;
+    }
+    Dispatch(c);
+    if (c->closed) break;
+    c->query.Consume(c->parser.consumed());
+    c->parser.Reset();
+  }
+  c->set_flag(kClientExecuting, false);
+  if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);
+}
+
+bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
+  if (pause_end_ms_ == 0 || spec == nullptr) return false;
+  if (c->has_flag(kClientMonitor)) return false;
+  if (!pause_writes_only_) {
+    // ALL mode holds every command, CLIENT UNPAUSE included, as Redis does: the pause ends
+    // by its timeout or from a connection whose command was already running.
+    return true;
+  }
+  return (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+}
+
+void Server::PauseClients(int64_t until_ms, bool writes_only) {
+  // A new pause extends, never shortens; ALL wins over WRITE while both are active.
+  if (pause_end_ms_ == 0 || until_ms > pause_end_ms_) pause_end_ms_ = until_ms;
+  if (pause_end_ms_ == until_ms) pause_writes_only_ = writes_only;
+  if (!writes_only) pause_writes_only_ = false;
+}
+
+void Server::UnpauseClients() {
+  pause_end_ms_ = 0;
+  pause_writes_only_ = false;
+  std::vector<Client*> resume;
+  resume.swap(paused_);
+  for (Client* c : resume) {
+    if (c->closed) continue;
+    c->set_flag(kClientPaused, false);
+    ProcessInput(c);
+    if (!c->closed) FlushClient(c);
+  }
+}
+
+void Server::Dispatch(Client* c) {
+  const std::vector<std::string_view>& args = c->parser.args();
+  int64_t start_us = NowUs();
+  keyspace_.now_ms = start_us / 1000;
+  c->last_interaction_ms = keyspace_.now_ms;
+
+  // CLIENT REPLY OFF/SKIP decide whether this command's reply is sent at all.
+  if (c->has_flag(kClientReplySkipNext)) {
+    c->set_flag(kClientReplySkipNext, false);
+    c->set_flag(kClientReplySkip, true);
+  }
+  c->reply.SetEnabled(!c->has_flag(kClientReplyOff) && !c->has_flag(kClientReplySkip));
+
+  uint64_t errors_before = c->reply.errors_written();
+  const CommandSpec* spec = commands_.Find(args[0]);
+  const CommandSpec* rejected_spec = nullptr;
+  std::string rejection;
+  if (spec == nullptr) {
+    rejection = UnknownCommandError(args);
+  } else {
+    if (!spec->subcommands.empty() && args.size() >= 2) {
+      const CommandSpec* sub = spec->FindSubcommand(args[1]);
+      if (sub == nullptr) {
+        std::string upper(spec->name);
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        rejection = err::UnknownSubcommand(args[1].substr(0, 128), upper);
+        rejected_spec = spec;
+      } else {
+        spec = sub;
+      }
+    }
+    if (rejection.empty()) {
+      int argc = static_cast<int>(args.size());
+      if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+        rejection = err::WrongArity(spec->full_name);
+        rejected_spec = spec;
+      } else if (!c->authenticated && (spec->flags & kCmdNoAuth) == 0) {
+        rejection = std::string(err::kNoAuth);
+        rejected_spec = spec;
+      }
+    }
+  }
+
+  if (!rejection.empty()) {
+    c->reply.Error(rejection);
+    if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
+  } else {
+    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec};
+    spec->handler(ctx);
+    int64_t duration = NowUs() - start_us;
+    ++spec->stats.calls;
+    spec->stats.usec += static_cast<uint64_t>(duration);
+    if (c->reply.errors_written() != errors_before) ++spec->stats.failed_calls;
+    RecordCall(c, spec, duration);
+    c->last_cmd = spec->full_name;
+  }
+  if (c->reply.errors_written() != errors_before) {
+    ++stats_.total_error_replies;
+    ++stats_.error_counts[std::string(c->reply.last_error_prefix())];
+  }
+  ++stats_.total_commands_processed;
+  if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
+  c->reply.SetEnabled(true);
+  if (!c->closed) CheckOutputLimits(c);
+}
+
+void Server::RecordCall(Client* c, const CommandSpec* spec, int64_t duration_us) {
+  const std::vector<std::string_view>& args = c->parser.args();
+  if ((spec->flags & kCmdSkipSlowlog) == 0 && config_.slowlog_log_slower_than >= 0 &&
+      duration_us >= config_.slowlog_log_slower_than) {
+    SlowlogEntry e;
+    e.id = slowlog_next_id_++;
+    e.time_sec = NowMs() / 1000;
+    e.duration_us = duration_us;
+    constexpr size_t kMaxArgs = 32, kMaxArgLen = 128;
+    size_t n = std::min(args.size(), kMaxArgs);
+    for (size_t i = 0; i < n; ++i) {
+      if (i == kMaxArgs - 1 && args.size() > kMaxArgs) {
+        e.args.push_back("... (" + std::to_string(args.size() - kMaxArgs + 1) +
+                         " more arguments)");
+        break;
+      }
+      if (args[i].size() > kMaxArgLen) {
+        e.args.push_back(std::string(args[i].substr(0, kMaxArgLen)) + "... (" +
+                         std::to_string(args[i].size() - kMaxArgLen) + " more bytes)");
+      } else {
+        e.args.emplace_back(args[i]);
+      }
+    }
+    e.peer = c->addr;
+    e.name = c->name;
+    slowlog_.push_front(std::move(e));
+    while (slowlog_.size() > static_cast<size_t>(std::max<int64_t>(config_.slowlog_max_len, 0))) {
+      slowlog_.pop_back();
+    }
+  }
+  if (config_.latency_monitor_threshold > 0 &&
+      duration_us / 1000 >= config_.latency_monitor_threshold) {
+    LatencyAddSample((spec->flags & kCmdFast) ? "fast-command" : "command",
+                     static_cast<uint32_t>(duration_us / 1000));
+  }
+  if (!monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0) FeedMonitors(*c);
+}
+
+void Server::FeedMonitors(const Client& c) {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  char head[96];
+  std::string where = c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket : c.addr;
+  std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(tv.tv_sec),
+                static_cast<long>(tv.tv_usec), c.db_index);
+  std::string line = head;
+  line.append(where);
+  line.push_back(']');
+  for (std::string_view a : c.parser.args()) {
+    line.push_back(' ');
+    AppendRepr(&line, a);
+  }
+  line.append("\r\n");
+  for (Client* m : monitors_) {
+    if (m->closed) continue;
+    m->out.Append(line);
+    FlushClient(m);
+  }
+}
+
+void Server::LatencyAddSample(const std::string& event, uint32_t ms) {
+  LatencyEvent& ev = latency_[event];
+  int64_t now = NowMs() / 1000;
+  if (!ev.history.empty() && ev.history.back().time_sec == now) {
+    ev.history.back().latency_ms = std::max(ev.history.back().latency_ms, ms);
+  } else {
+    ev.history.push_back({now, ms});
+    if (ev.history.size() > 160) ev.history.pop_front();
+  }
+  ev.max_ms = std::max(ev.max_ms, ms);
+}
+
+Status Server::SelectDb(Client& c, int64_t index) {
+  if (index < 0 || index >= db_count()) return Status::Error(std::string(err::kDbIndexRange));
+  c.db_index = static_cast<int>(index);
+  c.db = dbs_[static_cast<size_t>(index)].get();
+  return Status::Ok();
+}
+
+}  // namespace redistp

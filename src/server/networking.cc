@@ -1,0 +1,407 @@
+// Networking: listeners, accepting clients, reading requests, writing replies, closing.
+//
+// libevent is used for readiness only (event_new + EV_PERSIST); buffers are our own. A read
+// callback reads once (a larger read when a big bulk argument is known to be arriving), runs
+// every complete command in the query buffer, then writes the replies in one write(2). Only if
+// the socket cannot take everything is the write event armed; it is disarmed once drained.
+// Closing goes through CloseClient, the one teardown path; the Client object is freed at the
+// end of the callback (ReapClients) so no caller is left with a dangling pointer.
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "protocol/errors.h"
+#include "server/server.h"
+
+namespace redistp {
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kBigArgThreshold = 32 * 1024;
+constexpr int kMaxAcceptsPerCall = 1000;
+
+std::string FormatAddr(const sockaddr_storage& ss) {
+  char ip[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (ss.ss_family == AF_INET) {
+    const auto* s = reinterpret_cast<const sockaddr_in*>(&ss);
+    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+    port = ntohs(s->sin_port);
+    return std::string(ip) + ":" + std::to_string(port);
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* s = reinterpret_cast<const sockaddr_in6*>(&ss);
+    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+    port = ntohs(s->sin6_port);
+    return std::string(ip) + ":" + std::to_string(port);
+  }
+  return "?:0";
+}
+
+bool IsLoopback(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) {
+    const auto* s = reinterpret_cast<const sockaddr_in*>(&ss);
+    return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* s = reinterpret_cast<const sockaddr_in6*>(&ss);
+    return IN6_IS_ADDR_LOOPBACK(&s->sin6_addr);
+  }
+  return true;
+}
+
+void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+constexpr std::string_view kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Set up an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from the "
+    "outside.\r\n";
+
+}  // namespace
+
+Status Server::Listen() {
+  if (config_.port != 0) {
+    std::vector<std::string> addrs = config_.bind;
+    if (addrs.empty()) addrs = {"*", "-::*"};
+    int ok = 0;
+    for (const std::string& a : addrs) {
+      bool optional = !a.empty() && a[0] == '-';
+      std::string addr = optional ? a.substr(1) : a;
+      Status s = ListenTcp(addr, optional);
+      if (!s.ok()) return s;
+      ++ok;
+    }
+  }
+  if (!config_.unixsocket.empty()) {
+    Status s = ListenUnix();
+    if (!s.ok()) return s;
+  }
+  if (listeners_.empty()) {
+    return Status::Error("Configured to not listen anywhere, exiting.");
+  }
+  return Status::Ok();
+}
+
+Status Server::ListenTcp(const std::string& addr_in, bool optional) {
+  std::string addr = addr_in;
+  bool v6 = addr.find(':') != std::string::npos;
+  if (addr == "*") addr = "0.0.0.0";
+  if (addr == "::*") addr = "::";
+  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    if (optional) return Status::Ok();
+    return Status::Error(std::string("Could not create server TCP listening socket ") + addr_in +
+                         ": " + std::strerror(errno));
+  }
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_storage ss{};
+  socklen_t len;
+  if (v6) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(static_cast<uint16_t>(config_.port));
+    if (inet_pton(AF_INET6, addr.c_str(), &s6->sin6_addr) != 1) {
+      close(fd);
+      if (optional) return Status::Ok();
+      return Status::Error("Invalid bind address '" + addr_in + "'");
+    }
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(static_cast<uint16_t>(config_.port));
+    if (inet_pton(AF_INET, addr.c_str(), &s4->sin_addr) != 1) {
+      close(fd);
+      if (optional) return Status::Ok();
+      return Status::Error("Invalid bind address '" + addr_in + "'");
+    }
+    len = sizeof(sockaddr_in);
+  }
+  if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) < 0 ||
+      listen(fd, static_cast<int>(config_.tcp_backlog)) < 0) {
+    int e = errno;
+    close(fd);
+    if (optional && (e == EADDRNOTAVAIL || e == EAFNOSUPPORT || e == EPROTONOSUPPORT ||
+                     e == ESOCKTNOSUPPORT || e == EPFNOSUPPORT || e == EINVAL)) {
+      return Status::Ok();
+    }
+    return Status::Error("Warning: Could not create server TCP listening socket " + addr_in +
+                         ":" + std::to_string(config_.port) + ": " + std::strerror(e));
+  }
+  SetNonBlocking(fd);
+  bound_port_ = static_cast<int>(config_.port);
+  auto l = std::make_unique<Listener>(Listener{fd, false, nullptr, this});
+  l->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get());
+  event_add(l->ev, nullptr);
+  listeners_.push_back(std::move(l));
+  return Status::Ok();
+}
+
+Status Server::ListenUnix() {
+  const std::string& path = config_.unixsocket;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(sa.sun_path)) {
+    close(fd);
+    return Status::Error("Unix socket path too long: " + path);
+  }
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  unlink(path.c_str());
+  if (bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0 ||
+      listen(fd, static_cast<int>(config_.tcp_backlog)) < 0) {
+    int e = errno;
+    close(fd);
+    return Status::Error("Failed opening Unix socket: " + std::string(std::strerror(e)));
+  }
+  if (config_.unixsocketperm != 0) chmod(path.c_str(), static_cast<mode_t>(config_.unixsocketperm));
+  SetNonBlocking(fd);
+  auto l = std::make_unique<Listener>(Listener{fd, true, nullptr, this});
+  l->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get());
+  event_add(l->ev, nullptr);
+  listeners_.push_back(std::move(l));
+  return Status::Ok();
+}
+
+void Server::AcceptCallback(int fd, short /*what*/, void* arg) {
+  auto* l = static_cast<Listener*>(arg);
+  l->server->OnAccept(fd, l->unix_socket);
+  l->server->ReapClients();
+}
+
+void Server::OnAccept(int listen_fd, bool unix_socket) {
+  for (int i = 0; i < kMaxAcceptsPerCall; ++i) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        log_.Log(LogLevel::kVerbose, "Accepting client connection: %s", std::strerror(errno));
+      }
+      return;
+    }
+    ++stats_.total_connections_received;
+    if (clients_.size() >= static_cast<size_t>(config_.maxclients)) {
+      static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
+      [[maybe_unused]] ssize_t w = write(fd, kMsg.data(), kMsg.size());
+      ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
+    if (!unix_socket && config_.protected_mode && config_.requirepass.empty() &&
+        !IsLoopback(ss)) {
+      [[maybe_unused]] ssize_t w =
+          write(fd, kProtectedModeError.data(), kProtectedModeError.size());
+      ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
+    if (!unix_socket) {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      if (config_.tcp_keepalive > 0) {
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+        int idle = static_cast<int>(config_.tcp_keepalive);
+        int intvl = std::max(1, idle / 3);
+        int cnt = 3;
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+      }
+    }
+    auto* c = new Client(next_client_id_++, fd);
+    c->server = this;
+    if (unix_socket) {
+      c->set_flag(kClientUnixSocket, true);
+      c->addr = config_.unixsocket + ":0";
+      c->laddr = config_.unixsocket + ":0";
+    } else {
+      c->addr = FormatAddr(ss);
+      sockaddr_storage local{};
+      socklen_t llen = sizeof(local);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
+      c->laddr = FormatAddr(local);
+    }
+    c->db = dbs_[0].get();
+    c->authenticated = config_.requirepass.empty();
+    c->ctime_ms = c->last_interaction_ms = NowMs();
+    c->read_ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c);
+    c->write_ev = event_new(base_, fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c);
+    event_add(c->read_ev, nullptr);
+    clients_.emplace(c->id, c);
+    log_.Log(LogLevel::kVerbose, "Accepted %s", c->addr.c_str());
+  }
+}
+
+void Server::ReadCallback(int /*fd*/, short /*what*/, void* arg) {
+  auto* c = static_cast<Client*>(arg);
+  Server* s = c->server;
+  s->OnReadable(c);
+  s->ReapClients();
+}
+
+void Server::WriteCallback(int /*fd*/, short /*what*/, void* arg) {
+  auto* c = static_cast<Client*>(arg);
+  Server* s = c->server;
+  s->OnWritable(c);
+  s->ReapClients();
+}
+
+void Server::OnReadable(Client* c) {
+  if (c->closed) return;
+  // Size the read: normally a 16 KB chunk; when a big bulk argument is being received, read
+  // straight up to its end so a 512 MB value is not copied chunk by chunk.
+  size_t want = kReadChunk;
+  size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
+  if (missing >= kBigArgThreshold) want = missing;
+  c->query.Reserve(want);
+  ssize_t n = read(c->fd, c->query.WritePtr(), want);
+  if (n == 0) {
+    CloseClient(c, "Client closed connection");
+    return;
+  }
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    CloseClient(c, "Reading from client");
+    return;
+  }
+  c->query.Produced(static_cast<size_t>(n));
+  c->net_input_bytes += static_cast<uint64_t>(n);
+  stats_.net_input_bytes += static_cast<uint64_t>(n);
+  c->last_interaction_ms = keyspace_.now_ms = NowMs();
+  if (c->query.Readable() > static_cast<size_t>(config_.client_query_buffer_limit)) {
+    log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
+             c->addr.c_str());
+    ++stats_.client_qbuf_limit_disconnections;
+    CloseClient(c, "query buffer limit");
+    return;
+  }
+  ProcessInput(c);
+  if (!c->closed) FlushClient(c);
+}
+
+void Server::OnWritable(Client* c) {
+  if (c->closed) return;
+  FlushClient(c);
+}
+
+void Server::FlushClient(Client* c) {
+  while (c->out.Readable() > 0) {
+    ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EINTR) continue;
+      CloseClient(c, "Error writing to client");
+      return;
+    }
+    c->out.Consume(static_cast<size_t>(n));
+    c->net_output_bytes += static_cast<uint64_t>(n);
+    stats_.net_output_bytes += static_cast<uint64_t>(n);
+  }
+  if (c->out.Readable() == 0) {
+    if (c->write_armed) {
+      event_del(c->write_ev);
+      c->write_armed = false;
+    }
+    c->out.ShrinkIfIdle(64 * 1024);
+    if (c->has_flag(kClientCloseAfterReply)) CloseClient(c, "close after reply");
+    return;
+  }
+  if (!c->write_armed) {
+    event_add(c->write_ev, nullptr);
+    c->write_armed = true;
+  }
+  CheckOutputLimits(c);
+}
+
+void Server::CheckOutputLimits(Client* c) {
+  if (c->closed || c->has_flag(kClientCloseAfterReply)) return;
+  int cls = c->has_flag(kClientMonitor) ? 1 : 0;  // monitors use the replica class like Redis
+  const auto& lim = config_.client_output_buffer_limits[cls];
+  size_t used = c->pending_output();
+  bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);
+  bool soft = false;
+  if (lim.soft > 0 && used >= static_cast<size_t>(lim.soft)) {
+    int64_t now = NowMs();
+    if (c->obuf_soft_limit_since_ms == 0) {
+      c->obuf_soft_limit_since_ms = now;
+    } else if (now - c->obuf_soft_limit_since_ms >= lim.soft_seconds * 1000) {
+      soft = true;
+    }
+  } else {
+    c->obuf_soft_limit_since_ms = 0;
+  }
+  if (hard || soft) {
+    log_.Log(LogLevel::kWarning,
+             "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+             ClientInfoLine(*c).c_str());
+    ++stats_.client_outbuf_limit_disconnections;
+    CloseClient(c, "output buffer limit");
+  }
+}
+
+void Server::CloseClient(Client* c, const char* reason) {
+  if (c->closed) return;
+  c->closed = true;
+  log_.Log(LogLevel::kVerbose, "Client closed (%s): %s", reason, c->addr.c_str());
+  // Teardown order (documented in client.h): subsystems first (temporary keys, watches,
+  // blocking queues register here as they land), then the connection itself.
+  RemoveMonitor(c);
+  paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
+  if (c->read_ev != nullptr) event_free(c->read_ev);
+  if (c->write_ev != nullptr) event_free(c->write_ev);
+  c->read_ev = c->write_ev = nullptr;
+  close(c->fd);
+  c->fd = -1;
+  clients_.erase(c->id);
+  pending_free_.push_back(c);
+}
+
+void Server::ReapClients() {
+  if (pending_free_.empty()) return;
+  std::vector<Client*> doomed;
+  doomed.swap(pending_free_);
+  for (Client* c : doomed) delete c;
+}
+
+Client* Server::FindClient(uint64_t id) const {
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second;
+}
+
+void Server::AddMonitor(Client* c) {
+  if (c->has_flag(kClientMonitor)) return;
+  c->set_flag(kClientMonitor, true);
+  monitors_.push_back(c);
+}
+
+void Server::RemoveMonitor(Client* c) {
+  if (!c->has_flag(kClientMonitor)) return;
+  c->set_flag(kClientMonitor, false);
+  monitors_.erase(std::remove(monitors_.begin(), monitors_.end(), c), monitors_.end());
+}
+
+}  // namespace redistp

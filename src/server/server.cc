@@ -1,0 +1,249 @@
+// Server lifecycle: construction, listeners, the cron, signals and shutdown.
+//
+// Cron runs `hz` times a second (dynamic-hz raises it with many clients, as Redis does). Each
+// tick: refresh the cached clocks, active expiry per database within a time budget, incremental
+// rehash and shrink, idle-timeout and output-buffer checks on a slice of the clients, the
+// instantaneous-metrics samples, and the end of a CLIENT PAUSE.
+#include "server/server.h"
+
+#include <event2/event.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "util/memory.h"
+
+namespace redistp {
+
+int64_t Server::NowMs() {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  return static_cast<int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
+}
+
+int64_t Server::NowUs() {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  return static_cast<int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
+}
+
+Server::Server(Config config) : config_(std::move(config)) {
+  std::random_device rd;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 40; ++i) run_id_.push_back(kHex[rd() & 15]);
+  Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  keyspace_.listener = &hub_;
+  start_time_ms_ = NowMs();
+  last_save_time_ = start_time_ms_ / 1000;
+}
+
+Server::~Server() {
+  for (auto& [id, c] : clients_) {
+    if (c->read_ev != nullptr) event_free(c->read_ev);
+    if (c->write_ev != nullptr) event_free(c->write_ev);
+    if (c->fd >= 0) close(c->fd);
+    delete c;
+  }
+  clients_.clear();
+  ReapClients();
+  for (auto& l : listeners_) {
+    event_free(l->ev);
+    close(l->fd);
+  }
+  for (event* ev : signal_events_) event_free(ev);
+  if (cron_ev_ != nullptr) event_free(cron_ev_);
+  dbs_.clear();
+  if (base_ != nullptr) event_base_free(base_);
+}
+
+Status Server::Init() {
+  log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
+  base_ = event_base_new();
+  if (base_ == nullptr) return Status::Error("Failed creating the event loop");
+  for (int i = 0; i < config_.databases; ++i) {
+    dbs_.push_back(std::make_unique<Database>(i, &keyspace_));
+  }
+  Status s = Listen();
+  if (!s.ok()) return s;
+
+  for (int sig : {SIGTERM, SIGINT}) {
+    event* ev = evsignal_new(base_, sig, &Server::SignalCallback, this);
+    event_add(ev, nullptr);
+    signal_events_.push_back(ev);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  current_hz_ = static_cast<int>(config_.hz);
+  cron_ev_ = event_new(base_, -1, EV_PERSIST, &Server::CronCallback, this);
+  timeval tv{0, 1000000 / std::max(1, current_hz_)};
+  event_add(cron_ev_, &tv);
+  config_.OnChange("hz", [this]() {
+    current_hz_ = static_cast<int>(config_.hz);
+    timeval t{0, 1000000 / std::max(1, current_hz_)};
+    event_add(cron_ev_, &t);
+    return Status::Ok();
+  });
+  config_.OnChange("loglevel", [this]() {
+    log_.set_level(static_cast<LogLevel>(config_.loglevel));
+    return Status::Ok();
+  });
+  config_.OnChange("logfile", [this]() {
+    log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
+    return Status::Ok();
+  });
+  WritePidFile();
+  return Status::Ok();
+}
+
+void Server::WritePidFile() {
+  if (config_.pidfile.empty()) return;
+  std::ofstream f(config_.pidfile);
+  if (f) f << getpid() << "\n";
+}
+
+int Server::Run() {
+  log_.Log(LogLevel::kNotice, "Server initialized");
+  log_.Log(LogLevel::kNotice, "Ready to accept connections tcp");
+  event_base_dispatch(base_);
+  log_.Log(LogLevel::kWarning, "Redis is now ready to exit, bye bye...");
+  if (!config_.pidfile.empty()) unlink(config_.pidfile.c_str());
+  if (!config_.unixsocket.empty()) unlink(config_.unixsocket.c_str());
+  return exit_code_;
+}
+
+void Server::RequestShutdown(bool from_signal) {
+  (void)from_signal;
+  shutdown_requested_ = true;
+  log_.Log(LogLevel::kWarning, "User requested shutdown...");
+  // Replies already produced (e.g. to other clients in this turn) are flushed best-effort.
+  for (auto& [id, c] : clients_) {
+    if (c->out.Readable() > 0) {
+      [[maybe_unused]] ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
+    }
+  }
+  event_base_loopbreak(base_);
+}
+
+void Server::SignalCallback(int sig, short /*what*/, void* arg) {
+  auto* s = static_cast<Server*>(arg);
+  s->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
+              sig == SIGINT ? "SIGINT" : "SIGTERM");
+  s->RequestShutdown(true);
+}
+
+void Server::CronCallback(int /*fd*/, short /*what*/, void* arg) {
+  auto* s = static_cast<Server*>(arg);
+  s->Cron();
+  s->ReapClients();
+}
+
+void Server::Cron() {
+  ++cron_loops_;
+  int64_t now = NowMs();
+  keyspace_.now_ms = now;
+  keyspace_.lru_clock = static_cast<uint32_t>(now / 1000) & Entry::kLruMask;
+
+  // Active expiry: 25% of a tick's time, shared by the databases (Redis's slow cycle).
+  const int hz = std::max(1, current_hz_);
+  int64_t budget_us = 1000000 / hz / 4;
+  int64_t deadline = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count() +
+                     budget_us;
+  if (keyspace_.active_expire) {
+    for (auto& db : dbs_) {
+      db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
+    }
+  }
+  for (auto& db : dbs_) db->Cron(1000);
+
+  // Clients: idle timeout and soft output limits. Work proportional to clients, but only
+  // `hz` times per second and O(1) each, like Redis's clientsCron.
+  if (config_.timeout > 0 || !clients_.empty()) {
+    std::vector<Client*> expired;
+    for (auto& [id, c] : clients_) {
+      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) &&
+          now - c->last_interaction_ms > config_.timeout * 1000) {
+        expired.push_back(c);
+        continue;
+      }
+      if (c->out.Readable() > 0) CheckOutputLimits(c);
+    }
+    for (Client* c : expired) {
+      log_.Log(LogLevel::kVerbose, "Closing idle client");
+      CloseClient(c, "idle timeout");
+    }
+  }
+
+  // Instantaneous metrics every 100ms.
+  if (now - stats_.last_sample_ms >= 100) {
+    int64_t dt = stats_.last_sample_ms == 0 ? 100 : now - stats_.last_sample_ms;
+    int i = stats_.sample_idx;
+    stats_.ops_samples[i] =
+        (stats_.total_commands_processed - stats_.last_sample_ops) * 1000 / static_cast<uint64_t>(dt);
+    stats_.in_samples[i] =
+        (stats_.net_input_bytes - stats_.last_sample_in) * 1000 / static_cast<uint64_t>(dt);
+    stats_.out_samples[i] =
+        (stats_.net_output_bytes - stats_.last_sample_out) * 1000 / static_cast<uint64_t>(dt);
+    stats_.sample_idx = (i + 1) % ServerStats::kSamples;
+    stats_.last_sample_ms = now;
+    stats_.last_sample_ops = stats_.total_commands_processed;
+    stats_.last_sample_in = stats_.net_input_bytes;
+    stats_.last_sample_out = stats_.net_output_bytes;
+  }
+
+  if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
+  if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
+}
+
+Server::MemoryStats Server::ReadMemoryStats() const {
+  MemoryStats m;
+  AllocatorStats a = ReadAllocatorStats();
+  m.allocated = a.allocated;
+  m.active = a.active;
+  m.resident = a.resident;
+  m.mapped = a.mapped;
+  m.retained = a.retained;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f != nullptr) {
+    unsigned long pages_total = 0, pages_rss = 0;
+    if (std::fscanf(f, "%lu %lu", &pages_total, &pages_rss) == 2) {
+      m.rss = pages_rss * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    }
+    std::fclose(f);
+  }
+  if (m.allocated > used_memory_peak_) used_memory_peak_ = m.allocated;
+  return m;
+}
+
+std::string Server::ClientInfoLine(const Client& c) const {
+  std::string flags;
+  if (c.has_flag(kClientMonitor)) flags += 'O';
+  if (c.has_flag(kClientCloseAfterReply)) flags += 'c';
+  if (c.has_flag(kClientUnixSocket)) flags += 'U';
+  if (c.has_flag(kClientNoEvict)) flags += 'e';
+  if (flags.empty()) flags = "N";
+  int64_t now = NowMs();
+  std::string events = "r";
+  if (c.write_armed) events += "w";
+  char buf[1024];
+  std::snprintf(
+      buf, sizeof(buf),
+      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
+      "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
+      static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd,
+      c.name.c_str(), static_cast<long long>((now - c.ctime_ms) / 1000),
+      static_cast<long long>((now - c.last_interaction_ms) / 1000), flags.c_str(), c.db_index,
+      c.query.Readable(), c.query.Capacity() - c.query.Readable(), c.parser.args().size() * 16,
+      c.out.Capacity(), c.out.Readable(), c.out.Readable(), c.out.Capacity(),
+      sizeof(Client) + c.query.Capacity() + c.out.Capacity(), events.c_str(), c.last_cmd.c_str(),
+      c.reply.resp());
+  return buf;
+}
+
+}  // namespace redistp

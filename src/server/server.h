@@ -1,0 +1,216 @@
+// Server: owns every subsystem of one redis-tp instance — configuration, the event loop,
+// listeners, clients, databases, the command table, statistics, slowlog and latency monitor.
+// There are no mutable globals: a test can build several Servers in one process.
+//
+// Data flow of a request (see networking.cc and dispatch.cc):
+//   socket readable -> Client::query -> RequestParser (in place) -> Server::Dispatch (command
+//   table lookup, admission checks) -> handler (src/commands) -> Database operations (the
+//   keyspace choke point, src/db) -> ReplyBuilder -> Client::out -> one write per loop turn.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "db/database.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/keyspace_hub.h"
+#include "server/log.h"
+#include "util/status.h"
+
+struct event_base;
+struct event;
+
+namespace redistp {
+
+struct SlowlogEntry {
+  uint64_t id;
+  int64_t time_sec;
+  int64_t duration_us;
+  std::vector<std::string> args;
+  std::string peer;
+  std::string name;
+};
+
+struct LatencySample {
+  int64_t time_sec;
+  uint32_t latency_ms;
+};
+
+struct LatencyEvent {
+  std::deque<LatencySample> history;  // at most 160 samples, one per second
+  uint32_t max_ms = 0;
+};
+
+struct ServerStats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t evicted_keys = 0;
+  uint64_t client_qbuf_limit_disconnections = 0;
+  uint64_t client_outbuf_limit_disconnections = 0;
+  uint64_t unexpected_error_replies = 0;
+  std::map<std::string, uint64_t> error_counts;  // errorstats by prefix
+  // Instantaneous metrics: samples taken every 100ms by cron.
+  static constexpr int kSamples = 16;
+  uint64_t ops_samples[kSamples] = {};
+  uint64_t in_samples[kSamples] = {};
+  uint64_t out_samples[kSamples] = {};
+  int sample_idx = 0;
+  int64_t last_sample_ms = 0;
+  uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
+};
+
+class Server {
+ public:
+  explicit Server(Config config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Opens listeners and creates databases. The caller registers the command families into
+  // commands() first (main.cc does; the server layer cannot see src/commands).
+  Status Init();
+  // Runs the event loop until shutdown; returns the process exit code.
+  int Run();
+  // Asks the loop to exit after the current callback (SHUTDOWN, signals).
+  void RequestShutdown(bool from_signal);
+
+  // --- clients -------------------------------------------------------------------------------
+  // The one teardown path: ends the connection now (in this loop turn) and frees the object at
+  // the end of the current callback. `reason` goes to the verbose log.
+  void CloseClient(Client* c, const char* reason);
+  Client* FindClient(uint64_t id) const;
+  const std::map<uint64_t, Client*>& clients() const { return clients_; }
+  // Writes what the client has pending; arms the write event if the socket is full.
+  void FlushClient(Client* c);
+  // Formats a CLIENT LIST / CLIENT INFO line.
+  std::string ClientInfoLine(const Client& c) const;
+  Status SelectDb(Client& c, int64_t index);
+  void AddMonitor(Client* c);
+  void RemoveMonitor(Client* c);
+
+  // --- command execution -------------------------------------------------------------------
+  // Processes as many complete commands as the client's query buffer holds.
+  void ProcessInput(Client* c);
+  // Pauses command processing (CLIENT PAUSE); `writes_only` for WRITE mode.
+  void PauseClients(int64_t until_ms, bool writes_only);
+  void UnpauseClients();
+  bool paused_writes_only() const { return pause_writes_only_; }
+  int64_t pause_end_ms() const { return pause_end_ms_; }
+
+  // --- accessors -----------------------------------------------------------------------------
+  Config& config() { return config_; }
+  Logger& log() { return log_; }
+  CommandTable& commands() { return commands_; }
+  ServerStats& stats() { return stats_; }
+  KeyspaceContext& keyspace() { return keyspace_; }
+  KeyspaceHub& keyspace_hub() { return hub_; }
+  Database& db(int index) { return *dbs_[static_cast<size_t>(index)]; }
+  int db_count() const { return static_cast<int>(dbs_.size()); }
+  int64_t start_time_ms() const { return start_time_ms_; }
+  const std::string& run_id() const { return run_id_; }
+  const std::string& executable() const { return executable_; }
+  void set_executable(std::string p) { executable_ = std::move(p); }
+  int tcp_port() const { return bound_port_; }
+  uint64_t cron_loops() const { return cron_loops_; }
+  int hz() const { return current_hz_; }
+  int64_t last_save_time() const { return last_save_time_; }
+
+  // Slowlog and latency monitor (src/server/monitoring.cc).
+  std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
+  void SlowlogReset() { slowlog_.clear(); }
+  std::map<std::string, LatencyEvent>& latency_events() { return latency_; }
+  void LatencyAddSample(const std::string& event, uint32_t ms);
+
+  // Current wall-clock time.
+  static int64_t NowMs();
+  static int64_t NowUs();
+
+  // Memory figures from jemalloc (refreshes its stats epoch).
+  struct MemoryStats {
+    size_t allocated = 0, active = 0, resident = 0, mapped = 0, retained = 0;
+    size_t rss = 0;
+  };
+  MemoryStats ReadMemoryStats() const;
+  size_t used_memory_peak() const { return used_memory_peak_; }
+
+ private:
+  friend struct NetworkingAccess;
+
+  Status Listen();
+  Status ListenTcp(const std::string& addr, bool optional);
+  Status ListenUnix();
+  void OnAccept(int listen_fd, bool unix_socket);
+  void OnReadable(Client* c);
+  void OnWritable(Client* c);
+  void Cron();
+  void ReapClients();
+  void CheckOutputLimits(Client* c);
+  void Dispatch(Client* c);
+  bool ShouldPause(const Client* c, const CommandSpec* spec) const;
+  void RecordCall(Client* c, const CommandSpec* spec, int64_t duration_us);
+  void FeedMonitors(const Client& c);
+  void WritePidFile();
+
+  static void AcceptCallback(int fd, short what, void* arg);
+  static void ReadCallback(int fd, short what, void* arg);
+  static void WriteCallback(int fd, short what, void* arg);
+  static void CronCallback(int fd, short what, void* arg);
+  static void SignalCallback(int sig, short what, void* arg);
+
+  Config config_;
+  Logger log_;
+  CommandTable commands_;
+  ServerStats stats_;
+  KeyspaceContext keyspace_;
+  KeyspaceHub hub_;
+  std::vector<std::unique_ptr<Database>> dbs_;
+
+  event_base* base_ = nullptr;
+  struct Listener {
+    int fd;
+    bool unix_socket;
+    event* ev;
+    Server* server;
+  };
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::vector<event*> signal_events_;
+  event* cron_ev_ = nullptr;
+  int bound_port_ = 0;
+
+  std::map<uint64_t, Client*> clients_;
+  std::vector<Client*> monitors_;
+  std::vector<Client*> pending_free_;
+  std::vector<Client*> paused_;
+  uint64_t next_client_id_ = 1;
+
+  int64_t pause_end_ms_ = 0;
+  bool pause_writes_only_ = false;
+
+  std::deque<SlowlogEntry> slowlog_;
+  uint64_t slowlog_next_id_ = 0;
+  std::map<std::string, LatencyEvent> latency_;
+
+  int64_t start_time_ms_ = 0;
+  int64_t last_save_time_ = 0;
+  std::string run_id_;
+  std::string executable_;
+  uint64_t cron_loops_ = 0;
+  int current_hz_ = 10;
+  mutable size_t used_memory_peak_ = 0;
+  bool shutdown_requested_ = false;
+  int exit_code_ = 0;
+};
+
+}  // namespace redistp

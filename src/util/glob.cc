@@ -1,0 +1,91 @@
+#include "util/glob.h"
+
+#include <cctype>
+#include <cstddef>
+
+namespace redistp {
+namespace {
+
+unsigned char Fold(unsigned char c, bool nocase) {
+  return nocase ? static_cast<unsigned char>(std::tolower(c)) : c;
+}
+
+// Matches one byte `c` against the bracket expression starting after '[' at pattern[p].
+// Sets *end to the index just past the closing ']' (or the pattern end when unterminated).
+bool MatchSet(std::string_view pat, size_t p, unsigned char c, bool nocase, size_t* end) {
+  bool negate = false;
+  if (p < pat.size() && pat[p] == '^') {
+    negate = true;
+    ++p;
+  }
+  bool hit = false;
+  c = Fold(c, nocase);
+  while (p < pat.size() && pat[p] != ']') {
+    if (pat[p] == '\\' && p + 1 < pat.size()) {
+      ++p;
+      if (Fold(pat[p], nocase) == c) hit = true;
+      ++p;
+    } else if (p + 2 < pat.size() && pat[p + 1] == '-' && pat[p + 2] != ']') {
+      unsigned char lo = Fold(pat[p], nocase);
+      unsigned char hi = Fold(pat[p + 2], nocase);
+      if (lo > hi) std::swap(lo, hi);
+      if (c >= lo && c <= hi) hit = true;
+      p += 3;
+    } else {
+      if (Fold(pat[p], nocase) == c) hit = true;
+      ++p;
+    }
+  }
+  *end = p < pat.size() ? p + 1 : p;
+  return negate ? !hit : hit;
+}
+
+}  // namespace
+
+bool GlobMatch(std::string_view pat, std::string_view str, bool nocase) {
+  size_t p = 0, s = 0;
+  // Backtracking point: the pattern index after the last '*' and the string index it covers to.
+  size_t star_p = std::string_view::npos, star_s = 0;
+  while (s < str.size()) {
+    if (p < pat.size()) {
+      char pc = pat[p];
+      if (pc == '*') {
+        while (p < pat.size() && pat[p] == '*') ++p;
+        if (p == pat.size()) return true;
+        star_p = p;
+        star_s = s;
+        continue;
+      }
+      if (pc == '?') {
+        ++p;
+        ++s;
+        continue;
+      }
+      if (pc == '[') {
+        size_t end;
+        if (MatchSet(pat, p + 1, str[s], nocase, &end)) {
+          p = end;
+          ++s;
+          continue;
+        }
+      } else {
+        if (pc == '\\' && p + 1 < pat.size()) {
+          ++p;
+          pc = pat[p];
+        }
+        if (Fold(pc, nocase) == Fold(str[s], nocase)) {
+          ++p;
+          ++s;
+          continue;
+        }
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    p = star_p;
+    s = ++star_s;
+  }
+  while (p < pat.size() && pat[p] == '*') ++p;
+  return p == pat.size();
+}
+
+}  // namespace redistp

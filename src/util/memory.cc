@@ -1,0 +1,43 @@
+#include "util/memory.h"
+
+#include <malloc.h>
+
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+namespace redistp {
+
+size_t AllocationSize(const void* p) { return malloc_usable_size(const_cast<void*>(p)); }
+
+AllocatorStats ReadAllocatorStats() {
+  AllocatorStats s;
+#ifdef USE_JEMALLOC
+  uint64_t epoch = 1;
+  size_t sz = sizeof(epoch);
+  mallctl("epoch", &epoch, &sz, &epoch, sz);
+  sz = sizeof(size_t);
+  mallctl("stats.allocated", &s.allocated, &sz, nullptr, 0);
+  mallctl("stats.active", &s.active, &sz, nullptr, 0);
+  mallctl("stats.resident", &s.resident, &sz, nullptr, 0);
+  mallctl("stats.mapped", &s.mapped, &sz, nullptr, 0);
+  mallctl("stats.retained", &s.retained, &sz, nullptr, 0);
+#else
+  struct mallinfo2 mi = mallinfo2();
+  s.allocated = mi.uordblks + mi.hblkhd;
+  s.active = s.allocated;
+  s.resident = mi.arena + mi.hblkhd;
+  s.mapped = s.resident;
+#endif
+  return s;
+}
+
+const char* AllocatorName() {
+#ifdef USE_JEMALLOC
+  return "jemalloc-5.3.0";
+#else
+  return "libc";
+#endif
+}
+
+}  // namespace redistp

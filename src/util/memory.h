@@ -1,0 +1,24 @@
+// Allocator facts in one place. Production builds link jemalloc (which replaces malloc), so
+// every allocation's real size and the process totals come from jemalloc. Sanitizer builds run
+// on the system allocator (ASan must own malloc); then the totals come from glibc's mallinfo2.
+#pragma once
+
+#include <cstddef>
+
+namespace redistp {
+
+struct AllocatorStats {
+  size_t allocated = 0;  // bytes handed out to the program (INFO used_memory)
+  size_t active = 0;
+  size_t resident = 0;
+  size_t mapped = 0;
+  size_t retained = 0;
+};
+
+// Usable size of a live allocation (jemalloc size class).
+size_t AllocationSize(const void* p);
+AllocatorStats ReadAllocatorStats();
+// "jemalloc-5.3.0" or "libc".
+const char* AllocatorName();
+
+}  // namespace redistp

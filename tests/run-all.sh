@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every test: the C++ unit tests (GoogleTest) and the tcl integration suite, then prints
+# one summary line "N passed, N failed" and exits non-zero on any failure.
+# Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
+set -u
+unit_bin=$1
+shift
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+
+echo "== layering check"
+if utils/check-layers.sh; then
+  echo "[ok]: source layers include only downward"
+  passed=$((passed + 1))
+else
+  echo "[err]: source layers include only downward"
+  failed=$((failed + 1))
+fi
+
+echo "== C++ unit tests"
+unit_out=$(mktemp)
+"$unit_bin" --gtest_brief=0 2>&1 | tee "$unit_out" | grep -E '^\[ +(OK|FAILED) +\] [A-Za-z]' \
+  | sed -E 's/^\[ +OK +\] /[ok]: /; s/^\[ +FAILED +\] /[err]: /'
+unit_rc=${PIPESTATUS[0]}
+u_pass=$(grep -cE '^\[ +OK +\] [A-Za-z]' "$unit_out")
+u_fail=$(grep -E '^\[ +FAILED +\] [A-Za-z].*\(' "$unit_out" | wc -l)
+if [[ $unit_rc -ne 0 && $u_fail -eq 0 ]]; then
+  echo "[err]: unit test binary exited with $unit_rc"
+  tail -20 "$unit_out"
+  u_fail=1
+fi
+rm -f "$unit_out"
+passed=$((passed + u_pass))
+failed=$((failed + u_fail))
+
+echo "== tcl integration tests"
+tcl_out=$(mktemp)
+tclsh tests/test_helper.tcl --clients 2 "$@" 2>&1 | tee "$tcl_out" | grep -vE '^[0-9]+ passed, [0-9]+ failed'
+tcl_rc=${PIPESTATUS[0]}
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tcl_out" | tail -1)
+rm -f "$tcl_out"
+if [[ -n "$summary" ]]; then
+  t_pass=${summary%% passed*}
+  t_fail=${summary#*passed, }
+  t_fail=${t_fail%% failed*}
+else
+  t_pass=0
+  t_fail=1
+  echo "[err]: tcl suite printed no summary (exit $tcl_rc)"
+fi
+if [[ $tcl_rc -ne 0 && $t_fail -eq 0 ]]; then
+  echo "[err]: tcl suite exited with $tcl_rc"
+  t_fail=1
+fi
+passed=$((passed + t_pass))
+failed=$((failed + t_fail))
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

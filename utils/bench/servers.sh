@@ -1,0 +1,180 @@
+# shellcheck shell=bash
+# Server lifecycle for the benchmark scripts (sourced, not run).
+#
+# Model: a benchmark compares "sides", each a short name such as `ours` or `redis`. A side is
+# one redis-server-compatible process that this shell started: it listens on 127.0.0.1 only, on
+# a port nobody else was using, with persistence off and its own scratch directory, and it reads
+# no configuration file, so whatever is in /etc cannot skew the comparison. The tables below map
+# a side to its pid, port, directory and binary; they belong to the sourcing shell.
+#
+# Invariants: every step that talks to a server runs under `timeout`, so a wedged server becomes
+# a reported failure instead of a hang; every process started here is stopped by
+# bench_stop_all, which the caller installs as its EXIT trap. Functions return non-zero and say
+# why on stderr; they never exit the caller's shell themselves.
+
+declare -gA BENCH_PID=() BENCH_PORT=() BENCH_DIR=() BENCH_BIN=() BENCH_CPU_SOURCE=()
+declare -ga BENCH_SIDES=()
+
+# Seconds any single INFO/PING/DBSIZE/FLUSHALL round trip may take.
+readonly BENCH_CLI_TIMEOUT=60
+
+bench_log() {
+  printf '%s\n' "$*" >&2
+}
+
+# Succeeds if something accepts TCP connections on 127.0.0.1:$1.
+bench_port_listening() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null
+}
+
+# Prints a loopback port in 20000-59999 on which nothing listens and which no side of ours
+# already uses. Fails after 200 unlucky draws.
+bench_free_port() {
+  local try port used
+  for ((try = 0; try < 200; try++)); do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    used=0
+    for side in "${!BENCH_PORT[@]}"; do
+      [[ ${BENCH_PORT[$side]} == "$port" ]] && used=1
+    done
+    if ((used == 0)) && ! bench_port_listening "$port"; then
+      printf '%s\n' "$port"
+      return 0
+    fi
+  done
+  bench_log "bench: no free loopback port found"
+  return 1
+}
+
+# Runs redis-cli against a side, with carriage returns removed from the output.
+# Usage: bench_cli SIDE ARG...
+bench_cli() {
+  local side=$1
+  shift
+  timeout "$BENCH_CLI_TIMEOUT" redis-cli -h 127.0.0.1 -p "${BENCH_PORT[$side]}" "$@" | tr -d '\r'
+}
+
+# Prints one field of INFO SECTION, or nothing when the server does not report it.
+# Usage: bench_info_field SIDE SECTION FIELD
+bench_info_field() {
+  bench_cli "$1" info "$2" 2>/dev/null | awk -F: -v f="$3" '$1 == f { print $2; exit }'
+}
+
+# Succeeds while the side's process is alive.
+bench_alive() {
+  local pid=${BENCH_PID[$1]:-}
+  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null
+}
+
+# Says that a side's server is gone and shows the end of its log.
+bench_report_death() {
+  local side=$1
+  bench_log "bench: the '$side' server (${BENCH_BIN[$side]}, pid ${BENCH_PID[$side]}," \
+    "port ${BENCH_PORT[$side]}) is not running any more. Last lines of its output:"
+  tail -n 20 "${BENCH_DIR[$side]}/server.log" >&2 2>/dev/null || true
+}
+
+# Starts BINARY as SIDE and waits until it answers PING. Tries a few ports in case another
+# process grabs the chosen one between the check and the bind.
+# Usage: bench_start SIDE BINARY
+bench_start() {
+  local side=$1 bin=$2 attempt port dir pid waited reply reported_pid
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-$side.XXXXXX") || return 1
+  BENCH_DIR[$side]=$dir
+  BENCH_BIN[$side]=$bin
+  BENCH_SIDES+=("$side")
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    port=$(bench_free_port) || return 1
+    BENCH_PORT[$side]=$port
+    (cd "$dir" && exec "$bin" --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+      --dir "$dir") >"$dir/server.log" 2>&1 &
+    pid=$!
+    BENCH_PID[$side]=$pid
+    for ((waited = 0; waited < 100; waited++)); do
+      bench_alive "$side" || break
+      reply=$(timeout 2 redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null | tr -d '\r')
+      if [[ $reply == PONG ]]; then
+        # A PONG from a stranger on our port would fool us; real Redis names its pid.
+        reported_pid=$(bench_info_field "$side" server process_id)
+        if [[ -n $reported_pid && $reported_pid != "$pid" ]]; then
+          bench_log "bench: port $port answered as pid $reported_pid, not our $pid"
+          break
+        fi
+        return 0
+      fi
+      sleep 0.1
+    done
+    if bench_alive "$side"; then
+      bench_log "bench: '$side' ($bin) did not answer PING on port $port within 10 s"
+      bench_stop "$side"
+      return 1
+    fi
+    if ! grep -qi 'address already in use' "$dir/server.log" 2>/dev/null; then
+      bench_report_death "$side"
+      return 1
+    fi
+    bench_log "bench: port $port was taken under us; trying another"
+  done
+  bench_log "bench: could not start '$side' after $((attempt - 1)) attempts"
+  return 1
+}
+
+# Decides once how CPU time is read for a side: INFO cpu when the server reports it, else the
+# kernel's accounting in /proc (10 ms resolution), else not at all.
+bench_probe_cpu_source() {
+  local side=$1
+  if [[ -n $(bench_info_field "$side" cpu used_cpu_user) ]]; then
+    BENCH_CPU_SOURCE[$side]=info
+  elif [[ -r /proc/${BENCH_PID[$side]}/stat ]]; then
+    BENCH_CPU_SOURCE[$side]=proc
+  else
+    BENCH_CPU_SOURCE[$side]=none
+  fi
+}
+
+# Prints the side's user+system CPU seconds so far, or nothing when unavailable.
+bench_cpu_seconds() {
+  local side=$1 user sys
+  case ${BENCH_CPU_SOURCE[$side]:-none} in
+    info)
+      bench_cli "$side" info cpu 2>/dev/null |
+        awk -F: '$1 == "used_cpu_user" || $1 == "used_cpu_sys" { s += $2; n++ }
+                 END { if (n == 2) printf "%.6f\n", s }'
+      ;;
+    proc)
+      # Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      read -r user sys < <(sed 's/.*) //' "/proc/${BENCH_PID[$side]}/stat" 2>/dev/null |
+        awk '{ print $12, $13 }') || return 0
+      [[ -n $user ]] && awk -v u="$user" -v s="$sys" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%.6f\n", (u + s) / hz }'
+      ;;
+  esac
+  return 0
+}
+
+# Stops one side: SIGTERM, up to 5 s of grace, then SIGKILL; removes its scratch directory.
+bench_stop() {
+  local side=$1 pid=${BENCH_PID[$1]:-} i
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  BENCH_PID[$side]=""
+  if [[ -n ${BENCH_DIR[$side]:-} && -d ${BENCH_DIR[$side]} ]]; then
+    rm -rf -- "${BENCH_DIR[$side]}"
+  fi
+}
+
+# Stops every side started by bench_start. Safe to call more than once, and from an EXIT trap
+# under `set -e`: one failing step must not leave the other servers running.
+bench_stop_all() {
+  local side
+  for side in "${BENCH_SIDES[@]}"; do
+    bench_stop "$side" || true
+  done
+}
