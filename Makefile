@@ -5,6 +5,7 @@
 CXX ?= g++
 SANITIZE ?= 0
 JOBS ?= 2
+MAKEFLAGS += -j$(JOBS)
 
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc
 LDLIBS := -levent -lcrypto -lpthread
@@ -36,7 +37,7 @@ UNIT_BIN := $(BUILD)/unit-tests
 .PHONY: all deps run test test-unit test-tcl clean bench check-layers
 
 all: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) $(SERVER_BIN)
+	@$(MAKE) --no-print-directory $(SERVER_BIN)
 	@cmp -s $(SERVER_BIN) $(SERVER) || cp -f $(SERVER_BIN) $(SERVER)
 
 deps:
@@ -62,12 +63,12 @@ run: all
 	$(SERVER) redis.conf
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) $(SERVER_BIN) $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(SERVER_BIN) $(UNIT_BIN)
 	@cmp -s $(SERVER_BIN) $(SERVER) || cp -f $(SERVER_BIN) $(SERVER)
 	@tests/run-all.sh $(UNIT_BIN)
 
 test-unit: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(UNIT_BIN)
 	@$(UNIT_BIN)
 
 test-tcl: all

@@ -221,15 +221,16 @@ Server::MemoryStats Server::ReadMemoryStats() const {
 }
 
 std::string Server::ClientInfoLine(const Client& c) const {
-  std::string flags;
-  if (c.has_flag(kClientMonitor)) flags += 'O';
-  if (c.has_flag(kClientCloseAfterReply)) flags += 'c';
-  if (c.has_flag(kClientUnixSocket)) flags += 'U';
-  if (c.has_flag(kClientNoEvict)) flags += 'e';
-  if (flags.empty()) flags = "N";
+  char flags[8];
+  size_t nf = 0;
+  if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
+  if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
+  if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
+  if (nf == 0) flags[nf++] = 'N';
+  flags[nf] = '\0';
   int64_t now = NowMs();
-  std::string events = "r";
-  if (c.write_armed) events += "w";
+  const char* events = c.write_armed ? "rw" : "r";
   char buf[1024];
   std::snprintf(
       buf, sizeof(buf),
@@ -238,10 +239,10 @@ std::string Server::ClientInfoLine(const Client& c) const {
       "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd,
       c.name.c_str(), static_cast<long long>((now - c.ctime_ms) / 1000),
-      static_cast<long long>((now - c.last_interaction_ms) / 1000), flags.c_str(), c.db_index,
+      static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
       c.query.Readable(), c.query.Capacity() - c.query.Readable(), c.parser.args().size() * 16,
       c.out.Capacity(), c.out.Readable(), c.out.Readable(), c.out.Capacity(),
-      sizeof(Client) + c.query.Capacity() + c.out.Capacity(), events.c_str(), c.last_cmd.c_str(),
+      sizeof(Client) + c.query.Capacity() + c.out.Capacity(), events, c.last_cmd.c_str(),
       c.reply.resp());
   return buf;
 }
