@@ -5,7 +5,9 @@
 CXX ?= g++
 SANITIZE ?= 0
 JOBS ?= 2
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(JOBS)
+endif
 
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc
 LDLIBS := -levent -lcrypto -lpthread
