@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Enforces the source layering: util -> protocol -> types -> db -> server -> commands.
+# Enforces the source layering: util -> protocol -> types -> db -> watch -> server -> commands.
 # A file may include project headers only from its own layer or a lower one.
 set -u
 cd "$(dirname "$0")/.."
-layers=(util protocol types db server commands)
+layers=(util protocol types db watch server commands)
 rank() {
   local i
   for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && { echo "$i"; return; }; done

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocol/reply_builder.h"
@@ -39,6 +40,7 @@ enum ClientFlag : uint32_t {
   kClientExecuting = 1u << 7,      // inside its own command processing
   kClientPendingFree = 1u << 8,
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
+  kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
 };
 
 class Client {
@@ -77,6 +79,25 @@ class Client {
   std::string last_cmd = "NULL";    // full name of the last command ("client|list")
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
+
+  // Liveness: last byte received (CLIENT LEASE); lease_ms = 0 means no lease.
+  int64_t last_read_ms = 0;
+  int64_t lease_ms = 0;
+
+  // Transactions (MULTI/EXEC/WATCH).
+  bool in_multi = false;
+  bool multi_error = false;  // a command failed to queue: EXEC aborts
+  bool watch_dirty = false;  // a WATCHed key changed: EXEC returns null
+  std::vector<std::vector<std::string>> multi_queue;
+  std::vector<std::pair<int, std::string>> exec_watched;  // MULTI WATCH keys (db, key)
+
+  // Blocking commands (BSETTP): while blocked, input is buffered but not executed.
+  bool blocked = false;
+  struct event* block_timer = nullptr;
+
+  // Push frames produced while this client's own command runs; appended after its reply, so
+  // the connection that made a change reads its reply first (the spec's ordering promise).
+  ByteBuffer pending_pushes;
 
   struct event* read_ev = nullptr;
   struct event* write_ev = nullptr;

@@ -55,11 +55,42 @@ std::string UnknownCommandError(const std::vector<std::string_view>& args) {
   return msg + rest;
 }
 
+// CLIENT/MONITOR work (client_cmd helper): the arguments as SLOWLOG and MONITOR show them,
+// with passwords replaced by "(redacted)" so they never reach an observer. As in Redis: every
+// argument of AUTH in its valid one- and two-argument forms, and the user name and password of
+// each AUTH option HELLO accepted (its parse stops at the first option it would reject).
+std::vector<std::string_view> RedactSecrets(const CommandSpec& spec,
+                                            const std::vector<std::string_view>& args) {
+  static constexpr std::string_view kRedacted = "(redacted)";
+  std::vector<std::string_view> shown(args);
+  if (spec.full_name == "auth") {
+    if (args.size() <= 3) {
+      for (size_t i = 1; i < args.size(); ++i) shown[i] = kRedacted;
+    }
+  } else if (spec.full_name == "hello" && args.size() >= 2) {
+    int64_t ver;
+    if (!ParseInt64(args[1], &ver) || ver < 2 || ver > 3) return shown;
+    for (size_t i = 2; i < args.size(); ++i) {
+      size_t more = args.size() - 1 - i;
+      if (EqualsIgnoreCase(args[i], "auth") && more >= 2) {
+        shown[i + 1] = shown[i + 2] = kRedacted;
+        i += 2;
+      } else if (EqualsIgnoreCase(args[i], "setname") && more >= 1) {
+        ++i;
+      } else {
+        break;
+      }
+    }
+  }
+  return shown;
+}
+
 }  // namespace
 
 void Server::ProcessInput(Client* c) {
   c->set_flag(kClientExecuting, true);
-  while (!c->closed && !c->has_flag(kClientCloseAfterReply) && c->query.Readable() > 0) {
+  while (!c->closed && !c->blocked && !c->has_flag(kClientCloseAfterReply) &&
+         c->query.Readable() > 0) {
     ParserLimits limits;
     limits.max_bulk_len = config_.proto_max_bulk_len;
     limits.authenticated = c->authenticated;
@@ -94,6 +125,12 @@ void Server::ProcessInput(Client* c) {
     if (c->closed) break;
     c->query.Consume(c->parser.consumed());
     c->parser.Reset();
+    ServeReadyKeys();
+    // Pushes caused by this client's own command follow its reply.
+    if (c->pending_pushes.Readable() > 0) {
+      c->out.Append(c->pending_pushes.View());
+      c->pending_pushes.Clear();
+    }
   }
   c->set_flag(kClientExecuting, false);
   if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);
@@ -111,10 +148,14 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
 }
 
 void Server::PauseClients(int64_t until_ms, bool writes_only) {
-  // A new pause extends, never shortens; ALL wins over WRITE while both are active.
-  if (pause_end_ms_ == 0 || until_ms > pause_end_ms_) pause_end_ms_ = until_ms;
-  if (pause_end_ms_ == until_ms) pause_writes_only_ = writes_only;
-  if (!writes_only) pause_writes_only_ = false;
+  // A new pause extends, never shortens; ALL wins over WRITE while both are active, so a
+  // WRITE pause never downgrades a running ALL pause (CLIENT fix: it used to).
+  if (pause_end_ms_ == 0) {
+    pause_writes_only_ = writes_only;
+  } else if (!writes_only) {
+    pause_writes_only_ = false;
+  }
+  if (until_ms > pause_end_ms_) pause_end_ms_ = until_ms;
 }
 
 void Server::UnpauseClients() {
@@ -131,17 +172,34 @@ void Server::UnpauseClients() {
 }
 
 void Server::Dispatch(Client* c) {
-  const std::vector<std::string_view>& args = c->parser.args();
-  int64_t start_us = NowUs();
-  keyspace_.now_ms = start_us / 1000;
-  c->last_interaction_ms = keyspace_.now_ms;
-
   // CLIENT REPLY OFF/SKIP decide whether this command's reply is sent at all.
   if (c->has_flag(kClientReplySkipNext)) {
     c->set_flag(kClientReplySkipNext, false);
     c->set_flag(kClientReplySkip, true);
   }
   c->reply.SetEnabled(!c->has_flag(kClientReplyOff) && !c->has_flag(kClientReplySkip));
+  Execute(c, c->parser.args());
+  ++stats_.total_commands_processed;
+  if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
+  c->reply.SetEnabled(true);
+  if (!c->closed) CheckOutputLimits(c);
+}
+
+namespace {
+
+// Commands that run at once inside MULTI instead of being queued.
+bool RunsInsideMulti(const CommandSpec* spec) {
+  const std::string& n = spec->parent != nullptr ? spec->parent->name : spec->name;
+  return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
+         n == "reset";
+}
+
+}  // namespace
+
+void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
+  int64_t start_us = NowUs();
+  keyspace_.now_ms = start_us / 1000;
+  c->last_interaction_ms = keyspace_.now_ms;
 
   uint64_t errors_before = c->reply.errors_written();
   const CommandSpec* spec = commands_.Find(args[0]);
@@ -149,6 +207,7 @@ void Server::Dispatch(Client* c) {
   std::string rejection;
   if (spec == nullptr) {
     rejection = UnknownCommandError(args);
+    if (!c->has_flag(kClientInExec)) c->last_cmd = "NULL";
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
       const CommandSpec* sub = spec->FindSubcommand(args[1]);
@@ -161,6 +220,9 @@ void Server::Dispatch(Client* c) {
         spec = sub;
       }
     }
+    // CLIENT LIST's cmd= names the command being run, set as soon as it is looked up (even if
+    // rejected below), as Redis does; commands run by EXEC leave it at "exec".
+    if (!c->has_flag(kClientInExec)) c->last_cmd = rejection.empty() ? spec->full_name : "NULL";
     if (rejection.empty()) {
       int argc = static_cast<int>(args.size());
       if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
@@ -169,11 +231,33 @@ void Server::Dispatch(Client* c) {
       } else if (!c->authenticated && (spec->flags & kCmdNoAuth) == 0) {
         rejection = std::string(err::kNoAuth);
         rejected_spec = spec;
+      } else if (c->has_flag(kClientMonitor) &&
+                 (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate)) != 0) {
+        // A MONITOR connection is a replica to Redis, and replicas may not touch keys.
+        rejection = std::string(err::kReplicaKeyspace);
+        rejected_spec = spec;
+      } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
+        rejection = "ERR Command not allowed inside a transaction";
+        rejected_spec = spec;
       }
     }
   }
 
-  if (!rejection.empty()) {
+  if (c->in_multi && !c->has_flag(kClientInExec) &&
+      (spec == nullptr || !rejection.empty() || !RunsInsideMulti(spec))) {
+    // Queue (or flag the transaction as failed), replying QUEUED or the error.
+    if (!rejection.empty()) {
+      c->multi_error = true;
+      c->reply.Error(rejection);
+      if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
+    } else if ((spec->flags & kCmdNoMulti) != 0) {
+      c->multi_error = true;
+      c->reply.Error("ERR Command not allowed inside a transaction");
+    } else {
+      c->multi_queue.emplace_back(args.begin(), args.end());
+      c->reply.Simple("QUEUED");
+    }
+  } else if (!rejection.empty()) {
     c->reply.Error(rejection);
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
@@ -183,40 +267,40 @@ void Server::Dispatch(Client* c) {
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);
     if (c->reply.errors_written() != errors_before) ++spec->stats.failed_calls;
-    RecordCall(c, spec, duration);
-    c->last_cmd = spec->full_name;
+    RecordCall(c, spec, args, duration);
   }
   if (c->reply.errors_written() != errors_before) {
     ++stats_.total_error_replies;
     ++stats_.error_counts[std::string(c->reply.last_error_prefix())];
   }
-  ++stats_.total_commands_processed;
-  if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
-  c->reply.SetEnabled(true);
-  if (!c->closed) CheckOutputLimits(c);
 }
 
-void Server::RecordCall(Client* c, const CommandSpec* spec, int64_t duration_us) {
-  const std::vector<std::string_view>& args = c->parser.args();
-  if ((spec->flags & kCmdSkipSlowlog) == 0 && config_.slowlog_log_slower_than >= 0 &&
-      duration_us >= config_.slowlog_log_slower_than) {
+void Server::RecordCall(Client* c, const CommandSpec* spec,
+                        const std::vector<std::string_view>& args, int64_t duration_us) {
+  bool to_slowlog = (spec->flags & kCmdSkipSlowlog) == 0 &&
+                    config_.slowlog_log_slower_than >= 0 &&
+                    duration_us >= config_.slowlog_log_slower_than;
+  bool to_monitors = !monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0;
+  std::vector<std::string_view> shown;  // args with secrets redacted, built only when logged
+  if (to_slowlog || to_monitors) shown = RedactSecrets(*spec, args);
+  if (to_slowlog) {
     SlowlogEntry e;
     e.id = slowlog_next_id_++;
     e.time_sec = NowMs() / 1000;
     e.duration_us = duration_us;
     constexpr size_t kMaxArgs = 32, kMaxArgLen = 128;
-    size_t n = std::min(args.size(), kMaxArgs);
+    size_t n = std::min(shown.size(), kMaxArgs);
     for (size_t i = 0; i < n; ++i) {
-      if (i == kMaxArgs - 1 && args.size() > kMaxArgs) {
-        e.args.push_back("... (" + std::to_string(args.size() - kMaxArgs + 1) +
+      if (i == kMaxArgs - 1 && shown.size() > kMaxArgs) {
+        e.args.push_back("... (" + std::to_string(shown.size() - kMaxArgs + 1) +
                          " more arguments)");
         break;
       }
-      if (args[i].size() > kMaxArgLen) {
-        e.args.push_back(std::string(args[i].substr(0, kMaxArgLen)) + "... (" +
-                         std::to_string(args[i].size() - kMaxArgLen) + " more bytes)");
+      if (shown[i].size() > kMaxArgLen) {
+        e.args.push_back(std::string(shown[i].substr(0, kMaxArgLen)) + "... (" +
+                         std::to_string(shown[i].size() - kMaxArgLen) + " more bytes)");
       } else {
-        e.args.emplace_back(args[i]);
+        e.args.emplace_back(shown[i]);
       }
     }
     e.peer = c->addr;
@@ -231,10 +315,10 @@ void Server::RecordCall(Client* c, const CommandSpec* spec, int64_t duration_us)
     LatencyAddSample((spec->flags & kCmdFast) ? "fast-command" : "command",
                      static_cast<uint32_t>(duration_us / 1000));
   }
-  if (!monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0) FeedMonitors(*c);
+  if (to_monitors) FeedMonitors(*c, shown);
 }
 
-void Server::FeedMonitors(const Client& c) {
+void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& args) {
   timeval tv;
   gettimeofday(&tv, nullptr);
   char head[96];
@@ -244,7 +328,7 @@ void Server::FeedMonitors(const Client& c) {
   std::string line = head;
   line.append(where);
   line.push_back(']');
-  for (std::string_view a : c.parser.args()) {
+  for (std::string_view a : args) {
     line.push_back(' ');
     AppendRepr(&line, a);
   }
@@ -252,7 +336,7 @@ void Server::FeedMonitors(const Client& c) {
   for (Client* m : monitors_) {
     if (m->closed) continue;
     m->out.Append(line);
-    FlushClient(m);
+    pending_flush_.push_back(m);
   }
 }
 

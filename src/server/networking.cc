@@ -188,7 +188,7 @@ Status Server::ListenUnix() {
 void Server::AcceptCallback(int fd, short /*what*/, void* arg) {
   auto* l = static_cast<Listener*>(arg);
   l->server->OnAccept(fd, l->unix_socket);
-  l->server->ReapClients();
+  l->server->AfterCallback();
 }
 
 void Server::OnAccept(int listen_fd, bool unix_socket) {
@@ -247,7 +247,7 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
     }
     c->db = dbs_[0].get();
     c->authenticated = config_.requirepass.empty();
-    c->ctime_ms = c->last_interaction_ms = NowMs();
+    c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
     c->read_ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c);
     c->write_ev = event_new(base_, fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c);
     event_add(c->read_ev, nullptr);
@@ -260,14 +260,14 @@ void Server::ReadCallback(int /*fd*/, short /*what*/, void* arg) {
   auto* c = static_cast<Client*>(arg);
   Server* s = c->server;
   s->OnReadable(c);
-  s->ReapClients();
+  s->AfterCallback();
 }
 
 void Server::WriteCallback(int /*fd*/, short /*what*/, void* arg) {
   auto* c = static_cast<Client*>(arg);
   Server* s = c->server;
   s->OnWritable(c);
-  s->ReapClients();
+  s->AfterCallback();
 }
 
 void Server::OnReadable(Client* c) {
@@ -291,7 +291,7 @@ void Server::OnReadable(Client* c) {
   c->query.Produced(static_cast<size_t>(n));
   c->net_input_bytes += static_cast<uint64_t>(n);
   stats_.net_input_bytes += static_cast<uint64_t>(n);
-  c->last_interaction_ms = keyspace_.now_ms = NowMs();
+  c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
   if (c->query.Readable() > static_cast<size_t>(config_.client_query_buffer_limit)) {
     log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
              c->addr.c_str());
@@ -367,8 +367,25 @@ void Server::CloseClient(Client* c, const char* reason) {
   if (c->closed) return;
   c->closed = true;
   log_.Log(LogLevel::kVerbose, "Client closed (%s): %s", reason, c->addr.c_str());
-  // Teardown order (documented in client.h): subsystems first (temporary keys, watches,
-  // blocking queues register here as they land), then the connection itself.
+  // Teardown order, all in this loop turn:
+  //  1. leave the BSETTP queue (a departed waiter must not win a hand-off);
+  //  2. drop existence watches and transaction watches (no pushes to a dead connection);
+  //  3. release temporary keys: each is deleted like DEL, so watchers get DEL pushes and the
+  //     next BSETTP waiter gets the key (served at the end of the callback);
+  //  4. monitors, pause list, events, socket.
+  if (c->blocked) {
+    blocking_.Leave(c->id);
+    c->blocked = false;
+  }
+  if (c->block_timer != nullptr) {
+    event_free(c->block_timer);
+    c->block_timer = nullptr;
+  }
+  watches_.RemoveAll(c->id);
+  exec_watches_.UnwatchAll(c->id);
+  keyspace_.now_ms = NowMs();
+  owners_.ReleaseAll(c->id);
+  SetLease(c, 0);
   RemoveMonitor(c);
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
   if (c->read_ev != nullptr) event_free(c->read_ev);

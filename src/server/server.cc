@@ -38,12 +38,17 @@ Server::Server(Config config) : config_(std::move(config)) {
   for (int i = 0; i < 40; ++i) run_id_.push_back(kHex[rd() & 15]);
   Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd());
   keyspace_.listener = &hub_;
+  hub_.Subscribe(&owners_);
+  hub_.Subscribe(&watches_);
+  hub_.Subscribe(&blocking_);
+  hub_.Subscribe(&exec_watches_);
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
 }
 
 Server::~Server() {
   for (auto& [id, c] : clients_) {
+    if (c->block_timer != nullptr) event_free(c->block_timer);
     if (c->read_ev != nullptr) event_free(c->read_ev);
     if (c->write_ev != nullptr) event_free(c->write_ev);
     if (c->fd >= 0) close(c->fd);
@@ -57,6 +62,7 @@ Server::~Server() {
   }
   for (event* ev : signal_events_) event_free(ev);
   if (cron_ev_ != nullptr) event_free(cron_ev_);
+  if (watch_timer_ != nullptr) event_free(watch_timer_);
   dbs_.clear();
   if (base_ != nullptr) event_base_free(base_);
 }
@@ -95,7 +101,9 @@ Status Server::Init() {
     log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
     return Status::Ok();
   });
+  watch_timer_ = evtimer_new(base_, &Server::WatchTimerCallback, this);
   WritePidFile();
+  used_memory_startup_ = ReadMemoryStats().allocated;
   return Status::Ok();
 }
 
@@ -138,7 +146,7 @@ void Server::SignalCallback(int sig, short /*what*/, void* arg) {
 void Server::CronCallback(int /*fd*/, short /*what*/, void* arg) {
   auto* s = static_cast<Server*>(arg);
   s->Cron();
-  s->ReapClients();
+  s->AfterCallback();
 }
 
 void Server::Cron() {
@@ -166,7 +174,7 @@ void Server::Cron() {
   if (config_.timeout > 0 || !clients_.empty()) {
     std::vector<Client*> expired;
     for (auto& [id, c] : clients_) {
-      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) &&
+      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
           now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
@@ -177,6 +185,14 @@ void Server::Cron() {
       log_.Log(LogLevel::kVerbose, "Closing idle client");
       CloseClient(c, "idle timeout");
     }
+  }
+  // CLIENT LEASE: no bytes received for lease_ms closes the connection, blocked or not.
+  if (!leased_.empty()) {
+    std::vector<Client*> lapsed;
+    for (Client* c : leased_) {
+      if (now - c->last_read_ms > c->lease_ms) lapsed.push_back(c);
+    }
+    for (Client* c : lapsed) CloseClient(c, "lease expired");
   }
 
   // Instantaneous metrics every 100ms.
@@ -223,7 +239,10 @@ Server::MemoryStats Server::ReadMemoryStats() const {
 std::string Server::ClientInfoLine(const Client& c) const {
   char flags[8];
   size_t nf = 0;
+  // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (c.in_multi) flags[nf++] = 'x';
+  if (c.blocked) flags[nf++] = 'b';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
@@ -231,19 +250,23 @@ std::string Server::ClientInfoLine(const Client& c) const {
   flags[nf] = '\0';
   int64_t now = NowMs();
   const char* events = c.write_armed ? "rw" : "r";
+  // argv-mem: bytes of the arguments of the command being run (0 between commands), as Redis.
+  size_t argv_mem = 0;
+  for (std::string_view a : c.parser.args()) argv_mem += a.size();
   char buf[1024];
   std::snprintf(
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-      "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
+      "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d tk=%zu wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd,
       c.name.c_str(), static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
-      c.query.Readable(), c.query.Capacity() - c.query.Readable(), c.parser.args().size() * 16,
+      c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1,
+      c.query.Readable(), c.query.Capacity() - c.query.Readable(), argv_mem,
       c.out.Capacity(), c.out.Readable(), c.out.Readable(), c.out.Capacity(),
       sizeof(Client) + c.query.Capacity() + c.out.Capacity(), events, c.last_cmd.c_str(),
-      c.reply.resp());
+      c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }
 

@@ -24,6 +24,10 @@
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "util/status.h"
+#include "watch/blocking.h"
+#include "watch/exec_watches.h"
+#include "watch/owners.h"
+#include "watch/watches.h"
 
 struct event_base;
 struct event;
@@ -71,10 +75,10 @@ struct ServerStats {
   uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
 };
 
-class Server {
+class Server : public WatchSink {
  public:
   explicit Server(Config config);
-  ~Server();
+  ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -99,6 +103,23 @@ class Server {
   Status SelectDb(Client& c, int64_t index);
   void AddMonitor(Client* c);
   void RemoveMonitor(Client* c);
+
+  // --- temporary keys, watches, blocking (src/watch) ---------------------------------------
+  OwnerIndex& owners() { return owners_; }
+  WatchIndex& watches() { return watches_; }
+  BlockingQueues& blocking() { return blocking_; }
+  ExecWatches& exec_watches() { return exec_watches_; }
+  // Blocks the client in BSETTP's queue for (its db, key); timeout_ms 0 = forever.
+  void BlockForKey(Client* c, std::string_view key, std::string value, bool fence,
+                   int64_t timeout_ms);
+  // Ends a block without a hand-off: replies 0 (timeout) or the UNBLOCKED error. Returns
+  // false if the client was not blocked.
+  bool UnblockClient(Client* c, bool with_error);
+  // Serves BSETTP hand-offs for keys that were removed. Safe to call any time at top level.
+  void ServeReadyKeys();
+  // WatchSink: a watched key appeared or disappeared.
+  void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) override;
+  void OnWatchDeadlineChanged(int64_t deadline_ms) override;
 
   // --- command execution -------------------------------------------------------------------
   // Processes as many complete commands as the client's query buffer holds.
@@ -144,6 +165,8 @@ class Server {
   };
   MemoryStats ReadMemoryStats() const;
   size_t used_memory_peak() const { return used_memory_peak_; }
+  // Allocated bytes when Init() finished (INFO used_memory_startup, MEMORY STATS).
+  size_t used_memory_startup() const { return used_memory_startup_; }
 
  private:
   friend struct NetworkingAccess;
@@ -158,9 +181,23 @@ class Server {
   void ReapClients();
   void CheckOutputLimits(Client* c);
   void Dispatch(Client* c);
+ public:
+  // Runs one command with explicit arguments through the admission gate (used by the network
+  // path and by EXEC). Replies go to the client's reply builder.
+  void Execute(Client* c, const std::vector<std::string_view>& args);
+
+ private:
+  // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
+  // received pushes, freeing closed clients.
+  void AfterCallback();
+  void FlushPending();
+  void ExpireWatchedKeys();
+  static void WatchTimerCallback(int fd, short what, void* arg);
+  static void BlockTimerCallback(int fd, short what, void* arg);
   bool ShouldPause(const Client* c, const CommandSpec* spec) const;
-  void RecordCall(Client* c, const CommandSpec* spec, int64_t duration_us);
-  void FeedMonitors(const Client& c);
+  void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
+                  int64_t duration_us);
+  void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
   void WritePidFile();
 
   static void AcceptCallback(int fd, short what, void* arg);
@@ -176,6 +213,14 @@ class Server {
   KeyspaceContext keyspace_;
   KeyspaceHub hub_;
   std::vector<std::unique_ptr<Database>> dbs_;
+  OwnerIndex owners_;
+  WatchIndex watches_{this};
+  BlockingQueues blocking_;
+  ExecWatches exec_watches_;
+  event* watch_timer_ = nullptr;
+  std::vector<Client*> pending_flush_;  // received pushes; flushed at the end of the callback
+  std::vector<Client*> unblocked_;      // resumed at the end of the callback
+  std::vector<Client*> leased_;         // clients with CLIENT LEASE, checked by cron
 
   event_base* base_ = nullptr;
   struct Listener {
@@ -191,6 +236,11 @@ class Server {
 
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
+ public:
+  // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.
+  void SetLease(Client* c, int64_t ms);
+
+ private:
   std::vector<Client*> pending_free_;
   std::vector<Client*> paused_;
   uint64_t next_client_id_ = 1;
@@ -209,6 +259,7 @@ class Server {
   uint64_t cron_loops_ = 0;
   int current_hz_ = 10;
   mutable size_t used_memory_peak_ = 0;
+  size_t used_memory_startup_ = 0;
   bool shutdown_requested_ = false;
   int exit_code_ = 0;
 };

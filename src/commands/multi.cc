@@ -1,0 +1,107 @@
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, as Redis 7.0.
+//
+// MULTI makes the dispatcher queue commands (after the admission checks; a command that fails
+// them flags the transaction and EXEC answers EXECABORT). EXEC runs the queue through the same
+// Server::Execute gate with kClientInExec set, so blocking commands do not block and pushes the
+// transaction causes reach this client after the whole EXEC reply. WATCH marks keys whose
+// change (any key event, from any cause) makes the next EXEC return a null array.
+#include "server/client.h"
+#include "server/server.h"
+
+namespace redistp {
+namespace {
+
+void ResetTransaction(Server& server, Client& c) {
+  c.in_multi = false;
+  c.multi_error = false;
+  c.multi_queue.clear();
+  server.exec_watches().UnwatchAll(c.id);
+}
+
+void MultiCommand(CommandContext& c) {
+  if (c.client.in_multi) {
+    c.reply.Error("ERR MULTI calls can not be nested");
+    return;
+  }
+  c.client.in_multi = true;
+  c.reply.Ok();
+}
+
+void ExecCommand(CommandContext& c) {
+  Client& cl = c.client;
+  if (!cl.in_multi) {
+    c.reply.Error("ERR EXEC without MULTI");
+    return;
+  }
+  if (cl.multi_error) {
+    ResetTransaction(c.server, cl);
+    c.reply.Error("EXECABORT Transaction discarded because of previous errors.");
+    return;
+  }
+  if (c.server.exec_watches().IsDirty(cl.id)) {
+    ResetTransaction(c.server, cl);
+    c.reply.NullArray();
+    return;
+  }
+  std::vector<std::vector<std::string>> queue;
+  queue.swap(cl.multi_queue);
+  ResetTransaction(c.server, cl);
+  c.reply.Array(queue.size());
+  cl.set_flag(kClientInExec, true);
+  std::vector<std::string_view> args;
+  for (const std::vector<std::string>& cmd : queue) {
+    if (cl.closed) break;
+    args.assign(cmd.begin(), cmd.end());
+    c.server.Execute(&cl, args);
+  }
+  cl.set_flag(kClientInExec, false);
+}
+
+void DiscardCommand(CommandContext& c) {
+  if (!c.client.in_multi) {
+    c.reply.Error("ERR DISCARD without MULTI");
+    return;
+  }
+  ResetTransaction(c.server, c.client);
+  c.reply.Ok();
+}
+
+void WatchCommand(CommandContext& c) {
+  if (c.client.in_multi) {
+    c.reply.Error("ERR WATCH inside MULTI is not allowed");
+    return;
+  }
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    c.server.exec_watches().Watch(c.client.id, c.client.db_index, c.args[i]);
+  }
+  c.reply.Ok();
+}
+
+void UnwatchCommand(CommandContext& c) {
+  c.server.exec_watches().UnwatchAll(c.client.id);
+  c.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterTransactionCommands(CommandTable& t) {
+  constexpr uint64_t kTx = kAclTransaction;
+  t.Register({.name = "multi", .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+              .acl = kTx | kAclFast, .handler = MultiCommand});
+  t.Register({.name = "exec", .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog,
+              .acl = kTx | kAclSlow, .handler = ExecCommand});
+  t.Register({.name = "discard", .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+              .acl = kTx | kAclFast, .handler = DiscardCommand});
+  t.Register({.name = "watch", .arity = -2,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+              .first_key = 1, .last_key = -1, .key_step = 1, .acl = kTx | kAclFast,
+              .handler = WatchCommand});
+  t.Register({.name = "unwatch", .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+              .acl = kTx | kAclFast, .handler = UnwatchCommand});
+}
+
+}  // namespace redistp

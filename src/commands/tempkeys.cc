@@ -1,0 +1,120 @@
+// Temporary keys: SETTP, BSETTP, DELTP (../shared/spec/temporary-keys-and-watches.md).
+//
+// SETTP creates a key only if absent and makes the calling connection its owner; the key dies
+// with the connection (OwnerIndex::ReleaseAll in the server's one teardown path). BSETTP is the
+// fair, herd-free form: if the key exists the connection waits in a FIFO per key and is handed
+// the key when it stops existing (Server::ServeReadyKeys). DELTP deletes only keys the caller
+// owns. With FENCE the success reply is a fencing token from a counter that only grows.
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+// Parses the optional trailing FENCE flag at args[pos]. Returns false on a syntax error.
+bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool* fence) {
+  *fence = false;
+  if (args.size() == pos) return true;
+  if (args.size() == pos + 1 && EqualsIgnoreCase(args[pos], "FENCE")) {
+    *fence = true;
+    return true;
+  }
+  return false;
+}
+
+// Creates `key` owned by the calling client; replies 1 or the fencing token.
+void CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
+  Entry* e = c.db.Add(key, Value::String(value));
+  uint64_t token = fence ? c.server.owners().NextFence() : 0;
+  c.server.owners().Adopt(e, &c.db, c.client.id, token);
+  c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
+}
+
+void SetTpCommand(CommandContext& c) {
+  bool fence;
+  if (!ParseFenceFlag(c.args, 3, &fence)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  if (c.db.LookupWrite(c.args[1]) != nullptr) {
+    c.reply.Int(0);
+    return;
+  }
+  CreateOwned(c, c.args[1], c.args[2], fence);
+}
+
+// BLPOP's timeout rules: seconds as a float, negative rejected, 0 = forever.
+bool ParseBlockTimeout(CommandContext& c, std::string_view arg, int64_t* ms) {
+  long double secs;
+  if (!ParseLongDouble(arg, &secs) || secs > 9.2e15L) {
+    c.reply.Error(err::kTimeoutNotFloat);
+    return false;
+  }
+  if (secs < 0) {
+    c.reply.Error(err::kTimeoutNegative);
+    return false;
+  }
+  *ms = static_cast<int64_t>(secs * 1000.0L);
+  if (secs > 0 && *ms == 0) *ms = 1;
+  return true;
+}
+
+void BSetTpCommand(CommandContext& c) {
+  int64_t timeout_ms;
+  if (!ParseBlockTimeout(c, c.args[3], &timeout_ms)) return;
+  bool fence;
+  if (!ParseFenceFlag(c.args, 4, &fence)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  std::string_view key = c.args[1];
+  BlockingQueues& queues = c.server.blocking();
+  bool absent = c.db.LookupWrite(key) == nullptr;
+  if (absent && queues.QueueLength(c.db.index(), key) == 0) {
+    CreateOwned(c, key, c.args[2], fence);
+    return;
+  }
+  if (c.client.has_flag(kClientInExec)) {
+    // Inside MULTI (or a script) BSETTP never blocks: it behaves like SETTP.
+    if (absent) {
+      CreateOwned(c, key, c.args[2], fence);
+    } else {
+      c.reply.Int(0);
+    }
+    return;
+  }
+  c.server.BlockForKey(&c.client, key, std::string(c.args[2]), fence, timeout_ms);
+  // Earlier waiters keep their turn if the key is free right now: serve the queue in order.
+  if (absent) queues.MarkReady(c.db.index(), std::string(key));
+}
+
+void DelTpCommand(CommandContext& c) {
+  int64_t deleted = 0;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    Entry* e = c.db.LookupWrite(c.args[i]);
+    if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.id) {
+      c.db.Remove(e, RemoveCause::kDeleted);
+      ++deleted;
+    }
+  }
+  c.reply.Int(deleted);
+}
+
+}  // namespace
+
+void RegisterTempKeyCommands(CommandTable& t) {
+  t.Register({.name = "settp", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclString | kAclSlow,
+              .handler = SetTpCommand});
+  t.Register({.name = "bsettp", .arity = -4, .flags = kCmdWrite | kCmdDenyOom | kCmdBlocking,
+              .first_key = 1, .last_key = 1, .key_step = 1,
+              .acl = kAclWrite | kAclString | kAclSlow | kAclBlocking, .handler = BSetTpCommand});
+  t.Register({.name = "deltp", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
+              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .handler = DelTpCommand});
+}
+
+}  // namespace redistp

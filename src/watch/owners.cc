@@ -1,0 +1,104 @@
+#include "watch/owners.h"
+
+#include <vector>
+
+namespace redistp {
+
+void OwnerIndex::Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence) {
+  e->set_flag(Entry::kFlagTemporary, true);
+  by_entry_[e] = Record{owner, db, fence};
+  by_owner_[owner].insert(e);
+}
+
+uint64_t OwnerIndex::OwnerOf(const Entry* e) const {
+  if (!e->has_flag(Entry::kFlagTemporary)) return 0;
+  auto it = by_entry_.find(e);
+  return it == by_entry_.end() ? 0 : it->second.owner;
+}
+
+uint64_t OwnerIndex::FenceOf(const Entry* e) const {
+  if (!e->has_flag(Entry::kFlagTemporary)) return 0;
+  auto it = by_entry_.find(e);
+  return it == by_entry_.end() ? 0 : it->second.fence;
+}
+
+size_t OwnerIndex::CountOwnedBy(uint64_t owner) const {
+  auto it = by_owner_.find(owner);
+  return it == by_owner_.end() ? 0 : it->second.size();
+}
+
+void OwnerIndex::Forget(Entry* e) {
+  auto it = by_entry_.find(e);
+  if (it == by_entry_.end()) return;
+  auto oit = by_owner_.find(it->second.owner);
+  if (oit != by_owner_.end()) {
+    oit->second.erase(e);
+    if (oit->second.empty()) by_owner_.erase(oit);
+  }
+  by_entry_.erase(it);
+}
+
+size_t OwnerIndex::ReleaseAll(uint64_t owner) {
+  auto oit = by_owner_.find(owner);
+  if (oit == by_owner_.end()) return 0;
+  // Copy first: each Remove emits kRemoved, which edits the index we are walking.
+  std::vector<std::pair<Entry*, Database*>> doomed;
+  for (Entry* e : oit->second) doomed.emplace_back(e, by_entry_.at(e).db);
+  size_t n = 0;
+  for (auto& [e, db] : doomed) {
+    // A hand-off triggered by an earlier removal cannot touch these entries: they are ours.
+    if (by_entry_.count(e) == 0) continue;
+    db->Remove(e, RemoveCause::kDeleted);
+    ++n;
+  }
+  return n;
+}
+
+void OwnerIndex::OnKeyEvent(const KeyEvent& ev) {
+  switch (ev.kind) {
+    case KeyEventKind::kRemoved:
+      if (!ev.entry->has_flag(Entry::kFlagTemporary)) break;
+      if (ev.cause == RemoveCause::kMovedOut) {
+        auto it = by_entry_.find(ev.entry);
+        if (it != by_entry_.end()) {
+          pending_move_ = PendingMove{true, ev.entry, it->second.owner, it->second.fence};
+        }
+      }
+      Forget(ev.entry);
+      break;
+    case KeyEventKind::kAdded:
+      if (ev.moved_from != nullptr && ev.entry->has_flag(Entry::kFlagTemporary)) {
+        // The source was forgotten by its kRemoved(kMovedOut); that event carried the record
+        // into pending_move_ so it can be re-attached here.
+        if (pending_move_.valid && pending_move_.from == ev.moved_from) {
+          Adopt(ev.entry, ev.db, pending_move_.owner, pending_move_.fence);
+          pending_move_.valid = false;
+        } else {
+          ev.entry->set_flag(Entry::kFlagTemporary, false);
+        }
+      }
+      break;
+    case KeyEventKind::kModified:
+      break;
+  }
+}
+
+void OwnerIndex::OnFlush(Database& db) {
+  std::vector<Entry*> doomed;
+  for (auto& [e, rec] : by_entry_) {
+    if (rec.db == &db) doomed.push_back(const_cast<Entry*>(e));
+  }
+  for (Entry* e : doomed) Forget(e);
+}
+
+void OwnerIndex::OnSwap(Database& a, Database& b) {
+  for (auto& [e, rec] : by_entry_) {
+    if (rec.db == &a) {
+      rec.db = &b;
+    } else if (rec.db == &b) {
+      rec.db = &a;
+    }
+  }
+}
+
+}  // namespace redistp

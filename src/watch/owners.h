@@ -1,0 +1,74 @@
+// OwnerIndex: which connection owns which temporary key (SETTP/BSETTP).
+//
+// The contract (../shared/spec/temporary-keys-and-watches.md): "Ownership belongs to the key
+// entry, not to the name ... Invariant: when a connection ends, exactly the keys that still
+// carry its ownership are deleted, wherever they now live. A key that was deleted and
+// re-created by someone else is never touched. Nothing else is touched."
+//
+// Model. Ownership is recorded per Entry (entries never move, see db/entry.h), with the entry's
+// Entry::kFlagTemporary bit set so the hot path can tell an ordinary key without a lookup. The
+// index follows the keyspace through the key events it listens to:
+//   - kRemoved (any cause: DEL, expiry, eviction, overwrite by RENAME/MOVE/COPY destination,
+//     source side of a rename) forgets the entry: a deleted key's ownership ends with it;
+//   - kAdded with moved_from set (RENAME/MOVE) carries the record to the new entry and database;
+//   - OnFlush forgets every entry of that database; OnSwap exchanges database pointers.
+// Value changes (SET, APPEND, EXPIRE ...) keep the entry, so ownership survives them for free.
+// ReleaseAll(owner) deletes exactly the entries still recorded for that owner, through
+// Database::Remove, so the deletion has every side effect of DEL (watch pushes, hand-offs).
+//
+// Fencing tokens come from one counter that only grows for the life of the server.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "db/database.h"
+#include "db/keyspace_events.h"
+
+namespace redistp {
+
+class OwnerIndex : public KeyspaceListener {
+ public:
+  // Marks `e` (just created in `db`) as owned by `owner`. fence = 0 for no fencing token.
+  void Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence);
+  // Owner id of the entry, 0 for an ordinary key.
+  uint64_t OwnerOf(const Entry* e) const;
+  // Fencing token of the entry, 0 if none.
+  uint64_t FenceOf(const Entry* e) const;
+  size_t CountOwnedBy(uint64_t owner) const;
+  size_t size() const { return by_entry_.size(); }
+  // Deletes every key still owned by `owner` (DEL semantics). Returns how many.
+  size_t ReleaseAll(uint64_t owner);
+  // The next fencing token (strictly greater than every earlier one).
+  uint64_t NextFence() { return ++last_fence_; }
+  uint64_t last_fence() const { return last_fence_; }
+
+  void OnKeyEvent(const KeyEvent& ev) override;
+  void OnFlush(Database& db) override;
+  void OnSwap(Database& a, Database& b) override;
+
+ private:
+  struct Record {
+    uint64_t owner;
+    Database* db;
+    uint64_t fence;
+  };
+  void Forget(Entry* e);
+
+  // RENAME/MOVE emit kRemoved(kMovedOut) for the source and then kAdded(moved_from) for the
+  // new entry; the record waits here between the two events.
+  struct PendingMove {
+    bool valid = false;
+    const Entry* from = nullptr;
+    uint64_t owner = 0;
+    uint64_t fence = 0;
+  };
+  PendingMove pending_move_;
+
+  std::unordered_map<const Entry*, Record> by_entry_;
+  std::unordered_map<uint64_t, std::unordered_set<Entry*>> by_owner_;
+  uint64_t last_fence_ = 0;
+};
+
+}  // namespace redistp
