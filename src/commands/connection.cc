@@ -35,6 +35,11 @@ void SelectCommand(CommandContext& c) {
     c.reply.Error(err::kNotInteger);
     return;
   }
+  // Redis reads the index as a C int first.
+  if (index < INT32_MIN || index > INT32_MAX) {
+    c.reply.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    return;
+  }
   Status s = c.server.SelectDb(c.client, index);
   if (!s.ok()) {
     c.reply.Error(s.message());
@@ -126,7 +131,7 @@ void HelloCommand(CommandContext& c) {
   }
   if (!c.client.authenticated) {
     c.reply.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise "
-                  "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the "
+                  "the HELLO AUTH <user> <pass> option can be used to authenticate the "
                   "client and select the RESP protocol version at the same time");
     return;
   }

@@ -1,8 +1,280 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// Generic key commands: the ones that work on keys whatever their type.
+//
+// DEL, UNLINK, EXISTS, TYPE, TOUCH, RENAME, RENAMENX, MOVE, COPY, RANDOMKEY, DBSIZE, FLUSHDB,
+// FLUSHALL and SWAPDB. (KEYS, SCAN, OBJECT and MEMORY USAGE live in keys_inspect.cc; the TTL
+// family in keys_expire.cc.)
+//
+// Every change goes through the Database, which emits the key events: a rename or a move is
+// Database::MoveEntry, so whatever is attached to the entry (TTL, LRU data, ownership of a
+// temporary key) travels with it, and listeners see "moved out" then "added", never a plain
+// delete. COPY is the exception on purpose: the copy is a new key (Add), owned by nobody.
+//
+// Lookups follow Redis's flavours, which matter for INFO's keyspace_hits/misses and for
+// OBJECT IDLETIME: EXISTS and TYPE count but do not touch, TOUCH counts and touches, the
+// write commands neither count nor (observably) touch.
+#include <string>
+#include <string_view>
+
+#include "commands/keys_util.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/server.h"
+#include "types/value.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
 
-void RegisterKeyCommands(CommandTable& /*table*/) {}
+// DEL and UNLINK: both delete at once (there is no background freeing yet); a key named
+// twice counts once because the second lookup misses. An expired key counts as absent.
+void DelCommand(CommandContext& c) {
+  int64_t removed = 0;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    Entry* e = c.db.LookupWrite(c.args[i]);
+    if (e == nullptr) continue;
+    c.db.Remove(e, RemoveCause::kDeleted);
+    ++removed;
+  }
+  c.reply.Int(removed);
+}
+
+// EXISTS counts every argument that names a live key, repeats included.
+void ExistsCommand(CommandContext& c) {
+  int64_t found = 0;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    if (keycmd::LookupNoTouch(c, c.args[i]) != nullptr) ++found;
+  }
+  c.reply.Int(found);
+}
+
+void TypeCommand(CommandContext& c) {
+  Entry* e = keycmd::LookupNoTouch(c, c.args[1]);
+  c.reply.Simple(e == nullptr ? "none" : ValueTypeName(e->value.type()));
+}
+
+// TOUCH is a read access (updates LRU/LFU data) that replies how many keys exist.
+void TouchCommand(CommandContext& c) {
+  int64_t found = 0;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    if (c.db.LookupRead(c.args[i]) != nullptr) ++found;
+  }
+  c.reply.Int(found);
+}
+
+// RENAME / RENAMENX. The source must exist even when both names are equal; renaming a key
+// onto itself is then a no-op that RENAME acknowledges with OK and RENAMENX with 0 (the
+// destination "exists"). An expired destination is expired first, so it is not reported as
+// overwritten.
+void RenameGeneric(CommandContext& c, bool nx) {
+  std::string_view src = c.args[1];
+  std::string_view dst = c.args[2];
+  Entry* e = c.db.LookupWrite(src);
+  if (e == nullptr) {
+    c.reply.Error(err::kNoSuchKey);
+    return;
+  }
+  if (src == dst) {
+    if (nx) {
+      c.reply.Int(0);
+    } else {
+      c.reply.Ok();
+    }
+    return;
+  }
+  if (c.db.LookupWrite(dst) != nullptr && nx) {
+    c.reply.Int(0);
+    return;
+  }
+  c.db.MoveEntry(e, c.db, dst);
+  if (nx) {
+    c.reply.Int(1);
+  } else {
+    c.reply.Ok();
+  }
+}
+
+void RenameCommand(CommandContext& c) { RenameGeneric(c, false); }
+void RenameNxCommand(CommandContext& c) { RenameGeneric(c, true); }
+
+// MOVE key db: 1 if moved, 0 if the key is missing here or already present there. The index
+// is validated (integer, then range) before the same-database check, as Redis does, so
+// "MOVE nokey <current db>" is still an error.
+void MoveCommand(CommandContext& c) {
+  int index;
+  if (!keycmd::ParseIntArg(c, c.args[2], &index)) return;
+  Database* dst = keycmd::DbByIndexOrReply(c, index);
+  if (dst == nullptr) return;
+  if (dst == &c.db) {
+    c.reply.Error(err::kSameObject);
+    return;
+  }
+  Entry* e = c.db.LookupWrite(c.args[1]);
+  if (e == nullptr || dst->LookupWrite(c.args[1]) != nullptr) {
+    c.reply.Int(0);
+    return;
+  }
+  c.db.MoveEntry(e, *dst, c.args[1]);
+  c.reply.Int(1);
+}
+
+// A deep copy of a value for COPY. Strings keep their encoding class, so OBJECT ENCODING of the
+// copy answers like the original (int, embstr or raw). Returns false for a type whose copy is
+// not available in this build.
+bool CopyValue(const Value& v, Value* out) {
+  if (!v.is_string()) return false;
+  int64_t n;
+  if (v.is_int() && v.GetInt(&n)) {
+    *out = Value::Integer(n);
+    return true;
+  }
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view bytes = v.View(scratch);
+  bool raw = std::string_view(v.EncodingName()) == "raw";
+  *out = raw ? Value::RawString(bytes) : Value::String(bytes);
+  return true;
+}
+
+// COPY source destination [DB index] [REPLACE]. Options are parsed first (so a bad DB index is
+// reported even for a missing source); copying a key onto itself in the same database is an
+// error. The TTL is copied; the destination, when replaced, is removed as "overwritten".
+void CopyCommand(CommandContext& c) {
+  Database* dst_db = &c.db;
+  bool replace = false;
+  for (size_t j = 3; j < c.args.size(); ++j) {
+    if (EqualsIgnoreCase(c.args[j], "replace")) {
+      replace = true;
+    } else if (EqualsIgnoreCase(c.args[j], "db") && j + 1 < c.args.size()) {
+      int index;
+      if (!keycmd::ParseIntArg(c, c.args[j + 1], &index)) return;
+      dst_db = keycmd::DbByIndexOrReply(c, index);
+      if (dst_db == nullptr) return;
+      ++j;
+    } else {
+      c.reply.Error(err::kSyntax);
+      return;
+    }
+  }
+  std::string_view src_key = c.args[1];
+  std::string_view dst_key = c.args[2];
+  if (dst_db == &c.db && src_key == dst_key) {
+    c.reply.Error(err::kSameObject);
+    return;
+  }
+  Entry* src = c.db.LookupRead(src_key);
+  if (src == nullptr) {
+    c.reply.Int(0);
+    return;
+  }
+  Entry* old = dst_db->LookupWrite(dst_key);
+  if (old != nullptr && !replace) {
+    c.reply.Int(0);
+    return;
+  }
+  Value copy;
+  if (!CopyValue(src->value, &copy)) {
+    c.reply.Error(std::string("ERR COPY is not supported for values of type ") +
+                  ValueTypeName(src->value.type()) + " yet");
+    return;
+  }
+  int64_t expire_ms = src->expire_ms;
+  if (old != nullptr) dst_db->Remove(old, RemoveCause::kOverwritten);
+  Entry* added = dst_db->Add(dst_key, std::move(copy));
+  if (expire_ms != 0) dst_db->SetExpire(added, expire_ms);
+  c.reply.Int(1);
+}
+
+void RandomKeyCommand(CommandContext& c) {
+  Entry* e = c.db.RandomKey();
+  if (e == nullptr) {
+    c.reply.Null();
+  } else {
+    c.reply.Bulk(e->key());
+  }
+}
+
+void DbSizeCommand(CommandContext& c) { c.reply.Int(static_cast<int64_t>(c.db.size())); }
+
+// FLUSHDB/FLUSHALL take at most one argument, ASYNC or SYNC. Both are accepted; the flush
+// always runs synchronously (there is no background freeing thread). Returns false after
+// replying a syntax error.
+bool ParseFlushMode(CommandContext& c) {
+  if (c.args.size() > 2 || (c.args.size() == 2 && !EqualsIgnoreCase(c.args[1], "async") &&
+                            !EqualsIgnoreCase(c.args[1], "sync"))) {
+    c.reply.Error(err::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void FlushDbCommand(CommandContext& c) {
+  if (!ParseFlushMode(c)) return;
+  c.db.Flush();
+  c.reply.Ok();
+}
+
+void FlushAllCommand(CommandContext& c) {
+  if (!ParseFlushMode(c)) return;
+  for (int i = 0; i < c.server.db_count(); ++i) c.server.db(i).Flush();
+  c.reply.Ok();
+}
+
+// SWAPDB a b: clients keep pointing at their Database object, whose contents are exchanged,
+// so every client selected on a or b sees the other's keys at once. Swapping a database with
+// itself is a successful no-op.
+void SwapDbCommand(CommandContext& c) {
+  int a, b;
+  if (!keycmd::ParseIntArg(c, c.args[1], &a, err::kInvalidFirstDbIndex)) return;
+  if (!keycmd::ParseIntArg(c, c.args[2], &b, err::kInvalidSecondDbIndex)) return;
+  if (a < 0 || b < 0 || a >= c.server.db_count() || b >= c.server.db_count()) {
+    c.reply.Error(err::kDbIndexRange);
+    return;
+  }
+  if (a != b) Database::Swap(c.server.db(a), c.server.db(b));
+  c.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterKeyCommands(CommandTable& t) {
+  t.Register({.name = "del", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
+              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow, .handler = DelCommand});
+  t.Register({.name = "unlink", .arity = -2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .handler = DelCommand});
+  t.Register({.name = "exists", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
+              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+              .handler = ExistsCommand});
+  t.Register({.name = "type", .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+              .handler = TypeCommand});
+  t.Register({.name = "touch", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
+              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+              .handler = TouchCommand});
+  t.Register({.name = "rename", .arity = 3, .flags = kCmdWrite, .first_key = 1, .last_key = 2,
+              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .handler = RenameCommand});
+  t.Register({.name = "renamenx", .arity = 3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+              .last_key = 2, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .handler = RenameNxCommand});
+  t.Register({.name = "move", .arity = 3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .handler = MoveCommand});
+  t.Register({.name = "copy", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+              .last_key = 2, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .handler = CopyCommand});
+  t.Register({.name = "randomkey", .arity = 1, .flags = kCmdReadOnly,
+              .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = RandomKeyCommand});
+  t.Register({.name = "dbsize", .arity = 1, .flags = kCmdReadOnly | kCmdFast,
+              .acl = kAclKeyspace | kAclRead | kAclFast, .handler = DbSizeCommand});
+  t.Register({.name = "flushdb", .arity = -1, .flags = kCmdWrite,
+              .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
+              .handler = FlushDbCommand});
+  t.Register({.name = "flushall", .arity = -1, .flags = kCmdWrite,
+              .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
+              .handler = FlushAllCommand});
+  t.Register({.name = "swapdb", .arity = 3, .flags = kCmdWrite | kCmdFast,
+              .acl = kAclKeyspace | kAclWrite | kAclFast | kAclDangerous,
+              .handler = SwapDbCommand});
+}
 
 }  // namespace redistp

@@ -1,8 +1,186 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// Key expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, EXPIRETIME,
+// PEXPIRETIME and PERSIST.
+//
+// Model. A TTL is an absolute unix time in milliseconds stored in the entry (Entry::expire_ms,
+// 0 = none) and indexed by the Database for active expiry. The four setters share one
+// implementation that turns its argument into that absolute time: seconds are scaled by 1000,
+// relative times are added to the command's cached clock (server.keyspace().now_ms, the same
+// "now" the lookups use), and every step is overflow-checked the way Redis 7.0 checks it, so
+// an out-of-range time answers "invalid expire time in '<command>' command" instead of
+// wrapping around.
+//
+// A time that is already due (<= now) does not set a TTL: the key is deleted at once and the
+// reply is 1, as in Redis (which propagates such an EXPIRE as a DEL). The deletion goes through
+// Database::Remove with cause kDeleted, not kExpired: nothing expired by itself, the client
+// asked for the key to go. While loading (expiry disabled) the time is stored instead.
+//
+// NX/XX/GT/LT compare against the current TTL, a key without one counting as infinite: GT never
+// succeeds on it, LT always does.
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "commands/keys_util.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/server.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
 
-void RegisterExpireCommands(CommandTable& /*table*/) {}
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+enum ExpireFlag : unsigned {
+  kExpireNx = 1u << 0,
+  kExpireXx = 1u << 1,
+  kExpireGt = 1u << 2,
+  kExpireLt = 1u << 3,
+};
+
+// Parses the NX|XX|GT|LT options after the time. Every option is checked before the
+// compatibility rules, so an unknown word wins over a conflict. Replies and returns false on
+// error.
+bool ParseExpireFlags(CommandContext& c, unsigned* flags) {
+  *flags = 0;
+  for (size_t i = 3; i < c.args.size(); ++i) {
+    std::string_view a = c.args[i];
+    if (EqualsIgnoreCase(a, "nx")) {
+      *flags |= kExpireNx;
+    } else if (EqualsIgnoreCase(a, "xx")) {
+      *flags |= kExpireXx;
+    } else if (EqualsIgnoreCase(a, "gt")) {
+      *flags |= kExpireGt;
+    } else if (EqualsIgnoreCase(a, "lt")) {
+      *flags |= kExpireLt;
+    } else {
+      c.reply.Error(err::UnsupportedOption(a));
+      return false;
+    }
+  }
+  if ((*flags & kExpireNx) && (*flags & (kExpireXx | kExpireGt | kExpireLt))) {
+    c.reply.Error(err::kExpireNxConflict);
+    return false;
+  }
+  if ((*flags & kExpireGt) && (*flags & kExpireLt)) {
+    c.reply.Error(err::kExpireGtLtConflict);
+    return false;
+  }
+  return true;
+}
+
+// Whether the options allow replacing `current` (absolute ms, 0 = no TTL) with `when`.
+bool ExpireFlagsAllow(unsigned flags, int64_t current, int64_t when) {
+  if ((flags & kExpireNx) && current != 0) return false;
+  if ((flags & kExpireXx) && current == 0) return false;
+  if ((flags & kExpireGt) && (current == 0 || when <= current)) return false;
+  if ((flags & kExpireLt) && current != 0 && when >= current) return false;
+  return true;
+}
+
+// The shared EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT body. `relative`: the time is an offset from
+// now; `seconds`: the time is in seconds. Order of checks as in Redis: options, integer, range,
+// then the key.
+void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
+  unsigned flags;
+  if (!ParseExpireFlags(c, &flags)) return;
+  int64_t when;
+  if (!ParseInt64(c.args[2], &when)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  const int64_t now = c.server.keyspace().now_ms;
+  if (seconds) {
+    if (when > kInt64Max / 1000 || when < kInt64Min / 1000) {
+      c.reply.Error(err::InvalidExpire(c.spec.full_name));
+      return;
+    }
+    when *= 1000;
+  }
+  const int64_t base = relative ? now : 0;
+  if (when > kInt64Max - base) {
+    c.reply.Error(err::InvalidExpire(c.spec.full_name));
+    return;
+  }
+  when += base;
+
+  Entry* e = c.db.LookupWrite(c.args[1]);
+  if (e == nullptr || !ExpireFlagsAllow(flags, e->expire_ms, when)) {
+    c.reply.Int(0);
+    return;
+  }
+  if (when <= now && c.server.keyspace().expiry_enabled) {
+    c.db.Remove(e, RemoveCause::kDeleted);
+  } else {
+    c.db.SetExpire(e, when);
+  }
+  c.reply.Int(1);
+}
+
+void ExpireCommand(CommandContext& c) { ExpireGeneric(c, true, true); }
+void PExpireCommand(CommandContext& c) { ExpireGeneric(c, true, false); }
+void ExpireAtCommand(CommandContext& c) { ExpireGeneric(c, false, true); }
+void PExpireAtCommand(CommandContext& c) { ExpireGeneric(c, false, false); }
+
+// TTL/PTTL/EXPIRETIME/PEXPIRETIME: -2 for a missing key, -1 for a key without TTL, else the
+// remaining (or absolute) time. Second forms round to the nearest second, computed without the
+// signed overflow a huge PEXPIREAT would otherwise cause.
+void TtlGeneric(CommandContext& c, bool absolute, bool millis) {
+  Entry* e = keycmd::LookupNoTouch(c, c.args[1]);
+  if (e == nullptr) {
+    c.reply.Int(-2);
+    return;
+  }
+  if (e->expire_ms == 0) {
+    c.reply.Int(-1);
+    return;
+  }
+  int64_t t = absolute ? e->expire_ms : e->expire_ms - c.server.keyspace().now_ms;
+  if (t < 0) t = 0;
+  if (millis) {
+    c.reply.Int(t);
+  } else {
+    c.reply.Int(static_cast<int64_t>((static_cast<uint64_t>(t) + 500) / 1000));
+  }
+}
+
+void TtlCommand(CommandContext& c) { TtlGeneric(c, false, false); }
+void PTtlCommand(CommandContext& c) { TtlGeneric(c, false, true); }
+void ExpireTimeCommand(CommandContext& c) { TtlGeneric(c, true, false); }
+void PExpireTimeCommand(CommandContext& c) { TtlGeneric(c, true, true); }
+
+void PersistCommand(CommandContext& c) {
+  Entry* e = c.db.LookupWrite(c.args[1]);
+  c.reply.Int(e != nullptr && c.db.Persist(e) ? 1 : 0);
+}
+
+CommandSpec SetterSpec(const char* name, CommandHandler handler) {
+  return {.name = name, .arity = -3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+          .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+          .handler = handler};
+}
+
+CommandSpec GetterSpec(const char* name, CommandHandler handler) {
+  return {.name = name, .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
+          .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+          .handler = handler};
+}
+
+}  // namespace
+
+void RegisterExpireCommands(CommandTable& t) {
+  t.Register(SetterSpec("expire", ExpireCommand));
+  t.Register(SetterSpec("pexpire", PExpireCommand));
+  t.Register(SetterSpec("expireat", ExpireAtCommand));
+  t.Register(SetterSpec("pexpireat", PExpireAtCommand));
+  t.Register(GetterSpec("ttl", TtlCommand));
+  t.Register(GetterSpec("pttl", PTtlCommand));
+  t.Register(GetterSpec("expiretime", ExpireTimeCommand));
+  t.Register(GetterSpec("pexpiretime", PExpireTimeCommand));
+  t.Register({.name = "persist", .arity = 2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .handler = PersistCommand});
+}
 
 }  // namespace redistp

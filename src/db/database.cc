@@ -11,7 +11,54 @@ int64_t SteadyNowUs() {
       .count();
 }
 
+// LFU data in the entry's 24 access bits: the minute (mod 2^16) of the last decay in the high
+// 16 bits, a logarithmic access counter in the low 8. New keys start at kLfuInitial so they are
+// not evicted before they had a chance to be used.
+constexpr uint32_t kLfuInitial = 5;
+
+uint32_t MinutesNow(int64_t now_ms) { return static_cast<uint32_t>(now_ms / 60000) & 0xFFFF; }
+
+uint32_t LfuDecayed(uint32_t data, int64_t now_ms, int decay_time) {
+  uint32_t last = data >> 8;
+  uint32_t counter = data & 0xFF;
+  uint32_t now = MinutesNow(now_ms);
+  uint32_t elapsed = now >= last ? now - last : 0xFFFF - last + now;
+  uint32_t periods = decay_time > 0 ? elapsed / static_cast<uint32_t>(decay_time) : 0;
+  return periods >= counter ? 0 : counter - periods;
+}
+
+// Increments the counter with probability 1 / ((counter - initial) * factor + 1), so it grows
+// roughly logarithmically with the number of accesses and saturates at 255.
+uint32_t LfuIncrement(uint32_t counter, int factor) {
+  if (counter >= 255) return 255;
+  static thread_local uint64_t rng = 0x2545F4914F6CDD1DULL;
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  double r = static_cast<double>(rng >> 11) / static_cast<double>(1ULL << 53);
+  double base = counter > kLfuInitial ? counter - kLfuInitial : 0;
+  return r < 1.0 / (base * factor + 1) ? counter + 1 : counter;
+}
+
 }  // namespace
+
+void Database::InitAccess(Entry* e) {
+  if (ctx_->lfu) {
+    e->set_lru((MinutesNow(ctx_->now_ms) << 8) | kLfuInitial);
+  } else {
+    e->set_lru(ctx_->lru_clock);
+  }
+}
+
+void Database::TouchAccess(Entry* e) {
+  if (ctx_->lfu) {
+    uint32_t counter = LfuDecayed(e->lru(), ctx_->now_ms, ctx_->lfu_decay_time);
+    counter = LfuIncrement(counter, ctx_->lfu_log_factor);
+    e->set_lru((MinutesNow(ctx_->now_ms) << 8) | counter);
+  } else {
+    e->set_lru(ctx_->lru_clock);
+  }
+}
 
 Database::~Database() {
   expires_.Clear();
@@ -41,13 +88,13 @@ Entry* Database::LookupRead(std::string_view key) {
     return nullptr;
   }
   ++ctx_->keyspace_hits;
-  e->set_lru(ctx_->lru_clock);
+  TouchAccess(e);
   return e;
 }
 
 Entry* Database::LookupWrite(std::string_view key) {
   Entry* e = LookupInternal(key);
-  if (e != nullptr) e->set_lru(ctx_->lru_clock);
+  if (e != nullptr) TouchAccess(e);
   return e;
 }
 
@@ -55,7 +102,7 @@ Entry* Database::Peek(std::string_view key) { return LookupInternal(key); }
 
 Entry* Database::Add(std::string_view key, Value&& value) {
   Entry* e = Entry::Create(key, std::move(value));
-  e->set_lru(ctx_->lru_clock);
+  InitAccess(e);
   dict_.Insert(e);
   Emit(KeyEventKind::kAdded, e);
   return e;
@@ -67,7 +114,7 @@ void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl) {
     expires_.Erase(e);
     e->expire_ms = 0;
   }
-  e->set_lru(ctx_->lru_clock);
+  TouchAccess(e);
   Emit(KeyEventKind::kModified, e);
 }
 

@@ -27,6 +27,10 @@ struct KeyspaceContext {
   uint32_t lru_clock = 0;     // seconds, 24 bits
   bool expiry_enabled = true; // false while loading
   bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
+  // Access tracking: LRU clock (default) or LFU counters when maxmemory-policy is *-lfu.
+  bool lfu = false;
+  int lfu_log_factor = 10;
+  int lfu_decay_time = 1;
   KeyspaceListener* listener = nullptr;
   // Stats (INFO stats).
   uint64_t expired_keys = 0;
@@ -99,6 +103,9 @@ class Database {
 
  private:
   Entry* LookupInternal(std::string_view key);
+  // Records an access: the LRU clock, or an LFU counter step (see database.cc).
+  void TouchAccess(Entry* e);
+  void InitAccess(Entry* e);
   void Emit(KeyEventKind kind, Entry* e, RemoveCause cause = RemoveCause::kDeleted,
             Entry* moved_from = nullptr);
   // Unlinks e from the dict and the TTL index without emitting or freeing.

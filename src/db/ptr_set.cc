@@ -55,6 +55,8 @@ size_t PtrSet::Sample(size_t start, size_t max, size_t max_visits,
   if (slots_.empty()) return 0;
   size_t mask = slots_.size() - 1;
   size_t i = start & mask;
+  // Never wrap past the starting slot: each entry is returned at most once per call.
+  if (max_visits > slots_.size()) max_visits = slots_.size();
   for (size_t v = 0; v < max_visits && out->size() < max; ++v, i = (i + 1) & mask) {
     if (slots_[i] != nullptr) out->push_back(slots_[i]);
   }

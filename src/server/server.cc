@@ -44,6 +44,8 @@ Server::Server(Config config) : config_(std::move(config)) {
   hub_.Subscribe(&exec_watches_);
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
+  keyspace_.now_ms = start_time_ms_;
+  keyspace_.lru_clock = static_cast<uint32_t>(start_time_ms_ / 1000) & Entry::kLruMask;
 }
 
 Server::~Server() {
@@ -101,6 +103,16 @@ Status Server::Init() {
     log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
     return Status::Ok();
   });
+  auto sync_access_tracking = [this]() {
+    MaxmemoryPolicy p = config_.maxmemory_policy_kind;
+    keyspace_.lfu = p == MaxmemoryPolicy::kVolatileLfu || p == MaxmemoryPolicy::kAllkeysLfu;
+    keyspace_.lfu_log_factor = config_.lfu_log_factor;
+    keyspace_.lfu_decay_time = config_.lfu_decay_time;
+    return Status::Ok();
+  };
+  sync_access_tracking();
+  config_.OnChange({"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"},
+                   sync_access_tracking);
   watch_timer_ = evtimer_new(base_, &Server::WatchTimerCallback, this);
   WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;

@@ -1,0 +1,310 @@
+// Commands that look at the keyspace without changing values: KEYS, SCAN, OBJECT and
+// MEMORY USAGE.
+//
+// KEYS walks the whole table in one go (it is O(N) by definition, and flagged dangerous); it
+// skips keys whose TTL is due without deleting them, as Redis does. SCAN is incremental: it
+// drives Database::Scan, whose reverse-binary cursor survives table growth and shrinking
+// between calls, and which deletes the expired keys it meets. As in Redis, COUNT bounds the
+// number of keys *gathered* (before MATCH and TYPE filtering), and at most COUNT*10 buckets
+// are visited per call, so a sparse or heavily filtered table cannot make one call long.
+//
+// OBJECT reports per-key internals: the string encoding class, a reference count (Redis shares
+// the objects of small integers, which we mimic in the answer), the idle time from the entry's
+// LRU clock, or the LFU access frequency. The entry's 24 LRU bits hold either an LRU clock in
+// seconds or, under an LFU maxmemory policy, Redis's LFU layout: 16 bits of "last decrement
+// time" in minutes and an 8-bit logarithmic counter.
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/keys_util.h"
+#include "commands/register.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/server.h"
+#include "types/value.h"
+#include "util/glob.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+void KeysCommand(CommandContext& c) {
+  std::string_view pattern = c.args[1];
+  const bool all = pattern == "*";
+  size_t handle = c.reply.DeferLen();
+  size_t n = 0;
+  c.db.dict().ForEach([&](Entry* e) {
+    if (!all && !GlobMatch(pattern, e->key())) return;
+    if (c.db.IsExpired(e)) return;
+    c.reply.Bulk(e->key());
+    ++n;
+  });
+  c.reply.SetDeferredLen(handle, '*', n);
+}
+
+// SCAN's cursor is an unsigned 64-bit number parsed like C's strtoull: optional sign (a minus
+// negates modulo 2^64), decimal digits, nothing after; leading spaces are refused and an empty
+// string is cursor 0. Anything else, or a value over 2^64-1, is an invalid cursor.
+bool ParseScanCursor(std::string_view s, uint64_t* out) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    negative = s[i] == '-';
+    ++i;
+  }
+  if (i == s.size()) {
+    // "" parses as 0 (nothing consumed, nothing left); a lone sign leaves the sign unparsed.
+    *out = 0;
+    return s.empty();
+  }
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = negative ? (~v + 1) : v;
+  return true;
+}
+
+// SCAN cursor [MATCH pattern] [COUNT n] [TYPE type].
+void ScanCommand(CommandContext& c) {
+  uint64_t cursor;
+  if (!ParseScanCursor(c.args[1], &cursor)) {
+    c.reply.Error(err::kInvalidCursor);
+    return;
+  }
+  std::string_view pattern;
+  std::string_view type;
+  bool has_pattern = false, has_type = false;
+  int64_t count = 10;
+  for (size_t j = 2; j < c.args.size(); j += 2) {
+    if (j + 1 >= c.args.size()) {
+      c.reply.Error(err::kSyntax);
+      return;
+    }
+    std::string_view opt = c.args[j];
+    std::string_view val = c.args[j + 1];
+    if (EqualsIgnoreCase(opt, "count")) {
+      if (!ParseInt64(val, &count)) {
+        c.reply.Error(err::kNotInteger);
+        return;
+      }
+      if (count < 1) {
+        c.reply.Error(err::kSyntax);
+        return;
+      }
+    } else if (EqualsIgnoreCase(opt, "match")) {
+      pattern = val;
+      has_pattern = val != "*";
+    } else if (EqualsIgnoreCase(opt, "type")) {
+      type = val;
+      has_type = true;
+    } else {
+      c.reply.Error(err::kSyntax);
+      return;
+    }
+  }
+
+  KeyspaceContext& ks = c.server.keyspace();
+  std::vector<Entry*> keys;
+  uint64_t gathered = 0;
+  auto visit = [&](Entry* e) {
+    ++gathered;
+    if (has_pattern && !GlobMatch(pattern, e->key())) return;
+    if (has_type) {
+      // Redis looks the key up to learn its type, which counts as a keyspace hit.
+      ++ks.keyspace_hits;
+      if (!EqualsIgnoreCase(type, ValueTypeName(e->value.type()))) return;
+    }
+    keys.push_back(e);
+  };
+  const uint64_t target = static_cast<uint64_t>(count);
+  uint64_t max_steps = target > std::numeric_limits<uint64_t>::max() / 10
+                           ? std::numeric_limits<uint64_t>::max()
+                           : target * 10;
+  do {
+    cursor = c.db.Scan(cursor, visit);
+  } while (cursor != 0 && max_steps-- > 0 && gathered < target);
+
+  c.reply.Array(2);
+  char buf[24];
+  int len = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
+  c.reply.Bulk(std::string_view(buf, static_cast<size_t>(len)));
+  c.reply.Array(keys.size());
+  for (Entry* e : keys) c.reply.Bulk(e->key());
+}
+
+// --- OBJECT -----------------------------------------------------------------------------------
+
+// Redis keeps one shared object per integer 0..9999 and hands it to every key holding that
+// number, unless maxmemory is set with an LRU/LFU policy (shared objects cannot carry per-key
+// access data). Such an object reports INT_MAX as its reference count.
+constexpr int64_t kSharedIntegers = 10000;
+constexpr int64_t kSharedRefcount = 2147483647;
+
+bool PolicyIsLfu(Server& s) {
+  MaxmemoryPolicy p = s.config().maxmemory_policy_kind;
+  return p == MaxmemoryPolicy::kVolatileLfu || p == MaxmemoryPolicy::kAllkeysLfu;
+}
+bool PolicyIsLru(Server& s) {
+  MaxmemoryPolicy p = s.config().maxmemory_policy_kind;
+  return p == MaxmemoryPolicy::kVolatileLru || p == MaxmemoryPolicy::kAllkeysLru;
+}
+
+// Looks up the OBJECT subcommand's key (argv[2]) without touching it; replies null if absent.
+Entry* ObjectLookupOrReply(CommandContext& c) {
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  if (e == nullptr) c.reply.Null();
+  return e;
+}
+
+void ObjectEncodingCommand(CommandContext& c) {
+  Entry* e = ObjectLookupOrReply(c);
+  if (e != nullptr) c.reply.Bulk(e->value.EncodingName());
+}
+
+void ObjectRefcountCommand(CommandContext& c) {
+  Entry* e = ObjectLookupOrReply(c);
+  if (e == nullptr) return;
+  int64_t n;
+  bool shared_allowed =
+      c.server.config().maxmemory == 0 || !(PolicyIsLfu(c.server) || PolicyIsLru(c.server));
+  bool shared =
+      shared_allowed && e->value.is_int() && e->value.GetInt(&n) && n >= 0 && n < kSharedIntegers;
+  c.reply.Int(shared ? kSharedRefcount : 1);
+}
+
+// Seconds since the key's last access, on the 24-bit seconds clock (which wraps every ~194
+// days; an entry older than the wrap is reported modulo it, as in Redis).
+void ObjectIdletimeCommand(CommandContext& c) {
+  Entry* e = ObjectLookupOrReply(c);
+  if (e == nullptr) return;
+  if (PolicyIsLfu(c.server)) {
+    c.reply.Error(err::kLfuSelected);
+    return;
+  }
+  uint32_t clock = c.server.keyspace().lru_clock;
+  uint32_t lru = e->lru();
+  int64_t idle = clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
+  c.reply.Int(idle);
+}
+
+// LFU data: the high 16 of the 24 bits are the minute (mod 2^16) of the last decrement, the low
+// 8 the counter. The reported frequency is the counter after the decay owed since then: one
+// step per lfu-decay-time minutes (0 = no decay).
+void ObjectFreqCommand(CommandContext& c) {
+  Entry* e = ObjectLookupOrReply(c);
+  if (e == nullptr) return;
+  if (!PolicyIsLfu(c.server)) {
+    c.reply.Error(err::kLfuNotSelected);
+    return;
+  }
+  uint32_t ldt = e->lru() >> 8;
+  int64_t counter = e->lru() & 0xFF;
+  uint32_t now_min = static_cast<uint32_t>(c.server.keyspace().now_ms / 60000) & 0xFFFF;
+  int64_t elapsed = now_min >= ldt ? now_min - ldt : 0xFFFF - ldt + now_min;
+  int64_t decay = c.server.config().lfu_decay_time;
+  int64_t periods = decay > 0 ? elapsed / decay : 0;
+  c.reply.Int(periods > counter ? 0 : counter - periods);
+}
+
+void ObjectHelpCommand(CommandContext& c) {
+  static constexpr std::string_view kLines[] = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Prints this help.",
+  };
+  c.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) c.reply.Simple(line);
+}
+
+// --- MEMORY USAGE -----------------------------------------------------------------------------
+
+// MEMORY USAGE key [SAMPLES n]: the bytes the key costs — its entry block (header and key
+// bytes, as allocated), what the value holds outside the entry, and its slot in the bucket
+// array. SAMPLES (validated: an integer >= 0) only matters for aggregates, which are measured
+// whole today.
+void MemoryUsageCommand(CommandContext& c) {
+  for (size_t j = 3; j < c.args.size(); ++j) {
+    if (EqualsIgnoreCase(c.args[j], "samples") && j + 1 < c.args.size()) {
+      int64_t samples;
+      if (!ParseInt64(c.args[j + 1], &samples)) {
+        c.reply.Error(err::kNotInteger);
+        return;
+      }
+      if (samples < 0) {
+        c.reply.Error(err::kSyntax);
+        return;
+      }
+      ++j;
+    } else {
+      c.reply.Error(err::kSyntax);
+      return;
+    }
+  }
+  Entry* e = c.db.Peek(c.args[2]);
+  if (e == nullptr) {
+    c.reply.Null();
+    return;
+  }
+  size_t bytes = e->AllocSize() + e->value.HeapBytes() + sizeof(Entry*);
+  c.reply.Int(static_cast<int64_t>(bytes));
+}
+
+CommandSpec ObjectKeySubcommand(const char* name, CommandHandler handler) {
+  return {.name = name, .arity = 3, .flags = kCmdReadOnly, .first_key = 2, .last_key = 2,
+          .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = handler};
+}
+
+}  // namespace
+
+CommandSpec MemoryUsageSubcommand() {
+  return {.name = "usage", .arity = -3, .flags = kCmdReadOnly, .first_key = 2, .last_key = 2,
+          .key_step = 1, .acl = kAclRead | kAclSlow, .handler = MemoryUsageCommand};
+}
+
+void RegisterKeyInspectCommands(CommandTable& t) {
+  t.Register({.name = "keys", .arity = 2, .flags = kCmdReadOnly,
+              .acl = kAclKeyspace | kAclRead | kAclSlow | kAclDangerous, .handler = KeysCommand});
+  t.Register({.name = "scan", .arity = -2, .flags = kCmdReadOnly,
+              .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = ScanCommand});
+  t.Register({.name = "object",
+              .arity = -2,
+              .acl = kAclSlow,
+              .subcommands = {
+                  ObjectKeySubcommand("encoding", ObjectEncodingCommand),
+                  ObjectKeySubcommand("refcount", ObjectRefcountCommand),
+                  ObjectKeySubcommand("idletime", ObjectIdletimeCommand),
+                  ObjectKeySubcommand("freq", ObjectFreqCommand),
+                  CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
+                              .acl = kAclKeyspace | kAclSlow, .handler = ObjectHelpCommand},
+              }});
+  // MEMORY's other subcommands (STATS, DOCTOR, MALLOC-STATS, PURGE, HELP) belong to the
+  // introspection family; until it registers the container with MemoryUsageSubcommand(),
+  // MEMORY is registered here with USAGE alone.
+  if (t.Find("memory") == nullptr) {
+    t.Register({.name = "memory", .arity = -2, .acl = kAclSlow,
+                .subcommands = {MemoryUsageSubcommand()}});
+  }
+}
+
+}  // namespace redistp

@@ -1,0 +1,488 @@
+# Starting, reaching and stopping the servers under test.
+#
+# Model: `start_server` pushes a server on a stack, runs its body, and pops
+# it.  Level 0 is the innermost server, -1 the one around it, and so on
+# (`srv -1 port`, `r -1 get foo`).  A local server gets its own directory
+# tests/tmp/server.<pid>.<n>/ holding the generated config file and the
+# server's combined stdout/stderr ("stdout", which is also its log), listens
+# on 127.0.0.1 on a free port, and is started as a command pipeline so that
+# closing the pipeline reaps it and yields its exit status.
+#
+# When the body ends the server is sent SIGTERM, then SIGKILL after 10 s.
+# The server counts as crashed (one failure) if it died of a signal other
+# than our SIGTERM, exited with a non-zero status, needed SIGKILL, or its
+# log has a sanitizer report.  After a failed test the servers on the stack
+# are checked; if one is gone the rest of the file is abandoned, because
+# every later test would fail for the same reason.
+#
+# With --host/--port no server is started: every start_server uses the
+# external server, blocks tagged external:skip are skipped, and so are blocks
+# that need a config of their own (overrides, args or config).
+
+namespace eval ::server {
+    variable stack {}
+    variable binary ""
+    variable host ""
+    variable port 0
+    variable counter 0
+    variable startup_timeout_ms 10000
+    variable shutdown_timeout_ms 10000
+    variable default_db 9
+    variable root ""
+}
+
+# srv ?level? property: host, port, client, pid, stdout (log path),
+# config_file, dir, db, external.
+proc srv {args} {
+    set level 0
+    if {[string is integer -strict [lindex $args 0]]} {
+        set level [lindex $args 0]
+        set args [lrange $args 1 end]
+    }
+    set entry [::server::entry $level]
+    set property [lindex $args 0]
+    if {$property eq "config"} {set property config_file}
+    if {![dict exists $entry $property]} {
+        error "srv: unknown property '$property'"
+    }
+    return [dict get $entry $property]
+}
+
+proc ::server::index {level} {
+    variable stack
+    set idx [expr {[llength $stack] - 1 + $level}]
+    if {$level > 0 || $idx < 0} {
+        error "no server at level $level (there are [llength $stack])"
+    }
+    return $idx
+}
+
+proc ::server::entry {level} {
+    return [lindex $::server::stack [index $level]]
+}
+
+proc ::server::set_property {level key value} {
+    variable stack
+    set idx [index $level]
+    set entry [lindex $stack $idx]
+    dict set entry $key $value
+    lset stack $idx $entry
+}
+
+# r ?level? command args...: runs a command on a server's default client.
+proc r {args} {
+    set level 0
+    if {[string is integer -strict [lindex $args 0]]} {
+        set level [lindex $args 0]
+        set args [lrange $args 1 end]
+    }
+    set client [srv $level client]
+    if {[info commands $client] eq ""} {
+        # The test closed the default client (`r close`): reopen it.
+        reconnect $level
+        set client [srv $level client]
+    }
+    return [$client {*}$args]
+}
+
+# A new synchronous client on the server at level, with its test db selected.
+proc redis_client {{level 0}} {
+    set c [::redis::redis [srv $level host] [srv $level port] 0]
+    set db [srv $level db]
+    if {$db != 0} {$c select $db}
+    return $c
+}
+
+# A new deferring client: commands are sent, replies are read with `$c read`.
+proc redis_deferring_client {{level 0}} {
+    set c [::redis::redis [srv $level host] [srv $level port] 1]
+    set db [srv $level db]
+    if {$db != 0} {
+        $c select $db
+        $c read
+    }
+    return $c
+}
+
+# Replaces the default client of the server at level with a fresh one.
+proc reconnect {{level 0}} {
+    catch {[srv $level client] close}
+    ::server::set_property $level client [redis_client $level]
+}
+
+# Returns 1 if the process exists and is not a zombie.
+proc ::server::process_alive {pid} {
+    if {$pid eq ""} {return 0}
+    if {[catch {open /proc/$pid/stat r} f]} {return 0}
+    set stat [read $f]
+    close $f
+    set state [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 0]
+    return [expr {$state ni {Z X}}]
+}
+
+proc is_alive {{level 0}} {
+    return [::server::process_alive [srv $level pid]]
+}
+
+# Picks a port nobody listens on now: a random one in 20000-32767 (below
+# Linux's ephemeral range) that we can bind ourselves.
+proc ::server::find_free_port {} {
+    for {set i 0} {$i < 200} {incr i} {
+        set port [expr {20000 + int(rand() * 12700)}]
+        if {[catch {socket -server {apply {args {}}} -myaddr 127.0.0.1 $port} s]} {
+            continue
+        }
+        close $s
+        return $port
+    }
+    error "no free port found"
+}
+
+proc ::server::new_dir {} {
+    variable counter
+    set dir [file join $::server::root tests tmp server.[pid].[incr counter]]
+    file mkdir $dir
+    return $dir
+}
+
+# Returns the last n lines of the file (or "" if missing).
+proc ::server::tail {path {n 60}} {
+    if {$path eq "" || ![file exists $path]} {return ""}
+    set f [open $path r]
+    fconfigure $f -translation binary
+    set lines [split [read $f] \n]
+    close $f
+    return [join [lrange $lines end-$n end] \n]
+}
+
+# Formats a config value for a config file line: empty becomes "".
+proc ::server::config_value {v} {
+    if {$v eq ""} {return {""}}
+    return $v
+}
+
+proc ::server::write_config {path dir port base overrides} {
+    set f [open $path w]
+    puts $f "# Generated by tests/support/server.tcl for one test server."
+    puts $f "bind 127.0.0.1"
+    puts $f "port $port"
+    puts $f "dir [file normalize $dir]"
+    puts $f "daemonize no"
+    puts $f "save \"\""
+    puts $f "appendonly no"
+    puts $f "enable-debug-command yes"
+    if {$base ne ""} {
+        set in [open $base r]
+        puts $f [read $in]
+        close $in
+    }
+    foreach {k v} $overrides {
+        puts $f "$k [config_value $v]"
+    }
+    close $f
+}
+
+# Starts the binary and waits until it answers PING.  Returns the server
+# dict, or raises with the reason (log tail included).
+proc ::server::launch {dir base overrides extra_args} {
+    variable binary
+    set config [file join $dir redis.conf]
+    set stdout [file join $dir stdout]
+    for {set attempt 1} {$attempt <= 5} {incr attempt} {
+        set port [find_free_port]
+        write_config $config $dir $port $base $overrides
+        set pipe [open "|[list $binary $config {*}$extra_args] >& [list $stdout]" w]
+        set pid [pid $pipe]
+        ::test::emit "@@server-pid $pid"
+        set entry [dict create host 127.0.0.1 port $port pid $pid pipe $pipe \
+            stdout $stdout config_file $config dir $dir external 0 \
+            client "" db 0 overrides $overrides args $extra_args]
+        set status [wait_ready $pid $port]
+        if {$status eq "ready"} {return $entry}
+        stop_process $entry
+        if {$status eq "exited" &&
+                [string match -nocase "*address already in use*" [tail $stdout 20]]} {
+            continue
+        }
+        error "server failed to start ($status):\n[tail $stdout 40]"
+    }
+    error "server failed to start: no usable port after 5 attempts"
+}
+
+# Polls until the server answers PING: returns ready, exited or timeout.
+proc ::server::wait_ready {pid port} {
+    variable startup_timeout_ms
+    set deadline [expr {[clock milliseconds] + $startup_timeout_ms}]
+    while {[clock milliseconds] < $deadline} {
+        if {![process_alive $pid]} {return exited}
+        if {![catch {::redis::redis 127.0.0.1 $port 0 1000} c]} {
+            # NOAUTH counts as serving: the server may require a password.
+            set rc [catch {$c ping} reply]
+            set ok [expr {($rc == 0 && $reply eq "PONG") ||
+                          ($rc == 1 && [string match NOAUTH* $reply])}]
+            $c close
+            # The port may belong to someone else if our server died.
+            if {$ok && [process_alive $pid]} {return ready}
+        }
+        after 20
+    }
+    return timeout
+}
+
+# Stops a local server and reaps it.  Returns a list of problems (empty if
+# it ended cleanly).
+proc ::server::stop_process {entry} {
+    variable shutdown_timeout_ms
+    set pid [dict get $entry pid]
+    set problems {}
+    set was_alive [process_alive $pid]
+    if {$was_alive} {
+        catch {exec kill -TERM $pid}
+        set deadline [expr {[clock milliseconds] + $shutdown_timeout_ms}]
+        while {[process_alive $pid] && [clock milliseconds] < $deadline} {
+            after 10
+        }
+        if {[process_alive $pid]} {
+            catch {exec kill -KILL $pid}
+            lappend problems "did not exit within $shutdown_timeout_ms ms of SIGTERM"
+        }
+    }
+    catch {close [dict get $entry pipe]} err opts
+    set code [expr {[dict exists $opts -errorcode] ? [dict get $opts -errorcode] : "NONE"}]
+    switch -- [lindex $code 0] {
+        CHILDKILLED {
+            set sig [lindex $code 2]
+            if {!($was_alive && $sig in {SIGTERM SIGKILL})} {
+                lappend problems "killed by signal $sig"
+            }
+        }
+        CHILDSTATUS {
+            lappend problems "exited with status [lindex $code 2]"
+        }
+    }
+    ::test::emit "@@server-gone $pid"
+    set patterns {"*ERROR: AddressSanitizer*" "*runtime error:*" "*LeakSanitizer*"
+        "*ThreadSanitizer*" "*=== REDIS BUG REPORT*" "*crashed by signal*"}
+    set path [dict get $entry stdout]
+    if {[file exists $path]} {
+        set f [open $path r]
+        fconfigure $f -translation binary
+        while {[gets $f line] >= 0} {
+            foreach p $patterns {
+                if {[string match $p $line]} {
+                    lappend problems "log: [string trim $line]"
+                    break
+                }
+            }
+        }
+        close $f
+    }
+    return $problems
+}
+
+# Reports a crashed server as one failure, with its log tail.
+proc ::server::report_crash {entry problems} {
+    incr ::test::failed
+    ::test::emit "\[err\]: server crashed (pid [dict get $entry pid],\
+                  port [dict get $entry port]) in $::test::current_file"
+    foreach p [lrange $problems 0 9] {
+        ::test::emit "    $p"
+    }
+    ::test::emit "    log file: [dict get $entry stdout]"
+    foreach line [split [tail [dict get $entry stdout] 40] \n] {
+        ::test::emit "    | $line"
+    }
+}
+
+# Called by `test` after a failure: dumps logs if asked, abandons the file
+# if a server died, and gives every server a fresh default client (the old
+# one may hold unread replies).
+proc ::server::after_test_failure {} {
+    variable stack
+    set levels [llength $stack]
+    for {set i 0} {$i < $levels} {incr i} {
+        set level [expr {-$i}]
+        set entry [entry $level]
+        if {[dict get $entry external]} {
+            catch {reconnect $level}
+            continue
+        }
+        if {$::test::dump_logs} {
+            ::test::emit "    --- log of server at level $level ([dict get $entry stdout])"
+            foreach line [split [tail [dict get $entry stdout] 200] \n] {
+                ::test::emit "    | $line"
+            }
+        }
+        if {![process_alive [dict get $entry pid]]} {
+            return -code error -errorcode SERVER_DIED \
+                "server at level $level (pid [dict get $entry pid]) is gone"
+        }
+        if {[catch {reconnect $level} err]} {
+            return -code error -errorcode SERVER_DIED \
+                "server at level $level does not accept connections: $err"
+        }
+    }
+}
+
+# Parses start_server options into a dict with defaults filled in.
+proc ::server::parse_options {options} {
+    set opts [dict create tags {} overrides {} config "" args {} db ""]
+    foreach {k v} $options {
+        if {![dict exists $opts $k]} {
+            error "start_server: unknown option '$k'"
+        }
+        dict set opts $k $v
+    }
+    return $opts
+}
+
+# The db a server's clients select: 9 (like the classic suite, to keep tests
+# away from db 0) unless `db` was given, the server has fewer databases, or
+# it needs a password (clients start unauthenticated and cannot SELECT).
+proc ::server::pick_db {opts} {
+    if {[dict get $opts db] ne ""} {return [dict get $opts db]}
+    set overrides [dict get $opts overrides]
+    if {[dict exists $overrides requirepass]} {return 0}
+    if {[dict exists $overrides databases] &&
+            [dict get $overrides databases] <= $::server::default_db} {
+        return 0
+    }
+    return $::server::default_db
+}
+
+# start_server {tags {...} overrides {k v ...} config FILE args {...} db N} body
+proc start_server {options {code {}}} {
+    set opts [::server::parse_options $options]
+    lappend ::test::tags [dict get $opts tags]
+    set rc [catch {::server::run_with_server $opts $code} result ropts]
+    set ::test::tags [lrange $::test::tags 0 end-1]
+    return -options $ropts $result
+}
+
+proc ::server::run_with_server {opts code} {
+    set why [::test::skip_reason [::test::current_tags] 1]
+    if {$why ne ""} {
+        incr ::test::skipped
+        ::test::emit "\[skip\]: server block with tags {[::test::current_tags]} ($why)"
+        return
+    }
+    if {$::test::external} {
+        return [run_external $opts $code]
+    }
+    set base [dict get $opts config]
+    if {$base ne "" && ![file exists $base]} {
+        set base [file join $::server::root tests assets $base]
+    }
+    set dir [new_dir]
+    set failed_before $::test::failed
+    set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args]]
+    dict set entry db [pick_db $opts]
+    lappend ::server::stack $entry
+    if {$::test::verbose} {
+        ::test::emit "    (server pid [dict get $entry pid] port [dict get $entry port]\
+                      dir $dir)"
+    }
+    set rc [catch {
+        reconnect 0
+        uplevel 2 $code
+    } result ropts]
+    set entry [entry 0]
+    catch {[dict get $entry client] close}
+    set ::server::stack [lrange $::server::stack 0 end-1]
+    set problems [stop_process $entry]
+    if {[llength $problems]} {
+        report_crash $entry $problems
+    } elseif {$::test::failed == $failed_before && $rc != 1} {
+        catch {file delete -force $dir}
+    }
+    return -options $ropts $result
+}
+
+proc ::server::run_external {opts code} {
+    if {[llength [dict get $opts overrides]] || [llength [dict get $opts args]] ||
+            [dict get $opts config] ne ""} {
+        incr ::test::skipped
+        ::test::emit "\[skip\]: server block needing its own config\
+                      (tags [::test::current_tags])"
+        return
+    }
+    set entry [dict create host $::server::host port $::server::port pid "" \
+        pipe "" stdout "" config_file "" dir "" external 1 client "" \
+        db [pick_db $opts] overrides {} args {}]
+    lappend ::server::stack $entry
+    set rc [catch {
+        reconnect 0
+        r flushall
+        uplevel 2 $code
+    } result ropts]
+    catch {[srv 0 client] close}
+    set ::server::stack [lrange $::server::stack 0 end-1]
+    return -options $ropts $result
+}
+
+# Stops the server at level 0 (as at the end of its block) and starts it
+# again with the same config and port; its default client is reconnected.
+proc restart_server {{level 0}} {
+    set entry [::server::entry $level]
+    if {[dict get $entry external]} {error "restart_server: external server"}
+    set problems [::server::stop_process $entry]
+    if {[llength $problems]} {
+        ::server::report_crash $entry $problems
+    }
+    set pipe [open "|[list $::server::binary [dict get $entry config_file] \
+        {*}[dict get $entry args]] >>& [list [dict get $entry stdout]]" w]
+    set pid [pid $pipe]
+    ::test::emit "@@server-pid $pid"
+    ::server::set_property $level pid $pid
+    ::server::set_property $level pipe $pipe
+    set status [::server::wait_ready $pid [dict get $entry port]]
+    if {$status ne "ready"} {
+        error "server did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
+    }
+    reconnect $level
+}
+
+# Stops every server still on the stack (used when the child exits early).
+proc ::server::kill_all {} {
+    foreach entry $::server::stack {
+        if {![dict get $entry external]} {
+            catch {::server::stop_process $entry}
+        }
+    }
+    set ::server::stack {}
+}
+
+# Runs the server binary with the given arguments (no generated config) for
+# at most timeout_ms, for tests of startup failures.  Returns {status output}
+# where status is "exit N", "signal NAME" or "running" (it was still up at
+# the deadline and has been killed).  Never give it arguments that would let
+# it bind a public address: pass --bind 127.0.0.1 and a free port.
+proc run_server_briefly {argv {timeout_ms 5000}} {
+    set dir [::server::new_dir]
+    set out [file join $dir stdout]
+    set pipe [open "|[list $::server::binary {*}$argv] >& [list $out]" w]
+    set pid [pid $pipe]
+    ::test::emit "@@server-pid $pid"
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    while {[::server::process_alive $pid] && [clock milliseconds] < $deadline} {
+        after 20
+    }
+    set still_running [::server::process_alive $pid]
+    if {$still_running} {
+        catch {exec kill -KILL $pid}
+    }
+    catch {close $pipe} err opts
+    set code [expr {[dict exists $opts -errorcode] ? [dict get $opts -errorcode] : "NONE"}]
+    switch -- [lindex $code 0] {
+        CHILDSTATUS {set status "exit [lindex $code 2]"}
+        CHILDKILLED {set status "signal [lindex $code 2]"}
+        default {set status "exit 0"}
+    }
+    if {$still_running} {set status running}
+    ::test::emit "@@server-gone $pid"
+    set f [open $out r]
+    set output [read $f]
+    close $f
+    file delete -force $dir
+    return [list $status $output]
+}
