@@ -1,8 +1,149 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP: the command layer over Config (config.h).
+//
+// Config owns the parameters, their grammar, the all-or-nothing multi-pair SET and the file
+// rewrite, each with Redis 7.0's error texts; these handlers only shape arguments and replies.
+// CONFIG GET answers a map (name -> value): RESP3 clients see a map, RESP2 clients the flat
+// array of pairs.
+//
+// RESETSTAT zeroes what INFO reports as counters since startup, as Redis's does: the server
+// counters (connections, commands, network bytes, errors, rejected connections, evictions and
+// the instantaneous-metric samples), the keyspace counters (expired keys, hits, misses), the
+// error statistics by prefix, and the calls/usec/rejected/failed counts of every command and
+// subcommand. It leaves alone what is not a counter: the slowlog (SLOWLOG RESET clears that),
+// the latency monitor, used_memory_peak, and the start time.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "commands/server_info.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
 
 namespace redistp {
+namespace {
 
-void RegisterConfigCommands(CommandTable& /*table*/) {}
+void ConfigGetCommand(CommandContext& c) {
+  std::vector<std::string_view> patterns(c.args.begin() + 2, c.args.end());
+  auto result = c.server.config().Get(patterns);
+  if (!result.ok()) {
+    c.reply.Error(result.status().message());
+    return;
+  }
+  const auto& pairs = result.value();
+  c.reply.Map(pairs.size());
+  for (const auto& [name, value] : pairs) {
+    c.reply.Bulk(name);
+    c.reply.Bulk(value);
+  }
+}
+
+void ConfigSetCommand(CommandContext& c) {
+  // Pairs only: an odd count of words after SET is a syntax error, as in Redis.
+  if (c.args.size() % 2 != 0) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  for (size_t i = 2; i + 1 < c.args.size(); i += 2) pairs.emplace_back(c.args[i], c.args[i + 1]);
+  Status s = c.server.config().Set(pairs, IsLocalClient(c.client));
+  if (!s.ok()) {
+    c.reply.Error(s.message());
+    return;
+  }
+  c.reply.Ok();
+}
+
+void ResetCommandStats(const CommandSpec& spec) {
+  spec.stats = CommandStats{};
+  for (const CommandSpec& sub : spec.subcommands) ResetCommandStats(sub);
+}
+
+void ConfigResetStatCommand(CommandContext& c) {
+  ServerStats& st = c.server.stats();
+  st = ServerStats{};
+  // The next instantaneous sample measures from now, against counters that restart at zero.
+  st.last_sample_ms = Server::NowMs();
+  KeyspaceContext& ks = c.server.keyspace();
+  ks.expired_keys = 0;
+  ks.keyspace_hits = 0;
+  ks.keyspace_misses = 0;
+  ks.expired_stale_perc_samples = 0;
+  for (const auto& spec : c.server.commands().all()) ResetCommandStats(*spec);
+  c.reply.Ok();
+}
+
+void ConfigRewriteCommand(CommandContext& c) {
+  Status s = c.server.config().Rewrite();
+  if (!s.ok()) {
+    constexpr std::string_view kPrefix = "ERR Rewriting config file: ";
+    if (s.message().rfind(kPrefix, 0) == 0) {
+      c.server.log().Log(LogLevel::kWarning, "CONFIG REWRITE failed: %s",
+                         s.message().substr(kPrefix.size()).c_str());
+    }
+    c.reply.Error(s.message());
+    return;
+  }
+  c.server.log().Log(LogLevel::kNotice, "CONFIG REWRITE executed with success.");
+  c.reply.Ok();
+}
+
+void ConfigHelpCommand(CommandContext& c) {
+  static const char* const kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return the parameters matching the glob-like <pattern> (several patterns may be",
+      "    given) with their values.",
+      "SET <directive> <value>",
+      "    Set <directive> to <value>; several directive/value pairs are applied all or",
+      "    nothing.",
+      "RESETSTAT",
+      "    Reset the statistics INFO reports.",
+      "REWRITE",
+      "    Rewrite the configuration file with the current configuration.",
+      "HELP",
+      "    Print this help.",
+  };
+  c.reply.Array(std::size(kLines));
+  for (const char* line : kLines) c.reply.Simple(line);
+}
+
+}  // namespace
+
+void RegisterConfigCommands(CommandTable& t) {
+  constexpr uint64_t kAdminFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
+  t.Register({.name = "config",
+              .arity = -2,
+              .acl = kAclSlow,
+              .subcommands = {
+                  {.name = "get",
+                   .arity = -3,
+                   .flags = kAdminFlags,
+                   .acl = kAdminAcl,
+                   .handler = ConfigGetCommand},
+                  {.name = "set",
+                   .arity = -4,
+                   .flags = kAdminFlags,
+                   .acl = kAdminAcl,
+                   .handler = ConfigSetCommand},
+                  {.name = "resetstat",
+                   .arity = 2,
+                   .flags = kAdminFlags,
+                   .acl = kAdminAcl,
+                   .handler = ConfigResetStatCommand},
+                  {.name = "rewrite",
+                   .arity = 2,
+                   .flags = kAdminFlags,
+                   .acl = kAdminAcl,
+                   .handler = ConfigRewriteCommand},
+                  {.name = "help",
+                   .arity = 2,
+                   .flags = kCmdLoading | kCmdStale,
+                   .acl = kAclSlow,
+                   .handler = ConfigHelpCommand},
+              }});
+}
 
 }  // namespace redistp

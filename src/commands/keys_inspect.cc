@@ -170,6 +170,28 @@ void ObjectEncodingCommand(CommandContext& c) {
   if (e != nullptr) c.reply.Bulk(e->value.EncodingName());
 }
 
+// OBJECT OWNER key: the client id owning a temporary key, nil for an ordinary key (or none).
+void ObjectOwnerCommand(CommandContext& c) {
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  uint64_t owner = e != nullptr ? c.server.owners().OwnerOf(e) : 0;
+  if (owner == 0) {
+    c.reply.Null();
+  } else {
+    c.reply.Int(static_cast<int64_t>(owner));
+  }
+}
+
+// OBJECT FENCE key: the fencing token of a temporary key created with FENCE, else nil.
+void ObjectFenceCommand(CommandContext& c) {
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  uint64_t fence = e != nullptr ? c.server.owners().FenceOf(e) : 0;
+  if (fence == 0) {
+    c.reply.Null();
+  } else {
+    c.reply.Int(static_cast<int64_t>(fence));
+  }
+}
+
 void ObjectRefcountCommand(CommandContext& c) {
   Entry* e = ObjectLookupOrReply(c);
   if (e == nullptr) return;
@@ -230,6 +252,10 @@ void ObjectHelpCommand(CommandContext& c) {
       "REFCOUNT <key>",
       "    Return the number of references of the value associated with the specified",
       "    <key>.",
+      "OWNER <key>",
+      "    Return the id of the connection owning the temporary <key> (SETTP), or nil.",
+      "FENCE <key>",
+      "    Return the fencing token of a temporary <key> created with FENCE, or nil.",
       "HELP",
       "    Prints this help.",
   };
@@ -295,6 +321,8 @@ void RegisterKeyInspectCommands(CommandTable& t) {
                   ObjectKeySubcommand("refcount", ObjectRefcountCommand),
                   ObjectKeySubcommand("idletime", ObjectIdletimeCommand),
                   ObjectKeySubcommand("freq", ObjectFreqCommand),
+                  ObjectKeySubcommand("owner", ObjectOwnerCommand),
+                  ObjectKeySubcommand("fence", ObjectFenceCommand),
                   CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
                               .acl = kAclKeyspace | kAclSlow, .handler = ObjectHelpCommand},
               }});

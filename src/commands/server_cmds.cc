@@ -1,8 +1,383 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// Server-level commands: TIME, LASTSAVE, SHUTDOWN, MEMORY, FUNCTION (DEBUG is in debug_cmd.cc,
+// INFO in info.cc, CONFIG in config_cmd.cc).
+//
+// SHUTDOWN and persistence. redis-tp cannot write an RDB snapshot yet, so the `save` points of
+// the configuration never trigger anything, and plain SHUTDOWN behaves as Redis does with no save
+// points configured: it exits without saving. SHUTDOWN SAVE asks for a snapshot explicitly; it
+// fails the way Redis fails when the final save cannot be written ("ERR Errors trying to
+// SHUTDOWN. Check logs.", with the reason in the log) and the server keeps running, unless FORCE
+// is given, which exits anyway. There are no replicas to wait for, so NOW changes nothing and
+// ABORT always finds no shutdown in progress.
+//
+// FUNCTION. redis-tp has no scripting engine yet, so the function library is empty and stays
+// empty: FLUSH succeeds, LIST lists nothing, STATS reports no running script and no engines.
+// LOAD, DELETE, DUMP, RESTORE and KILL are not in the table, so they are unknown subcommands.
+//
+// MEMORY. STATS and DOCTOR read the accounting of server_info.h; MALLOC-STATS and PURGE talk to
+// the allocator; USAGE is the key family's row (MemoryUsageSubcommand, keys_inspect.cc).
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#else
+#include <malloc.h>
+#endif
+
+#include <cstdio>
+#include <string>
+
+#include "commands/register.h"
+#include "commands/server_info.h"
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "util/memory.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
 
-void RegisterServerCommands(CommandTable& /*table*/) {}
+// "<CONTAINER> <subcommand> ..." help: a header line, then each entry's lines, then HELP.
+void ReplyHelp(ReplyBuilder& r, std::string_view container,
+               std::initializer_list<const char*> lines) {
+  r.Array(lines.size() + 3);
+  r.Simple(std::string(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (const char* line : lines) r.Simple(line);
+  r.Simple("HELP");
+  r.Simple("    Print this help.");
+}
+
+// "ERR unknown subcommand or wrong number of arguments for 'x'. Try FUNCTION HELP."
+std::string SubcommandSyntaxError(const CommandContext& c) {
+  std::string upper(c.args[0]);
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return "ERR unknown subcommand or wrong number of arguments for '" +
+         std::string(c.args[1].substr(0, 128)) + "'. Try " + upper + " HELP.";
+}
+
+// --- TIME, LASTSAVE --------------------------------------------------------------------------
+
+void TimeCommand(CommandContext& c) {
+  int64_t us = Server::NowUs();
+  c.reply.Array(2);
+  c.reply.Bulk(Int64ToString(us / 1000000));
+  c.reply.Bulk(Int64ToString(us % 1000000));
+}
+
+void LastSaveCommand(CommandContext& c) { c.reply.Int(c.server.last_save_time()); }
+
+// --- SHUTDOWN --------------------------------------------------------------------------------
+
+void ShutdownCommand(CommandContext& c) {
+  bool nosave = false, save = false, now = false, force = false, abort = false;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    std::string_view a = c.args[i];
+    if (EqualsIgnoreCase(a, "nosave")) {
+      nosave = true;
+    } else if (EqualsIgnoreCase(a, "save")) {
+      save = true;
+    } else if (EqualsIgnoreCase(a, "now")) {
+      now = true;
+    } else if (EqualsIgnoreCase(a, "force")) {
+      force = true;
+    } else if (EqualsIgnoreCase(a, "abort")) {
+      abort = true;
+    } else {
+      c.reply.Error(err::kSyntax);
+      return;
+    }
+  }
+  if ((abort && (nosave || save || now || force)) || (nosave && save)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  if (abort) {
+    c.reply.Error("ERR No shutdown in progress.");
+    return;
+  }
+  Logger& log = c.server.log();
+  if (save && !force) {
+    log.Log(LogLevel::kWarning, "User requested shutdown...");
+    log.Log(LogLevel::kWarning, "Cannot save the DB: redis-tp has no RDB persistence yet.");
+    log.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+    log.Log(LogLevel::kWarning,
+            "Errors trying to shut down the server. Check the logs for more information.");
+    c.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    return;
+  }
+  c.server.RequestShutdown(false);
+  if (save) {
+    log.Log(LogLevel::kWarning, "Cannot save the DB: redis-tp has no RDB persistence yet.");
+    log.Log(LogLevel::kWarning, "Error trying to save the DB. Exit anyway.");
+  }
+  // No reply: the connection ends with the process. Nothing after SHUTDOWN in this client's
+  // pipeline runs.
+  c.client.set_flag(kClientCloseAfterReply, true);
+}
+
+// --- MEMORY ----------------------------------------------------------------------------------
+
+void MemoryStatsCommand(CommandContext& c) {
+  MemoryOverview m = ComputeMemoryOverview(c.server);
+  ReplyBuilder& r = c.reply;
+  auto num = [&](const char* name, int64_t v) {
+    r.Bulk(name);
+    r.Int(v);
+  };
+  auto ratio = [&](const char* name, float v) {
+    r.Bulk(name);
+    r.Double(v);
+  };
+  auto u = [](size_t v) { return static_cast<int64_t>(v); };
+  r.Map(27 + m.dbs.size());
+  num("peak.allocated", u(m.peak));
+  num("total.allocated", u(m.used));
+  num("startup.allocated", u(m.startup));
+  num("replication.backlog", 0);
+  num("clients.slaves", 0);
+  num("clients.normal", u(m.clients_normal));
+  num("cluster.links", 0);
+  num("aof.buffer", 0);
+  num("lua.caches", 0);
+  num("functions.caches", 0);
+  for (const MemoryOverview::DbOverhead& d : m.dbs) {
+    r.Bulk("db." + std::to_string(d.index));
+    r.Map(3);
+    num("overhead.hashtable.main", u(d.main));
+    num("overhead.hashtable.expires", u(d.expires));
+    num("overhead.hashtable.slot-to-keys", 0);
+  }
+  num("overhead.total", u(m.overhead_total));
+  num("keys.count", u(m.total_keys));
+  num("keys.bytes-per-key", u(m.bytes_per_key));
+  num("dataset.bytes", u(m.dataset));
+  ratio("dataset.percentage", m.dataset_perc);
+  ratio("peak.percentage", m.peak_perc);
+  num("allocator.allocated", u(m.allocator_allocated));
+  num("allocator.active", u(m.allocator_active));
+  num("allocator.resident", u(m.allocator_resident));
+  ratio("allocator-fragmentation.ratio", m.allocator_frag);
+  num("allocator-fragmentation.bytes", m.allocator_frag_bytes);
+  ratio("allocator-rss.ratio", m.allocator_rss);
+  num("allocator-rss.bytes", m.allocator_rss_bytes);
+  ratio("rss-overhead.ratio", m.rss_extra);
+  num("rss-overhead.bytes", m.rss_extra_bytes);
+  ratio("fragmentation", m.total_frag);
+  num("fragmentation.bytes", m.total_frag_bytes);
+}
+
+// A plain-language reading of the memory figures. Same thresholds as Redis's doctor: below 5MB
+// there is too little data to judge; otherwise it looks for a past peak well above today's use,
+// RSS or allocator overhead that is both large in ratio and over 10MB, and fat client buffers.
+void MemoryDoctorCommand(CommandContext& c) {
+  MemoryOverview m = ComputeMemoryOverview(c.server);
+  constexpr size_t kMb = 1024 * 1024;
+  std::string report;
+  if (m.used < 5 * kMb) {
+    report =
+        "This instance holds less than 5MB, too little for a memory diagnosis to mean anything. "
+        "Put some data in it and ask again.\n";
+    c.reply.Verbatim(report);
+    return;
+  }
+  std::string issues;
+  if (m.used > 0 && static_cast<double>(m.peak) / static_cast<double>(m.used) > 1.5) {
+    issues += " * Peak memory: the instance once used " + BytesToHuman(m.peak) +
+              ", more than 150% of "
+              "the " +
+              BytesToHuman(m.used) +
+              " it uses now. Memory figures taken since then, the RSS "
+              "especially, may still reflect that peak.\n\n";
+  }
+  if (m.total_frag > 1.4f && m.total_frag_bytes > static_cast<int64_t>(10 * kMb)) {
+    issues += " * High total RSS: the process's RSS is " + FormatDouble(m.total_frag).substr(0, 4) +
+              " times the memory in use. Part of it may be a past peak the allocator has not "
+              "returned; MEMORY PURGE may help, and MEMORY MALLOC-STATS shows the details.\n\n";
+  }
+  if (m.allocator_frag > 1.1f && m.allocator_frag_bytes > static_cast<int64_t>(10 * kMb)) {
+    issues += " * Allocator fragmentation: the allocator keeps " +
+              BytesToHuman(static_cast<uint64_t>(m.allocator_frag_bytes)) +
+              " of partly used pages beyond what is allocated.\n\n";
+  }
+  if (m.rss_extra > 1.1f && m.rss_extra_bytes > static_cast<int64_t>(10 * kMb)) {
+    issues += " * Non-allocator RSS: " + BytesToHuman(static_cast<uint64_t>(m.rss_extra_bytes)) +
+              " of the RSS is outside the allocator's pages (code, stacks, other mappings).\n\n";
+  }
+  size_t nclients = c.server.clients().size();
+  if (nclients > 0 && m.clients_normal / nclients > 200 * 1024) {
+    issues += " * Client buffers: connected clients use " +
+              BytesToHuman(m.clients_normal / nclients) +
+              " each on average; CLIENT LIST shows which query or output buffers are large.\n\n";
+  }
+  if (issues.empty()) {
+    report = "No memory problem found in this instance's figures.\n";
+  } else {
+    report = "Memory issues found in this instance:\n\n" + issues +
+             "Ask again after acting on these to see whether they are gone.\n";
+  }
+  c.reply.Verbatim(report);
+}
+
+void MemoryMallocStatsCommand(CommandContext& c) {
+#ifdef USE_JEMALLOC
+  std::string text;
+  malloc_stats_print([](void* out, const char* s) { static_cast<std::string*>(out)->append(s); },
+                     &text, nullptr);
+  c.reply.Verbatim(text);
+#else
+  c.reply.Verbatim("Stats not supported for the current allocator");
+#endif
+}
+
+void MemoryPurgeCommand(CommandContext& c) {
+#ifdef USE_JEMALLOC
+  std::string ctl = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
+  if (mallctl(ctl.c_str(), nullptr, nullptr, nullptr, 0) != 0) {
+    c.reply.Error("ERR Error purging dirty pages");
+    return;
+  }
+#else
+  malloc_trim(0);
+#endif
+  c.reply.Ok();
+}
+
+void MemoryHelpCommand(CommandContext& c) {
+  ReplyHelp(c.reply, "MEMORY",
+            {
+                "DOCTOR",
+                "    Return a report on memory problems, if any.",
+                "MALLOC-STATS",
+                "    Return the memory allocator's internal statistics.",
+                "PURGE",
+                "    Ask the allocator to return unused dirty pages to the system.",
+                "STATS",
+                "    Return the server's memory usage figures.",
+                "USAGE <key> [SAMPLES <count>]",
+                "    Return the bytes used by <key> and its value. Nested values are sampled",
+                "    <count> times (default 5, 0 for all).",
+            });
+}
+
+// --- FUNCTION --------------------------------------------------------------------------------
+
+void FunctionFlushCommand(CommandContext& c) {
+  if (c.args.size() > 3) {
+    c.reply.Error(SubcommandSyntaxError(c));
+    return;
+  }
+  if (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "sync") &&
+      !EqualsIgnoreCase(c.args[2], "async")) {
+    c.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    return;
+  }
+  c.reply.Ok();  // the library is empty already
+}
+
+void FunctionListCommand(CommandContext& c) {
+  bool with_code = false, has_pattern = false;
+  for (size_t i = 2; i < c.args.size(); ++i) {
+    if (!with_code && EqualsIgnoreCase(c.args[i], "withcode")) {
+      with_code = true;
+    } else if (!has_pattern && EqualsIgnoreCase(c.args[i], "libraryname")) {
+      if (i + 1 >= c.args.size()) {
+        c.reply.Error("ERR library name argument was not given");
+        return;
+      }
+      has_pattern = true;
+      ++i;
+    } else {
+      c.reply.Error("ERR Unknown argument " + std::string(c.args[i]));
+      return;
+    }
+  }
+  c.reply.Array(0);  // no libraries, whatever the pattern
+}
+
+void FunctionStatsCommand(CommandContext& c) {
+  c.reply.Map(2);
+  c.reply.Bulk("running_script");
+  c.reply.Null();
+  c.reply.Bulk("engines");
+  c.reply.Map(0);  // no scripting engine is built in yet
+}
+
+void FunctionHelpCommand(CommandContext& c) {
+  ReplyHelp(c.reply, "FUNCTION",
+            {
+                "LIST [LIBRARYNAME <pattern>] [WITHCODE]",
+                "    Return the libraries (optionally those whose name matches <pattern>) with",
+                "    their engine, description, functions and, with WITHCODE, their code.",
+                "STATS",
+                "    Return the running function (nil when none) and each engine's library and",
+                "    function counts.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Delete all the libraries.",
+            });
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& t) {
+  t.Register({.name = "time",
+              .arity = 1,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kAclFast,
+              .handler = TimeCommand});
+  t.Register({.name = "lastsave",
+              .arity = 1,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kAclAdmin | kAclFast | kAclDangerous,
+              .handler = LastSaveCommand});
+  t.Register(
+      {.name = "shutdown",
+       .arity = -1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy,
+       .acl = kAclAdmin | kAclSlow | kAclDangerous,
+       .handler = ShutdownCommand});
+  t.Register({.name = "memory",
+              .arity = -2,
+              .acl = kAclSlow,
+              .subcommands = {
+                  {.name = "doctor", .arity = 2, .acl = kAclSlow, .handler = MemoryDoctorCommand},
+                  {.name = "help",
+                   .arity = 2,
+                   .flags = kCmdLoading | kCmdStale,
+                   .acl = kAclSlow,
+                   .handler = MemoryHelpCommand},
+                  {.name = "malloc-stats",
+                   .arity = 2,
+                   .acl = kAclSlow,
+                   .handler = MemoryMallocStatsCommand},
+                  {.name = "purge", .arity = 2, .acl = kAclSlow, .handler = MemoryPurgeCommand},
+                  {.name = "stats", .arity = 2, .acl = kAclSlow, .handler = MemoryStatsCommand},
+                  MemoryUsageSubcommand(),  // the key family's (keys_inspect.cc)
+              }});
+  constexpr uint64_t kScript = kAclSlow | kAclScripting;
+  t.Register({.name = "function",
+              .arity = -2,
+              .acl = kAclSlow,
+              .subcommands = {
+                  {.name = "flush",
+                   .arity = -2,
+                   .flags = kCmdWrite | kCmdNoScript,
+                   .acl = kAclWrite | kScript,
+                   .handler = FunctionFlushCommand},
+                  {.name = "help",
+                   .arity = 2,
+                   .flags = kCmdLoading | kCmdStale,
+                   .acl = kScript,
+                   .handler = FunctionHelpCommand},
+                  {.name = "list",
+                   .arity = -2,
+                   .flags = kCmdNoScript,
+                   .acl = kScript,
+                   .handler = FunctionListCommand},
+                  {.name = "stats",
+                   .arity = 2,
+                   .flags = kCmdNoScript | kCmdAllowBusy,
+                   .acl = kScript,
+                   .handler = FunctionStatsCommand},
+              }});
+  RegisterDebugCommand(t);
+}
 
 }  // namespace redistp

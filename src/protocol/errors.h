@@ -49,6 +49,47 @@ inline constexpr std::string_view kProtoBigInline = "ERR Protocol error: too big
 inline constexpr std::string_view kProtoUnbalancedQuotes =
     "ERR Protocol error: unbalanced quotes in request";
 
+// CLIENT, MONITOR, SLOWLOG, LATENCY (src/commands/client_cmd.cc, introspection.cc).
+inline constexpr std::string_view kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kNoSuchClient = "ERR No such client";
+inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
+inline constexpr std::string_view kClientIdRange = "ERR client-id should be greater than 0";
+inline constexpr std::string_view kTimeoutNotInteger =
+    "ERR timeout is not an integer or out of range";
+inline constexpr std::string_view kPauseMode = "ERR CLIENT PAUSE mode must be WRITE or ALL";
+inline constexpr std::string_view kUnblockReason =
+    "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
+inline constexpr std::string_view kSlowlogCount =
+    "ERR count should be greater than or equal to -1";
+inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
+
+inline constexpr std::string_view kInt32Range =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
+inline constexpr std::string_view kInvalidFirstDbIndex = "ERR invalid first DB index";
+inline constexpr std::string_view kInvalidSecondDbIndex = "ERR invalid second DB index";
+inline constexpr std::string_view kExpireNxConflict =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr std::string_view kExpireGtLtConflict =
+    "ERR GT and LT options at the same time are not compatible";
+inline constexpr std::string_view kLfuNotSelected =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+inline constexpr std::string_view kLfuSelected =
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
+
+// Bitmap family (SETBIT ... BITFIELD).
+inline constexpr std::string_view kBitArgument = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitOpNotSingle =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kBitfieldOverflowType = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldRoGetOnly =
+    "ERR BITFIELD_RO only supports the GET subcommand";
+
 // "ERR wrong number of arguments for 'get' command"
 inline std::string WrongArity(std::string_view full_name) {
   return "ERR wrong number of arguments for '" + std::string(full_name) + "' command";
@@ -62,8 +103,38 @@ inline std::string UnknownSubcommand(std::string_view sub, std::string_view cont
 inline std::string InvalidExpire(std::string_view cmd) {
   return "ERR invalid expire time in '" + std::string(cmd) + "' command";
 }
+// "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."
+inline std::string SubcommandSyntax(std::string_view sub, std::string_view container_upper) {
+  return "ERR unknown subcommand or wrong number of arguments for '" +
+         std::string(sub.substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
+}
+// "ERR Unknown client type 'foo'"
+inline std::string UnknownClientType(std::string_view type) {
+  return "ERR Unknown client type '" + std::string(type) + "'";
+}
+// "ERR No such user 'bob'"
+inline std::string NoSuchUser(std::string_view user) {
+  return "ERR No such user '" + std::string(user) + "'";
+}
 inline std::string ProtoExpectedDollar(char got) {
   return std::string("ERR Protocol error: expected '$', got '") + got + "'";
 }
+
+// "ERR Unsupported option foo" (EXPIRE family)
+inline std::string UnsupportedOption(std::string_view opt) {
+  return "ERR Unsupported option " + std::string(opt);
+}
+
+// String family (SET/INCR/LCS).
+inline constexpr std::string_view kDecrOverflow = "ERR decrement would overflow";
+inline constexpr std::string_view kLcsNotStrings =
+    "ERR The specified keys must contain string values";
+inline constexpr std::string_view kLcsIdxAndLen =
+    "ERR If you want both the length and indexes, please just use IDX.";
+inline constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
+inline constexpr std::string_view kLcsOverLimit =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+inline constexpr std::string_view kLcsNoMemory =
+    "ERR Insufficient memory, failed allocating transient memory for LCS";
 
 }  // namespace redistp::err

@@ -27,17 +27,19 @@ start_server {tags {connection}} {
         $rd close
     }
 
-    test {PING inside a RESP2 subscription returns a pong array} {
-        set rd [redis_deferring_client]
-        $rd subscribe chan
-        assert_equal [$rd read] {subscribe chan 1}
-        $rd ping
-        assert_equal [$rd read] {pong {}}
-        $rd ping hi
-        assert_equal [$rd read] {pong hi}
-        $rd get x
-        assert_error {ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context} {$rd read}
-        $rd close
+    tags {needs:pubsub} {
+        test {PING inside a RESP2 subscription returns a pong array} {
+            set rd [redis_deferring_client]
+            $rd subscribe chan
+            assert_equal [$rd read] {subscribe chan 1}
+            $rd ping
+            assert_equal [$rd read] {pong {}}
+            $rd ping hi
+            assert_equal [$rd read] {pong hi}
+            $rd get x
+            assert_error {ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context} {$rd read}
+            $rd close
+        }
     }
 
     test {ECHO returns its argument byte for byte} {
@@ -110,19 +112,21 @@ start_server {tags {connection}} {
         $c close
     }
 
-    test {RESET returns to RESP2 and leaves subscriptions} {
-        set rd [redis_deferring_client]
-        $rd hello 3
-        $rd read
-        $rd subscribe chan
-        assert_equal [$rd read] {subscribe chan 1}
-        $rd reset
-        assert_equal [$rd read] RESET
-        assert_equal [r publish chan msg] 0
-        $rd readraw 1
-        $rd get nokey
-        assert_equal [$rd read] {$-1}
-        $rd close
+    tags {needs:pubsub} {
+        test {RESET returns to RESP2 and leaves subscriptions} {
+            set rd [redis_deferring_client]
+            $rd hello 3
+            $rd read
+            $rd subscribe chan
+            assert_equal [$rd read] {subscribe chan 1}
+            $rd reset
+            assert_equal [$rd read] RESET
+            assert_equal [r publish chan msg] 0
+            $rd readraw 1
+            $rd get nokey
+            assert_equal [$rd read] {$-1}
+            $rd close
+        }
     }
 
     test {AUTH without a configured password} {
@@ -244,16 +248,18 @@ start_server {tags {connection timeout slow} overrides {timeout 1}} {
         raw_close $s
     }
 
-    test {A subscribed client is not closed by the idle timeout} {
-        set rd [redis_deferring_client]
-        $rd subscribe chan
-        assert_equal [$rd read] {subscribe chan 1}
-        after 2500
-        set c [redis_client]
-        assert_equal [$c publish chan still-here] 1
-        assert_equal [$rd read] {message chan still-here}
-        $c close
-        $rd close
+    tags {needs:pubsub} {
+        test {A subscribed client is not closed by the idle timeout} {
+            set rd [redis_deferring_client]
+            $rd subscribe chan
+            assert_equal [$rd read] {subscribe chan 1}
+            after 2500
+            set c [redis_client]
+            assert_equal [$c publish chan still-here] 1
+            assert_equal [$rd read] {message chan still-here}
+            $c close
+            $rd close
+        }
     }
 
     test {timeout 0 keeps idle clients forever} {

@@ -107,24 +107,26 @@ start_server {tags {limits}} {
         r del big
     } {} {needs:config slow}
 
-    test {A subscriber that does not read is dropped at the pubsub limit} {
-        r config set client-output-buffer-limit "pubsub 200kb 0 0"
-        set rd [redis_deferring_client]
-        $rd subscribe slowchan
-        assert_equal [$rd read] {subscribe slowchan 1}
-        set payload [string repeat x 10000]
-        set receivers {}
-        for {set i 0} {$i < 2000} {incr i} {
-            set n [r publish slowchan $payload]
-            lappend receivers $n
-            if {$n == 0} break
-        }
-        assert_equal [lindex $receivers 0] 1
-        assert_equal [lindex $receivers end] 0 "subscriber dropped"
-        assert_equal [r pubsub numsub slowchan] {slowchan 0}
-        catch {$rd close}
-        r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
-    } {} {needs:config}
+    tags {needs:pubsub} {
+        test {A subscriber that does not read is dropped at the pubsub limit} {
+            r config set client-output-buffer-limit "pubsub 200kb 0 0"
+            set rd [redis_deferring_client]
+            $rd subscribe slowchan
+            assert_equal [$rd read] {subscribe slowchan 1}
+            set payload [string repeat x 10000]
+            set receivers {}
+            for {set i 0} {$i < 2000} {incr i} {
+                set n [r publish slowchan $payload]
+                lappend receivers $n
+                if {$n == 0} break
+            }
+            assert_equal [lindex $receivers 0] 1
+            assert_equal [lindex $receivers end] 0 "subscriber dropped"
+            assert_equal [r pubsub numsub slowchan] {slowchan 0}
+            catch {$rd close}
+            r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+        } {} {needs:config}
+    }
 
     test {Clients that vanish in the middle of a big reply} {
         r set big [string repeat x 1000000]
@@ -139,15 +141,17 @@ start_server {tags {limits}} {
         r del big
     }
 
-    test {A blocked client that disconnects does not take the pushed element} {
-        set rd [redis_deferring_client]
-        $rd blpop blocked:list 0
-        wait_for_blocked_client
-        $rd close
-        wait_for_blocked_clients_count 0
-        r rpush blocked:list a
-        assert_equal [r lrange blocked:list 0 -1] {a}
-        r del blocked:list
+    tags {needs:types} {
+        test {A blocked client that disconnects does not take the pushed element} {
+            set rd [redis_deferring_client]
+            $rd blpop blocked:list 0
+            wait_for_blocked_client
+            $rd close
+            wait_for_blocked_clients_count 0
+            r rpush blocked:list a
+            assert_equal [r lrange blocked:list 0 -1] {a}
+            r del blocked:list
+        }
     }
 
     test {Many clients disconnecting at once leave the server healthy} {

@@ -1,0 +1,449 @@
+// DEBUG: the testing and diagnosis back door, as far as redis-tp can honour it.
+//
+// Gate. Redis 7.0 refuses DEBUG unless `enable-debug-command` is "yes", or "local" and the
+// client is on a unix socket or a loopback address (127.0.0.1, ::1). The check lives in the
+// handler, before any argument is looked at.
+//
+// Subcommands are parsed here rather than through the command table, because Redis gives DEBUG
+// no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
+// one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
+// Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, POPULATE,
+// ERROR, PROTOCOL. RELOAD and LOADAOF answer that there is no persistence to reload from;
+// anything else (JMAP, SEGFAULT, HTSTATS ...) is an unknown subcommand.
+//
+// Digests. DEBUG DIGEST and DIGEST-VALUE compute the same SHA1 signatures as Redis, so a
+// dataset can be compared across redis-tp and Redis:
+//   value digest  = mix(type as 4 big-endian bytes), mix(value bytes), then
+//                   xor(SHA1("!!expire!!")) when the key has a TTL;
+//   key digest    = the value digest continued from mix(key bytes);
+//   dataset       = for each non-empty database: mix(its index as 4 big-endian bytes), then
+//                   xor(SHA1(key digest)) for each key, so key order does not matter.
+// where xor(d, data) is d ^= SHA1(data) and mix(d, data) is xor(d, data) then d = SHA1(d).
+// An empty dataset digests to forty zeros. Only strings exist so far; other types answer an
+// error until their digest is defined with them.
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "commands/server_info.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
+constexpr std::string_view kNoPersistence =
+    "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
+    "persistence yet";
+
+// --- digests -------------------------------------------------------------------------------
+
+using Digest = unsigned char[20];
+
+// SHA1 through OpenSSL's EVP interface, reusing one context for a whole DEBUG DIGEST.
+class Sha1 {
+ public:
+  Sha1() : ctx_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {}
+  void Hash(const void* data, size_t len, unsigned char out[20]) {
+    unsigned int n = 0;
+    EVP_DigestInit_ex(ctx_.get(), EVP_sha1(), nullptr);
+    EVP_DigestUpdate(ctx_.get(), data, len);
+    EVP_DigestFinal_ex(ctx_.get(), out, &n);
+  }
+  // d ^= SHA1(data)
+  void Xor(Digest d, const void* data, size_t len) {
+    unsigned char h[20];
+    Hash(data, len, h);
+    for (int i = 0; i < 20; ++i) d[i] ^= h[i];
+  }
+  // d = SHA1(d ^ SHA1(data))
+  void Mix(Digest d, const void* data, size_t len) {
+    Xor(d, data, len);
+    unsigned char h[20];
+    Hash(d, 20, h);
+    std::memcpy(d, h, 20);
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
+};
+
+void MixU32(Sha1& sha, Digest d, uint32_t v) {
+  unsigned char be[4] = {static_cast<unsigned char>(v >> 24), static_cast<unsigned char>(v >> 16),
+                         static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
+  sha.Mix(d, be, sizeof(be));
+}
+
+// Redis's numbering of value types in digests (its OBJ_* constants, as stored in RDB files).
+uint32_t DigestTypeCode(ValueType t) {
+  switch (t) {
+    case ValueType::kString:
+      return 0;
+    case ValueType::kList:
+      return 1;
+    case ValueType::kSet:
+      return 2;
+    case ValueType::kZSet:
+      return 3;
+    case ValueType::kHash:
+      return 4;
+    case ValueType::kStream:
+      return 6;
+  }
+  return 0;
+}
+
+// Folds the entry's value and TTL marker into d. False if the value's type has no digest yet.
+bool MixValue(Sha1& sha, Digest d, const Entry& e) {
+  MixU32(sha, d, DigestTypeCode(e.value.type()));
+  if (!e.value.is_string()) return false;
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view bytes = e.value.View(scratch);
+  sha.Mix(d, bytes.data(), bytes.size());
+  if (e.has_expire()) sha.Xor(d, "!!expire!!", 10);
+  return true;
+}
+
+std::string Hex(const Digest d) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string s(40, '0');
+  for (int i = 0; i < 20; ++i) {
+    s[2 * i] = kHex[d[i] >> 4];
+    s[2 * i + 1] = kHex[d[i] & 15];
+  }
+  return s;
+}
+
+std::string UnsupportedTypeError(std::string_view key) {
+  return "ERR DEBUG digest of key '" + std::string(key.substr(0, 128)) +
+         "' is not supported: its type has no digest in redis-tp yet";
+}
+
+void DigestSub(CommandContext& c) {
+  Sha1 sha;
+  Digest total = {};
+  std::string bad_key;
+  for (int i = 0; i < c.server.db_count() && bad_key.empty(); ++i) {
+    Database& db = c.server.db(i);
+    if (db.size() == 0) continue;
+    MixU32(sha, total, static_cast<uint32_t>(i));
+    // A read-only walk of the table: logically expired keys not yet reclaimed are part of the
+    // dataset, as they are for Redis.
+    db.dict().ForEach([&](Entry* e) {
+      if (!bad_key.empty()) return;
+      Digest kd = {};
+      std::string_view key = e->key();
+      sha.Mix(kd, key.data(), key.size());
+      if (!MixValue(sha, kd, *e)) {
+        bad_key.assign(key);
+        return;
+      }
+      sha.Xor(total, kd, 20);
+    });
+  }
+  if (!bad_key.empty()) {
+    c.reply.Error(UnsupportedTypeError(bad_key));
+    return;
+  }
+  c.reply.Simple(Hex(total));
+}
+
+void DigestValueSub(CommandContext& c) {
+  Sha1 sha;
+  std::vector<std::string> out;
+  for (size_t i = 2; i < c.args.size(); ++i) {
+    Digest d = {};
+    Entry* e = c.db.Peek(c.args[i]);
+    if (e != nullptr && !MixValue(sha, d, *e)) {
+      c.reply.Error(UnsupportedTypeError(c.args[i]));
+      return;
+    }
+    out.push_back(Hex(d));
+  }
+  c.reply.Array(out.size());
+  for (const std::string& h : out) c.reply.Simple(h);
+}
+
+// --- OBJECT ----------------------------------------------------------------------------------
+
+// Bytes of an RDB length prefix.
+size_t RdbLenBytes(uint64_t len) {
+  if (len < (1 << 6)) return 1;
+  if (len < (1 << 14)) return 2;
+  if (len <= UINT32_MAX) return 5;
+  return 9;
+}
+
+// Bytes of an integer stored in RDB's compact integer form, or 0 if it does not fit 32 bits.
+size_t RdbIntBytes(int64_t v) {
+  if (v >= INT8_MIN && v <= INT8_MAX) return 2;
+  if (v >= INT16_MIN && v <= INT16_MAX) return 3;
+  if (v >= INT32_MIN && v <= INT32_MAX) return 5;
+  return 0;
+}
+
+// What a string value would take in an RDB file without LZF compression: integers that fit 32
+// bits in the compact integer form, everything else as length prefix + bytes. (Redis also
+// LZF-compresses strings over 20 bytes when that saves space; redis-tp has no LZF yet, so long
+// compressible strings report more than Redis would.)
+size_t SerializedStringLength(const Value& v) {
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view s = v.View(scratch);
+  int64_t n;
+  if (s.size() <= 11 && ParseInt64(s, &n) && RdbIntBytes(n) != 0) return RdbIntBytes(n);
+  return RdbLenBytes(s.size()) + s.size();
+}
+
+// Redis shares the objects of small integers (0..9999) unless the eviction policy needs a
+// per-key LRU/LFU field; shared objects report the largest refcount. redis-tp stores integers
+// inline and mirrors that report so DEBUG OBJECT reads the same.
+bool ReportsSharedInteger(Server& s, const Value& v) {
+  int64_t n;
+  if (!v.is_int() || !v.GetInt(&n) || n < 0 || n >= 10000) return false;
+  const std::string& policy = s.config().maxmemory_policy;
+  bool per_key_lru =
+      policy.find("lru") != std::string::npos || policy.find("lfu") != std::string::npos;
+  return s.config().maxmemory == 0 || !per_key_lru;
+}
+
+void ObjectSub(CommandContext& c) {
+  Entry* e = c.db.dict().Find(c.args[2]);  // like Redis: no expiry check, no LRU touch
+  if (e == nullptr) {
+    c.reply.Error(err::kNoSuchKey);
+    return;
+  }
+  if (!e->value.is_string()) {
+    c.reply.Error("ERR DEBUG OBJECT is not supported for this type in redis-tp yet");
+    return;
+  }
+  uint32_t clock = c.server.keyspace().lru_clock;
+  uint32_t lru = e->lru();
+  uint64_t idle = clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
+                "lru_seconds_idle:%llu",
+                static_cast<const void*>(e),
+                ReportsSharedInteger(c.server, e->value) ? INT32_MAX : 1, e->value.EncodingName(),
+                SerializedStringLength(e->value), lru, static_cast<unsigned long long>(idle));
+  c.reply.Simple(buf);
+}
+
+// --- the rest ----------------------------------------------------------------------------------
+
+void PopulateSub(CommandContext& c) {
+  int64_t count = 0, size = 0;
+  if (!ParseInt64(c.args[2], &count) || count < 0) {
+    c.reply.Error(kNotPositive);
+    return;
+  }
+  std::string prefix = c.args.size() >= 4 ? std::string(c.args[3]) : "key";
+  if (c.args.size() >= 5 && (!ParseInt64(c.args[4], &size) || size < 0)) {
+    c.reply.Error(kNotPositive);
+    return;
+  }
+  std::string key = prefix + ":";
+  const size_t base = key.size();
+  std::string value;
+  for (int64_t i = 0; i < count; ++i) {
+    key.resize(base);
+    key.append(Int64ToString(i));
+    if (c.db.LookupWrite(key) != nullptr) continue;  // existing keys are left alone
+    value = "value:" + Int64ToString(i);
+    // With a size, the text is cut or zero-padded to exactly that many bytes.
+    if (size > 0) value.resize(static_cast<size_t>(size), '\0');
+    c.db.Add(key, Value::String(value));
+  }
+  c.reply.Ok();
+}
+
+// Like strtod on the whole argument: junk reads as 0 and a negative time sleeps not at all.
+void SleepSub(CommandContext& c) {
+  std::string text(c.args[2]);
+  double seconds = std::strtod(text.c_str(), nullptr);
+  if (seconds > 0) {
+    auto usec = static_cast<int64_t>(seconds * 1e6);
+    timespec ts{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+  }
+  c.reply.Ok();
+}
+
+void ProtocolSub(CommandContext& c) {
+  std::string_view t = c.args[2];
+  ReplyBuilder& r = c.reply;
+  if (EqualsIgnoreCase(t, "string")) {
+    r.Bulk("Hello World");
+  } else if (EqualsIgnoreCase(t, "integer")) {
+    r.Int(12345);
+  } else if (EqualsIgnoreCase(t, "double")) {
+    r.Double(3.141);
+  } else if (EqualsIgnoreCase(t, "bignum")) {
+    r.BigNumber("1234567999999999999999999999999999999");
+  } else if (EqualsIgnoreCase(t, "null")) {
+    r.Null();
+  } else if (EqualsIgnoreCase(t, "array") || EqualsIgnoreCase(t, "set")) {
+    if (EqualsIgnoreCase(t, "set")) {
+      r.Set(3);
+    } else {
+      r.Array(3);
+    }
+    for (int i = 0; i < 3; ++i) r.Int(i);
+  } else if (EqualsIgnoreCase(t, "map")) {
+    r.Map(3);
+    for (int i = 0; i < 3; ++i) {
+      r.Int(i);
+      r.Bool(i == 1);
+    }
+  } else if (EqualsIgnoreCase(t, "attrib")) {
+    if (r.resp() >= 3) {
+      // An attribute frame ahead of the reply; RESP2 has no such frame and skips it. The
+      // ReplyBuilder has no attribute call yet, so the one-line header is written as is.
+      r.Raw("|1\r\n");
+      r.Bulk("key-popularity");
+      r.Array(2);
+      r.Bulk("key:123");
+      r.Int(90);
+    }
+    r.Bulk("Some real reply following the attribute");
+  } else if (EqualsIgnoreCase(t, "push")) {
+    if (r.resp() < 3) {
+      r.Error("ERR RESP2 is not supported by this command");
+      return;
+    }
+    r.Push(2);
+    r.Bulk("server-cpu-usage");
+    r.Int(42);
+    r.Bulk("Some real reply following the push reply");
+  } else if (EqualsIgnoreCase(t, "verbatim")) {
+    r.Verbatim("This is a verbatim\nstring");
+  } else if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false")) {
+    r.Bool(EqualsIgnoreCase(t, "true"));
+  } else {
+    r.Error(
+        "ERR Wrong protocol type name. Please use one of the following: "
+        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  }
+}
+
+// Redis writes this error frame as raw protocol, so it is not an error reply to the server's
+// accounting: no error stats, no failed call. The same is done here, hence Raw instead of Error.
+void ErrorSub(CommandContext& c) {
+  std::string frame = "-";
+  for (char ch : c.args[2]) frame.push_back(ch == '\r' || ch == '\n' ? ' ' : ch);
+  frame.append("\r\n");
+  c.reply.Raw(frame);
+}
+
+void HelpSub(CommandContext& c) {
+  static const char* const kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DIGEST",
+      "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
+      "DIGEST-VALUE <key> [<key> ...]",
+      "    Return the signature of each named key's value (zeros for a missing key).",
+      "ERROR <string>",
+      "    Reply with <string> as an error message (not counted in error statistics).",
+      "LOG <message>",
+      "    Write <message> to the server log at warning level.",
+      "OBJECT <key>",
+      "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
+      "POPULATE <count> [<prefix>] [<size>]",
+      "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
+      "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
+      "PROTOCOL <type>",
+      "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
+      "    array, set, map, attrib, push, verbatim, true, false.",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    0 stops the background deletion of expired keys (lookups still expire them);",
+      "    1 restarts it.",
+      "SLEEP <seconds>",
+      "    Block the whole server for <seconds> (decimals allowed).",
+      "HELP",
+      "    Print this help.",
+  };
+  c.reply.Array(std::size(kLines));
+  for (const char* line : kLines) c.reply.Simple(line);
+}
+
+bool DebugAllowed(CommandContext& c) {
+  const std::string& mode = c.server.config().enable_debug_command;
+  return mode == "yes" || (mode == "local" && IsLocalClient(c.client));
+}
+
+void DebugCommand(CommandContext& c) {
+  if (!DebugAllowed(c)) {
+    c.reply.Error(kDebugNotAllowed);
+    return;
+  }
+  std::string_view sub = c.args[1];
+  const size_t argc = c.args.size();
+  auto is = [&](std::string_view name) { return EqualsIgnoreCase(sub, name); };
+  if (is("help") && argc == 2) {
+    HelpSub(c);
+  } else if (is("log") && argc == 3) {
+    c.server.log().Log(LogLevel::kWarning, "DEBUG LOG: %.*s", static_cast<int>(c.args[2].size()),
+                       c.args[2].data());
+    c.reply.Ok();
+  } else if (is("sleep") && argc == 3) {
+    SleepSub(c);
+  } else if (is("set-active-expire") && argc == 3) {
+    // atoi semantics, as Redis: any non-zero number enables, anything else disables.
+    c.server.keyspace().active_expire = std::atoi(std::string(c.args[2]).c_str()) != 0;
+    c.reply.Ok();
+  } else if (is("object") && argc == 3) {
+    ObjectSub(c);
+  } else if (is("digest") && argc == 2) {
+    DigestSub(c);
+  } else if (is("digest-value") && argc >= 2) {
+    DigestValueSub(c);
+  } else if (is("populate") && argc >= 3 && argc <= 5) {
+    PopulateSub(c);
+  } else if (is("error") && argc == 3) {
+    ErrorSub(c);
+  } else if (is("protocol") && argc == 3) {
+    ProtocolSub(c);
+  } else if ((is("reload") && argc >= 2) || (is("loadaof") && argc == 2)) {
+    c.reply.Error(kNoPersistence);
+  } else {
+    std::string upper = std::string(c.args[0]);
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    c.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(sub.substr(0, 128)) + "'. Try " + upper + " HELP.");
+  }
+}
+
+}  // namespace
+
+bool IsLocalClient(const Client& cl) {
+  if (cl.has_flag(kClientUnixSocket)) return true;
+  std::string_view ip(cl.addr);  // "ip:port", the port after the last colon
+  size_t colon = ip.rfind(':');
+  if (colon != std::string_view::npos) ip = ip.substr(0, colon);
+  return ip == "127.0.0.1" || ip == "::1";
+}
+
+void RegisterDebugCommand(CommandTable& t) {
+  t.Register({.name = "debug",
+              .arity = -2,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+              .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .handler = DebugCommand});
+}
+
+}  // namespace redistp

@@ -1,0 +1,451 @@
+// INFO: the server's report on itself, in Redis 7.0's layout.
+//
+// The reply is one text of "# Section" blocks separated by an empty line; each block is a list
+// of "field:value" lines ending in CRLF. Sections always come in the fixed order of kSections,
+// whatever order the client named them in. Arguments (case-insensitive, any number):
+//   none / "default"     the default sections (everything but commandstats),
+//   "all" / "everything" every section (redis-tp has no modules, so the two are the same),
+//   a section name       that section; unknown names are ignored, so INFO of only unknown
+//                        names is an empty text.
+// RESP3 clients get a verbatim string ("txt"), RESP2 clients a bulk string.
+//
+// Honesty rule for fields: a field is printed when redis-tp knows its value. Fields describing
+// subsystems redis-tp does not have (replication links, forks, AOF, defrag, I/O threads, Lua,
+// modules) print the value that is true for their absence: 0, -1 or "ok" as Redis prints for an
+// instance where they never ran. Counters redis-tp does not keep are left out rather than
+// printed as a made-up 0 (the server.cc counters they need are listed where they would go).
+// Redis 7.0's latencystats section needs per-command latency histograms the dispatcher does not
+// record, so it is not produced.
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "commands/server_info.h"
+#include "db/database.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "server/version.h"
+#include "util/memory.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+// Appends one printf-formatted line and the CRLF that ends it.
+__attribute__((format(printf, 2, 3))) void Line(std::string* out, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n > 0) out->append(buf, std::min(static_cast<size_t>(n), sizeof(buf) - 1));
+  out->append("\r\n");
+}
+
+unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
+long long L(int64_t v) { return static_cast<long long>(v); }
+
+// A stable identifier of this build: FNV-1a over the versions and the compiler.
+std::string BuildId() {
+  std::string seed = std::string(kRedisVersion) + "/" + kRedisTpVersion + "/" + __VERSION__;
+  uint64_t h = 1469598103934665603ULL;
+  for (char ch : seed) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", U(h));
+  return buf;
+}
+
+void ServerSection(Server& s, std::string* out) {
+  static_assert(sizeof(long) == 8 || sizeof(long) == 4);
+  utsname un{};
+  uname(&un);
+  int64_t now_us = Server::NowUs();
+  int64_t uptime = (now_us / 1000 - s.start_time_ms()) / 1000;
+  Line(out, "redis_version:%s", kRedisVersion);
+  Line(out, "redis_tp_version:%s", kRedisTpVersion);
+  Line(out, "redis_git_sha1:00000000");
+  Line(out, "redis_git_dirty:0");
+  Line(out, "redis_build_id:%s", BuildId().c_str());
+  Line(out, "redis_mode:standalone");
+  Line(out, "os:%s %s %s", un.sysname, un.release, un.machine);
+  Line(out, "arch_bits:%d", static_cast<int>(sizeof(long) * 8));
+  Line(out, "monotonic_clock:POSIX clock_gettime");
+#ifdef __linux__
+  Line(out, "multiplexing_api:epoll");  // libevent's backend of choice on Linux
+#endif
+  Line(out, "atomicvar_api:c11-builtin");
+#ifdef __GNUC__
+  Line(out, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#endif
+  Line(out, "process_id:%d", static_cast<int>(getpid()));
+  Line(out, "process_supervised:no");
+  Line(out, "run_id:%s", s.run_id().c_str());
+  Line(out, "tcp_port:%d", s.tcp_port());
+  Line(out, "server_time_usec:%lld", L(now_us));
+  Line(out, "uptime_in_seconds:%lld", L(uptime));
+  Line(out, "uptime_in_days:%lld", L(uptime / 86400));
+  Line(out, "hz:%d", s.hz());
+  Line(out, "configured_hz:%lld", static_cast<long long>(s.config().hz));
+  Line(out, "lru_clock:%u", s.keyspace().lru_clock);
+  Line(out, "executable:%s", s.executable().c_str());
+  Line(out, "config_file:%s", s.config().config_file.c_str());
+  Line(out, "io_threads_active:0");
+}
+
+void ClientsSection(Server& s, std::string* out) {
+  // Redis reports the largest buffers seen over the last seconds; redis-tp keeps no history, so
+  // these are the largest buffers allocated right now.
+  size_t max_in = 0, max_out = 0;
+  for (const auto& [id, c] : s.clients()) {
+    max_in = std::max(max_in, c->query.Capacity());
+    max_out = std::max(max_out, c->out.Capacity());
+  }
+  Line(out, "connected_clients:%zu", s.clients().size());
+  Line(out, "cluster_connections:0");
+  Line(out, "maxclients:%lld", static_cast<long long>(s.config().maxclients));
+  Line(out, "client_recent_max_input_buffer:%zu", max_in);
+  Line(out, "client_recent_max_output_buffer:%zu", max_out);
+  Line(out, "blocked_clients:%zu", s.blocking().waiter_count());
+  Line(out, "tracking_clients:0");
+  Line(out, "clients_in_timeout_table:0");
+}
+
+size_t TotalSystemMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+}
+
+void MemorySection(Server& s, std::string* out) {
+  MemoryOverview m = ComputeMemoryOverview(s);
+  size_t sysmem = TotalSystemMemory();
+  uint64_t maxmemory = static_cast<uint64_t>(s.config().maxmemory);
+  Line(out, "used_memory:%zu", m.used);
+  Line(out, "used_memory_human:%s", BytesToHuman(m.used).c_str());
+  Line(out, "used_memory_rss:%zu", m.rss);
+  Line(out, "used_memory_rss_human:%s", BytesToHuman(m.rss).c_str());
+  Line(out, "used_memory_peak:%zu", m.peak);
+  Line(out, "used_memory_peak_human:%s", BytesToHuman(m.peak).c_str());
+  Line(out, "used_memory_peak_perc:%.2f%%", m.peak_perc);
+  Line(out, "used_memory_overhead:%zu", m.overhead_total);
+  Line(out, "used_memory_startup:%zu", m.startup);
+  Line(out, "used_memory_dataset:%zu", m.dataset);
+  Line(out, "used_memory_dataset_perc:%.2f%%", m.dataset_perc);
+  Line(out, "allocator_allocated:%zu", m.allocator_allocated);
+  Line(out, "allocator_active:%zu", m.allocator_active);
+  Line(out, "allocator_resident:%zu", m.allocator_resident);
+  Line(out, "total_system_memory:%zu", sysmem);
+  Line(out, "total_system_memory_human:%s", BytesToHuman(sysmem).c_str());
+  // No scripting engine yet: no Lua VM, no scripts, no function libraries.
+  Line(out, "used_memory_lua:0");
+  Line(out, "used_memory_vm_eval:0");
+  Line(out, "used_memory_lua_human:0B");
+  Line(out, "used_memory_scripts_eval:0");
+  Line(out, "number_of_cached_scripts:0");
+  Line(out, "number_of_functions:0");
+  Line(out, "number_of_libraries:0");
+  Line(out, "used_memory_vm_functions:0");
+  Line(out, "used_memory_vm_total:0");
+  Line(out, "used_memory_vm_total_human:0B");
+  Line(out, "used_memory_functions:0");
+  Line(out, "used_memory_scripts:0");
+  Line(out, "used_memory_scripts_human:0B");
+  Line(out, "maxmemory:%llu", U(maxmemory));
+  Line(out, "maxmemory_human:%s", BytesToHuman(maxmemory).c_str());
+  Line(out, "maxmemory_policy:%s", s.config().maxmemory_policy.c_str());
+  Line(out, "allocator_frag_ratio:%.2f", m.allocator_frag);
+  Line(out, "allocator_frag_bytes:%lld", L(m.allocator_frag_bytes));
+  Line(out, "allocator_rss_ratio:%.2f", m.allocator_rss);
+  Line(out, "allocator_rss_bytes:%lld", L(m.allocator_rss_bytes));
+  Line(out, "rss_overhead_ratio:%.2f", m.rss_extra);
+  Line(out, "rss_overhead_bytes:%lld", L(m.rss_extra_bytes));
+  Line(out, "mem_fragmentation_ratio:%.2f", m.total_frag);
+  Line(out, "mem_fragmentation_bytes:%lld", L(m.total_frag_bytes));
+  Line(out, "mem_not_counted_for_evict:0");
+  Line(out, "mem_replication_backlog:0");
+  Line(out, "mem_total_replication_buffers:0");
+  Line(out, "mem_clients_slaves:0");
+  Line(out, "mem_clients_normal:%zu", m.clients_normal);
+  Line(out, "mem_cluster_links:0");
+  Line(out, "mem_aof_buffer:0");
+  Line(out, "mem_allocator:%s", AllocatorName());
+  Line(out, "active_defrag_running:0");
+  Line(out, "lazyfree_pending_objects:0");
+  Line(out, "lazyfreed_objects:0");
+}
+
+void PersistenceSection(Server& s, std::string* out) {
+  // No RDB or AOF yet: nothing has been loaded, saved or rewritten since startup. Redis counts
+  // rdb_changes_since_last_save from its dirty counter, which redis-tp does not keep yet.
+  Line(out, "loading:0");
+  Line(out, "async_loading:0");
+  Line(out, "current_cow_peak:0");
+  Line(out, "current_cow_size:0");
+  Line(out, "current_cow_size_age:0");
+  Line(out, "current_fork_perc:0.00");
+  Line(out, "current_save_keys_processed:0");
+  Line(out, "current_save_keys_total:0");
+  Line(out, "rdb_bgsave_in_progress:0");
+  Line(out, "rdb_last_save_time:%lld", L(s.last_save_time()));
+  Line(out, "rdb_last_bgsave_status:ok");
+  Line(out, "rdb_last_bgsave_time_sec:-1");
+  Line(out, "rdb_current_bgsave_time_sec:-1");
+  Line(out, "rdb_saves:0");
+  Line(out, "rdb_last_cow_size:0");
+  Line(out, "rdb_last_load_keys_expired:0");
+  Line(out, "rdb_last_load_keys_loaded:0");
+  Line(out, "aof_enabled:0");
+  Line(out, "aof_rewrite_in_progress:0");
+  Line(out, "aof_rewrite_scheduled:0");
+  Line(out, "aof_last_rewrite_time_sec:-1");
+  Line(out, "aof_current_rewrite_time_sec:-1");
+  Line(out, "aof_last_bgrewrite_status:ok");
+  Line(out, "aof_rewrites:0");
+  Line(out, "aof_rewrites_consecutive_failures:0");
+  Line(out, "aof_last_write_status:ok");
+  Line(out, "aof_last_cow_size:0");
+  Line(out, "module_fork_in_progress:0");
+  Line(out, "module_fork_last_cow_size:0");
+}
+
+// Mean of the cron's last kSamples instantaneous samples.
+uint64_t SampleMean(const uint64_t (&samples)[ServerStats::kSamples]) {
+  uint64_t sum = 0;
+  for (uint64_t v : samples) sum += v;
+  return sum / ServerStats::kSamples;
+}
+
+void StatsSection(Server& s, std::string* out) {
+  const ServerStats& st = s.stats();
+  const KeyspaceContext& ks = s.keyspace();
+  Line(out, "total_connections_received:%llu", U(st.total_connections_received));
+  Line(out, "total_commands_processed:%llu", U(st.total_commands_processed));
+  Line(out, "instantaneous_ops_per_sec:%llu", U(SampleMean(st.ops_samples)));
+  Line(out, "total_net_input_bytes:%llu", U(st.net_input_bytes));
+  Line(out, "total_net_output_bytes:%llu", U(st.net_output_bytes));
+  Line(out, "total_net_repl_input_bytes:0");
+  Line(out, "total_net_repl_output_bytes:0");
+  Line(out, "instantaneous_input_kbps:%.2f", static_cast<double>(SampleMean(st.in_samples)) / 1024);
+  Line(out, "instantaneous_output_kbps:%.2f",
+       static_cast<double>(SampleMean(st.out_samples)) / 1024);
+  Line(out, "instantaneous_input_repl_kbps:0.00");
+  Line(out, "instantaneous_output_repl_kbps:0.00");
+  Line(out, "rejected_connections:%llu", U(st.rejected_connections));
+  Line(out, "sync_full:0");
+  Line(out, "sync_partial_ok:0");
+  Line(out, "sync_partial_err:0");
+  Line(out, "expired_keys:%llu", U(ks.expired_keys));
+  // expired_stale_perc, expired_time_cap_reached_count and expire_cycle_cpu_milliseconds
+  // belong here; the active expiry cycle does not measure them yet.
+  Line(out, "evicted_keys:%llu", U(st.evicted_keys));
+  Line(out, "evicted_clients:0");
+  Line(out, "total_eviction_exceeded_time:0");
+  Line(out, "current_eviction_exceeded_time:0");
+  Line(out, "keyspace_hits:%llu", U(ks.keyspace_hits));
+  Line(out, "keyspace_misses:%llu", U(ks.keyspace_misses));
+  Line(out, "pubsub_channels:0");
+  Line(out, "pubsub_patterns:0");
+  Line(out, "pubsubshard_channels:0");
+  Line(out, "latest_fork_usec:0");
+  Line(out, "total_forks:0");
+  Line(out, "migrate_cached_sockets:0");
+  Line(out, "slave_expires_tracked_keys:0");
+  Line(out, "active_defrag_hits:0");
+  Line(out, "active_defrag_misses:0");
+  Line(out, "active_defrag_key_hits:0");
+  Line(out, "active_defrag_key_misses:0");
+  Line(out, "total_active_defrag_time:0");
+  Line(out, "current_active_defrag_time:0");
+  Line(out, "tracking_total_keys:0");
+  Line(out, "tracking_total_items:0");
+  Line(out, "tracking_total_prefixes:0");
+  Line(out, "unexpected_error_replies:%llu", U(st.unexpected_error_replies));
+  Line(out, "total_error_replies:%llu", U(st.total_error_replies));
+  Line(out, "dump_payload_sanitizations:0");
+  // total_reads_processed / total_writes_processed and the reply buffer resize counters belong
+  // here; networking.cc does not count them yet.
+  Line(out, "io_threaded_reads_processed:0");
+  Line(out, "io_threaded_writes_processed:0");
+}
+
+void ReplicationSection(Server& s, std::string* out) {
+  // A master without replicas and without a backlog. The replication ID is the run ID: both are
+  // random per process, and redis-tp has no replication history that would make them differ.
+  Line(out, "role:master");
+  Line(out, "connected_slaves:0");
+  Line(out, "master_failover_state:no-failover");
+  Line(out, "master_replid:%s", s.run_id().c_str());
+  Line(out, "master_replid2:0000000000000000000000000000000000000000");
+  Line(out, "master_repl_offset:0");
+  Line(out, "second_repl_offset:-1");
+  Line(out, "repl_backlog_active:0");
+  std::string backlog = "1048576";
+  s.config().GetValue("repl-backlog-size", &backlog);
+  Line(out, "repl_backlog_size:%s", backlog.c_str());
+  Line(out, "repl_backlog_first_byte_offset:0");
+  Line(out, "repl_backlog_histlen:0");
+}
+
+void CpuTime(std::string* out, const char* name, const timeval& tv) {
+  Line(out, "%s:%ld.%06ld", name, static_cast<long>(tv.tv_sec), static_cast<long>(tv.tv_usec));
+}
+
+void CpuSection(Server& /*s*/, std::string* out) {
+  rusage self{}, children{}, thread{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  getrusage(RUSAGE_THREAD, &thread);  // INFO runs on the main thread
+  CpuTime(out, "used_cpu_sys", self.ru_stime);
+  CpuTime(out, "used_cpu_user", self.ru_utime);
+  CpuTime(out, "used_cpu_sys_children", children.ru_stime);
+  CpuTime(out, "used_cpu_user_children", children.ru_utime);
+  CpuTime(out, "used_cpu_sys_main_thread", thread.ru_stime);
+  CpuTime(out, "used_cpu_user_main_thread", thread.ru_utime);
+}
+
+void ModulesSection(Server& /*s*/, std::string* /*out*/) {}  // no modules: the header alone
+
+void CommandStatsLine(const CommandSpec& spec, std::string* out) {
+  const CommandStats& st = spec.stats;
+  if (st.calls != 0 || st.rejected_calls != 0 || st.failed_calls != 0) {
+    double per_call = st.calls == 0 ? 0.0 : static_cast<double>(st.usec) / st.calls;
+    Line(out,
+         "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,"
+         "failed_calls=%llu",
+         spec.full_name.c_str(), U(st.calls), U(st.usec), per_call, U(st.rejected_calls),
+         U(st.failed_calls));
+  }
+  for (const CommandSpec& sub : spec.subcommands) CommandStatsLine(sub, out);
+}
+
+void CommandStatsSection(Server& s, std::string* out) {
+  for (const auto& spec : s.commands().all()) CommandStatsLine(*spec, out);
+}
+
+void ErrorStatsSection(Server& s, std::string* out) {
+  for (const auto& [prefix, count] : s.stats().error_counts) {
+    Line(out, "errorstat_%s:count=%llu", prefix.c_str(), U(count));
+  }
+}
+
+void ClusterSection(Server& /*s*/, std::string* out) { Line(out, "cluster_enabled:0"); }
+
+void KeyspaceSection(Server& s, std::string* out) {
+  for (int i = 0; i < s.db_count(); ++i) {
+    Database& db = s.db(i);
+    if (db.size() == 0) continue;
+    Line(out, "db%d:keys=%zu,expires=%zu,avg_ttl=%llu", i, db.size(), db.volatile_size(),
+         U(db.avg_ttl_ms()));
+  }
+}
+
+struct Section {
+  const char* name;   // lower case, as INFO accepts it
+  const char* title;  // the "# Title" header
+  bool in_default;
+  void (*fill)(Server&, std::string*);
+};
+
+// Redis 7.0's order. "modules" also answers to Redis's internal name "module_list".
+constexpr Section kSections[] = {
+    {"server", "Server", true, ServerSection},
+    {"clients", "Clients", true, ClientsSection},
+    {"memory", "Memory", true, MemorySection},
+    {"persistence", "Persistence", true, PersistenceSection},
+    {"stats", "Stats", true, StatsSection},
+    {"replication", "Replication", true, ReplicationSection},
+    {"cpu", "CPU", true, CpuSection},
+    {"modules", "Modules", true, ModulesSection},
+    {"commandstats", "Commandstats", false, CommandStatsSection},
+    {"errorstats", "Errorstats", true, ErrorStatsSection},
+    {"cluster", "Cluster", true, ClusterSection},
+    {"keyspace", "Keyspace", true, KeyspaceSection},
+};
+
+void InfoCommand(CommandContext& c) {
+  bool all = false, defaults = c.args.size() == 1;
+  std::set<std::string> named;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    std::string arg = ToLower(c.args[i]);
+    if (arg == "all" || arg == "everything") {
+      all = true;
+    } else if (arg == "default") {
+      defaults = true;
+    } else {
+      named.insert(arg == "module_list" ? "modules" : arg);
+    }
+  }
+  std::string text;
+  for (const Section& sec : kSections) {
+    if (!all && !(defaults && sec.in_default) && named.count(sec.name) == 0) continue;
+    if (!text.empty()) text.append("\r\n");
+    text.append("# ").append(sec.title).append("\r\n");
+    sec.fill(c.server, &text);
+  }
+  c.reply.Verbatim(text);
+}
+
+}  // namespace
+
+MemoryOverview ComputeMemoryOverview(Server& s) {
+  MemoryOverview m;
+  Server::MemoryStats ms = s.ReadMemoryStats();
+  m.used = ms.allocated;
+  m.peak = std::max(s.used_memory_peak(), m.used);
+  m.startup = std::min(s.used_memory_startup(), m.used);
+  m.rss = ms.rss;
+  m.allocator_allocated = ms.allocated;
+  m.allocator_active = ms.active;
+  m.allocator_resident = ms.resident;
+
+  for (const auto& [id, c] : s.clients()) {
+    m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.Capacity();
+  }
+  m.overhead_total = m.startup + m.clients_normal;
+  for (int i = 0; i < s.db_count(); ++i) {
+    Database& db = s.db(i);
+    if (db.size() == 0) continue;
+    MemoryOverview::DbOverhead d{i, db.dict().BucketBytes() + db.size() * sizeof(Entry),
+                                 db.volatile_size() * sizeof(Entry*)};
+    m.overhead_total += d.main + d.expires;
+    m.total_keys += db.size();
+    m.dbs.push_back(d);
+  }
+  m.dataset = m.used > m.overhead_total ? m.used - m.overhead_total : 0;
+  size_t net = m.used > m.startup ? m.used - m.startup : 0;
+  m.bytes_per_key = m.total_keys == 0 ? 0 : net / m.total_keys;
+  m.dataset_perc = net == 0 ? 0.0f : static_cast<float>(m.dataset * 100.0 / net);
+  m.peak_perc = m.peak == 0 ? 0.0f : static_cast<float>(m.used * 100.0 / m.peak);
+
+  auto ratio = [](size_t a, size_t b) {
+    return b == 0 ? 0.0f : static_cast<float>(static_cast<double>(a) / static_cast<double>(b));
+  };
+  auto diff = [](size_t a, size_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); };
+  m.allocator_frag = ratio(m.allocator_active, m.allocator_allocated);
+  m.allocator_frag_bytes = diff(m.allocator_active, m.allocator_allocated);
+  m.allocator_rss = ratio(m.allocator_resident, m.allocator_active);
+  m.allocator_rss_bytes = diff(m.allocator_resident, m.allocator_active);
+  m.rss_extra = ratio(m.rss, m.allocator_resident);
+  m.rss_extra_bytes = diff(m.rss, m.allocator_resident);
+  m.total_frag = ratio(m.rss, m.used);
+  m.total_frag_bytes = diff(m.rss, m.used);
+  return m;
+}
+
+void RegisterInfoCommand(CommandTable& t) {
+  t.Register({.name = "info",
+              .arity = -1,
+              .flags = kCmdLoading | kCmdStale,
+              .acl = kAclSlow | kAclDangerous,
+              .handler = InfoCommand});
+}
+
+}  // namespace redistp

@@ -1,0 +1,67 @@
+// Shared by the server-introspection commands (INFO, MEMORY, DEBUG, CONFIG). INFO (info.cc) and
+// MEMORY STATS / MEMORY DOCTOR (server_cmds.cc) describe memory with the same accounting, so both
+// read one MemoryOverview computed in info.cc rather than each adding up the parts its own way.
+//
+// Accounting model. `used` is what the allocator has handed out (jemalloc's stats.allocated).
+// It splits into overhead and dataset: overhead is the memory the server had right after
+// startup, plus client buffers, plus each database's table structure (bucket arrays and the
+// fixed-size entry headers); the dataset is everything else, i.e. the key bytes and the values.
+// The split is an estimate in the same sense as Redis's: allocations the server makes for its
+// own bookkeeping after startup count as dataset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace redistp {
+
+class Client;
+class CommandTable;
+class Server;
+
+struct MemoryOverview {
+  size_t used = 0;     // used_memory
+  size_t peak = 0;     // used_memory_peak
+  size_t startup = 0;  // used_memory_startup
+  size_t rss = 0;      // used_memory_rss
+  size_t allocator_allocated = 0;
+  size_t allocator_active = 0;
+  size_t allocator_resident = 0;
+  size_t clients_normal = 0;  // query and reply buffers plus the Client objects
+
+  struct DbOverhead {
+    int index;
+    size_t main;     // bucket array + entry headers
+    size_t expires;  // TTL index
+  };
+  std::vector<DbOverhead> dbs;  // only databases holding keys
+
+  size_t overhead_total = 0;
+  size_t dataset = 0;
+  size_t total_keys = 0;
+  size_t bytes_per_key = 0;
+  // Ratios are single precision, as MEMORY STATS reports them.
+  float dataset_perc = 0;
+  float peak_perc = 0;
+  float allocator_frag = 0;  // active / allocated
+  float allocator_rss = 0;   // resident / active
+  float rss_extra = 0;       // rss / resident
+  float total_frag = 0;      // rss / used
+  int64_t allocator_frag_bytes = 0;
+  int64_t allocator_rss_bytes = 0;
+  int64_t rss_extra_bytes = 0;
+  int64_t total_frag_bytes = 0;
+};
+
+// Reads the allocator and walks the databases and clients (O(databases + clients)).
+MemoryOverview ComputeMemoryOverview(Server& server);
+
+// DEBUG lives in debug_cmd.cc; RegisterServerCommands registers it.
+void RegisterDebugCommand(CommandTable& table);
+
+// A unix-socket client or one whose peer is 127.0.0.1 or ::1: the "local" of
+// enable-debug-command and enable-protected-configs. Defined in debug_cmd.cc.
+bool IsLocalClient(const Client& client);
+
+}  // namespace redistp

@@ -1,0 +1,577 @@
+# Transactions as Redis 7.0: MULTI / EXEC / DISCARD queueing and replies (RESP2 and RESP3),
+# EXECABORT after a queueing error, runtime errors that do not stop the rest of EXEC, and
+# optimistic locking with WATCH / UNWATCH: which changes touch a watched key (writes from any
+# connection, EXPIRE, expiry, FLUSHDB / FLUSHALL, SWAPDB) and which do not (other databases,
+# missing keys that stay missing), and the state EXEC / DISCARD / RESET leave behind.
+# Every test here passes against /usr/bin/redis-server as well.
+
+# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
+proc multi_client_field {line field} {
+    foreach pair [split [string trim $line] " "] {
+        set eq [string first = $pair]
+        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
+            return [string range $pair [expr {$eq + 1}] end]
+        }
+    }
+    return ""
+}
+
+start_server {tags {multi}} {
+    test {MULTI / EXEC basics} {
+        r del foo
+        r set foo 1
+        assert_equal OK [r multi]
+        assert_equal QUEUED [r incr foo]
+        assert_equal QUEUED [r get foo]
+        assert_equal QUEUED [r set bar x]
+        assert_equal {2 2 OK} [r exec]
+        assert_equal 2 [r get foo]
+    }
+
+    test {Commands queued in MULTI are not run before EXEC} {
+        r set foo 1
+        set other [redis_client]
+        r multi
+        r incr foo
+        assert_equal 1 [$other get foo] "a queued command has no effect yet"
+        r exec
+        assert_equal 2 [$other get foo]
+        $other close
+    }
+
+    test {EXEC of an empty transaction is an empty array} {
+        r multi
+        r exec
+    } {}
+
+    test {DISCARD drops the queued commands} {
+        r set foo 1
+        r multi
+        r incr foo
+        r incr foo
+        assert_equal OK [r discard]
+        assert_equal 1 [r get foo]
+        assert_equal PONG [r ping] "the connection left MULTI state"
+    }
+
+    test {EXEC and DISCARD without MULTI} {
+        assert_error {ERR EXEC without MULTI} {r exec}
+        assert_error {ERR DISCARD without MULTI} {r discard}
+    }
+
+    test {Nested MULTI are not allowed, the transaction goes on} {
+        r set foo 1
+        r multi
+        assert_error {ERR MULTI calls can not be nested} {r multi}
+        r incr foo
+        assert_equal {2} [r exec]
+    }
+
+    test {A wrong arity inside MULTI aborts EXEC with EXECABORT} {
+        r set foo 1
+        r multi
+        r incr foo
+        assert_error {ERR wrong number of arguments for 'get' command} {r get}
+        r incr foo
+        assert_error {EXECABORT Transaction discarded because of previous errors.} {r exec}
+        assert_equal 1 [r get foo] "nothing of an aborted transaction runs"
+    }
+
+    test {An unknown command inside MULTI aborts EXEC with EXECABORT} {
+        r multi
+        assert_error {ERR unknown command 'nosuchcmd', with args beginning with: 'a' } {
+            r nosuchcmd a
+        }
+        r ping
+        assert_error {EXECABORT *} {r exec}
+    }
+
+    test {If EXEC aborts, the client MULTI state is cleared} {
+        r multi
+        catch {r nosuchcmd}
+        catch {r exec}
+        assert_equal PONG [r ping]
+        assert_error {ERR EXEC without MULTI} {r exec}
+    }
+
+    test {A wrong arity of EXEC itself inside MULTI aborts the transaction at once} {
+        r multi
+        r ping
+        assert_error {EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command} {
+            r exec extra
+        }
+        assert_error {ERR EXEC without MULTI} {r exec}
+        assert_equal PONG [r ping]
+    }
+
+    test {Runtime errors inside EXEC do not stop the other commands} {
+        r set foo bar
+        r del n
+        r multi
+        r incr foo
+        r incr n
+        r set s v
+        set res [r exec]
+        assert_equal 3 [llength $res]
+        assert_equal {ERR value is not an integer or out of range} [lindex $res 0]
+        assert_equal {1 OK} [lrange $res 1 2]
+        assert_equal bar [r get foo]
+        assert_equal 1 [r get n]
+    }
+
+    test {MULTI / EXEC on the wire (RESP2)} {
+        set rd [redis_deferring_client]
+        $rd del foo
+        $rd read
+        $rd readraw 1
+        $rd multi
+        assert_equal {+OK} [$rd read]
+        $rd incr foo
+        assert_equal {+QUEUED} [$rd read]
+        $rd get nokey
+        assert_equal {+QUEUED} [$rd read]
+        $rd exec
+        assert_equal {*2} [$rd read]
+        assert_equal {:1} [$rd read]
+        assert_equal {$-1} [$rd read]
+        $rd close
+    }
+
+    test {An aborted EXEC is a null array in RESP2 and a null in RESP3} {
+        foreach {proto null} {2 {*-1} 3 {_}} {
+            set rd [redis_deferring_client]
+            $rd hello $proto
+            $rd read
+            $rd set wfoo 1
+            $rd read
+            $rd watch wfoo
+            $rd read
+            r set wfoo 2
+            $rd multi
+            $rd read
+            $rd ping
+            $rd read
+            $rd readraw 1
+            $rd exec
+            assert_equal $null [$rd read] "RESP$proto"
+            $rd close
+        }
+    }
+
+    test {EXEC in RESP3 nests RESP3 replies} {
+        set rd [redis_deferring_client]
+        $rd hello 3
+        $rd read
+        $rd multi
+        $rd read
+        $rd get nokey
+        $rd read
+        $rd ping
+        $rd read
+        $rd readraw 1
+        $rd exec
+        assert_equal {*2} [$rd read]
+        assert_equal {_} [$rd read]
+        assert_equal {+PONG} [$rd read]
+        $rd close
+    }
+
+    test {WATCH inside MULTI is not allowed} {
+        r multi
+        assert_error {ERR WATCH inside MULTI is not allowed} {r watch x}
+        r ping
+        assert_equal {PONG} [r exec] "the refused WATCH does not abort the transaction"
+    }
+
+    test {WATCH with a wrong arity} {
+        assert_error {ERR wrong number of arguments for 'watch' command} {r watch}
+    }
+
+    test {EXEC works on WATCHed key not modified} {
+        r set x 30
+        r watch x y z
+        r watch k
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {EXEC fail on WATCHed key modified (1 key of 1 watched)} {
+        r set x 30
+        r watch x
+        r set x 40
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {EXEC fail on WATCHed key modified (1 key of 5 watched)} {
+        r set x 30
+        r watch a b x k z
+        r set x 40
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {EXEC fail on WATCHed key modified by another client} {
+        set other [redis_client]
+        r set x 30
+        r watch x
+        $other incr x
+        r multi
+        r ping
+        set res [r exec]
+        $other close
+        set res
+    } {}
+
+    test {Writing the same value still touches a watched key} {
+        r set x same
+        r watch x
+        set other [redis_client]
+        $other set x same
+        $other close
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {EXEC fails when a missing watched key is created} {
+        r del x
+        r watch x
+        set other [redis_client]
+        $other set x 1
+        $other close
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {DEL of a missing watched key does not touch it} {
+        r del x
+        r watch x
+        r del x
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {A write inside the transaction itself does not abort it} {
+        r set x 1
+        r watch x
+        r multi
+        r incr x
+        r exec
+    } {2}
+
+    test {An aborted EXEC ends the transaction} {
+        r set x 1
+        r watch x
+        r set x 2
+        r multi
+        r incr x
+        assert_equal {} [r exec]
+        assert_error {ERR EXEC without MULTI} {r exec}
+        assert_equal 2 [r get x]
+    }
+
+    test {After successful EXEC key is no longer watched} {
+        r set x 30
+        r watch x
+        r multi
+        r ping
+        r exec
+        r set x 40
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {After failed EXEC key is no longer watched} {
+        r set x 30
+        r watch x
+        r set x 40
+        r multi
+        r ping
+        r exec
+        r set x 40
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {It is possible to UNWATCH} {
+        r set x 30
+        r watch x
+        r set x 40
+        assert_equal OK [r unwatch]
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {UNWATCH when there is nothing watched works as expected} {
+        r unwatch
+    } {OK}
+
+    test {DISCARD should clear the WATCH dirty flag on the client} {
+        r watch x
+        r set x 10
+        r multi
+        r discard
+        r multi
+        r incr x
+        r exec
+    } {11}
+
+    test {DISCARD should UNWATCH all the keys} {
+        r watch x
+        r set x 10
+        r multi
+        r discard
+        r set x 10
+        r multi
+        r incr x
+        r exec
+    } {11}
+
+    test {WATCH is able to remember the DB a key belongs to} {
+        r select 5
+        r set x 30
+        r watch x
+        r select 1
+        r set x 10
+        r select 5
+        r multi
+        r ping
+        set res [r exec]
+        r select 9
+        set res
+    } {PONG}
+
+    test {WATCH will consider touched keys target of EXPIRE} {
+        r del x
+        r set x foo
+        r watch x
+        r expire x 10
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {WATCH will consider a PERSIST of the key a touch} {
+        r set x foo ex 100
+        r watch x
+        r persist x
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {WATCH will consider touched expired keys} {
+        r del x
+        r set x foo
+        r pexpire x 50
+        r watch x
+        after 200
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {EXEC fail on lazy expired WATCHed key} {
+        r del key
+        r debug set-active-expire 0
+        r set key 1 px 100
+        r watch key
+        after 200
+        r multi
+        r incr key
+        set res [r exec]
+        r debug set-active-expire 1
+        set res
+    } {} {needs:debug}
+
+    test {WATCH stale keys should not fail EXEC} {
+        r del x
+        r debug set-active-expire 0
+        r set x foo px 1
+        after 20
+        r watch x
+        r multi
+        r ping
+        set res [r exec]
+        r debug set-active-expire 1
+        set res
+    } {PONG} {needs:debug}
+
+    test {Writing a stale watched key touches it} {
+        r del x
+        r debug set-active-expire 0
+        r set x foo px 1
+        after 20
+        r watch x
+        r set x bar
+        r multi
+        r ping
+        set res [r exec]
+        assert_equal OK [r unwatch]
+        r debug set-active-expire 1
+        set res
+    } {} {needs:debug}
+
+    test {FLUSHALL is able to touch the watched keys} {
+        r set x 30
+        r watch x
+        r flushall
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {FLUSHALL does not touch non affected keys} {
+        r del x
+        r watch x
+        r flushall
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {FLUSHDB is able to touch the watched keys} {
+        r set x 30
+        r watch x
+        r flushdb
+        r multi
+        r ping
+        r exec
+    } {}
+
+    test {FLUSHDB does not touch non affected keys} {
+        r del x
+        r watch x
+        r flushdb
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {FLUSHDB of another database does not touch the watched keys} {
+        r set x 30
+        r watch x
+        r select 10
+        r flushdb
+        r select 9
+        r multi
+        r ping
+        r exec
+    } {PONG}
+
+    test {SWAPDB is able to touch the watched keys that exist} {
+        r flushall
+        r select 0
+        r set x 30
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        set res [r exec]
+        r select 9
+        set res
+    } {}
+
+    test {SWAPDB is able to touch the watched keys that do not exist} {
+        r flushall
+        r select 1
+        r set x 30
+        r select 0
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        set res [r exec]
+        r select 9
+        set res
+    } {}
+
+    test {SWAPDB does not touch watched keys missing in both databases} {
+        r flushall
+        r select 0
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        set res [r exec]
+        r select 9
+        set res
+    } {PONG}
+
+    test {Flushall while watching several keys by one client} {
+        r flushall
+        r mset a 1 b 2
+        r watch b a
+        r flushall
+        assert_equal PONG [r ping]
+        r multi
+        r ping
+        assert_equal {} [r exec]
+    }
+
+    test {MULTI and SELECT: queued commands run in the database selected inside} {
+        r select 10
+        r del x
+        r select 9
+        r set x nine
+        r multi
+        r select 10
+        r set x ten
+        r get x
+        assert_equal {OK OK ten} [r exec]
+        assert_equal ten [r get x] "the SELECT inside EXEC stays in effect"
+        r select 9
+        assert_equal nine [r get x]
+    }
+
+    test {CLIENT LIST shows the transaction: flags x and the number of queued commands} {
+        set line [r client info]
+        set id [r client id]
+        assert_equal N [multi_client_field $line flags]
+        assert_equal -1 [multi_client_field $line multi]
+        r multi
+        r ping
+        r ping
+        set other [redis_client]
+        set line [$other client list id $id]
+        $other close
+        r exec
+        assert_equal x [multi_client_field $line flags]
+        assert_equal 2 [multi_client_field $line multi]
+    }
+
+    test {QUIT inside MULTI runs at once and closes the connection} {
+        set rd [redis_deferring_client]
+        $rd multi
+        assert_equal OK [$rd read]
+        $rd quit
+        assert_equal OK [$rd read]
+        assert_error {*connection closed*} {$rd read}
+        $rd close
+    }
+
+    test {RESET inside MULTI discards the transaction and the watches} {
+        set c [redis_client]
+        $c set rx 1
+        $c watch rx
+        $c multi
+        $c incr rx
+        assert_equal RESET [$c reset]
+        assert_error {ERR EXEC without MULTI} {$c exec}
+        $c select 9
+        r set rx 5
+        $c multi
+        $c incr rx
+        assert_equal {6} [$c exec] "RESET also dropped the WATCH"
+        $c close
+    }
+}
