@@ -79,19 +79,57 @@ constexpr std::string_view kProtectedModeError =
 
 }  // namespace
 
-Status Server::Listen() {
-  if (config_.port != 0) {
-    std::vector<std::string> addrs = config_.bind;
-    if (addrs.empty()) addrs = {"*", "-::*"};
-    int ok = 0;
-    for (const std::string& a : addrs) {
-      bool optional = !a.empty() && a[0] == '-';
-      std::string addr = optional ? a.substr(1) : a;
-      Status s = ListenTcp(addr, optional);
-      if (!s.ok()) return s;
-      ++ok;
-    }
+Status Server::ListenAllTcp() {
+  bound_bind_ = config_.bind;
+  if (config_.port == 0) return Status::Ok();
+  std::vector<std::string> addrs = config_.bind;
+  if (addrs.empty()) addrs = {"*", "-::*"};
+  for (const std::string& a : addrs) {
+    bool optional = !a.empty() && a[0] == '-';
+    std::string addr = optional ? a.substr(1) : a;
+    Status s = ListenTcp(addr, optional);
+    if (!s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+Status Server::RelistenTcp() {
+  // Open the new sockets before closing the old ones, so a failure leaves the server
+  // listening where it was (CONFIG SET port/bind is all-or-nothing).
+  if (config_.port == bound_port_ && config_.bind == bound_bind_) return Status::Ok();
+  std::vector<std::unique_ptr<Listener>> old;
+  for (auto& l : listeners_) old.push_back(std::move(l));
+  listeners_.clear();
+  int old_port = bound_port_;
+  std::vector<std::string> old_bind = bound_bind_;
+  Status s = ListenAllTcp();
+  auto close_all = [](std::vector<std::unique_ptr<Listener>>& v, bool tcp_only) {
+    for (auto& l : v) {
+      if (l == nullptr || (tcp_only && l->unix_socket)) continue;
+      event_free(l->ev);
+      close(l->fd);
+      l.reset();
+    }
+  };
+  if (!s.ok()) {
+    log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+    close_all(listeners_, false);
+    listeners_.clear();
+    for (auto& l : old) listeners_.push_back(std::move(l));
+    bound_port_ = old_port;
+    bound_bind_ = old_bind;
+    return s;
+  }
+  close_all(old, true);
+  for (auto& l : old) {
+    if (l != nullptr) listeners_.push_back(std::move(l));  // the unix socket stays
+  }
+  return Status::Ok();
+}
+
+Status Server::Listen() {
+  Status tcp = ListenAllTcp();
+  if (!tcp.ok()) return tcp;
   if (!config_.unixsocket.empty()) {
     Status s = ListenUnix();
     if (!s.ok()) return s;

@@ -8,6 +8,7 @@
 
 #include <event2/event.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -76,8 +77,19 @@ Status Server::Init() {
   for (int i = 0; i < config_.databases; ++i) {
     dbs_.push_back(std::make_unique<Database>(i, &keyspace_));
   }
-  Status s = Listen();
+  Status s = AdjustOpenFilesLimit();
+  if (!s.ok()) log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+  s = Listen();
   if (!s.ok()) return s;
+  config_.OnChange({"port", "bind"}, [this]() {
+    Status r = RelistenTcp();
+    if (!r.ok()) {
+      return Status::Error(config_.port != bound_port_ ? "Unable to listen on this port. Check server logs."
+                                                       : "Failed to bind to specified addresses.");
+    }
+    return Status::Ok();
+  });
+  config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
 
   for (int sig : {SIGTERM, SIGINT}) {
     event* ev = evsignal_new(base_, sig, &Server::SignalCallback, this);
@@ -117,6 +129,22 @@ Status Server::Init() {
   WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;
   return Status::Ok();
+}
+
+Status Server::AdjustOpenFilesLimit() {
+  // Listeners, the log, the pid file and a few spare descriptors on top of the clients.
+  constexpr rlim_t kReserved = 32;
+  rlim_t want = static_cast<rlim_t>(config_.maxclients) + kReserved;
+  rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return Status::Ok();
+  if (lim.rlim_cur >= want) return Status::Ok();
+  rlimit raised = lim;
+  raised.rlim_cur = std::min(want, lim.rlim_max);
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0 && raised.rlim_cur >= want) return Status::Ok();
+  rlim_t got = raised.rlim_cur > kReserved ? raised.rlim_cur - kReserved : 1;
+  return Status::Error(
+      "The operating system is not able to handle the specified number of clients, try with " +
+      std::to_string(got));
 }
 
 void Server::WritePidFile() {

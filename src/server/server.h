@@ -172,6 +172,11 @@ class Server : public WatchSink {
   friend struct NetworkingAccess;
 
   Status Listen();
+  Status ListenAllTcp();
+  // CONFIG SET port/bind: re-opens the TCP listeners, keeping the old ones on failure.
+  Status RelistenTcp();
+  // Raises RLIMIT_NOFILE for maxclients; returns the error text Redis gives when it cannot.
+  Status AdjustOpenFilesLimit();
   Status ListenTcp(const std::string& addr, bool optional);
   Status ListenUnix();
   void OnAccept(int listen_fd, bool unix_socket);
@@ -233,6 +238,7 @@ class Server : public WatchSink {
   std::vector<event*> signal_events_;
   event* cron_ev_ = nullptr;
   int bound_port_ = 0;
+  std::vector<std::string> bound_bind_;
 
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
