@@ -1,8 +1,241 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// MONITOR, SLOWLOG and LATENCY: watching what the server executes and how long it takes.
+//
+// Model. The dispatcher records; these commands only read and reset the records.
+//  * MONITOR turns the caller into a monitor (Server::AddMonitor). From then on the dispatcher
+//    appends one line per executed command of any connection ("+<sec>.<usec> [<db> <addr>]
+//    "arg" ..."), except administrative commands and those flagged skip-monitor, with secret
+//    arguments (AUTH, HELLO AUTH) shown as "(redacted)". A monitor may not run commands that
+//    read or write keys; RESET or closing ends the mode.
+//  * SLOWLOG reads Server::slowlog(): newest entry first, at most slowlog-max-len entries, each
+//    made when a command took at least slowlog-log-slower-than microseconds (a negative value
+//    disables it, 0 logs everything).
+//  * LATENCY reads Server::latency_events(): per event ("command", "fast-command"), one sample
+//    per second (the worst of that second) for the last 160 seconds with a sample, plus the
+//    all-time worst, recorded when latency-monitor-threshold is set and an event lasted at
+//    least that many milliseconds.
+//
+// Not here: LATENCY GRAPH (the ASCII chart) and LATENCY HISTOGRAM (per-command latency
+// distributions are not collected); both answer "unknown subcommand".
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
 
-void RegisterIntrospectionCommands(CommandTable& /*table*/) {}
+// ---- MONITOR -------------------------------------------------------------------------------
+
+void MonitorCommand(CommandContext& c) {
+  // Already monitoring: Redis ignores the request without replying; so do we.
+  if (c.client.has_flag(kClientMonitor)) return;
+  c.server.AddMonitor(&c.client);
+  c.reply.Ok();
+}
+
+// ---- SLOWLOG -------------------------------------------------------------------------------
+
+// SLOWLOG GET [count]: the `count` newest entries (default 10, -1 for all), newest first. Each
+// is [id, unix time, duration in microseconds, [arguments...], peer address, client name].
+void SlowlogGetCommand(CommandContext& c) {
+  if (c.args.size() > 3) {
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "SLOWLOG"));
+    return;
+  }
+  int64_t count = 10;
+  if (c.args.size() == 3 && (!ParseInt64(c.args[2], &count) || count < -1)) {
+    c.reply.Error(err::kSlowlogCount);
+    return;
+  }
+  const auto& log = c.server.slowlog();
+  size_t n = count == -1 ? log.size() : std::min(log.size(), static_cast<size_t>(count));
+  c.reply.Array(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SlowlogEntry& e = log[i];
+    c.reply.Array(6);
+    c.reply.Int(static_cast<int64_t>(e.id));
+    c.reply.Int(e.time_sec);
+    c.reply.Int(e.duration_us);
+    c.reply.Array(e.args.size());
+    for (const std::string& a : e.args) c.reply.Bulk(a);
+    c.reply.Bulk(e.peer);
+    c.reply.Bulk(e.name);
+  }
+}
+
+void SlowlogLenCommand(CommandContext& c) {
+  c.reply.Int(static_cast<int64_t>(c.server.slowlog().size()));
+}
+
+void SlowlogResetCommand(CommandContext& c) {
+  c.server.SlowlogReset();
+  c.reply.Ok();
+}
+
+void SlowlogHelpCommand(CommandContext& c) {
+  static constexpr std::string_view kLines[] = {
+      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET [<count>]",
+      "    The <count> newest entries (default 10; -1 for all), newest first. An entry is:",
+      "    id, unix time, duration in microseconds, argument array, peer address,",
+      "    client name.",
+      "LEN",
+      "    Number of entries held.",
+      "RESET",
+      "    Drops every entry.",
+      "HELP",
+      "    Prints this help.",
+  };
+  c.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) c.reply.Simple(line);
+}
+
+// ---- LATENCY -------------------------------------------------------------------------------
+
+// LATENCY LATEST: per event [name, time of the latest sample, its latency, all-time worst].
+void LatencyLatestCommand(CommandContext& c) {
+  const auto& events = c.server.latency_events();
+  c.reply.Array(events.size());
+  for (const auto& [name, ev] : events) {
+    c.reply.Array(4);
+    c.reply.Bulk(name);
+    if (ev.history.empty()) {
+      c.reply.Int(0);
+      c.reply.Int(0);
+    } else {
+      c.reply.Int(ev.history.back().time_sec);
+      c.reply.Int(ev.history.back().latency_ms);
+    }
+    c.reply.Int(ev.max_ms);
+  }
+}
+
+// LATENCY HISTORY event: [[time, latency], ...] oldest first; empty for an unknown event.
+void LatencyHistoryCommand(CommandContext& c) {
+  const auto& events = c.server.latency_events();
+  auto it = events.find(std::string(c.args[2]));
+  if (it == events.end()) {
+    c.reply.Array(0);
+    return;
+  }
+  c.reply.Array(it->second.history.size());
+  for (const LatencySample& s : it->second.history) {
+    c.reply.Array(2);
+    c.reply.Int(s.time_sec);
+    c.reply.Int(s.latency_ms);
+  }
+}
+
+// LATENCY RESET [event ...]: forgets the named events (all without names); replies how many
+// existed.
+void LatencyResetCommand(CommandContext& c) {
+  auto& events = c.server.latency_events();
+  int64_t removed = 0;
+  if (c.args.size() == 2) {
+    removed = static_cast<int64_t>(events.size());
+    events.clear();
+  } else {
+    for (size_t i = 2; i < c.args.size(); ++i) {
+      removed += static_cast<int64_t>(events.erase(std::string(c.args[i])));
+    }
+  }
+  c.reply.Int(removed);
+}
+
+// LATENCY DOCTOR: a plain account of what the monitor holds, one paragraph per event, with
+// the figures the samples support (count, average, worst) and nothing it cannot know.
+void LatencyDoctorCommand(CommandContext& c) {
+  const auto& events = c.server.latency_events();
+  std::string text;
+  if (events.empty()) {
+    if (c.server.config().latency_monitor_threshold <= 0) {
+      text =
+          "The latency monitor is off (latency-monitor-threshold is 0), so there is nothing to "
+          "analyse. Turn it on with CONFIG SET latency-monitor-threshold <milliseconds>.\n";
+    } else {
+      text = "No event has reached latency-monitor-threshold (" +
+             std::to_string(c.server.config().latency_monitor_threshold) +
+             " ms) since the server started or the latency data was last reset.\n";
+    }
+  } else {
+    text = "Latency events recorded (each sample is the worst of one second):\n\n";
+    int index = 1;
+    for (const auto& [name, ev] : events) {
+      uint64_t sum = 0;
+      for (const LatencySample& s : ev.history) sum += s.latency_ms;
+      size_t n = ev.history.size();
+      text += std::to_string(index++) + ". " + name + ": " + std::to_string(n) + " sample" +
+              (n == 1 ? "" : "s") + " in history";
+      if (n > 0) {
+        text += ", average " + std::to_string(sum / n) + " ms, latest " +
+                std::to_string(ev.history.back().latency_ms) + " ms";
+      }
+      text += "; worst ever " + std::to_string(ev.max_ms) + " ms.\n";
+    }
+    text +=
+        "\nFor the commands behind \"command\" and \"fast-command\" events, see SLOWLOG GET. "
+        "Clear this data with LATENCY RESET.\n";
+  }
+  c.reply.Verbatim(text);
+}
+
+void LatencyHelpCommand(CommandContext& c) {
+  static constexpr std::string_view kLines[] = {
+      "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LATEST",
+      "    For every event: its name, the time and latency of its latest sample, and its",
+      "    worst latency ever.",
+      "HISTORY <event>",
+      "    The samples kept for <event> as (unix time, milliseconds) pairs, oldest first.",
+      "RESET [<event> ...]",
+      "    Forgets the given events, or every event when none is given.",
+      "DOCTOR",
+      "    A readable summary of the recorded latency events.",
+      "HELP",
+      "    Prints this help.",
+  };
+  c.reply.Array(std::size(kLines));
+  for (std::string_view line : kLines) c.reply.Simple(line);
+}
+
+}  // namespace
+
+void RegisterIntrospectionCommands(CommandTable& t) {
+  constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
+  constexpr uint64_t kLatencyFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  constexpr uint64_t kSlowlogFlags = kCmdAdmin | kCmdLoading | kCmdStale;
+  // One row per (sub)command reads better than one field per line.
+  // clang-format off
+  t.Register({.name = "monitor", .arity = 1,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, .acl = kAdminAcl,
+              .handler = MonitorCommand});
+  t.Register({.name = "slowlog", .arity = -2, .acl = kAclSlow, .subcommands = {
+      CommandSpec{.name = "get", .arity = -2, .flags = kSlowlogFlags, .acl = kAdminAcl,
+                  .handler = SlowlogGetCommand},
+      CommandSpec{.name = "len", .arity = 2, .flags = kSlowlogFlags, .acl = kAdminAcl,
+                  .handler = SlowlogLenCommand},
+      CommandSpec{.name = "reset", .arity = 2, .flags = kSlowlogFlags, .acl = kAdminAcl,
+                  .handler = SlowlogResetCommand},
+      CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
+                  .acl = kAclSlow, .handler = SlowlogHelpCommand},
+  }});
+  t.Register({.name = "latency", .arity = -2, .acl = kAclSlow, .subcommands = {
+      CommandSpec{.name = "latest", .arity = 2, .flags = kLatencyFlags, .acl = kAdminAcl,
+                  .handler = LatencyLatestCommand},
+      CommandSpec{.name = "history", .arity = 3, .flags = kLatencyFlags, .acl = kAdminAcl,
+                  .handler = LatencyHistoryCommand},
+      CommandSpec{.name = "reset", .arity = -2, .flags = kLatencyFlags, .acl = kAdminAcl,
+                  .handler = LatencyResetCommand},
+      CommandSpec{.name = "doctor", .arity = 2, .flags = kLatencyFlags, .acl = kAdminAcl,
+                  .handler = LatencyDoctorCommand},
+      CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
+                  .acl = kAclSlow, .handler = LatencyHelpCommand},
+  }});
+  // clang-format on
+}
 
 }  // namespace redistp

@@ -84,6 +84,12 @@ Value Value::RawString(std::string_view s) {
   return v;
 }
 
+Value Value::TextString(std::string_view s) {
+  Value v;
+  v.SetBytes(s, s.size() > kEmbstrLimit);
+  return v;
+}
+
 Value Value::Integer(int64_t n) {
   Value v;
   v.set_int_value(n);

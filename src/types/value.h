@@ -67,6 +67,8 @@ class Value {
   static Value String(std::string_view s);
   // Creates a string value that never uses the int encoding (raw bytes, e.g. after APPEND).
   static Value RawString(std::string_view s);
+  // Creates an embstr/raw string by length, never int (INCRBYFLOAT results, as Redis does).
+  static Value TextString(std::string_view s);
   static Value Integer(int64_t v);
 
   ValueType type() const { return static_cast<ValueType>(tag_ & 0x7); }

@@ -48,11 +48,12 @@ namespace {
 // Copies s into a NUL-terminated stack buffer for strto*; rejects what Redis rejects up front.
 template <typename T, typename Fn>
 bool ParseFloating(std::string_view s, T* out, Fn convert) {
-  char buf[384];
-  if (s.empty() || s.size() >= sizeof(buf)) return false;
+  // Redis accepts float texts up to its long double buffer (5 KB).
+  constexpr size_t kMaxFloatText = 5 * 1024;
+  if (s.empty() || s.size() >= kMaxFloatText) return false;
   if (std::isspace(static_cast<unsigned char>(s[0]))) return false;
-  std::memcpy(buf, s.data(), s.size());
-  buf[s.size()] = '\0';
+  std::string text(s);
+  char* buf = text.data();
   char* end = nullptr;
   errno = 0;
   T v = convert(buf, &end);
