@@ -178,7 +178,7 @@ void CopyCommand(CommandContext& c) {
   }
   int64_t expire_ms = src->expire_ms;
   if (old != nullptr) dst_db->Remove(old, RemoveCause::kOverwritten);
-  Entry* added = dst_db->Add(dst_key, std::move(copy));
+  Entry* added = dst_db->Add(dst_key, std::move(copy), /*replaced=*/old != nullptr);
   if (expire_ms != 0) dst_db->SetExpire(added, expire_ms);
   c.reply.Int(1);
 }

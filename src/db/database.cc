@@ -65,9 +65,10 @@ Database::~Database() {
   dict_.Clear();
 }
 
-void Database::Emit(KeyEventKind kind, Entry* e, RemoveCause cause, Entry* moved_from) {
+void Database::Emit(KeyEventKind kind, Entry* e, RemoveCause cause, Entry* moved_from,
+                    bool replaced) {
   if (ctx_->listener == nullptr) return;
-  KeyEvent ev{kind, cause, this, e, moved_from};
+  KeyEvent ev{kind, cause, this, e, moved_from, replaced};
   ctx_->listener->OnKeyEvent(ev);
 }
 
@@ -100,11 +101,11 @@ Entry* Database::LookupWrite(std::string_view key) {
 
 Entry* Database::Peek(std::string_view key) { return LookupInternal(key); }
 
-Entry* Database::Add(std::string_view key, Value&& value) {
+Entry* Database::Add(std::string_view key, Value&& value, bool replaced) {
   Entry* e = Entry::Create(key, std::move(value));
   InitAccess(e);
   dict_.Insert(e);
-  Emit(KeyEventKind::kAdded, e);
+  Emit(KeyEventKind::kAdded, e, RemoveCause::kDeleted, nullptr, replaced);
   return e;
 }
 
@@ -162,8 +163,11 @@ bool Database::Persist(Entry* e) {
 }
 
 Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key) {
+  bool replaced = false;
   if (Entry* old = dst_db.dict_.Find(dst_key); old != nullptr) {
-    dst_db.Remove(old, RemoveCause::kOverwritten);
+    // An expired destination counts as absent: it is removed as expired, not overwritten.
+    replaced = !dst_db.IsExpired(old);
+    dst_db.Remove(old, replaced ? RemoveCause::kOverwritten : RemoveCause::kExpired);
   }
   Entry* moved = Entry::Create(dst_key, std::move(src->value));
   moved->lru_flags = src->lru_flags;
@@ -175,7 +179,7 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
     moved->expire_ms = expire;
     dst_db.expires_.Insert(moved);
   }
-  dst_db.Emit(KeyEventKind::kAdded, moved, RemoveCause::kDeleted, src);
+  dst_db.Emit(KeyEventKind::kAdded, moved, RemoveCause::kDeleted, src, replaced);
   Entry::Destroy(src);
   return moved;
 }

@@ -61,8 +61,10 @@ class Database {
     return e->expire_ms != 0 && ctx_->expiry_enabled && ctx_->now_ms > e->expire_ms;
   }
 
-  // Creates a key that does not exist (the caller checked). Emits kAdded.
-  Entry* Add(std::string_view key, Value&& value);
+  // Creates a key that does not exist (the caller checked). Emits kAdded. `replaced` is true
+  // when the caller just removed the key's previous entry with cause kOverwritten (COPY
+  // REPLACE), so existence listeners see no change.
+  Entry* Add(std::string_view key, Value&& value, bool replaced = false);
   // Replaces the value of an existing key; the entry (and its ownership) survives. Clears the
   // TTL unless keep_ttl. Emits kModified.
   void Overwrite(Entry* e, Value&& value, bool keep_ttl);
@@ -107,7 +109,7 @@ class Database {
   void TouchAccess(Entry* e);
   void InitAccess(Entry* e);
   void Emit(KeyEventKind kind, Entry* e, RemoveCause cause = RemoveCause::kDeleted,
-            Entry* moved_from = nullptr);
+            Entry* moved_from = nullptr, bool replaced = false);
   // Unlinks e from the dict and the TTL index without emitting or freeing.
   void Detach(Entry* e);
 

@@ -10,7 +10,9 @@
 // Ordering contract: kRemoved is emitted while the entry is still valid (before it is freed);
 // kAdded after the entry is in the table. A rename or move emits kRemoved(cause kMovedOut) for
 // the source and then kAdded with `moved_from` set to the old entry (which is still readable),
-// so listeners keyed by entry can carry state (such as ownership) across.
+// so listeners keyed by entry can carry state (such as ownership) across. Replacing an existing
+// destination emits kRemoved(kOverwritten) for the old entry and kAdded(replaced=true) for the
+// new one: ownership of the old entry ends, while existence watchers see no change.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,9 @@ struct KeyEvent {
   Database* db;
   Entry* entry;
   Entry* moved_from;  // for kAdded by RENAME/MOVE: the source entry (not yet freed)
+  // For kAdded: the key existed until just before (its old entry was removed with cause
+  // kOverwritten by RENAME/MOVE/COPY REPLACE), so for existence it never went away.
+  bool replaced;
 };
 
 class KeyspaceListener {

@@ -69,7 +69,8 @@ void Server::ExpireWatchedKeys() {
 void Server::BlockForKey(Client* c, std::string_view key, std::string value, bool fence,
                          int64_t timeout_ms) {
   c->blocked = true;
-  blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence});
+  blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence},
+                    c->db->dict().Find(key));
   if (timeout_ms > 0) {
     c->block_timer = evtimer_new(base_, &Server::BlockTimerCallback, c);
     timeval tv{static_cast<time_t>(timeout_ms / 1000),

@@ -246,7 +246,17 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   if (c->in_multi && !c->has_flag(kClientInExec) &&
       (spec == nullptr || !rejection.empty() || !RunsInsideMulti(spec))) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
-    if (!rejection.empty()) {
+    if (!rejection.empty() && spec != nullptr && spec->full_name == "exec") {
+      // EXEC itself rejected: Redis discards the transaction at once.
+      std::string_view why = rejection;
+      if (why.substr(0, 4) == "ERR ") why.remove_prefix(4);
+      c->reply.Error("EXECABORT Transaction discarded because of: " + std::string(why));
+      if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
+      c->in_multi = false;
+      c->multi_error = false;
+      c->multi_queue.clear();
+      exec_watches_.UnwatchAll(c->id);
+    } else if (!rejection.empty()) {
       c->multi_error = true;
       c->reply.Error(rejection);
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;

@@ -39,6 +39,7 @@ Server::Server(Config config) : config_(std::move(config)) {
   for (int i = 0; i < 40; ++i) run_id_.push_back(kHex[rd() & 15]);
   Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd());
   keyspace_.listener = &hub_;
+  blocking_.set_interest(&watches_);
   hub_.Subscribe(&owners_);
   hub_.Subscribe(&watches_);
   hub_.Subscribe(&blocking_);

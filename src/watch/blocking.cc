@@ -4,7 +4,9 @@
 
 namespace redistp {
 
-void BlockingQueues::Enqueue(int db, std::string_view key, BlockedWaiter waiter) {
+void BlockingQueues::Enqueue(int db, std::string_view key, BlockedWaiter waiter,
+                             const Entry* current) {
+  if (interest_ != nullptr) interest_->AddInterest(db, key, current);
   QueueKey qk{db, std::string(key)};
   Queue& q = queues_[qk];
   uint64_t client = waiter.client;
@@ -15,6 +17,7 @@ void BlockingQueues::Enqueue(int db, std::string_view key, BlockedWaiter waiter)
 bool BlockingQueues::Leave(uint64_t client) {
   auto it = where_.find(client);
   if (it == where_.end()) return false;
+  if (interest_ != nullptr) interest_->RemoveInterest(it->second.first.first, it->second.first.second);
   auto qit = queues_.find(it->second.first);
   if (qit != queues_.end()) {
     qit->second.erase(it->second.second);
@@ -29,6 +32,7 @@ bool BlockingQueues::PopHead(int db, std::string_view key, BlockedWaiter* out) {
   if (qit == queues_.end() || qit->second.empty()) return false;
   *out = std::move(qit->second.front());
   qit->second.pop_front();
+  if (interest_ != nullptr) interest_->RemoveInterest(db, key);
   where_.erase(out->client);
   if (qit->second.empty()) queues_.erase(qit);
   return true;

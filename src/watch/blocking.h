@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "db/keyspace_events.h"
+#include "watch/watches.h"
 
 namespace redistp {
 
@@ -36,7 +37,11 @@ struct BlockedWaiter {
 
 class BlockingQueues : public KeyspaceListener {
  public:
-  void Enqueue(int db, std::string_view key, BlockedWaiter waiter);
+  // Every queued key is registered as an interest with the watch index, so a key with waiters
+  // and a TTL is expired promptly and its hand-off is not left to active expiry.
+  void set_interest(WatchIndex* index) { interest_ = index; }
+  // `current` is the key's entry (the one the waiter waits to disappear).
+  void Enqueue(int db, std::string_view key, BlockedWaiter waiter, const Entry* current);
   // Removes the client from whatever queue it waits in. Returns true if it was waiting.
   bool Leave(uint64_t client);
   bool IsWaiting(uint64_t client) const { return where_.count(client) != 0; }
@@ -66,6 +71,7 @@ class BlockingQueues : public KeyspaceListener {
   std::unordered_map<QueueKey, Queue, QueueKeyHash> queues_;
   std::unordered_map<uint64_t, std::pair<QueueKey, Queue::iterator>> where_;
   std::vector<QueueKey> ready_;
+  WatchIndex* interest_ = nullptr;
 };
 
 }  // namespace redistp

@@ -20,14 +20,42 @@ WatchIndex::KeyRecord* WatchIndex::Find(int db, std::string_view key) const {
   return it == keys_.end() ? nullptr : it->second;
 }
 
-bool WatchIndex::Add(uint64_t client, int db, std::string_view key, const Entry* entry) {
+WatchIndex::KeyRecord* WatchIndex::FindOrCreate(int db, std::string_view key) {
   KeyRecord* rec = Find(db, key);
   if (rec == nullptr) {
-    rec = new KeyRecord{db, std::string(key), {}, 0};
+    rec = new KeyRecord{db, std::string(key), {}, 0, 0};
     keys_.emplace(DbKey{db, rec->key}, rec);
   }
+  return rec;
+}
+
+void WatchIndex::DropIfUnused(KeyRecord* rec) {
+  if (!rec->watches.empty() || rec->interest > 0) return;
+  Schedule(rec, 0);
+  keys_.erase(DbKey{rec->db, rec->key});
+  delete rec;
+}
+
+void WatchIndex::AddInterest(int db, std::string_view key, const Entry* entry) {
+  KeyRecord* rec = FindOrCreate(db, key);
+  ++rec->interest;
+  if (entry != nullptr && entry->expire_ms != 0 && rec->deadline == 0) {
+    Schedule(rec, entry->expire_ms);
+  }
+}
+
+void WatchIndex::RemoveInterest(int db, std::string_view key) {
+  KeyRecord* rec = Find(db, key);
+  if (rec == nullptr || rec->interest == 0) return;
+  --rec->interest;
+  DropIfUnused(rec);
+}
+
+bool WatchIndex::Add(uint64_t client, int db, std::string_view key, const Entry* entry) {
+  KeyRecord* rec = FindOrCreate(db, key);
   auto& mine = by_client_[client];
   if (mine.count(rec) != 0) return false;
+  // (A record created just now has no watches; it is kept because this watch is added next.)
   auto* w = new Watch{rec, client, rec->watches.size()};
   rec->watches.push_back(w);
   mine.emplace(rec, w);
@@ -47,11 +75,7 @@ void WatchIndex::DropWatch(Watch* w) {
   rec->watches.pop_back();
   delete w;
   --watch_count_;
-  if (rec->watches.empty()) {
-    Schedule(rec, 0);
-    keys_.erase(DbKey{rec->db, rec->key});
-    delete rec;
-  }
+  DropIfUnused(rec);
 }
 
 bool WatchIndex::Remove(uint64_t client, int db, std::string_view key) {
@@ -118,11 +142,12 @@ void WatchIndex::OnKeyEvent(const KeyEvent& ev) {
   switch (ev.kind) {
     case KeyEventKind::kAdded:
       Schedule(rec, ev.entry->expire_ms);
-      Notify(rec, true);
+      if (!ev.replaced) Notify(rec, true);
       break;
     case KeyEventKind::kRemoved:
       Schedule(rec, 0);
-      Notify(rec, false);
+      // An overwritten destination is replaced in the same operation: it never stops existing.
+      if (ev.cause != RemoveCause::kOverwritten) Notify(rec, false);
       break;
     case KeyEventKind::kModified:
       if (ev.entry->expire_ms != rec->deadline) Schedule(rec, ev.entry->expire_ms);

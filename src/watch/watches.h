@@ -55,6 +55,10 @@ class WatchIndex : public KeyspaceListener {
   // Removes every watch of the client; returns how many.
   size_t RemoveAll(uint64_t client);
   size_t CountFor(uint64_t client) const;
+  // Interest without a watcher: keeps a key's prompt-expiry deadline tracked (BSETTP waiters
+  // need the key's expiry promptly for their hand-off) without sending any push.
+  void AddInterest(int db, std::string_view key, const Entry* entry);
+  void RemoveInterest(int db, std::string_view key);
   size_t watch_count() const { return watch_count_; }
   size_t key_count() const { return keys_.size(); }
   bool empty() const { return keys_.empty(); }
@@ -79,7 +83,10 @@ class WatchIndex : public KeyspaceListener {
     std::string key;
     std::vector<Watch*> watches;
     int64_t deadline = 0;  // scheduled prompt-expiry deadline, 0 = none
+    int interest = 0;      // AddInterest count; the record lives while watched or interested
   };
+  KeyRecord* FindOrCreate(int db, std::string_view key);
+  void DropIfUnused(KeyRecord* rec);
   struct DbKey {
     int db;
     std::string_view key;
