@@ -181,12 +181,13 @@ void RegisterConnectionCommands(CommandTable& t) {
   constexpr uint64_t kConn = kAclConnection;
   t.Register({.name = "ping", .arity = -1, .flags = kCmdFast | kCmdSentinel,
               .acl = kConn | kAclFast, .handler = PingCommand});
-  t.Register({.name = "echo", .arity = 2, .flags = kCmdFast,
+  t.Register({.name = "echo", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
               .acl = kConn | kAclFast, .handler = EchoCommand});
   t.Register({.name = "select", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
               .acl = kConn | kAclFast, .handler = SelectCommand});
   t.Register({.name = "quit", .arity = -1,
-              .flags = kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
+              .flags = kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale |
+                       kCmdFast,
               .acl = kConn | kAclFast, .handler = QuitCommand});
   t.Register({.name = "auth", .arity = -2,
               .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |

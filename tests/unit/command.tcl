@@ -583,6 +583,43 @@ start_server {tags {"introspection command"}} {
         }
     }
 
+    test {Every registered command and subcommand has a summary, a since-version and a group} {
+        set missing {}
+        foreach {name doc} [r command docs] {
+            set docs [list $name $doc]
+            if {[dict exists $doc subcommands]} {lappend docs {*}[dict get $doc subcommands]}
+            foreach {n d} $docs {
+                foreach field {summary since group} {
+                    if {![dict exists $d $field]} {lappend missing "$n:$field"}
+                }
+            }
+        }
+        assert_equal $missing {}
+    }
+
+    # redis-tp's own commands (temporary keys, existence watches) exist only on redis-tp.
+    if {[lindex [r command info settp] 0] ne {}} {
+        test {redis-tp's own commands are documented with their arguments and keys} {
+            foreach {name args} {
+                settp {key:key#0 value:string [FENCE]}
+                bsettp {key:key#0 value:string timeout:double [FENCE]}
+                deltp {key:key#0...}
+                watchex {key:key#0...}
+                unwatchex {[key:key#0...]}
+                object|owner key:key#0
+                object|fence key:key#0
+                client|lease milliseconds:integer
+            } {
+                set doc [cmd_docs_entry $name]
+                assert_match redis-tp:* [dict get $doc summary]
+                assert_equal [cmd_args_fingerprint $doc] $args "arguments of $name"
+            }
+            assert_equal [r command getkeysandflags settp k v fence] {{k {OW insert}}}
+            assert_equal [r command getkeysandflags deltp a b] {{a {RM delete}} {b {RM delete}}}
+            assert_equal [r command getkeys object owner k] k
+        }
+    }
+
     test {COMMAND LIST names every command and subcommand} {
         set names [r command list]
         assert_unique $names

@@ -1,0 +1,256 @@
+// The document index, the argument builders and key extraction from key specs. The documents
+// themselves are in command_docs_<group>.cc; see command_docs.h for the model.
+#include "commands/command_docs.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include "util/numbers.h"
+
+namespace redistp {
+
+std::string_view ArgTypeName(ArgType type) {
+  switch (type) {
+    case ArgType::kString:
+      return "string";
+    case ArgType::kInteger:
+      return "integer";
+    case ArgType::kDouble:
+      return "double";
+    case ArgType::kKey:
+      return "key";
+    case ArgType::kPattern:
+      return "pattern";
+    case ArgType::kUnixTime:
+      return "unix-time";
+    case ArgType::kPureToken:
+      return "pure-token";
+    case ArgType::kOneOf:
+      return "oneof";
+    case ArgType::kBlock:
+      return "block";
+  }
+  return "string";
+}
+
+ArgDoc ArgDoc::Token(std::string_view t) && {
+  token = t;
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::Since(std::string_view version) && {
+  since = version;
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::DeprecatedSince(std::string_view version) && {
+  deprecated_since = version;
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::Named(std::string_view n) && {
+  name.assign(n);
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::Optional() && {
+  flags |= kArgOptional;
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::Multiple() && {
+  flags |= kArgMultiple;
+  return std::move(*this);
+}
+
+ArgDoc ArgDoc::MultipleToken() && {
+  flags |= kArgMultipleToken;
+  return std::move(*this);
+}
+
+namespace docs {
+namespace {
+
+ArgDoc Leaf(std::string_view name, ArgType type) {
+  ArgDoc a;
+  a.name.assign(name);
+  a.type = type;
+  return a;
+}
+
+}  // namespace
+
+ArgDoc Key(std::string_view name, int key_spec_index) {
+  ArgDoc a = Leaf(name, ArgType::kKey);
+  a.key_spec_index = key_spec_index;
+  return a;
+}
+ArgDoc String(std::string_view name) { return Leaf(name, ArgType::kString); }
+ArgDoc Integer(std::string_view name) { return Leaf(name, ArgType::kInteger); }
+ArgDoc Double(std::string_view name) { return Leaf(name, ArgType::kDouble); }
+ArgDoc Pattern(std::string_view name) { return Leaf(name, ArgType::kPattern); }
+ArgDoc UnixTime(std::string_view name) { return Leaf(name, ArgType::kUnixTime); }
+
+ArgDoc PureToken(std::string_view token) {
+  ArgDoc a = Leaf(ToLower(token), ArgType::kPureToken);
+  a.token = token;
+  return a;
+}
+
+ArgDoc OneOf(std::string_view name, std::vector<ArgDoc> alternatives) {
+  ArgDoc a = Leaf(name, ArgType::kOneOf);
+  a.args = std::move(alternatives);
+  return a;
+}
+
+ArgDoc Block(std::string_view name, std::vector<ArgDoc> parts) {
+  ArgDoc a = Leaf(name, ArgType::kBlock);
+  a.args = std::move(parts);
+  return a;
+}
+
+}  // namespace docs
+
+std::vector<std::string_view> KeyFlagNames(uint32_t flags) {
+  static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
+      {kKeyRO, "RO"},
+      {kKeyRW, "RW"},
+      {kKeyOW, "OW"},
+      {kKeyRM, "RM"},
+      {kKeyAccess, "access"},
+      {kKeyUpdate, "update"},
+      {kKeyInsert, "insert"},
+      {kKeyDelete, "delete"},
+      {kKeyNotKey, "not_key"},
+      {kKeyIncomplete, "incomplete"},
+      {kKeyVariableFlags, "variable_flags"},
+  };
+  std::vector<std::string_view> names;
+  for (const auto& [bit, name] : kNames) {
+    if ((flags & bit) != 0) names.push_back(name);
+  }
+  return names;
+}
+
+namespace {
+
+// The whole table and its name index, built once on first use and never changed after.
+struct DocIndex {
+  std::vector<CommandDoc> docs;
+  std::unordered_map<std::string, const CommandDoc*> by_name;
+
+  DocIndex() {
+    for (auto part : {ConnectionCommandDocs, ServerCommandDocs, GenericCommandDocs,
+                      StringCommandDocs, TransactionCommandDocs, TempKeyCommandDocs}) {
+      std::vector<CommandDoc> more = part();
+      for (CommandDoc& d : more) docs.push_back(std::move(d));
+    }
+    for (const CommandDoc& d : docs) by_name.emplace(std::string(d.name), &d);
+  }
+};
+
+const DocIndex& Index() {
+  static const DocIndex index;
+  return index;
+}
+
+}  // namespace
+
+const CommandDoc* FindCommandDoc(std::string_view full_name) {
+  const DocIndex& index = Index();
+  auto it = index.by_name.find(ToLower(full_name));
+  return it == index.by_name.end() ? nullptr : it->second;
+}
+
+const std::vector<CommandDoc>& AllCommandDocs() { return Index().docs; }
+
+bool CommandHasKeys(const CommandSpec& spec, const CommandDoc* doc) {
+  if (doc != nullptr && !doc->key_specs.empty()) return true;
+  return spec.first_key > 0;
+}
+
+bool CommandHasMovableKeys(const CommandDoc* doc) {
+  if (doc == nullptr) return false;
+  for (const KeySpec& ks : doc->key_specs) {
+    if (ks.begin != KeyBegin::kIndex || ks.find != KeyFind::kRange) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// The position where a spec's keys start, or -1 when the invocation has none for it.
+int BeginPosition(const KeySpec& ks, const std::vector<std::string_view>& args) {
+  const int argc = static_cast<int>(args.size());
+  switch (ks.begin) {
+    case KeyBegin::kIndex:
+      return ks.index;
+    case KeyBegin::kKeyword: {
+      // A positive start searches forward from there; a negative one searches backward from
+      // that many arguments before the end.
+      bool forward = ks.start_from >= 0;
+      int i = forward ? ks.start_from : argc + ks.start_from;
+      for (; i > 0 && i < argc; i += forward ? 1 : -1) {
+        if (EqualsIgnoreCase(args[static_cast<size_t>(i)], ks.keyword)) return i + 1;
+      }
+      return -1;
+    }
+    case KeyBegin::kUnknown:
+      return -1;
+  }
+  return -1;
+}
+
+// Appends the keys one spec finds, starting at `first`.
+void FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
+                  const std::vector<std::string_view>& args, std::vector<KeyRef>* out) {
+  const int argc = static_cast<int>(args.size());
+  int last = first, step = ks.key_step > 0 ? ks.key_step : 1;
+  switch (ks.find) {
+    case KeyFind::kRange:
+      if (ks.last_key >= 0) {
+        last = first + ks.last_key;
+      } else if (ks.limit <= 1) {
+        last = argc + ks.last_key;
+      } else {
+        last = first + (argc - first) / ks.limit + ks.last_key;
+      }
+      break;
+    case KeyFind::kKeynum: {
+      int count_at = first + ks.keynum_index;
+      int64_t numkeys;
+      if (count_at >= argc || !ParseInt64(args[static_cast<size_t>(count_at)], &numkeys) ||
+          numkeys < 0 || numkeys > argc) {
+        return;
+      }
+      first += ks.first_key;
+      last = first + static_cast<int>(numkeys - 1) * step;
+      break;
+    }
+    case KeyFind::kUnknown:
+      return;
+  }
+  for (int i = first; i <= last && i < argc; i += step) out->push_back({i, flags});
+}
+
+}  // namespace
+
+std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const CommandDoc* doc,
+                                const std::vector<std::string_view>& args) {
+  std::vector<KeyRef> keys;
+  if (doc == nullptr || doc->key_specs.empty()) {
+    for (int i : CommandKeyIndexes(spec, args.size())) keys.push_back({i, 0});
+    return keys;
+  }
+  for (size_t s = 0; s < doc->key_specs.size(); ++s) {
+    const KeySpec& ks = doc->key_specs[s];
+    int first = BeginPosition(ks, args);
+    if (first <= 0) continue;
+    uint32_t flags = ks.flags;
+    if (doc->refine_key_flags != nullptr) flags = doc->refine_key_flags(args, s, flags);
+    FindSpecKeys(ks, first, flags, args, &keys);
+  }
+  return keys;
+}
+
+}  // namespace redistp

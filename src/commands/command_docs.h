@@ -1,0 +1,202 @@
+// Command documentation and key specifications: the metadata behind COMMAND DOCS, the key-spec
+// half of COMMAND INFO, and COMMAND GETKEYS/GETKEYSANDFLAGS.
+//
+// The command table (server/command.h) holds what the dispatcher needs: name, arity, flags, the
+// legacy first/last/step key positions, ACL categories, handler. Everything else Redis 7 reports
+// about a command lives here, in one declarative table keyed by the command's full name ("get",
+// "config|get") and consulted only when a client asks:
+//
+//   - documentation: summary, since-version, group, complexity, deprecation, history, and the
+//     argument tree (name, type, token, optional/multiple flags, nested oneof/block groups) that
+//     redis-cli turns into its inline hints;
+//   - command tips ("nondeterministic_output", "request_policy:all_shards", ...);
+//   - key specifications: where the keys begin (an argument index or after a keyword) and how
+//     to find the rest (a range or a key count), plus what the command does to each key (RO,
+//     RW, OW, RM and the access/update/insert/delete refinements).
+//
+// The table is written by hand in command_docs_<group>.cc and is immutable: it is built once, on
+// first use, into a name index. A command registered in the live table but missing here is not
+// an error: COMMAND INFO reports it from its table row with no key specs and no tips, and
+// COMMAND DOCS reports an empty document for it.
+//
+// Key extraction (ExtractKeys) prefers key specs and falls back to the legacy first/last/step
+// triple for undocumented commands. A few commands decide a key's flags from their arguments
+// (SET is read-write only with GET, BITFIELD only with SET/INCRBY); their doc carries a function
+// that refines the flags of one invocation, which GETKEYSANDFLAGS reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+
+namespace redistp {
+
+// --- Arguments --------------------------------------------------------------------------------
+
+enum class ArgType : uint8_t {
+  kString,
+  kInteger,
+  kDouble,
+  kKey,
+  kPattern,
+  kUnixTime,
+  kPureToken,
+  kOneOf,
+  kBlock,
+};
+
+// The wire name of an argument type ("pure-token", "unix-time" ...).
+std::string_view ArgTypeName(ArgType type);
+
+enum ArgFlag : uint8_t {
+  kArgOptional = 1 << 0,
+  kArgMultiple = 1 << 1,
+  kArgMultipleToken = 1 << 2,
+};
+
+// One node of a command's argument tree. Leaves are values or pure tokens; kOneOf and kBlock
+// nodes hold their alternatives/parts in `args`. The chainable setters below exist so the
+// tables read like the command's usage line.
+struct ArgDoc {
+  std::string name;
+  ArgType type = ArgType::kString;
+  int key_spec_index = -1;  // kKey only: which key spec finds this argument
+  std::string_view token;   // literal word that precedes the value ("EX"), or the pure token
+  std::string_view since;   // set when the argument is newer than its command
+  std::string_view deprecated_since;
+  uint8_t flags = 0;        // ArgFlag bits
+  std::vector<ArgDoc> args;
+
+  ArgDoc Token(std::string_view t) &&;
+  ArgDoc Since(std::string_view version) &&;
+  ArgDoc DeprecatedSince(std::string_view version) &&;
+  ArgDoc Named(std::string_view n) &&;
+  ArgDoc Optional() &&;
+  ArgDoc Multiple() &&;
+  ArgDoc MultipleToken() &&;
+};
+
+// Builders used by the tables.
+namespace docs {
+ArgDoc Key(std::string_view name, int key_spec_index);
+ArgDoc String(std::string_view name);
+ArgDoc Integer(std::string_view name);
+ArgDoc Double(std::string_view name);
+ArgDoc Pattern(std::string_view name);
+ArgDoc UnixTime(std::string_view name);
+// A literal word on its own; its name is the token in lower case unless Named() says otherwise.
+ArgDoc PureToken(std::string_view token);
+ArgDoc OneOf(std::string_view name, std::vector<ArgDoc> alternatives);
+ArgDoc Block(std::string_view name, std::vector<ArgDoc> parts);
+}  // namespace docs
+
+// --- Key specifications -----------------------------------------------------------------------
+
+// Key-spec flags, in the order Redis lists them.
+enum KeyFlag : uint32_t {
+  kKeyRO = 1 << 0,  // read only
+  kKeyRW = 1 << 1,  // read and modify
+  kKeyOW = 1 << 2,  // overwrite without reading
+  kKeyRM = 1 << 3,  // remove
+  kKeyAccess = 1 << 4,
+  kKeyUpdate = 1 << 5,
+  kKeyInsert = 1 << 6,
+  kKeyDelete = 1 << 7,
+  kKeyNotKey = 1 << 8,
+  kKeyIncomplete = 1 << 9,
+  kKeyVariableFlags = 1 << 10,
+};
+
+// Writes the names of the set KeyFlag bits ("RW", "access" ...) in Redis's order.
+std::vector<std::string_view> KeyFlagNames(uint32_t flags);
+
+enum class KeyBegin : uint8_t { kIndex, kKeyword, kUnknown };
+enum class KeyFind : uint8_t { kRange, kKeynum, kUnknown };
+
+// Where one group of keys sits in argv. Defaults describe "one key at argv[index]".
+struct KeySpec {
+  uint32_t flags = 0;
+  std::string_view notes;
+  KeyBegin begin = KeyBegin::kIndex;
+  int index = 0;             // kIndex: the first key's position in argv
+  std::string_view keyword;  // kKeyword: keys start right after this word ...
+  int start_from = 0;        // ... searched from here (negative: backwards from the end)
+  KeyFind find = KeyFind::kRange;
+  int last_key = 0;      // kRange: last key relative to the first; -1 = last argument
+  int key_step = 1;      // kRange and kKeynum: distance between keys
+  int limit = 0;         // kRange with last_key -1: use 1/limit of what remains (0 = all)
+  int keynum_index = 0;  // kKeynum: count position, relative to the begin position
+  int first_key = 0;     // kKeynum: first key, relative to the begin position
+};
+
+// --- Command documents ------------------------------------------------------------------------
+
+enum DocFlag : uint8_t {
+  kDocDeprecated = 1 << 0,
+  kDocSysCmd = 1 << 1,
+};
+
+struct HistoryEntry {
+  std::string_view version;
+  std::string_view change;
+};
+
+// Decides the flags of key spec `spec_index` for one invocation (args[0] is the command name).
+using KeyFlagsRefiner = uint32_t (*)(const std::vector<std::string_view>& args, size_t spec_index,
+                                     uint32_t declared_flags);
+
+struct CommandDoc {
+  std::string_view name;  // full name, lower case: "get", "config|get"
+  std::string_view summary;
+  std::string_view since;
+  std::string_view group;
+  std::string_view complexity;
+  uint8_t doc_flags = 0;  // DocFlag bits
+  std::string_view deprecated_since;
+  std::string_view replaced_by;
+  std::vector<HistoryEntry> history;
+  std::vector<std::string_view> tips;
+  std::vector<KeySpec> key_specs;
+  KeyFlagsRefiner refine_key_flags = nullptr;
+  std::vector<ArgDoc> args;
+};
+
+// The document of a command by full name (case-insensitive); nullptr when undocumented.
+const CommandDoc* FindCommandDoc(std::string_view full_name);
+
+// Every document, for tests of the table itself.
+const std::vector<CommandDoc>& AllCommandDocs();
+
+// The parts of the table, one per command group (command_docs_<group>.cc).
+std::vector<CommandDoc> ConnectionCommandDocs();
+std::vector<CommandDoc> ServerCommandDocs();
+std::vector<CommandDoc> GenericCommandDocs();
+std::vector<CommandDoc> StringCommandDocs();
+std::vector<CommandDoc> TransactionCommandDocs();
+std::vector<CommandDoc> TempKeyCommandDocs();
+
+// --- Key extraction ---------------------------------------------------------------------------
+
+struct KeyRef {
+  int index;       // position in args
+  uint32_t flags;  // KeyFlag bits for this key
+};
+
+// True when the command can name keys at all (it has key specs or legacy key positions).
+bool CommandHasKeys(const CommandSpec& spec, const CommandDoc* doc);
+
+// True when the keys' positions depend on the arguments (keyword or key-count specs), which
+// COMMAND INFO reports as the "movablekeys" flag.
+bool CommandHasMovableKeys(const CommandDoc* doc);
+
+// The keys of one invocation, args[0] being the (sub)command's name as the caller would send it
+// (for a subcommand, args[0] is the container and args[1] the subcommand). Uses the key specs
+// when `doc` has them, else the legacy first/last/step of `spec` (flags then 0). Positions that
+// fall outside args are skipped; the caller has checked arity.
+std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const CommandDoc* doc,
+                                const std::vector<std::string_view>& args);
+
+}  // namespace redistp
