@@ -4,6 +4,10 @@
 
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#elif defined(__SANITIZE_ADDRESS__)
+// The sanitizer runtime's allocator statistics (GCC ships no header for them).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
+extern "C" size_t __sanitizer_get_heap_size();
 #endif
 
 namespace redistp {
@@ -22,6 +26,12 @@ AllocatorStats ReadAllocatorStats() {
   mallctl("stats.resident", &s.resident, &sz, nullptr, 0);
   mallctl("stats.mapped", &s.mapped, &sz, nullptr, 0);
   mallctl("stats.retained", &s.retained, &sz, nullptr, 0);
+#elif defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer owns malloc; its allocator keeps the totals.
+  s.allocated = __sanitizer_get_current_allocated_bytes();
+  s.active = s.allocated;
+  s.resident = __sanitizer_get_heap_size();
+  s.mapped = s.resident;
 #else
   struct mallinfo2 mi = mallinfo2();
   s.allocated = mi.uordblks + mi.hblkhd;
@@ -35,6 +45,8 @@ AllocatorStats ReadAllocatorStats() {
 const char* AllocatorName() {
 #ifdef USE_JEMALLOC
   return "jemalloc-5.3.0";
+#elif defined(__SANITIZE_ADDRESS__)
+  return "libc";
 #else
   return "libc";
 #endif
