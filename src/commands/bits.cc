@@ -1,8 +1,433 @@
-// (being written) — registers nothing yet, so its commands answer "unknown command".
-#include "server/command.h"
+// Bitmap commands: SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP (BITFIELD lives in bitfield.cc).
+//
+// Model. A bitmap is an ordinary string value read as a sequence of bits, most significant bit
+// first: bit 0 is the high bit of byte 0, bit 8 the high bit of byte 1. Reading past the end
+// of the string reads zeros; writing past the end grows the string with zero bytes first. A
+// missing key behaves as an empty string, so it reads as an endless run of zeros.
+//
+// Writers edit the value in place through Value::MutableBytes (which also turns int and short
+// encodings into a raw heap string, as Redis "unshares" the object) and then tell the database
+// with Modified(); a bitmap created from nothing enters through Add(). Readers take a view of
+// the bytes (int-encoded values are formatted into a scratch buffer first).
+//
+// Ranges. BITCOUNT and BITPOS take an inclusive [start, end] pair counted in bytes, or in bits
+// with the BIT modifier; negative indexes count from the end and out-of-range ends are clamped,
+// the way GETRANGE treats them. Internally every range is turned into an inclusive bit range
+// and the work is done a 64-bit word at a time, with the partial first and last bytes masked.
+#include <array>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "protocol/reply_builder.h"
+#include "server/server.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
 
-void RegisterBitCommands(CommandTable& /*table*/) {}
+inline uint64_t LoadWord(const unsigned char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  return w;
+}
+
+inline void StoreWord(unsigned char* p, uint64_t w) { std::memcpy(p, &w, sizeof(w)); }
+
+// Number of set bits in p[0, n). Byte order is irrelevant to a population count, so the bytes
+// are summed as native 64-bit words, four independent accumulators deep. target_clones picks
+// the POPCNT instruction at load time when the CPU has it.
+[[gnu::target_clones("popcnt", "default")]] uint64_t CountOnes(const unsigned char* p,
+                                                                size_t n) {
+  uint64_t a = 0, b = 0, c = 0, d = 0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a += static_cast<uint64_t>(__builtin_popcountll(LoadWord(p + i)));
+    b += static_cast<uint64_t>(__builtin_popcountll(LoadWord(p + i + 8)));
+    c += static_cast<uint64_t>(__builtin_popcountll(LoadWord(p + i + 16)));
+    d += static_cast<uint64_t>(__builtin_popcountll(LoadWord(p + i + 24)));
+  }
+  for (; i + 8 <= n; i += 8) a += static_cast<uint64_t>(__builtin_popcountll(LoadWord(p + i)));
+  for (; i < n; ++i) b += static_cast<uint64_t>(__builtin_popcount(p[i]));
+  return a + b + c + d;
+}
+
+// Bits `lo`..`hi` (0 = most significant) of a byte, as a mask.
+inline unsigned BitsMask(int lo, int hi) { return (0xFFu >> lo) & (0xFFu << (7 - hi)) & 0xFFu; }
+
+// Index (0 = most significant) of the first bit equal to `bit` among the bits of `byte` selected
+// by `mask`, or -1.
+inline int FirstBitInByte(unsigned byte, unsigned mask, int bit) {
+  unsigned x = (bit ? byte : ~byte) & mask & 0xFFu;
+  if (x == 0) return -1;
+  return __builtin_clz(x) - 24;
+}
+
+// Index of the first bit equal to `bit` in p[0, n), or -1. Whole words of the opposite value are
+// skipped eight bytes at a time.
+int64_t FindBit(const unsigned char* p, size_t n, int bit) {
+  const uint64_t skip_word = bit ? 0 : ~uint64_t{0};
+  const unsigned skip_byte = bit ? 0 : 0xFF;
+  size_t i = 0;
+  while (i + 8 <= n && LoadWord(p + i) == skip_word) i += 8;
+  for (; i < n; ++i) {
+    if (p[i] != skip_byte) {
+      return static_cast<int64_t>(i * 8) + FirstBitInByte(p[i], 0xFF, bit);
+    }
+  }
+  return -1;
+}
+
+// First bit equal to `bit` in the inclusive bit range [first, last] of p (last < 8 * size), or
+// -1 when the range holds none.
+int64_t FindBitInRange(const unsigned char* p, uint64_t first, uint64_t last, int bit) {
+  uint64_t first_byte = first >> 3, last_byte = last >> 3;
+  int first_off = static_cast<int>(first & 7), last_off = static_cast<int>(last & 7);
+  if (first_byte == last_byte) {
+    int at = FirstBitInByte(p[first_byte], BitsMask(first_off, last_off), bit);
+    return at < 0 ? -1 : static_cast<int64_t>(first_byte * 8) + at;
+  }
+  int at = FirstBitInByte(p[first_byte], BitsMask(first_off, 7), bit);
+  if (at >= 0) return static_cast<int64_t>(first_byte * 8) + at;
+  int64_t mid = FindBit(p + first_byte + 1, last_byte - first_byte - 1, bit);
+  if (mid >= 0) return static_cast<int64_t>((first_byte + 1) * 8) + mid;
+  at = FirstBitInByte(p[last_byte], BitsMask(0, last_off), bit);
+  return at < 0 ? -1 : static_cast<int64_t>(last_byte * 8) + at;
+}
+
+// Set bits in the inclusive bit range [first, last] of p (last < 8 * size).
+uint64_t CountOnesInRange(const unsigned char* p, uint64_t first, uint64_t last) {
+  uint64_t first_byte = first >> 3, last_byte = last >> 3;
+  uint64_t n = CountOnes(p + first_byte, last_byte - first_byte + 1);
+  unsigned before = p[first_byte] & ~(0xFFu >> (first & 7)) & 0xFFu;
+  unsigned after = p[last_byte] & (0xFFu >> ((last & 7) + 1));
+  return n - static_cast<uint64_t>(__builtin_popcount(before)) -
+         static_cast<uint64_t>(__builtin_popcount(after));
+}
+
+// SETBIT/GETBIT offsets: a non-negative integer whose byte stays under proto-max-bulk-len.
+bool ParseBitOffset(std::string_view arg, uint64_t max_bulk_len, uint64_t* out) {
+  int64_t v;
+  if (!ParseInt64(arg, &v) || v < 0 || (static_cast<uint64_t>(v) >> 3) >= max_bulk_len) {
+    return false;
+  }
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
+
+uint64_t MaxBulkLen(CommandContext& c) {
+  return static_cast<uint64_t>(c.server.config().proto_max_bulk_len);
+}
+
+// Looks up a key for reading as a bitmap. Returns false after replying WRONGTYPE; otherwise
+// *bytes is the value's bytes (empty for a missing key, *found false).
+bool ReadBitmap(CommandContext& c, std::string_view key, char* scratch, std::string_view* bytes,
+                bool* found) {
+  Entry* e = c.db.LookupRead(key);
+  *found = e != nullptr;
+  *bytes = {};
+  if (e == nullptr) return true;
+  if (!e->value.is_string()) {
+    c.reply.Error(err::kWrongType);
+    return false;
+  }
+  *bytes = e->value.View(scratch);
+  return true;
+}
+
+inline const unsigned char* Bytes(std::string_view s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+// Parses "BYTE" or "BIT"; false for anything else.
+bool ParseRangeUnit(std::string_view arg, bool* in_bits) {
+  if (EqualsIgnoreCase(arg, "bit")) {
+    *in_bits = true;
+  } else if (EqualsIgnoreCase(arg, "byte")) {
+    *in_bits = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Turns a user range over `total` units into clamped indexes; false when it selects nothing.
+bool ClampRange(int64_t total, int64_t* start, int64_t* end) {
+  if (*start < 0) *start += total;
+  if (*end < 0) *end += total;
+  if (*start < 0) *start = 0;
+  if (*end < 0) *end = 0;
+  if (*end >= total) *end = total - 1;
+  return *start <= *end;
+}
+
+// SETBIT key offset value -> the bit's previous value.
+void SetBitCommand(CommandContext& c) {
+  uint64_t offset;
+  if (!ParseBitOffset(c.args[2], MaxBulkLen(c), &offset)) {
+    c.reply.Error(err::kBitOffset);
+    return;
+  }
+  int64_t bit;
+  if (!ParseInt64(c.args[3], &bit) || (bit != 0 && bit != 1)) {
+    c.reply.Error(err::kBitValue);
+    return;
+  }
+  Entry* e = c.db.LookupWrite(c.args[1]);
+  if (e != nullptr && !e->value.is_string()) {
+    c.reply.Error(err::kWrongType);
+    return;
+  }
+  const size_t byte = static_cast<size_t>(offset >> 3);
+  const unsigned mask = 0x80u >> (offset & 7);
+  if (e == nullptr) {
+    Value v = Value::RawString("");
+    char* p = v.MutableBytes(byte + 1);
+    if (bit) p[byte] = static_cast<char>(mask);
+    c.db.Add(c.args[1], std::move(v));
+    c.reply.Int(0);
+    return;
+  }
+  auto* p = reinterpret_cast<unsigned char*>(e->value.MutableBytes(byte + 1));
+  const int old = (p[byte] & mask) ? 1 : 0;
+  p[byte] = static_cast<unsigned char>(bit ? (p[byte] | mask) : (p[byte] & ~mask));
+  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
+  c.db.Modified(e);
+  c.reply.Int(old);
+}
+
+// GETBIT key offset -> 0 or 1; bits past the end (and of missing keys) read as 0.
+void GetBitCommand(CommandContext& c) {
+  uint64_t offset;
+  if (!ParseBitOffset(c.args[2], MaxBulkLen(c), &offset)) {
+    c.reply.Error(err::kBitOffset);
+    return;
+  }
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view bytes;
+  bool found;
+  if (!ReadBitmap(c, c.args[1], scratch, &bytes, &found)) return;
+  const uint64_t byte = offset >> 3;
+  if (byte >= bytes.size()) {
+    c.reply.Int(0);
+    return;
+  }
+  c.reply.Int((Bytes(bytes)[byte] & (0x80u >> (offset & 7))) ? 1 : 0);
+}
+
+// BITCOUNT key [start end [BYTE|BIT]]. As in Redis 7.0 the key is looked up before the range
+// is parsed, so a missing key answers 0 even to a malformed range.
+void BitCountCommand(CommandContext& c) {
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view bytes;
+  bool found;
+  if (!ReadBitmap(c, c.args[1], scratch, &bytes, &found)) return;
+  if (!found) {
+    c.reply.Int(0);
+    return;
+  }
+  const size_t argc = c.args.size();
+  if (argc == 2) {
+    c.reply.Int(static_cast<int64_t>(CountOnes(Bytes(bytes), bytes.size())));
+    return;
+  }
+  if (argc != 4 && argc != 5) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  int64_t start, end;
+  if (!ParseInt64(c.args[2], &start) || !ParseInt64(c.args[3], &end)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  bool in_bits = false;
+  if (argc == 5 && !ParseRangeUnit(c.args[4], &in_bits)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
+  if (start < 0 && end < 0 && start > end) {
+    c.reply.Int(0);
+    return;
+  }
+  const int64_t len = static_cast<int64_t>(bytes.size());
+  if (!ClampRange(in_bits ? len * 8 : len, &start, &end)) {
+    c.reply.Int(0);
+    return;
+  }
+  uint64_t first = static_cast<uint64_t>(start), last = static_cast<uint64_t>(end);
+  if (!in_bits) {
+    first *= 8;
+    last = last * 8 + 7;
+  }
+  c.reply.Int(static_cast<int64_t>(CountOnesInRange(Bytes(bytes), first, last)));
+}
+
+// BITPOS key bit [start [end [BYTE|BIT]]] -> position of the first `bit`, or -1.
+// Without an explicit end the string counts as followed by zeros, so a search for a clear bit
+// in an all-ones string answers the first bit past the string; with an end it answers -1.
+void BitPosCommand(CommandContext& c) {
+  int64_t bit;
+  if (!ParseInt64(c.args[2], &bit)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  if (bit != 0 && bit != 1) {
+    c.reply.Error(err::kBitArgument);
+    return;
+  }
+  char scratch[kMaxInt64Chars + 1];
+  std::string_view bytes;
+  bool found;
+  if (!ReadBitmap(c, c.args[1], scratch, &bytes, &found)) return;
+  if (!found) {
+    // A missing key is an endless run of zeros.
+    c.reply.Int(bit ? -1 : 0);
+    return;
+  }
+  const size_t argc = c.args.size();
+  if (argc > 6) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  const int64_t len = static_cast<int64_t>(bytes.size());
+  int64_t start = 0, end = -1;
+  bool in_bits = false, end_given = false;
+  if (argc >= 4 && !ParseInt64(c.args[3], &start)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  // Redis checks the unit before parsing the end.
+  if (argc == 6 && !ParseRangeUnit(c.args[5], &in_bits)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  if (argc >= 5) {
+    if (!ParseInt64(c.args[4], &end)) {
+      c.reply.Error(err::kNotInteger);
+      return;
+    }
+    end_given = true;
+  }
+  if (!ClampRange(in_bits ? len * 8 : len, &start, &end)) {
+    c.reply.Int(-1);
+    return;
+  }
+  uint64_t first = static_cast<uint64_t>(start), last = static_cast<uint64_t>(end);
+  if (!in_bits) {
+    first *= 8;
+    last = last * 8 + 7;
+  }
+  int64_t pos = FindBitInRange(Bytes(bytes), first, last, static_cast<int>(bit));
+  if (pos < 0 && bit == 0 && !end_given) pos = static_cast<int64_t>(last + 1);
+  c.reply.Int(pos);
+}
+
+enum class BitOp { kAnd, kOr, kXor, kNot };
+
+// dst[i] = dst[i] op src[i] for i < n (kNot: dst[i] = ~src[i]).
+void CombineBytes(BitOp op, unsigned char* dst, const unsigned char* src, size_t n) {
+  size_t i = 0;
+  switch (op) {
+    case BitOp::kAnd:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, LoadWord(dst + i) & LoadWord(src + i));
+      for (; i < n; ++i) dst[i] &= src[i];
+      break;
+    case BitOp::kOr:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, LoadWord(dst + i) | LoadWord(src + i));
+      for (; i < n; ++i) dst[i] |= src[i];
+      break;
+    case BitOp::kXor:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, LoadWord(dst + i) ^ LoadWord(src + i));
+      for (; i < n; ++i) dst[i] ^= src[i];
+      break;
+    case BitOp::kNot:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, ~LoadWord(src + i));
+      for (; i < n; ++i) dst[i] = static_cast<unsigned char>(~src[i]);
+      break;
+  }
+}
+
+// BITOP AND|OR|XOR|NOT destkey srckey [srckey ...] -> length of the result.
+// Sources shorter than the longest are zero-padded (missing keys are empty). The result is
+// stored as a raw string replacing the destination (TTL dropped); an empty result deletes it.
+void BitOpCommand(CommandContext& c) {
+  std::string_view name = c.args[1];
+  BitOp op;
+  if (EqualsIgnoreCase(name, "and")) {
+    op = BitOp::kAnd;
+  } else if (EqualsIgnoreCase(name, "or")) {
+    op = BitOp::kOr;
+  } else if (EqualsIgnoreCase(name, "xor")) {
+    op = BitOp::kXor;
+  } else if (EqualsIgnoreCase(name, "not")) {
+    op = BitOp::kNot;
+  } else {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  const size_t nsrc = c.args.size() - 3;
+  if (op == BitOp::kNot && nsrc != 1) {
+    c.reply.Error(err::kBitOpNotSingle);
+    return;
+  }
+  // One scratch buffer per source: int-encoded sources are formatted into them.
+  std::vector<std::array<char, kMaxInt64Chars + 1>> scratch(nsrc);
+  std::vector<std::string_view> srcs(nsrc);
+  size_t max_len = 0;
+  for (size_t i = 0; i < nsrc; ++i) {
+    bool found;
+    if (!ReadBitmap(c, c.args[3 + i], scratch[i].data(), &srcs[i], &found)) return;
+    if (srcs[i].size() > max_len) max_len = srcs[i].size();
+  }
+  std::string_view dest = c.args[2];
+  if (max_len == 0) {
+    if (Entry* e = c.db.LookupWrite(dest)) c.db.Remove(e);
+    c.reply.Int(0);
+    return;
+  }
+  // The result is built in a fresh value (zero-filled by MutableBytes), so a destination that
+  // is also a source is read intact until the final Upsert replaces it.
+  Value result = Value::RawString("");
+  auto* out = reinterpret_cast<unsigned char*>(result.MutableBytes(max_len));
+  if (op == BitOp::kNot) {
+    CombineBytes(op, out, Bytes(srcs[0]), max_len);
+  } else {
+    if (!srcs[0].empty()) std::memcpy(out, srcs[0].data(), srcs[0].size());
+    for (size_t i = 1; i < nsrc; ++i) {
+      CombineBytes(op, out, Bytes(srcs[i]), srcs[i].size());
+      // AND with the zero padding of a shorter source clears the tail.
+      if (op == BitOp::kAnd) std::memset(out + srcs[i].size(), 0, max_len - srcs[i].size());
+    }
+    if (op == BitOp::kAnd && srcs[0].size() < max_len) {
+      std::memset(out + srcs[0].size(), 0, max_len - srcs[0].size());
+    }
+  }
+  c.db.Upsert(dest, std::move(result), false);
+  c.reply.Int(static_cast<int64_t>(max_len));
+}
+
+}  // namespace
+
+void RegisterBitCommands(CommandTable& t) {
+  t.Register({.name = "setbit", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
+              .handler = SetBitCommand});
+  t.Register({.name = "getbit", .arity = 3, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclFast,
+              .handler = GetBitCommand});
+  t.Register({.name = "bitcount", .arity = -2, .flags = kCmdReadOnly, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
+              .handler = BitCountCommand});
+  t.Register({.name = "bitpos", .arity = -3, .flags = kCmdReadOnly, .first_key = 1,
+              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
+              .handler = BitPosCommand});
+  t.Register({.name = "bitop", .arity = -4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 2,
+              .last_key = -1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
+              .handler = BitOpCommand});
+}
 
 }  // namespace redistp

@@ -1,6 +1,7 @@
 #include "protocol/request_parser.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 #include "protocol/errors.h"
@@ -10,7 +11,7 @@ namespace redistp {
 namespace {
 
 constexpr size_t kInlineMaxSize = 64 * 1024;  // longest inline request / length line
-constexpr int64_t kMaxMultibulkLen = 1024LL * 1024 * 1024;
+constexpr int64_t kMaxMultibulkLen = INT32_MAX;  // Redis reads the count as a C int
 constexpr int64_t kUnauthMultibulkLen = 10;
 constexpr int64_t kUnauthBulkLen = 16384;
 

@@ -57,7 +57,7 @@ void Value::Release() {
 
 void Value::SetBytes(std::string_view s, bool raw) {
   if (s.size() <= kInlineCap) {
-    std::memcpy(inline_data(), s.data(), s.size());
+    if (!s.empty()) std::memcpy(inline_data(), s.data(), s.size());
     set_inline_len(s.size());
     SetTag(ValueType::kString, kInline, raw);
   } else {
@@ -172,7 +172,12 @@ void Value::Append(std::string_view s) {
   size_t old = StringLength();
   // s may alias our own bytes (APPEND k with the value itself): copy first if so.
   std::string copy;
-  if (storage() == kHeap && s.data() >= heap()->data && s.data() < heap()->data + heap()->cap) {
+  const char* p = s.data();
+  const char* self = reinterpret_cast<const char*>(this);
+  bool aliases_inline = p >= self && p < self + sizeof(Value);
+  bool aliases_heap =
+      storage() == kHeap && p >= heap()->data && p < heap()->data + heap()->cap + 1;
+  if (aliases_inline || aliases_heap) {
     copy.assign(s);
     s = copy;
   }

@@ -25,7 +25,8 @@ bool MatchSet(std::string_view pat, size_t p, unsigned char c, bool nocase, size
       ++p;
       if (Fold(pat[p], nocase) == c) hit = true;
       ++p;
-    } else if (p + 2 < pat.size() && pat[p + 1] == '-' && pat[p + 2] != ']') {
+    } else if (p + 2 < pat.size() && pat[p + 1] == '-') {
+      // As in Redis, the range end may be any byte, ']' included: "[a-]" is ']'..'a'.
       unsigned char lo = Fold(pat[p], nocase);
       unsigned char hi = Fold(pat[p + 2], nocase);
       if (lo > hi) std::swap(lo, hi);
@@ -43,6 +44,9 @@ bool MatchSet(std::string_view pat, size_t p, unsigned char c, bool nocase, size
 }  // namespace
 
 bool GlobMatch(std::string_view pat, std::string_view str, bool nocase) {
+  // Redis's matcher consumes a pattern only while string bytes remain, so an empty string
+  // matches only an empty pattern; KEYS and SCAN special-case the lone "*" (match all).
+  if (str.empty()) return pat.empty() || pat == "*";
   size_t p = 0, s = 0;
   // Backtracking point: the pattern index after the last '*' and the string index it covers to.
   size_t star_p = std::string_view::npos, star_s = 0;

@@ -95,8 +95,14 @@ bool ParseMemory(std::string_view s, int64_t* out, bool allow_negative) {
       break;
     }
   }
-  int64_t v;
-  if (!ParseInt64(digits, &v)) return false;
+  // Sizes are read like strtoull: leading zeros are fine ("01mb").
+  bool neg = !digits.empty() && digits[0] == '-';
+  if (neg) digits.remove_prefix(1);
+  while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+  uint64_t mag;
+  if (!ParseUint64(digits, &mag) || mag > static_cast<uint64_t>(INT64_MAX)) return false;
+  int64_t v = neg ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag);
+  if (neg && mag == 0) v = 0;
   if (v < 0 && !allow_negative) return false;
   if (v != 0 && (v > INT64_MAX / mul || v < INT64_MIN / mul)) return false;
   *out = v * mul;

@@ -263,7 +263,8 @@ start_server {tags {bitfield}} {
     }
 
     test {BITFIELD type errors} {
-        set msg {ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.}
+        set msg "ERR Invalid bitfield type. Use something like i16 u8.\
+ Note that u64 is not supported but i64 is."
         foreach type {u64 i65 i0 u0 U8 I8 x8 u08 u+8 u i -8 u8x ""} {
             assert_error $msg {r bitfield bf get $type 0} "type '$type'"
         }
@@ -349,16 +350,18 @@ start_server {tags {bitfield}} {
         assert_encoding raw n
     }
 
-    test {BITFIELD against a key of another type} {
-        r del lst
-        r rpush lst a
-        assert_error WRONGTYPE* {r bitfield lst get u8 0}
-        assert_error WRONGTYPE* {r bitfield lst set u8 0 1}
-        assert_error WRONGTYPE* {r bitfield lst}
-        assert_error WRONGTYPE* {r bitfield_ro lst get u8 0}
-        assert_error WRONGTYPE* {r bitfield_ro lst}
-        assert_error {ERR value is not an integer*} {r bitfield lst set u8 0 x}
-        assert_equal [r type lst] list
+    tags {needs:types} {
+        test {BITFIELD against a key of another type} {
+            r del lst
+            r rpush lst a
+            assert_error WRONGTYPE* {r bitfield lst get u8 0}
+            assert_error WRONGTYPE* {r bitfield lst set u8 0 1}
+            assert_error WRONGTYPE* {r bitfield lst}
+            assert_error WRONGTYPE* {r bitfield_ro lst get u8 0}
+            assert_error WRONGTYPE* {r bitfield_ro lst}
+            assert_error {ERR value is not an integer*} {r bitfield lst set u8 0 x}
+            assert_equal [r type lst] list
+        }
     }
 
     test {BITFIELD_RO reads like BITFIELD and refuses writes} {
