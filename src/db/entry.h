@@ -27,6 +27,10 @@ struct Entry {
 
   static constexpr uint32_t kLruMask = 0xFFFFFF;
   static constexpr uint32_t kFlagTemporary = 1u << 24;  // owned by a connection (SETTP)
+  // Its (db, key) has existence watchers or BSETTP waiters: removal and value-change events
+  // consult the watch index only for entries carrying this bit (may be stale-true, never
+  // stale-false), so unwatched keys cost no extra lookup.
+  static constexpr uint32_t kFlagWatched = 1u << 25;
 
   char* key_data() { return reinterpret_cast<char*>(this + 1); }
   const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }

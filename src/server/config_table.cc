@@ -308,7 +308,10 @@ constexpr ConfigDef kTable[] = {
       .Store(StoreDir).Effect(),
   Bool("disable-thp", "yes").Flags(kImm),
   Bool("dynamic-hz", "yes").Store(M(dynamic_hz)),
-  Enum("enable-debug-command", kNoYesLocal, "no").Flags(kImm).Store(M(enable_debug_command)),
+  Enum("enable-debug-command", kNoYesLocal, "no")
+      .Flags(kImm)
+      .Store(M(enable_debug_command))
+      .Effect(),
   Enum("enable-module-command", kNoYesLocal, "no").Flags(kImm).Store(M(enable_module_command)),
   Enum("enable-protected-configs", kNoYesLocal, "no").Flags(kImm)
       .Store(M(enable_protected_configs)),
@@ -333,8 +336,8 @@ constexpr ConfigDef kTable[] = {
   Bool("lazyfree-lazy-server-del", "no").Store(M(lazyfree_lazy_server_del)),
   Bool("lazyfree-lazy-user-del", "no").Store(M(lazyfree_lazy_user_del)),
   Bool("lazyfree-lazy-user-flush", "no").Store(M(lazyfree_lazy_user_flush)).Effect(),
-  Int("lfu-decay-time", 0, kIntMax, "1").Store(M(lfu_decay_time)),
-  Int("lfu-log-factor", 0, kIntMax, "10").Store(M(lfu_log_factor)),
+  Int("lfu-decay-time", 0, kIntMax, "1").Store(M(lfu_decay_time)).Effect(),
+  Int("lfu-log-factor", 0, kIntMax, "10").Store(M(lfu_log_factor)).Effect(),
   Int("list-compress-depth", 0, kIntMax, "0").Store(M(list_compress_depth)),
   Int("list-max-listpack-size", kIntMin, kIntMax, "-2").Alias("list-max-ziplist-size")
       .Store(M(list_max_listpack_size)),
@@ -400,7 +403,7 @@ constexpr ConfigDef kTable[] = {
       .Store(StoreSave).Rewrite(RewriteSaveParams),
   Unset("server_cpulist").Flags(kImm),
   Int("set-max-intset-entries", 0, kLongMax, "512").Store(M(set_max_intset_entries)),
-  Bool("set-proc-title", "yes").Flags(kImm).Store(M(set_proc_title)).Effect(),
+  Bool("set-proc-title", "yes").Flags(kImm).Store(M(set_proc_title)),
   Special("shutdown-on-sigint", "default", ParseShutdownFlags).Flags(kConfigMultiArg)
       .Store(StoreSigint),
   Special("shutdown-on-sigterm", "default", ParseShutdownFlags).Flags(kConfigMultiArg)

@@ -1,11 +1,12 @@
 #include "watch/blocking.h"
 
 #include "db/database.h"
+#include "db/entry.h"
 
 namespace redistp {
 
 void BlockingQueues::Enqueue(int db, std::string_view key, BlockedWaiter waiter,
-                             const Entry* current) {
+                             Entry* current) {
   if (interest_ != nullptr) interest_->AddInterest(db, key, current);
   QueueKey qk{db, std::string(key)};
   Queue& q = queues_[qk];
@@ -53,6 +54,8 @@ std::vector<std::pair<int, std::string>> BlockingQueues::TakeReady() {
 
 void BlockingQueues::OnKeyEvent(const KeyEvent& ev) {
   if (queues_.empty() || ev.kind != KeyEventKind::kRemoved) return;
+  // Queued keys are registered as watch-index interests, which flag their entries.
+  if (!ev.entry->has_flag(Entry::kFlagWatched)) return;
   QueueKey qk{ev.db->index(), std::string(ev.entry->key())};
   if (queues_.count(qk) != 0) ready_.push_back(std::move(qk));
 }

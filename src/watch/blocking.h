@@ -41,7 +41,7 @@ class BlockingQueues : public KeyspaceListener {
   // and a TTL is expired promptly and its hand-off is not left to active expiry.
   void set_interest(WatchIndex* index) { interest_ = index; }
   // `current` is the key's entry (the one the waiter waits to disappear).
-  void Enqueue(int db, std::string_view key, BlockedWaiter waiter, const Entry* current);
+  void Enqueue(int db, std::string_view key, BlockedWaiter waiter, Entry* current);
   // Removes the client from whatever queue it waits in. Returns true if it was waiting.
   bool Leave(uint64_t client);
   bool IsWaiting(uint64_t client) const { return where_.count(client) != 0; }

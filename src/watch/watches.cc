@@ -36,9 +36,10 @@ void WatchIndex::DropIfUnused(KeyRecord* rec) {
   delete rec;
 }
 
-void WatchIndex::AddInterest(int db, std::string_view key, const Entry* entry) {
+void WatchIndex::AddInterest(int db, std::string_view key, Entry* entry) {
   KeyRecord* rec = FindOrCreate(db, key);
   ++rec->interest;
+  if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
   if (entry != nullptr && entry->expire_ms != 0 && rec->deadline == 0) {
     Schedule(rec, entry->expire_ms);
   }
@@ -51,8 +52,9 @@ void WatchIndex::RemoveInterest(int db, std::string_view key) {
   DropIfUnused(rec);
 }
 
-bool WatchIndex::Add(uint64_t client, int db, std::string_view key, const Entry* entry) {
+bool WatchIndex::Add(uint64_t client, int db, std::string_view key, Entry* entry) {
   KeyRecord* rec = FindOrCreate(db, key);
+  if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
   auto& mine = by_client_[client];
   if (mine.count(rec) != 0) return false;
   // (A record created just now has no watches; it is kept because this watch is added next.)
@@ -137,8 +139,11 @@ void WatchIndex::Notify(KeyRecord* rec, bool added) {
 
 void WatchIndex::OnKeyEvent(const KeyEvent& ev) {
   if (keys_.empty()) return;
+  // Only an addition can concern a key whose entry is not flagged (the entry is new).
+  if (ev.kind != KeyEventKind::kAdded && !ev.entry->has_flag(Entry::kFlagWatched)) return;
   KeyRecord* rec = Find(ev.db->index(), ev.entry->key());
   if (rec == nullptr) return;
+  ev.entry->set_flag(Entry::kFlagWatched, true);
   switch (ev.kind) {
     case KeyEventKind::kAdded:
       Schedule(rec, ev.entry->expire_ms);
@@ -182,6 +187,8 @@ void WatchIndex::OnSwap(Database& a, Database& b) {
     Database* other = self == &a ? &b : &a;
     Entry* now = self->dict().Find(rec->key);
     bool before = other->dict().Find(rec->key) != nullptr;
+    // The entry now in this database came from the other one, unflagged perhaps.
+    if (now != nullptr) now->set_flag(Entry::kFlagWatched, true);
     if ((now != nullptr) != before) changes.push_back({rec, now != nullptr, now ? now->expire_ms : 0});
     else if (now != nullptr && now->expire_ms != rec->deadline) Schedule(rec, now->expire_ms);
   }

@@ -49,7 +49,7 @@ class WatchIndex : public KeyspaceListener {
 
   // Adds a watch; returns false if this client already watched the key (one watch). `entry`
   // is the key's current entry or nullptr (used to schedule prompt expiry).
-  bool Add(uint64_t client, int db, std::string_view key, const Entry* entry);
+  bool Add(uint64_t client, int db, std::string_view key, Entry* entry);
   // Removes one watch; returns true if it existed.
   bool Remove(uint64_t client, int db, std::string_view key);
   // Removes every watch of the client; returns how many.
@@ -57,7 +57,7 @@ class WatchIndex : public KeyspaceListener {
   size_t CountFor(uint64_t client) const;
   // Interest without a watcher: keeps a key's prompt-expiry deadline tracked (BSETTP waiters
   // need the key's expiry promptly for their hand-off) without sending any push.
-  void AddInterest(int db, std::string_view key, const Entry* entry);
+  void AddInterest(int db, std::string_view key, Entry* entry);
   void RemoveInterest(int db, std::string_view key);
   size_t watch_count() const { return watch_count_; }
   size_t key_count() const { return keys_.size(); }

@@ -152,7 +152,9 @@ TEST(ConfigTable, HasEffectMarksTheWiredParameters) {
                                     "maxmemory-policy",
                                     "active-expire-effort",
                                     "lazyfree-lazy-user-flush",
-                                    "set-proc-title"};
+                                    "enable-debug-command",
+                                    "lfu-log-factor",
+                                    "lfu-decay-time"};
   EXPECT_EQ(wired, expected);
 }
 

@@ -588,6 +588,31 @@ start_server {tags {watchex}} {
         r flushall
     }
 
+    test {A key brought in by SWAPDB and deleted afterwards pushes its DEL} {
+        # The entry arriving from the other database was never looked at by a watch: its
+        # deletion must still be noticed (the watched-entry flag is set by SWAPDB).
+        r flushall
+        r select 10
+        r set wx:sw:late v
+        r select 9
+        set w [wx_pair wx:sw:late]
+        r swapdb 9 10
+        expect_push_all $w wx:sw:late ADD
+        r del wx:sw:late
+        expect_push_all $w wx:sw:late DEL
+        r select 10
+        r set wx:sw:late v2
+        r select 9
+        r swapdb 9 10
+        expect_push_all $w wx:sw:late ADD
+        r set wx:sw:late v3
+        r expire wx:sw:late 0
+        expect_push_all $w wx:sw:late DEL
+        expect_nothing_all $w
+        close_all $w
+        r flushall
+    }
+
     # ---- RENAME / MOVE / COPY --------------------------------------------------------------
 
     test {RENAME pushes DEL for the source, then ADD for an absent destination} {
