@@ -1,0 +1,46 @@
+// coord-bench: the load tool behind utils/bench-coordination.sh.
+//
+// Three subcommands, each a self-contained measurement that prints `result ...` lines on stdout
+// (stats.h) and explains failures on stderr:
+//   fanout   notification latency from one writer to many watchers (fanout.h);
+//   handoff  lock hand-off time after the holder's connection dies (handoff.h);
+//   hold     register many watches/subscriptions and keep them open (hold.h).
+// It speaks RESP2/RESP3 over plain loopback sockets (no client library: hiredis 0.14 knows no
+// RESP3 push frames) and never connects anywhere but 127.0.0.1.
+#include <cstdio>
+#include <cstring>
+
+#include "fanout.h"
+#include "handoff.h"
+#include "hold.h"
+#include "options.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: coord-bench fanout  --target NAME=PORT:MODE ... [--watchers N] [--changes N]\n"
+    "                           [--pause-us N] [--change-timeout-ms N] [--max-seconds N]\n"
+    "                           [--key K]      MODE: watchex3 | watchex2 | keyspace\n"
+    "       coord-bench handoff --target NAME=PORT:MODE ... [--runs N] [--ttl-ms N]\n"
+    "                           [--close rst|fin] [--max-seconds N] [--key K]\n"
+    "                           MODE: settp-watchex | bsettp | redis-ttl (each optionally\n"
+    "                           @rst or @fin) | ping\n"
+    "       coord-bench hold    --port P [--mode watchex|subscribe] [--conns N] [--keys N]\n"
+    "                           [--layout shared|distinct] [--batch N] [--prefix P]\n"
+    "                           [--max-seconds N] [--name NAME]\n"
+    "Results: one `result name=... kind=... key=value ...` line per target on stdout.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  coordbench::Options options(argc, argv, 2);
+  if (strcmp(argv[1], "fanout") == 0) return coordbench::RunFanout(options);
+  if (strcmp(argv[1], "handoff") == 0) return coordbench::RunHandoff(options);
+  if (strcmp(argv[1], "hold") == 0) return coordbench::RunHold(options);
+  fprintf(stderr, "coord-bench: unknown subcommand '%s'\n%s", argv[1], kUsage);
+  return 2;
+}
