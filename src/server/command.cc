@@ -6,18 +6,32 @@
 
 namespace redistp {
 
+namespace {
+
+// ASCII case folding without the C locale machinery: this runs for every command.
+inline unsigned char FoldAscii(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return (u >= 'A' && u <= 'Z') ? static_cast<unsigned char>(u + 32) : u;
+}
+
+}  // namespace
+
 size_t CommandTable::Hash::operator()(std::string_view s) const {
   // FNV-1a over lower-cased bytes: command names are short.
   uint64_t h = 1469598103934665603ULL;
   for (char c : s) {
-    h ^= static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(c)));
+    h ^= FoldAscii(c);
     h *= 1099511628211ULL;
   }
   return static_cast<size_t>(h);
 }
 
 bool CommandTable::Eq::operator()(std::string_view a, std::string_view b) const {
-  return EqualsIgnoreCase(a, b);
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (FoldAscii(a[i]) != FoldAscii(b[i])) return false;
+  }
+  return true;
 }
 
 namespace {
