@@ -87,24 +87,6 @@ need_value() {
   fi
 }
 
-# Prints the median of the numbers given as arguments (nothing when there are none).
-median() {
-  (($# > 0)) || return 0
-  printf '%s\n' "$@" | sort -g |
-    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# Prints A/B to two decimals, or "n/a" when either is missing or B is zero.
-ratio() {
-  awk -v a="${1:-}" -v b="${2:-}" \
-    'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
-}
-
-# Prints a number with printf format $1, or "n/a" when $2 is empty.
-fmt() {
-  if [[ -z ${2:-} ]]; then echo "n/a"; else awk -v v="$2" -v f="$1" 'BEGIN { printf f, v }'; fi
-}
-
 # Prints the value of field NAME in a tool result line ("result name=x kind=y a=1 ...").
 field() {
   awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");

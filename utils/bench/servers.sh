@@ -178,3 +178,23 @@ bench_stop_all() {
     bench_stop "$side" || true
   done
 }
+
+# ---- Number helpers shared by the benchmark scripts ---------------------------------------
+
+# Prints the median of the numbers given as arguments (nothing when there are none).
+median() {
+  (($# > 0)) || return 0
+  printf '%s\n' "$@" | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Prints A/B to two decimals, or "n/a" when either is missing or B is zero.
+ratio() {
+  awk -v a="${1:-}" -v b="${2:-}" \
+    'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+# Prints a number with the given printf format, or "n/a" when it is missing.
+fmt() {
+  if [[ -z ${2:-} ]]; then echo "n/a"; else awk -v v="$2" -v f="$1" 'BEGIN { printf f, v }'; fi
+}
