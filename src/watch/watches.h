@@ -5,29 +5,46 @@
 // a key that exists before and after sends nothing; every change is delivered in the order it
 // happened. Watches are per database and persist until UNWATCHEX, RESET or disconnect.
 //
-// Model. One KeyRecord per watched (db, key), found by a hash map, holding the vector of its
-// watches; one Watch per (connection, key) pair, which knows its slot in that vector; and per
-// connection a map from KeyRecord to its Watch. Registration and removal are O(1); delivering
-// a change costs O(watchers of that key). The index listens to the keyspace: kAdded/kRemoved
-// of a watched key become ADD/DEL for each watcher through the WatchSink (the server turns
-// them into push frames with the ordering promise). FLUSHDB and SWAPDB are handled per watched
-// key of the affected databases, so their cost is bounded by the watches, not the keyspace.
+// Model. Three kinds of objects, sized for jemalloc's classes (16, 32, 48, 64 ... bytes):
+//   - a KeyRecord per watched (db, key): one allocation holding a 24-byte header and the key
+//     bytes inline (48 bytes for keys up to 24 bytes). The header is the set of its watchers,
+//     its slot in the deadline heap, its BSETTP interest count, the db and the key length;
+//   - a ClientWatches per connection that watches anything (16 bytes): its id and the set of
+//     KeyRecords it watches;
+//   - the sets themselves are CompactSets (compact_set.h): one word while they hold at most one
+//     member (so a key with one watcher, or a client with one watch, costs no extra block), else
+//     an open-addressing block of 2^k bytes.
+// A (connection, key) pair is therefore two set slots, one in the key's watcher set and one in
+// the client's key set — no per-pair node. The (db, key) -> KeyRecord index is a TaggedTable
+// (tagged_table.h) that resizes incrementally, and clients are found by id in a CompactSet.
+// Registration, removal and the duplicate check are O(1) (amortized); RemoveAll is O(watches of
+// that client); delivering a change costs O(watchers of that key). Every structure shrinks when
+// watches go away and is freed with its last member.
 //
-// Prompt expiry: a watched key with a TTL is also kept in a deadline-ordered set; the server
-// arms one timer for the earliest deadline and calls DueExpiries(), then deletes the due keys
-// through a normal lookup (which emits the DEL). Cost is independent of keyspace size.
+// The index listens to the keyspace: kAdded/kRemoved of a watched key become ADD/DEL for each
+// watcher through the WatchSink (the server turns them into push frames with the ordering
+// promise). The watchers of one key are told in the order of their set's slots: deterministic,
+// but not the order they registered in. FLUSHDB and SWAPDB are handled per watched key of the
+// affected databases, so their cost is bounded by the watches, not the keyspace. Entries of
+// watched keys carry Entry::kFlagWatched, so events of other keys skip the index (except an
+// addition, which is looked up: a new entry carries no flag yet).
+//
+// Prompt expiry: a watched key with a TTL is also kept in a binary min-heap of deadlines (16
+// bytes per volatile watched key, its position kept in the record for O(log n) updates); the
+// server arms one timer for the earliest deadline and calls DueExpiries(), then deletes the due
+// keys through a normal lookup (which emits the DEL). Cost is independent of keyspace size.
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "db/database.h"
 #include "db/keyspace_events.h"
+#include "watch/compact_set.h"
+#include "watch/tagged_table.h"
 
 namespace redistp {
 
@@ -63,9 +80,10 @@ class WatchIndex : public KeyspaceListener {
   size_t key_count() const { return keys_.size(); }
   bool empty() const { return keys_.empty(); }
 
-  // Watched volatile keys whose deadline has passed at `now_ms`: (db, key) pairs.
+  // Watched volatile keys whose deadline has passed at `now_ms`, as (db, key) pairs in deadline
+  // order (ties by db, then key).
   std::vector<std::pair<int, std::string>> DueExpiries(int64_t now_ms);
-  int64_t next_deadline() const { return deadlines_.empty() ? 0 : deadlines_.begin()->first; }
+  int64_t next_deadline() const { return deadlines_.empty() ? 0 : deadlines_.front().deadline; }
 
   void OnKeyEvent(const KeyEvent& ev) override;
   void OnFlush(Database& db) override;
@@ -73,40 +91,52 @@ class WatchIndex : public KeyspaceListener {
 
  private:
   struct KeyRecord;
-  struct Watch {
-    KeyRecord* key;
-    uint64_t client;
-    size_t slot;  // index in key->watches
+  struct ClientWatches;
+  // Hashes for the sets and the table (defined in watches.cc).
+  struct ClientHash {
+    static uint64_t Hash(const ClientWatches* c);
   };
-  struct KeyRecord {
-    int db;
-    std::string key;
-    std::vector<Watch*> watches;
-    int64_t deadline = 0;  // scheduled prompt-expiry deadline, 0 = none
-    int interest = 0;      // AddInterest count; the record lives while watched or interested
+  struct RecordPtrHash {
+    static uint64_t Hash(const KeyRecord* r);
   };
-  KeyRecord* FindOrCreate(int db, std::string_view key);
-  void DropIfUnused(KeyRecord* rec);
-  struct DbKey {
-    int db;
-    std::string_view key;
-    bool operator==(const DbKey& o) const { return db == o.db && key == o.key; }
+  struct RecordKeyHash {
+    static uint64_t Hash(const KeyRecord* r);
   };
-  struct DbKeyHash {
-    size_t operator()(const DbKey& k) const;
+  using WatcherSet = CompactSet<ClientWatches, ClientHash>;
+  using RecordSet = CompactSet<KeyRecord, RecordPtrHash>;
+  struct HeapItem {
+    int64_t deadline;
+    KeyRecord* rec;
   };
 
-  KeyRecord* Find(int db, std::string_view key) const;
+  static uint64_t HashDbKey(int db, std::string_view key);
+  KeyRecord* Find(int db, std::string_view key);
+  KeyRecord* FindOrCreate(int db, std::string_view key);
+  ClientWatches* FindClient(uint64_t client) const;
+  void DropIfUnused(KeyRecord* rec);
   void Notify(KeyRecord* rec, bool added);
+  // While a loop notifies several records (FLUSHDB, SWAPDB), a sink may drop watches; records
+  // dropped meanwhile leave the index at once but are freed when the outermost loop ends, so the
+  // loop never touches freed memory (it skips them: IsRetired).
+  class RetireGuard;
+  static bool IsRetired(const KeyRecord* rec);
+  void Retire(KeyRecord* rec);
+
+  // The deadline heap.
+  int64_t DeadlineOf(const KeyRecord* rec) const;
   void Schedule(KeyRecord* rec, int64_t expire_ms);
-  void DropWatch(Watch* w);
+  void HeapSet(size_t pos, HeapItem item);
+  void HeapRemove(size_t pos);
+  void SiftUp(size_t pos);
+  void SiftDown(size_t pos);
 
   WatchSink* sink_;
-  // Keys of this map point into the KeyRecord's own string (stable: records are heap nodes).
-  std::unordered_map<DbKey, KeyRecord*, DbKeyHash> keys_;
-  std::unordered_map<uint64_t, std::unordered_map<KeyRecord*, Watch*>> by_client_;
-  std::set<std::pair<int64_t, KeyRecord*>> deadlines_;
+  TaggedTable<KeyRecord, RecordKeyHash> keys_;
+  CompactSet<ClientWatches, ClientHash> clients_;
+  std::vector<HeapItem> deadlines_;  // binary min-heap on deadline
   size_t watch_count_ = 0;
+  int notify_loops_ = 0;             // RetireGuards alive
+  std::vector<KeyRecord*> retired_;  // dropped during a loop, freed after it
 };
 
 }  // namespace redistp
