@@ -322,7 +322,7 @@ void ClientReplyCommand(CommandContext& c) {
 void ClientLeaseCommand(CommandContext& c) {
   int64_t ms;
   if (!ParseInt64(c.args[2], &ms) || ms < 0) {
-    c.reply.Error("ERR lease is not an integer or out of range");
+    c.reply.Error(err::kLeaseNotInteger);
     return;
   }
   c.server.SetLease(&c.client, ms);

@@ -37,7 +37,7 @@ void SelectCommand(CommandContext& c) {
   }
   // Redis reads the index as a C int first.
   if (index < INT32_MIN || index > INT32_MAX) {
-    c.reply.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    c.reply.Error(err::kIntRange);
     return;
   }
   Status s = c.server.SelectDb(c.client, index);
@@ -96,7 +96,7 @@ void HelloCommand(CommandContext& c) {
   size_t i = 1;
   if (c.args.size() >= 2) {
     if (!ParseInt64(c.args[1], &ver)) {
-      c.reply.Error("ERR Protocol version is not an integer or out of range");
+      c.reply.Error(err::kHelloProtoNotInt);
       return;
     }
     if (ver < 2 || ver > 3) {
@@ -120,19 +120,17 @@ void HelloCommand(CommandContext& c) {
       setname = c.args[i + 1];
       has_setname = true;
       if (!ValidClientName(setname)) {
-        c.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+        c.reply.Error(err::kBadClientName);
         return;
       }
       ++i;
     } else {
-      c.reply.Error("ERR Syntax error in HELLO option '" + std::string(c.args[i]) + "'");
+      c.reply.Error(err::HelloBadOption(c.args[i]));
       return;
     }
   }
   if (!c.client.authenticated) {
-    c.reply.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise "
-                  "the HELLO AUTH <user> <pass> option can be used to authenticate the "
-                  "client and select the RESP protocol version at the same time");
+    c.reply.Error(err::kHelloNoAuth);
     return;
   }
   if (has_setname) c.client.name.assign(setname);

@@ -5,6 +5,7 @@
 // Server::Execute gate with kClientInExec set, so blocking commands do not block and pushes the
 // transaction causes reach this client after the whole EXEC reply. WATCH marks keys whose
 // change (any key event, from any cause) makes the next EXEC return a null array.
+#include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
 
@@ -20,7 +21,7 @@ void ResetTransaction(Server& server, Client& c) {
 
 void MultiCommand(CommandContext& c) {
   if (c.client.in_multi) {
-    c.reply.Error("ERR MULTI calls can not be nested");
+    c.reply.Error(err::kMultiNested);
     return;
   }
   c.client.in_multi = true;
@@ -30,12 +31,12 @@ void MultiCommand(CommandContext& c) {
 void ExecCommand(CommandContext& c) {
   Client& cl = c.client;
   if (!cl.in_multi) {
-    c.reply.Error("ERR EXEC without MULTI");
+    c.reply.Error(err::kExecWithoutMulti);
     return;
   }
   if (cl.multi_error) {
     ResetTransaction(c.server, cl);
-    c.reply.Error("EXECABORT Transaction discarded because of previous errors.");
+    c.reply.Error(err::kExecAbortQueued);
     return;
   }
   if (c.server.exec_watches().IsDirty(cl.id)) {
@@ -59,7 +60,7 @@ void ExecCommand(CommandContext& c) {
 
 void DiscardCommand(CommandContext& c) {
   if (!c.client.in_multi) {
-    c.reply.Error("ERR DISCARD without MULTI");
+    c.reply.Error(err::kDiscardWithoutMulti);
     return;
   }
   ResetTransaction(c.server, c.client);
@@ -68,7 +69,7 @@ void DiscardCommand(CommandContext& c) {
 
 void WatchCommand(CommandContext& c) {
   if (c.client.in_multi) {
-    c.reply.Error("ERR WATCH inside MULTI is not allowed");
+    c.reply.Error(err::kWatchInMulti);
     return;
   }
   for (size_t i = 1; i < c.args.size(); ++i) {

@@ -137,4 +137,36 @@ inline constexpr std::string_view kLcsOverLimit =
 inline constexpr std::string_view kLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
 
+// Transactions.
+inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kExecAbortQueued =
+    "EXECABORT Transaction discarded because of previous errors.";
+inline constexpr std::string_view kNotAllowedInMulti =
+    "ERR Command not allowed inside a transaction";
+// "EXECABORT Transaction discarded because of: <reason without its ERR prefix>"
+inline std::string ExecAbort(std::string_view reason) {
+  if (reason.substr(0, 4) == "ERR ") reason.remove_prefix(4);
+  return "EXECABORT Transaction discarded because of: " + std::string(reason);
+}
+
+// Connection commands.
+inline constexpr std::string_view kIntRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
+inline constexpr std::string_view kHelloProtoNotInt =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+    "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+    "protocol version at the same time";
+inline std::string HelloBadOption(std::string_view opt) {
+  return "ERR Syntax error in HELLO option '" + std::string(opt) + "'";
+}
+
+// Blocking and temporary keys.
+inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
+inline constexpr std::string_view kLeaseNotInteger = "ERR lease is not an integer or out of range";
+
 }  // namespace redistp::err

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 
+#include "protocol/errors.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -95,7 +96,7 @@ bool Server::UnblockClient(Client* c, bool with_error) {
   }
   c->blocked = false;
   if (with_error) {
-    c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    c->reply.Error(err::kUnblocked);
   } else {
     c->reply.Int(0);
   }

@@ -236,7 +236,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         rejection = std::string(err::kReplicaKeyspace);
         rejected_spec = spec;
       } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
-        rejection = "ERR Command not allowed inside a transaction";
+        rejection = std::string(err::kNotAllowedInMulti);
         rejected_spec = spec;
       }
     }
@@ -247,9 +247,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
     if (!rejection.empty() && spec != nullptr && spec->full_name == "exec") {
       // EXEC itself rejected: Redis discards the transaction at once.
-      std::string_view why = rejection;
-      if (why.substr(0, 4) == "ERR ") why.remove_prefix(4);
-      c->reply.Error("EXECABORT Transaction discarded because of: " + std::string(why));
+      c->reply.Error(err::ExecAbort(rejection));
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
       c->in_multi = false;
       c->multi_error = false;
@@ -261,7 +259,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
     } else if ((spec->flags & kCmdNoMulti) != 0) {
       c->multi_error = true;
-      c->reply.Error("ERR Command not allowed inside a transaction");
+      c->reply.Error(err::kNotAllowedInMulti);
     } else {
       c->multi_queue.emplace_back(args.begin(), args.end());
       c->reply.Simple("QUEUED");
