@@ -27,10 +27,7 @@ bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool*
 
 // Creates `key` owned by the calling client; replies 1 or the fencing token.
 void CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
-  Entry* e = c.db.Add(key, Value::String(value));
-  uint64_t token = fence ? c.server.owners().NextFence() : 0;
-  c.server.owners().Adopt(e, &c.db, c.client.id, token);
-  c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
+  c.reply.Int(c.server.owners().CreateOwned(c.db, key, value, c.client.id, fence));
 }
 
 void SetTpCommand(CommandContext& c) {

@@ -124,10 +124,7 @@ void Server::ServeReadyKeys() {
         // The waiter "made" this change: its reply precedes its own pushes.
         bool was_executing = c->has_flag(kClientExecuting);
         c->set_flag(kClientExecuting, true);
-        Entry* e = d.Add(key, Value::String(w.value));
-        uint64_t fence = w.fence ? owners_.NextFence() : 0;
-        owners_.Adopt(e, &d, c->id, fence);
-        c->reply.Int(w.fence ? static_cast<int64_t>(fence) : 1);
+        c->reply.Int(owners_.CreateOwned(d, key, w.value, c->id, w.fence));
         c->set_flag(kClientExecuting, was_executing);
         if (!was_executing && c->pending_pushes.Readable() > 0) {
           c->out.Append(c->pending_pushes.View());
