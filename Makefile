@@ -87,3 +87,64 @@ clean:
 	rm -rf build src/redis-server tests/tmp
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJS:.o=.d)
+
+# ---- client library (libredistp) and its tests ----------------------------------------------
+# src/client is a component of its own, not a server layer: it includes nothing from the server
+# (utils/check-layers.sh checks it) and is archived into $(BUILD)/libredistp.a, built by `make`
+# too. Its GoogleTest binary $(BUILD)/client-tests starts a real $(BUILD)/redis-server on a free
+# loopback port; tests/run-all.sh runs it after the unit tests.
+CLIENT_SRCS := $(wildcard src/client/*.cc)
+CLIENT_OBJS := $(CLIENT_SRCS:src/%.cc=$(BUILD)/%.o)
+CLIENT_LIB := $(BUILD)/libredistp.a
+CLIENT_LDLIBS := -lhiredis -levent -lpthread
+CLIENT_TEST_SRCS := $(wildcard tests/cpp/client/*.cc)
+CLIENT_TEST_OBJS := $(CLIENT_TEST_SRCS:tests/cpp/%.cc=$(BUILD)/tests/%.o)
+CLIENT_TEST_BIN := $(BUILD)/client-tests
+
+.PHONY: client client-tests
+all: client
+test: client-tests
+
+client: deps
+	@$(MAKE) --no-print-directory $(CLIENT_LIB)
+
+# Everything that links the library waits for `client`, so parallel sub-makes never build the
+# same object twice.
+client-tests: client
+	@$(MAKE) --no-print-directory $(CLIENT_TEST_BIN)
+
+$(CLIENT_LIB): $(CLIENT_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(CLIENT_TEST_BIN): $(CLIENT_TEST_OBJS) $(CLIENT_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(CLIENT_TEST_OBJS) $(CLIENT_LIB) $(CLIENT_LDLIBS) -lgtest -lgtest_main
+
+-include $(CLIENT_OBJS:.o=.d) $(CLIENT_TEST_OBJS:.o=.d)
+# ---- end of client library section ------------------------------------------------------------
+
+# ---- command-line tools (redis-tp-lock, redis-tp-watch) --------------------------------------
+# Built on libredistp (src/tools includes only src/client and src/util), linked per flavour in
+# $(BUILD) and copied to src/ like the server, by `make` and `make test` (tests/unit/tools.tcl).
+TOOLS := redis-tp-lock redis-tp-watch
+TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
+TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o
+TOOL_OBJS := $(TOOLS:%=$(BUILD)/tools/%.o) $(TOOL_COMMON_OBJS)
+
+.PHONY: tools clean-tools
+all: tools
+test: tools
+clean: clean-tools
+
+tools: client
+	@$(MAKE) --no-print-directory $(TOOL_BINS)
+	@for t in $(TOOLS); do cmp -s $(BUILD)/$$t src/$$t || cp -f $(BUILD)/$$t src/$$t; done
+
+$(BUILD)/redis-tp-%: $(BUILD)/tools/redis-tp-%.o $(TOOL_COMMON_OBJS) $(CLIENT_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(CLIENT_LDLIBS)
+
+clean-tools:
+	rm -f $(TOOLS:%=src/%)
+
+-include $(TOOL_OBJS:.o=.d)
+# ---- end of command-line tools section ---------------------------------------------------------

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the C++ unit tests (GoogleTest) and the tcl integration suite, then prints
+# Runs every test: the C++ unit tests and the client library's tests (GoogleTest, the client
+# binary next to the unit test binary) and the tcl integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
@@ -34,6 +35,31 @@ fi
 rm -f "$unit_out"
 passed=$((passed + u_pass))
 failed=$((failed + u_fail))
+
+echo "== C++ client library tests"
+# build/<flavour>/client-tests starts build/<flavour>/redis-server itself, on free loopback ports.
+client_bin="$(dirname "$unit_bin")/client-tests"
+if [[ -x $client_bin ]]; then
+  client_out=$(mktemp)
+  "$client_bin" --gtest_brief=0 2>&1 | tee "$client_out" \
+    | grep -E '^\[ +(OK|FAILED) +\] [A-Za-z]' \
+    | sed -E 's/^\[ +OK +\] /[ok]: /; s/^\[ +FAILED +\] /[err]: /'
+  client_rc=${PIPESTATUS[0]}
+  c_pass=$(grep -cE '^\[ +OK +\] [A-Za-z]' "$client_out")
+  c_fail=$(grep -E '^\[ +FAILED +\] [A-Za-z].*\(' "$client_out" | wc -l)
+  if [[ $client_rc -ne 0 && $c_fail -eq 0 ]]; then
+    echo "[err]: client test binary exited with $client_rc"
+    tail -20 "$client_out"
+    c_fail=1
+  fi
+  rm -f "$client_out"
+else
+  echo "[err]: client test binary $client_bin is missing"
+  c_pass=0
+  c_fail=1
+fi
+passed=$((passed + c_pass))
+failed=$((failed + c_fail))
 
 echo "== tcl integration tests"
 tcl_out=$(mktemp)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Enforces the source layering: util -> protocol -> types -> db -> watch -> server -> commands.
-# A file may include project headers only from its own layer or a lower one.
+# A file may include project headers only from its own layer or a lower one. The client library
+# and the tools are separate components with their own rule (below).
 set -u
 cd "$(dirname "$0")/.."
 layers=(util protocol types db watch server commands)
@@ -24,4 +25,21 @@ for i in "${!layers[@]}"; do
     done < <(sed -nE 's/^#include "([a-z_]+\/[^"]+)".*/\1/p' "$f")
   done
 done
+# Components outside the server's layers: the client library (src/client) may include only
+# itself and src/util; the command-line tools (src/tools) only the client library and src/util.
+check_component() {
+  local dir=$1 allowed=$2 f inc dep
+  for f in src/"$dir"/*.h src/"$dir"/*.cc; do
+    [[ -e $f ]] || continue
+    while IFS= read -r inc; do
+      dep=${inc%%/*}
+      if [[ " $allowed " != *" $dep "* ]]; then
+        echo "layering: $f includes \"$inc\" ($dir may include only: $allowed)"
+        bad=1
+      fi
+    done < <(sed -nE 's/^#include "([a-z_]+\/[^"]+)".*/\1/p' "$f")
+  done
+}
+check_component client "client util"
+check_component tools "tools client util"
 exit $bad

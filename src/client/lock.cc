@@ -1,0 +1,298 @@
+// Lock: the fair (BSETTP) and opportunistic (SETTP + WATCHEX) lock state machines (lock.h).
+//
+// State: kIdle -> kAcquiring -> kHeld -> kIdle. `in_flight` says one SETTP/BSETTP of ours is
+// awaiting its reply; its reply is interpreted against the state at arrival, not at sending:
+// success while acquiring is a hold (also for a command sent by an earlier, abandoned attempt),
+// success while idle is handed back with DELTP. The state lives in a shared Impl that reply
+// handlers keep alive, so a Lock may be destroyed with a command still on the wire.
+#include "client/lock.h"
+
+#include <event2/event.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+
+namespace redistp::client {
+
+const char* AcquireStatusName(AcquireStatus status) {
+  switch (status) {
+    case AcquireStatus::kAcquired:
+      return "acquired";
+    case AcquireStatus::kBusy:
+      return "busy";
+    case AcquireStatus::kTimedOut:
+      return "timed out";
+    case AcquireStatus::kCancelled:
+      return "cancelled";
+    case AcquireStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string DefaultValue() {
+  char host[256] = "unknown";
+  gethostname(host, sizeof(host) - 1);
+  std::random_device rd;
+  char tail[32];
+  std::snprintf(tail, sizeof(tail), ":%d:%08x", static_cast<int>(getpid()), rd());
+  return std::string(host) + tail;
+}
+
+}  // namespace
+
+struct Lock::Impl : std::enable_shared_from_this<Impl> {
+  enum class State { kIdle, kAcquiring, kHeld };
+
+  Client* client;
+  std::string name;
+  LockOptions options;
+  State state = State::kIdle;
+  bool try_only = false;
+  bool in_flight = false;
+  bool forever = true;
+  std::chrono::steady_clock::time_point deadline;
+  AcquireCallback acquire_cb;
+  LostCallback lost_cb;
+  event* timer = nullptr;
+  Client::WatchId watch_id = 0;
+  Client::ListenerId listener = 0;
+  long long fence = 0;
+
+  ~Impl() {
+    if (timer != nullptr) event_free(timer);
+  }
+
+  bool fair() const { return options.mode == LockMode::kFair; }
+
+  void Begin(std::chrono::milliseconds timeout, bool only_try, AcquireCallback cb);
+  void Attempt();
+  void OnAcquireReply(const Reply& r);
+  void OnWatch(const WatchEvent& ev);
+  void OnConnection(ConnectionEvent ev, const std::string& detail);
+  void Finish(AcquireStatus status, const std::string& error);
+  void Lost(const std::string& reason);
+  void StartWatch();
+  void StopWatch();
+  static void TimerCb(int, short, void* arg);
+};
+
+void Lock::Send(Client& client, std::vector<std::string> argv, Client::ReplyCallback cb) {
+  client.Submit(Client::Request{std::move(argv), std::move(cb), true});
+}
+
+Lock::Lock(Client& client, std::string name, LockOptions options)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->client = &client;
+  impl_->name = std::move(name);
+  impl_->options = std::move(options);
+  if (impl_->options.value.empty()) impl_->options.value = DefaultValue();
+  impl_->timer = evtimer_new(client.base(), &Impl::TimerCb, impl_.get());
+  std::weak_ptr<Impl> weak = impl_;
+  impl_->listener =
+      client.AddConnectionListener([weak](ConnectionEvent ev, const std::string& detail) {
+        if (auto self = weak.lock()) self->OnConnection(ev, detail);
+      });
+}
+
+Lock::~Lock() {
+  Impl& s = *impl_;
+  s.client->RemoveConnectionListener(s.listener);
+  s.acquire_cb = nullptr;
+  s.lost_cb = nullptr;
+  evtimer_del(s.timer);
+  if (s.state == Impl::State::kHeld) {
+    Send(*s.client, {"DELTP", s.name}, nullptr);
+  }
+  s.state = Impl::State::kIdle;
+  s.StopWatch();
+}
+
+void Lock::Acquire(std::chrono::milliseconds timeout, AcquireCallback cb) {
+  impl_->Begin(timeout, false, std::move(cb));
+}
+
+void Lock::TryAcquire(AcquireCallback cb) {
+  impl_->Begin(std::chrono::milliseconds(0), true, std::move(cb));
+}
+
+void Lock::Release(ReleaseCallback cb) {
+  Impl& s = *impl_;
+  if (s.state == Impl::State::kHeld) {
+    s.state = Impl::State::kIdle;
+    s.fence = 0;
+    s.StopWatch();
+    Send(*s.client, {"DELTP", s.name}, [cb = std::move(cb)](const Reply& r) {
+      if (cb) cb(r.is_integer() && r.integer == 1);
+    });
+    return;
+  }
+  if (s.state == Impl::State::kAcquiring) s.Finish(AcquireStatus::kCancelled, "");
+  if (cb) cb(false);
+}
+
+void Lock::SetLostCallback(LostCallback cb) { impl_->lost_cb = std::move(cb); }
+bool Lock::held() const { return impl_->state == Impl::State::kHeld; }
+bool Lock::acquiring() const { return impl_->state == Impl::State::kAcquiring; }
+long long Lock::fence_token() const { return impl_->fence; }
+const std::string& Lock::name() const { return impl_->name; }
+const std::string& Lock::value() const { return impl_->options.value; }
+
+void Lock::Impl::Begin(std::chrono::milliseconds timeout, bool only_try, AcquireCallback cb) {
+  if (state != State::kIdle) {
+    if (cb) {
+      cb(AcquireStatus::kFailed,
+         state == State::kHeld ? "the lock is already held" : "the lock is already being acquired");
+    }
+    return;
+  }
+  if (client->closed()) {
+    if (cb) cb(AcquireStatus::kFailed, "the client is closed");
+    return;
+  }
+  state = State::kAcquiring;
+  try_only = only_try;
+  acquire_cb = std::move(cb);
+  forever = only_try || timeout == kForever;
+  if (!forever) {
+    deadline = std::chrono::steady_clock::now() + timeout;
+    timeval tv;
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+    evtimer_add(timer, &tv);
+  }
+  if (!fair() && !try_only) StartWatch();
+  Attempt();
+}
+
+// Sends one SETTP/BSETTP unless one is already on the wire (its reply will decide).
+void Lock::Impl::Attempt() {
+  if (in_flight || state != State::kAcquiring) return;
+  std::vector<std::string> argv;
+  if (fair() && !try_only) {
+    std::string seconds = "0";  // BSETTP: 0 waits forever
+    if (!forever) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() < 1) {
+        Finish(AcquireStatus::kTimedOut, "");
+        return;
+      }
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(left.count()) / 1000.0);
+      seconds = buf;
+    }
+    argv = {"BSETTP", name, options.value, seconds};
+  } else {
+    argv = {"SETTP", name, options.value};
+  }
+  if (options.fence) argv.push_back("FENCE");
+  in_flight = true;
+  Send(*client, std::move(argv),
+       [self = shared_from_this()](const Reply& r) { self->OnAcquireReply(r); });
+}
+
+void Lock::Impl::OnAcquireReply(const Reply& r) {
+  in_flight = false;
+  if (r.local) {  // connection lost or client closed
+    if (state != State::kAcquiring) return;
+    if (client->closed()) {
+      Finish(AcquireStatus::kFailed, r.str);
+    } else {
+      Attempt();  // queued until the next connection is ready
+    }
+    return;
+  }
+  if (r.is_error()) {
+    if (state == State::kAcquiring) Finish(AcquireStatus::kFailed, r.str);
+    return;
+  }
+  if (r.is_integer() && r.integer > 0) {
+    if (state != State::kAcquiring) {  // an abandoned attempt created the key: give it back
+      Send(*client, {"DELTP", name}, nullptr);
+      return;
+    }
+    state = State::kHeld;
+    fence = options.fence ? r.integer : 0;
+    if (!fair() && try_only) StartWatch();
+    Finish(AcquireStatus::kAcquired, "");
+    return;
+  }
+  if (state != State::kAcquiring) return;
+  if (try_only) {
+    Finish(AcquireStatus::kBusy, "");
+  } else if (fair()) {
+    Attempt();  // the server's wait ended (timeout or CLIENT UNBLOCK): wait for what is left
+  }
+  // Opportunistic: the key exists; the next DEL (or NOEXIST after a reconnect) retries. A DEL
+  // that arrived before this reply happened before SETTP ran, so it is already accounted for.
+}
+
+void Lock::Impl::OnWatch(const WatchEvent& ev) {
+  const bool gone = ev.type == WatchEventType::kDel || ev.type == WatchEventType::kNoExist;
+  if (state == State::kAcquiring) {
+    if (ev.type == WatchEventType::kError) {
+      Finish(AcquireStatus::kFailed, ev.error);
+    } else if (gone) {
+      Attempt();
+    }
+  } else if (state == State::kHeld && gone) {
+    Lost("the lock key was deleted by someone else");
+  }
+}
+
+void Lock::Impl::OnConnection(ConnectionEvent ev, const std::string& detail) {
+  if (ev == ConnectionEvent::kConnected) return;
+  if (state == State::kHeld &&
+      (ev == ConnectionEvent::kDisconnected || ev == ConnectionEvent::kClosed)) {
+    Lost("connection lost (" + detail + "): the server deleted the lock key");
+  } else if (state == State::kAcquiring && client->closed() && !in_flight) {
+    Finish(AcquireStatus::kFailed, "the client is closed");
+  }
+}
+
+// Ends an acquisition with `status`; the state is already kHeld for kAcquired.
+void Lock::Impl::Finish(AcquireStatus status, const std::string& error) {
+  evtimer_del(timer);
+  if (status != AcquireStatus::kAcquired) {
+    state = State::kIdle;
+    StopWatch();
+  }
+  AcquireCallback cb = std::move(acquire_cb);
+  acquire_cb = nullptr;
+  if (cb) cb(status, error);
+}
+
+void Lock::Impl::Lost(const std::string& reason) {
+  state = State::kIdle;
+  fence = 0;
+  StopWatch();
+  if (lost_cb) {
+    LostCallback cb = lost_cb;  // the callback may replace itself or acquire again
+    cb(reason);
+  }
+}
+
+void Lock::Impl::StartWatch() {
+  if (watch_id != 0) return;
+  std::weak_ptr<Impl> weak = weak_from_this();
+  watch_id = client->Watch(name, [weak](const WatchEvent& ev) {
+    if (auto self = weak.lock()) self->OnWatch(ev);
+  });
+}
+
+void Lock::Impl::StopWatch() {
+  if (watch_id == 0) return;
+  client->Unwatch(watch_id);
+  watch_id = 0;
+}
+
+void Lock::Impl::TimerCb(int, short, void* arg) {
+  auto* self = static_cast<Impl*>(arg);
+  if (self->state == State::kAcquiring) self->Finish(AcquireStatus::kTimedOut, "");
+}
+
+}  // namespace redistp::client

@@ -1,0 +1,98 @@
+// redistp::client::Lock — a distributed lock that is a temporary key: it lives exactly as long
+// as the connection that took it, so a crashed holder frees it at once.
+//
+// Two flavours (README, "Lock recipes"):
+//   kFair           BSETTP name value timeout. Waiters queue on the server in arrival order and
+//                   exactly one is woken per release: no herd. While a fair acquisition waits,
+//                   its connection is blocked on the server: other commands on the same Client
+//                   are answered only after it ends, so give a fair Lock a Client of its own.
+//   kOpportunistic  WATCHEX name, then SETTP name value; on 0, wait for a DEL (or, after a
+//                   reconnect, a NOEXIST) and try again. Whoever asks first after a release
+//                   wins; every waiter sends one SETTP per release. The connection stays free.
+// Release() sends DELTP, which deletes the key only if this connection still owns it.
+//
+// Never silently held. A lock is held from the reply that created its key until Release() or
+// until the lock is lost, which the lost callback reports: the connection ended (its temporary
+// keys died with it; a reconnect does not bring them back), the client was closed, or — for
+// the opportunistic flavour, which keeps its watch while holding — the key was deleted by
+// someone else (DEL, FLUSHDB, RENAME...). A fair lock learns only of connection loss.
+//
+// Edge cases. An acquisition that ends (timeout, Release(), destruction) while its SETTP/BSETTP
+// is still on the wire cannot be recalled: if that command later creates the key, the lock
+// deletes it again with DELTP at once — unless a new Acquire() is waiting by then, which adopts
+// it. A Lock sends at most one SETTP/BSETTP at a time, so a fair lock never queues behind itself.
+// A connection lost while acquiring is not a failure: the command is sent again on the next
+// connection (queued until then), within the same timeout.
+//
+// Callbacks run on the client's event loop. The Client must outlive the Lock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "client/redistp_client.h"
+
+namespace redistp::client {
+
+enum class LockMode { kFair, kOpportunistic };
+
+enum class AcquireStatus {
+  kAcquired,   // the lock is held
+  kBusy,       // TryAcquire(): someone else holds it
+  kTimedOut,   // Acquire(): not obtained within the timeout
+  kCancelled,  // Release() was called while acquiring
+  kFailed,     // an error: see the error text (server error, client closed, misuse)
+};
+const char* AcquireStatusName(AcquireStatus status);
+
+struct LockOptions {
+  LockMode mode = LockMode::kFair;
+  // The lock key's value; default "<hostname>:<pid>:<random hex>" (shown by GET name).
+  std::string value;
+  // Ask for a fencing token (SETTP/BSETTP ... FENCE); read it with fence_token().
+  bool fence = false;
+};
+
+class Lock {
+ public:
+  using AcquireCallback = std::function<void(AcquireStatus, const std::string& error)>;
+  using ReleaseCallback = std::function<void(bool deleted)>;
+  using LostCallback = std::function<void(const std::string& reason)>;
+  static constexpr std::chrono::milliseconds kForever = std::chrono::milliseconds::max();
+
+  Lock(Client& client, std::string name, LockOptions options = {});
+  // Releases the lock if held (DELTP) and abandons an acquisition without calling its callback.
+  ~Lock();
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+
+  // Waits up to `timeout` (kForever: no limit) for the lock. `cb` runs once, on the loop —
+  // or at once with kFailed when the lock is already held or being acquired or the client is
+  // closed, and with kTimedOut for a fair lock given less than 1 ms.
+  void Acquire(std::chrono::milliseconds timeout, AcquireCallback cb);
+  // One SETTP: kAcquired or kBusy (same flavours, same callback rules).
+  void TryAcquire(AcquireCallback cb);
+  // Held: sends DELTP; `cb` gets whether the key was deleted (false if the server no longer
+  // had it as ours). Acquiring: cancels (the acquire callback gets kCancelled) and `cb` gets
+  // false at once. Idle: `cb` gets false at once.
+  void Release(ReleaseCallback cb = {});
+  // Called when a held lock is lost (see above), with the reason.
+  void SetLostCallback(LostCallback cb);
+
+  bool held() const;
+  bool acquiring() const;
+  // The fencing token of the current hold (LockOptions::fence), else 0.
+  long long fence_token() const;
+  const std::string& name() const;
+  const std::string& value() const;
+
+ private:
+  struct Impl;
+  static void Send(Client& client, std::vector<std::string> argv, Client::ReplyCallback cb);
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace redistp::client

@@ -1,0 +1,210 @@
+// redis-tp-watch: prints one line per existence change of the keys given, as they happen.
+//
+//   2024-05-01T12:00:00.123 lock ADD
+//   2024-05-01T12:00:04.871 lock DEL
+//
+// Each key's state at registration comes first (EXIST / NOEXIST), and again after every
+// reconnect, so the output always tells the current state even if changes were missed while
+// the connection was down. --json prints {"time":...,"key":...,"event":...} objects instead.
+// Keys with spaces, quotes or unprintable bytes are printed quoted with C-style escapes.
+// Runs until SIGINT/SIGTERM, or until -c changes (ADD/DEL) were printed; exits 0, or 1 if the
+// server cannot be reached at start (later losses are retried, reported on stderr).
+#include <event2/event.h>
+#include <signal.h>
+#include <sys/time.h>
+
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "client/blocking_client.h"
+#include "tools/tool_common.h"
+
+namespace redistp::tools {
+namespace {
+
+using client::BlockingClient;
+using client::ConnectionEvent;
+using client::WatchEvent;
+using client::WatchEventType;
+
+constexpr char kProgram[] = "redis-tp-watch";
+constexpr int kExitUsage = 64;
+
+constexpr char kUsage[] =
+    "Usage:\n"
+    " redis-tp-watch [options] <key> [<key>...]\n"
+    "\n"
+    "Print a line for each existence change (ADD, DEL) of the keys, as it happens:\n"
+    "<time> <key> <event>. Each key's state at registration (EXIST, NOEXIST) comes first, and\n"
+    "again after every reconnect.\n"
+    "\n"
+    "Options:\n"
+    "%s"
+    "     --json                one JSON object per line: {\"time\":..,\"key\":..,\"event\":..}\n"
+    "     --changes-only        leave out the EXIST / NOEXIST lines\n"
+    " -c, --count <n>           exit after <n> changes (ADD / DEL)\n"
+    "     --help                display this help\n"
+    " -V, --version             display version\n";
+
+struct Settings {
+  client::ClientOptions connection = DefaultConnectionOptions();
+  std::vector<std::string> keys;
+  bool json = false;
+  bool changes_only = false;
+  long long count = -1;
+};
+
+int ParseArguments(int argc, char** argv, Settings* s) {
+  std::string error;
+  auto usage_error = [](const std::string& message) {
+    Complain(kProgram, message);
+    std::fprintf(stderr, "Try 'redis-tp-watch --help' for more information.\n");
+    return kExitUsage;
+  };
+  int i = 1;
+  bool only_keys = false;
+  while (i < argc) {
+    const std::string arg = argv[i];
+    if (only_keys || arg.empty() || arg[0] != '-') {
+      s->keys.push_back(arg);
+      ++i;
+      continue;
+    }
+    switch (ParseConnectionFlag(argc, argv, &i, &s->connection, &error)) {
+      case FlagResult::kTaken:
+        continue;
+      case FlagResult::kError:
+        return usage_error(error);
+      case FlagResult::kNotMine:
+        break;
+    }
+    if (arg == "--help") {
+      std::printf(kUsage, kConnectionHelp);
+      return 0;
+    } else if (arg == "-V" || arg == "--version") {
+      std::printf("redis-tp-watch (redis-tp client library %s)\n", client::kClientVersion);
+      return 0;
+    } else if (arg == "--json") {
+      s->json = true;
+      ++i;
+    } else if (arg == "--changes-only") {
+      s->changes_only = true;
+      ++i;
+    } else if (arg == "-c" || arg == "--count") {
+      if (i + 1 >= argc || !ParseInteger(argv[i + 1], 1, 1LL << 62, &s->count)) {
+        return usage_error("option " + arg + " needs a positive number");
+      }
+      i += 2;
+    } else if (arg == "--") {
+      only_keys = true;
+      ++i;
+    } else {
+      return usage_error("unknown option " + arg);
+    }
+  }
+  if (s->keys.empty()) return usage_error("no key given");
+  return -1;
+}
+
+// Local time with milliseconds, ISO 8601 without the zone: 2024-05-01T12:00:00.123.
+std::string Now() {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  tm local;
+  localtime_r(&tv.tv_sec, &local);
+  char buf[64];
+  const size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &local);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%03d", static_cast<int>(tv.tv_usec / 1000));
+  return buf;
+}
+
+// The key as is when it is printable and has no space or quote, else quoted with escapes.
+// `json` selects JSON string escapes (always quoted).
+std::string Quote(const std::string& key, bool json) {
+  bool plain = !json && !key.empty();
+  for (unsigned char c : key) {
+    if (c <= ' ' || c >= 0x7f || c == '"' || c == '\\') plain = false;
+  }
+  if (plain) return key;
+  std::string out = "\"";
+  for (unsigned char c : key) {
+    char buf[8];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < ' ' || c == 0x7f || (!json && c >= 0x80)) {
+      std::snprintf(buf, sizeof(buf), json ? "\\u%04x" : "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);  // JSON keeps UTF-8 bytes as they are
+    }
+  }
+  return out + "\"";
+}
+
+struct State {
+  bool stop = false;
+  long long changes = 0;
+};
+
+void OnStopSignal(evutil_socket_t, short, void* arg) { static_cast<State*>(arg)->stop = true; }
+
+int Main(int argc, char** argv) {
+  Settings s;
+  if (const int rc = ParseArguments(argc, argv, &s); rc >= 0) return rc;
+  signal(SIGPIPE, SIG_IGN);
+  BlockingClient client(s.connection);
+  if (!client.Connect()) {
+    Complain(kProgram, client.error());
+    return 1;
+  }
+  State state;
+  client.async().AddConnectionListener([](ConnectionEvent ev, const std::string& detail) {
+    if (ev == ConnectionEvent::kDisconnected) {
+      Complain(kProgram, "connection lost (" + detail + "), reconnecting");
+    } else if (ev == ConnectionEvent::kConnected) {
+      Complain(kProgram, "reconnected to " + detail);
+    }
+  });
+  auto print = [&s, &state](const WatchEvent& e) {
+    const bool change = e.type == WatchEventType::kAdd || e.type == WatchEventType::kDel;
+    if (e.type == WatchEventType::kError) {
+      Complain(kProgram, "cannot watch " + Quote(e.key, false) + ": " + e.error);
+      state.stop = true;
+      return;
+    }
+    if (!change && s.changes_only) return;
+    const char* event = client::WatchEventName(e.type);
+    if (s.json) {
+      std::printf("{\"time\":\"%s\",\"key\":%s,\"event\":\"%s\"}\n", Now().c_str(),
+                  Quote(e.key, true).c_str(), event);
+    } else {
+      std::printf("%s %s %s\n", Now().c_str(), Quote(e.key, false).c_str(), event);
+    }
+    std::fflush(stdout);
+    if (change && s.count > 0 && ++state.changes >= s.count) state.stop = true;
+  };
+  for (const std::string& key : s.keys) client.async().Watch(key, print);
+  std::vector<event*> signal_events;
+  for (int sig : {SIGINT, SIGTERM}) {
+    event* ev = evsignal_new(client.base(), sig, &OnStopSignal, &state);
+    event_add(ev, nullptr);
+    signal_events.push_back(ev);
+  }
+  client.RunUntil([&state] { return state.stop; }, BlockingClient::kForever);
+  for (event* ev : signal_events) event_free(ev);
+  return 0;
+}
+
+}  // namespace
+}  // namespace redistp::tools
+
+int main(int argc, char** argv) { return redistp::tools::Main(argc, argv); }

@@ -1,0 +1,123 @@
+// Shared option parsing and messages of the redis-tp command-line tools (tool_common.h).
+#include "tools/tool_common.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace redistp::tools {
+
+const char kConnectionHelp[] =
+    " -h, --host <host>         server host (default 127.0.0.1)\n"
+    " -p, --port <port>         server port (default 6379)\n"
+    " -a, --pass <password>     password for AUTH (default: $REDISCLI_AUTH)\n"
+    "     --user <username>     user name for AUTH (with --pass)\n"
+    "     --db <number>         database number (default 0)\n";
+
+namespace {
+
+// Matches `arg` against a short and a long spelling. The value is what follows '=' in
+// "--long=value", else the next argument.
+bool Match(int argc, char** argv, int* i, const char* short_name, const char* long_name,
+           std::string* value, bool* missing) {
+  const std::string arg = argv[*i];
+  const std::string long_eq = std::string(long_name) + "=";
+  if (arg.rfind(long_eq, 0) == 0) {
+    *value = arg.substr(long_eq.size());
+    ++*i;
+    return true;
+  }
+  if (arg != long_name && (short_name == nullptr || arg != short_name)) return false;
+  if (*i + 1 >= argc) {
+    *missing = true;
+    return true;
+  }
+  *value = argv[*i + 1];
+  *i += 2;
+  return true;
+}
+
+}  // namespace
+
+FlagResult ParseConnectionFlag(int argc, char** argv, int* i, client::ClientOptions* options,
+                               std::string* error) {
+  const std::string arg = argv[*i];
+  std::string value;
+  bool missing = false;
+  long long n = 0;
+  if (Match(argc, argv, i, "-h", "--host", &value, &missing)) {
+    if (missing || value.empty()) {
+      *error = "option " + arg + " needs a host";
+      return FlagResult::kError;
+    }
+    options->host = value;
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, "-p", "--port", &value, &missing)) {
+    if (missing || !ParseInteger(value, 1, 65535, &n)) {
+      *error = "option " + arg + " needs a port number (1-65535)";
+      return FlagResult::kError;
+    }
+    options->port = static_cast<int>(n);
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, "-a", "--pass", &value, &missing)) {
+    if (missing) {
+      *error = "option " + arg + " needs a password";
+      return FlagResult::kError;
+    }
+    options->password = value;
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, nullptr, "--user", &value, &missing)) {
+    if (missing) {
+      *error = "option " + arg + " needs a user name";
+      return FlagResult::kError;
+    }
+    options->user = value;
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, nullptr, "--db", &value, &missing)) {
+    if (missing || !ParseInteger(value, 0, 1000000, &n)) {
+      *error = "option " + arg + " needs a database number";
+      return FlagResult::kError;
+    }
+    options->db = static_cast<int>(n);
+    return FlagResult::kTaken;
+  }
+  return FlagResult::kNotMine;
+}
+
+client::ClientOptions DefaultConnectionOptions() {
+  client::ClientOptions o;
+  if (const char* auth = std::getenv("REDISCLI_AUTH"); auth != nullptr) o.password = auth;
+  return o;
+}
+
+bool ParseInteger(const std::string& text, long long min, long long max, long long* out) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseSeconds(const std::string& text, double* out) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1e9) return false;
+  *out = v;
+  return true;
+}
+
+void Complain(const char* program, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", program, message.c_str());
+}
+
+}  // namespace redistp::tools

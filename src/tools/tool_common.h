@@ -1,0 +1,33 @@
+// What redis-tp-lock and redis-tp-watch share: the connection options every redis-tp tool takes
+// (spelled as redis-cli spells them), number parsing, and messages on stderr prefixed with the
+// program's name.
+#pragma once
+
+#include <string>
+
+#include "client/redistp_client.h"
+
+namespace redistp::tools {
+
+// Usage lines for the connection options, for --help texts.
+extern const char kConnectionHelp[];
+
+enum class FlagResult { kNotMine, kTaken, kError };
+
+// If argv[*i] is a connection option (-h/--host, -p/--port, -a/--pass, --user, --db, each with
+// its value as the next argument or after '='), stores it in `options`, advances *i past it and
+// returns kTaken; kError with `*error` set when its value is missing or bad.
+FlagResult ParseConnectionFlag(int argc, char** argv, int* i, client::ClientOptions* options,
+                               std::string* error);
+
+// Defaults shared by the tools: 127.0.0.1:6379, the password from $REDISCLI_AUTH.
+client::ClientOptions DefaultConnectionOptions();
+
+bool ParseInteger(const std::string& text, long long min, long long max, long long* out);
+// Non-negative seconds, fractions allowed ("2", "0.5").
+bool ParseSeconds(const std::string& text, double* out);
+
+// "<program>: <message>\n" on stderr.
+void Complain(const char* program, const std::string& message);
+
+}  // namespace redistp::tools

@@ -1,0 +1,199 @@
+# The command-line tools built on the client library: redis-tp-lock (a distributed flock(1))
+# and redis-tp-watch (one line per existence change). Exit statuses, -n, -w, -E, -c, both lock
+# flavours, SIGKILL of a holder freeing the lock at once for a second redis-tp-lock waiting on
+# it, and redis-tp-watch's plain and JSON lines. The tools are src/redis-tp-lock and
+# src/redis-tp-watch (built by `make`); they talk to the test server in its test database.
+
+set ::tp_lock [file join $::root_dir src redis-tp-lock]
+set ::tp_watch [file join $::root_dir src redis-tp-watch]
+set ::tp_dir [file join $::root_dir tests tmp tools.[pid]]
+file mkdir $::tp_dir
+
+# Runs a tool in the foreground against the test server; returns {status output} (stdout and
+# stderr together). Status is the exit code, or 128+N when the tool died of signal N.
+proc tp_run {tool args} {
+    set rc [catch {exec $tool -p [srv port] --db [srv db] {*}$args 2>@1} out opts]
+    if {$rc == 0} {return [list 0 $out]}
+    regsub {\n?child process exited abnormally$} $out {} out
+    set code [dict get $opts -errorcode]
+    switch -- [lindex $code 0] {
+        CHILDSTATUS {return [list [lindex $code 2] $out]}
+        CHILDKILLED {return [list 128 $out]}
+        default {error "cannot run $tool: $out"}
+    }
+}
+
+# Starts a tool in the background through sh, which records its output in NAME.out and its exit
+# status in NAME.rc (Tcl cannot wait for a background child). Returns the path prefix.
+proc tp_start {name tool args} {
+    set base [file join $::tp_dir $name]
+    file delete -force $base.out $base.rc
+    exec sh -c {out=$1; rc=$2; shift 2; "$@" > "$out" 2>&1; echo $? > "$rc"} sh \
+        $base.out $base.rc $tool -p [srv port] --db [srv db] {*}$args &
+    return $base
+}
+
+proc tp_read {path} {
+    if {![file exists $path]} {return ""}
+    set f [open $path r]
+    set data [read $f]
+    close $f
+    return $data
+}
+
+# Waits (up to `seconds`) for a tool started by tp_start to exit; returns {status output}.
+proc tp_wait {base {seconds 10}} {
+    wait_for_condition [expr {$seconds * 50}] 20 {
+        [string trim [tp_read $base.rc]] ne ""
+    } else {
+        fail "[file tail $base] did not exit within $seconds s: [tp_read $base.out]"
+    }
+    return [list [string trim [tp_read $base.rc]] [string trimright [tp_read $base.out]]]
+}
+
+proc tp_lines {path} { return [split [string trim [tp_read $path]] "\n"] }
+
+start_server {tags {tools}} {
+    test {redis-tp-lock holds a temporary key while the command runs, then frees it} {
+        set holder [tp_start run $::tp_lock tools:run sh -c {sleep 0.4; exit 3}]
+        wait_for_condition 100 10 {[r exists tools:run] == 1} else {
+            fail "the lock key never appeared: [tp_read $holder.out]"
+        }
+        set owner [r object owner tools:run]
+        assert {[string is integer -strict $owner]}
+        assert_match {redis-tp-lock:*:*} [r get tools:run]
+        assert_match {* tk=1 *} [r client list id $owner]
+        assert_equal {3 {}} [tp_wait $holder]
+        assert_equal 0 [r exists tools:run]
+    }
+
+    test {redis-tp-lock exits with the command's status, 128+N for a signal, 126/127, 64, 69} {
+        assert_equal {0 {}} [tp_run $::tp_lock tools:s true]
+        assert_equal {5 {}} [tp_run $::tp_lock tools:s -c {exit 5}]
+        assert_equal 0 [lindex [tp_run $::tp_lock tools:s -- sh -c {exit 0}] 0]
+        assert_equal 137 [lindex [tp_run $::tp_lock tools:s sh -c {kill -9 $$}] 0]
+        lassign [tp_run $::tp_lock tools:s /nonexistent/command] status out
+        assert_equal 127 $status
+        assert_match {*cannot run /nonexistent/command: No such file or directory*} $out
+        set plain [file join $::tp_dir not-executable]
+        close [open $plain w]
+        assert_equal 126 [lindex [tp_run $::tp_lock tools:s $plain] 0]
+        lassign [tp_run $::tp_lock] status out
+        assert_equal 64 $status
+        assert_match {*no lock name given*} $out
+        assert_equal 64 [lindex [tp_run $::tp_lock tools:s] 0] "no command"
+        assert_equal 64 [lindex [tp_run $::tp_lock --bogus tools:s true] 0]
+        assert_equal 64 [lindex [tp_run $::tp_lock -w soon tools:s true] 0]
+        set port [::server::find_free_port]
+        set rc [catch {exec $::tp_lock -p $port tools:s true 2>@1} out opts]
+        assert_equal 69 [lindex [dict get $opts -errorcode] 2]
+        assert_match "*cannot connect to 127.0.0.1:$port*" $out
+        assert_equal 0 [r exists tools:s]
+    }
+
+    test {redis-tp-lock --help and --version} {
+        lassign [tp_run $::tp_lock --help] status out
+        assert_equal 0 $status
+        assert_match {*redis-tp-lock \[options\] <lockname> <command>*--nonblock*--timeout*} $out
+        assert_match {redis-tp-lock (redis-tp client library *)} [exec $::tp_lock --version]
+    }
+
+    test {-n fails at once with status 1 (or -E) while someone else holds the lock} {
+        set h [redis_client]
+        assert_equal 1 [$h settp tools:n holder]
+        set ms [elapsed_ms {lassign [tp_run $::tp_lock -n tools:n true] status out}]
+        assert_equal 1 $status
+        assert_match {*lock 'tools:n' is held by someone else*} $out
+        assert_lessthan $ms 2000
+        assert_equal 9 [lindex [tp_run $::tp_lock -n -E 9 tools:n true] 0]
+        assert_equal 1 [lindex [tp_run $::tp_lock --opportunistic -n tools:n true] 0]
+        assert_equal holder [r get tools:n]
+        $h close
+        wait_for_condition 100 10 {[r exists tools:n] == 0} else {fail "holder's key stayed"}
+        assert_equal {0 ran} [tp_run $::tp_lock -n tools:n echo ran]
+    }
+
+    foreach {flavour name} {{} fair --opportunistic opportunistic} {
+        test "-w gives up after the timeout, or takes the lock freed in time ($name)" {
+            set h [redis_client]
+            assert_equal 1 [$h settp tools:w holder]
+            set ms [elapsed_ms {
+                lassign [tp_run $::tp_lock {*}$flavour -w 0.4 tools:w true] status out
+            }]
+            assert_equal 1 $status
+            assert_match {*timed out after 0.4 s waiting for lock 'tools:w'*} $out
+            assert_range $ms 350 3000
+            set waiter [tp_start waiter $::tp_lock {*}$flavour -w 10 tools:w echo got-it]
+            after 300
+            assert_equal {} [tp_read $waiter.rc] "still waiting"
+            $h close
+            assert_equal {0 got-it} [tp_wait $waiter]
+            assert_equal 0 [r exists tools:w]
+        }
+    }
+
+    test {SIGKILL of redis-tp-lock frees the lock at once for a second one waiting on it} {
+        set first_out [file join $::tp_dir first.out]
+        set first [exec $::tp_lock -p [srv port] --db [srv db] tools:k sleep 30 >& $first_out &]
+        wait_for_condition 100 10 {[r exists tools:k] == 1} else {
+            fail "the first holder never got the lock: [tp_read $first_out]"
+        }
+        set second [tp_start second $::tp_lock -w 20 tools:k echo second]
+        wait_for_blocked_clients_count 1
+        set start [clock milliseconds]
+        exec kill -KILL $first
+        lassign [tp_wait $second] status out
+        assert_equal {0 second} [list $status $out]
+        assert_lessthan [expr {[clock milliseconds] - $start}] 2000
+        assert_equal 0 [r exists tools:k]
+    }
+
+    test {redis-tp-watch prints the first states, then every change with a timestamp} {
+        r set tools:b 1
+        set w [tp_start watch $::tp_watch -c 3 tools:a tools:b {tools:c d}]
+        wait_for_condition 100 10 {[llength [tp_lines $w.out]] == 3} else {
+            fail "no first states: [tp_read $w.out]"
+        }
+        r set tools:a 1
+        r set tools:a 2
+        r del tools:b
+        r set {tools:c d} x
+        assert_equal 0 [lindex [tp_wait $w] 0]
+        set lines [tp_lines $w.out]
+        assert_equal 6 [llength $lines] $lines
+        set stamp {\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}}
+        foreach line $lines want {
+            {tools:a NOEXIST} {tools:b EXIST} {"tools:c d" NOEXIST}
+            {tools:a ADD} {tools:b DEL} {"tools:c d" ADD}
+        } {
+            assert {[regexp "^$stamp (.*)\$" $line -> rest]} $line
+            assert_equal $want $rest
+        }
+    }
+
+    test {redis-tp-watch --json --changes-only} {
+        set w [tp_start json $::tp_watch --json --changes-only -c 2 {tools:"q"}]
+        wait_for_condition 100 10 {[string match {*wx=1*} [r client list]]} else {
+            fail "redis-tp-watch did not register its watch: [tp_read $w.out]"
+        }
+        r set {tools:"q"} 1
+        r del {tools:"q"}
+        assert_equal 0 [lindex [tp_wait $w] 0]
+        set lines [tp_lines $w.out]
+        assert_equal 2 [llength $lines] $lines
+        assert_match {{"time":"*","key":"tools:\\"q\\"","event":"ADD"}} [lindex $lines 0]
+        assert_match {{"time":"*","key":"tools:\\"q\\"","event":"DEL"}} [lindex $lines 1]
+    }
+
+    test {redis-tp-watch usage errors and an unreachable server} {
+        lassign [tp_run $::tp_watch] status out
+        assert_equal 64 $status
+        assert_match {*no key given*} $out
+        set port [::server::find_free_port]
+        set rc [catch {exec $::tp_watch -p $port k 2>@1} out opts]
+        assert_equal 1 [lindex [dict get $opts -errorcode] 2]
+        assert_match "*cannot connect to 127.0.0.1:$port*" $out
+    }
+}
+
+file delete -force $::tp_dir
