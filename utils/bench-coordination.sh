@@ -43,9 +43,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
+COORD_TOOL_ROOT=$ROOT
+# shellcheck source=utils/bench/coord-tool.sh
+source "$ROOT/utils/bench/coord-tool.sh"
 
-readonly TOOL_SRC="$ROOT/utils/coord-bench"
-readonly TOOL="$ROOT/build/coord-bench/coord-bench"
+TOOL=$(coord_tool_path)
+readonly TOOL
 # Descriptors the fan-out needs: two or three targets x (1,000 watchers + writer), plus slack.
 readonly NOFILE_WANTED=8192
 readonly NOFILE_NEEDED=4096
@@ -119,17 +122,7 @@ watch_count() {
 
 # Compiles the load tool when it is missing or older than any of its sources.
 build_tool() {
-  local src stale=0
-  [[ -x $TOOL ]] || stale=1
-  for src in "$TOOL_SRC"/*.cc "$TOOL_SRC"/*.h; do
-    [[ $src -nt $TOOL ]] && stale=1
-  done
-  ((stale)) || return 0
-  bench_log "bench-coordination: compiling $TOOL"
-  mkdir -p "$(dirname "$TOOL")"
-  g++ -std=c++20 -O2 -Wall -Wextra -o "$TOOL.tmp" "$TOOL_SRC"/*.cc ||
-    die "the load tool did not compile"
-  mv -f "$TOOL.tmp" "$TOOL"
+  coord_tool_build || die "the load tool did not compile"
 }
 
 # Raises the soft descriptor limit (inherited by the servers and the tool) when it is low.

@@ -1,10 +1,11 @@
 // coord-bench: the load tool behind utils/bench-coordination.sh.
 //
-// Three subcommands, each a self-contained measurement that prints `result ...` lines on stdout
+// Four subcommands, each a self-contained measurement that prints `result ...` lines on stdout
 // (stats.h) and explains failures on stderr:
 //   fanout   notification latency from one writer to many watchers (fanout.h);
 //   handoff  lock hand-off time after the holder's connection dies (handoff.h);
-//   hold     register many watches/subscriptions and keep them open (hold.h).
+//   hold     register many watches/subscriptions and keep them open (hold.h);
+//   locks    contended-lock throughput, fairness and wasted attempts (locks.h).
 // It speaks RESP2/RESP3 over plain loopback sockets (no client library: hiredis 0.14 knows no
 // RESP3 push frames) and never connects anywhere but 127.0.0.1.
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "fanout.h"
 #include "handoff.h"
 #include "hold.h"
+#include "locks.h"
 #include "options.h"
 
 namespace {
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   if (strcmp(argv[1], "fanout") == 0) return coordbench::RunFanout(options);
   if (strcmp(argv[1], "handoff") == 0) return coordbench::RunHandoff(options);
   if (strcmp(argv[1], "hold") == 0) return coordbench::RunHold(options);
+  if (strcmp(argv[1], "locks") == 0) return coordbench::RunLocks(options);
   fprintf(stderr, "coord-bench: unknown subcommand '%s'\n%s", argv[1], kUsage);
   return 2;
 }
