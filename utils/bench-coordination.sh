@@ -41,6 +41,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
+BENCH_NAME=bench-coordination
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 COORD_TOOL_ROOT=$ROOT
@@ -77,36 +78,9 @@ usage() {
   exit "${1:-2}"
 }
 
-die() {
-  bench_log "bench-coordination: $*"
-  exit 1
-}
-
-# Exits with the usage text unless option $1 was given a value ($2) matching pattern $3.
-need_value() {
-  if [[ ! $2 =~ $3 ]]; then
-    bench_log "bench-coordination: $1 needs a value matching $3"
-    usage
-  fi
-}
-
-# Prints the value of field NAME in a tool result line ("result name=x kind=y a=1 ...").
-field() {
-  awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
-    if (kv[1] == want) { print substr($i, length(want) + 2); exit } } }' <<<"$1"
-}
-
 # Prints the tool's result line for target NAME from a file of tool output.
 result_line() {
   grep -E "^result name=$2 " "$1" | tail -n 1 || true
-}
-
-# Fails (exit 1) unless the side's server is still running.
-require_alive() {
-  if ! bench_alive "$1"; then
-    bench_report_death "$1"
-    die "stopping: the '$1' server died during: $2"
-  fi
 }
 
 # Prints the side's used_memory in bytes (nothing when it is not reported).

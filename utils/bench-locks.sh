@@ -33,6 +33,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
+BENCH_NAME=bench-locks
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 COORD_TOOL_ROOT=$ROOT
@@ -58,31 +59,6 @@ usage() {
     sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
   fi
   exit "${1:-2}"
-}
-
-die() {
-  bench_log "bench-locks: $*"
-  exit 1
-}
-
-need_value() {
-  if [[ ! $2 =~ $3 ]]; then
-    bench_log "bench-locks: $1 needs a value matching $3"
-    usage
-  fi
-}
-
-# Prints the value of field NAME in a tool result line.
-field() {
-  awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
-    if (kv[1] == want) { print substr($i, length(want) + 2); exit } } }' <<<"$1"
-}
-
-require_alive() {
-  if ! bench_alive "$1"; then
-    bench_report_death "$1"
-    die "stopping: the '$1' server died during: $2"
-  fi
 }
 
 # Runs every scheme with CLIENTS clients; result lines go to $WORK/locks-CLIENTS.out.

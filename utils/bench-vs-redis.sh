@@ -28,6 +28,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
+BENCH_NAME=bench
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 
@@ -60,27 +61,6 @@ usage() {
     sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
   fi
   exit "${1:-2}"
-}
-
-# Exits with the usage text unless option $1 was given a value ($2) matching pattern $3.
-need_value() {
-  if [[ ! $2 =~ $3 ]]; then
-    bench_log "bench: $1 needs a value matching $3"
-    usage
-  fi
-}
-
-die() {
-  bench_log "bench: $*"
-  exit 1
-}
-
-# Fails (exit 1) unless the side's server is still running.
-require_alive() {
-  if ! bench_alive "$1"; then
-    bench_report_death "$1"
-    die "stopping: the '$1' server died during: $2"
-  fi
 }
 
 # Prints "USED RSS SOURCE" for a side: used_memory and RSS in bytes ("-" when unknown), and

@@ -198,3 +198,32 @@ ratio() {
 fmt() {
   if [[ -z ${2:-} ]]; then echo "n/a"; else awk -v v="$2" -v f="$1" 'BEGIN { printf f, v }'; fi
 }
+
+# ---- Script helpers shared by the benchmark scripts (they set BENCH_NAME first) -------------
+
+die() {
+  bench_log "${BENCH_NAME:-bench}: $*"
+  exit 1
+}
+
+# Exits with the script's usage text unless option $1 was given a value ($2) matching $3.
+need_value() {
+  if [[ ! $2 =~ $3 ]]; then
+    bench_log "${BENCH_NAME:-bench}: $1 needs a value matching $3"
+    usage
+  fi
+}
+
+# Fails (exit 1) unless the side's server is still running.
+require_alive() {
+  if ! bench_alive "$1"; then
+    bench_report_death "$1"
+    die "stopping: the '$1' server died during: $2"
+  fi
+}
+
+# Prints the value of field NAME in a tool result line ("result name=x kind=y a=1 ...").
+field() {
+  awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
+    if (kv[1] == want) { print substr($i, length(want) + 2); exit } } }' <<<"$1"
+}
