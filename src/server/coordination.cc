@@ -159,8 +159,7 @@ void Server::FlushPending() {
 }
 
 void Server::AfterCallback() {
-  // Each step can feed the others (a flush that kills a client releases its keys, which makes
-  // keys ready and produces pushes), so run them until all three lists are empty.
+  // Hand-offs can resume clients whose input makes more keys ready: run until both are done.
   do {
     ServeReadyKeys();
     // Resume clients whose block ended: run the input they pipelined meanwhile.
@@ -169,7 +168,16 @@ void Server::AfterCallback() {
     for (Client* c : batch) {
       if (c->closed || c->blocked) continue;
       if (c->query.Readable() > 0) ProcessInput(c);
+      if (!c->closed) pending_flush_.push_back(c);
     }
+  } while (blocking_.has_ready() || !unblocked_.empty());
+}
+
+void Server::BeforeSleep() {
+  // A flush that kills a client (output limit, write error) releases its keys, which makes
+  // keys ready and produces pushes: run until nothing is left, then free closed clients.
+  do {
+    AfterCallback();
     FlushPending();
   } while (blocking_.has_ready() || !unblocked_.empty() || !pending_flush_.empty());
   ReapClients();

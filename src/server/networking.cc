@@ -338,7 +338,9 @@ void Server::OnReadable(Client* c) {
     return;
   }
   ProcessInput(c);
-  if (!c->closed) FlushClient(c);
+  // Replies are written in BeforeSleep, once every ready client has been read (as Redis does):
+  // one write per client per loop turn, however many of its commands this turn ran.
+  if (!c->closed) pending_flush_.push_back(c);
 }
 
 void Server::OnWritable(Client* c) {

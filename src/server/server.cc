@@ -157,7 +157,12 @@ void Server::WritePidFile() {
 int Server::Run() {
   log_.Log(LogLevel::kNotice, "Server initialized");
   log_.Log(LogLevel::kNotice, "Ready to accept connections tcp");
-  event_base_dispatch(base_);
+  // One loop turn = every ready event's callback, then BeforeSleep (libevent 2.1 has no
+  // "prepare" hook, so the loop is driven turn by turn).
+  while (!shutdown_requested_) {
+    if (event_base_loop(base_, EVLOOP_ONCE) != 0) break;
+    BeforeSleep();
+  }
   log_.Log(LogLevel::kWarning, "Redis is now ready to exit, bye bye...");
   if (!config_.pidfile.empty()) unlink(config_.pidfile.c_str());
   if (!config_.unixsocket.empty()) unlink(config_.unixsocket.c_str());

@@ -195,6 +195,9 @@ class Server : public WatchSink {
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
   // received pushes, freeing closed clients.
   void AfterCallback();
+  // Once per event-loop turn, after every ready callback ran: writes pending replies and
+  // pushes, then frees the clients closed during the turn.
+  void BeforeSleep();
   void FlushPending();
   void ExpireWatchedKeys();
   static void WatchTimerCallback(int fd, short what, void* arg);
