@@ -41,6 +41,7 @@ enum ClientFlag : uint32_t {
   kClientPendingFree = 1u << 8,
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
+  kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
 };
 
 class Client {

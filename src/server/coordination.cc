@@ -36,7 +36,7 @@ void Server::OnWatchedKeyEvent(uint64_t client, int /*db*/, std::string_view key
   rb.Bulk("watchex");
   rb.Bulk(key);
   rb.Bulk(added ? "ADD" : "DEL");
-  if (!c->has_flag(kClientExecuting)) pending_flush_.push_back(c);
+  if (!c->has_flag(kClientExecuting)) ScheduleFlush(c);
 }
 
 void Server::OnWatchDeadlineChanged(int64_t deadline_ms) {
@@ -101,7 +101,7 @@ bool Server::UnblockClient(Client* c, bool with_error) {
     c->reply.Int(0);
   }
   unblocked_.push_back(c);
-  pending_flush_.push_back(c);
+  ScheduleFlush(c);
   return true;
 }
 
@@ -131,7 +131,7 @@ void Server::ServeReadyKeys() {
           c->pending_pushes.Clear();
         }
         unblocked_.push_back(c);
-        pending_flush_.push_back(c);
+        ScheduleFlush(c);
         break;  // one removal, one hand-off
       }
     }
@@ -149,9 +149,11 @@ void Server::FlushPending() {
   while (!pending_flush_.empty()) {
     std::vector<Client*> batch;
     batch.swap(pending_flush_);
-    std::sort(batch.begin(), batch.end());
-    batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
-    for (Client* c : batch) {
+    // Newest first, as Redis does: the client whose command caused a fan-out queued its own
+    // reply after its watchers' pushes, and gets it written before them.
+    for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
+      Client* c = *it;
+      c->set_flag(kClientPendingFlush, false);
       if (c->closed) continue;
       FlushClient(c);
     }
@@ -168,7 +170,7 @@ void Server::AfterCallback() {
     for (Client* c : batch) {
       if (c->closed || c->blocked) continue;
       if (c->query.Readable() > 0) ProcessInput(c);
-      if (!c->closed) pending_flush_.push_back(c);
+      if (!c->closed) ScheduleFlush(c);
     }
   } while (blocking_.has_ready() || !unblocked_.empty());
 }

@@ -343,7 +343,7 @@ void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& 
   for (Client* m : monitors_) {
     if (m->closed) continue;
     m->out.Append(line);
-    pending_flush_.push_back(m);
+    ScheduleFlush(m);
   }
 }
 

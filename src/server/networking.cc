@@ -340,7 +340,7 @@ void Server::OnReadable(Client* c) {
   ProcessInput(c);
   // Replies are written in BeforeSleep, once every ready client has been read (as Redis does):
   // one write per client per loop turn, however many of its commands this turn ran.
-  if (!c->closed) pending_flush_.push_back(c);
+  if (!c->closed) ScheduleFlush(c);
 }
 
 void Server::OnWritable(Client* c) {

@@ -226,7 +226,13 @@ class Server : public WatchSink {
   BlockingQueues blocking_;
   ExecWatches exec_watches_;
   event* watch_timer_ = nullptr;
-  std::vector<Client*> pending_flush_;  // received pushes; flushed at the end of the callback
+  std::vector<Client*> pending_flush_;  // have output to write; flushed in BeforeSleep
+  // Queues a client for the write pass (once per turn, whatever produced the output).
+  void ScheduleFlush(Client* c) {
+    if (c->has_flag(kClientPendingFlush)) return;
+    c->set_flag(kClientPendingFlush, true);
+    pending_flush_.push_back(c);
+  }
   std::vector<Client*> unblocked_;      // resumed at the end of the callback
   std::vector<Client*> leased_;         // clients with CLIENT LEASE, checked by cron
 
