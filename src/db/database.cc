@@ -67,6 +67,7 @@ Database::~Database() {
 
 void Database::Emit(KeyEventKind kind, Entry* e, RemoveCause cause, Entry* moved_from,
                     bool replaced) {
+  ++ctx_->dirty;
   if (ctx_->listener == nullptr) return;
   KeyEvent ev{kind, cause, this, e, moved_from, replaced};
   ctx_->listener->OnKeyEvent(ev);

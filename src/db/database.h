@@ -37,6 +37,9 @@ struct KeyspaceContext {
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t expired_stale_perc_samples = 0;
+  // Key changes since the last save (Redis's server.dirty): one per key event that Database
+  // emits; INFO's rdb_changes_since_last_save and, later, save points read it.
+  uint64_t dirty = 0;
 };
 
 class Database {
