@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands/register.h"
+#include "server/banner.h"
 #include "server/config.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -75,18 +76,28 @@ int main(int argc, char** argv) {
   server.set_executable(argv[0]);
   redistp::Logger& log = server.log();
   log.Configure(server.config().logfile, static_cast<redistp::LogLevel>(server.config().loglevel));
-  log.Log(redistp::LogLevel::kNotice, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
-  log.Log(redistp::LogLevel::kNotice,
+  // Redis logs these before its server exists, as warnings and with the role 'C'.
+  log.set_role('C');
+  log.Log(redistp::LogLevel::kWarning, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
+  log.Log(redistp::LogLevel::kWarning,
           "Redis version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started "
           "(redis-tp %s)",
           redistp::kRedisVersion, static_cast<int>(getpid()), redistp::kRedisTpVersion);
-  log.Log(redistp::LogLevel::kNotice, "Configuration loaded");
+  if (argc == 1) {
+    log.Log(redistp::LogLevel::kWarning,
+            "Warning: no config file specified, using the default config. In order to specify "
+            "a config file use %s /path/to/redis.conf",
+            argv[0]);
+  } else {
+    log.Log(redistp::LogLevel::kWarning, "Configuration loaded");
+  }
+  log.set_role('M');
   redistp::RegisterCommands(server.commands());
   s = server.Init();
   if (!s.ok()) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
   }
-  log.Log(redistp::LogLevel::kNotice, "Running mode=standalone, port=%d.", server.tcp_port());
+  redistp::LogStartupBanner(log, server.config(), server.tcp_port());
   return server.Run();
 }

@@ -195,6 +195,8 @@ Status Config::LoadDirective(const std::vector<std::string>& argv, LoadState* st
     rename_commands.emplace_back(argv[1], argv[2]);
     recorded = true;
   } else if (name == "user" && argc >= 2) {
+    Status s = CheckUserDirective(rest, users);
+    if (!s.ok()) return s;
     users.push_back(rest);
     recorded = true;
   } else if (name == "loadmodule" && argc >= 2) {
@@ -222,8 +224,8 @@ Status Config::LoadDirective(const std::vector<std::string>& argv, LoadState* st
   if (def == nullptr) return Status::Error("Bad directive or wrong number of arguments");
   std::vector<std::string> args;
   if ((def->flags & kConfigMultiArg) != 0) {
-    if (argc < 2) return Status::Error("wrong number of arguments");
-    // One quoted word holding a list ("3600 1 300 100") is split like CONFIG SET's value.
+    // One quoted word holding a list ("3600 1 300 100") is split like CONFIG SET's value; no
+    // word at all is an empty list, which each grammar judges as Redis's does.
     args = argc == 2 ? SplitOnSpaces(argv[1]) : rest;
   } else {
     if (argc != 2) return Status::Error("wrong number of arguments");
@@ -235,8 +237,13 @@ Status Config::LoadDirective(const std::vector<std::string>& argv, LoadState* st
   if (!s.ok()) return s;
   if (def->name == "save") {
     // Save points accumulate across the lines of one load; an empty `save` clears them.
-    if (state->save_accumulates && state->save_seen && !text.empty() && !values_[row].empty()) {
-      text = values_[row] + ' ' + text;
+    if (state->save_accumulates && state->save_seen) {
+      const bool bare = argc == 1;  // adds no point; `save ""` is a word and clears
+      if (bare) {
+        text = values_[row];
+      } else if (!text.empty() && !values_[row].empty()) {
+        text = values_[row] + ' ' + text;
+      }
     }
     state->save_seen = true;
   }
@@ -264,32 +271,34 @@ Status Config::LoadFromArgs(int argc, char** argv, std::istream& in) {
     --end;
   }
 
-  // Options become config lines: "--name v1 v2" -> `name "v1" "v2"`.
+  // Options become config lines: "--name v1 v2" -> `name "v1" "v2"`. The name argument is
+  // copied as it is, so one argument holding name and value ("--maxmemory 700mb") is a whole
+  // line by itself. A word starting with "--" begins a new option only once the option before
+  // it has a value (`has_value`): the first word after a bare "--name" is always its value,
+  // even "--x" (a password may look like that).
   std::string options;
+  bool has_value = true;
   for (int j = first; j < end; ++j) {
     std::string_view a = argv[j];
-    if (a.size() >= 2 && a[0] == '-' && a[1] == '-') {
+    if (has_value && a.size() >= 2 && a[0] == '-' && a[1] == '-') {
       if (!options.empty()) options.push_back('\n');
-      std::string_view name = a.substr(2);
-      options += name;
+      options += a.substr(2);
       options.push_back(' ');
-      const bool is_save = EqualsIgnoreCase(name, "save");
-      if (j + 1 < end) {
-        std::string_view next = argv[j + 1];
-        if (is_save && next.substr(0, 2) == "--") {
-          options += "\"\"";  // `--save --port 1` means save ""
-        } else {
-          // The first value is taken even if it starts with "--" (a password may).
-          options += QuoteConfigString(next);
-          options.push_back(' ');
-          ++j;
+      std::vector<std::string> words;
+      has_value = SplitConfigLine(a, &words) && words.size() > 1;
+      if (!has_value && EqualsIgnoreCase(a, "--save")) {
+        // `--save` followed by another option or by nothing means save "" (what tools that
+        // build a command line from an empty list of save points produce).
+        const bool last = j + 1 == end;
+        if (last || std::string_view(argv[j + 1]).substr(0, 2) == "--") {
+          options += "\"\"";
+          has_value = true;
         }
-      } else if (is_save) {
-        options += "\"\"";
       }
     } else {
       options += QuoteConfigString(a);
       options.push_back(' ');
+      has_value = true;
     }
   }
 

@@ -184,8 +184,11 @@ class Config {
   // are skipped; arguments split like Redis (double quotes with \n \r \t \b \a \xHH escapes,
   // single quotes with \' only). Names are case-insensitive and aliases are accepted. A
   // repeated directive replaces the earlier value, except `save` (lines accumulate within one
-  // load until an include has been read; `save ""` clears), `client-output-buffer-limit` (per
-  // class), and the recorded directives `rename-command`, `user`, `loadmodule`. `include PATH`
+  // load until an include has been read; `save ""` clears; a bare `save` line adds nothing
+  // and so clears only the defaults), `client-output-buffer-limit` (per class), and the
+  // recorded directives `rename-command`, `user` (a name defined twice is an error),
+  // `loadmodule`. A list-valued parameter with no value at all is given an empty list, as
+  // in Redis (a bare `bind` line means no address). `include PATH`
   // (glob allowed, relative to the working directory) reads more files at that point.
   // Redis 7.0's deprecated names are accepted and ignored. Once everything is read, a
   // non-empty `logfile` is opened for append to check it.
@@ -202,9 +205,11 @@ class Config {
   // naming the config file (or "-" for stdin), then `--name value...` options, and an optional
   // final "-" for stdin. The file, then stdin, then the options are read as one text, as
   // Redis does, so line numbers in errors count through all three. The option value right
-  // after `--name` is taken whatever it looks like; later words starting with "--" begin a new
-  // option; `--save` followed by another option or by nothing means `save ""`. The file's
-  // absolute path is kept for Rewrite(). Does not handle -v/-h/--test-memory (main does).
+  // after a bare `--name` is taken whatever it looks like; once an option has a value, a word
+  // starting with "--" begins a new option; one argument may hold a name and its values
+  // ("--maxmemory 700mb"); `--save` followed by another option or by nothing means
+  // `save ""`. The file's absolute path is kept for Rewrite(). Does not handle
+  // -v/-h/--test-memory (main does).
   Status LoadFromArgs(int argc, char** argv, std::istream& in = std::cin);
 
   // CONFIG GET: each pattern is either an exact name or alias (hidden rows included, answered

@@ -84,6 +84,12 @@ Status ParseMaxmemoryClients(std::span<const std::string> args, std::string_view
 Status ParseReplicaOf(std::span<const std::string> args, std::string_view current, bool loading,
                       std::string* canonical);
 
+// A `user` directive's words (name, rules) as Redis judges them while loading: a name already
+// among `earlier`, or a word that is no ACL rule, gives Redis's "Error in user declaration"
+// text (config_user.cc).
+Status CheckUserDirective(const std::vector<std::string>& args,
+                          const std::vector<std::vector<std::string>>& earlier);
+
 // Decoders of canonical text for the typed members.
 std::vector<SaveParam> DecodeSaveParams(std::string_view canonical);
 void DecodeOutputBufferLimits(std::string_view canonical, OutputBufferLimit limits[3]);

@@ -31,8 +31,21 @@ void Logger::Raw(LogLevel level, const std::string& msg) {
   snprintf(when + off, sizeof(when) - off, "%03d", static_cast<int>(tv.tv_usec / 1000));
   int idx = static_cast<int>(level);
   if (idx > 3) idx = 3;
-  std::fprintf(fp, "%d:M %s %c %s\n", static_cast<int>(getpid()), when, kMarks[idx],
+  std::fprintf(fp, "%d:%c %s %c %s\n", static_cast<int>(getpid()), role_, when, kMarks[idx],
                msg.c_str());
+  std::fflush(fp);
+  if (!file_.empty()) std::fclose(fp);
+}
+
+}  // namespace redistp
+
+namespace redistp {
+
+void Logger::Verbatim(LogLevel level, std::string_view text) {
+  if (!Enabled(level)) return;
+  FILE* fp = file_.empty() ? stdout : std::fopen(file_.c_str(), "a");
+  if (fp == nullptr) return;
+  std::fwrite(text.data(), 1, text.size(), fp);
   std::fflush(fp);
   if (!file_.empty()) std::fclose(fp);
 }

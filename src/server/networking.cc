@@ -128,8 +128,15 @@ Status Server::RelistenTcp() {
 }
 
 Status Server::Listen() {
-  Status tcp = ListenAllTcp();
-  if (!tcp.ok()) return tcp;
+  // A config whose bind list is empty (a bare `bind` line, or `bind ""`) opens no TCP socket
+  // at startup, as in Redis: the server then needs a unix socket or it exits.
+  if (config_.bind.empty()) {
+    bound_bind_ = config_.bind;
+    bound_port_ = static_cast<int>(config_.port);
+  } else {
+    Status tcp = ListenAllTcp();
+    if (!tcp.ok()) return tcp;
+  }
   if (!config_.unixsocket.empty()) {
     Status s = ListenUnix();
     if (!s.ok()) return s;

@@ -155,8 +155,8 @@ void Server::WritePidFile() {
 }
 
 int Server::Run() {
-  log_.Log(LogLevel::kNotice, "Server initialized");
-  log_.Log(LogLevel::kNotice, "Ready to accept connections tcp");
+  log_.Log(LogLevel::kWarning, "Server initialized");
+  log_.Log(LogLevel::kNotice, "Ready to accept connections");
   // One loop turn = every ready event's callback, then BeforeSleep (libevent 2.1 has no
   // "prepare" hook, so the loop is driven turn by turn).
   while (!shutdown_requested_) {

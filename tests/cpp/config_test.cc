@@ -786,6 +786,63 @@ TEST(ConfigArgs, OptionWordsLikeRedis) {
   EXPECT_EQ(Value(d, "save"), "");
 }
 
+TEST(ConfigArgs, NameAndValueInOneArgument) {
+  Config c;
+  ASSERT_TRUE(LoadArgs(&c, {"--port", "7000", "--maxmemory-policy volatile-lru", "--save",
+                            "--maxmemory 700mb", "--port 7001", "--hz", "20"})
+                  .ok());
+  EXPECT_EQ(c.maxmemory_policy, "volatile-lru");
+  EXPECT_EQ(c.maxmemory, 700ULL << 20);
+  EXPECT_EQ(c.port, 7001);  // the last one wins
+  EXPECT_EQ(c.hz, 20);
+  EXPECT_EQ(Value(c, "save"), "");
+  // After a one-argument option, a further plain word is one more value of it.
+  Config d;
+  EXPECT_EQ(LoadArgs(&d, {"--port 7000", "extra"}).message(),
+            Fatal(2, "port 7000 \"extra\"", "wrong number of arguments"));
+  EXPECT_EQ(LoadArgs(&d, {"--shutdown-on-sigint"}).message(),
+            Fatal(2, "shutdown-on-sigint",
+                  "argument(s) must be one of the following: default, save, nosave, now, force"));
+}
+
+TEST(ConfigLoad, BareListDirectivesAreEmptyLists) {
+  Config c;
+  ASSERT_TRUE(c.LoadFromString("save\n").ok());
+  EXPECT_EQ(Value(c, "save"), "");
+  Config d;
+  ASSERT_TRUE(d.LoadFromString("save 100 1\nsave\nsave 200 2\n").ok());
+  EXPECT_EQ(Value(d, "save"), "100 1 200 2");
+  Config e;
+  ASSERT_TRUE(e.LoadFromString("bind\nlatency-tracking-info-percentiles\n"
+                               "client-output-buffer-limit\n")
+                  .ok());
+  EXPECT_TRUE(e.bind.empty());
+  EXPECT_EQ(Value(e, "latency-tracking-info-percentiles"), "");
+  EXPECT_EQ(Value(e, "client-output-buffer-limit"),
+            Value(Config(), "client-output-buffer-limit"));
+  EXPECT_EQ(LoadError("oom-score-adj-values"),
+            Fatal(1, "oom-score-adj-values", "wrong number of arguments"));
+}
+
+TEST(ConfigLoad, UserDirectivesAreCheckedLikeRedis) {
+  EXPECT_EQ(LoadError("user a on\nuser b\nuser a off\n"),
+            Fatal(3, "user a off",
+                  "Error in user declaration 'a': Duplicate user found. A user can only be "
+                  "defined once in config files"));
+  // Redis names the word two places before the bad rule.
+  EXPECT_EQ(LoadError("user a bad"), Fatal(1, "user a bad", "Error in user declaration 'user': "
+                                                             "Syntax error"));
+  EXPECT_EQ(LoadError("user a on bad"),
+            Fatal(1, "user a on bad", "Error in user declaration 'a': Syntax error"));
+  EXPECT_EQ(LoadError("user a %X~k"),
+            Fatal(1, "user a %X~k", "Error in user declaration 'user': Syntax error"));
+  EXPECT_EQ(LoadError("user a #abc"),
+            Fatal(1, "user a #abc",
+                  "Error in user declaration 'user': The password hash must be exactly 64 "
+                  "characters and contain only lowercase hexadecimal characters"));
+  EXPECT_EQ(LoadError("user a ON NOPASS ~* &* +@all -get %RW~x resetkeys >p <p reset"), "OK");
+}
+
 TEST(ConfigArgs, StdinFirstOrLast) {
   Config c;
   ASSERT_TRUE(LoadArgs(&c, {"-"}, "hz 21\nmaxclients 9\n").ok());
