@@ -47,8 +47,9 @@ deps:
 
 # The binary is linked per flavour and copied to src/redis-server, so switching between
 # SANITIZE=0 and SANITIZE=1 always leaves the flavour just asked for in place.
+# -rdynamic exports the server's function names, so a crash report's backtrace shows them.
 $(SERVER_BIN): $(LIB_OBJS) $(MAIN_OBJ)
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: src/%.cc
 	@mkdir -p $(dir $@)

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "commands/register.h"
+#include "commands/server_info.h"
 #include "server/banner.h"
+#include "server/crash_report.h"
 #include "server/config.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
   }
+  redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   redistp::LogStartupBanner(log, server.config(), server.tcp_port());
   return server.Run();
 }

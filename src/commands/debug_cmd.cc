@@ -8,8 +8,9 @@
 // no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
 // Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, POPULATE,
-// ERROR, PROTOCOL. RELOAD and LOADAOF answer that there is no persistence to reload from;
-// anything else (JMAP, SEGFAULT, HTSTATS ...) is an unknown subcommand.
+// ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the crash report and the exit status can
+// be tested). RELOAD and LOADAOF answer that there is no persistence to reload from; anything
+// else (JMAP, PANIC, HTSTATS ...) is an unknown subcommand.
 //
 // Digests. DEBUG DIGEST and DIGEST-VALUE compute the same SHA1 signatures as Redis, so a
 // dataset can be compared across redis-tp and Redis:
@@ -22,6 +23,7 @@
 // An empty dataset digests to forty zeros. Only strings exist so far; other types answer an
 // error until their digest is defined with them.
 #include <openssl/evp.h>
+#include <sys/mman.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -372,6 +374,8 @@ void HelpSub(CommandContext& c) {
       "SET-ACTIVE-EXPIRE <0|1>",
       "    0 stops the background deletion of expired keys (lookups still expire them);",
       "    1 restarts it.",
+      "SEGFAULT",
+      "    Crash the server with a write to a read-only page (SIGSEGV and a crash report).",
       "SLEEP <seconds>",
       "    Block the whole server for <seconds> (decimals allowed).",
       "HELP",
@@ -379,6 +383,14 @@ void HelpSub(CommandContext& c) {
   };
   c.reply.Array(std::size(kLines));
   for (const char* line : kLines) c.reply.Simple(line);
+}
+
+// Writes to a page mapped read-only: a genuine SIGSEGV (si_code SEGV_ACCERR, as Redis's),
+// not a raise(), so the fault path of the crash handler is what runs. Never returns.
+[[noreturn]] void SegfaultSub() {
+  void* page = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED) *static_cast<volatile char*>(page) = 'x';
+  std::abort();  // only if the mapping failed: still a crash with a report
 }
 
 bool DebugAllowed(CommandContext& c) {
@@ -402,6 +414,8 @@ void DebugCommand(CommandContext& c) {
     c.reply.Ok();
   } else if (is("sleep") && argc == 3) {
     SleepSub(c);
+  } else if (is("segfault") && argc == 2) {
+    SegfaultSub();
   } else if (is("set-active-expire") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number enables, anything else disables.
     c.server.keyspace().active_expire = std::atoi(std::string(c.args[2]).c_str()) != 0;

@@ -370,6 +370,8 @@ constexpr Section kSections[] = {
     {"keyspace", "Keyspace", true, KeyspaceSection},
 };
 
+std::string InfoSections(Server& s, bool all, bool defaults, const std::set<std::string>& named);
+
 void InfoCommand(CommandContext& c) {
   bool all = false, defaults = c.args.size() == 1;
   std::set<std::string> named;
@@ -383,14 +385,18 @@ void InfoCommand(CommandContext& c) {
       named.insert(arg == "module_list" ? "modules" : arg);
     }
   }
+  c.reply.Verbatim(InfoSections(c.server, all, defaults, named));
+}
+
+std::string InfoSections(Server& s, bool all, bool defaults, const std::set<std::string>& named) {
   std::string text;
   for (const Section& sec : kSections) {
     if (!all && !(defaults && sec.in_default) && named.count(sec.name) == 0) continue;
     if (!text.empty()) text.append("\r\n");
     text.append("# ").append(sec.title).append("\r\n");
-    sec.fill(c.server, &text);
+    sec.fill(s, &text);
   }
-  c.reply.Verbatim(text);
+  return text;
 }
 
 }  // namespace
@@ -439,6 +445,8 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   m.total_frag_bytes = diff(m.rss, m.used);
   return m;
 }
+
+std::string InfoAllText(Server& s) { return InfoSections(s, /*all=*/true, false, {}); }
 
 void RegisterInfoCommand(CommandTable& t) {
   t.Register({.name = "info",

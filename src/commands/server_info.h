@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace redistp {
@@ -56,6 +57,9 @@ struct MemoryOverview {
 
 // Reads the allocator and walks the databases and clients (O(databases + clients)).
 MemoryOverview ComputeMemoryOverview(Server& server);
+
+// The text of INFO ALL (every section), as the crash report logs it.
+std::string InfoAllText(Server& server);
 
 // DEBUG lives in debug_cmd.cc; RegisterServerCommands registers it.
 void RegisterDebugCommand(CommandTable& table);

@@ -269,7 +269,14 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
     CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec};
+    // EXEC runs its commands from inside its own handler: restore the outer one afterwards.
+    const Client* outer_client = running_client_;
+    const std::vector<std::string_view>* outer_args = running_args_;
+    running_client_ = c;
+    running_args_ = &args;
     spec->handler(ctx);
+    running_client_ = outer_client;
+    running_args_ = outer_args;
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);

@@ -147,6 +147,10 @@ class Server : public WatchSink {
   uint64_t cron_loops() const { return cron_loops_; }
   int hz() const { return current_hz_; }
   int64_t last_save_time() const { return last_save_time_; }
+  // The client whose command handler is running and that command's arguments; null between
+  // commands. For the crash report (crash_report.h).
+  const Client* running_client() const { return running_client_; }
+  const std::vector<std::string_view>* running_args() const { return running_args_; }
 
   // Slowlog and latency monitor (src/server/monitoring.cc).
   std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
@@ -277,6 +281,8 @@ class Server : public WatchSink {
   size_t used_memory_startup_ = 0;
   bool shutdown_requested_ = false;
   int exit_code_ = 0;
+  const Client* running_client_ = nullptr;
+  const std::vector<std::string_view>* running_args_ = nullptr;
 };
 
 }  // namespace redistp

@@ -1,0 +1,194 @@
+#include "server/crash_report.h"
+
+#include <execinfo.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string_view>
+
+#include "server/client.h"
+#include "server/server.h"
+#include "server/version.h"
+
+namespace redistp {
+
+namespace {
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr int kMaxFrames = 100;
+
+struct CrashState {
+  Server* server = nullptr;
+  std::function<std::string()> info_text;
+};
+CrashState* g_crash = nullptr;  // see the header: the one process-wide variable
+
+void WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+void WriteText(int fd, std::string_view s) { WriteAll(fd, s.data(), s.size()); }
+
+// One warning-level log line, "pid:M dd Mon yyyy hh:mm:ss.mmm # text".
+void WriteLogLine(int fd, const char* text) {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  tm t;
+  localtime_r(&tv.tv_sec, &t);
+  char when[64];
+  size_t off = strftime(when, sizeof(when), "%d %b %Y %H:%M:%S.", &t);
+  char line[512];
+  int n = std::snprintf(line, sizeof(line), "%d:M %.*s%03d # %s\n", static_cast<int>(getpid()),
+                        static_cast<int>(off), when, static_cast<int>(tv.tv_usec / 1000), text);
+  if (n > 0) WriteAll(fd, line, std::min(static_cast<size_t>(n), sizeof(line) - 1));
+}
+
+void* FaultingInstruction(void* uc) {
+  auto* ctx = static_cast<ucontext_t*>(uc);
+#if defined(__x86_64__)
+  return reinterpret_cast<void*>(ctx->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<void*>(ctx->uc_mcontext.pc);
+#else
+  (void)ctx;
+  return nullptr;
+#endif
+}
+
+// An argument as Redis's log shows it: quoted, with escapes for quotes and unprintable bytes.
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+// The parts that allocate: INFO, the client list, the running client.
+void WriteServerState(int fd, Server& server, const std::function<std::string()>& info_text) {
+  WriteText(fd, "\n------ INFO OUTPUT ------\n");
+  if (info_text) WriteText(fd, info_text());
+  WriteText(fd, "\n------ CLIENT LIST OUTPUT ------\n");
+  for (const auto& [id, c] : server.clients()) {
+    WriteText(fd, server.ClientInfoLine(*c));
+    WriteText(fd, "\n");
+  }
+  const Client* running = server.running_client();
+  const std::vector<std::string_view>* args = server.running_args();
+  if (running != nullptr && args != nullptr) {
+    WriteText(fd, "\n------ CURRENT CLIENT INFO ------\n");
+    WriteText(fd, server.ClientInfoLine(*running));
+    WriteText(fd, "\n");
+    for (size_t i = 0; i < args->size(); ++i) {
+      std::string line = "argv[" + std::to_string(i) + "]: '" + Quoted((*args)[i]) + "'\n";
+      WriteText(fd, line);
+    }
+  }
+}
+
+void OnFatalSignal(int sig, siginfo_t* info, void* uc) {
+  // One-shot (SA_RESETHAND): a fault from here on takes the default action at once.
+  int fd = STDOUT_FILENO;
+  bool close_fd = false;
+  if (g_crash != nullptr && !g_crash->server->log().file().empty()) {
+    int f = open(g_crash->server->log().file().c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (f >= 0) {
+      fd = f;
+      close_fd = true;
+    }
+  }
+  char line[256];
+  WriteText(fd, "\n\n=== REDIS BUG REPORT START: Cut & paste starting from here ===\n");
+  std::snprintf(line, sizeof(line), "Redis %s crashed by signal: %d, si_code: %d", kRedisVersion,
+                sig, info->si_code);
+  WriteLogLine(fd, line);
+  if (sig == SIGSEGV || sig == SIGBUS) {
+    std::snprintf(line, sizeof(line), "Accessing address: %p", info->si_addr);
+    WriteLogLine(fd, line);
+  }
+  if (info->si_code <= 0) {  // SI_USER, SI_QUEUE, SI_TKILL: sent, not a fault
+    std::snprintf(line, sizeof(line), "Killed by PID: %ld, UID: %d",
+                  static_cast<long>(info->si_pid), static_cast<int>(info->si_uid));
+    WriteLogLine(fd, line);
+  }
+  void* eip = FaultingInstruction(uc);
+  std::snprintf(line, sizeof(line), "Crashed running the instruction at: %p", eip);
+  WriteLogLine(fd, line);
+
+  WriteText(fd, "\n------ STACK TRACE ------\nEIP:\n");
+  if (eip != nullptr) backtrace_symbols_fd(&eip, 1, fd);
+  WriteText(fd, "\nBacktrace:\n");
+  void* frames[kMaxFrames];
+  int n = backtrace(frames, kMaxFrames);
+  backtrace_symbols_fd(frames, n, fd);
+
+  if (g_crash != nullptr) WriteServerState(fd, *g_crash->server, g_crash->info_text);
+
+  WriteText(fd,
+            "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n"
+            "  This is redis-tp " +
+                std::string(kRedisTpVersion) +
+                ": please report the crash to the redis-tp maintainers with the whole\n"
+                "  report above and the command line or config that started the server.\n\n");
+  if (close_fd) close(fd);
+
+  // Die by the same signal: default action, raised again (SA_NODEFER: delivered now).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);
+}
+
+}  // namespace
+
+void InstallCrashHandlers(Server* server, std::function<std::string()> info_text) {
+  if (g_crash == nullptr) {
+    g_crash = new CrashState();  // lives until the process ends
+    // Load what backtrace() needs now, not inside the handler.
+    void* warm[4];
+    backtrace(warm, 4);
+    // An alternate stack, so a stack overflow still gets its report.
+    stack_t ss{};
+    ss.ss_size = static_cast<size_t>(SIGSTKSZ) * 4;
+    ss.ss_sp = std::malloc(ss.ss_size);
+    if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+  }
+  g_crash->server = server;
+  g_crash->info_text = std::move(info_text);
+  struct sigaction act {};
+  act.sa_sigaction = OnFatalSignal;
+  act.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND | SA_ONSTACK;
+  sigemptyset(&act.sa_mask);
+  for (int sig : kFatalSignals) sigaction(sig, &act, nullptr);
+}
+
+}  // namespace redistp
