@@ -54,7 +54,7 @@ proc bs_holder {key {value held}} {
     return $h
 }
 
-start_server {tags {bsettp}} {
+start_server {tags {bsettp redistp}} {
     test {BSETTP on a free key takes it at once and owns it} {
         lassign [bs_waiter] w id
         $w bsettp bs:free v 0

@@ -46,7 +46,7 @@ proc tk_wait_client_gone {id} {
     }
 }
 
-start_server {tags {tempkeys}} {
+start_server {tags {tempkeys redistp}} {
     test {SETTP creates a key only if it does not exist: 1, then 0} {
         set a [tk_client]
         set b [tk_client]

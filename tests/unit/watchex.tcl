@@ -60,7 +60,7 @@ proc close_all {clients} {
     foreach c $clients {$c close}
 }
 
-start_server {tags {watchex}} {
+start_server {tags {watchex redistp}} {
     # ---- replies ---------------------------------------------------------------------------
 
     test {WATCHEX of one key replies EXIST or NOEXIST as a simple string} {
