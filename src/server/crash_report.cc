@@ -168,6 +168,19 @@ void OnFatalSignal(int sig, siginfo_t* info, void* uc) {
   raise(sig);
 }
 
+// Our handler on every fatal signal, or their default actions.
+void ApplyCrashLogSetting(bool enabled) {
+  struct sigaction act {};
+  if (enabled) {
+    act.sa_sigaction = OnFatalSignal;
+    act.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND | SA_ONSTACK;
+  } else {
+    act.sa_handler = SIG_DFL;
+  }
+  sigemptyset(&act.sa_mask);
+  for (int sig : kFatalSignals) sigaction(sig, &act, nullptr);
+}
+
 }  // namespace
 
 void InstallCrashHandlers(Server* server, std::function<std::string()> info_text) {
@@ -184,11 +197,11 @@ void InstallCrashHandlers(Server* server, std::function<std::string()> info_text
   }
   g_crash->server = server;
   g_crash->info_text = std::move(info_text);
-  struct sigaction act {};
-  act.sa_sigaction = OnFatalSignal;
-  act.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND | SA_ONSTACK;
-  sigemptyset(&act.sa_mask);
-  for (int sig : kFatalSignals) sigaction(sig, &act, nullptr);
+  ApplyCrashLogSetting(server->config().crash_log_enabled);
+  server->config().OnChange("crash-log-enabled", [server] {
+    ApplyCrashLogSetting(server->config().crash_log_enabled);
+    return Status::Ok();
+  });
 }
 
 }  // namespace redistp

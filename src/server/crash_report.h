@@ -33,8 +33,10 @@ namespace redistp {
 
 class Server;
 
-// Installs the fatal-signal handlers for `server`. `info_text` returns the INFO ALL text (the
-// commands layer owns INFO). The server must outlive the process's last fault, i.e. main's.
+// Installs the fatal-signal handlers for `server`, or the default actions when its
+// `crash-log-enabled` is no (and again whenever CONFIG SET changes it). `info_text` returns the
+// INFO ALL text (the commands layer owns INFO). The server must outlive the process's last
+// fault, i.e. main's.
 void InstallCrashHandlers(Server* server, std::function<std::string()> info_text);
 
 }  // namespace redistp

@@ -154,7 +154,9 @@ TEST(ConfigTable, HasEffectMarksTheWiredParameters) {
                                     "lazyfree-lazy-user-flush",
                                     "enable-debug-command",
                                     "lfu-log-factor",
-                                    "lfu-decay-time"};
+                                    "lfu-decay-time",
+                                    "always-show-logo",
+                                    "crash-log-enabled"};
   EXPECT_EQ(wired, expected);
 }
 

@@ -242,11 +242,13 @@ tags {startup external:skip} {
 
 # ---- Crash reports ----------------------------------------------------------
 
-# Starts a server that may crash; returns {server port}.
-proc launch_crashable {} {
+# Starts a server that may crash; returns {server port}.  Redis's memory test
+# (crash-memcheck-enabled) is turned off: it makes the report slow, and it can
+# itself fault, so Redis would then die by SIGSEGV whatever the signal was.
+proc launch_crashable {{extra {}}} {
     set port [::server::find_free_port]
     set server [launch_server [list --port $port --bind 127.0.0.1 --save "" \
-        --dir @DIR@ --enable-debug-command yes]]
+        --dir @DIR@ --enable-debug-command yes --crash-memcheck-enabled no {*}$extra]]
     wait_server_ready $server $port
     return [list $server $port]
 }
@@ -282,5 +284,36 @@ tags {startup external:skip} {
             assert_match "*------ STACK TRACE ------*------ INFO OUTPUT ------*" $log $sig
             assert_match "*=== REDIS BUG REPORT END. *" $log $sig
         }
+    }
+    test {crash-log-enabled no: the process dies by the signal without a report} {
+        lassign [launch_crashable {--crash-log-enabled no}] server port
+        set c [::redis::redis 127.0.0.1 $port 0]
+        catch {$c debug segfault}
+        catch {$c close}
+        lassign [finish_server $server] status log
+        assert_equal "signal SIGSEGV" $status
+        assert_no_match "*crashed by signal*" $log
+        assert_no_match "*REDIS BUG REPORT*" $log
+    }
+
+    test {CONFIG SET crash-log-enabled turns the report off and on again} {
+        lassign [launch_crashable] server port
+        set c [::redis::redis 127.0.0.1 $port 0]
+        assert_equal OK [$c config set crash-log-enabled no]
+        assert_equal OK [$c config set crash-log-enabled yes]
+        catch {$c debug segfault}
+        catch {$c close}
+        lassign [finish_server $server] status log
+        assert_equal "signal SIGSEGV" $status
+        assert_match "*crashed by signal: 11*" $log
+
+        lassign [launch_crashable] server port
+        set c [::redis::redis 127.0.0.1 $port 0]
+        assert_equal OK [$c config set crash-log-enabled no]
+        catch {$c debug segfault}
+        catch {$c close}
+        lassign [finish_server $server] status log
+        assert_equal "signal SIGSEGV" $status
+        assert_no_match "*crashed by signal*" $log
     }
 }
