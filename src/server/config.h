@@ -114,6 +114,10 @@ const ConfigDef* FindConfig(std::string_view name);
 // Names Redis 7.0 still accepts in a config file (one argument) and ignores.
 bool IsDeprecatedConfig(std::string_view name);
 
+// Whether a `user` directive (name, rules) leaves the user enabled: the last of its on / off /
+// reset rules is "on" (config_user.cc).
+bool UserDirectiveEnabled(const std::vector<std::string>& args);
+
 // ---- Typed values ----------------------------------------------------------------------------
 
 // Values follow log.h's LogLevel so the server can static_cast between them.

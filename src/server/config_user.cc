@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config.h"
 #include "server/config_parse.h"
 #include "util/numbers.h"
 
@@ -105,6 +106,18 @@ Status CheckUserDirective(const std::vector<std::string>& args,
     }
   }
   return Status::Ok();
+}
+
+bool UserDirectiveEnabled(const std::vector<std::string>& args) {
+  bool enabled = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "on")) {
+      enabled = true;
+    } else if (EqualsIgnoreCase(args[i], "off") || EqualsIgnoreCase(args[i], "reset")) {
+      enabled = false;
+    }
+  }
+  return enabled;
 }
 
 }  // namespace redistp

@@ -225,6 +225,16 @@ tags {startup external:skip} {
         }
     }
 
+    test {Users left disabled by the config are logged at startup} {
+        set conf [write_temp_config "user foo\nuser bar on\nuser baz on off\nuser qux reset on\n"]
+        start_server [list config $conf] {
+            foreach {user n} {foo 1 bar 0 baz 1 qux 0} {
+                assert_equal $n [count_log_message "* \\* The user '$user' is disabled (there is no 'on' modifier in the user description). Make sure this is not a configuration error."] $user
+            }
+        }
+        remove_temp_configs
+    }
+
     test {A user defined twice is a fatal config error} {
         lassign [run_server_briefly [list --port 0 --bind 127.0.0.1 --save "" \
             --user foo --user foo]] status output
