@@ -1,0 +1,298 @@
+// Unit tests for types/quicklist: node counts equal to Redis 7.0's for the same operations
+// (read from DEBUG OBJECT's ql_nodes on Debian's redis-server 7.0.15), a randomized comparison
+// with std::deque for many fill settings, the node invariants, and the memory figure.
+#include "types/quicklist.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace redistp {
+namespace {
+
+std::vector<std::string> Forward(const Quicklist& ql) {
+  std::vector<std::string> out;
+  for (auto c = ql.First(); c.Valid(); c = ql.Next(c)) out.push_back(ql.Get(c).ToString());
+  return out;
+}
+
+std::vector<std::string> Backward(const Quicklist& ql) {
+  std::vector<std::string> out;
+  for (auto c = ql.Last(); c.Valid(); c = ql.Prev(c)) out.push_back(ql.Get(c).ToString());
+  return {out.rbegin(), out.rend()};
+}
+
+// No empty node, the count is the sum of the nodes, links agree both ways, and nodes respect
+// the fill: at most `fill` entries (fill > 0), or within the size limit give or take one element.
+void CheckInvariants(const Quicklist& ql, size_t max_element) {
+  size_t total = 0, nodes = 0;
+  const Quicklist::Node* prev = nullptr;
+  for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next) {
+    ASSERT_EQ(n->prev, prev);
+    ASSERT_FALSE(n->lp.Empty());
+    ASSERT_TRUE(Listpack::Validate(n->lp.Blob(), true));
+    size_t size = n->lp.Size();
+    if (ql.fill() > 0) {
+      ASSERT_LE(size, static_cast<size_t>(ql.fill()));
+    } else if (ql.fill() == 0) {
+      ASSERT_EQ(size, 1u);
+    } else if (size > 1) {
+      const size_t limits[] = {4096, 8192, 16384, 32768, 65536};
+      ASSERT_LE(n->lp.Bytes(), limits[-ql.fill() - 1] + 2 * max_element + 16);
+    }
+    total += size;
+    nodes++;
+    prev = n;
+  }
+  ASSERT_EQ(total, ql.Size());
+  ASSERT_EQ(nodes, ql.NodeCount());
+}
+
+Quicklist::Cursor FindFirst(const Quicklist& ql, std::string_view v) {
+  for (auto c = ql.First(); c.Valid(); c = ql.Next(c)) {
+    if (ql.Get(c).Equals(v)) return c;
+  }
+  return {};
+}
+
+TEST(QuicklistTest, EmptyList) {
+  Quicklist ql;
+  EXPECT_EQ(ql.Size(), 0u);
+  EXPECT_EQ(ql.NodeCount(), 0u);
+  EXPECT_FALSE(ql.First().Valid());
+  EXPECT_FALSE(ql.Seek(0).Valid());
+  EXPECT_FALSE(ql.PopFront().has_value());
+  EXPECT_FALSE(ql.PopBack().has_value());
+  EXPECT_EQ(ql.DeleteRange(0, 5), 0u);
+  EXPECT_FALSE(ql.ReplaceAt(0, "x"));
+}
+
+// The same commands were run on Redis 7.0.15; its DEBUG OBJECT reported these ql_nodes.
+TEST(QuicklistTest, NodeCountsMatchRedis) {
+  Quicklist a(-2), b(-2);
+  for (int i = 1; i <= 10000; i++) {
+    a.PushBack("value:" + std::to_string(i));
+    b.PushFront("value:" + std::to_string(i));
+  }
+  EXPECT_EQ(a.NodeCount(), 15u);
+  EXPECT_EQ(b.NodeCount(), 15u);
+  // LINSERT a AFTER value:<4i> yy<i>, 2000 times.
+  for (int i = 1; i <= 2000; i++) {
+    auto c = FindFirst(a, "value:" + std::to_string(i * 4));
+    ASSERT_TRUE(c.Valid());
+    a.InsertAfter(c, "yy" + std::to_string(i));
+  }
+  EXPECT_EQ(a.NodeCount(), 24u);
+  EXPECT_EQ(a.Size(), 12000u);
+
+  Quicklist c(5);
+  for (int i = 1; i <= 1000; i++) c.PushBack(std::to_string(i));
+  EXPECT_EQ(c.NodeCount(), 200u);
+  // LINSERT c BEFORE <3i> x<i>, 300 times.
+  for (int i = 1; i <= 300; i++) {
+    auto at = FindFirst(c, std::to_string(i * 3));
+    ASSERT_TRUE(at.Valid());
+    c.InsertBefore(at, "x" + std::to_string(i));
+  }
+  EXPECT_EQ(c.NodeCount(), 320u);
+  EXPECT_EQ(c.Size(), 1300u);
+  CheckInvariants(c, 8);
+  CheckInvariants(a, 16);
+}
+
+TEST(QuicklistTest, FillZeroAndSafetyLimit) {
+  Quicklist one(0);
+  for (int i = 0; i < 10; i++) one.PushBack("e");
+  EXPECT_EQ(one.NodeCount(), 10u);
+  Quicklist big(1000);  // entry count allows 1000, the 8 KB safety limit does not
+  for (int i = 0; i < 100; i++) big.PushBack(std::string(500, 'b'));
+  EXPECT_GE(big.NodeCount(), 100u * 500 / Quicklist::kSafetyLimit);
+  CheckInvariants(big, 500);
+  for (const Quicklist::Node* n = big.HeadNode(); n != nullptr; n = n->next) {
+    EXPECT_LE(n->lp.Bytes(), Quicklist::kSafetyLimit);
+  }
+  Quicklist clamp(-100);
+  EXPECT_EQ(clamp.fill(), -5);
+  Quicklist clamp2(1 << 20);
+  EXPECT_EQ(clamp2.fill(), Quicklist::kMaxFill);
+}
+
+TEST(QuicklistTest, DeleteWhileWalkingBothWays) {
+  Quicklist ql(4);
+  for (int i = 0; i < 100; i++) ql.PushBack(std::to_string(i % 3));
+  // LREM ql 0 "1", head to tail.
+  for (auto c = ql.First(); c.Valid();) {
+    if (ql.Get(c).Equals("1"))
+      c = ql.Delete(c);
+    else
+      c = ql.Next(c);
+  }
+  EXPECT_EQ(ql.Size(), 67u);
+  // LREM ql -0 "2" from the tail: the previous cursor is taken before deleting.
+  for (auto c = ql.Last(); c.Valid();) {
+    auto prev = ql.Prev(c);
+    if (ql.Get(c).Equals("2")) ql.Delete(c);
+    c = prev;
+  }
+  EXPECT_EQ(ql.Size(), 34u);
+  for (const auto& s : Forward(ql)) EXPECT_EQ(s, "0");
+  CheckInvariants(ql, 2);
+}
+
+TEST(QuicklistTest, AppendNodeAndClone) {
+  Quicklist ql;
+  Listpack lp1, lp2, empty;
+  lp1.Append("a");
+  lp1.Append("b");
+  lp2.AppendInt(3);
+  ql.AppendNode(std::move(lp1));
+  ql.AppendNode(std::move(empty));
+  ql.AppendNode(std::move(lp2));
+  EXPECT_EQ(ql.NodeCount(), 2u);
+  Quicklist copy = ql.Clone();
+  ql.PopFront();
+  EXPECT_EQ(Forward(copy), (std::vector<std::string>{"a", "b", "3"}));
+  EXPECT_EQ(Forward(ql), (std::vector<std::string>{"b", "3"}));
+}
+
+// Random operations against a deque, for fills from "64 KB nodes" to "one element per node".
+TEST(QuicklistTest, RandomOperationsMatchADeque) {
+  const int fills[] = {-5, -2, -1, 0, 1, 2, 3, 16, 128};
+  for (int fill : fills) {
+    std::mt19937_64 rng(static_cast<uint64_t>(fill + 1000));
+    auto random_value = [&]() -> std::string {
+      switch (rng() % 5) {
+        case 0:
+          return std::to_string(static_cast<int64_t>(rng() % 1000) - 500);
+        case 1:
+          return std::to_string(static_cast<int64_t>(rng()));
+        case 2:
+          return std::string(rng() % 40, static_cast<char>('a' + rng() % 26));
+        case 3:
+          return std::string(rng() % 900, 'M');
+        default:
+          return "k" + std::to_string(rng() % 50);
+      }
+    };
+    Quicklist ql(fill);
+    std::deque<std::string> model;
+    size_t max_seen = 0;
+    for (int step = 0; step < 10000; step++) {
+      int64_t n = static_cast<int64_t>(model.size());
+      uint64_t op = rng() % 12;
+      if (n > 3000) op = 5;  // bounded: pops only
+      switch (op) {
+        case 0:
+        case 1: {
+          auto v = random_value();
+          ql.PushBack(v);
+          model.push_back(v);
+          break;
+        }
+        case 2: {
+          auto v = random_value();
+          ql.PushFront(v);
+          model.push_front(v);
+          break;
+        }
+        case 3:
+        case 4:
+          if (n > 0) {
+            int64_t i = static_cast<int64_t>(rng() % n);
+            auto v = random_value();
+            bool after = rng() % 2;
+            auto c = ql.Seek(rng() % 2 ? i : i - n);
+            ASSERT_TRUE(c.Valid());
+            if (after)
+              ql.InsertAfter(c, v);
+            else
+              ql.InsertBefore(c, v);
+            model.insert(model.begin() + i + (after ? 1 : 0), v);
+          }
+          break;
+        case 5: {
+          bool front = rng() % 2;
+          auto got = front ? ql.PopFront() : ql.PopBack();
+          if (n == 0) {
+            ASSERT_FALSE(got.has_value());
+          } else {
+            ASSERT_TRUE(got.has_value());
+            ASSERT_EQ(*got, front ? model.front() : model.back());
+            if (front)
+              model.pop_front();
+            else
+              model.pop_back();
+          }
+          break;
+        }
+        case 6:
+          if (n > 0) {
+            int64_t i = static_cast<int64_t>(rng() % n);
+            auto v = random_value();
+            ASSERT_TRUE(ql.ReplaceAt(i, v));
+            model[i] = v;
+          }
+          break;
+        case 7:
+          if (n > 0) {
+            int64_t i = static_cast<int64_t>(rng() % n);
+            auto next = ql.Delete(ql.Seek(i));
+            model.erase(model.begin() + i);
+            if (i < n - 1) {
+              ASSERT_TRUE(next.Valid());
+              ASSERT_TRUE(ql.Get(next).Equals(model[i]));
+            } else {
+              ASSERT_FALSE(next.Valid());
+            }
+          }
+          break;
+        case 8:
+          if (n > 0) {
+            int64_t i = static_cast<int64_t>(rng() % n);
+            size_t count = rng() % 2 ? 0 : rng() % 6;  // rare and short: the list must grow
+            size_t expect = std::min<size_t>(count, static_cast<size_t>(n - i));
+            ASSERT_EQ(ql.DeleteRange(rng() % 2 ? i : i - n, count), expect);
+            model.erase(model.begin() + i, model.begin() + i + static_cast<int64_t>(expect));
+          }
+          break;
+        default:
+          if (n > 0) {
+            int64_t i = static_cast<int64_t>(rng() % n);
+            auto c = ql.Seek(i - (rng() % 2 ? n : 0));
+            ASSERT_TRUE(c.Valid());
+            ASSERT_TRUE(ql.Get(c).Equals(model[i]));
+          }
+          break;
+      }
+      ASSERT_EQ(ql.Size(), model.size()) << "fill " << fill << " step " << step;
+      max_seen = std::max(max_seen, model.size());
+      if (step % 50 == 0) {
+        std::vector<std::string> expect(model.begin(), model.end());
+        ASSERT_EQ(Forward(ql), expect) << "fill " << fill << " step " << step;
+        ASSERT_EQ(Backward(ql), expect);
+        CheckInvariants(ql, 900);
+      }
+    }
+    std::printf("fill %d: up to %zu elements, %zu nodes at the end\n", fill, max_seen,
+                ql.NodeCount());
+  }
+}
+
+TEST(QuicklistTest, MemoryPerElementFigure) {
+  Quicklist ql(-2);
+  for (int i = 0; i < 100000; i++) ql.PushBack("value:" + std::to_string(i));
+  double per = static_cast<double>(ql.AllocatedBytes()) / 100000;
+  std::printf(
+      "[ figure ] quicklist (fill -2): %.2f bytes/element for 100000 ~11-byte strings, "
+      "%zu nodes\n",
+      per, ql.NodeCount());
+  EXPECT_LT(per, 16.0);
+}
+
+}  // namespace
+}  // namespace redistp
