@@ -83,6 +83,9 @@ class Listpack {
   static bool Validate(std::string_view blob, bool deep);
   // A copy of blob if it passes deep validation.
   static std::optional<Listpack> FromBlob(std::string_view blob);
+  // Takes ownership of a malloc'd blob this process built itself (e.g. one it compressed and
+  // decompressed again); not validated, so never for outside input.
+  static Listpack AdoptTrusted(uint8_t* malloced_blob) { return Listpack(malloced_blob); }
 
   std::string_view Blob() const { return {reinterpret_cast<const char*>(buf_), Bytes()}; }
   size_t Bytes() const;

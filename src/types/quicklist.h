@@ -25,12 +25,19 @@
 // of a full node the node is split there, and afterwards the split parts and their neighbours are
 // merged where two nodes fit in one (estimated as both blobs minus 11 bytes, Redis 7.0's figure).
 //
+// Compression (`list-compress-depth` d > 0): the d nodes at each end stay raw; interior nodes
+// are kept LZF-compressed (liblzf), except blobs under 48 bytes and blobs LZF cannot shrink by
+// 8 bytes, which stay raw. A compressed node's `lp` is empty (moved-from) and `lzf` holds
+//   [raw bytes u32 | compressed bytes u32 | entry count u32 | LZF data]
+// An access decompresses a node "for use"; it is compressed again when a walk (Next/Prev) moves
+// on to another node, or at the end of the next mutation or Seek. Byte offsets inside a node do
+// not change when it is compressed and decompressed, so cursors survive it; string_views from
+// Get do not (they are valid until the next call on the list other than Get).
+//
 // Redis 7.0 encodes every list as a quicklist (OBJECT ENCODING answers "quicklist" even for one
 // element; checked on Debian's redis-server 7.0.15): the "listpack while small" list encoding
 // and its conversion back at half the limit arrived in Redis 7.2, so a 7.0-compatible list needs
-// no conversion rule. Not built yet: list-compress-depth (LZF of interior nodes; the setting is
-// accepted but nodes stay uncompressed) and Redis's "plain" nodes for single elements of 1 GB
-// and more.
+// no conversion rule. Not built: Redis's "plain" nodes for single elements of 1 GB and more.
 //
 // Cursors: a Cursor names one element as (node, byte offset in its listpack). It stays valid
 // until the next mutation, except that Delete returns the cursor of the following element and
@@ -42,6 +49,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "types/listpack.h"
 
@@ -52,7 +60,9 @@ class Quicklist {
   struct Node {
     Node* prev = nullptr;
     Node* next = nullptr;
-    Listpack lp;
+    Listpack lp;             // empty (moved-from) while compressed
+    uint8_t* lzf = nullptr;  // the compressed form, or null
+    ~Node();
   };
   struct Cursor {
     Node* node = nullptr;
@@ -63,7 +73,10 @@ class Quicklist {
   static constexpr int kMaxFill = 1 << 15;
   static constexpr size_t kSafetyLimit = 8192;  // bytes per node when fill counts entries
 
-  explicit Quicklist(int fill = -2);
+  static constexpr size_t kMinCompressBytes = 48;
+  static constexpr size_t kMinCompressGain = 8;
+
+  explicit Quicklist(int fill = -2, int compress_depth = 0);
   ~Quicklist();
   Quicklist(Quicklist&& o) noexcept;
   Quicklist& operator=(Quicklist&& o) noexcept;
@@ -74,6 +87,12 @@ class Quicklist {
   size_t Size() const { return count_; }
   size_t NodeCount() const { return nodes_; }
   int fill() const { return fill_; }
+  int compress_depth() const { return depth_; }
+  // Nodes currently held compressed.
+  size_t CompressedNodeCount() const;
+  // Recompresses the interior nodes reads left decompressed (for owners to call after a read
+  // command; every mutation does it too).
+  void Recompress() const { Settle(); }
   // Applies to later inserts. (Redis fixes a list's fill when the list is created, so CONFIG SET
   // affects only new lists; the owner decides when to call this.)
   void SetFill(int fill);
@@ -93,7 +112,7 @@ class Quicklist {
   Cursor Prev(Cursor c) const;
   // Element at index (negative from the tail); an invalid cursor if out of range.
   Cursor Seek(int64_t index) const;
-  ListpackEntry Get(Cursor c) const { return c.node->lp.Get(c.pos); }
+  ListpackEntry Get(Cursor c) const { return Use(c.node).Get(c.pos); }
 
   // ---- edits at a position ----
   void InsertBefore(Cursor c, std::string_view s) { Insert(c, s, false); }
@@ -109,9 +128,22 @@ class Quicklist {
   // ---- whole nodes, for RDB save/load ----
   // Adds a node holding lp at the tail (ignored if empty); no merging, as Redis loads nodes.
   void AppendNode(Listpack lp);
+  // Nodes from the head; a node may be compressed (use NodeListpack to read one).
   const Node* HeadNode() const { return head_; }
+  // The node's listpack, decompressed if need be (compressed again by the next Settle).
+  const Listpack& NodeListpack(const Node* n) const { return Use(const_cast<Node*>(n)); }
 
  private:
+  // The node's listpack, decompressing it for use (recorded in in_use_).
+  Listpack& Use(Node* n) const;
+  static size_t RawBytes(const Node* n);
+  static size_t Count(const Node* n);
+  bool IsInterior(const Node* n) const;
+  // Compresses n if it is interior and compresses well enough.
+  void Compress(Node* n) const;
+  // Restores the compression invariant: ends raw, nodes in use and the nodes just inside the
+  // ends compressed; `keep` (a node a returned cursor points into) stays raw and in use.
+  void Settle(const Node* keep = nullptr) const;
   bool AllowInsert(const Node* n, size_t element_len) const;
   bool AllowMerge(const Node* a, const Node* b) const;
   bool SizeMeetsOptimization(size_t bytes) const;
@@ -128,6 +160,9 @@ class Quicklist {
   size_t count_ = 0;
   size_t nodes_ = 0;
   int fill_;
+  int depth_;
+  // Interior nodes decompressed since the last Settle (new nodes too), to compress again.
+  mutable std::vector<Node*> in_use_;
 };
 
 }  // namespace redistp

@@ -30,20 +30,33 @@ std::vector<std::string> Backward(const Quicklist& ql) {
 // No empty node, the count is the sum of the nodes, links agree both ways, and nodes respect
 // the fill: at most `fill` entries (fill > 0), or within the size limit give or take one element.
 void CheckInvariants(const Quicklist& ql, size_t max_element) {
+  ql.Recompress();  // reads may have left a node decompressed
   size_t total = 0, nodes = 0;
   const Quicklist::Node* prev = nullptr;
-  for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next) {
+  size_t position = 0;
+  for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next, position++) {
     ASSERT_EQ(n->prev, prev);
-    ASSERT_FALSE(n->lp.Empty());
-    ASSERT_TRUE(Listpack::Validate(n->lp.Blob(), true));
-    size_t size = n->lp.Size();
+    // Compression: the ends are raw; an interior node is compressed unless it is small.
+    size_t depth = static_cast<size_t>(ql.compress_depth());
+    bool end = position < depth || position + depth >= ql.NodeCount();
+    if (depth == 0 || end) {
+      ASSERT_EQ(n->lzf, nullptr) << position;
+    }
+    bool was_compressed = n->lzf != nullptr;
+    const Listpack& lp = ql.NodeListpack(n);
+    if (depth > 0 && !end && !was_compressed) {
+      ASSERT_LT(lp.Bytes(), Quicklist::kMinCompressBytes + 1000) << "a big raw interior node";
+    }
+    ASSERT_FALSE(lp.Empty());
+    ASSERT_TRUE(Listpack::Validate(lp.Blob(), true));
+    size_t size = lp.Size();
     if (ql.fill() > 0) {
       ASSERT_LE(size, static_cast<size_t>(ql.fill()));
     } else if (ql.fill() == 0) {
       ASSERT_EQ(size, 1u);
     } else if (size > 1) {
       const size_t limits[] = {4096, 8192, 16384, 32768, 65536};
-      ASSERT_LE(n->lp.Bytes(), limits[-ql.fill() - 1] + 2 * max_element + 16);
+      ASSERT_LE(lp.Bytes(), limits[-ql.fill() - 1] + 2 * max_element + 16);
     }
     total += size;
     nodes++;
@@ -51,6 +64,7 @@ void CheckInvariants(const Quicklist& ql, size_t max_element) {
   }
   ASSERT_EQ(total, ql.Size());
   ASSERT_EQ(nodes, ql.NodeCount());
+  ql.Recompress();
 }
 
 Quicklist::Cursor FindFirst(const Quicklist& ql, std::string_view v) {
@@ -162,9 +176,13 @@ TEST(QuicklistTest, AppendNodeAndClone) {
 
 // Random operations against a deque, for fills from "64 KB nodes" to "one element per node".
 TEST(QuicklistTest, RandomOperationsMatchADeque) {
-  const int fills[] = {-5, -2, -1, 0, 1, 2, 3, 16, 128};
-  for (int fill : fills) {
-    std::mt19937_64 rng(static_cast<uint64_t>(fill + 1000));
+  struct Setting {
+    int fill, depth;
+  };
+  const Setting settings[] = {{-5, 0}, {-2, 0},  {-1, 0}, {0, 0},  {1, 0}, {2, 0},  {3, 0},
+                              {16, 0}, {128, 0}, {-1, 1}, {-2, 2}, {3, 1}, {16, 3}, {0, 1}};
+  for (auto [fill, depth] : settings) {
+    std::mt19937_64 rng(static_cast<uint64_t>(fill * 10 + depth + 1000));
     auto random_value = [&]() -> std::string {
       switch (rng() % 5) {
         case 0:
@@ -179,7 +197,7 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
           return "k" + std::to_string(rng() % 50);
       }
     };
-    Quicklist ql(fill);
+    Quicklist ql(fill, depth);
     std::deque<std::string> model;
     size_t max_seen = 0;
     for (int step = 0; step < 10000; step++) {
@@ -271,15 +289,18 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
       }
       ASSERT_EQ(ql.Size(), model.size()) << "fill " << fill << " step " << step;
       max_seen = std::max(max_seen, model.size());
-      if (step % 50 == 0) {
+      if (step % (depth > 0 ? 250 : 50) == 0) {
         std::vector<std::string> expect(model.begin(), model.end());
         ASSERT_EQ(Forward(ql), expect) << "fill " << fill << " step " << step;
         ASSERT_EQ(Backward(ql), expect);
         CheckInvariants(ql, 900);
       }
     }
-    std::printf("fill %d: up to %zu elements, %zu nodes at the end\n", fill, max_seen,
-                ql.NodeCount());
+    std::printf("fill %d depth %d: up to %zu elements, %zu nodes (%zu compressed) at the end\n",
+                fill, depth, max_seen, ql.NodeCount(), ql.CompressedNodeCount());
+    if (depth > 0 && ql.NodeCount() > 2 * static_cast<size_t>(depth) + 5) {
+      EXPECT_GT(ql.CompressedNodeCount(), 0u);
+    }
   }
 }
 
@@ -292,6 +313,43 @@ TEST(QuicklistTest, MemoryPerElementFigure) {
       "%zu nodes\n",
       per, ql.NodeCount());
   EXPECT_LT(per, 16.0);
+
+  Quicklist packed(-2, 1);
+  for (int i = 0; i < 100000; i++) packed.PushBack("value:" + std::to_string(i));
+  double per_packed = static_cast<double>(packed.AllocatedBytes()) / 100000;
+  std::printf(
+      "[ figure ] quicklist (fill -2, compress depth 1): %.2f bytes/element, "
+      "%zu of %zu nodes compressed\n",
+      per_packed, packed.CompressedNodeCount(), packed.NodeCount());
+  EXPECT_EQ(packed.CompressedNodeCount(), packed.NodeCount() - 2);
+  EXPECT_LT(per_packed, per);
+}
+
+TEST(QuicklistTest, CompressedNodesReadAndEditLikeRawOnes) {
+  Quicklist ql(4, 1);
+  std::vector<std::string> model;
+  for (int i = 0; i < 400; i++) {
+    std::string v = "element-number-" + std::to_string(i % 7) + std::string(20, 'p');
+    ql.PushBack(v);
+    model.push_back(v);
+  }
+  EXPECT_GT(ql.CompressedNodeCount(), 90u);
+  EXPECT_EQ(Forward(ql), model);
+  EXPECT_EQ(Backward(ql), model);
+  ql.Recompress();
+  EXPECT_EQ(ql.CompressedNodeCount(), ql.NodeCount() - 2);  // a walk leaves nodes compressed
+  EXPECT_TRUE(ql.Get(ql.Seek(200)).Equals(model[200]));
+  ql.InsertAfter(ql.Seek(201), "mid");
+  model.insert(model.begin() + 202, "mid");
+  ql.ReplaceAt(-150, "replaced");
+  model[model.size() - 150] = "replaced";
+  ql.DeleteRange(100, 37);
+  model.erase(model.begin() + 100, model.begin() + 137);
+  EXPECT_EQ(Forward(ql), model);
+  Quicklist copy = ql.Clone();
+  EXPECT_EQ(Backward(copy), model);
+  CheckInvariants(ql, 40);
+  CheckInvariants(copy, 40);
 }
 
 }  // namespace
