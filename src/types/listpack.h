@@ -113,6 +113,8 @@ class Listpack {
   Pos Find(Pos from, std::string_view value, unsigned skip = 0) const;
 
   // ---- mutation (the blob is reallocated; earlier Pos values are invalid afterwards) ----
+  // Precondition: the blob stays under 4 GB (total is a u32); owners check SafeToAdd first and
+  // convert to their big encoding, as Redis does with lpSafeToAdd.
   // Text that is a canonical integer is stored as an integer.
   void Append(std::string_view s) { Insert(kNone, s); }
   void AppendInt(int64_t v) { InsertInt(kNone, v); }
