@@ -18,6 +18,7 @@
 #include "db/entry.h"
 #include "db/keyspace_events.h"
 #include "db/ptr_set.h"
+#include "util/clock.h"
 
 namespace redistp {
 
@@ -32,6 +33,8 @@ struct KeyspaceContext {
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
   KeyspaceListener* listener = nullptr;
+  // Monotonic time for work budgets (active expiry); set by the server, never null there.
+  const Clock* clock = nullptr;
   // Stats (INFO stats).
   uint64_t expired_keys = 0;
   uint64_t keyspace_hits = 0;
