@@ -24,8 +24,7 @@ Propagator::Frame Propagator::BeginCommand() {
   return Frame{keyspace_->dirty, accounted_, depth_++};
 }
 
-void Propagator::EndCommand(const Frame& frame, int db,
-                            const std::vector<std::string_view>& args) {
+void Propagator::EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
   depth_ = frame.depth;
   uint64_t changed = keyspace_->dirty - frame.dirty_start;
   uint64_t covered = accounted_ - frame.accounted_start;
@@ -69,10 +68,17 @@ void Propagator::OnKeyEvent(const KeyEvent& ev) {
   if (ev.kind != KeyEventKind::kRemoved) return;
   bool lazy;
   switch (ev.cause) {
-    case RemoveCause::kExpired: lazy = config_->lazyfree_lazy_expire; break;
-    case RemoveCause::kEvicted: lazy = config_->lazyfree_lazy_eviction; break;
-    case RemoveCause::kOwnerLeft: lazy = false; break;  // the spec promises DEL
-    default: return;  // a command's own change: covered by its record
+    case RemoveCause::kExpired:
+      lazy = config_->lazyfree_lazy_expire;
+      break;
+    case RemoveCause::kEvicted:
+      lazy = config_->lazyfree_lazy_eviction;
+      break;
+    case RemoveCause::kOwnerLeft:
+      lazy = false;
+      break;  // the spec promises DEL
+    default:
+      return;  // a command's own change: covered by its record
   }
   ++accounted_;
   if (sinks_.empty()) return;

@@ -107,8 +107,8 @@ class Propagator : public KeyspaceListener {
   const Config* config_;
   std::vector<PropagationSink*> sinks_;
   uint64_t accounted_ = 0;
-  int selected_db_ = -1;  // database of the last record sent; -1 = none yet
-  size_t depth_ = 0;      // nesting of BeginCommand frames
+  int selected_db_ = -1;      // database of the last record sent; -1 = none yet
+  size_t depth_ = 0;          // nesting of BeginCommand frames
   std::vector<Record> held_;  // records of the running top-level command
   // The innermost running command's wishes (reset by BeginCommand and EndCommand).
   bool have_rewrite_ = false;

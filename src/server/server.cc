@@ -319,6 +319,12 @@ void Server::DeliverInput(Client* c, std::string_view bytes) {
   BeforeSleep();
 }
 
+void Server::DeliverEof(Client* c) {
+  CloseClient(c, "Client closed connection");
+  AfterCallback();
+  BeforeSleep();
+}
+
 void Server::RunDueWork() {
   Cron();
   ExpireWatchedKeys();

@@ -145,6 +145,8 @@ class Server : public WatchSink {
   // the loop turn (BeforeSleep: hand-offs, resumed clients, writes, freeing closed clients).
   // DeliverInput: `bytes` arrived on the client's socket (as if read); the commands run.
   void DeliverInput(Client* c, std::string_view bytes);
+  // DeliverEof: the peer closed the connection (as a read of 0 bytes): the client is torn down.
+  void DeliverEof(Client* c);
   // RunDueWork: every timer that is due has fired — one cron tick (active expiry, idle
   // timeouts, leases, end of CLIENT PAUSE), watched-key expiry and BSETTP timeouts. Walks the
   // clients for BSETTP deadlines: meant for tests, not for the loop's hot path.
