@@ -25,7 +25,6 @@ Propagator::Frame Propagator::BeginCommand() {
 }
 
 void Propagator::EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
-  depth_ = frame.depth;
   uint64_t changed = keyspace_->dirty - frame.dirty_start;
   uint64_t covered = accounted_ - frame.accounted_start;
   uint64_t own = changed > covered ? changed - covered : 0;
@@ -40,6 +39,8 @@ void Propagator::EndCommand(const Frame& frame, int db, const std::vector<std::s
   }
   have_rewrite_ = suppress_ = force_ = false;
   rewrite_.clear();
+  // The frame ends only now, so its own record was held after its side effects' records.
+  depth_ = frame.depth;
   if (depth_ == 0) FlushHeld();
 }
 
