@@ -71,7 +71,7 @@ void Server::BlockForKey(Client* c, std::string_view key, std::string value, boo
                          int64_t timeout_ms) {
   c->blocked = true;
   blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence},
-                    c->db->dict().Find(key));
+                    c->db->FindRaw(key));
   c->block_deadline_ms = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
   if (timeout_ms > 0) {
     c->block_timer = evtimer_new(base_, &Server::BlockTimerCallback, c);
