@@ -93,7 +93,7 @@ void BSetTpCommand(CommandContext& c) {
     ReplicateAsSetTp(c, fence);
     return;
   }
-  if (c.client.has_flag(kClientInExec)) {
+  if (c.origin != ExecOrigin::kClient) {
     // Inside MULTI (or a script) BSETTP never blocks: it behaves like SETTP.
     if (absent) {
       CreateOwned(c, key, c.args[2], fence);

@@ -205,6 +205,32 @@ TEST(Propagation, TemporaryKeys) {
   EXPECT_EQ(h.Propagated(), (Records{{"DEL", "free"}}));
 }
 
+TEST(Propagation, BSetTpInsideExecNeverBlocksAndIsRecordedAsSetTp) {
+  Harness h;
+  h.Run("owner", {"SETTP", "busy", "a"});
+  h.Propagated();
+  h.Run("a", {"MULTI"});
+  h.Run("a", {"BSETTP", "busy", "x", "0"});
+  h.Run("a", {"BSETTP", "free", "y", "0", "FENCE"});
+  Frame r = h.Run("a", {"EXEC"});
+  ASSERT_EQ(r.elems.size(), 2u);
+  EXPECT_EQ(r.elems[0].Text(), "(integer) 0");
+  EXPECT_EQ(r.elems[1].kind, Frame::Kind::kInt);
+  EXPECT_EQ(h.Propagated(), (Records{{"SETTP", "free", "y", "FENCE"}}));
+}
+
+TEST(Propagation, RenameAndMoveAreRecordedAsSent) {
+  Harness h;
+  h.Run("a", {"SET", "k", "v"});
+  h.Run("a", {"RENAME", "k", "k2"});
+  h.Run("a", {"MOVE", "k2", "1"});
+  h.Run("a", {"MOVE", "k2", "1"});  // gone: nothing
+  EXPECT_EQ(h.Propagated(), (Records{{"SELECT", "0"},
+                                     {"SET", "k", "v"},
+                                     {"RENAME", "k", "k2"},
+                                     {"MOVE", "k2", "1"}}));
+}
+
 TEST(Propagation, OwnerLeavingDeletesInTheKeysCurrentDatabase) {
   Harness h;
   h.Run("owner", {"SETTP", "lock", "a"});
