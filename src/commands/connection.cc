@@ -175,30 +175,100 @@ void ResetCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::String;
+
 void RegisterConnectionCommands(CommandTable& t) {
   constexpr uint64_t kConn = kAclConnection;
-  t.Register({.name = "ping", .arity = -1, .flags = kCmdFast | kCmdSentinel,
-              .acl = kConn | kAclFast, .handler = PingCommand});
-  t.Register({.name = "echo", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
-              .acl = kConn | kAclFast, .handler = EchoCommand});
-  t.Register({.name = "select", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
-              .acl = kConn | kAclFast, .handler = SelectCommand});
-  t.Register({.name = "quit", .arity = -1,
-              .flags = kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale |
-                       kCmdFast,
-              .acl = kConn | kAclFast, .handler = QuitCommand});
-  t.Register({.name = "auth", .arity = -2,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdSentinel | kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = AuthCommand});
-  t.Register({.name = "hello", .arity = -1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdSentinel | kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = HelloCommand});
-  t.Register({.name = "reset", .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = ResetCommand});
+  t.Register(
+      {.name = "ping",
+       .arity = -1,
+       .flags = kCmdFast | kCmdSentinel,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Checks that the server is alive, optionally echoing a message back",
+               .since = "1.0.0",
+               .group = "connection",
+               .complexity = "O(1)",
+               .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
+               .args = {String("message").Optional()}},
+       .handler = PingCommand});
+  t.Register({.name = "echo",
+              .arity = 2,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Replies with the message it was given",
+                      .since = "1.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {String("message")}},
+              .handler = EchoCommand});
+  t.Register({.name = "select",
+              .arity = 2,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Switches the connection to another numbered database",
+                      .since = "1.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {Integer("index")}},
+              .handler = SelectCommand});
+  t.Register(
+      {.name = "quit",
+       .arity = -1,
+       .flags = kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Closes the connection after replying",
+               .since = "1.0.0",
+               .group = "connection",
+               .complexity = "O(1)"},
+       .handler = QuitCommand});
+  t.Register(
+      {.name = "auth",
+       .arity = -2,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdSentinel |
+                kCmdAllowBusy,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Authenticates the connection as a user",
+               .since = "1.0.0",
+               .group = "connection",
+               .complexity = "O(N) where N is the number of passwords defined for the user",
+               .history = {{"6.0.0", "Takes a username before the password, for ACL users."}},
+               .args = {String("username").Since("6.0.0").Optional(), String("password")}},
+       .handler = AuthCommand});
+  t.Register(
+      {.name = "hello",
+       .arity = -1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdSentinel |
+                kCmdAllowBusy,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Negotiates the protocol version, optionally authenticating and naming "
+                          "the connection",
+               .since = "6.0.0",
+               .group = "connection",
+               .complexity = "O(1)",
+               .history =
+                   {{"6.2.0",
+                     "The protocol version became optional; without arguments HELLO describes the "
+                     "connection."}},
+               .args = {Block("arguments",
+                              {Integer("protover"),
+                               Block("username_password", {String("username"), String("password")})
+                                   .Token("AUTH")
+                                   .Optional(),
+                               String("clientname").Token("SETNAME").Optional()})
+                            .Optional()}},
+       .handler = HelloCommand});
+  t.Register(
+      {.name = "reset",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Returns the connection to the state it had when it was opened",
+               .since = "6.2.0",
+               .group = "connection",
+               .complexity = "O(1)"},
+       .handler = ResetCommand});
 }
 
 }  // namespace redistp

@@ -443,6 +443,11 @@ void RegisterDebugCommand(CommandTable& t) {
               .arity = -2,
               .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
               .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .doc = {.summary = "Developer commands for testing and inspecting the server",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "Depends on subcommand.",
+                      .doc_flags = kDocSysCmd},
               .handler = DebugCommand});
 }
 

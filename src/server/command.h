@@ -1,13 +1,21 @@
-// The command table: one declarative row per command.
+// The command table: one declarative row per command, read by the dispatcher and by COMMAND.
 //
 // A row names the command, its arity (N exact, -N at least N, counting the name), typed flags,
 // the legacy key positions (first, last, step; last -1 = up to the last argument) used by
-// COMMAND INFO/GETKEYS and by anything that needs a command's keys, its ACL categories and the
+// COMMAND INFO/GETKEYS and by anything that needs a command's keys, its ACL categories, its
+// documentation and key specs (CommandDoc, server/command_docs.h), optional hooks, and the
 // handler. Container commands (CLIENT, CONFIG, OBJECT ...) carry a table of subcommands with
 // rows of their own; their arity counts the container name too ("config|get" has arity -3).
 //
+// The dispatcher decides from a row's flags alone, never from its name: kCmdLoading, kCmdStale,
+// kCmdDenyOom, kCmdNoScript, kCmdWrite/kCmdMayReplicate (CLIENT PAUSE), and kCmdRunsInMulti for
+// the commands that MULTI does not queue. A row whose arguments must not reach SLOWLOG or
+// MONITOR in clear names a `redact` function.
+//
 // Each command family lives in src/commands/<family>.cc and exports
-// `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup.
+// `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup. Names
+// are unique: registering a name twice (or a container with two subcommands of one name) is an
+// error the server reports before it starts serving.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +24,9 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "server/command_docs.h"
+#include "util/status.h"
 
 namespace redistp {
 
@@ -60,6 +71,9 @@ enum CommandFlag : uint64_t {
   kCmdMovableKeys = 1ULL << 18,
   kCmdAllowBusy = 1ULL << 19,
   kCmdSentinel = 1ULL << 20,
+  // Ours, never reported by COMMAND INFO: inside MULTI the command runs at once instead of being
+  // queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
+  kCmdRunsInMulti = 1ULL << 40,
 };
 
 // ACL categories (COMMAND INFO shows them as "@name").
@@ -94,6 +108,11 @@ struct CommandStats {
   uint64_t failed_calls = 0;
 };
 
+// Rewrites a copy of a command line for SLOWLOG and MONITOR so that secrets do not show (AUTH's
+// password, HELLO's AUTH pair). Returns how many arguments it replaced; 0 leaves the line alone.
+// Arguments it replaces become "(redacted)".
+using ArgRedactor = size_t (*)(std::vector<std::string>& args);
+
 struct CommandSpec {
   std::string name;  // lower case; for a subcommand just the subcommand ("get")
   int arity = 0;
@@ -102,6 +121,8 @@ struct CommandSpec {
   int last_key = 0;
   int key_step = 0;
   uint64_t acl = 0;
+  CommandDoc doc;
+  ArgRedactor redact = nullptr;
   CommandHandler handler = nullptr;
   std::vector<CommandSpec> subcommands;
 
@@ -115,7 +136,12 @@ struct CommandSpec {
 
 class CommandTable {
  public:
-  void Register(CommandSpec spec);
+  // Adds a top-level row (with its subcommands). Fails, leaving the table unchanged, when the
+  // name (case-insensitively) is already registered or two of its subcommands share a name.
+  // The first failure is also remembered in first_error(), so a family can register row after
+  // row and the caller of all families checks once.
+  Status Register(CommandSpec spec);
+  const Status& first_error() const { return first_error_; }
   // Case-insensitive lookup of a top-level command; nullptr if unknown.
   const CommandSpec* Find(std::string_view name) const;
   // Every top-level command, in registration order.
@@ -133,6 +159,7 @@ class CommandTable {
   };
   std::vector<std::unique_ptr<CommandSpec>> commands_;
   std::unordered_map<std::string, const CommandSpec*, Hash, Eq> by_name_;
+  Status first_error_;
 };
 
 // Keys of a command invocation according to its spec's legacy key positions (negative
