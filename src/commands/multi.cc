@@ -89,37 +89,40 @@ using docs::Key;
 
 void RegisterTransactionCommands(CommandTable& t) {
   constexpr uint64_t kTx = kAclTransaction;
-  t.Register({.name = "multi",
-              .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .acl = kTx | kAclFast,
-              .doc = {.summary = "Starts queueing commands for a transaction",
-                      .since = "1.2.0",
-                      .group = "transactions",
-                      .complexity = "O(1)"},
-              .handler = MultiCommand});
+  t.Register(
+      {.name = "multi",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
+       .acl = kTx | kAclFast,
+       .doc = {.summary = "Starts queueing commands for a transaction",
+               .since = "1.2.0",
+               .group = "transactions",
+               .complexity = "O(1)"},
+       .handler = MultiCommand});
   t.Register({.name = "exec",
               .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog | kCmdRunsInMulti |
+                       kCmdAbortsMultiOnReject,
               .acl = kTx | kAclSlow,
               .doc = {.summary = "Runs the queued commands of a transaction as one unit",
                       .since = "1.2.0",
                       .group = "transactions",
                       .complexity = "Depends on commands in the transaction"},
               .handler = ExecCommand});
-  t.Register({.name = "discard",
-              .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .acl = kTx | kAclFast,
-              .doc = {.summary = "Drops the queued commands of a transaction",
-                      .since = "2.0.0",
-                      .group = "transactions",
-                      .complexity = "O(N), when N is the number of queued commands"},
-              .handler = DiscardCommand});
+  t.Register(
+      {.name = "discard",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
+       .acl = kTx | kAclFast,
+       .doc = {.summary = "Drops the queued commands of a transaction",
+               .since = "2.0.0",
+               .group = "transactions",
+               .complexity = "O(N), when N is the number of queued commands"},
+       .handler = DiscardCommand});
   t.Register(
       {.name = "watch",
        .arity = -2,
-       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
        .first_key = 1,
        .last_key = -1,
        .key_step = 1,

@@ -9,8 +9,8 @@
 //
 // The dispatcher decides from a row's flags alone, never from its name: kCmdLoading, kCmdStale,
 // kCmdDenyOom, kCmdNoScript, kCmdWrite/kCmdMayReplicate (CLIENT PAUSE), and kCmdRunsInMulti for
-// the commands that MULTI does not queue. A row whose arguments must not reach SLOWLOG or
-// MONITOR in clear names a `redact` function.
+// the commands that MULTI does not queue, kCmdAbortsMultiOnReject for EXEC. A row whose
+// arguments must not reach SLOWLOG or MONITOR in clear names a `redact` function.
 //
 // Each command family lives in src/commands/<family>.cc and exports
 // `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup. Names
@@ -71,9 +71,13 @@ enum CommandFlag : uint64_t {
   kCmdMovableKeys = 1ULL << 18,
   kCmdAllowBusy = 1ULL << 19,
   kCmdSentinel = 1ULL << 20,
-  // Ours, never reported by COMMAND INFO: inside MULTI the command runs at once instead of being
-  // queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
+  // Ours, never reported by COMMAND INFO (Redis decides these by comparing handlers):
+  // inside MULTI the command runs at once instead of being queued (EXEC, DISCARD, MULTI, WATCH,
+  // QUIT, RESET) ...
   kCmdRunsInMulti = 1ULL << 40,
+  // ... and when the dispatcher rejects it inside MULTI (arity, auth ...), the transaction is
+  // aborted at once instead of being marked failed (EXEC).
+  kCmdAbortsMultiOnReject = 1ULL << 41,
 };
 
 // ACL categories (COMMAND INFO shows them as "@name").
@@ -108,10 +112,11 @@ struct CommandStats {
   uint64_t failed_calls = 0;
 };
 
-// Rewrites a copy of a command line for SLOWLOG and MONITOR so that secrets do not show (AUTH's
-// password, HELLO's AUTH pair). Returns how many arguments it replaced; 0 leaves the line alone.
-// Arguments it replaces become "(redacted)".
-using ArgRedactor = size_t (*)(std::vector<std::string>& args);
+// Hides secrets (AUTH's password, HELLO's AUTH pair) in `shown`, the copy of a command line
+// SLOWLOG and MONITOR are about to record, by pointing the secret arguments at kRedactedArg.
+// `shown` starts equal to the command line, args[0] being the command name.
+using ArgRedactor = void (*)(std::vector<std::string_view>& shown);
+inline constexpr std::string_view kRedactedArg = "(redacted)";
 
 struct CommandSpec {
   std::string name;  // lower case; for a subcommand just the subcommand ("get")
