@@ -30,12 +30,6 @@
 namespace redistp {
 namespace {
 
-constexpr std::string_view kInvalidCommand = "ERR Invalid command specified";
-constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
-constexpr std::string_view kInvalidArgCount =
-    "ERR Invalid number of arguments specified for command";
-constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
-
 // --- Names ------------------------------------------------------------------------------------
 
 constexpr std::pair<uint64_t, std::string_view> kFlagNames[] = {
@@ -478,21 +472,21 @@ void ReplyKeysOf(CommandContext& c, bool with_flags) {
     spec = spec->FindSubcommand(line[1]);
   }
   if (spec == nullptr) {
-    c.reply.Error(kInvalidCommand);
+    c.reply.Error(err::kInvalidCommand);
     return;
   }
   if (!CommandHasKeys(*spec)) {
-    c.reply.Error(kNoKeyArguments);
+    c.reply.Error(err::kNoKeyArguments);
     return;
   }
   int argc = static_cast<int>(line.size());
   if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
-    c.reply.Error(kInvalidArgCount);
+    c.reply.Error(err::kInvalidArgCount);
     return;
   }
   std::vector<KeyRef> keys = ExtractKeys(*spec, line);
   if (keys.empty() && (spec->flags & kCmdNoMandatoryKeys) == 0) {
-    c.reply.Error(kInvalidArguments);
+    c.reply.Error(err::kInvalidArguments);
     return;
   }
   c.reply.Array(keys.size());

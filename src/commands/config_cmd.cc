@@ -77,7 +77,7 @@ void ConfigResetStatCommand(CommandContext& c) {
 void ConfigRewriteCommand(CommandContext& c) {
   Status s = c.server.config().Rewrite();
   if (!s.ok()) {
-    constexpr std::string_view kPrefix = "ERR Rewriting config file: ";
+    constexpr std::string_view kPrefix = err::kConfigRewritePrefix;
     if (s.message().rfind(kPrefix, 0) == 0) {
       c.server.log().Log(LogLevel::kWarning, "CONFIG REWRITE failed: %s",
                          s.message().substr(kPrefix.size()).c_str());

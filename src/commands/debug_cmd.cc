@@ -42,15 +42,6 @@
 namespace redistp {
 namespace {
 
-constexpr std::string_view kDebugNotAllowed =
-    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
-    "can run it from a local connection, otherwise you need to set this option in the "
-    "configuration file, and then restart the server.";
-constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
-constexpr std::string_view kNoPersistence =
-    "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
-    "persistence yet";
-
 // --- digests (the algorithm lives in types/digest.h) ------------------------------------------
 
 // A key's digest: its name, then its value, then the TTL marker.
@@ -138,12 +129,12 @@ void ObjectSub(CommandContext& c) {
 void PopulateSub(CommandContext& c) {
   int64_t count = 0, size = 0;
   if (!ParseInt64(c.args[2], &count) || count < 0) {
-    c.reply.Error(kNotPositive);
+    c.reply.Error(err::kNotPositive);
     return;
   }
   std::string prefix = c.args.size() >= 4 ? std::string(c.args[3]) : "key";
   if (c.args.size() >= 5 && (!ParseInt64(c.args[4], &size) || size < 0)) {
-    c.reply.Error(kNotPositive);
+    c.reply.Error(err::kNotPositive);
     return;
   }
   std::string key = prefix + ":";
@@ -213,7 +204,7 @@ void ProtocolSub(CommandContext& c) {
     r.Bulk("Some real reply following the attribute");
   } else if (EqualsIgnoreCase(t, "push")) {
     if (r.resp() < 3) {
-      r.Error("ERR RESP2 is not supported by this command");
+      r.Error(err::kResp2NotSupported);
       return;
     }
     r.Push(2);
@@ -225,9 +216,7 @@ void ProtocolSub(CommandContext& c) {
   } else if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false")) {
     r.Bool(EqualsIgnoreCase(t, "true"));
   } else {
-    r.Error(
-        "ERR Wrong protocol type name. Please use one of the following: "
-        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    r.Error(err::kDebugProtocolType);
   }
 }
 
@@ -278,7 +267,7 @@ bool DebugAllowed(CommandContext& c) {
 
 void DebugCommand(CommandContext& c) {
   if (!DebugAllowed(c)) {
-    c.reply.Error(kDebugNotAllowed);
+    c.reply.Error(err::kDebugNotAllowed);
     return;
   }
   std::string_view sub = c.args[1];
@@ -309,12 +298,11 @@ void DebugCommand(CommandContext& c) {
   } else if (is("protocol") && argc == 3) {
     ProtocolSub(c);
   } else if ((is("reload") && argc >= 2) || (is("loadaof") && argc == 2)) {
-    c.reply.Error(kNoPersistence);
+    c.reply.Error(err::kDebugNoPersistence);
   } else {
     std::string upper = std::string(c.args[0]);
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    c.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(sub.substr(0, 128)) + "'. Try " + upper + " HELP.");
+    c.reply.Error(err::SubcommandSyntax(sub, upper));
   }
 }
 

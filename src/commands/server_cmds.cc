@@ -49,8 +49,7 @@ void ReplyHelp(ReplyBuilder& r, std::string_view container,
 std::string SubcommandSyntaxError(const CommandContext& c) {
   std::string upper(c.args[0]);
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return "ERR unknown subcommand or wrong number of arguments for '" +
-         std::string(c.args[1].substr(0, 128)) + "'. Try " + upper + " HELP.";
+  return err::SubcommandSyntax(c.args[1], upper);
 }
 
 // --- TIME, LASTSAVE --------------------------------------------------------------------------
@@ -90,7 +89,7 @@ void ShutdownCommand(CommandContext& c) {
     return;
   }
   if (abort) {
-    c.reply.Error("ERR No shutdown in progress.");
+    c.reply.Error(err::kNoShutdownInProgress);
     return;
   }
   Logger& log = c.server.log();
@@ -100,7 +99,7 @@ void ShutdownCommand(CommandContext& c) {
     log.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
     log.Log(LogLevel::kWarning,
             "Errors trying to shut down the server. Check the logs for more information.");
-    c.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    c.reply.Error(err::kShutdownFailed);
     return;
   }
   c.server.RequestShutdown(false);
@@ -231,7 +230,7 @@ void MemoryPurgeCommand(CommandContext& c) {
 #ifdef USE_JEMALLOC
   std::string ctl = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
   if (mallctl(ctl.c_str(), nullptr, nullptr, nullptr, 0) != 0) {
-    c.reply.Error("ERR Error purging dirty pages");
+    c.reply.Error(err::kPurgeFailed);
     return;
   }
 #else
@@ -266,7 +265,7 @@ void FunctionFlushCommand(CommandContext& c) {
   }
   if (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "sync") &&
       !EqualsIgnoreCase(c.args[2], "async")) {
-    c.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    c.reply.Error(err::kFunctionFlushMode);
     return;
   }
   c.reply.Ok();  // the library is empty already
@@ -279,13 +278,13 @@ void FunctionListCommand(CommandContext& c) {
       with_code = true;
     } else if (!has_pattern && EqualsIgnoreCase(c.args[i], "libraryname")) {
       if (i + 1 >= c.args.size()) {
-        c.reply.Error("ERR library name argument was not given");
+        c.reply.Error(err::kFunctionNoLibraryName);
         return;
       }
       has_pattern = true;
       ++i;
     } else {
-      c.reply.Error("ERR Unknown argument " + std::string(c.args[i]));
+      c.reply.Error(err::UnknownArgument(c.args[i]));
       return;
     }
   }
