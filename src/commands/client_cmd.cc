@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -346,48 +347,45 @@ void ClientNoEvictCommand(CommandContext& c) {
 void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(-1); }
 
 void ClientHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ID",
-      "    The unique id of this connection.",
-      "INFO",
-      "    One CLIENT LIST line describing this connection.",
-      "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] | [ID <id> [<id> ...]]",
-      "    One line per connection, optionally only those of a type or with given ids.",
-      "SETNAME <name>",
-      "    Names this connection (printable characters, no spaces); empty clears it.",
-      "GETNAME",
-      "    The name of this connection, or null.",
-      "KILL <ip:port>",
-      "    Closes the connection from <ip:port>.",
-      "KILL <filter> <value> [<filter> <value> ...]",
-      "    Closes every connection matching all filters and returns how many. Filters:",
-      "    * ID <id>",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "    * ADDR <ip:port>        the peer address",
-      "    * LADDR <ip:port>       the local address the connection came in on",
-      "    * USER <username>",
-      "    * SKIPME (YES|NO)       whether this connection is spared (default YES)",
-      "PAUSE <timeout-ms> [WRITE|ALL]",
-      "    Holds back the commands of other connections (all, or only writes) for a while.",
-      "UNPAUSE",
-      "    Ends a pause now.",
-      "UNBLOCK <id> [TIMEOUT|ERROR]",
-      "    Wakes a connection blocked in a command.",
-      "REPLY (ON|OFF|SKIP)",
-      "    Turns replies to this connection on, off, or off for the next command only.",
-      "NO-EVICT (ON|OFF)",
-      "    Exempts this connection from client eviction.",
-      "GETREDIR",
-      "    The client-tracking redirection id (always -1: tracking is not supported).",
-      "LEASE <milliseconds>",
-      "    Closes this connection (deleting its temporary keys) if nothing is received from",
-      "    it for that long; 0 removes the lease.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "CLIENT",
+      {
+          "ID",
+          "    The unique id of this connection.",
+          "INFO",
+          "    One CLIENT LIST line describing this connection.",
+          "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] | [ID <id> [<id> ...]]",
+          "    One line per connection, optionally only those of a type or with given ids.",
+          "SETNAME <name>",
+          "    Names this connection (printable characters, no spaces); empty clears it.",
+          "GETNAME",
+          "    The name of this connection, or null.",
+          "KILL <ip:port>",
+          "    Closes the connection from <ip:port>.",
+          "KILL <filter> <value> [<filter> <value> ...]",
+          "    Closes every connection matching all filters and returns how many. Filters:",
+          "    * ID <id>",
+          "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+          "    * ADDR <ip:port>        the peer address",
+          "    * LADDR <ip:port>       the local address the connection came in on",
+          "    * USER <username>",
+          "    * SKIPME (YES|NO)       whether this connection is spared (default YES)",
+          "PAUSE <timeout-ms> [WRITE|ALL]",
+          "    Holds back the commands of other connections (all, or only writes) for a while.",
+          "UNPAUSE",
+          "    Ends a pause now.",
+          "UNBLOCK <id> [TIMEOUT|ERROR]",
+          "    Wakes a connection blocked in a command.",
+          "REPLY (ON|OFF|SKIP)",
+          "    Turns replies to this connection on, off, or off for the next command only.",
+          "NO-EVICT (ON|OFF)",
+          "    Exempts this connection from client eviction.",
+          "GETREDIR",
+          "    The client-tracking redirection id (always -1: tracking is not supported).",
+          "LEASE <milliseconds>",
+          "    Closes this connection (deleting its temporary keys) if nothing is received from",
+          "    it for that long; 0 removes the lease.",
+      });
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
 #include "server/server.h"
@@ -509,29 +510,25 @@ void CommandGetKeysAndFlagsCommand(CommandContext& c) { ReplyKeysOf(c, true); }
 // --- COMMAND HELP -----------------------------------------------------------------------------
 
 void CommandHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)",
-      "    Describe every command this server knows.",
-      "COUNT",
-      "    Return how many commands this server knows.",
-      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
-      "    Return the names of all commands, or of the ones that pass the filter.",
-      "INFO [<command-name> ...]",
-      "    Describe the named commands (\"container|subcommand\" names a subcommand).",
-      "    Without names, every command is described.",
-      "DOCS [<command-name> ...]",
-      "    Return the documentation of the named commands.",
-      "    Without names, every command's documentation is returned.",
-      "GETKEYS <full-command>",
-      "    Return the arguments of <full-command> that are keys.",
-      "GETKEYSANDFLAGS <full-command>",
-      "    Like GETKEYS, with the way the command uses each key.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(c.reply, "COMMAND",
+            {
+                "(no subcommand)",
+                "    Describe every command this server knows.",
+                "COUNT",
+                "    Return how many commands this server knows.",
+                "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+                "    Return the names of all commands, or of the ones that pass the filter.",
+                "INFO [<command-name> ...]",
+                "    Describe the named commands (\"container|subcommand\" names a subcommand).",
+                "    Without names, every command is described.",
+                "DOCS [<command-name> ...]",
+                "    Return the documentation of the named commands.",
+                "    Without names, every command's documentation is returned.",
+                "GETKEYS <full-command>",
+                "    Return the arguments of <full-command> that are keys.",
+                "GETKEYSANDFLAGS <full-command>",
+                "    Like GETKEYS, with the way the command uses each key.",
+            });
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
@@ -90,23 +91,20 @@ void ConfigRewriteCommand(CommandContext& c) {
 }
 
 void ConfigHelpCommand(CommandContext& c) {
-  static const char* const kLines[] = {
-      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET <pattern>",
-      "    Return the parameters matching the glob-like <pattern> (several patterns may be",
-      "    given) with their values.",
-      "SET <directive> <value>",
-      "    Set <directive> to <value>; several directive/value pairs are applied all or",
-      "    nothing.",
-      "RESETSTAT",
-      "    Reset the statistics INFO reports.",
-      "REWRITE",
-      "    Rewrite the configuration file with the current configuration.",
-      "HELP",
-      "    Print this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (const char* line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "CONFIG",
+      {
+          "GET <pattern>",
+          "    Return the parameters matching the glob-like <pattern> (several patterns may be",
+          "    given) with their values.",
+          "SET <directive> <value>",
+          "    Set <directive> to <value>; several directive/value pairs are applied all or",
+          "    nothing.",
+          "RESETSTAT",
+          "    Reset the statistics INFO reports.",
+          "REWRITE",
+          "    Rewrite the configuration file with the current configuration.",
+      });
 }
 
 }  // namespace

@@ -29,14 +29,15 @@
 #include <memory>
 #include <string>
 
+#include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
 #include "types/digest.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
-#include "server/client.h"
-#include "server/server.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -230,34 +231,31 @@ void ErrorSub(CommandContext& c) {
 }
 
 void HelpSub(CommandContext& c) {
-  static const char* const kLines[] = {
-      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "DIGEST",
-      "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
-      "DIGEST-VALUE <key> [<key> ...]",
-      "    Return the signature of each named key's value (zeros for a missing key).",
-      "ERROR <string>",
-      "    Reply with <string> as an error message (not counted in error statistics).",
-      "LOG <message>",
-      "    Write <message> to the server log at warning level.",
-      "OBJECT <key>",
-      "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
-      "POPULATE <count> [<prefix>] [<size>]",
-      "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
-      "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
-      "PROTOCOL <type>",
-      "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
-      "    array, set, map, attrib, push, verbatim, true, false.",
-      "SET-ACTIVE-EXPIRE <0|1>",
-      "    0 stops the background deletion of expired keys (lookups still expire them);",
-      "    1 restarts it.",
-      "SLEEP <seconds>",
-      "    Block the whole server for <seconds> (decimals allowed).",
-      "HELP",
-      "    Print this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (const char* line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "DEBUG",
+      {
+          "DIGEST",
+          "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
+          "DIGEST-VALUE <key> [<key> ...]",
+          "    Return the signature of each named key's value (zeros for a missing key).",
+          "ERROR <string>",
+          "    Reply with <string> as an error message (not counted in error statistics).",
+          "LOG <message>",
+          "    Write <message> to the server log at warning level.",
+          "OBJECT <key>",
+          "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
+          "POPULATE <count> [<prefix>] [<size>]",
+          "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
+          "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
+          "PROTOCOL <type>",
+          "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
+          "    array, set, map, attrib, push, verbatim, true, false.",
+          "SET-ACTIVE-EXPIRE <0|1>",
+          "    0 stops the background deletion of expired keys (lookups still expire them);",
+          "    1 restarts it.",
+          "SLEEP <seconds>",
+          "    Block the whole server for <seconds> (decimals allowed).",
+      });
 }
 
 bool DebugAllowed(CommandContext& c) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -77,21 +78,18 @@ void SlowlogResetCommand(CommandContext& c) {
 }
 
 void SlowlogHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET [<count>]",
-      "    The <count> newest entries (default 10; -1 for all), newest first. An entry is:",
-      "    id, unix time, duration in microseconds, argument array, peer address,",
-      "    client name.",
-      "LEN",
-      "    Number of entries held.",
-      "RESET",
-      "    Drops every entry.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "SLOWLOG",
+      {
+          "GET [<count>]",
+          "    The <count> newest entries (default 10; -1 for all), newest first. An entry is:",
+          "    id, unix time, duration in microseconds, argument array, peer address,",
+          "    client name.",
+          "LEN",
+          "    Number of entries held.",
+          "RESET",
+          "    Drops every entry.",
+      });
 }
 
 // ---- LATENCY -------------------------------------------------------------------------------
@@ -184,22 +182,19 @@ void LatencyDoctorCommand(CommandContext& c) {
 }
 
 void LatencyHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "LATEST",
-      "    For every event: its name, the time and latency of its latest sample, and its",
-      "    worst latency ever.",
-      "HISTORY <event>",
-      "    The samples kept for <event> as (unix time, milliseconds) pairs, oldest first.",
-      "RESET [<event> ...]",
-      "    Forgets the given events, or every event when none is given.",
-      "DOCTOR",
-      "    A readable summary of the recorded latency events.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "LATENCY",
+      {
+          "LATEST",
+          "    For every event: its name, the time and latency of its latest sample, and its",
+          "    worst latency ever.",
+          "HISTORY <event>",
+          "    The samples kept for <event> as (unix time, milliseconds) pairs, oldest first.",
+          "RESET [<event> ...]",
+          "    Forgets the given events, or every event when none is given.",
+          "DOCTOR",
+          "    A readable summary of the recorded latency events.",
+      });
 }
 
 }  // namespace

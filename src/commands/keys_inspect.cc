@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "commands/keys_util.h"
 #include "commands/register.h"
 #include "db/database.h"
@@ -239,25 +240,21 @@ void ObjectFreqCommand(CommandContext& c) {
 }
 
 void ObjectHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ENCODING <key>",
-      "    How the value of <key> is stored (int, embstr, raw, ...).",
-      "FREQ <key>",
-      "    The logarithmic access counter of <key> (needs an LFU maxmemory-policy).",
-      "IDLETIME <key>",
-      "    Seconds since <key> was last read or written (needs a non-LFU policy).",
-      "REFCOUNT <key>",
-      "    How many references share the value of <key>.",
-      "OWNER <key>",
-      "    Return the id of the connection owning the temporary <key> (SETTP), or nil.",
-      "FENCE <key>",
-      "    Return the fencing token of a temporary <key> created with FENCE, or nil.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(c.reply, "OBJECT",
+            {
+                "ENCODING <key>",
+                "    How the value of <key> is stored (int, embstr, raw, ...).",
+                "FREQ <key>",
+                "    The logarithmic access counter of <key> (needs an LFU maxmemory-policy).",
+                "IDLETIME <key>",
+                "    Seconds since <key> was last read or written (needs a non-LFU policy).",
+                "REFCOUNT <key>",
+                "    How many references share the value of <key>.",
+                "OWNER <key>",
+                "    Return the id of the connection owning the temporary <key> (SETTP), or nil.",
+                "FENCE <key>",
+                "    Return the fencing token of a temporary <key> created with FENCE, or nil.",
+            });
 }
 
 // --- MEMORY USAGE -----------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <string>
 
+#include "commands/help_reply.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "protocol/errors.h"
@@ -34,16 +35,6 @@
 
 namespace redistp {
 namespace {
-
-// "<CONTAINER> <subcommand> ..." help: a header line, then each entry's lines, then HELP.
-void ReplyHelp(ReplyBuilder& r, std::string_view container,
-               std::initializer_list<const char*> lines) {
-  r.Array(lines.size() + 3);
-  r.Simple(std::string(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
-  for (const char* line : lines) r.Simple(line);
-  r.Simple("HELP");
-  r.Simple("    Print this help.");
-}
 
 // "ERR unknown subcommand or wrong number of arguments for 'x'. Try FUNCTION HELP."
 std::string SubcommandSyntaxError(const CommandContext& c) {

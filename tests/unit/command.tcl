@@ -836,3 +836,16 @@ start_server {tags {"introspection command"}} {
         }
     }
 }
+
+start_server {tags {"command"}} {
+    test {Every container's HELP has Redis's header and closing HELP entry} {
+        foreach container {object slowlog latency command client config memory function} {
+            set help [r $container help]
+            set upper [string toupper $container]
+            assert_equal "$upper <subcommand> \[<arg> \[value\] \[opt\] ...\]. Subcommands are:" \
+                [lindex $help 0] "$container help header"
+            assert_equal {HELP} [lindex $help end-1] "$container help entry"
+            assert_equal {    Prints this help.} [lindex $help end] "$container help text"
+        }
+    }
+}
