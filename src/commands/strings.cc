@@ -421,7 +421,7 @@ void RegisterStringCommands(CommandTable& t) {
                       .complexity = "O(1)",
                       .doc_flags = kDocDeprecated,
                       .deprecated_since = "6.2.0",
-                      .replaced_by = "`SET` with the `GET` option",
+                      .replaced_by = "`SET` with the `!GET` argument",
                       .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
                       .args = {Key("key", 0), String("value")}},
               .handler = GetSetCommand});

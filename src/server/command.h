@@ -7,10 +7,12 @@
 // handler. Container commands (CLIENT, CONFIG, OBJECT ...) carry a table of subcommands with
 // rows of their own; their arity counts the container name too ("config|get" has arity -3).
 //
-// The dispatcher decides from a row's flags alone, never from its name: kCmdLoading, kCmdStale,
-// kCmdDenyOom, kCmdNoScript, kCmdWrite/kCmdMayReplicate (CLIENT PAUSE), and kCmdRunsInMulti for
-// the commands that MULTI does not queue, kCmdAbortsMultiOnReject for EXEC. A row whose
-// arguments must not reach SLOWLOG or MONITOR in clear names a `redact` function.
+// The dispatcher decides from a row's properties, never from its name: kCmdNoAuth, kCmdNoMulti,
+// kCmdWrite/kCmdMayReplicate (CLIENT PAUSE, MONITOR connections), kCmdSkipSlowlog/SkipMonitor,
+// kCmdRunsInMulti for the commands that MULTI does not queue, kCmdAbortsMultiOnReject for EXEC,
+// and a row whose arguments must not reach SLOWLOG or MONITOR in clear names a `redact`
+// function. kCmdLoading, kCmdDenyOom and kCmdNoScript are declared Redis's way for the loading
+// state, maxmemory and scripts, which are to consult them when they exist.
 //
 // Each command family lives in src/commands/<family>.cc and exports
 // `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup. Names
