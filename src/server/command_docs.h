@@ -2,7 +2,9 @@
 // behind COMMAND DOCS, the key-spec half of COMMAND INFO, and COMMAND GETKEYS/GETKEYSANDFLAGS.
 //
 // Every row carries a CommandDoc next to its arity, flags and handler, written in the family file
-// that registers the command, so a command is described in exactly one place. What it holds:
+// that registers the command, so a command is described in exactly one place. The versions,
+// groups, complexities, argument trees and key specs are transcribed from what a running Redis
+// 7.0 reports; summaries and history notes are our own words. What a CommandDoc holds:
 //
 //   - documentation: summary, since-version, group, complexity, deprecation, history, and the
 //     argument tree (name, type, token, optional/multiple flags, nested oneof/block groups) that
