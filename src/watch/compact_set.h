@@ -26,6 +26,8 @@
 #include <cstring>
 #include <new>
 
+#include "util/hash.h"
+
 namespace redistp {
 
 template <typename T, typename Traits>
@@ -201,15 +203,5 @@ class CompactSet {
 
   uintptr_t word_ = 0;
 };
-
-// A 64-bit finalizer (the murmur3 mix): spreads any input over all 64 bits.
-inline uint64_t MixBits(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 
 }  // namespace redistp
