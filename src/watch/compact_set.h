@@ -19,6 +19,10 @@
 // Members are compared by identity (Contains/Erase); Find() looks up by the caller's hash and
 // predicate (to find a member by a field, such as a client id). Traits::Hash(const T*) may read
 // the member, so a member must stay alive while it is in a set. The set never owns its members.
+//
+// Why not the shared chained table (util/hash_table.h): most of these sets (a key's watchers, a
+// client's keys) hold one member, which costs one word here; a HashTable object alone is 64
+// bytes, and chaining would need a link inside each member per set it is in.
 #pragma once
 
 #include <cstddef>
