@@ -60,8 +60,13 @@ class ZSetIndex {
   uint64_t Scan(uint64_t cursor, Fn&& fn) {
     return table_.Scan(cursor, fn);
   }
-  // Background rehash step for the owner's cron; true if more remains.
-  bool RehashFor(int64_t us) { return table_.RehashFor(us) > 0 || table_.rehashing(); }
+  // Background resize work for the owner's cron: starts a shrink when the table is sparse and
+  // rehashes for about `us` microseconds; true if a rehash is still in progress.
+  bool RehashFor(int64_t us) {
+    table_.MaybeShrink();
+    table_.RehashFor(us);
+    return table_.rehashing();
+  }
   // Bytes requested for the nodes and the bucket array (the allocator rounds each node up).
   size_t bytes() const { return list_.bytes() + table_.BucketBytes() + sizeof(*this); }
 

@@ -212,6 +212,13 @@ class HashTable {
   uint64_t Scan(uint64_t cursor, Fn&& fn) {
     if (size() == 0) return 0;
     uint64_t v = cursor;
+    // No rehash step may run inside fn (an Unlink would take one): it could move the rest of
+    // the bucket being walked to the other table behind the walk's back.
+    ++scan_pause_;
+    struct Resume {
+      int* pause;
+      ~Resume() { --*pause; }
+    } resume{&scan_pause_};
     auto emit_bucket = [&](int t, size_t idx) {
       for (Node* n = table_[t][idx]; n != nullptr;) {
         Node* next = Traits::Next(n);
@@ -308,7 +315,7 @@ class HashTable {
   }
 
   void RehashStep() {
-    if (rehash_idx_ >= 0) Rehash(1);
+    if (rehash_idx_ >= 0 && scan_pause_ == 0) Rehash(1);
   }
   void ExpandIfNeeded() {
     if (rehashing()) return;
@@ -334,6 +341,7 @@ class HashTable {
   size_t used_[2] = {0, 0};
   int64_t rehash_idx_ = -1;
   bool resize_allowed_ = true;
+  int scan_pause_ = 0;  // > 0 while a Scan callback runs: no incremental rehash steps
 };
 
 // Node-based storage for a plain value type T: each element lives in a {next, value} node.
