@@ -14,6 +14,12 @@ namespace redistp {
 
 size_t AllocationSize(const void* p) { return malloc_usable_size(const_cast<void*>(p)); }
 
+void FlushThreadCache() {
+#ifdef USE_JEMALLOC
+  mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
+#endif
+}
+
 AllocatorStats ReadAllocatorStats() {
   AllocatorStats s;
 #ifdef USE_JEMALLOC
