@@ -18,10 +18,6 @@ struct AllocatorStats {
 // Usable size of a live allocation (jemalloc size class).
 size_t AllocationSize(const void* p);
 AllocatorStats ReadAllocatorStats();
-// Returns the calling thread's cached free blocks to the allocator (jemalloc's tcache, which
-// stats.allocated still counts as allocated), so two ReadAllocatorStats() calls bracketing some
-// work differ by that work alone. For measurements in tests and benchmarks; a no-op elsewhere.
-void FlushThreadCache();
 // "jemalloc-5.3.0" or "libc".
 const char* AllocatorName();
 

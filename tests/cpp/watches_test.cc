@@ -308,11 +308,6 @@ TEST_F(WatchIndexTest, ASinkThatDropsWatchesWhilePushingIsSafe) {
 // jemalloc (the production allocator); sanitizer builds skip it.
 TEST_F(WatchIndexTest, MemoryPerPairStaysSmallAndIsGivenBack) {
   if (std::string(AllocatorName()).rfind("jemalloc", 0) != 0) GTEST_SKIP() << "needs jemalloc";
-  // Blocks cached by this thread (freed by earlier tests) would otherwise count as allocated.
-  auto Allocated = [] {
-    FlushThreadCache();
-    return ReadAllocatorStats().allocated;
-  };
   constexpr int kClients = 20;
   constexpr int kKeysEach = 10'000;
   std::vector<std::string> names;
@@ -321,25 +316,25 @@ TEST_F(WatchIndexTest, MemoryPerPairStaysSmallAndIsGivenBack) {
       names.push_back("m:" + std::to_string(c) + ":" + std::to_string(k));
     }
   }
-  size_t before = Allocated();
+  size_t before = ReadAllocatorStats().allocated;
   for (int c = 0; c < kClients; ++c) {
     for (int k = 0; k < kKeysEach; ++k) index_.Add(c + 1, 0, names[c * kKeysEach + k], nullptr);
   }
-  size_t during = Allocated();
+  size_t during = ReadAllocatorStats().allocated;
   double per_pair = static_cast<double>(during - before) / (kClients * kKeysEach);
   EXPECT_LE(per_pair, 100.0);
   // The same keys watched by every client (1,000 keys x 200 clients).
   for (int c = 0; c < kClients; ++c) index_.RemoveAll(c + 1);
   EXPECT_TRUE(index_.empty());
-  size_t after = Allocated();
+  size_t after = ReadAllocatorStats().allocated;
   EXPECT_LE(after, before + (64 << 10));
   for (uint64_t c = 1; c <= 200; ++c) {
     for (int k = 0; k < 1000; ++k) index_.Add(c, 0, names[k], nullptr);
   }
-  size_t shared = Allocated();
+  size_t shared = ReadAllocatorStats().allocated;
   EXPECT_LE(static_cast<double>(shared - after) / (200 * 1000), 60.0);
   for (uint64_t c = 1; c <= 200; ++c) index_.RemoveAll(c);
-  EXPECT_LE(Allocated(), before + (64 << 10));
+  EXPECT_LE(ReadAllocatorStats().allocated, before + (64 << 10));
 }
 
 // ---------------------------------------------------------------------------------------------
