@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     log.Log(redistp::LogLevel::kWarning, "Configuration loaded");
   }
   log.set_role('M');
-  redistp::RegisterCommands(server.commands());
-  s = server.Init();
+  s = redistp::RegisterCommands(server.commands());
+  if (s.ok()) s = server.Init();
   if (!s.ok()) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
