@@ -103,6 +103,17 @@ start_server {tags {multi}} {
         assert_equal PONG [r ping]
     }
 
+    test {A wrong arity of EXEC outside MULTI is an EXECABORT that drops the WATCHes} {
+        r set foo 1
+        r watch foo
+        set abort "EXECABORT Transaction discarded because of:"
+        assert_error "$abort wrong number of arguments for 'exec' command" {r exec extra}
+        r set foo 2
+        r multi
+        r incr foo
+        assert_equal {3} [r exec] "the earlier WATCH no longer applies"
+    }
+
     test {Runtime errors inside EXEC do not stop the other commands} {
         r set foo bar
         r del n
