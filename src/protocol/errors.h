@@ -94,10 +94,12 @@ inline constexpr std::string_view kBitfieldRoGetOnly =
 inline std::string WrongArity(std::string_view full_name) {
   return "ERR wrong number of arguments for '" + std::string(full_name) + "' command";
 }
+// A client argument as Redis prints it into an error: with C's %s, which stops at a NUL byte.
+inline std::string_view UpToNul(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
 // "ERR unknown subcommand 'foo'. Try CONFIG HELP."
 inline std::string UnknownSubcommand(std::string_view sub, std::string_view container_upper) {
-  return "ERR unknown subcommand '" + std::string(sub) + "'. Try " + std::string(container_upper) +
-         " HELP.";
+  return "ERR unknown subcommand '" + std::string(UpToNul(sub)) + "'. Try " +
+         std::string(container_upper) + " HELP.";
 }
 // "ERR invalid expire time in 'set' command"
 inline std::string InvalidExpire(std::string_view cmd) {

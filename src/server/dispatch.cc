@@ -44,12 +44,12 @@ void AppendRepr(std::string* out, std::string_view s) {
 
 std::string UnknownCommandError(const std::vector<std::string_view>& args) {
   std::string msg = "ERR unknown command '";
-  msg.append(args[0].substr(0, 128));
+  msg.append(err::UpToNul(args[0]).substr(0, 128));
   msg.append("', with args beginning with: ");
   std::string rest;
   for (size_t i = 1; i < args.size() && rest.size() < 128; ++i) {
     rest.push_back('\'');
-    rest.append(args[i].substr(0, 128 - (rest.size() - 1)));
+    rest.append(err::UpToNul(args[i]).substr(0, 128 - (rest.size() - 1)));
     rest.append("' ");
   }
   return msg + rest;

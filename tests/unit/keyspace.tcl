@@ -364,4 +364,13 @@ start_server {tags {keyspace}} {
             r nosuchcmd a b
         }
     }
+
+    test {Error texts cut client arguments at a NUL byte, as C's %s does} {
+        catch {r nosuchcmd "a\x00b" c} e
+        assert_equal "ERR unknown command 'nosuchcmd', with args beginning with: 'a' 'c' " $e
+        catch {r "no\x00such"} e
+        assert_equal "ERR unknown command 'no', with args beginning with: " $e
+        catch {r client "x\x00y"} e
+        assert_equal "ERR unknown subcommand 'x'. Try CLIENT HELP." $e
+    }
 }
