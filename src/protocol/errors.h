@@ -108,15 +108,15 @@ inline std::string InvalidExpire(std::string_view cmd) {
 // "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."
 inline std::string SubcommandSyntax(std::string_view sub, std::string_view container_upper) {
   return "ERR unknown subcommand or wrong number of arguments for '" +
-         std::string(sub.substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
+         std::string(UpToNul(sub).substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
 }
 // "ERR Unknown client type 'foo'"
 inline std::string UnknownClientType(std::string_view type) {
-  return "ERR Unknown client type '" + std::string(type) + "'";
+  return "ERR Unknown client type '" + std::string(UpToNul(type)) + "'";
 }
 // "ERR No such user 'bob'"
 inline std::string NoSuchUser(std::string_view user) {
-  return "ERR No such user '" + std::string(user) + "'";
+  return "ERR No such user '" + std::string(UpToNul(user)) + "'";
 }
 inline std::string ProtoExpectedDollar(char got) {
   return std::string("ERR Protocol error: expected '$', got '") + got + "'";
@@ -124,7 +124,7 @@ inline std::string ProtoExpectedDollar(char got) {
 
 // "ERR Unsupported option foo" (EXPIRE family)
 inline std::string UnsupportedOption(std::string_view opt) {
-  return "ERR Unsupported option " + std::string(opt);
+  return "ERR Unsupported option " + std::string(UpToNul(opt));
 }
 
 // String family (SET/INCR/LCS).
@@ -164,7 +164,7 @@ inline constexpr std::string_view kHelloNoAuth =
     "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
     "protocol version at the same time";
 inline std::string HelloBadOption(std::string_view opt) {
-  return "ERR Syntax error in HELLO option '" + std::string(opt) + "'";
+  return "ERR Syntax error in HELLO option '" + std::string(UpToNul(opt)) + "'";
 }
 
 // Blocking and temporary keys.
