@@ -285,7 +285,7 @@ void FunctionListCommand(CommandContext& c) {
       has_pattern = true;
       ++i;
     } else {
-      c.reply.Error("ERR Unknown argument " + std::string(c.args[i]));
+      c.reply.Error(err::UnknownArgument(c.args[i]));
       return;
     }
   }

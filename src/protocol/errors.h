@@ -122,9 +122,20 @@ inline std::string ProtoExpectedDollar(char got) {
   return std::string("ERR Protocol error: expected '$', got '") + got + "'";
 }
 
+// An argument that ends an error line, as Redis's addReplyErrorFormat leaves it: cut at a NUL,
+// and with trailing CR/LF trimmed (the ones inside become spaces when the line is written).
+inline std::string_view TrailingArg(std::string_view arg) {
+  arg = UpToNul(arg);
+  while (!arg.empty() && (arg.back() == '\r' || arg.back() == '\n')) arg.remove_suffix(1);
+  return arg;
+}
 // "ERR Unsupported option foo" (EXPIRE family)
 inline std::string UnsupportedOption(std::string_view opt) {
-  return "ERR Unsupported option " + std::string(UpToNul(opt));
+  return "ERR Unsupported option " + std::string(TrailingArg(opt));
+}
+// "ERR Unknown argument foo" (FUNCTION LIST)
+inline std::string UnknownArgument(std::string_view arg) {
+  return "ERR Unknown argument " + std::string(TrailingArg(arg));
 }
 
 // String family (SET/INCR/LCS).

@@ -374,6 +374,10 @@ start_server {tags {keyspace}} {
         assert_equal "ERR unknown subcommand 'x'. Try CLIENT HELP." $e
         catch {r expire k 100 "fo\x00o"} e
         assert_equal "ERR Unsupported option fo" $e
+        catch {r expire k 100 "a\r\nb\n"} e
+        assert_equal "ERR Unsupported option a  b" $e
+        catch {r function list "x\x00y"} e
+        assert_equal "ERR Unknown argument x" $e
         catch {r hello 2 "op\x00t"} e
         assert_equal "ERR Syntax error in HELLO option 'op'" $e
     }
