@@ -43,7 +43,7 @@ std::string Generator::ValueFor(const ArgSpec& arg) {
   if (arg.type == "pattern") return Pattern();
   if (arg.type == "double") return Float();
   if (arg.type == "unix-time" || Contains(n, "unix-time")) {
-    return AbsoluteTime(Contains(n, "milli"));
+    return AbsoluteTime(Contains(n, "milli"), current_ == "set");
   }
   if (n == "seconds" || n == "milliseconds") return RelativeTime(n == "milliseconds");
   if (Contains(n, "offset")) return Offset();
@@ -82,6 +82,7 @@ void Generator::EmitArgs(const std::vector<ArgSpec>& args, std::vector<std::stri
 
 std::vector<std::string> Generator::FromSpec(const CommandSpec& spec) {
   std::vector<std::string> argv;
+  current_ = spec.name;
   for (const auto& w : spec.words) argv.push_back(Token(w));
   if (spec.has_docs && (!spec.args.empty() || spec.arity == static_cast<int>(spec.words.size()))) {
     EmitArgs(spec.args, argv, 0);
@@ -108,7 +109,11 @@ void Generator::Mutate(std::vector<std::string>& argv) {
       argv.push_back(Junk());
       break;
     case 2:
-      if (argv.size() > 1) argv[1 + rng_.Below(argv.size() - 1)] = Junk();
+      // Not for SET: a junk number after EXAT/PXAT could be a past time (see generator.h).
+      if (argv.size() > 1 && !(argv[0].size() == 3 && (argv[0][0] | 0x20) == 's' &&
+                               (argv[0][1] | 0x20) == 'e' && (argv[0][2] | 0x20) == 't')) {
+        argv[1 + rng_.Below(argv.size() - 1)] = Junk();
+      }
       break;
     case 3:
       if (argv.size() > 1) argv.push_back(argv[1 + rng_.Below(argv.size() - 1)]);
@@ -215,7 +220,7 @@ std::vector<std::string> Generator::ExpiryFamily() {
       case 0:
         return {"SET", Key(), AnyValue(), Token("EX"), RelativeTime(false)};
       case 1:
-        return {"SET", Key(), AnyValue(), Token("PXAT"), AbsoluteTime(true)};
+        return {"SET", Key(), AnyValue(), Token("PXAT"), AbsoluteTime(true, true)};
       case 2:
         return {"SET", Key(), AnyValue(), Token("KEEPTTL")};
       default:

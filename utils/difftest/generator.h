@@ -16,8 +16,11 @@
 // integers at the 64-bit edges and just past them, floats with inf/nan, empty and binary strings.
 //
 // Determinism of expiry. Every relative TTL is either <= 0 (already past) or >= 100,000 s, and
-// every absolute time is before 2021 or after 2096, so no key ever expires during a run; sizes
-// and bit offsets are bounded so no command allocates more than a few KB.
+// every absolute time is before 2021 or after 2096, so no key ever expires during a run. SET
+// gets future absolute times only: with a past EXAT/PXAT both servers store a key that is
+// already expired, which DBSIZE and MEMORY USAGE still see until the active expiry cycle
+// reclaims it, on the clock (EXPIREAT/GETEX with a past time delete at once and are fine).
+// Sizes and bit offsets are bounded so no command allocates more than a few KB.
 #pragma once
 
 #include <cstdint>
@@ -75,7 +78,7 @@ class Generator {
   std::string Float();
   std::string Pattern();
   std::string RelativeTime(bool millis);
-  std::string AbsoluteTime(bool millis);
+  std::string AbsoluteTime(bool millis, bool future_only = false);
   std::string Offset();
   std::string Db();
   std::string Junk();
@@ -105,6 +108,7 @@ class Generator {
   std::vector<std::string> skip_;
   int connections_;
   bool started_ = false;
+  std::string current_;  // the command FromSpec is filling
 };
 
 }  // namespace difftest

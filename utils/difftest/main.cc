@@ -182,37 +182,33 @@ int Run(const Options& o) {
     std::cerr << "difftest: " << error << "\n";
     return 2;
   }
-  std::vector<Step> pending;
-  size_t next = 0;
+  // The stream is generated in chunks; Run() pipelines within a chunk.
+  constexpr size_t kChunk = 2048;
+  std::vector<Step> chunk;
   std::set<std::string> names;
-  long long errors = 0;
-  long long resp3 = 0;
   long long index = 0;
   Outcome bad;
   Step bad_step;
-  for (; index < o.count; ++index) {
-    if (next == pending.size()) {
-      pending.clear();
-      next = 0;
-      gen.Next(pending);
+  long long next_progress = 100000;
+  while (index < o.count) {
+    while (chunk.size() < kChunk) gen.Next(chunk);
+    size_t n = static_cast<size_t>(std::min<long long>(kChunk, o.count - index));
+    long at = runner.Run(chunk, 0, n, bad);
+    for (size_t i = 0; i < (at < 0 ? n : static_cast<size_t>(at)); ++i) {
+      names.insert(runner.PolicyName(chunk[i].argv));
     }
-    const Step& step = pending[next++];
-    Outcome out = runner.Execute(step);
-    if (!out.same) {
-      bad = out;
-      bad_step = step;
+    if (at >= 0) {
+      bad_step = chunk[static_cast<size_t>(at)];
+      index += at;
       break;
     }
-    names.insert(runner.PolicyName(step.argv));
-    errors += out.ours.IsError() ? 1 : 0;
-    resp3 += out.ours.kind == Value::Kind::kMap || out.ours.kind == Value::Kind::kNull ||
-                     out.ours.kind == Value::Kind::kDouble || out.ours.kind == Value::Kind::kSet
-                 ? 1
-                 : 0;
-    if (!o.quiet && (index + 1) % 100000 == 0) {
+    index += static_cast<long long>(n);
+    chunk.erase(chunk.begin(), chunk.begin() + static_cast<long>(n));
+    if (!o.quiet && index >= next_progress) {
+      next_progress += 100000;
       auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started);
       std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s\n",
-                   static_cast<unsigned long long>(o.seed), index + 1, secs.count());
+                   static_cast<unsigned long long>(o.seed), index, secs.count());
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -225,8 +221,9 @@ int Run(const Options& o) {
     } else {
       std::printf(
           "difftest: seed %llu: %lld commands matched in %.1f s (%zu distinct commands, %lld "
-          "errors, %lld RESP3-only replies)\n",
-          static_cast<unsigned long long>(o.seed), index, secs, names.size(), errors, resp3);
+          "error replies, %lld RESP3-typed replies)\n",
+          static_cast<unsigned long long>(o.seed), index, secs, names.size(),
+          runner.error_replies(), runner.resp3_replies());
     }
     return 0;
   }

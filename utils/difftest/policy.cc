@@ -70,6 +70,9 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"command|docs", Rule::kShape, 0,
        "summaries are written in our own words; the command sets differ"},
       {"function|stats", Rule::kShape, 0, "redis-tp has no Lua engine yet: `engines` is empty"},
+      {"object|refcount", Rule::kShape, 0,
+       "Redis reports its object-sharing internals: INT_MAX for shared small integers, but 1 "
+       "for a COPY of one and 2 inside the EXEC that stored it; redis-tp models the first only"},
       {"*|help", Rule::kShape, 0, "help text is written in our own words"},
       // ---- compared with a tolerance ----------------------------------------------------------
       {"ttl", Rule::kTolerance, 3, "remaining time: the two servers are read moments apart"},

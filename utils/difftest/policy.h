@@ -4,8 +4,9 @@
 // bug in the tester.
 //
 // Matching. Rules are looked up by the full name first ("client|list"), then by the container
-// ("client"), then by the wildcard "*|help". Everything else is compared exactly: same RESP
-// kinds, same bytes, same order. Errors are always compared exactly, whatever the rule.
+// ("client"), then by the wildcard "*|help". Everything else is
+// compared exactly: same RESP kinds, same bytes, same order. Errors are always compared exactly,
+// whatever the rule.
 #pragma once
 
 #include <string>

@@ -44,6 +44,12 @@ std::string Quote(std::string_view bytes) {
   return out;
 }
 
+// Quote() without the quotes: status and error lines are shown bare, their odd bytes escaped.
+static std::string Printable(std::string_view s) {
+  std::string q = Quote(s);
+  return q.substr(1, q.size() - 2);
+}
+
 std::string_view Value::KindName() const {
   switch (kind) {
     case Kind::kStatus:
@@ -91,10 +97,10 @@ std::string Value::Render() const {
   }
   switch (kind) {
     case Kind::kStatus:
-      out += "+" + str;
+      out += "+" + Printable(str);
       break;
     case Kind::kError:
-      out += "-" + str;
+      out += "-" + Printable(str);
       break;
     case Kind::kInteger:
       out += ":" + std::to_string(integer);

@@ -88,17 +88,45 @@ void Runner::Track(const Step& step, const Value& reply) {
   if (reply.kind == Value::Kind::kStatus && reply.str == "QUEUED") tx.queued.push_back(name);
 }
 
-Outcome Runner::Execute(const Step& step) {
-  Outcome out;
-  auto& a = *ours_.conns[static_cast<size_t>(step.conn)];
-  auto& b = *theirs_.conns[static_cast<size_t>(step.conn)];
-  bool sent_a = a.Send(step.argv);
-  bool sent_b = b.Send(step.argv);
-  out.ours = a.Receive(kReplyTimeout);
-  out.theirs = b.Receive(kReplyTimeout);
-  if (!sent_a && out.ours.kind != Value::Kind::kLost) out.ours.kind = Value::Kind::kLost;
-  if (!sent_b && out.theirs.kind != Value::Kind::kLost) out.theirs.kind = Value::Kind::kLost;
+long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outcome& bad) {
+  std::vector<Value> ours;
+  std::vector<Value> theirs;
+  for (size_t i = begin; i < end;) {
+    size_t conn = static_cast<size_t>(steps[i].conn);
+    size_t j = i;
+    while (j < end && j - i < kMaxPipeline && static_cast<size_t>(steps[j].conn) == conn) ++j;
+    auto& a = *ours_.conns[conn];
+    auto& b = *theirs_.conns[conn];
+    for (size_t k = i; k < j; ++k) a.Send(steps[k].argv);
+    for (size_t k = i; k < j; ++k) b.Send(steps[k].argv);
+    ours.clear();
+    theirs.clear();
+    for (size_t k = i; k < j; ++k) ours.push_back(a.Receive(kReplyTimeout));
+    for (size_t k = i; k < j; ++k) theirs.push_back(b.Receive(kReplyTimeout));
+    for (size_t k = i; k < j; ++k) {
+      Outcome o = Compare(steps[k], std::move(ours[k - i]), std::move(theirs[k - i]));
+      if (!o.same) {
+        bad = std::move(o);
+        return static_cast<long>(k);
+      }
+    }
+    i = j;
+  }
+  return -1;
+}
 
+Outcome Runner::Compare(const Step& step, Value ours, Value theirs) {
+  Outcome out;
+  out.ours = std::move(ours);
+  out.theirs = std::move(theirs);
+  using K = Value::Kind;
+  K kind = out.ours.kind;
+  error_replies_ += kind == K::kError ? 1 : 0;
+  resp3_replies_ += kind == K::kMap || kind == K::kSet || kind == K::kNull || kind == K::kDouble ||
+                            kind == K::kBoolean || kind == K::kVerbatim || kind == K::kBigNumber ||
+                            kind == K::kPush
+                        ? 1
+                        : 0;
   std::string name = PolicyName(step.argv);
   const TxState& tx = tx_[static_cast<size_t>(step.conn)];
   if (name == "exec" && tx.in_multi && out.ours.kind == Value::Kind::kArray &&
@@ -132,14 +160,7 @@ long Runner::Replay(const std::vector<Step>& steps, Outcome& last) {
     last.why = "reset failed: " + error;
     return static_cast<long>(steps.size()) - 1;
   }
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Outcome o = Execute(steps[i]);
-    if (!o.same) {
-      last = o;
-      return static_cast<long>(i);
-    }
-  }
-  return -1;
+  return Run(steps, 0, steps.size(), last);
 }
 
 bool Runner::Fails(const std::vector<Step>& candidate) {

@@ -3,8 +3,8 @@
 // sequence.
 //
 // Model. The two sides are twins: connection i to our server and connection i to Redis receive
-// the same request at the same moment (both are sent before either reply is read), so anything
-// time-dependent drifts by at most one round trip. The runner follows each connection's MULTI
+// the same requests at the same moment (both are sent before either reply is read), so anything
+// time-dependent drifts by at most one pipelined batch. The runner follows each connection's MULTI
 // state from the replies, so the elements of an EXEC reply are compared under the rule of the
 // command that queued them (a TTL inside a transaction keeps its tolerance).
 //
@@ -41,8 +41,12 @@ class Runner {
 
   // Restarts dead servers, reopens every connection and flushes both servers.
   bool Reset(std::string& error);
-  // Sends one step to both servers and compares the replies.
-  Outcome Execute(const Step& step);
+  // Runs steps[begin, end) on both servers and compares the replies in order. Consecutive
+  // steps on the same connection are pipelined (up to kMaxPipeline): a connection's commands
+  // run in order whatever the batching, and another connection's step waits for every reply
+  // before it, so the interleaving is exactly the stream's. Returns the index of the first
+  // divergence (its outcome in `bad`) or -1.
+  long Run(const std::vector<Step>& steps, size_t begin, size_t end, Outcome& bad);
   // Replays `steps` from a reset; returns the index of the first divergence, or -1.
   // `last` receives the outcome at that index.
   long Replay(const std::vector<Step>& steps, Outcome& last);
@@ -51,6 +55,9 @@ class Runner {
   std::vector<Step> Shrink(const std::vector<Step>& steps, int max_replays,
                            std::chrono::seconds budget);
   int replays() const { return replays_; }
+  // Replies compared so far that were errors, and that used a RESP3-only type.
+  long long error_replies() const { return error_replies_; }
+  long long resp3_replies() const { return resp3_replies_; }
 
   // The policy name of a request: "get", or "client|list" for a container's subcommand.
   std::string PolicyName(const std::vector<std::string>& argv) const;
@@ -64,7 +71,10 @@ class Runner {
     bool in_multi = false;
     std::vector<std::string> queued;  // policy names of the queued commands
   };
+  static constexpr size_t kMaxPipeline = 64;
   bool OpenAll(Side& side, std::string& error);
+  // Compares the two replies to `step` and follows its connection's MULTI state.
+  Outcome Compare(const Step& step, Value ours, Value theirs);
   void Track(const Step& step, const Value& reply);
   bool Fails(const std::vector<Step>& candidate);
 
@@ -73,6 +83,8 @@ class Runner {
   const CommandTable& table_;
   std::vector<TxState> tx_;
   int replays_ = 0;
+  long long error_replies_ = 0;
+  long long resp3_replies_ = 0;
 };
 
 }  // namespace difftest

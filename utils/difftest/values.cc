@@ -165,8 +165,9 @@ std::string Generator::RelativeTime(bool millis) {
 }
 
 // Absolute expiry: before 2021 (already past) or after 2096, never near the present.
-std::string Generator::AbsoluteTime(bool millis) {
+std::string Generator::AbsoluteTime(bool millis, bool future_only) {
   uint64_t r = rng_.Below(100);
+  if (future_only && r < 25) r += 25;
   long long scale = millis ? 1000 : 1;
   if (r < 25) return std::to_string(rng_.Range(1, 1600000000) * scale);
   if (r < 80) return std::to_string(rng_.Range(4000000000LL, 90000000000LL) * scale);
