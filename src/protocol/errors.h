@@ -133,9 +133,10 @@ inline std::string_view TrailingArg(std::string_view arg) {
 inline std::string UnsupportedOption(std::string_view opt) {
   return "ERR Unsupported option " + std::string(TrailingArg(opt));
 }
-// "ERR Unknown argument foo" (FUNCTION LIST)
+// "ERR Unknown argument foo" (FUNCTION LIST; unlike the EXPIRE options, Redis keeps a trailing
+// CR/LF here, written as spaces)
 inline std::string UnknownArgument(std::string_view arg) {
-  return "ERR Unknown argument " + std::string(TrailingArg(arg));
+  return "ERR Unknown argument " + std::string(UpToNul(arg));
 }
 
 // String family (SET/INCR/LCS).

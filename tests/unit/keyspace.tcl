@@ -378,6 +378,8 @@ start_server {tags {keyspace}} {
         assert_equal "ERR Unsupported option a  b" $e
         catch {r function list "x\x00y"} e
         assert_equal "ERR Unknown argument x" $e
+        catch {r function list "x\r\n"} e
+        assert_equal "ERR Unknown argument x  " $e
         catch {r hello 2 "op\x00t"} e
         assert_equal "ERR Syntax error in HELLO option 'op'" $e
     }
