@@ -90,6 +90,8 @@ class Generator {
   void EmitArg(const ArgSpec& arg, std::vector<std::string>& out, int depth);
   std::string ValueFor(const ArgSpec& arg);
   void Mutate(std::vector<std::string>& argv);
+  static void Tame(std::vector<std::string>& argv);
+  void NextUntamed(std::vector<Step>& out);
 
   // Families.
   std::vector<std::string> StringFamily();
