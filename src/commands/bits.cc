@@ -243,14 +243,15 @@ void BitCountCommand(CommandContext& c) {
     c.reply.Error(err::kNotInteger);
     return;
   }
+  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
+  // Redis answers this before it reads the unit, so a bad unit goes unnoticed here.
+  if (start < 0 && end < 0 && start > end) {
+    c.reply.Int(0);
+    return;
+  }
   bool in_bits = false;
   if (argc == 5 && !ParseRangeUnit(c.args[4], &in_bits)) {
     c.reply.Error(err::kSyntax);
-    return;
-  }
-  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
-  if (start < 0 && end < 0 && start > end) {
-    c.reply.Int(0);
     return;
   }
   const int64_t len = static_cast<int64_t>(bytes.size());
