@@ -191,11 +191,13 @@ void SetBitCommand(CommandContext& c) {
     c.reply.Int(0);
     return;
   }
+  const bool grows = byte + 1 > e->value.StringLength();
   auto* p = reinterpret_cast<unsigned char*>(e->value.MutableBytes(byte + 1));
   const int old = (p[byte] & mask) ? 1 : 0;
   p[byte] = static_cast<unsigned char>(bit ? (p[byte] | mask) : (p[byte] & ~mask));
-  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
-  c.db.Modified(e);
+  // As in Redis 7.0, a SETBIT that neither grows the string nor flips the bit is no change:
+  // no key event, so WATCH and the dirty counter do not see it.
+  if (grows || old != bit) c.db.Modified(e);
   c.reply.Int(old);
 }
 

@@ -370,6 +370,25 @@ start_server {tags {multi}} {
         r exec
     } {}
 
+    test {A SETBIT that neither flips a bit nor grows the string does not touch a watched key} {
+        r set x o
+        r watch x
+        assert_equal 1 [r setbit x 1 1] "bit 1 of 'o' (0x6f) is already set"
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        r watch x
+        r setbit x 1 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "a flipped bit touches"
+        r watch x
+        r setbit x 100 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "growing the string touches"
+    }
+
     test {WATCH will consider a PERSIST of the key a touch} {
         r set x foo ex 100
         r watch x
