@@ -129,8 +129,10 @@ bool CopyValue(const Value& v, Value* out) {
   }
   char scratch[kMaxInt64Chars + 1];
   std::string_view bytes = v.View(scratch);
+  // An embstr copy stays embstr even when its text is a canonical integer (an INCRBYFLOAT
+  // result such as "16"): Redis duplicates the object, it does not re-encode it.
   bool raw = std::string_view(v.EncodingName()) == "raw";
-  *out = raw ? Value::RawString(bytes) : Value::String(bytes);
+  *out = raw ? Value::RawString(bytes) : Value::TextString(bytes);
   return true;
 }
 

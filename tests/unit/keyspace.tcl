@@ -146,6 +146,21 @@ start_server {tags {keyspace}} {
         r del c1 c2 c3
     }
 
+    test {COPY keeps the encoding of the source string} {
+        r incrbyfloat cf 0x10
+        assert_equal [r object encoding cf] embstr "INCRBYFLOAT results are never int-encoded"
+        r copy cf cf2
+        assert_equal [r object encoding cf2] embstr
+        r set ci 16
+        r copy ci ci2
+        assert_equal [r object encoding ci2] int
+        r set cr hello
+        r append cr x
+        r copy cr cr2
+        assert_equal [r object encoding cr2] raw
+        r del cf cf2 ci ci2 cr cr2
+    }
+
     tags {needs:types} {
         test {COPY of aggregates is deep and keeps the TTL} {
             r hset h1 a 1 b 2
