@@ -23,6 +23,7 @@ packages=(
   libgtest-dev        # unit tests
   libxxhash-dev       # key hashing (XXH3, seeded)
   libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
+  liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
   redis-server        # test only: the reference for the differential test and the benchmark
 )
 
