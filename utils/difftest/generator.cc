@@ -111,10 +111,22 @@ void Generator::Mutate(std::vector<std::string>& argv) {
       argv.push_back(Junk());
       break;
     case 2:
-      // Not for SET: a junk number after EXAT/PXAT could be a past time (see generator.h).
-      if (argv.size() > 1 && !(argv[0].size() == 3 && (argv[0][0] | 0x20) == 's' &&
-                               (argv[0][1] | 0x20) == 'e' && (argv[0][2] | 0x20) == 't')) {
-        argv[1 + rng_.Below(argv.size() - 1)] = Junk();
+      if (argv.size() > 1) {
+        std::string name = argv[0];
+        for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        // Not for SET: a junk number after EXAT/PXAT could be a past time (see generator.h).
+        if (name == "set") break;
+        std::string junk = Junk();
+        // In a command that takes a time, a small positive number would be a TTL racing the
+        // clock: 10^12 is far in the future whether read as seconds, milliseconds or a date.
+        static const std::vector<std::string> kTimed = {
+            "expire", "pexpire", "expireat", "pexpireat", "setex", "psetex", "getex"};
+        if (std::find(kTimed.begin(), kTimed.end(), name) != kTimed.end() && !junk.empty() &&
+            junk.size() < 9 && junk.find_first_not_of("0123456789") == std::string::npos &&
+            std::stoll(junk) > 0) {
+          junk = "1000000000000";
+        }
+        argv[1 + rng_.Below(argv.size() - 1)] = junk;
       }
       break;
     case 3:

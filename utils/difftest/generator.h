@@ -20,7 +20,8 @@
 // gets future absolute times only: with a past EXAT/PXAT both servers store a key that is
 // already expired, which DBSIZE and MEMORY USAGE still see until the active expiry cycle
 // reclaims it, on the clock (EXPIREAT/GETEX with a past time delete at once and are fine).
-// Sizes and bit offsets are bounded so no command allocates more than a few KB.
+// Mutations that put a junk number into a timed command use 10^12 instead of a small positive
+// one. Sizes and bit offsets are bounded so no command allocates more than a few KB.
 #pragma once
 
 #include <cstdint>

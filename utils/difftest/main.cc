@@ -38,6 +38,8 @@ struct Options {
   int connections = 2;
   bool test_line = false;
   bool list = false;
+  long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
+  long long print_to = -1;
   bool quiet = false;
   int shrink_seconds = 120;
   int shrink_replays = 400;
@@ -46,7 +48,7 @@ struct Options {
 void Usage() {
   std::cerr << "usage: difftest [--count N] [--seed S] [--ours PATH] [--redis PATH]\n"
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
-               "                [--test-line] [--quiet] [--list]\n";
+               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -60,6 +62,9 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.list = true;
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--print" && i + 2 < argc) {
+      o.print_from = std::atoll(argv[++i]);
+      o.print_to = std::atoll(argv[++i]);
     } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
                 a == "--shrink-seconds" || a == "--shrink-replays" || a == "--ours" ||
                 a == "--redis") &&
@@ -174,6 +179,15 @@ int Run(const Options& o) {
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
     for (const auto& n : gen.SendableNames()) std::cout << " " << n;
     std::cout << "\nRedis commands redis-tp lacks (never sent): " << redis_only << "\n";
+    return 0;
+  }
+
+  if (o.print_from >= 0) {
+    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.print_to,
+                                         static_cast<size_t>(o.print_to - o.print_from));
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::cout << "#" << o.print_from + static_cast<long long>(i) << " " << Line(steps[i]) << "\n";
+    }
     return 0;
   }
 
