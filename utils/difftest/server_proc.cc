@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,8 @@ bool ServerProcess::Spawn() {
     return false;
   }
   if (pid_ == 0) {
+    // A server must not outlive the tester, even one killed by a signal.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     int null_fd = ::open("/dev/null", O_RDWR);
     if (null_fd >= 0) {
       ::dup2(null_fd, 0);
