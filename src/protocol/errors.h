@@ -211,10 +211,6 @@ inline constexpr std::string_view kInvalidArgCount =
 inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
-// "ERR Unknown argument FOO" (FUNCTION LIST)
-inline std::string UnknownArgument(std::string_view arg) {
-  return "ERR Unknown argument " + std::string(arg);
-}
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
 inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {
   return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
