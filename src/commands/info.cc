@@ -115,7 +115,7 @@ void ClientsSection(Server& s, std::string* out) {
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   Line(out, "blocked_clients:%zu", s.blocking().blocked_count());
   Line(out, "tracking_clients:0");
-  Line(out, "clients_in_timeout_table:0");
+  Line(out, "clients_in_timeout_table:%zu", s.blocking().timeout_count());
 }
 
 size_t TotalSystemMemory() {

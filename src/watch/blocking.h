@@ -109,6 +109,8 @@ class BlockingCore : public KeyspaceListener {
   std::unique_ptr<BlockedClient> Remove(uint64_t client);
   bool IsBlocked(uint64_t client) const { return waiters_.count(client) != 0; }
   size_t blocked_count() const { return waiters_.size(); }
+  // Waiters with a deadline (INFO clients_in_timeout_table).
+  size_t timeout_count() const { return deadlines_.size(); }
   // Number of waiters (of any kind) on (db, key).
   size_t QueueLength(int db, std::string_view key) const;
 

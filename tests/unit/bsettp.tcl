@@ -573,10 +573,21 @@ start_server {tags {bsettp}} {
         $w bsettp bs:info v 0
         bs_wait_blocked $id
         assert_equal 1 [s blocked_clients]
+        assert_equal 0 [s clients_in_timeout_table] "timeout 0 has no deadline"
+        lassign [bs_waiter] w2 id2
+        $w2 bsettp bs:info v 100
+        bs_wait_blocked $id2
+        assert_equal 2 [s blocked_clients]
+        assert_equal 1 [s clients_in_timeout_table]
         $h close
         assert_equal 1 [$w read]
+        assert_equal 1 [s blocked_clients]
+        r client unblock $id2
+        assert_equal 0 [$w2 read]
         assert_equal 0 [s blocked_clients]
+        assert_equal 0 [s clients_in_timeout_table]
         $w close
+        $w2 close
     }
 
     test {The idle timeout does not end a blocked waiter} {
