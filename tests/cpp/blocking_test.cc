@@ -47,7 +47,7 @@ class FakeKind : public BlockKind {
       db.Remove(e);  // consumed
     } else {
       if (e != nullptr) return ServeResult::kKindDone;
-      db.Upsert(key, Value::String("mine"), false);
+      db.Upsert(key, Value::String("mine"), false, notice::kSet);
     }
     log_->events.push_back(name_ + ":" + std::to_string(w.client) + ":" + std::string(key));
     reply.Int(static_cast<int64_t>(w.client));
@@ -133,9 +133,9 @@ TEST_F(BlockingCoreTest, AnAddedKeyServesItsWaiter) {
   EXPECT_TRUE(core_.IsBlocked(1));
   EXPECT_EQ(core_.blocked_count(), 1u);
   EXPECT_FALSE(core_.has_ready());
-  db0_.Upsert("other", Value::String("go"), false);
+  db0_.Upsert("other", Value::String("go"), false, notice::kSet);
   EXPECT_FALSE(core_.has_ready()) << "a key nobody waits on is not ready";
-  db0_.Upsert("k", Value::String("go"), false);
+  db0_.Upsert("k", Value::String("go"), false, notice::kSet);
   EXPECT_TRUE(core_.has_ready());
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
   EXPECT_EQ(Output(1), ":1\r\n");
@@ -146,27 +146,30 @@ TEST_F(BlockingCoreTest, AnAddedKeyServesItsWaiter) {
 }
 
 TEST_F(BlockingCoreTest, AChangedKeyIsReadyAndTheKindDecides) {
-  db0_.Upsert("k", Value::String("wait"), false);
+  db0_.Upsert("k", Value::String("wait"), false, notice::kSet);
   Block(1, db0_, {"k"}, &list_);
-  db0_.Upsert("k", Value::String("still waiting"), false);  // modified: ready, not servable
+  db0_.Upsert("k", Value::String("still waiting"), false,
+              notice::kSet);  // modified: ready, not servable
   EXPECT_TRUE(core_.has_ready());
   EXPECT_TRUE(ServeAll().empty());
   EXPECT_TRUE(core_.IsBlocked(1));
   EXPECT_EQ(Output(1), "");
-  db0_.Upsert("k", Value::String("go"), false);  // modified again: now servable
+  db0_.Upsert("k", Value::String("go"), false, notice::kSet);  // modified again: now servable
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
 }
 
 TEST_F(BlockingCoreTest, ARemovedKeyServesAnAbsentKindAndOnlyOneWaiter) {
-  db0_.Upsert("lock", Value::String("held"), false);
+  db0_.Upsert("lock", Value::String("held"), false, notice::kSet);
   Block(1, db0_, {"lock"}, &tp_);
   Block(2, db0_, {"lock"}, &tp_);
-  db0_.Upsert("lock", Value::String("changed"), false);
+  db0_.Upsert("lock", Value::String("changed"), false, notice::kSet);
   EXPECT_TRUE(ServeAll().empty()) << "a value change frees nothing";
-  EXPECT_TRUE(db0_.Remove("lock"));
+  ASSERT_NE(db0_.FindRaw("lock"), nullptr);
+  db0_.Remove(db0_.FindRaw("lock"));
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1}) << "one removal, one hand-off, FIFO";
   EXPECT_TRUE(core_.IsBlocked(2));
-  EXPECT_TRUE(db0_.Remove("lock"));
+  ASSERT_NE(db0_.FindRaw("lock"), nullptr);
+  db0_.Remove(db0_.FindRaw("lock"));
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{2});
 }
 
@@ -178,7 +181,7 @@ TEST_F(BlockingCoreTest, FifoPerKeyAcrossKinds) {
   Block(3, db0_, {"k"}, &list_);
   EXPECT_EQ(core_.QueueLength(0, "k"), 3u);
   for (int i = 0; i < 3; ++i) {
-    db0_.Upsert("k", Value::String("go"), false);
+    db0_.Upsert("k", Value::String("go"), false, notice::kSet);
     ServeAll();
   }
   EXPECT_EQ(log_.events, (std::vector<std::string>{"list:1:k", "zset:2:k", "list:3:k"}));
@@ -187,11 +190,11 @@ TEST_F(BlockingCoreTest, FifoPerKeyAcrossKinds) {
 TEST_F(BlockingCoreTest, AKindThatCannotBeServedDoesNotHoldBackAnotherKind) {
   // tp waits for k to vanish, list waits for it to hold "go": the list waiter behind is served
   // while the key exists, and the tp waiter keeps its place.
-  db0_.Upsert("k", Value::String("x"), false);
+  db0_.Upsert("k", Value::String("x"), false, notice::kSet);
   Block(1, db0_, {"k"}, &tp_);
   Block(2, db0_, {"k"}, &tp_);
   Block(3, db0_, {"k"}, &list_);
-  db0_.Upsert("k", Value::String("go"), false);
+  db0_.Upsert("k", Value::String("go"), false, notice::kSet);
   // One pass over k: tp waiter 1 answers kKindDone, so tp waiter 2 is not asked; the list
   // waiter behind them is served and consumes k.
   auto ready = core_.TakeReady();
@@ -213,27 +216,27 @@ TEST_F(BlockingCoreTest, AMultiKeyWaiterIsServedOnceAndLeavesEveryQueue) {
   Block(2, db0_, {"b"}, &list_);
   EXPECT_EQ(core_.QueueLength(0, "a"), 1u);
   EXPECT_EQ(core_.QueueLength(0, "b"), 2u);
-  db0_.Upsert("b", Value::String("go"), false);
+  db0_.Upsert("b", Value::String("go"), false, notice::kSet);
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
   EXPECT_EQ(core_.QueueLength(0, "a"), 0u) << "served for b, so it left a's queue";
   EXPECT_EQ(core_.QueueLength(0, "b"), 1u);
-  db0_.Upsert("a", Value::String("go"), false);
+  db0_.Upsert("a", Value::String("go"), false, notice::kSet);
   EXPECT_TRUE(ServeAll().empty());
-  db0_.Upsert("b", Value::String("go"), false);
+  db0_.Upsert("b", Value::String("go"), false, notice::kSet);
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{2});
   EXPECT_EQ(Output(1), ":1\r\n");
 }
 
 TEST_F(BlockingCoreTest, QueuesArePerDatabase) {
   Block(1, db1_, {"k"}, &list_);
-  db0_.Upsert("k", Value::String("go"), false);
+  db0_.Upsert("k", Value::String("go"), false, notice::kSet);
   EXPECT_TRUE(ServeAll().empty());
-  db1_.Upsert("k", Value::String("go"), false);
+  db1_.Upsert("k", Value::String("go"), false, notice::kSet);
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
 }
 
 TEST_F(BlockingCoreTest, FlushAndSwapMakeTheirDatabasesKeysReady) {
-  db0_.Upsert("k", Value::String("x"), false);
+  db0_.Upsert("k", Value::String("x"), false, notice::kSet);
   Block(1, db0_, {"k"}, &tp_);
   db0_.Flush();
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
@@ -269,16 +272,16 @@ TEST_F(BlockingCoreTest, RemoveUnblocksWithoutServiceAndForgetsTheDeadline) {
   EXPECT_EQ(core_.Remove(1), nullptr) << "not blocked any more";
   EXPECT_EQ(core_.next_deadline(), 0);
   EXPECT_EQ(core_.QueueLength(0, "j"), 0u);
-  db0_.Upsert("k", Value::String("go"), false);
+  db0_.Upsert("k", Value::String("go"), false, notice::kSet);
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{2}) << "the removed waiter lost its turn";
   EXPECT_EQ(Output(1), "");
 }
 
 TEST_F(BlockingCoreTest, AReadyKeyIsListedOncePerPass) {
   Block(1, db0_, {"k"}, &list_);
-  db0_.Upsert("k", Value::String("a"), false);
-  db0_.Upsert("k", Value::String("b"), false);
-  db0_.Remove("k");
+  db0_.Upsert("k", Value::String("a"), false, notice::kSet);
+  db0_.Upsert("k", Value::String("b"), false, notice::kSet);
+  db0_.Remove(db0_.FindRaw("k"));
   auto ready = core_.TakeReady();
   EXPECT_EQ(ready.size(), 1u);
   EXPECT_FALSE(core_.has_ready());
