@@ -79,7 +79,8 @@ class BlockKind {
  public:
   virtual ~BlockKind() = default;
   // (db, key) is ready and `w` waits on it: serve it if the key allows (writing the reply to
-  // `reply`, changing the keyspace as the command would) or leave it waiting.
+  // `reply`, changing the keyspace as the command would) or leave it waiting. A kind that does
+  // not serve must not change the key (beyond expiring it), or serving would never settle.
   virtual ServeResult TryServe(BlockedClient& w, Database& db, std::string_view key,
                                ReplyBuilder& reply) = 0;
   // The wait ended by its timeout (or CLIENT UNBLOCK ... TIMEOUT): write the kind's reply.

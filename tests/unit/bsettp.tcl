@@ -617,7 +617,14 @@ start_server {tags {bsettp redistp}} {
         lassign [bs_waiter] w id
         $w bsettp bs:pause mine 0
         bs_wait_blocked $id
+        lassign [bs_waiter] w2 id2
+        $w2 bsettp bs:pause other 0
+        bs_wait_blocked $id2
         r client pause 100000 write
+        # CLIENT UNBLOCK still works during the pause (it writes nothing), as in Redis.
+        assert_equal 1 [r client unblock $id2]
+        assert_equal 0 [$w2 read]
+        $w2 close
         $h close
         bs_wait_gone bs:pause
         after 100
