@@ -253,7 +253,7 @@ void ClientPauseCommand(CommandContext& c) {
     c.reply.Error(err::kTimeoutNegative);
     return;
   }
-  int64_t now = Server::NowMs();
+  int64_t now = c.server.NowMs();
   // A zero timeout ends at once: nothing to pause. So does one whose end time overflows:
   // Redis 7.0 accepts it and its end wraps into the past.
   if (timeout_ms > 0 && timeout_ms <= INT64_MAX - now) {

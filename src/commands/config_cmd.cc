@@ -64,7 +64,7 @@ void ConfigResetStatCommand(CommandContext& c) {
   ServerStats& st = c.server.stats();
   st = ServerStats{};
   // The next instantaneous sample measures from now, against counters that restart at zero.
-  st.last_sample_ms = Server::NowMs();
+  st.last_sample_ms = c.server.NowMs();
   KeyspaceContext& ks = c.server.keyspace();
   ks.expired_keys = 0;
   ks.keyspace_hits = 0;

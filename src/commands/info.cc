@@ -67,7 +67,7 @@ void ServerSection(Server& s, std::string* out) {
   static_assert(sizeof(long) == 8 || sizeof(long) == 4);
   utsname un{};
   uname(&un);
-  int64_t now_us = Server::NowUs();
+  int64_t now_us = s.NowUs();
   int64_t uptime = (now_us / 1000 - s.start_time_ms()) / 1000;
   Line(out, "redis_version:%s", kRedisVersion);
   Line(out, "redis_tp_version:%s", kRedisTpVersion);

@@ -190,12 +190,14 @@ bool ParseFlushMode(CommandContext& c) {
 void FlushDbCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   c.db.Flush();
+  c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
 
 void FlushAllCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   for (int i = 0; i < c.server.db_count(); ++i) c.server.db(i).Flush();
+  c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
 
@@ -211,6 +213,7 @@ void SwapDbCommand(CommandContext& c) {
     return;
   }
   if (a != b) Database::Swap(c.server.db(a), c.server.db(b));
+  c.ForceReplication();  // SWAPDB a a too, as Redis 7.0
   c.reply.Ok();
 }
 

@@ -112,8 +112,15 @@ void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
   }
   if (when <= now && c.server.keyspace().expiry_enabled) {
     c.db.Remove(e, RemoveCause::kDeleted);
+    // Replayed as a deletion: a replica must not depend on its own clock to agree.
+    c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
   } else {
     c.db.SetExpire(e, when);
+    // Replayed as PEXPIREAT with the absolute time, keeping the NX/XX/GT/LT options as
+    // Redis 7.0 does, so the replay does not depend on when it happens.
+    std::vector<std::string> argv{"PEXPIREAT", std::string(c.args[1]), Int64ToString(when)};
+    argv.insert(argv.end(), c.args.begin() + 3, c.args.end());
+    c.ReplicateAs(std::move(argv));
   }
   c.reply.Int(1);
 }

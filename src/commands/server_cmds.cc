@@ -56,7 +56,7 @@ std::string SubcommandSyntaxError(const CommandContext& c) {
 // --- TIME, LASTSAVE --------------------------------------------------------------------------
 
 void TimeCommand(CommandContext& c) {
-  int64_t us = Server::NowUs();
+  int64_t us = c.server.NowUs();
   c.reply.Array(2);
   c.reply.Bulk(Int64ToString(us / 1000000));
   c.reply.Bulk(Int64ToString(us % 1000000));

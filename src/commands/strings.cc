@@ -172,7 +172,12 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   } else {
     e = c.db.Add(key, Value::String(value), notice::kSet);
   }
-  if (flags & kSetAnyExpire) c.db.SetExpire(e, when_ms);
+  if (flags & kSetAnyExpire) {
+    c.db.SetExpire(e, when_ms);
+    // Any expire form (SETEX and PSETEX included) is replayed as SET key value PXAT <ms>, the
+    // absolute time, as Redis 7.0 does; NX/XX/GET already had their effect.
+    c.ReplicateAs({"SET", key, value, "PXAT", Int64ToString(when_ms)});
+  }
   if (flags & kSetGet) return;
   if (flags & kSetReplyInt) {
     c.reply.Int(1);
@@ -227,12 +232,16 @@ void GetExCommand(CommandContext& c) {
     return;
   }
   ReplyGet(c, e);
+  // Replayed as what it did: DEL/UNLINK, PEXPIREAT with the absolute time, or PERSIST.
   if ((opts.flags & (kSetExAt | kSetPxAt)) && when_ms <= c.server.keyspace().now_ms) {
     c.db.Remove(e, RemoveCause::kDeleted);
+    c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
   } else if (opts.flags & kSetAnyExpire) {
     c.db.SetExpire(e, when_ms);
+    c.ReplicateAs({"PEXPIREAT", c.args[1], Int64ToString(when_ms)});
   } else if (opts.flags & kSetPersist) {
     c.db.Persist(e);
+    c.ReplicateAs({"PERSIST", c.args[1]});
   }
 }
 
@@ -240,7 +249,9 @@ void GetDelCommand(CommandContext& c) {
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
   ReplyGet(c, e);
-  if (e != nullptr) c.db.Remove(e, RemoveCause::kDeleted);
+  if (e == nullptr) return;
+  c.db.Remove(e, RemoveCause::kDeleted);
+  c.ReplicateAs({"DEL", c.args[1]});
 }
 
 // MGET answers nil for missing keys and for keys of another type (never WRONGTYPE).

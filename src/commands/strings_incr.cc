@@ -113,6 +113,9 @@ void IncrByFloatCommand(CommandContext& c) {
   } else {
     c.db.Add(c.args[1], Value::TextString(text), notice::kIncrByFloat);
   }
+  // Replayed as the value it produced (float formatting and precision may differ between
+  // servers), keeping the TTL, as Redis 7.0 does.
+  c.ReplicateAs({"SET", c.args[1], text, "KEEPTTL"});
   c.reply.Bulk(text);
 }
 

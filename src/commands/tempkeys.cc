@@ -6,6 +6,15 @@
 // the key when it stops existing (a BSetTpKind waiter of the server's blocking core, served by
 // Server::ServeReadyKeys). DELTP deletes only keys the caller
 // owns. With FENCE the success reply is a fencing token from a counter that only grows.
+//
+// Propagation (src/server/propagation.h). A created temporary key is recorded as
+// `SETTP key value [FENCE]` — also when BSETTP created it, at once or by a hand-off, since a
+// replay must never block. The record keeps the key's nature: an AOF replays it as SETTP, so
+// the loader owns the key and deletes it when loading ends (the spec: a restart never brings a
+// temporary key back), and FENCE advances the token counter on replay so tokens keep growing
+// across a restart; replication applies it as an ordinary key (its failover policy comes with
+// replication). DELTP is recorded as `DEL` of the keys it deleted: a replay has no owner to
+// check. A key deleted because its owner left is a `DEL` record from the propagator itself.
 #include <memory>
 
 #include "db/database.h"
@@ -62,6 +71,15 @@ bool ParseBlockTimeout(CommandContext& c, std::string_view arg, int64_t* ms) {
   return true;
 }
 
+// BSETTP that created its key at once is replayed as the SETTP it amounted to.
+void ReplicateAsSetTp(CommandContext& c, bool fence) {
+  if (fence) {
+    c.ReplicateAs({"SETTP", c.args[1], c.args[2], "FENCE"});
+  } else {
+    c.ReplicateAs({"SETTP", c.args[1], c.args[2]});
+  }
+}
+
 void BSetTpCommand(CommandContext& c) {
   int64_t timeout_ms;
   if (!ParseBlockTimeout(c, c.args[3], &timeout_ms)) return;
@@ -75,12 +93,14 @@ void BSetTpCommand(CommandContext& c) {
   bool absent = c.db.LookupWrite(key) == nullptr;
   if (absent && queues.QueueLength(c.db.index(), key) == 0) {
     CreateOwned(c, key, c.args[2], fence);
+    ReplicateAsSetTp(c, fence);
     return;
   }
-  if (c.client.has_flag(kClientInExec)) {
+  if (c.origin != ExecOrigin::kClient) {
     // Inside MULTI (or a script) BSETTP never blocks: it behaves like SETTP.
     if (absent) {
       CreateOwned(c, key, c.args[2], fence);
+      ReplicateAsSetTp(c, fence);
     } else {
       c.reply.Int(0);
     }
@@ -96,13 +116,16 @@ void BSetTpCommand(CommandContext& c) {
 
 void DelTpCommand(CommandContext& c) {
   int64_t deleted = 0;
+  std::vector<std::string> record{"DEL"};
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.id) {
       c.db.Remove(e, RemoveCause::kDeleted);
+      record.emplace_back(c.args[i]);
       ++deleted;
     }
   }
+  c.ReplicateAs(std::move(record));
   c.reply.Int(deleted);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "server/propagation.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -73,5 +74,17 @@ std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc) {
   }
   return keys;
 }
+
+void CommandContext::ReplicateAs(std::initializer_list<std::string_view> argv) {
+  propagation.ReplicateAs(argv);
+}
+
+void CommandContext::ReplicateAs(std::vector<std::string> argv) {
+  propagation.ReplicateAs(std::move(argv));
+}
+
+void CommandContext::ReplicateNothing() { propagation.ReplicateNothing(); }
+
+void CommandContext::ForceReplication() { propagation.ForceReplication(); }
 
 }  // namespace redistp

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,7 +24,12 @@ class Server;
 class Client;
 class Database;
 class ReplyBuilder;
+class Propagator;
 struct CommandSpec;
+
+// Who is running a command: a client's own request, a command queued by MULTI and run by
+// EXEC, or a script (scripting: a later issue). Set by the one admission gate.
+enum class ExecOrigin : uint8_t { kClient, kMulti, kScript };
 
 // What a handler sees. args[0] is the command name as the client sent it.
 struct CommandContext {
@@ -33,6 +39,15 @@ struct CommandContext {
   const std::vector<std::string_view>& args;
   ReplyBuilder& reply;
   const CommandSpec& spec;
+  Propagator& propagation;
+  ExecOrigin origin = ExecOrigin::kClient;
+
+  // Propagation (src/server/propagation.h): a write is replayed as its own arguments unless
+  // the handler says otherwise here. ReplicateAs takes effect only if the command wrote.
+  void ReplicateAs(std::initializer_list<std::string_view> argv);
+  void ReplicateAs(std::vector<std::string> argv);
+  void ReplicateNothing();
+  void ForceReplication();
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);

@@ -5,8 +5,6 @@
 // same checks): command lookup, subcommand lookup, arity, authentication, CLIENT PAUSE, reply
 // suppression (CLIENT REPLY). Handlers trust their input after it. After the handler: command
 // statistics, error statistics, slowlog, latency monitor and MONITOR feed.
-#include <sys/time.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -266,8 +264,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     c->reply.Error(rejection);
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
-    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec};
+    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec, propagator_,
+                       c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient};
+    const int db_index = c->db_index;
+    Propagator::Frame frame = propagator_.BeginCommand();
     spec->handler(ctx);
+    propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);
@@ -324,12 +326,11 @@ void Server::RecordCall(Client* c, const CommandSpec* spec,
 }
 
 void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& args) {
-  timeval tv;
-  gettimeofday(&tv, nullptr);
+  int64_t now_us = NowUs();
   char head[96];
   std::string where = c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket : c.addr;
-  std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(tv.tv_sec),
-                static_cast<long>(tv.tv_usec), c.db_index);
+  std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(now_us / 1000000),
+                static_cast<long>(now_us % 1000000), c.db_index);
   std::string line = head;
   line.append(where);
   line.push_back(']');

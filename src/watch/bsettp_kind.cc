@@ -11,6 +11,7 @@ ServeResult BSetTpKind::TryServe(BlockedClient& w, Database& db, std::string_vie
   if (db.Peek(key) != nullptr) return ServeResult::kKindDone;
   const auto& st = static_cast<const BSetTpState&>(*w.state);
   reply.Int(owners_->CreateOwned(db, key, st.value, w.client, st.fence));
+  if (on_handoff_) on_handoff_(db.index(), key, st);
   return ServeResult::kServed;
 }
 

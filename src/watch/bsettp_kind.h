@@ -5,10 +5,13 @@
 // to it. Nobody else wakes up." A ready key that exists serves nobody of this kind (kKindDone),
 // so a value change, a retype or a re-creation leaves the waiters queued; the first waiter
 // offered an absent key takes it, and the key then exists for everyone behind it. On timeout
-// the reply is 0.
+// the reply is 0. After each hand-off the kind calls its hook, through which the server records
+// the hand-off for propagation as the SETTP it became (a replay must never block).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "watch/blocking.h"
 
@@ -23,13 +26,16 @@ struct BSetTpState : BlockState {
 
 class BSetTpKind : public BlockKind {
  public:
-  explicit BSetTpKind(OwnerIndex* owners) : owners_(owners) {}
+  using HandOffHook = std::function<void(int db, std::string_view key, const BSetTpState& st)>;
+  BSetTpKind(OwnerIndex* owners, HandOffHook on_handoff)
+      : owners_(owners), on_handoff_(std::move(on_handoff)) {}
   ServeResult TryServe(BlockedClient& w, Database& db, std::string_view key,
                        ReplyBuilder& reply) override;
   void TimeoutReply(BlockedClient& w, ReplyBuilder& reply) override;
 
  private:
   OwnerIndex* owners_;
+  HandOffHook on_handoff_;
 };
 
 }  // namespace redistp
