@@ -187,11 +187,14 @@ void SetBitCommand(CommandContext& c) {
     c.reply.Int(0);
     return;
   }
-  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
+  const bool grows = byte + 1 > e->value.StringLength();
   Mutation m = c.db.Mutate(e, notice::kSetBit);
   auto* p = reinterpret_cast<unsigned char*>(m.value().MutableBytes(byte + 1));
   const int old = (p[byte] & mask) ? 1 : 0;
   p[byte] = static_cast<unsigned char>(bit ? (p[byte] | mask) : (p[byte] & ~mask));
+  // As in Redis 7.0, a SETBIT that neither grows the string nor flips the bit is no change:
+  // no key event, so WATCH, notifications and the dirty counter do not see it.
+  if (!grows && old == bit) m.Abandon();
   c.reply.Int(old);
 }
 
@@ -239,14 +242,15 @@ void BitCountCommand(CommandContext& c) {
     c.reply.Error(err::kNotInteger);
     return;
   }
+  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
+  // Redis answers this before it reads the unit, so a bad unit goes unnoticed here.
+  if (start < 0 && end < 0 && start > end) {
+    c.reply.Int(0);
+    return;
+  }
   bool in_bits = false;
   if (argc == 5 && !ParseRangeUnit(c.args[4], &in_bits)) {
     c.reply.Error(err::kSyntax);
-    return;
-  }
-  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
-  if (start < 0 && end < 0 && start > end) {
-    c.reply.Int(0);
     return;
   }
   const int64_t len = static_cast<int64_t>(bytes.size());
@@ -408,22 +412,105 @@ void BitOpCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+
 void RegisterBitCommands(CommandTable& t) {
-  t.Register({.name = "setbit", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
+  t.Register({.name = "setbit",
+              .arity = 4,
+              .flags = kCmdWrite | kCmdDenyOom,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclWrite | kAclBitmap | kAclSlow,
+              .doc = {.summary = "Sets or clears one bit of the string at a key",
+                      .since = "2.2.0",
+                      .group = "bitmap",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("offset"), Integer("value")}},
               .handler = SetBitCommand});
-  t.Register({.name = "getbit", .arity = 3, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclFast,
+  t.Register({.name = "getbit",
+              .arity = 3,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclRead | kAclBitmap | kAclFast,
+              .doc = {.summary = "Returns one bit of the string at a key",
+                      .since = "2.2.0",
+                      .group = "bitmap",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                      .args = {Key("key", 0), Integer("offset")}},
               .handler = GetBitCommand});
-  t.Register({.name = "bitcount", .arity = -2, .flags = kCmdReadOnly, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
-              .handler = BitCountCommand});
-  t.Register({.name = "bitpos", .arity = -3, .flags = kCmdReadOnly, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
-              .handler = BitPosCommand});
-  t.Register({.name = "bitop", .arity = -4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 2,
-              .last_key = -1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
-              .handler = BitOpCommand});
+  t.Register(
+      {.name = "bitcount",
+       .arity = -2,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Counts the set bits of a string, optionally within a range",
+               .since = "2.6.0",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .history = {{"7.0.0",
+                            "The range may be given in bits with the new `BYTE`/`BIT` unit."}},
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+               .args = {Key("key", 0),
+                        Block("index", {Integer("start"), Integer("end"),
+                                        OneOf("index_unit", {PureToken("BYTE"), PureToken("BIT")})
+                                            .Since("7.0.0")
+                                            .Optional()})
+                            .Optional()}},
+       .handler = BitCountCommand});
+  t.Register(
+      {.name = "bitpos",
+       .arity = -3,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Finds the first set or clear bit of a string, optionally within a range",
+               .since = "2.8.7",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .history = {{"7.0.0",
+                            "The range may be given in bits with the new `BYTE`/`BIT` unit."}},
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+               .args = {Key("key", 0), Integer("bit"),
+                        Block("index", {Integer("start"),
+                                        Block("end_index", {Integer("end"),
+                                                            OneOf("index_unit", {PureToken("BYTE"),
+                                                                                 PureToken("BIT")})
+                                                                .Since("7.0.0")
+                                                                .Optional()})
+                                            .Optional()})
+                            .Optional()}},
+       .handler = BitPosCommand});
+  t.Register(
+      {.name = "bitop",
+       .arity = -4,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 2,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Combines strings bit by bit (AND, OR, XOR, NOT) into a destination key",
+               .since = "2.6.0",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 2},
+                             {.flags = kKeyRO | kKeyAccess, .index = 3, .last_key = -1}},
+               .args = {String("operation"), Key("destkey", 0), Key("key", 1).Multiple()}},
+       .handler = BitOpCommand});
 }
 
 }  // namespace redistp

@@ -440,11 +440,21 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   return m;
 }
 
+using docs::String;
+
 void RegisterInfoCommand(CommandTable& t) {
   t.Register({.name = "info",
               .arity = -1,
               .flags = kCmdLoading | kCmdStale,
               .acl = kAclSlow | kAclDangerous,
+              .doc = {.summary = "Reports server information and statistics, section by section",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .history = {{"7.0.0", "Several sections may be named in one call."}},
+                      .tips = {"nondeterministic_output", "request_policy:all_shards",
+                               "response_policy:special"},
+                      .args = {String("section").Optional().Multiple()}},
               .handler = InfoCommand});
 }
 

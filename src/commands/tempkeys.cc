@@ -131,15 +131,55 @@ void DelTpCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Double;
+using docs::Key;
+using docs::PureToken;
+using docs::String;
+
 void RegisterTempKeyCommands(CommandTable& t) {
-  t.Register({.name = "settp", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclString | kAclSlow,
-              .handler = SetTpCommand});
-  t.Register({.name = "bsettp", .arity = -4, .flags = kCmdWrite | kCmdDenyOom | kCmdBlocking,
-              .first_key = 1, .last_key = 1, .key_step = 1,
-              .acl = kAclWrite | kAclString | kAclSlow | kAclBlocking, .handler = BSetTpCommand});
-  t.Register({.name = "deltp", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
-              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+  t.Register(
+      {.name = "settp",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclString | kAclSlow,
+       .doc = {.summary = "redis-tp: creates a key owned by this connection, unless the key exists",
+               .since = "7.0.15",
+               .group = "generic",
+               .complexity = "O(1)",
+               .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
+               .args = {Key("key", 0), String("value"), PureToken("FENCE").Optional()}},
+       .handler = SetTpCommand});
+  t.Register({.name = "bsettp",
+              .arity = -4,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdBlocking,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclWrite | kAclString | kAclSlow | kAclBlocking,
+              .doc = {.summary = "redis-tp: like SETTP, but waits in line for the key to disappear",
+                      .since = "7.0.15",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
+                      .args = {Key("key", 0), String("value"), Double("timeout"),
+                               PureToken("FENCE").Optional()}},
+              .handler = BSetTpCommand});
+  t.Register({.name = "deltp",
+              .arity = -2,
+              .flags = kCmdWrite,
+              .first_key = 1,
+              .last_key = -1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .doc = {.summary = "redis-tp: deletes the given keys that this connection owns",
+                      .since = "7.0.15",
+                      .group = "generic",
+                      .complexity = "O(N) where N is the number of keys given",
+                      .key_specs = {{.flags = kKeyRM | kKeyDelete, .index = 1, .last_key = -1}},
+                      .args = {Key("key", 0).Multiple()}},
               .handler = DelTpCommand});
 }
 

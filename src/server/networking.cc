@@ -244,8 +244,8 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
     }
     ++stats_.total_connections_received;
     if (clients_.size() >= static_cast<size_t>(config_.maxclients)) {
-      static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
-      [[maybe_unused]] ssize_t w = write(fd, kMsg.data(), kMsg.size());
+      const std::string msg = "-" + std::string(err::kMaxClients) + "\r\n";
+      [[maybe_unused]] ssize_t w = write(fd, msg.data(), msg.size());
       ++stats_.rejected_connections;
       close(fd);
       continue;

@@ -185,7 +185,6 @@ class Server : public WatchSink {
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
   KeyspaceContext& keyspace() { return keyspace_; }
-  KeyspaceHub& keyspace_hub() { return hub_; }
   // The propagation stream (AOF and replication attach sinks here).
   Propagator& propagator() { return propagator_; }
   Database& db(int index) { return *dbs_[static_cast<size_t>(index)]; }
@@ -199,7 +198,8 @@ class Server : public WatchSink {
   int hz() const { return current_hz_; }
   int64_t last_save_time() const { return last_save_time_; }
 
-  // Slowlog and latency monitor (src/server/monitoring.cc).
+  // Slowlog and latency monitor: fed by RecordCall (dispatch.cc), read by SLOWLOG and LATENCY
+  // (commands/introspection.cc).
   std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
   void SlowlogReset() { slowlog_.clear(); }
   std::map<std::string, LatencyEvent>& latency_events() { return latency_; }

@@ -5,17 +5,6 @@
 # missing keys that stay missing), and the state EXEC / DISCARD / RESET leave behind.
 # Every test here passes against /usr/bin/redis-server as well.
 
-# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
-proc multi_client_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 start_server {tags {multi}} {
     test {MULTI / EXEC basics} {
         r del foo
@@ -101,6 +90,17 @@ start_server {tags {multi}} {
         assert_error "$abort wrong number of arguments for 'exec' command" {r exec extra}
         assert_error {ERR EXEC without MULTI} {r exec}
         assert_equal PONG [r ping]
+    }
+
+    test {A wrong arity of EXEC outside MULTI is an EXECABORT that drops the WATCHes} {
+        r set foo 1
+        r watch foo
+        set abort "EXECABORT Transaction discarded because of:"
+        assert_error "$abort wrong number of arguments for 'exec' command" {r exec extra}
+        r set foo 2
+        r multi
+        r incr foo
+        assert_equal {3} [r exec] "the earlier WATCH no longer applies"
     }
 
     test {Runtime errors inside EXEC do not stop the other commands} {
@@ -359,6 +359,25 @@ start_server {tags {multi}} {
         r exec
     } {}
 
+    test {A SETBIT that neither flips a bit nor grows the string does not touch a watched key} {
+        r set x o
+        r watch x
+        assert_equal 1 [r setbit x 1 1] "bit 1 of 'o' (0x6f) is already set"
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        r watch x
+        r setbit x 1 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "a flipped bit touches"
+        r watch x
+        r setbit x 100 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "growing the string touches"
+    }
+
     test {WATCH will consider a PERSIST of the key a touch} {
         r set x foo ex 100
         r watch x
@@ -535,8 +554,8 @@ start_server {tags {multi}} {
     test {CLIENT LIST shows the transaction: flags x and the number of queued commands} {
         set line [r client info]
         set id [r client id]
-        assert_equal N [multi_client_field $line flags]
-        assert_equal -1 [multi_client_field $line multi]
+        assert_equal N [client_field $line flags]
+        assert_equal -1 [client_field $line multi]
         r multi
         r ping
         r ping
@@ -544,8 +563,8 @@ start_server {tags {multi}} {
         set line [$other client list id $id]
         $other close
         r exec
-        assert_equal x [multi_client_field $line flags]
-        assert_equal 2 [multi_client_field $line multi]
+        assert_equal x [client_field $line flags]
+        assert_equal 2 [client_field $line multi]
     }
 
     test {QUIT inside MULTI runs at once and closes the connection} {
