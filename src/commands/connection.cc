@@ -152,15 +152,10 @@ void HelloCommand(CommandContext& c) {
 
 void ResetCommand(CommandContext& c) {
   Client& cl = c.client;
-  // RESET ends the connection's session: transaction, watches, lease and temporary keys go,
-  // exactly as if it had disconnected (the spec lists RESET among the ways a connection ends).
-  cl.in_multi = false;
-  cl.multi_error = false;
-  cl.multi_queue.clear();
-  c.server.exec_watches().UnwatchAll(cl.id);
-  c.server.watches().RemoveAll(cl.id);
-  c.server.SetLease(&cl, 0);
-  c.server.owners().ReleaseAll(cl.id);
+  // RESET ends the connection's session exactly as a disconnect does (the spec lists RESET
+  // among the ways a connection ends): Server::EndSession, the shared teardown. What follows
+  // is what RESET does beyond: the connection's settings go back to those of a new one.
+  c.server.EndSession(cl);
   c.server.SelectDb(cl, 0);
   cl.reply.SetResp(2);
   cl.name.clear();

@@ -113,9 +113,9 @@ void ClientsSection(Server& s, std::string* out) {
   Line(out, "maxclients:%lld", static_cast<long long>(s.config().maxclients));
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
-  Line(out, "blocked_clients:%zu", s.blocking().waiter_count());
+  Line(out, "blocked_clients:%zu", s.blocking().blocked_count());
   Line(out, "tracking_clients:0");
-  Line(out, "clients_in_timeout_table:0");
+  Line(out, "clients_in_timeout_table:%zu", s.blocking().timeout_count());
 }
 
 size_t TotalSystemMemory() {

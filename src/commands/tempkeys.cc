@@ -3,7 +3,8 @@
 // SETTP creates a key only if absent and makes the calling connection its owner; the key dies
 // with the connection (OwnerIndex::ReleaseAll in the server's one teardown path). BSETTP is the
 // fair, herd-free form: if the key exists the connection waits in a FIFO per key and is handed
-// the key when it stops existing (Server::ServeReadyKeys). DELTP deletes only keys the caller
+// the key when it stops existing (a BSetTpKind waiter of the server's blocking core, served by
+// Server::ServeReadyKeys). DELTP deletes only keys the caller
 // owns. With FENCE the success reply is a fencing token from a counter that only grows.
 //
 // Propagation (src/server/propagation.h). A created temporary key is recorded as
@@ -14,6 +15,8 @@
 // across a restart; replication applies it as an ordinary key (its failover policy comes with
 // replication). DELTP is recorded as `DEL` of the keys it deleted: a replay has no owner to
 // check. A key deleted because its owner left is a `DEL` record from the propagator itself.
+#include <memory>
+
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -86,7 +89,7 @@ void BSetTpCommand(CommandContext& c) {
     return;
   }
   std::string_view key = c.args[1];
-  BlockingQueues& queues = c.server.blocking();
+  BlockingCore& queues = c.server.blocking();
   bool absent = c.db.LookupWrite(key) == nullptr;
   if (absent && queues.QueueLength(c.db.index(), key) == 0) {
     CreateOwned(c, key, c.args[2], fence);
@@ -103,9 +106,12 @@ void BSetTpCommand(CommandContext& c) {
     }
     return;
   }
-  c.server.BlockForKey(&c.client, key, std::string(c.args[2]), fence, timeout_ms);
+  auto state = std::make_unique<BSetTpState>();
+  state->value.assign(c.args[2]);
+  state->fence = fence;
+  c.server.BlockClient(&c.client, {key}, c.server.bsettp_kind(), std::move(state), timeout_ms);
   // Earlier waiters keep their turn if the key is free right now: serve the queue in order.
-  if (absent) queues.MarkReady(c.db.index(), std::string(key));
+  if (absent) queues.MarkReady(c.db.index(), key);
 }
 
 void DelTpCommand(CommandContext& c) {

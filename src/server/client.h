@@ -5,10 +5,11 @@
 // server writes `out` once after processing everything a read delivered (one read, one write
 // per loop turn for a pipelining client) and arms the write event only when the socket is full.
 //
-// Lifetime: a Client is created by the server on accept and ended only by Server::CloseClient
-// (the one teardown path). The object itself is freed at the end of the current event callback,
-// so code that still holds a reference during the callback stays safe; `closed` tells it the
-// connection is gone.
+// Lifetime: a Client is created by the server on accept and ended only by Server::CloseClient,
+// whose session part (Server::EndSession: transaction, watches, blocked state, temporary keys)
+// RESET shares. The object itself is freed once the loop turn is over, so code that still
+// holds a reference during the turn stays safe; `closed` tells it the connection is gone. The
+// destructor frees memory (and the client's libevent events) only.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +20,8 @@
 
 #include "protocol/reply_builder.h"
 #include "protocol/request_parser.h"
+#include "server/event_handle.h"
 #include "util/byte_buffer.h"
-
-struct event;
 
 namespace redistp {
 
@@ -38,7 +38,6 @@ enum ClientFlag : uint32_t {
   kClientReplySkip = 1u << 5,      // suppressing the current command's reply
   kClientNoEvict = 1u << 6,
   kClientExecuting = 1u << 7,      // inside its own command processing
-  kClientPendingFree = 1u << 8,
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
@@ -64,7 +63,6 @@ class Client {
   std::string addr;   // "ip:port" of the peer (or "/path:0" for unix sockets)
   std::string laddr;  // local "ip:port"
   std::string name;
-  std::string lib_name, lib_ver;
   int db_index = 0;
   Database* db = nullptr;
   bool authenticated = false;
@@ -90,19 +88,18 @@ class Client {
   bool multi_error = false;  // a command failed to queue: EXEC aborts
   bool watch_dirty = false;  // a WATCHed key changed: EXEC returns null
   std::vector<std::vector<std::string>> multi_queue;
-  std::vector<std::pair<int, std::string>> exec_watched;  // MULTI WATCH keys (db, key)
 
-  // Blocking commands (BSETTP): while blocked, input is buffered but not executed.
+  // Blocking commands: while blocked (in the server's BlockingCore), input is buffered but not
+  // executed.
   bool blocked = false;
-  struct event* block_timer = nullptr;
-  int64_t block_deadline_ms = 0;  // clock time the block times out at; 0 = never
 
-  // Push frames produced while this client's own command runs; appended after its reply, so
-  // the connection that made a change reads its reply first (the spec's ordering promise).
+  // Push frames produced while this client's own command runs; Server::Push holds them here
+  // and Server::ReleaseHeldPushes appends them after its reply, so the connection that made a
+  // change reads its reply first (the spec's ordering promise).
   ByteBuffer pending_pushes;
 
-  struct event* read_ev = nullptr;
-  struct event* write_ev = nullptr;
+  EventPtr read_ev;
+  EventPtr write_ev;
   bool write_armed = false;
 };
 

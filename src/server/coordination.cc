@@ -1,21 +1,25 @@
-// Coordination runtime: the server side of temporary keys, existence watches and BSETTP.
+// Coordination runtime: the server side of pushes, temporary keys, existence watches and the
+// blocking core.
 //
-// The spec's ordering promise — "a watcher receives the notification of a change before the
-// reply to any command it sends after that change. For the connection that made the change,
-// the notification follows that command's reply (after the EXEC reply for MULTI)" — is kept by
-// where push frames go:
+// Pushes. Every server-initiated message goes through Server::Push. The spec's ordering
+// promise — "a watcher receives the notification of a change before the reply to any command
+// it sends after that change. For the connection that made the change, the notification
+// follows that command's reply (after the EXEC reply for MULTI)" — is kept by where frames go:
 //   - a client that is not executing gets the frame appended to its output at once (its output
 //     only ever holds complete replies, so the frame lands between replies, never inside one);
-//     the client is flushed at the end of the callback;
+//     it is written in this loop turn's write pass;
 //   - the client whose command caused the change is executing: its frames wait in
-//     pending_pushes and are appended after that command's reply (ProcessInput does it).
+//     pending_pushes and ReleaseHeldPushes appends them after that command's reply
+//     (ProcessInput does it after each top-level command, so after EXEC as a whole).
 // Nothing here closes a client synchronously while another command runs: output-limit checks
-// happen when pending clients are flushed at the end of the callback.
+// happen when pending clients are flushed.
 //
-// BSETTP: a blocked client keeps reading (its lease renews) but executes nothing. Hand-offs are
-// served from the ready list after each command and at the end of each callback; a resumed
-// client's pipelined input is processed at the end of the callback, never nested inside
-// another client's command.
+// Blocking. A blocked client keeps reading (its lease renews) but executes nothing. Its keys'
+// waiters are served from the core's ready list after each top-level command and at the end of
+// each callback (never inside a command, nor while CLIENT PAUSE holds writes); a served or
+// timed-out client's pipelined input is processed at the end of the callback, never nested
+// inside another client's command. Deadlines: one libevent timer armed (in BeforeSleep) for the
+// earliest deadline the core holds.
 #include <event2/event.h>
 
 #include <algorithm>
@@ -25,31 +29,44 @@
 
 namespace redistp {
 
+void Server::Push(Client& target, std::span<const std::string_view> parts) {
+  if (target.closed) return;
+  // Held while the target runs its own command (or EXEC): the push follows that reply.
+  bool hold = target.has_flag(kClientExecuting);
+  ByteBuffer& dst = hold ? target.pending_pushes : target.out;
+  // Framed with the target's own protocol: '>' for RESP3, an array for RESP2.
+  ReplyBuilder rb(&dst);
+  rb.SetResp(target.reply.resp());
+  rb.Push(parts.size());
+  for (std::string_view p : parts) rb.Bulk(p);
+  if (!hold) ScheduleFlush(&target);
+}
+
+void Server::ReleaseHeldPushes(Client& c) {
+  if (c.pending_pushes.Readable() == 0) return;
+  c.out.Append(c.pending_pushes.View());
+  c.pending_pushes.Clear();
+  ScheduleFlush(&c);
+}
+
 void Server::OnWatchedKeyEvent(uint64_t client, int /*db*/, std::string_view key, bool added) {
   Client* c = FindClient(client);
-  if (c == nullptr || c->closed) return;
-  // Frames are built with the client's own protocol: '>' for RESP3, an array for RESP2.
-  ByteBuffer& dst = c->has_flag(kClientExecuting) ? c->pending_pushes : c->out;
-  ReplyBuilder rb(&dst);
-  rb.SetResp(c->reply.resp());
-  rb.Push(3);
-  rb.Bulk("watchex");
-  rb.Bulk(key);
-  rb.Bulk(added ? "ADD" : "DEL");
-  if (!c->has_flag(kClientExecuting)) ScheduleFlush(c);
+  if (c == nullptr) return;
+  const std::string_view parts[] = {"watchex", key, added ? "ADD" : "DEL"};
+  Push(*c, parts);
 }
 
 void Server::OnWatchDeadlineChanged(int64_t deadline_ms) {
   if (watch_timer_ == nullptr) return;
   if (deadline_ms == 0) {
-    event_del(watch_timer_);
+    event_del(watch_timer_.get());
     return;
   }
   // Expired means now > deadline: fire one millisecond after it.
   int64_t delay = deadline_ms + 1 - NowMs();
   if (delay < 0) delay = 0;
   timeval tv{static_cast<time_t>(delay / 1000), static_cast<suseconds_t>((delay % 1000) * 1000)};
-  event_add(watch_timer_, &tv);
+  event_add(watch_timer_.get(), &tv);
 }
 
 void Server::WatchTimerCallback(int /*fd*/, short /*what*/, void* arg) {
@@ -67,83 +84,94 @@ void Server::ExpireWatchedKeys() {
   if (next != 0) OnWatchDeadlineChanged(std::max(next, keyspace_.now_ms));
 }
 
-void Server::BlockForKey(Client* c, std::string_view key, std::string value, bool fence,
-                         int64_t timeout_ms) {
+void Server::BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
+                         std::unique_ptr<BlockState> state, int64_t timeout_ms) {
   c->blocked = true;
-  blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence},
-                    c->db->FindRaw(key));
-  c->block_deadline_ms = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
-  if (timeout_ms > 0) {
-    c->block_timer = evtimer_new(base_, &Server::BlockTimerCallback, c);
-    timeval tv{static_cast<time_t>(timeout_ms / 1000),
-               static_cast<suseconds_t>((timeout_ms % 1000) * 1000)};
-    event_add(c->block_timer, &tv);
+  int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
+  blocking_.Block(c->id, *c->db, keys, kind, std::move(state), deadline);
+  // The timer is (re)armed for the earliest deadline in BeforeSleep.
+}
+
+void Server::ArmBlockTimer() {
+  int64_t next = blocking_.next_deadline();
+  if (block_timer_ == nullptr || next == block_timer_deadline_) return;
+  block_timer_deadline_ = next;
+  if (next == 0) {
+    event_del(block_timer_.get());
+    return;
   }
+  int64_t delay = std::max<int64_t>(0, next - NowMs());
+  timeval tv{static_cast<time_t>(delay / 1000), static_cast<suseconds_t>((delay % 1000) * 1000)};
+  event_add(block_timer_.get(), &tv);
 }
 
 void Server::BlockTimerCallback(int /*fd*/, short /*what*/, void* arg) {
-  auto* c = static_cast<Client*>(arg);
-  Server* s = c->server;
-  s->UnblockClient(c, false);
+  auto* s = static_cast<Server*>(arg);
+  s->ExpireBlockedClients();
   s->AfterCallback();
+}
+
+void Server::ExpireBlockedClients() {
+  int64_t now = NowMs();
+  keyspace_.now_ms = now;
+  block_timer_deadline_ = 0;  // fired: re-armed below for whatever is left
+  for (std::unique_ptr<BlockedClient>& w : blocking_.TakeExpired(now)) {
+    Client* c = FindClient(w->client);
+    if (c == nullptr || c->closed) continue;
+    w->kind->TimeoutReply(*w, c->reply);
+    FinishBlock(c);
+  }
+  ArmBlockTimer();
 }
 
 bool Server::UnblockClient(Client* c, bool with_error) {
   if (!c->blocked) return false;
-  blocking_.Leave(c->id);
-  if (c->block_timer != nullptr) {
-    event_free(c->block_timer);
-    c->block_timer = nullptr;
-  }
-  c->blocked = false;
-  c->block_deadline_ms = 0;
+  std::unique_ptr<BlockedClient> w = blocking_.Remove(c->id);
   if (with_error) {
     c->reply.Error(err::kUnblocked);
-  } else {
-    c->reply.Int(0);
+  } else if (w != nullptr) {
+    w->kind->TimeoutReply(*w, c->reply);
   }
-  unblocked_.push_back(c);
-  ScheduleFlush(c);
+  FinishBlock(c);
   return true;
 }
 
+void Server::FinishBlock(Client* c) {
+  if (c == nullptr || c->closed) return;
+  c->blocked = false;
+  // The reply that ended the wait is out before the pushes its service caused.
+  if (!c->has_flag(kClientExecuting)) ReleaseHeldPushes(*c);
+  unblocked_.push_back(c);
+  ScheduleFlush(c);
+}
+
+bool Server::HasServeWork() const {
+  // While CLIENT PAUSE holds writes (either mode) nobody is served: serving runs the blocked
+  // command's write. Ready keys stay listed and are served once the pause ends.
+  return blocking_.has_ready() && pause_end_ms_ == 0;
+}
+
 void Server::ServeReadyKeys() {
-  while (blocking_.has_ready()) {
+  while (HasServeWork()) {
     for (auto& [db_index, key] : blocking_.TakeReady()) {
       if (db_index >= db_count()) continue;
-      Database& d = db(db_index);
       keyspace_.now_ms = NowMs();
-      if (d.Peek(key) != nullptr) continue;  // re-created meanwhile: waiters keep waiting
-      BlockedWaiter w;
-      while (blocking_.PopHead(db_index, key, &w)) {
+      auto serve = [this](BlockedClient& w, Database& d, std::string_view k) {
         Client* c = FindClient(w.client);
-        if (c == nullptr || c->closed || !c->blocked) continue;
-        if (c->block_timer != nullptr) {
-          event_free(c->block_timer);
-          c->block_timer = nullptr;
-        }
-        c->blocked = false;
-        c->block_deadline_ms = 0;
-        // The waiter "made" this change: its reply precedes its own pushes.
+        if (c == nullptr || c->closed) return ServeResult::kNotServed;
+        // The blocked command completes now, as the waiter's own: its reply precedes the
+        // pushes it causes (Push holds them while kClientExecuting is set).
         bool was_executing = c->has_flag(kClientExecuting);
         c->set_flag(kClientExecuting, true);
-        c->reply.Int(owners_.CreateOwned(d, key, w.value, c->id, w.fence));
-        // The hand-off is the end of the waiter's BSETTP: replayed as the SETTP it became.
-        if (w.fence) {
-          propagator_.Emit(db_index, {"SETTP", key, w.value, "FENCE"});
-        } else {
-          propagator_.Emit(db_index, {"SETTP", key, w.value});
-        }
+        ServeResult r = w.kind->TryServe(w, d, k, c->reply);
         c->set_flag(kClientExecuting, was_executing);
-        if (!was_executing && c->pending_pushes.Readable() > 0) {
-          c->out.Append(c->pending_pushes.View());
-          c->pending_pushes.Clear();
-        }
-        unblocked_.push_back(c);
-        ScheduleFlush(c);
-        break;  // one removal, one hand-off
+        return r;
+      };
+      for (std::unique_ptr<BlockedClient>& w : blocking_.ServeKey(db(db_index), key, serve)) {
+        FinishBlock(FindClient(w->client));
       }
     }
+    if (pause_end_ms_ != 0) break;  // a served command paused the server
   }
 }
 
@@ -181,7 +209,7 @@ void Server::AfterCallback() {
       if (c->query.Readable() > 0) ProcessInput(c);
       if (!c->closed) ScheduleFlush(c);
     }
-  } while (blocking_.has_ready() || !unblocked_.empty());
+  } while (HasServeWork() || !unblocked_.empty());
 }
 
 void Server::BeforeSleep() {
@@ -190,7 +218,8 @@ void Server::BeforeSleep() {
   do {
     AfterCallback();
     FlushPending();
-  } while (blocking_.has_ready() || !unblocked_.empty() || !pending_flush_.empty());
+  } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
+  ArmBlockTimer();
   ReapClients();
 }
 

@@ -89,12 +89,10 @@ void Server::ProcessInput(Client* c) {
     if (c->closed) break;
     c->query.Consume(c->parser.consumed());
     c->parser.Reset();
+    // Waiters of keys this command made ready are served once it has completed (after EXEC
+    // as a whole); then the pushes it caused follow its reply.
     ServeReadyKeys();
-    // Pushes caused by this client's own command follow its reply.
-    if (c->pending_pushes.Readable() > 0) {
-      c->out.Append(c->pending_pushes.View());
-      c->pending_pushes.Clear();
-    }
+    ReleaseHeldPushes(*c);
   }
   c->set_flag(kClientExecuting, false);
   if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);

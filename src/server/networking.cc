@@ -4,8 +4,9 @@
 // callback reads once (a larger read when a big bulk argument is known to be arriving), runs
 // every complete command in the query buffer, then writes the replies in one write(2). Only if
 // the socket cannot take everything is the write event armed; it is disarmed once drained.
-// Closing goes through CloseClient, the one teardown path; the Client object is freed at the
-// end of the callback (ReapClients) so no caller is left with a dangling pointer.
+// Closing goes through CloseClient, the one teardown path; the Client object is freed when the
+// loop turn is over (ReapClients) so no caller is left with a dangling pointer. Events are owned
+// by EventPtr handles (event_handle.h): resetting a handle deletes and frees the event.
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include <fcntl.h>
@@ -106,7 +107,7 @@ Status Server::RelistenTcp() {
   auto close_all = [](std::vector<std::unique_ptr<Listener>>& v, bool tcp_only) {
     for (auto& l : v) {
       if (l == nullptr || (tcp_only && l->unix_socket)) continue;
-      event_free(l->ev);
+      l->ev.reset();
       close(l->fd);
       l.reset();
     }
@@ -198,8 +199,8 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional) {
   SetNonBlocking(fd);
   bound_port_ = static_cast<int>(config_.port);
   auto l = std::make_unique<Listener>(Listener{fd, false, nullptr, this});
-  l->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get());
-  event_add(l->ev, nullptr);
+  l->ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get()));
+  event_add(l->ev.get(), nullptr);
   listeners_.push_back(std::move(l));
   return Status::Ok();
 }
@@ -224,8 +225,8 @@ Status Server::ListenUnix() {
   if (config_.unixsocketperm != 0) chmod(path.c_str(), static_cast<mode_t>(config_.unixsocketperm));
   SetNonBlocking(fd);
   auto l = std::make_unique<Listener>(Listener{fd, true, nullptr, this});
-  l->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get());
-  event_add(l->ev, nullptr);
+  l->ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get()));
+  event_add(l->ev.get(), nullptr);
   listeners_.push_back(std::move(l));
   return Status::Ok();
 }
@@ -300,9 +301,9 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
   c->db = dbs_[0].get();
   c->authenticated = config_.requirepass.empty();
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
-  c->read_ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c);
-  c->write_ev = event_new(base_, fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c);
-  event_add(c->read_ev, nullptr);
+  c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
+  c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));
+  event_add(c->read_ev.get(), nullptr);
   clients_.emplace(c->id, c);
   log_.Log(LogLevel::kVerbose, "Accepted %s", c->addr.c_str());
   return c;
@@ -377,7 +378,7 @@ void Server::FlushClient(Client* c) {
   }
   if (c->out.Readable() == 0) {
     if (c->write_armed) {
-      event_del(c->write_ev);
+      event_del(c->write_ev.get());
       c->write_armed = false;
     }
     c->out.ShrinkIfIdle(64 * 1024);
@@ -385,7 +386,7 @@ void Server::FlushClient(Client* c) {
     return;
   }
   if (!c->write_armed) {
-    event_add(c->write_ev, nullptr);
+    event_add(c->write_ev.get(), nullptr);
     c->write_armed = true;
   }
   CheckOutputLimits(c);
@@ -417,34 +418,41 @@ void Server::CheckOutputLimits(Client* c) {
   }
 }
 
+void Server::EndSession(Client& c) {
+  // 1. The transaction: a queued MULTI is dropped, MULTI WATCH keys are forgotten.
+  c.in_multi = false;
+  c.multi_error = false;
+  c.multi_queue.clear();
+  exec_watches_.UnwatchAll(c.id);
+  // 2. Existence watches, before anything below changes keys: the session that ends is not
+  //    told about its own keys' deletion.
+  watches_.RemoveAll(c.id);
+  // 3. The blocked state: a departed waiter must not be served the keys released below (or
+  //    anything else); it leaves every queue without a reply.
+  if (c.blocked) {
+    blocking_.Remove(c.id);
+    c.blocked = false;
+  }
+  // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
+  //    served after the current command), and the liveness lease that guarded them.
+  keyspace_.now_ms = NowMs();
+  owners_.ReleaseAll(c.id);
+  SetLease(&c, 0);
+  // 5. Reserved: Pub/Sub subscriptions and client-side tracking end here when they exist.
+}
+
 void Server::CloseClient(Client* c, const char* reason) {
   if (c->closed) return;
   c->closed = true;
   log_.Log(LogLevel::kVerbose, "Client closed (%s): %s", reason, c->addr.c_str());
-  // Teardown order, all in this loop turn:
-  //  1. leave the BSETTP queue (a departed waiter must not win a hand-off);
-  //  2. drop existence watches and transaction watches (no pushes to a dead connection);
-  //  3. release temporary keys: each is deleted like DEL, so watchers get DEL pushes and the
-  //     next BSETTP waiter gets the key (served at the end of the callback);
-  //  4. monitors, pause list, events, socket.
-  if (c->blocked) {
-    blocking_.Leave(c->id);
-    c->blocked = false;
-  }
-  if (c->block_timer != nullptr) {
-    event_free(c->block_timer);
-    c->block_timer = nullptr;
-  }
-  watches_.RemoveAll(c->id);
-  exec_watches_.UnwatchAll(c->id);
-  keyspace_.now_ms = NowMs();
-  owners_.ReleaseAll(c->id);
-  SetLease(c, 0);
+  // The session first (see EndSession), then the connection: monitor, pause list, events,
+  // socket. Pushes held for this client are dropped with it.
+  EndSession(*c);
+  c->pending_pushes.Clear();
   RemoveMonitor(c);
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
-  if (c->read_ev != nullptr) event_free(c->read_ev);
-  if (c->write_ev != nullptr) event_free(c->write_ev);
-  c->read_ev = c->write_ev = nullptr;
+  c->read_ev.reset();
+  c->write_ev.reset();
   close(c->fd);
   c->fd = -1;
   clients_.erase(c->id);

@@ -41,29 +41,21 @@ Server::Server(Config config, Clock* clock)
 }
 
 Server::~Server() {
+  // Clients (and their events) go first; the other events are members declared after base_,
+  // so they are freed before it.
   for (auto& [id, c] : clients_) {
-    if (c->block_timer != nullptr) event_free(c->block_timer);
-    if (c->read_ev != nullptr) event_free(c->read_ev);
-    if (c->write_ev != nullptr) event_free(c->write_ev);
     if (c->fd >= 0) close(c->fd);
     delete c;
   }
   clients_.clear();
   ReapClients();
-  for (auto& l : listeners_) {
-    event_free(l->ev);
-    close(l->fd);
-  }
-  for (event* ev : signal_events_) event_free(ev);
-  if (cron_ev_ != nullptr) event_free(cron_ev_);
-  if (watch_timer_ != nullptr) event_free(watch_timer_);
+  for (auto& l : listeners_) close(l->fd);
   dbs_.clear();
-  if (base_ != nullptr) event_base_free(base_);
 }
 
 Status Server::Init(Listeners listeners) {
   log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
-  base_ = event_base_new();
+  base_.reset(event_base_new());
   if (base_ == nullptr) return Status::Error("Failed creating the event loop");
   for (int i = 0; i < config_.databases; ++i) {
     dbs_.push_back(std::make_unique<Database>(i, &keyspace_));
@@ -86,20 +78,20 @@ Status Server::Init(Listeners listeners) {
 
   if (listeners == Listeners::kOpen) {
     for (int sig : {SIGTERM, SIGINT}) {
-      event* ev = evsignal_new(base_, sig, &Server::SignalCallback, this);
-      event_add(ev, nullptr);
-      signal_events_.push_back(ev);
+      EventPtr ev(evsignal_new(base_.get(), sig, &Server::SignalCallback, this));
+      event_add(ev.get(), nullptr);
+      signal_events_.push_back(std::move(ev));
     }
   }
   signal(SIGPIPE, SIG_IGN);
   current_hz_ = static_cast<int>(config_.hz);
-  cron_ev_ = event_new(base_, -1, EV_PERSIST, &Server::CronCallback, this);
+  cron_ev_.reset(event_new(base_.get(), -1, EV_PERSIST, &Server::CronCallback, this));
   timeval tv{0, 1000000 / std::max(1, current_hz_)};
-  event_add(cron_ev_, &tv);
+  event_add(cron_ev_.get(), &tv);
   config_.OnChange("hz", [this]() {
     current_hz_ = static_cast<int>(config_.hz);
     timeval t{0, 1000000 / std::max(1, current_hz_)};
-    event_add(cron_ev_, &t);
+    event_add(cron_ev_.get(), &t);
     return Status::Ok();
   });
   config_.OnChange("loglevel", [this]() {
@@ -136,7 +128,8 @@ Status Server::Init(Listeners listeners) {
                     "hash-max-listpack-value", "set-max-intset-entries",
                     "zset-max-listpack-entries", "zset-max-listpack-value"},
                    sync_type_limits);
-  watch_timer_ = evtimer_new(base_, &Server::WatchTimerCallback, this);
+  watch_timer_.reset(evtimer_new(base_.get(), &Server::WatchTimerCallback, this));
+  block_timer_.reset(evtimer_new(base_.get(), &Server::BlockTimerCallback, this));
   if (listeners == Listeners::kOpen) WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;
   return Status::Ok();
@@ -178,7 +171,7 @@ int Server::Run() {
   // One loop turn = every ready event's callback, then BeforeSleep (libevent 2.1 has no
   // "prepare" hook, so the loop is driven turn by turn).
   while (!shutdown_requested_) {
-    if (event_base_loop(base_, EVLOOP_ONCE) != 0) break;
+    if (event_base_loop(base_.get(), EVLOOP_ONCE) != 0) break;
     BeforeSleep();
   }
   log_.Log(LogLevel::kWarning, "Redis is now ready to exit, bye bye...");
@@ -197,7 +190,7 @@ void Server::RequestShutdown(bool from_signal) {
       [[maybe_unused]] ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
     }
   }
-  event_base_loopbreak(base_);
+  if (base_ != nullptr) event_base_loopbreak(base_.get());
 }
 
 void Server::SignalCallback(int sig, short /*what*/, void* arg) {
@@ -352,14 +345,7 @@ void Server::DeliverEof(Client* c) {
 void Server::RunDueWork() {
   Cron();
   ExpireWatchedKeys();
-  const int64_t now = NowMs();
-  std::vector<Client*> timed_out;
-  for (auto& [id, c] : clients_) {
-    if (c->blocked && c->block_deadline_ms != 0 && now >= c->block_deadline_ms) {
-      timed_out.push_back(c);
-    }
-  }
-  for (Client* c : timed_out) UnblockClient(c, false);
+  ExpireBlockedClients();  // the blocking core's deadlines, read against the clock
   AfterCallback();
   BeforeSleep();
 }

@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,18 +22,17 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/event_handle.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "server/propagation.h"
 #include "util/clock.h"
 #include "util/status.h"
 #include "watch/blocking.h"
+#include "watch/bsettp_kind.h"
 #include "watch/exec_watches.h"
 #include "watch/owners.h"
 #include "watch/watches.h"
-
-struct event_base;
-struct event;
 
 namespace redistp {
 
@@ -98,9 +98,21 @@ class Server : public WatchSink {
   void RequestShutdown(bool from_signal);
 
   // --- clients -------------------------------------------------------------------------------
-  // The one teardown path: ends the connection now (in this loop turn) and frees the object at
-  // the end of the current callback. `reason` goes to the verbose log.
+  // The one teardown path: ends the session (EndSession), then the connection (monitor, pause
+  // list, events, socket), now, in this loop turn; the object is freed when the turn is over.
+  // Every way a connection ends comes here: peer close or error, QUIT and protocol errors
+  // (close after reply), CLIENT KILL, the idle timeout, CLIENT LEASE, the output-buffer and
+  // query-buffer limits. `reason` goes to the verbose log.
   void CloseClient(Client* c, const char* reason);
+  // Ends the client's session, in this order (each step's reason in networking.cc):
+  //   1. transaction: the MULTI queue and the MULTI WATCH keys;
+  //   2. existence watches (WATCHEX), so the steps below push nothing to this session;
+  //   3. blocked state: leaves every queue without a reply;
+  //   4. temporary keys: each deleted like DEL (watchers get DEL pushes, BSETTP waiters are
+  //      served after the current command), and the lease;
+  //   5. (to come) Pub/Sub subscriptions and client-side tracking.
+  // Shared by CloseClient and RESET; the connection itself stays usable afterwards.
+  void EndSession(Client& c);
   Client* FindClient(uint64_t id) const;
   // Makes a connected, non-blocking socket a client (accept path, and the test harness with
   // one end of a socketpair). The server owns fd from now on.
@@ -117,16 +129,31 @@ class Server : public WatchSink {
   // --- temporary keys, watches, blocking (src/watch) ---------------------------------------
   OwnerIndex& owners() { return owners_; }
   WatchIndex& watches() { return watches_; }
-  BlockingQueues& blocking() { return blocking_; }
+  BlockingCore& blocking() { return blocking_; }
+  BlockKind* bsettp_kind() { return &bsettp_kind_; }
   ExecWatches& exec_watches() { return exec_watches_; }
-  // Blocks the client in BSETTP's queue for (its db, key); timeout_ms 0 = forever.
-  void BlockForKey(Client* c, std::string_view key, std::string value, bool fence,
-                   int64_t timeout_ms);
-  // Ends a block without a hand-off: replies 0 (timeout) or the UNBLOCKED error. Returns
-  // false if the client was not blocked.
+  // Blocks the client on `keys` of its current database with `kind`; timeout_ms 0 = forever.
+  // Its input is held until the kind serves it, the timeout passes or CLIENT UNBLOCK.
+  void BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
+                   std::unique_ptr<BlockState> state, int64_t timeout_ms);
+  // Ends a block without service (CLIENT UNBLOCK): the kind's timeout reply, or the UNBLOCKED
+  // error. Returns false if the client was not blocked.
   bool UnblockClient(Client* c, bool with_error);
-  // Serves BSETTP hand-offs for keys that were removed. Safe to call any time at top level.
+  // Serves the waiters of keys that became ready, repeating while serving makes more keys
+  // ready. Called after each top-level command (never inside one, nor inside EXEC), and not
+  // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients).
   void ServeReadyKeys();
+
+  // --- server-initiated messages (pushes) -----------------------------------------------------
+  // The one push path: WATCHEX notifications today; Pub/Sub messages, tracking invalidations
+  // and keyspace notifications go through it too. Sends `parts` as bulk strings in a RESP3
+  // push frame ('>'), or as an ordinary array between replies for a RESP2 connection. A push
+  // caused while the target runs its own command (kClientExecuting, which covers a whole EXEC)
+  // is held and follows that command's reply (ReleaseHeldPushes); any other push is appended to
+  // the target's output at once (between two complete replies) and written this loop turn.
+  void Push(Client& target, std::span<const std::string_view> parts);
+  // Appends the pushes held during the client's command after its reply.
+  void ReleaseHeldPushes(Client& c);
   // WatchSink: a watched key appeared or disappeared.
   void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) override;
   void OnWatchDeadlineChanged(int64_t deadline_ms) override;
@@ -230,7 +257,14 @@ class Server : public WatchSink {
   void FlushPending();
   void ExpireWatchedKeys();
   static void WatchTimerCallback(int fd, short what, void* arg);
+  // Blocked clients' deadlines: one timer armed for the earliest (BlockingCore keeps them).
+  void ArmBlockTimer();
+  void ExpireBlockedClients();
   static void BlockTimerCallback(int fd, short what, void* arg);
+  // A blocked client's wait is over (served, timed out, unblocked): resume its input.
+  void FinishBlock(Client* c);
+  // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
+  bool HasServeWork() const;
   bool ShouldPause(const Client* c, const CommandSpec* spec) const;
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   int64_t duration_us);
@@ -249,15 +283,27 @@ class Server : public WatchSink {
   Logger log_;
   CommandTable commands_;
   ServerStats stats_;
+  // Declared first among the libevent owners, so it is destroyed after every event.
+  EventBasePtr base_;
   KeyspaceContext keyspace_;
   KeyspaceHub hub_;
   Propagator propagator_{&keyspace_, &config_};
   std::vector<std::unique_ptr<Database>> dbs_;
   OwnerIndex owners_;
   WatchIndex watches_{this};
-  BlockingQueues blocking_;
+  BlockingCore blocking_;
+  // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
+  BSetTpKind bsettp_kind_{&owners_, [this](int db, std::string_view key, const BSetTpState& st) {
+                            if (st.fence) {
+                              propagator_.Emit(db, {"SETTP", key, st.value, "FENCE"});
+                            } else {
+                              propagator_.Emit(db, {"SETTP", key, st.value});
+                            }
+                          }};
   ExecWatches exec_watches_;
-  event* watch_timer_ = nullptr;
+  EventPtr watch_timer_;
+  EventPtr block_timer_;
+  int64_t block_timer_deadline_ = 0;  // what block_timer_ is armed for (0: not armed)
   std::vector<Client*> pending_flush_;  // have output to write; flushed in BeforeSleep
   // Queues a client for the write pass (once per turn, whatever produced the output).
   void ScheduleFlush(Client* c) {
@@ -268,16 +314,15 @@ class Server : public WatchSink {
   std::vector<Client*> unblocked_;      // resumed at the end of the callback
   std::vector<Client*> leased_;         // clients with CLIENT LEASE, checked by cron
 
-  event_base* base_ = nullptr;
   struct Listener {
     int fd;
     bool unix_socket;
-    event* ev;
+    EventPtr ev;
     Server* server;
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
-  std::vector<event*> signal_events_;
-  event* cron_ev_ = nullptr;
+  std::vector<EventPtr> signal_events_;
+  EventPtr cron_ev_;
   int bound_port_ = 0;
   std::vector<std::string> bound_bind_;
 

@@ -1,75 +1,171 @@
 #include "watch/blocking.h"
 
+#include <algorithm>
+
 #include "db/database.h"
 #include "db/entry.h"
+#include "watch/watches.h"
 
 namespace redistp {
 
-void BlockingQueues::Enqueue(int db, std::string_view key, BlockedWaiter waiter,
-                             Entry* current) {
-  if (interest_ != nullptr) interest_->AddInterest(db, key, current);
-  QueueKey qk{db, std::string(key)};
-  Queue& q = queues_[qk];
-  uint64_t client = waiter.client;
-  q.push_back(std::move(waiter));
-  where_[client] = {std::move(qk), std::prev(q.end())};
-}
+BlockingCore::~BlockingCore() = default;
 
-bool BlockingQueues::Leave(uint64_t client) {
-  auto it = where_.find(client);
-  if (it == where_.end()) return false;
-  if (interest_ != nullptr) interest_->RemoveInterest(it->second.first.first, it->second.first.second);
-  auto qit = queues_.find(it->second.first);
-  if (qit != queues_.end()) {
-    qit->second.erase(it->second.second);
-    if (qit->second.empty()) queues_.erase(qit);
+void BlockingCore::Block(uint64_t client, Database& database,
+                         const std::vector<std::string_view>& keys, BlockKind* kind,
+                         std::unique_ptr<BlockState> state, int64_t deadline_ms) {
+  const int db = database.index();
+  auto w = std::make_unique<BlockedClient>();
+  w->client = client;
+  w->kind = kind;
+  w->state = std::move(state);
+  w->deadline_ms = deadline_ms;
+  w->seq = next_seq_++;
+  for (std::string_view key : keys) {
+    bool seen = std::any_of(w->slots.begin(), w->slots.end(),
+                            [&](const BlockedClient::Slot& s) { return s.key == key; });
+    if (seen) continue;
+    QueueKey qk{db, std::string(key)};
+    Queue& q = queues_[qk];
+    q.waiters.push_back(w.get());
+    w->slots.push_back({db, std::move(qk.second), std::prev(q.waiters.end())});
   }
-  where_.erase(it);
-  return true;
+  if (interest_ != nullptr) {
+    // One interest per (waiter, key): the watch index counts them.
+    // The current entry (if any) is flagged and its TTL tracked; no expiry happens here.
+    for (const BlockedClient::Slot& s : w->slots) {
+      interest_->AddInterest(s.db, s.key, database.FindRaw(s.key));
+    }
+  }
+  if (deadline_ms != 0) {
+    deadlines_.emplace(deadline_ms, w->seq);
+    seq_client_.emplace(w->seq, client);
+  }
+  waiters_[client] = std::move(w);
 }
 
-bool BlockingQueues::PopHead(int db, std::string_view key, BlockedWaiter* out) {
+void BlockingCore::Unlink(BlockedClient& w) {
+  for (BlockedClient::Slot& s : w.slots) {
+    if (interest_ != nullptr) interest_->RemoveInterest(s.db, s.key);
+    auto qit = queues_.find(QueueKey{s.db, s.key});
+    if (qit == queues_.end()) continue;
+    qit->second.waiters.erase(s.pos);
+    if (qit->second.waiters.empty()) queues_.erase(qit);
+  }
+  w.slots.clear();
+  if (w.deadline_ms != 0) {
+    deadlines_.erase({w.deadline_ms, w.seq});
+    seq_client_.erase(w.seq);
+  }
+}
+
+std::unique_ptr<BlockedClient> BlockingCore::Remove(uint64_t client) {
+  auto it = waiters_.find(client);
+  if (it == waiters_.end()) return nullptr;
+  std::unique_ptr<BlockedClient> w = std::move(it->second);
+  waiters_.erase(it);
+  Unlink(*w);
+  return w;
+}
+
+size_t BlockingCore::QueueLength(int db, std::string_view key) const {
   auto qit = queues_.find(QueueKey{db, std::string(key)});
-  if (qit == queues_.end() || qit->second.empty()) return false;
-  *out = std::move(qit->second.front());
-  qit->second.pop_front();
-  if (interest_ != nullptr) interest_->RemoveInterest(db, key);
-  where_.erase(out->client);
-  if (qit->second.empty()) queues_.erase(qit);
-  return true;
+  return qit == queues_.end() ? 0 : qit->second.waiters.size();
 }
 
-size_t BlockingQueues::QueueLength(int db, std::string_view key) const {
-  auto qit = queues_.find(QueueKey{db, std::string(key)});
-  return qit == queues_.end() ? 0 : qit->second.size();
+void BlockingCore::MarkReady(const QueueKey& qk, Queue& q) {
+  if (q.ready) return;
+  q.ready = true;
+  ready_.push_back(qk);
 }
 
-void BlockingQueues::MarkReady(int db, const std::string& key) { ready_.emplace_back(db, key); }
+void BlockingCore::MarkReady(int db, std::string_view key) {
+  QueueKey qk{db, std::string(key)};
+  auto qit = queues_.find(qk);
+  if (qit != queues_.end()) MarkReady(qk, qit->second);
+}
 
-std::vector<std::pair<int, std::string>> BlockingQueues::TakeReady() {
+std::vector<std::pair<int, std::string>> BlockingCore::TakeReady() {
   std::vector<QueueKey> out;
   out.swap(ready_);
+  for (const QueueKey& qk : out) {
+    auto qit = queues_.find(qk);
+    if (qit != queues_.end()) qit->second.ready = false;
+  }
   return out;
 }
 
-void BlockingQueues::OnKeyEvent(const KeyEvent& ev) {
-  if (queues_.empty() || ev.kind != KeyEventKind::kRemoved) return;
-  // Queued keys are registered as watch-index interests, which flag their entries.
-  if (!ev.entry->has_flag(Entry::kFlagWatched)) return;
-  QueueKey qk{ev.db->index(), std::string(ev.entry->key())};
-  if (queues_.count(qk) != 0) ready_.push_back(std::move(qk));
+std::vector<std::unique_ptr<BlockedClient>> BlockingCore::ServeKey(Database& db,
+                                                                   std::string_view key,
+                                                                   const ServeFn& serve) {
+  std::vector<std::unique_ptr<BlockedClient>> served;
+  QueueKey qk{db.index(), std::string(key)};
+  auto qit = queues_.find(qk);
+  if (qit == queues_.end()) return served;
+  // Serving changes the keyspace (and so may queue this key as ready again) but never the
+  // queue itself, except by removing whom we serve; walk a snapshot of the arrival order and
+  // skip anyone who left meanwhile.
+  std::vector<uint64_t> order;
+  order.reserve(qit->second.waiters.size());
+  for (BlockedClient* w : qit->second.waiters) order.push_back(w->client);
+  std::vector<BlockKind*> done;  // kinds that answered kKindDone for this key
+  for (uint64_t client : order) {
+    auto wit = waiters_.find(client);
+    if (wit == waiters_.end()) continue;
+    BlockedClient& w = *wit->second;
+    bool waits_here = std::any_of(w.slots.begin(), w.slots.end(), [&](const auto& s) {
+      return s.db == qk.first && s.key == qk.second;
+    });
+    if (!waits_here) continue;
+    if (std::find(done.begin(), done.end(), w.kind) != done.end()) continue;
+    ServeResult r = serve(w, db, key);
+    if (r == ServeResult::kKindDone) done.push_back(w.kind);
+    if (r != ServeResult::kServed) continue;
+    // `w` may have been removed by `serve` (its connection closed while replying).
+    wit = waiters_.find(client);
+    if (wit == waiters_.end()) continue;
+    std::unique_ptr<BlockedClient> taken = std::move(wit->second);
+    waiters_.erase(wit);
+    Unlink(*taken);
+    served.push_back(std::move(taken));
+  }
+  return served;
 }
 
-void BlockingQueues::OnFlush(Database& db) {
+int64_t BlockingCore::next_deadline() const {
+  return deadlines_.empty() ? 0 : deadlines_.begin()->first;
+}
+
+std::vector<std::unique_ptr<BlockedClient>> BlockingCore::TakeExpired(int64_t now_ms) {
+  std::vector<std::unique_ptr<BlockedClient>> out;
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
+    uint64_t client = seq_client_.at(deadlines_.begin()->second);
+    std::unique_ptr<BlockedClient> w = Remove(client);
+    if (w == nullptr) break;  // cannot happen: every deadline belongs to a waiter
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+void BlockingCore::OnKeyEvent(const KeyEvent& ev) {
+  if (queues_.empty()) return;
+  // Queued keys are watch-index interests, and the index flags their entries (new ones too,
+  // as it hears every event first).
+  if (!ev.entry->has_flag(Entry::kFlagWatched)) return;
+  QueueKey qk{ev.db->index(), std::string(ev.entry->key())};
+  auto qit = queues_.find(qk);
+  if (qit != queues_.end()) MarkReady(qk, qit->second);
+}
+
+void BlockingCore::OnFlush(Database& db) {
   for (auto& [qk, q] : queues_) {
-    if (qk.first == db.index()) ready_.push_back(qk);
+    if (qk.first == db.index()) MarkReady(qk, q);
   }
 }
 
-void BlockingQueues::OnSwap(Database& a, Database& b) {
-  // Waiters stay on their database number; the key may now be absent there.
+void BlockingCore::OnSwap(Database& a, Database& b) {
+  // Waiters stay on their database number; what the key holds there may have changed.
   for (auto& [qk, q] : queues_) {
-    if (qk.first == a.index() || qk.first == b.index()) ready_.push_back(qk);
+    if (qk.first == a.index() || qk.first == b.index()) MarkReady(qk, q);
   }
 }
 

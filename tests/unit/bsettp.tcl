@@ -562,10 +562,21 @@ start_server {tags {bsettp redistp}} {
         $w bsettp bs:info v 0
         bs_wait_blocked $id
         assert_equal 1 [s blocked_clients]
+        assert_equal 0 [s clients_in_timeout_table] "timeout 0 has no deadline"
+        lassign [bs_waiter] w2 id2
+        $w2 bsettp bs:info v 100
+        bs_wait_blocked $id2
+        assert_equal 2 [s blocked_clients]
+        assert_equal 1 [s clients_in_timeout_table]
         $h close
         assert_equal 1 [$w read]
+        assert_equal 1 [s blocked_clients]
+        r client unblock $id2
+        assert_equal 0 [$w2 read]
         assert_equal 0 [s blocked_clients]
+        assert_equal 0 [s clients_in_timeout_table]
         $w close
+        $w2 close
     }
 
     test {The idle timeout does not end a blocked waiter} {
@@ -587,4 +598,56 @@ start_server {tags {bsettp redistp}} {
         $w close
         $h close
     } {} {needs:config}
+
+    test {CLIENT PAUSE WRITE holds a hand-off until the pause ends} {
+        # The holder's disconnect deletes the key during the pause, but serving the waiter is
+        # a write (it creates the key): it waits for CLIENT UNPAUSE, then happens at once.
+        set h [bs_holder bs:pause]
+        lassign [bs_waiter] w id
+        $w bsettp bs:pause mine 0
+        bs_wait_blocked $id
+        lassign [bs_waiter] w2 id2
+        $w2 bsettp bs:pause other 0
+        bs_wait_blocked $id2
+        r client pause 100000 write
+        # CLIENT UNBLOCK still works during the pause (it writes nothing), as in Redis.
+        assert_equal 1 [r client unblock $id2]
+        assert_equal 0 [$w2 read]
+        $w2 close
+        $h close
+        bs_wait_gone bs:pause
+        after 100
+        assert {[bs_is_blocked $id]} "not served while writes are paused"
+        assert_equal 1 [s blocked_clients]
+        r client unpause
+        assert_equal 1 [$w read]
+        assert_equal mine [r get bs:pause]
+        assert_equal 0 [s blocked_clients]
+        $w close
+        bs_wait_gone bs:pause
+    }
+
+    test {Waiters with different timeouts each time out; timeout 0 waits on} {
+        set h [bs_holder bs:deadlines]
+        set waiters {}
+        foreach t {0.3 0.1 0 0.2} {
+            lassign [bs_waiter] w id
+            $w bsettp bs:deadlines v $t
+            bs_wait_blocked $id
+            lappend waiters $w $id $t
+        }
+        foreach {w id t} $waiters {
+            if {$t == 0} continue
+            assert_equal 0 [$w read] "timeout $t"
+        }
+        foreach {w id t} $waiters {
+            if {$t == 0} {assert {[bs_is_blocked $id]} "timeout 0 never ends"}
+        }
+        $h close
+        foreach {w id t} $waiters {
+            if {$t == 0} {assert_equal 1 [$w read]}
+            $w close
+        }
+        bs_wait_gone bs:deadlines
+    }
 }
