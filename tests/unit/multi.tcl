@@ -103,6 +103,21 @@ start_server {tags {multi}} {
         assert_equal PONG [r ping]
     }
 
+    test {EXEC with arguments outside MULTI answers EXECABORT and drops the WATCHed keys} {
+        # Redis 7.0 rejects EXEC's arity before looking at MULTI, through the same abort path.
+        set abort "EXECABORT Transaction discarded because of:"
+        r set wk 1
+        r watch wk
+        assert_error "$abort wrong number of arguments for 'exec' command" {r exec extra}
+        set other [redis_client]
+        $other set wk 2
+        $other close
+        r multi
+        r get wk
+        assert_equal {2} [r exec] "the rejected EXEC unwatched wk"
+        assert_error {ERR EXEC without MULTI} {r exec}
+    }
+
     test {Runtime errors inside EXEC do not stop the other commands} {
         r set foo bar
         r del n
