@@ -330,7 +330,11 @@ void Server::OnReadable(Client* c) {
   c->net_input_bytes += static_cast<uint64_t>(n);
   stats_.net_input_bytes += static_cast<uint64_t>(n);
   c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
-  if (c->query.Readable() > static_cast<size_t>(config_.client_query_buffer_limit)) {
+  // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
+  // each parsed argument out of its query buffer): a command bigger than the limit in total,
+  // made of arguments each within proto-max-bulk-len, is accepted.
+  if (c->query.Readable() - c->parser.parsed_bytes() >
+      static_cast<size_t>(config_.client_query_buffer_limit)) {
     log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
              c->addr.c_str());
     ++stats_.client_qbuf_limit_disconnections;
