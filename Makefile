@@ -10,7 +10,7 @@ MAKEFLAGS += -j$(JOBS)
 endif
 
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc
-LDLIBS := -levent -lcrypto -lpthread
+LDLIBS := -levent -lcrypto -llzf -lpthread
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize

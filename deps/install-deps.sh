@@ -20,6 +20,7 @@ packages=(
   libgtest-dev        # unit tests
   libxxhash-dev       # key hashing (XXH3, seeded)
   libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
+  liblzf-dev          # LZF strings in RDB payloads (DUMP/RESTORE, persistence)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(redis-server)

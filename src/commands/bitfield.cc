@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "commands/lookup.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
@@ -245,11 +246,8 @@ void BitfieldGeneric(CommandContext& c, bool read_only_command) {
   uint64_t highest_bit;
   if (!ParseFieldOps(c, &ops, &has_write, &highest_bit)) return;
   if (!has_write) {
-    Entry* e = c.db.LookupRead(c.args[1]);
-    if (e != nullptr && !e->value.is_string()) {
-      c.reply.Error(err::kWrongType);
-      return;
-    }
+    Entry* e;
+    if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
     char scratch[kMaxInt64Chars + 1];
     std::string_view bytes = e != nullptr ? e->value.View(scratch) : std::string_view{};
     RunFieldOps(ops, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), nullptr,
@@ -260,25 +258,23 @@ void BitfieldGeneric(CommandContext& c, bool read_only_command) {
     c.reply.Error(err::kBitfieldRoGetOnly);
     return;
   }
-  Entry* e = c.db.LookupWrite(c.args[1]);
-  if (e != nullptr && !e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-    return;
-  }
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   const size_t need = static_cast<size_t>(highest_bit >> 3) + 1;
   if (e == nullptr) {
     // A new key is built off-table and added whole, even if every write FAILs.
     Value v = Value::RawString("");
     auto* p = reinterpret_cast<unsigned char*>(v.MutableBytes(need));
     RunFieldOps(ops, p, need, p, c.reply);
-    c.db.Add(c.args[1], std::move(v));
+    c.db.Add(c.args[1], std::move(v), notice::kSetBit);
     return;
   }
-  const size_t old_len = e->value.StringLength();
-  auto* p = reinterpret_cast<unsigned char*>(e->value.MutableBytes(need));
-  const size_t len = e->value.StringLength();
+  Mutation m = c.db.Mutate(e, notice::kSetBit);
+  const size_t old_len = m.value().StringLength();
+  auto* p = reinterpret_cast<unsigned char*>(m.value().MutableBytes(need));
+  const size_t len = m.value().StringLength();
   const size_t changes = RunFieldOps(ops, p, len, p, c.reply);
-  if (changes > 0 || len != old_len) c.db.Modified(e);
+  if (changes == 0 && len == old_len) m.Abandon();
 }
 
 void BitfieldCommand(CommandContext& c) { BitfieldGeneric(c, false); }

@@ -5,9 +5,10 @@
 // of the string reads zeros; writing past the end grows the string with zero bytes first. A
 // missing key behaves as an empty string, so it reads as an endless run of zeros.
 //
-// Writers edit the value in place through Value::MutableBytes (which also turns int and short
-// encodings into a raw heap string, as Redis "unshares" the object) and then tell the database
-// with Modified(); a bitmap created from nothing enters through Add(). Readers take a view of
+// Writers edit the value in place inside a Database::Mutate handle, through
+// Value::MutableBytes (which also turns int and short encodings into a raw heap string, as
+// Redis "unshares" the object); the handle's end tells the database. A bitmap created from
+// nothing enters through Add(). Readers take a view of
 // the bytes (int-encoded values are formatted into a scratch buffer first).
 //
 // Ranges. BITCOUNT and BITPOS take an inclusive [start, end] pair counted in bytes, or in bits
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "commands/lookup.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
@@ -126,14 +128,11 @@ uint64_t MaxBulkLen(CommandContext& c) {
 // *bytes is the value's bytes (empty for a missing key, *found false).
 bool ReadBitmap(CommandContext& c, std::string_view key, char* scratch, std::string_view* bytes,
                 bool* found) {
-  Entry* e = c.db.LookupRead(key);
-  *found = e != nullptr;
+  Entry* e;
   *bytes = {};
+  if (!LookupTyped(c, key, ValueType::kString, Access::kRead, &e)) return false;
+  *found = e != nullptr;
   if (e == nullptr) return true;
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-    return false;
-  }
   *bytes = e->value.View(scratch);
   return true;
 }
@@ -176,26 +175,23 @@ void SetBitCommand(CommandContext& c) {
     c.reply.Error(err::kBitValue);
     return;
   }
-  Entry* e = c.db.LookupWrite(c.args[1]);
-  if (e != nullptr && !e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-    return;
-  }
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   const size_t byte = static_cast<size_t>(offset >> 3);
   const unsigned mask = 0x80u >> (offset & 7);
   if (e == nullptr) {
     Value v = Value::RawString("");
     char* p = v.MutableBytes(byte + 1);
     if (bit) p[byte] = static_cast<char>(mask);
-    c.db.Add(c.args[1], std::move(v));
+    c.db.Add(c.args[1], std::move(v), notice::kSetBit);
     c.reply.Int(0);
     return;
   }
-  auto* p = reinterpret_cast<unsigned char*>(e->value.MutableBytes(byte + 1));
+  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
+  Mutation m = c.db.Mutate(e, notice::kSetBit);
+  auto* p = reinterpret_cast<unsigned char*>(m.value().MutableBytes(byte + 1));
   const int old = (p[byte] & mask) ? 1 : 0;
   p[byte] = static_cast<unsigned char>(bit ? (p[byte] | mask) : (p[byte] & ~mask));
-  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
-  c.db.Modified(e);
   c.reply.Int(old);
 }
 
@@ -406,7 +402,7 @@ void BitOpCommand(CommandContext& c) {
       std::memset(out + srcs[0].size(), 0, max_len - srcs[0].size());
     }
   }
-  c.db.Upsert(dest, std::move(result), false);
+  c.db.Upsert(dest, std::move(result), false, notice::kSet);
   c.reply.Int(static_cast<int64_t>(max_len));
 }
 

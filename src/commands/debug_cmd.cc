@@ -19,10 +19,8 @@
 //   dataset       = for each non-empty database: mix(its index as 4 big-endian bytes), then
 //                   xor(SHA1(key digest)) for each key, so key order does not matter.
 // where xor(d, data) is d ^= SHA1(data) and mix(d, data) is xor(d, data) then d = SHA1(d).
-// An empty dataset digests to forty zeros. Only strings exist so far; other types answer an
-// error until their digest is defined with them.
-#include <openssl/evp.h>
-
+// An empty dataset digests to forty zeros. The value part is ValueDigest::AddValue
+// (types/digest.h), which aggregates extend through their TypeOps row.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +32,9 @@
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
+#include "types/digest.h"
+#include "types/serialize.h"
+#include "types/type_ops.h"
 #include "server/client.h"
 #include "server/server.h"
 #include "util/numbers.h"
@@ -50,162 +51,55 @@ constexpr std::string_view kNoPersistence =
     "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
     "persistence yet";
 
-// --- digests -------------------------------------------------------------------------------
+// --- digests (the algorithm lives in types/digest.h) ------------------------------------------
 
-using Digest = unsigned char[20];
-
-// SHA1 through OpenSSL's EVP interface, reusing one context for a whole DEBUG DIGEST.
-class Sha1 {
- public:
-  Sha1() : ctx_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {}
-  void Hash(const void* data, size_t len, unsigned char out[20]) {
-    unsigned int n = 0;
-    EVP_DigestInit_ex(ctx_.get(), EVP_sha1(), nullptr);
-    EVP_DigestUpdate(ctx_.get(), data, len);
-    EVP_DigestFinal_ex(ctx_.get(), out, &n);
-  }
-  // d ^= SHA1(data)
-  void Xor(Digest d, const void* data, size_t len) {
-    unsigned char h[20];
-    Hash(data, len, h);
-    for (int i = 0; i < 20; ++i) d[i] ^= h[i];
-  }
-  // d = SHA1(d ^ SHA1(data))
-  void Mix(Digest d, const void* data, size_t len) {
-    Xor(d, data, len);
-    unsigned char h[20];
-    Hash(d, 20, h);
-    std::memcpy(d, h, 20);
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
-};
-
-void MixU32(Sha1& sha, Digest d, uint32_t v) {
-  unsigned char be[4] = {static_cast<unsigned char>(v >> 24), static_cast<unsigned char>(v >> 16),
-                         static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
-  sha.Mix(d, be, sizeof(be));
-}
-
-// Redis's numbering of value types in digests (its OBJ_* constants, as stored in RDB files).
-uint32_t DigestTypeCode(ValueType t) {
-  switch (t) {
-    case ValueType::kString:
-      return 0;
-    case ValueType::kList:
-      return 1;
-    case ValueType::kSet:
-      return 2;
-    case ValueType::kZSet:
-      return 3;
-    case ValueType::kHash:
-      return 4;
-    case ValueType::kStream:
-      return 6;
-  }
-  return 0;
-}
-
-// Folds the entry's value and TTL marker into d. False if the value's type has no digest yet.
-bool MixValue(Sha1& sha, Digest d, const Entry& e) {
-  MixU32(sha, d, DigestTypeCode(e.value.type()));
-  if (!e.value.is_string()) return false;
-  char scratch[kMaxInt64Chars + 1];
-  std::string_view bytes = e.value.View(scratch);
-  sha.Mix(d, bytes.data(), bytes.size());
+// A key's digest: its name, then its value, then the TTL marker.
+void DigestKey(ValueDigest& sha, ValueDigest::Bytes d, const Entry& e) {
+  sha.Mix(d, e.key());
+  sha.AddValue(d, e.value);
   if (e.has_expire()) sha.Xor(d, "!!expire!!", 10);
-  return true;
-}
-
-std::string Hex(const Digest d) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string s(40, '0');
-  for (int i = 0; i < 20; ++i) {
-    s[2 * i] = kHex[d[i] >> 4];
-    s[2 * i + 1] = kHex[d[i] & 15];
-  }
-  return s;
-}
-
-std::string UnsupportedTypeError(std::string_view key) {
-  return "ERR DEBUG digest of key '" + std::string(key.substr(0, 128)) +
-         "' is not supported: its type has no digest in redis-tp yet";
 }
 
 void DigestSub(CommandContext& c) {
-  Sha1 sha;
-  Digest total = {};
-  std::string bad_key;
-  for (int i = 0; i < c.server.db_count() && bad_key.empty(); ++i) {
+  ValueDigest sha;
+  ValueDigest::Bytes total = {};
+  for (int i = 0; i < c.server.db_count(); ++i) {
     Database& db = c.server.db(i);
     if (db.size() == 0) continue;
-    MixU32(sha, total, static_cast<uint32_t>(i));
+    sha.MixU32(total, static_cast<uint32_t>(i));
     // A read-only walk of the table: logically expired keys not yet reclaimed are part of the
     // dataset, as they are for Redis.
     db.dict().ForEach([&](Entry* e) {
-      if (!bad_key.empty()) return;
-      Digest kd = {};
-      std::string_view key = e->key();
-      sha.Mix(kd, key.data(), key.size());
-      if (!MixValue(sha, kd, *e)) {
-        bad_key.assign(key);
-        return;
-      }
+      ValueDigest::Bytes kd = {};
+      DigestKey(sha, kd, *e);
       sha.Xor(total, kd, 20);
     });
   }
-  if (!bad_key.empty()) {
-    c.reply.Error(UnsupportedTypeError(bad_key));
-    return;
-  }
-  c.reply.Simple(Hex(total));
+  c.reply.Simple(ValueDigest::Hex(total));
 }
 
 void DigestValueSub(CommandContext& c) {
-  Sha1 sha;
-  std::vector<std::string> out;
+  ValueDigest sha;
+  c.reply.Array(c.args.size() - 2);
   for (size_t i = 2; i < c.args.size(); ++i) {
-    Digest d = {};
-    Entry* e = c.db.Peek(c.args[i]);
-    if (e != nullptr && !MixValue(sha, d, *e)) {
-      c.reply.Error(UnsupportedTypeError(c.args[i]));
-      return;
+    ValueDigest::Bytes d = {};
+    if (const Entry* e = c.db.Peek(c.args[i]); e != nullptr) {
+      sha.AddValue(d, e->value);
+      if (e->has_expire()) sha.Xor(d, "!!expire!!", 10);
     }
-    out.push_back(Hex(d));
+    c.reply.Simple(ValueDigest::Hex(d));
   }
-  c.reply.Array(out.size());
-  for (const std::string& h : out) c.reply.Simple(h);
 }
 
 // --- OBJECT ----------------------------------------------------------------------------------
 
-// Bytes of an RDB length prefix.
-size_t RdbLenBytes(uint64_t len) {
-  if (len < (1 << 6)) return 1;
-  if (len < (1 << 14)) return 2;
-  if (len <= UINT32_MAX) return 5;
-  return 9;
-}
-
-// Bytes of an integer stored in RDB's compact integer form, or 0 if it does not fit 32 bits.
-size_t RdbIntBytes(int64_t v) {
-  if (v >= INT8_MIN && v <= INT8_MAX) return 2;
-  if (v >= INT16_MIN && v <= INT16_MAX) return 3;
-  if (v >= INT32_MIN && v <= INT32_MAX) return 5;
-  return 0;
-}
-
-// What a string value would take in an RDB file without LZF compression: integers that fit 32
-// bits in the compact integer form, everything else as length prefix + bytes. (Redis also
-// LZF-compresses strings over 20 bytes when that saves space; redis-tp has no LZF yet, so long
-// compressible strings report more than Redis would.)
-size_t SerializedStringLength(const Value& v) {
-  char scratch[kMaxInt64Chars + 1];
-  std::string_view s = v.View(scratch);
-  int64_t n;
-  if (s.size() <= 11 && ParseInt64(s, &n) && RdbIntBytes(n) != 0) return RdbIntBytes(n);
-  return RdbLenBytes(s.size()) + s.size();
+// What the value takes in an RDB file (DEBUG OBJECT serializedlength): its payload as the
+// persistence hooks write it, LZF included when rdbcompression is on, without the type byte.
+size_t SerializedLength(Server& s, const Value& v) {
+  std::string out;
+  RdbWriter w(&out, s.config().rdbcompression);
+  SerializeValue(v, w);
+  return out.size() - 1;
 }
 
 // Redis shares the objects of small integers (0..9999) unless the eviction policy needs a
@@ -221,13 +115,9 @@ bool ReportsSharedInteger(Server& s, const Value& v) {
 }
 
 void ObjectSub(CommandContext& c) {
-  Entry* e = c.db.dict().Find(c.args[2]);  // like Redis: no expiry check, no LRU touch
+  const Entry* e = c.db.FindRaw(c.args[2]);  // like Redis: no expiry check, no LRU touch
   if (e == nullptr) {
     c.reply.Error(err::kNoSuchKey);
-    return;
-  }
-  if (!e->value.is_string()) {
-    c.reply.Error("ERR DEBUG OBJECT is not supported for this type in redis-tp yet");
     return;
   }
   uint32_t clock = c.server.keyspace().lru_clock;
@@ -239,7 +129,7 @@ void ObjectSub(CommandContext& c) {
                 "lru_seconds_idle:%llu",
                 static_cast<const void*>(e),
                 ReportsSharedInteger(c.server, e->value) ? INT32_MAX : 1, e->value.EncodingName(),
-                SerializedStringLength(e->value), lru, static_cast<unsigned long long>(idle));
+                SerializedLength(c.server, e->value), lru, static_cast<unsigned long long>(idle));
   c.reply.Simple(buf);
 }
 
@@ -266,7 +156,7 @@ void PopulateSub(CommandContext& c) {
     value = "value:" + Int64ToString(i);
     // With a size, the text is cut or zero-padded to exactly that many bytes.
     if (size > 0) value.resize(static_cast<size_t>(size), '\0');
-    c.db.Add(key, Value::String(value));
+    c.db.Add(key, Value::String(value), notice::kNone);
   }
   c.reply.Ok();
 }

@@ -85,7 +85,7 @@ void RenameGeneric(CommandContext& c, bool nx) {
     c.reply.Int(0);
     return;
   }
-  c.db.MoveEntry(e, c.db, dst);
+  c.db.MoveEntry(e, c.db, dst, notice::kRenameFrom, notice::kRenameTo);
   if (nx) {
     c.reply.Int(1);
   } else {
@@ -113,25 +113,8 @@ void MoveCommand(CommandContext& c) {
     c.reply.Int(0);
     return;
   }
-  c.db.MoveEntry(e, *dst, c.args[1]);
+  c.db.MoveEntry(e, *dst, c.args[1], notice::kMoveFrom, notice::kMoveTo);
   c.reply.Int(1);
-}
-
-// A deep copy of a value for COPY. Strings keep their encoding class, so OBJECT ENCODING of the
-// copy answers like the original (int, embstr or raw). Returns false for a type whose copy is
-// not available in this build.
-bool CopyValue(const Value& v, Value* out) {
-  if (!v.is_string()) return false;
-  int64_t n;
-  if (v.is_int() && v.GetInt(&n)) {
-    *out = Value::Integer(n);
-    return true;
-  }
-  char scratch[kMaxInt64Chars + 1];
-  std::string_view bytes = v.View(scratch);
-  bool raw = std::string_view(v.EncodingName()) == "raw";
-  *out = raw ? Value::RawString(bytes) : Value::String(bytes);
-  return true;
 }
 
 // COPY source destination [DB index] [REPLACE]. Options are parsed first (so a bad DB index is
@@ -170,15 +153,13 @@ void CopyCommand(CommandContext& c) {
     c.reply.Int(0);
     return;
   }
-  Value copy;
-  if (!CopyValue(src->value, &copy)) {
-    c.reply.Error(std::string("ERR COPY is not supported for values of type ") +
-                  ValueTypeName(src->value.type()) + " yet");
-    return;
-  }
+  // A deep copy in the same encoding (TypeOps::clone for aggregates), so OBJECT ENCODING of
+  // the copy answers like the original.
+  Value copy = src->value.Clone();
   int64_t expire_ms = src->expire_ms;
   if (old != nullptr) dst_db->Remove(old, RemoveCause::kOverwritten);
-  Entry* added = dst_db->Add(dst_key, std::move(copy), /*replaced=*/old != nullptr);
+  Entry* added =
+      dst_db->Add(dst_key, std::move(copy), notice::kCopyTo, /*replaced=*/old != nullptr);
   if (expire_ms != 0) dst_db->SetExpire(added, expire_ms);
   c.reply.Int(1);
 }

@@ -263,12 +263,12 @@ void ObjectHelpCommand(CommandContext& c) {
 
 // MEMORY USAGE key [SAMPLES n]: the bytes the key costs — its entry block (header and key
 // bytes, as allocated), what the value holds outside the entry, and its slot in the bucket
-// array. SAMPLES (validated: an integer >= 0) only matters for aggregates, which are measured
-// whole today.
+// array. SAMPLES (an integer >= 0, default 5, 0 = every element) only matters for aggregates,
+// whose TypeOps::memory estimates from that many elements as Redis does.
 void MemoryUsageCommand(CommandContext& c) {
+  int64_t samples = 5;  // Redis's default sample count
   for (size_t j = 3; j < c.args.size(); ++j) {
     if (EqualsIgnoreCase(c.args[j], "samples") && j + 1 < c.args.size()) {
-      int64_t samples;
       if (!ParseInt64(c.args[j + 1], &samples)) {
         c.reply.Error(err::kNotInteger);
         return;
@@ -288,7 +288,9 @@ void MemoryUsageCommand(CommandContext& c) {
     c.reply.Null();
     return;
   }
-  size_t bytes = e->AllocSize() + e->value.HeapBytes() + sizeof(Entry*);
+  // Aggregates estimate from `samples` elements (0 = all), as Redis does.
+  size_t bytes =
+      e->AllocSize() + e->value.HeapBytes(static_cast<size_t>(samples)) + sizeof(Entry*);
   c.reply.Int(static_cast<int64_t>(bytes));
 }
 

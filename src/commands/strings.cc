@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "commands/lookup.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -126,20 +127,15 @@ bool ResolveExpire(CommandContext& c, uint32_t flags, std::string_view arg, int6
   return true;
 }
 
-// Replies what GET would for entry `e` (nil when absent, the bytes of a string). A non-string
-// gets WRONGTYPE and false, so the caller stops there.
-bool ReplyGet(CommandContext& c, const Entry* e) {
+// Replies what GET does for a string entry found by a typed lookup: nil when absent, else the
+// value's bytes.
+void ReplyGet(CommandContext& c, const Entry* e) {
   if (e == nullptr) {
     c.reply.Null();
-    return true;
-  }
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-    return false;
+    return;
   }
   char scratch[kMaxInt64Chars + 1];
   c.reply.Bulk(e->value.View(scratch));
-  return true;
 }
 
 // The one implementation behind SET, SETNX, SETEX, PSETEX and GETSET.
@@ -154,8 +150,8 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   if ((flags & kSetAnyExpire) && !ResolveExpire(c, flags, expire_arg, &when_ms)) return;
   Entry* e;
   if (flags & kSetGet) {
-    e = c.db.LookupRead(key);
-    if (!ReplyGet(c, e)) return;
+    if (!LookupTyped(c, key, ValueType::kString, Access::kRead, &e)) return;
+    ReplyGet(c, e);
   } else {
     e = c.db.LookupWrite(key);
   }
@@ -171,9 +167,10 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   }
   if (found) {
     // With an expire form the TTL is replaced below, so keeping it avoids churning the index.
-    c.db.Overwrite(e, Value::String(value), (flags & (kSetKeepTtl | kSetAnyExpire)) != 0);
+    c.db.Overwrite(e, Value::String(value), (flags & (kSetKeepTtl | kSetAnyExpire)) != 0,
+                   notice::kSet);
   } else {
-    e = c.db.Add(key, Value::String(value));
+    e = c.db.Add(key, Value::String(value), notice::kSet);
   }
   if (flags & kSetAnyExpire) c.db.SetExpire(e, when_ms);
   if (flags & kSetGet) return;
@@ -204,7 +201,10 @@ void PSetExCommand(CommandContext& c) { SetString(c, c.args[1], c.args[3], kSetP
 
 void GetSetCommand(CommandContext& c) { SetString(c, c.args[1], c.args[2], kSetGet, {}); }
 
-void GetCommand(CommandContext& c) { ReplyGet(c, c.db.LookupRead(c.args[1])); }
+void GetCommand(CommandContext& c) {
+  Entry* e;
+  if (LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) ReplyGet(c, e);
+}
 
 // GETEX key [EX s|PX ms|EXAT unix-s|PXAT unix-ms|PERSIST]
 // Options are checked for syntax before the key is looked up; the expire value only after the
@@ -216,13 +216,10 @@ void GetExCommand(CommandContext& c) {
     c.reply.Error(err::kSyntax);
     return;
   }
-  Entry* e = c.db.LookupRead(c.args[1]);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
   if (e == nullptr) {
     c.reply.Null();
-    return;
-  }
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
     return;
   }
   int64_t when_ms = 0;
@@ -240,9 +237,10 @@ void GetExCommand(CommandContext& c) {
 }
 
 void GetDelCommand(CommandContext& c) {
-  Entry* e = c.db.LookupRead(c.args[1]);
-  if (!ReplyGet(c, e) || e == nullptr) return;
-  c.db.Remove(e, RemoveCause::kDeleted);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
+  ReplyGet(c, e);
+  if (e != nullptr) c.db.Remove(e, RemoveCause::kDeleted);
 }
 
 // MGET answers nil for missing keys and for keys of another type (never WRONGTYPE).
@@ -277,7 +275,7 @@ void MSetGeneric(CommandContext& c, bool nx) {
     }
   }
   for (size_t i = 1; i < c.args.size(); i += 2) {
-    c.db.Upsert(c.args[i], Value::String(c.args[i + 1]), false);
+    c.db.Upsert(c.args[i], Value::String(c.args[i + 1]), false, notice::kSet);
   }
   if (nx) {
     c.reply.Int(1);
@@ -291,14 +289,9 @@ void MSetCommand(CommandContext& c) { MSetGeneric(c, false); }
 void MSetNxCommand(CommandContext& c) { MSetGeneric(c, true); }
 
 void StrLenCommand(CommandContext& c) {
-  const Entry* e = c.db.LookupRead(c.args[1]);
-  if (e == nullptr) {
-    c.reply.Int(0);
-  } else if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-  } else {
-    c.reply.Int(static_cast<int64_t>(e->value.StringLength()));
-  }
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
+  c.reply.Int(e == nullptr ? 0 : static_cast<int64_t>(e->value.StringLength()));
 }
 
 }  // namespace

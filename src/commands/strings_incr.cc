@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "commands/register.h"
+#include "commands/lookup.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -33,14 +34,11 @@ namespace redistp {
 namespace {
 
 // Adds `delta` to the integer stored at args[1] (0 when absent) and replies the new value.
-void IncrementBy(CommandContext& c, int64_t delta) {
-  Entry* e = c.db.LookupWrite(c.args[1]);
+void IncrementBy(CommandContext& c, int64_t delta, KeyNotice notice) {
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   int64_t current = 0;
   if (e != nullptr) {
-    if (!e->value.is_string()) {
-      c.reply.Error(err::kWrongType);
-      return;
-    }
     if (!e->value.GetInt(&current)) {
       c.reply.Error(err::kNotInteger);
       return;
@@ -52,9 +50,9 @@ void IncrementBy(CommandContext& c, int64_t delta) {
     return;
   }
   if (e != nullptr) {
-    c.db.Overwrite(e, Value::Integer(result), true);
+    c.db.Overwrite(e, Value::Integer(result), true, notice);
   } else {
-    c.db.Add(c.args[1], Value::Integer(result));
+    c.db.Add(c.args[1], Value::Integer(result), notice);
   }
   c.reply.Int(result);
 }
@@ -68,13 +66,13 @@ bool ParseStep(CommandContext& c, int64_t* step) {
   return true;
 }
 
-void IncrCommand(CommandContext& c) { IncrementBy(c, 1); }
+void IncrCommand(CommandContext& c) { IncrementBy(c, 1, notice::kIncrBy); }
 
-void DecrCommand(CommandContext& c) { IncrementBy(c, -1); }
+void DecrCommand(CommandContext& c) { IncrementBy(c, -1, notice::kDecrBy); }
 
 void IncrByCommand(CommandContext& c) {
   int64_t step;
-  if (ParseStep(c, &step)) IncrementBy(c, step);
+  if (ParseStep(c, &step)) IncrementBy(c, step, notice::kIncrBy);
 }
 
 void DecrByCommand(CommandContext& c) {
@@ -84,18 +82,15 @@ void DecrByCommand(CommandContext& c) {
     c.reply.Error(err::kDecrOverflow);
     return;
   }
-  IncrementBy(c, -step);
+  IncrementBy(c, -step, notice::kDecrBy);
 }
 
 // INCRBYFLOAT key increment: replies the new value as a bulk string (its stored form).
 void IncrByFloatCommand(CommandContext& c) {
-  Entry* e = c.db.LookupWrite(c.args[1]);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   long double current = 0;
   if (e != nullptr) {
-    if (!e->value.is_string()) {
-      c.reply.Error(err::kWrongType);
-      return;
-    }
     char scratch[kMaxInt64Chars + 1];
     if (!ParseLongDouble(e->value.View(scratch), &current)) {
       c.reply.Error(err::kNotFloat);
@@ -114,9 +109,9 @@ void IncrByFloatCommand(CommandContext& c) {
   }
   const std::string text = FormatLongDoubleHuman(result);
   if (e != nullptr) {
-    c.db.Overwrite(e, Value::TextString(text), true);
+    c.db.Overwrite(e, Value::TextString(text), true, notice::kIncrByFloat);
   } else {
-    c.db.Add(c.args[1], Value::TextString(text));
+    c.db.Add(c.args[1], Value::TextString(text), notice::kIncrByFloat);
   }
   c.reply.Bulk(text);
 }

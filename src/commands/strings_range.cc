@@ -8,9 +8,9 @@
 // config value, not a constant): APPEND and SETRANGE check the would-be length first and answer
 // "string exceeds maximum allowed size (proto-max-bulk-len)" without touching the key.
 //
-// In-place edits go through Value::MutableBytes/Append, which convert an int or inline value
-// to a heap string once and then edit it without copying; the Database is told afterwards with
-// Modified(). SETRANGE on a missing key builds the zero-padded value directly in its final heap
+// In-place edits run inside a Database::Mutate handle and go through Value::MutableBytes/Append,
+// which convert an int or inline value to a heap string once and then edit it without copying;
+// the handle's end tells the Database. SETRANGE on a missing key builds the zero-padded value directly in its final heap
 // buffer.
 //
 // GETRANGE indexes are inclusive and may be negative (counted from the end); out-of-range
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "commands/lookup.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -56,20 +57,17 @@ bool CheckStringLimit(CommandContext& c, uint64_t base, uint64_t extra) {
 // the int encoding); an existing value becomes raw, even when nothing is appended.
 void AppendCommand(CommandContext& c) {
   std::string_view tail = c.args[2];
-  Entry* e = c.db.LookupWrite(c.args[1]);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   if (e == nullptr) {
-    c.db.Add(c.args[1], Value::String(tail));
+    c.db.Add(c.args[1], Value::String(tail), notice::kAppend);
     c.reply.Int(static_cast<int64_t>(tail.size()));
     return;
   }
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
-    return;
-  }
   if (!CheckStringLimit(c, e->value.StringLength(), tail.size())) return;
-  e->value.Append(tail);
-  c.db.Modified(e);
-  c.reply.Int(static_cast<int64_t>(e->value.StringLength()));
+  Mutation m = c.db.Mutate(e, notice::kAppend);
+  m.value().Append(tail);
+  c.reply.Int(static_cast<int64_t>(m.value().StringLength()));
 }
 
 // SETRANGE key offset value: overwrites bytes from `offset`, zero-padding a shorter value, and
@@ -87,7 +85,8 @@ void SetRangeCommand(CommandContext& c) {
   }
   std::string_view patch = c.args[3];
   const size_t start = static_cast<size_t>(offset);
-  Entry* e = c.db.LookupWrite(c.args[1]);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   if (e == nullptr) {
     if (patch.empty()) {
       c.reply.Int(0);
@@ -96,12 +95,8 @@ void SetRangeCommand(CommandContext& c) {
     if (!CheckStringLimit(c, start, patch.size())) return;
     Value v;
     std::memcpy(v.MutableBytes(start + patch.size()) + start, patch.data(), patch.size());
-    e = c.db.Add(c.args[1], std::move(v));
+    e = c.db.Add(c.args[1], std::move(v), notice::kSetRange);
     c.reply.Int(static_cast<int64_t>(e->value.StringLength()));
-    return;
-  }
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
     return;
   }
   if (patch.empty()) {
@@ -109,9 +104,9 @@ void SetRangeCommand(CommandContext& c) {
     return;
   }
   if (!CheckStringLimit(c, start, patch.size())) return;
-  std::memcpy(e->value.MutableBytes(start + patch.size()) + start, patch.data(), patch.size());
-  c.db.Modified(e);
-  c.reply.Int(static_cast<int64_t>(e->value.StringLength()));
+  Mutation m = c.db.Mutate(e, notice::kSetRange);
+  std::memcpy(m.value().MutableBytes(start + patch.size()) + start, patch.data(), patch.size());
+  c.reply.Int(static_cast<int64_t>(m.value().StringLength()));
 }
 
 // GETRANGE key start end (and SUBSTR): the inclusive slice [start, end] after negative indexes
@@ -122,13 +117,10 @@ void GetRangeCommand(CommandContext& c) {
     c.reply.Error(err::kNotInteger);
     return;
   }
-  const Entry* e = c.db.LookupRead(c.args[1]);
+  Entry* e;
+  if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
   if (e == nullptr) {
     c.reply.Bulk("");
-    return;
-  }
-  if (!e->value.is_string()) {
-    c.reply.Error(err::kWrongType);
     return;
   }
   char scratch[kMaxInt64Chars + 1];

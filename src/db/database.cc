@@ -1,6 +1,9 @@
 #include "db/database.h"
 
 #include <chrono>
+#include <string>
+
+#include "protocol/errors.h"
 
 namespace redistp {
 namespace {
@@ -65,11 +68,11 @@ Database::~Database() {
   dict_.Clear();
 }
 
-void Database::Emit(KeyEventKind kind, Entry* e, RemoveCause cause, Entry* moved_from,
-                    bool replaced) {
+void Database::Emit(KeyEventKind kind, Entry* e, KeyNotice notice, RemoveCause cause,
+                    Entry* moved_from, bool replaced) {
   ++ctx_->dirty;
   if (ctx_->listener == nullptr) return;
-  KeyEvent ev{kind, cause, this, e, moved_from, replaced};
+  KeyEvent ev{kind, cause, this, e, moved_from, replaced, notice};
   ctx_->listener->OnKeyEvent(ev);
 }
 
@@ -102,68 +105,95 @@ Entry* Database::LookupWrite(std::string_view key) {
 
 Entry* Database::Peek(std::string_view key) { return LookupInternal(key); }
 
-Entry* Database::Add(std::string_view key, Value&& value, bool replaced) {
-  Entry* e = Entry::Create(key, std::move(value));
-  InitAccess(e);
-  dict_.Insert(e);
-  Emit(KeyEventKind::kAdded, e, RemoveCause::kDeleted, nullptr, replaced);
+Result<Entry*> Database::Lookup(std::string_view key, ValueType type, Access access) {
+  Entry* e;
+  switch (access) {
+    case Access::kRead: e = LookupRead(key); break;
+    case Access::kWrite: e = LookupWrite(key); break;
+    default: e = Peek(key); break;
+  }
+  if (e != nullptr && e->value.type() != type) return Status::Error(std::string(err::kWrongType));
   return e;
 }
 
-void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl) {
+bool Mutation::Commit() {
+  if (entry_ == nullptr) return true;
+  Entry* e = entry_;
+  entry_ = nullptr;
+  db_->TouchAccess(e);
+  db_->Emit(KeyEventKind::kModified, e, notice_);
+  if (e->value.IsEmptyAggregate()) {
+    db_->Remove(e, RemoveCause::kDeleted, notice::kDel);
+    return false;
+  }
+  return true;
+}
+
+Entry* Database::Add(std::string_view key, Value&& value, KeyNotice notice, bool replaced) {
+  Entry* e = Entry::Create(key, std::move(value));
+  InitAccess(e);
+  dict_.Insert(e);
+  Emit(KeyEventKind::kAdded, e, notice, RemoveCause::kDeleted, nullptr, replaced);
+  return e;
+}
+
+void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl, KeyNotice notice) {
   e->value = std::move(value);
   if (!keep_ttl && e->expire_ms != 0) {
     expires_.Erase(e);
     e->expire_ms = 0;
   }
   TouchAccess(e);
-  Emit(KeyEventKind::kModified, e);
+  Emit(KeyEventKind::kModified, e, notice);
 }
 
-Entry* Database::Upsert(std::string_view key, Value&& value, bool keep_ttl) {
+Entry* Database::Upsert(std::string_view key, Value&& value, bool keep_ttl, KeyNotice notice) {
   Entry* e = LookupWrite(key);
   if (e != nullptr) {
-    Overwrite(e, std::move(value), keep_ttl);
+    Overwrite(e, std::move(value), keep_ttl, notice);
     return e;
   }
-  return Add(key, std::move(value));
+  return Add(key, std::move(value), notice);
 }
-
-void Database::Modified(Entry* e) { Emit(KeyEventKind::kModified, e); }
 
 void Database::Detach(Entry* e) {
   if (e->expire_ms != 0) expires_.Erase(e);
   dict_.Unlink(e->key());
 }
 
-bool Database::Remove(std::string_view key, RemoveCause cause) {
-  Entry* e = dict_.Find(key);
-  if (e == nullptr) return false;
-  Remove(e, cause);
-  return true;
+void Database::Remove(Entry* e, RemoveCause cause) {
+  KeyNotice n;
+  switch (cause) {
+    case RemoveCause::kDeleted: n = notice::kDel; break;
+    case RemoveCause::kExpired: n = notice::kExpired; break;
+    case RemoveCause::kEvicted: n = notice::kEvicted; break;
+    default: break;
+  }
+  Remove(e, cause, n);
 }
 
-void Database::Remove(Entry* e, RemoveCause cause) {
-  Emit(KeyEventKind::kRemoved, e, cause);
+void Database::Remove(Entry* e, RemoveCause cause, KeyNotice notice) {
+  Emit(KeyEventKind::kRemoved, e, notice, cause);
   Detach(e);
   Entry::Destroy(e);
 }
 
-void Database::SetExpire(Entry* e, int64_t when_ms) {
+void Database::SetExpire(Entry* e, int64_t when_ms, KeyNotice notice) {
   if (e->expire_ms == 0) expires_.Insert(e);
   e->expire_ms = when_ms;
-  Emit(KeyEventKind::kModified, e);
+  Emit(KeyEventKind::kModified, e, notice);
 }
 
-bool Database::Persist(Entry* e) {
+bool Database::Persist(Entry* e, KeyNotice notice) {
   if (e->expire_ms == 0) return false;
   expires_.Erase(e);
   e->expire_ms = 0;
-  Emit(KeyEventKind::kModified, e);
+  Emit(KeyEventKind::kModified, e, notice);
   return true;
 }
 
-Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key) {
+Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key,
+                           KeyNotice from, KeyNotice to) {
   bool replaced = false;
   if (Entry* old = dst_db.dict_.Find(dst_key); old != nullptr) {
     // An expired destination counts as absent: it is removed as expired, not overwritten.
@@ -172,7 +202,7 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
   }
   Entry* moved = Entry::Create(dst_key, std::move(src->value));
   moved->lru_flags = src->lru_flags;
-  Emit(KeyEventKind::kRemoved, src, RemoveCause::kMovedOut);
+  Emit(KeyEventKind::kRemoved, src, from, RemoveCause::kMovedOut);
   int64_t expire = src->expire_ms;
   Detach(src);
   dst_db.dict_.Insert(moved);
@@ -180,7 +210,7 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
     moved->expire_ms = expire;
     dst_db.expires_.Insert(moved);
   }
-  dst_db.Emit(KeyEventKind::kAdded, moved, RemoveCause::kDeleted, src, replaced);
+  dst_db.Emit(KeyEventKind::kAdded, moved, to, RemoveCause::kDeleted, src, replaced);
   Entry::Destroy(src);
   return moved;
 }

@@ -18,6 +18,7 @@
 #include "db/entry.h"
 #include "db/keyspace_events.h"
 #include "db/ptr_set.h"
+#include "util/status.h"
 
 namespace redistp {
 
@@ -42,6 +43,44 @@ struct KeyspaceContext {
   uint64_t dirty = 0;
 };
 
+class Database;
+
+// How a lookup counts: kRead counts keyspace hits/misses and touches the LRU/LFU data (read
+// commands), kWrite only touches it (write commands), kPeek does neither (TYPE, OBJECT,
+// EXISTS-like helpers). All three delete an expired key on sight.
+enum class Access : uint8_t { kRead, kWrite, kPeek };
+
+// A scoped in-place edit of one key's value (APPEND, SETRANGE, SETBIT, LPUSH onto an existing
+// list, HSET ...), obtained from Database::Mutate. While it lives the caller edits value();
+// when it ends (Commit() or the destructor) the Database emits one kModified event carrying
+// the notice, which counts `dirty` and reaches MULTI WATCH, watches, blocking, notifications
+// and propagation; and if the edit left an aggregate empty the key is deleted, with its own
+// kRemoved event (cause kDeleted, notice "del"), as Redis deletes emptied keys. Abandon() ends
+// it with no event, for an edit that turned out to change nothing. The entry must not be
+// removed, renamed or overwritten while the handle lives.
+class Mutation {
+ public:
+  Mutation(Database* db, Entry* e, KeyNotice notice) : db_(db), entry_(e), notice_(notice) {}
+  Mutation(Mutation&& o) noexcept : db_(o.db_), entry_(o.entry_), notice_(o.notice_) {
+    o.entry_ = nullptr;
+  }
+  Mutation(const Mutation&) = delete;
+  Mutation& operator=(const Mutation&) = delete;
+  Mutation& operator=(Mutation&&) = delete;
+  ~Mutation() { Commit(); }
+
+  Value& value() { return entry_->value; }
+  Entry* entry() { return entry_; }
+  // Ends the edit now. Returns false if the key was deleted because it became empty.
+  bool Commit();
+  void Abandon() { entry_ = nullptr; }
+
+ private:
+  Database* db_;
+  Entry* entry_;
+  KeyNotice notice_;
+};
+
 class Database {
  public:
   Database(int index, KeyspaceContext* ctx) : index_(index), ctx_(ctx) {}
@@ -52,7 +91,12 @@ class Database {
   int index() const { return index_; }
   size_t size() const { return dict_.size(); }
   size_t volatile_size() const { return expires_.size(); }
-  Dict& dict() { return dict_; }
+  // Read-only view of the table (DEBUG DIGEST, KEYS, INFO): nothing outside Database changes
+  // it; logically expired keys not yet reclaimed are still in it.
+  const Dict& dict() const { return dict_; }
+  // The entry of `key` with no expiry check and no access tracking (DEBUG OBJECT, the watch
+  // index's flush/swap bookkeeping), or nullptr. Not for changing the value.
+  Entry* FindRaw(std::string_view key) { return dict_.Find(key); }
 
   // Lookups delete an expired key on sight. LookupRead counts keyspace hits/misses and touches
   // the LRU clock; LookupWrite does neither (Redis semantics for write commands).
@@ -60,33 +104,42 @@ class Database {
   Entry* LookupWrite(std::string_view key);
   // A lookup that neither counts stats nor touches LRU (EXISTS-like helpers, TYPE, OBJECT).
   Entry* Peek(std::string_view key);
+  // The typed lookup commands use: the entry of `key` when it holds a `type` value, nullptr
+  // when the key does not exist, or the WRONGTYPE error when it holds another type (counted as
+  // a hit, like Redis, which looks the key up before checking its type).
+  Result<Entry*> Lookup(std::string_view key, ValueType type, Access access = Access::kRead);
   bool IsExpired(const Entry* e) const {
     return e->expire_ms != 0 && ctx_->expiry_enabled && ctx_->now_ms > e->expire_ms;
   }
 
+  // Every change below emits one key event carrying a KeyNotice (how notifications name it).
+  //
   // Creates a key that does not exist (the caller checked). Emits kAdded. `replaced` is true
   // when the caller just removed the key's previous entry with cause kOverwritten (COPY
   // REPLACE), so existence listeners see no change.
-  Entry* Add(std::string_view key, Value&& value, bool replaced = false);
+  Entry* Add(std::string_view key, Value&& value, KeyNotice notice, bool replaced = false);
   // Replaces the value of an existing key; the entry (and its ownership) survives. Clears the
   // TTL unless keep_ttl. Emits kModified.
-  void Overwrite(Entry* e, Value&& value, bool keep_ttl);
+  void Overwrite(Entry* e, Value&& value, bool keep_ttl, KeyNotice notice);
   // SET semantics: overwrite if present (see Overwrite), else Add. Returns the entry.
-  Entry* Upsert(std::string_view key, Value&& value, bool keep_ttl);
-  // Announces an in-place value change made through the entry (APPEND, SETRANGE, INCR...).
-  void Modified(Entry* e);
-  // Removes a key. Emits kRemoved(cause) then frees. Returns false if absent.
-  bool Remove(std::string_view key, RemoveCause cause = RemoveCause::kDeleted);
+  Entry* Upsert(std::string_view key, Value&& value, bool keep_ttl, KeyNotice notice);
+  // Starts an in-place edit of e's value; see Mutation.
+  [[nodiscard]] Mutation Mutate(Entry* e, KeyNotice notice) { return Mutation(this, e, notice); }
+  // Removes a key: emits kRemoved(cause) then frees. The notice defaults to the cause's
+  // ("del", "expired", "evicted"; none for kOverwritten and kMovedOut).
   void Remove(Entry* e, RemoveCause cause = RemoveCause::kDeleted);
+  void Remove(Entry* e, RemoveCause cause, KeyNotice notice);
 
-  void SetExpire(Entry* e, int64_t when_ms);
+  void SetExpire(Entry* e, int64_t when_ms, KeyNotice notice = notice::kExpire);
   // Returns true if a TTL was removed.
-  bool Persist(Entry* e);
+  bool Persist(Entry* e, KeyNotice notice = notice::kPersist);
 
-  // RENAME: moves `src` (existing) to `dst_key` in `dst_db` (may be this), replacing any
-  // existing destination (cause kOverwritten). TTL and flags travel with the value.
+  // RENAME/MOVE: moves `src` (existing) to `dst_key` in `dst_db` (may be this), replacing any
+  // existing destination (cause kOverwritten). TTL and flags travel with the value. `from` and
+  // `to` name the two halves ("rename_from"/"rename_to", "move_from"/"move_to").
   // Returns the new entry.
-  Entry* MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key);
+  Entry* MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key, KeyNotice from,
+                   KeyNotice to);
 
   // FLUSHDB: drops every key (OnFlush is emitted first).
   void Flush();
@@ -111,8 +164,10 @@ class Database {
   // Records an access: the LRU clock, or an LFU counter step (see database.cc).
   void TouchAccess(Entry* e);
   void InitAccess(Entry* e);
-  void Emit(KeyEventKind kind, Entry* e, RemoveCause cause = RemoveCause::kDeleted,
-            Entry* moved_from = nullptr, bool replaced = false);
+  friend class Mutation;
+  void Emit(KeyEventKind kind, Entry* e, KeyNotice notice,
+            RemoveCause cause = RemoveCause::kDeleted, Entry* moved_from = nullptr,
+            bool replaced = false);
   // Unlinks e from the dict and the TTL index without emitting or freeing.
   void Detach(Entry* e);
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace redistp {
 
@@ -32,6 +33,54 @@ enum class RemoveCause : uint8_t {
   kMovedOut,     // source side of RENAME/MOVE (the key lives on under another name or db)
 };
 
+// Keyspace-notification classes: the flags of `notify-keyspace-events` (the letters of
+// redis.conf) a change belongs to; kNotifyNone for a change Redis does not announce.
+inline constexpr uint32_t kNotifyNone = 0;
+inline constexpr uint32_t kNotifyKeyspace = 1u << 0;  // K
+inline constexpr uint32_t kNotifyKeyevent = 1u << 1;  // E
+inline constexpr uint32_t kNotifyGeneric = 1u << 2;   // g
+inline constexpr uint32_t kNotifyString = 1u << 3;    // $
+inline constexpr uint32_t kNotifyList = 1u << 4;      // l
+inline constexpr uint32_t kNotifySet = 1u << 5;       // s
+inline constexpr uint32_t kNotifyHash = 1u << 6;      // h
+inline constexpr uint32_t kNotifyZset = 1u << 7;      // z
+inline constexpr uint32_t kNotifyExpired = 1u << 8;   // x
+inline constexpr uint32_t kNotifyEvicted = 1u << 9;   // e
+inline constexpr uint32_t kNotifyStream = 1u << 10;   // t
+inline constexpr uint32_t kNotifyKeyMiss = 1u << 11;  // m (not part of A)
+inline constexpr uint32_t kNotifyModule = 1u << 12;   // d
+inline constexpr uint32_t kNotifyNew = 1u << 13;      // n (not part of A)
+inline constexpr uint32_t kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet |
+                                       kNotifyHash | kNotifyZset | kNotifyExpired | kNotifyEvicted |
+                                       kNotifyStream | kNotifyModule;  // A
+
+// What a change is called in keyspace notifications: its class and the event name Redis 7.0
+// publishes ("set", "lpush", "expire", "del"). Every change the Database makes carries one, so
+// notifications, tracking and statistics hang off the one choke point. An empty notice (class
+// kNotifyNone) is a change Redis does not announce (DEBUG POPULATE, a RENAME's overwritten
+// destination).
+struct KeyNotice {
+  uint32_t cls = kNotifyNone;
+  const char* name = nullptr;
+};
+
+// The notices shared by several command families. A family's own (lpush, hset ...) live with
+// its commands.
+namespace notice {
+inline constexpr KeyNotice kNone{};
+inline constexpr KeyNotice kSet{kNotifyString, "set"};
+inline constexpr KeyNotice kDel{kNotifyGeneric, "del"};
+inline constexpr KeyNotice kExpire{kNotifyGeneric, "expire"};
+inline constexpr KeyNotice kPersist{kNotifyGeneric, "persist"};
+inline constexpr KeyNotice kExpired{kNotifyExpired, "expired"};
+inline constexpr KeyNotice kEvicted{kNotifyEvicted, "evicted"};
+inline constexpr KeyNotice kRenameFrom{kNotifyGeneric, "rename_from"};
+inline constexpr KeyNotice kRenameTo{kNotifyGeneric, "rename_to"};
+inline constexpr KeyNotice kMoveFrom{kNotifyGeneric, "move_from"};
+inline constexpr KeyNotice kMoveTo{kNotifyGeneric, "move_to"};
+inline constexpr KeyNotice kCopyTo{kNotifyGeneric, "copy_to"};
+}  // namespace notice
+
 struct KeyEvent {
   KeyEventKind kind;
   RemoveCause cause;  // meaningful for kRemoved
@@ -41,6 +90,8 @@ struct KeyEvent {
   // For kAdded: the key existed until just before (its old entry was removed with cause
   // kOverwritten by RENAME/MOVE/COPY REPLACE), so for existence it never went away.
   bool replaced;
+  // How keyspace notifications name this change. kAdded events also imply "new" (class n).
+  KeyNotice notice;
 };
 
 class KeyspaceListener {

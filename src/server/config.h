@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "db/keyspace_events.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -137,24 +138,7 @@ inline constexpr int kShutdownNoSave = 2;
 inline constexpr int kShutdownNow = 4;
 inline constexpr int kShutdownForce = 8;
 
-// notify-keyspace-events bits (the letters of redis.conf).
-inline constexpr uint32_t kNotifyKeyspace = 1u << 0;  // K
-inline constexpr uint32_t kNotifyKeyevent = 1u << 1;  // E
-inline constexpr uint32_t kNotifyGeneric = 1u << 2;   // g
-inline constexpr uint32_t kNotifyString = 1u << 3;    // $
-inline constexpr uint32_t kNotifyList = 1u << 4;      // l
-inline constexpr uint32_t kNotifySet = 1u << 5;       // s
-inline constexpr uint32_t kNotifyHash = 1u << 6;      // h
-inline constexpr uint32_t kNotifyZset = 1u << 7;      // z
-inline constexpr uint32_t kNotifyExpired = 1u << 8;   // x
-inline constexpr uint32_t kNotifyEvicted = 1u << 9;   // e
-inline constexpr uint32_t kNotifyStream = 1u << 10;   // t
-inline constexpr uint32_t kNotifyKeyMiss = 1u << 11;  // m (not part of A)
-inline constexpr uint32_t kNotifyModule = 1u << 12;   // d
-inline constexpr uint32_t kNotifyNew = 1u << 13;      // n (not part of A)
-inline constexpr uint32_t kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet |
-                                       kNotifyHash | kNotifyZset | kNotifyExpired | kNotifyEvicted |
-                                       kNotifyStream | kNotifyModule;  // A
+// notify-keyspace-events bits (kNotify*) live with the key events: db/keyspace_events.h.
 
 // client-output-buffer-limit, one per client class. Zero disables a limit.
 struct OutputBufferLimit {

@@ -71,7 +71,7 @@ void Server::BlockForKey(Client* c, std::string_view key, std::string value, boo
                          int64_t timeout_ms) {
   c->blocked = true;
   blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence},
-                    c->db->dict().Find(key));
+                    c->db->FindRaw(key));
   if (timeout_ms > 0) {
     c->block_timer = evtimer_new(base_, &Server::BlockTimerCallback, c);
     timeval tv{static_cast<time_t>(timeout_ms / 1000),

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "types/type_ops.h"
 #include "util/memory.h"
 
 namespace redistp {
@@ -48,9 +49,7 @@ size_t HeapString::AllocSize() const {
 void Value::Release() {
   switch (storage()) {
     case kHeap: HeapString::Destroy(heap()); break;
-    case kPointer:
-      // Aggregate types are added with their own destroy functions as they land.
-      break;
+    case kPointer: FindTypeOps(type())->destroy(pointer()); break;
     default: break;
   }
 }
@@ -88,6 +87,35 @@ Value Value::TextString(std::string_view s) {
   Value v;
   v.SetBytes(s, s.size() > kEmbstrLimit);
   return v;
+}
+
+Value Value::Object(ValueType t, void* obj) {
+  Value v;
+  v.set_pointer(obj);
+  v.SetTag(t, kPointer, false);
+  return v;
+}
+
+Value Value::Clone() const {
+  Value v;
+  switch (storage()) {
+    case kHeap:
+      v.set_heap(HeapString::Create({heap()->data, heap()->len}, heap()->len));
+      v.tag_ = tag_;
+      break;
+    case kPointer:
+      v.set_pointer(FindTypeOps(type())->clone(pointer()));
+      v.tag_ = tag_;
+      break;
+    default:  // int and inline strings live in the 16 bytes
+      std::memcpy(static_cast<void*>(&v), this, sizeof(Value));
+      break;
+  }
+  return v;
+}
+
+bool Value::IsEmptyAggregate() const {
+  return is_aggregate() && FindTypeOps(type())->length(pointer()) == 0;
 }
 
 Value Value::Integer(int64_t n) {
@@ -139,13 +167,16 @@ const char* Value::EncodingName() const {
       if (storage() == kInt) return "int";
       if (tag_ & kRawFlag) return "raw";
       return StringLength() <= kEmbstrLimit ? "embstr" : "raw";
-    default: return "unknown";
+    default: return FindTypeOps(type())->encoding(pointer());
   }
 }
 
-size_t Value::HeapBytes() const {
-  if (storage() == kHeap) return heap()->AllocSize();
-  return 0;
+size_t Value::HeapBytes(size_t samples) const {
+  switch (storage()) {
+    case kHeap: return heap()->AllocSize();
+    case kPointer: return FindTypeOps(type())->memory(pointer(), samples);
+    default: return 0;
+  }
 }
 
 char* Value::MutableBytes(size_t min_len) {

@@ -8,8 +8,9 @@
 //   - heap:   a HeapString holding length, capacity and bytes.
 // Strings up to 44 bytes created by SET report "embstr", longer or mutated ones (APPEND,
 // SETRANGE, SETBIT ...) report "raw", mirroring Redis: the `raw` flag records the mutation.
-// Aggregate types (list, set, zset, hash, stream) hold a pointer to their own object; their
-// layouts live in their own files as those types are built.
+// Aggregate types (list, set, zset, hash, stream) hold a pointer to an object their type owns;
+// every operation on it (free, copy, memory, encoding name, length, digest, serialization) is a
+// row of TypeOps (type_ops.h), so the Value never switches on an aggregate's type itself.
 //
 // A Value owns what it points to: moving transfers, destruction frees.
 #pragma once
@@ -70,10 +71,21 @@ class Value {
   // Creates an embstr/raw string by length, never int (INCRBYFLOAT results, as Redis does).
   static Value TextString(std::string_view s);
   static Value Integer(int64_t v);
+  // An aggregate of type t (not kString) holding `obj`, which the Value owns from now on and
+  // frees through the type's TypeOps::destroy. The type must have a TypeOps row.
+  static Value Object(ValueType t, void* obj);
 
   ValueType type() const { return static_cast<ValueType>(tag_ & 0x7); }
   bool is_string() const { return type() == ValueType::kString; }
   bool is_int() const { return storage() == kInt; }
+  bool is_aggregate() const { return storage() == kPointer; }
+  // The aggregate's object (nullptr for strings).
+  void* object() const { return is_aggregate() ? pointer() : nullptr; }
+  // A deep copy with the same type and encoding (COPY): OBJECT ENCODING answers the same.
+  Value Clone() const;
+  // An aggregate with no element left: the Database deletes the key when a mutation leaves
+  // its value so. Strings are never "empty" in this sense (an empty string is a value).
+  bool IsEmptyAggregate() const;
 
   // The string's bytes. For ints the text is formatted into `scratch`, which must hold
   // kMaxInt64Chars + 1 bytes and outlive the view.
@@ -84,8 +96,8 @@ class Value {
   bool GetInt(int64_t* out) const;
   // OBJECT ENCODING name.
   const char* EncodingName() const;
-  // Bytes allocated outside the Value (for MEMORY USAGE).
-  size_t HeapBytes() const;
+  // Bytes allocated outside the Value (for MEMORY USAGE); `samples` as TypeOps::memory.
+  size_t HeapBytes(size_t samples = 0) const;
 
   // Mutable byte access for in-place string edits (SETRANGE, SETBIT, APPEND). Converts an int
   // or inline value into a heap string of at least `min_len` bytes (zero-padded) and marks the
@@ -123,6 +135,12 @@ class Value {
     return h;
   }
   void set_heap(HeapString* h) { std::memcpy(raw_, &h, sizeof(h)); }
+  void* pointer() const {
+    void* p;
+    std::memcpy(&p, raw_, sizeof(p));
+    return p;
+  }
+  void set_pointer(void* p) { std::memcpy(raw_, &p, sizeof(p)); }
   char* inline_data() { return reinterpret_cast<char*>(raw_); }
   const char* inline_data() const { return reinterpret_cast<const char*>(raw_); }
   uint8_t inline_len() const { return raw_[14]; }

@@ -34,7 +34,7 @@ void ExecWatches::OnKeyEvent(const KeyEvent& ev) {
 
 void ExecWatches::OnFlush(Database& db) {
   for (auto& [k, clients] : keys_) {
-    if (k.first == db.index() && db.dict().Find(k.second) != nullptr) {
+    if (k.first == db.index() && db.FindRaw(k.second) != nullptr) {
       for (uint64_t c : clients) dirty_.insert(c);
     }
   }
@@ -43,7 +43,7 @@ void ExecWatches::OnFlush(Database& db) {
 void ExecWatches::OnSwap(Database& a, Database& b) {
   for (auto& [k, clients] : keys_) {
     if ((k.first == a.index() || k.first == b.index()) &&
-        (a.dict().Find(k.second) != nullptr || b.dict().Find(k.second) != nullptr)) {
+        (a.FindRaw(k.second) != nullptr || b.FindRaw(k.second) != nullptr)) {
       for (uint64_t c : clients) dirty_.insert(c);
     }
   }

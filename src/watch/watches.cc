@@ -335,7 +335,7 @@ void WatchIndex::OnFlush(Database& db) {
   if (keys_.empty()) return;
   std::vector<KeyRecord*> hit;
   keys_.ForEach([&hit, &db](KeyRecord* rec) {
-    if (rec->db == db.index() && db.dict().Find(rec->key()) != nullptr) hit.push_back(rec);
+    if (rec->db == db.index() && db.FindRaw(rec->key()) != nullptr) hit.push_back(rec);
   });
   RetireGuard guard(this);
   for (KeyRecord* rec : hit) {
@@ -363,8 +363,8 @@ void WatchIndex::OnSwap(Database& a, Database& b) {
     if (IsRetired(rec)) continue;
     Database* self = rec->db == a.index() ? &a : &b;
     Database* other = self == &a ? &b : &a;
-    Entry* now = self->dict().Find(rec->key());
-    bool before = other->dict().Find(rec->key()) != nullptr;
+    Entry* now = self->FindRaw(rec->key());
+    bool before = other->FindRaw(rec->key()) != nullptr;
     // The entry now in this database came from the other one, unflagged perhaps.
     if (now != nullptr) now->set_flag(Entry::kFlagWatched, true);
     if ((now != nullptr) != before) {

@@ -80,7 +80,7 @@ class WatchIndexTest : public ::testing::Test {
     ctx_.now_ms = kNow;
   }
   Entry* Set(Database& db, std::string_view key) {
-    return db.Upsert(key, Value::String("v"), false);
+    return db.Upsert(key, Value::String("v"), false, notice::kSet);
   }
 
   FakeSink sink_;
@@ -145,14 +145,14 @@ TEST_F(WatchIndexTest, AdditionAndDeletionPushToEveryWatcherOfThatDatabase) {
   Set(db0_, "k");
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "k", true}, {2, 0, "k", true}}));
   Set(db0_, "k");  // exists before and after: nothing
-  db0_.Modified(db0_.Peek("k"));
+  db0_.Mutate(db0_.Peek("k"), notice::kSet).Commit();
   EXPECT_TRUE(sink_.Take().empty());
-  db0_.Remove("k");
+  db0_.Remove(db0_.Peek("k"));
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "k", false}, {2, 0, "k", false}}));
   Set(db1_, "k");
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{3, 1, "k", true}}));
   Set(db0_, "unwatched");
-  db0_.Remove("unwatched");
+  db0_.Remove(db0_.Peek("unwatched"));
   EXPECT_TRUE(sink_.Take().empty());
 }
 
@@ -176,14 +176,14 @@ TEST_F(WatchIndexTest, RenameAndMovePushDelForTheSourceAndAddForAnAbsentDestinat
   index_.Add(2, 1, "far", nullptr);
   Entry* src = Set(db0_, "src");
   sink_.Take();
-  db0_.MoveEntry(src, db0_, "dst");
+  db0_.MoveEntry(src, db0_, "dst", notice::kRenameFrom, notice::kRenameTo);
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "dst", true}, {1, 0, "src", false}}));
   // Onto an existing destination: the destination never stops existing.
   Set(db0_, "src");
   sink_.Take();
-  db0_.MoveEntry(db0_.Peek("src"), db0_, "dst");
+  db0_.MoveEntry(db0_.Peek("src"), db0_, "dst", notice::kRenameFrom, notice::kRenameTo);
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "src", false}}));
-  db0_.MoveEntry(db0_.Peek("dst"), db1_, "far");
+  db0_.MoveEntry(db0_.Peek("dst"), db1_, "far", notice::kRenameFrom, notice::kRenameTo);
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "dst", false}, {2, 1, "far", true}}));
 }
 
@@ -217,7 +217,7 @@ TEST_F(WatchIndexTest, SwapPushesAddDelOrNothingDependingOnBothDatabases) {
                                              {2, 1, "only0", true},
                                              {2, 1, "only1", false}}));
   // The entry brought into db 0 is flagged: its deletion pushes.
-  db0_.Remove("only1");
+  db0_.Remove(db0_.Peek("only1"));
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "only1", false}}));
 }
 
@@ -275,7 +275,7 @@ TEST_F(WatchIndexTest, InterestKeepsTheDeadlineWithoutPushes) {
   EXPECT_EQ(index_.key_count(), 1u);
   EXPECT_EQ(index_.watch_count(), 0u);
   EXPECT_EQ(index_.next_deadline(), kNow + 100);
-  db0_.Remove("lock");
+  db0_.Remove(db0_.Peek("lock"));
   EXPECT_TRUE(sink_.Take().empty());
   EXPECT_EQ(index_.next_deadline(), 0);
   index_.RemoveInterest(0, "lock");
@@ -559,11 +559,13 @@ class WatchModel {
       index_.RemoveInterest(db, key);
     } else if (op < 70) {
       bool existed = d.Peek(key) != nullptr;
-      Entry* e = d.Upsert(key, Value::String("v"), false);
+      Entry* e = d.Upsert(key, Value::String("v"), false, notice::kSet);
       if (Pick(3) == 0) d.SetExpire(e, kNow + 1 + Pick(100000));
       ExpectPushes(existed ? std::vector<Push>{} : PushesFor(mk, true));
     } else if (op < 85) {
-      bool existed = d.Remove(key);
+      Entry* gone = d.FindRaw(key);
+      bool existed = gone != nullptr;
+      if (existed) d.Remove(gone);
       ExpectPushes(existed ? PushesFor(mk, false) : std::vector<Push>{});
     } else if (op < 90) {
       if (Entry* e = d.Peek(key)) {
@@ -584,7 +586,7 @@ class WatchModel {
         if (!dst_existed) {
           for (const Push& p : PushesFor({to, dst}, true)) want.push_back(p);
         }
-        d.MoveEntry(e, *dbs_[to], dst);
+        d.MoveEntry(e, *dbs_[to], dst, notice::kRenameFrom, notice::kRenameTo);
         std::sort(want.begin(), want.end());
         ExpectPushes(want);
       }
@@ -666,7 +668,7 @@ class WatchModel {
     }
     std::vector<std::tuple<int64_t, int, std::string>> out;
     for (const ModelKey& k : tracked) {
-      Entry* e = dbs_[k.db]->dict().Find(k.key);
+      Entry* e = dbs_[k.db]->FindRaw(k.key);
       if (e == nullptr) continue;
       EXPECT_TRUE(e->has_flag(Entry::kFlagWatched)) << k.db << " " << k.key;
       if (e->expire_ms != 0) out.emplace_back(e->expire_ms, k.db, k.key);
@@ -684,7 +686,7 @@ class WatchModel {
     // Deadline order; keys sharing a deadline may come in any order.
     std::vector<int64_t> got_deadlines;
     for (const auto& [db, key] : got)
-      got_deadlines.push_back(dbs_[db]->dict().Find(key)->expire_ms);
+      got_deadlines.push_back(dbs_[db]->FindRaw(key)->expire_ms);
     ASSERT_TRUE(std::is_sorted(got_deadlines.begin(), got_deadlines.end()));
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());

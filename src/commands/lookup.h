@@ -1,0 +1,43 @@
+// The typed lookup every command handler uses, and the notices of the string family.
+//
+// Database::Lookup answers the entry of a key holding the asked type, nullptr when the key does
+// not exist, or the WRONGTYPE error; LookupTyped replies that error so a handler writes
+//
+//   Entry* e;
+//   if (!LookupTyped(c, key, ValueType::kString, Access::kWrite, &e)) return;
+//
+// and never checks a value's type by hand.
+#pragma once
+
+#include <string_view>
+
+#include "db/database.h"
+#include "protocol/reply_builder.h"
+#include "server/command.h"
+
+namespace redistp {
+
+// On success stores the entry (nullptr when absent) and returns true; on WRONGTYPE replies the
+// error and returns false.
+inline bool LookupTyped(CommandContext& c, std::string_view key, ValueType type, Access access,
+                        Entry** out) {
+  Result<Entry*> r = c.db.Lookup(key, type, access);
+  if (!r.ok()) {
+    c.reply.Error(r.status().message());
+    return false;
+  }
+  *out = r.value();
+  return true;
+}
+
+// Keyspace-notification names of the string and bitmap commands (Redis 7.0's).
+namespace notice {
+inline constexpr KeyNotice kAppend{kNotifyString, "append"};
+inline constexpr KeyNotice kSetRange{kNotifyString, "setrange"};
+inline constexpr KeyNotice kIncrBy{kNotifyString, "incrby"};
+inline constexpr KeyNotice kDecrBy{kNotifyString, "decrby"};
+inline constexpr KeyNotice kIncrByFloat{kNotifyString, "incrbyfloat"};
+inline constexpr KeyNotice kSetBit{kNotifyString, "setbit"};
+}  // namespace notice
+
+}  // namespace redistp

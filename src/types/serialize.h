@@ -1,0 +1,93 @@
+// RDB object encoding: the primitives every type's serialize/deserialize hook is written with.
+//
+// Redis's RDB format (version 10 in Redis 7.0) stores each value as a type byte followed by an
+// object payload built from two primitives, which DUMP/RESTORE payloads share:
+//   length:  00xxxxxx                      6-bit length
+//            01xxxxxx xxxxxxxx             14-bit length, big-endian
+//            10000000 + 4 bytes            32-bit length, big-endian
+//            10000001 + 8 bytes            64-bit length, big-endian
+//            11xxxxxx                      not a length: a special string encoding follows
+//   string:  length + bytes, or a special encoding (11 in the top bits):
+//            0 = int8, 1 = int16, 2 = int32 (little-endian), the string is its decimal text;
+//            3 = LZF: compressed length, uncompressed length, compressed bytes.
+// A string that is a canonical integer fitting 32 bits is written as an integer; a longer one is
+// LZF-compressed when compression is on, the string is over 20 bytes and compression saves
+// space, as Redis does. Readers validate every length against the bytes left, so a truncated
+// or hostile payload is an error, never a crash or an unbounded allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace redistp {
+
+// RDB type bytes (Redis 7.0, RDB version 10).
+enum RdbType : uint8_t {
+  kRdbString = 0,
+  kRdbList = 1,
+  kRdbSet = 2,
+  kRdbZSet = 3,
+  kRdbHash = 4,
+  kRdbZSet2 = 5,
+  kRdbHashZipmap = 9,
+  kRdbListZiplist = 10,
+  kRdbSetIntset = 11,
+  kRdbZSetZiplist = 12,
+  kRdbHashZiplist = 13,
+  kRdbListQuicklist = 14,
+  kRdbStreamListpacks = 15,
+  kRdbHashListpack = 16,
+  kRdbZSetListpack = 17,
+  kRdbListQuicklist2 = 18,
+  kRdbStreamListpacks2 = 19,
+};
+
+class RdbWriter {
+ public:
+  explicit RdbWriter(std::string* out, bool compress = true) : out_(out), compress_(compress) {}
+
+  void Byte(uint8_t b) { out_->push_back(static_cast<char>(b)); }
+  void Length(uint64_t len);
+  // A string in its most compact form (integer encoding, LZF, or plain).
+  void String(std::string_view s);
+  // An integer written as Redis writes an int-encoded string object.
+  void Integer(int64_t v);
+  // A double in binary form (8 bytes little-endian IEEE 754), as ZSET2 scores.
+  void BinaryDouble(double d);
+  std::string* out() { return out_; }
+
+ private:
+  bool TryIntegerEncoding(std::string_view s);
+  bool TryLzf(std::string_view s);
+  std::string* out_;
+  bool compress_;
+};
+
+class RdbReader {
+ public:
+  explicit RdbReader(std::string_view in) : in_(in) {}
+
+  bool Byte(uint8_t* b);
+  // A plain length; an error if the next bytes are a special string encoding instead.
+  Status Length(uint64_t* len);
+  // A string in any encoding; `max_len` bounds what a hostile length may allocate.
+  Status String(std::string* out, uint64_t max_len = kMaxStringLen);
+  Status BinaryDouble(double* d);
+  size_t remaining() const { return in_.size() - pos_; }
+  size_t position() const { return pos_; }
+
+  static constexpr uint64_t kMaxStringLen = 512ull * 1024 * 1024;
+
+ private:
+  // Reads a length or, when `encoded` is set on return, a special encoding number.
+  Status LengthOrEncoding(uint64_t* len, bool* encoded);
+  bool Take(size_t n, const char** p);
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+}  // namespace redistp

@@ -1,0 +1,65 @@
+#include "types/type_ops.h"
+
+#include <array>
+#include <string>
+
+#include "types/serialize.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+// One row per aggregate type, indexed by ValueType. A family adds its row here when its type
+// lands (src/types/<type>.h exports `extern const TypeOps kListOps` and so on).
+const TypeOps* const kRows[] = {
+    nullptr,  // kString: not an aggregate; Value implements strings itself
+    nullptr,  // kList
+    nullptr,  // kSet
+    nullptr,  // kZSet
+    nullptr,  // kHash
+    nullptr,  // kStream
+};
+
+// RDB readers of aggregate encodings, one row per RDB type byte, added with their types.
+constexpr std::array<RdbLoader, 0> kLoaders{};
+
+Result<Value> LoadString(RdbReader& r) {
+  std::string s;
+  Status st = r.String(&s);
+  if (!st.ok()) return st;
+  return Value::String(s);
+}
+
+}  // namespace
+
+const TypeOps* FindTypeOps(ValueType t) {
+  size_t i = static_cast<size_t>(t);
+  return i < sizeof(kRows) / sizeof(kRows[0]) ? kRows[i] : nullptr;
+}
+
+void SerializeValue(const Value& v, RdbWriter& w) {
+  if (v.is_string()) {
+    w.Byte(kRdbString);
+    int64_t n;
+    if (v.is_int() && v.GetInt(&n)) {
+      w.Integer(n);
+    } else {
+      char scratch[kMaxInt64Chars + 1];
+      w.String(v.View(scratch));
+    }
+    return;
+  }
+  const TypeOps* ops = FindTypeOps(v.type());
+  w.Byte(ops->rdb_type(v.object()));
+  ops->serialize(v.object(), w);
+}
+
+Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r) {
+  if (rdb_type == kRdbString) return LoadString(r);
+  for (const RdbLoader& l : kLoaders) {
+    if (l.rdb_type == rdb_type) return l.load(r);
+  }
+  return Status::Error("unsupported RDB object type " + std::to_string(rdb_type));
+}
+
+}  // namespace redistp

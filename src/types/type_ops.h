@@ -1,0 +1,66 @@
+// TypeOps: every operation the server performs on a value without knowing its type.
+//
+// A Value of an aggregate type (list, set, zset, hash, stream) holds a pointer to an object that
+// its type owns. Everything generic code needs from such an object goes through one row of
+// function pointers per type, kept in one table (type_ops.cc): freeing it, a deep copy (COPY),
+// its memory (MEMORY USAGE, with SAMPLES), its OBJECT ENCODING name, its element count (an
+// aggregate left empty by a command is deleted by the Database's mutation handle, as Redis
+// deletes emptied keys), its DEBUG DIGEST contribution and its RDB serialization (persistence
+// and DUMP/RESTORE). Commands and the keyspace never switch on the type: a new type adds its
+// file under src/types/ and one row here.
+//
+// Strings are not aggregates (they live inside the Value: int, inline or heap bytes) and have
+// no row; Value implements their operations directly. A type whose row is still missing cannot
+// be created, so no Value ever holds an object without operations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "types/value.h"
+#include "util/status.h"
+
+namespace redistp {
+
+class ValueDigest;
+class RdbWriter;
+class RdbReader;
+
+struct TypeOps {
+  ValueType type;
+  // OBJECT ENCODING name of the object's current representation ("listpack", "quicklist"...).
+  const char* (*encoding)(const void* obj);
+  void (*destroy)(void* obj);
+  // A deep copy in the same encoding; the copy is owned by the caller.
+  void* (*clone)(const void* obj);
+  // Bytes allocated for the object and its elements. `samples` > 0 estimates from that many
+  // elements, as MEMORY USAGE ... SAMPLES does; 0 counts every element.
+  size_t (*memory)(const void* obj, size_t samples);
+  // Number of elements (0 = empty: the key is deleted when a mutation leaves it so).
+  size_t (*length)(const void* obj);
+  // Folds the elements into a DEBUG DIGEST-VALUE digest the way Redis does for the type.
+  void (*digest)(const void* obj, ValueDigest& d);
+  // RDB: the type byte this object is written with (its encoding decides, e.g. a listpack hash
+  // is RDB_TYPE_HASH_LISTPACK), and the object payload after that byte.
+  uint8_t (*rdb_type)(const void* obj);
+  void (*serialize)(const void* obj, RdbWriter& w);
+};
+
+// The row of an aggregate type, or nullptr for strings and for types not built yet.
+const TypeOps* FindTypeOps(ValueType t);
+
+// Reads one object of RDB type `rdb_type` (strings and every aggregate with a row) from `r`.
+// Malformed input is an error, never a crash; an RDB type nobody reads is an error too.
+Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r);
+
+// Writes the RDB type byte and payload of `v` (persistence, DUMP).
+void SerializeValue(const Value& v, RdbWriter& w);
+
+// An aggregate's RDB reader, by RDB type byte: the rows of the deserializer table.
+struct RdbLoader {
+  uint8_t rdb_type;
+  Result<Value> (*load)(RdbReader& r);
+};
+
+}  // namespace redistp
