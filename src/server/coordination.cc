@@ -29,7 +29,7 @@ void Server::OnWatchedKeyEvent(uint64_t client, int /*db*/, std::string_view key
   Client* c = FindClient(client);
   if (c == nullptr || c->closed) return;
   // Frames are built with the client's own protocol: '>' for RESP3, an array for RESP2.
-  ByteBuffer& dst = c->has_flag(kClientExecuting) ? c->pending_pushes : c->out;
+  ReplyBuffer& dst = c->has_flag(kClientExecuting) ? c->pending_pushes : c->out;
   ReplyBuilder rb(&dst);
   rb.SetResp(c->reply.resp());
   rb.Push(3);
@@ -127,7 +127,7 @@ void Server::ServeReadyKeys() {
         c->reply.Int(owners_.CreateOwned(d, key, w.value, c->id, w.fence));
         c->set_flag(kClientExecuting, was_executing);
         if (!was_executing && c->pending_pushes.Readable() > 0) {
-          c->out.Append(c->pending_pushes.View());
+          c->out.Append(c->pending_pushes);
           c->pending_pushes.Clear();
         }
         unblocked_.push_back(c);

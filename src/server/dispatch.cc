@@ -127,7 +127,7 @@ void Server::ProcessInput(Client* c) {
     ServeReadyKeys();
     // Pushes caused by this client's own command follow its reply.
     if (c->pending_pushes.Readable() > 0) {
-      c->out.Append(c->pending_pushes.View());
+      c->out.Append(c->pending_pushes);
       c->pending_pushes.Clear();
     }
   }

@@ -13,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
+constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
 
 std::string FormatAddr(const sockaddr_storage& ss) {
   char ip[INET6_ADDRSTRLEN] = "?";
@@ -353,8 +355,11 @@ void Server::OnWritable(Client* c) {
 }
 
 void Server::FlushClient(Client* c) {
+  // writev over the static buffer and the blocks, until all is written or the socket is full.
   while (c->out.Readable() > 0) {
-    ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
+    iovec iov[kMaxIov];
+    int cnt = c->out.Gather(iov, kMaxIov);
+    ssize_t n = writev(c->fd, iov, cnt);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
@@ -370,7 +375,6 @@ void Server::FlushClient(Client* c) {
       event_del(c->write_ev);
       c->write_armed = false;
     }
-    c->out.ShrinkIfIdle(64 * 1024);
     if (c->has_flag(kClientCloseAfterReply)) CloseClient(c, "close after reply");
     return;
   }
