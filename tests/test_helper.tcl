@@ -22,7 +22,8 @@ foreach support {redis util test server} {
 proc usage {} {
     puts "Usage: tclsh tests/test_helper.tcl ?options?
   --single FILE      run only this test file (repeatable; 'unit/foo' works)
-  --server PATH      server binary to start (default: src/redis-server)
+  --server PATH      server binary to start (default: src/redis-server); tests
+                     tagged redistp (our own commands) run only against redis-tp
   --host H --port P  use an already running server; no server is started,
                      tests and servers tagged external:skip are skipped
   --tags \"a -b\"      run only tests tagged a, skip tests tagged b
@@ -116,6 +117,12 @@ proc run_child {file} {
     }
     set ::server::root $::root_dir
     set ::server::binary [file normalize $::opt(server)]
+    # Tests tagged `redistp` exercise redis-tp's own commands (SETTP, WATCHEX ...); against
+    # another server, such as Debian's redis-server for a side-by-side run, they are skipped.
+    if {$::opt(host) eq "" && [file executable $::server::binary] &&
+        ![string match "*build=redis-tp*" [exec $::server::binary --version]]} {
+        lappend ::test::deny_tags redistp
+    }
     if {$::opt(host) ne ""} {
         set ::test::external 1
         set ::server::host $::opt(host)

@@ -1,4 +1,4 @@
-// Temporary keys: SETTP, BSETTP, DELTP (../shared/spec/temporary-keys-and-watches.md).
+// Temporary keys: SETTP, BSETTP, DELTP (docs/temporary-keys-and-watches.md).
 //
 // SETTP creates a key only if absent and makes the calling connection its owner; the key dies
 // with the connection (OwnerIndex::ReleaseAll in the server's one teardown path). BSETTP is the

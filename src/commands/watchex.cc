@@ -1,4 +1,4 @@
-// Existence watches: WATCHEX and UNWATCHEX (../shared/spec/temporary-keys-and-watches.md).
+// Existence watches: WATCHEX and UNWATCHEX (docs/temporary-keys-and-watches.md).
 //
 // WATCHEX registers persistent watches in the connection's current database and answers the
 // current state of each key. Registration and state are read in the same command, and the

@@ -1,9 +1,9 @@
 // OwnerIndex: which connection owns which temporary key (SETTP/BSETTP).
 //
-// The contract (../shared/spec/temporary-keys-and-watches.md): "Ownership belongs to the key
-// entry, not to the name ... Invariant: when a connection ends, exactly the keys that still
-// carry its ownership are deleted, wherever they now live. A key that was deleted and
-// re-created by someone else is never touched. Nothing else is touched."
+// The contract (docs/temporary-keys-and-watches.md): ownership is a property of the key's
+// entry, not of its name. When a connection ends, exactly the keys that still carry its
+// ownership are deleted, wherever they live now; a key that was deleted and re-created by
+// somebody else is never touched, and nothing else is either.
 //
 // Model. Ownership is recorded per Entry (entries never move, see db/entry.h), with the entry's
 // Entry::kFlagTemporary bit set so the hot path can tell an ordinary key without a lookup. The

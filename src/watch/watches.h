@@ -1,6 +1,6 @@
 // WatchIndex: persistent existence watches (WATCHEX / UNWATCHEX).
 //
-// Contract (../shared/spec/temporary-keys-and-watches.md): a watch fires when its key goes
+// Contract (docs/temporary-keys-and-watches.md): a watch fires when its key goes
 // from absent to present (ADD) or present to absent (DEL), whatever caused it; a value change of
 // a key that exists before and after sends nothing; every change is delivered in the order it
 // happened. Watches are per database and persist until UNWATCHEX, RESET or disconnect.

@@ -1,4 +1,4 @@
-# BSETTP (shared/spec/temporary-keys-and-watches.md): the fair, herd-free SETTP. A free key is
+# BSETTP (docs/temporary-keys-and-watches.md): the fair, herd-free SETTP. A free key is
 # taken at once; a held key puts the connection in a FIFO queue per (database, key) and the
 # key is created for the first live waiter when it stops existing, whatever the cause (DELTP,
 # DEL, the holder's disconnect, expiry, FLUSHDB, RENAME / MOVE away). Timeouts reply 0; bad
@@ -54,7 +54,7 @@ proc bs_holder {key {value held}} {
     return $h
 }
 
-start_server {tags {bsettp}} {
+start_server {tags {bsettp redistp}} {
     test {BSETTP on a free key takes it at once and owns it} {
         lassign [bs_waiter] w id
         $w bsettp bs:free v 0

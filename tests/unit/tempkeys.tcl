@@ -1,4 +1,4 @@
-# Temporary keys (shared/spec/temporary-keys-and-watches.md): SETTP and DELTP, ownership that
+# Temporary keys (docs/temporary-keys-and-watches.md): SETTP and DELTP, ownership that
 # belongs to the key entry (survives value changes, moves with RENAME / MOVE / SWAPDB, ends
 # with DEL, expiry, FLUSHDB / FLUSHALL and being overwritten as a destination), the invariant
 # that a key re-created by someone else is never touched, every way a connection ends (QUIT,
@@ -46,7 +46,7 @@ proc tk_wait_client_gone {id} {
     }
 }
 
-start_server {tags {tempkeys}} {
+start_server {tags {tempkeys redistp}} {
     test {SETTP creates a key only if it does not exist: 1, then 0} {
         set a [tk_client]
         set b [tk_client]

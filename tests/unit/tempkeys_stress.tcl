@@ -87,7 +87,7 @@ proc st_total_watches {} {
     return $total
 }
 
-start_server {tags {tempkeys stress}} {
+start_server {tags {tempkeys stress redistp}} {
     test {10,000 connect / SETTP / WATCHEX / disconnect cycles leave nothing behind} {
         set pool 500
         set watched 50

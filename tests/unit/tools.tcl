@@ -53,7 +53,7 @@ proc tp_wait {base {seconds 10}} {
 
 proc tp_lines {path} { return [split [string trim [tp_read $path]] "\n"] }
 
-start_server {tags {tools}} {
+start_server {tags {tools redistp}} {
     test {redis-tp-lock holds a temporary key while the command runs, then frees it} {
         set holder [tp_start run $::tp_lock tools:run sh -c {sleep 0.4; exit 3}]
         wait_for_condition 100 10 {[r exists tools:run] == 1} else {

@@ -1,4 +1,4 @@
-# Existence watches (shared/spec/temporary-keys-and-watches.md): WATCHEX replies, one push per
+# Existence watches (docs/temporary-keys-and-watches.md): WATCHEX replies, one push per
 # change whatever caused it (writes, SETTP / DELTP / owner disconnect, BSETTP hand-off, prompt
 # expiry in a large keyspace, FLUSHDB / FLUSHALL / SWAPDB, RENAME / MOVE / COPY), silence on
 # value changes, per-database watches, the wire format in RESP2 (in-band arrays) and RESP3 (push
@@ -60,7 +60,7 @@ proc close_all {clients} {
     foreach c $clients {$c close}
 }
 
-start_server {tags {watchex}} {
+start_server {tags {watchex redistp}} {
     # ---- replies ---------------------------------------------------------------------------
 
     test {WATCHEX of one key replies EXIST or NOEXIST as a simple string} {
