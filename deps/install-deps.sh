@@ -20,7 +20,7 @@ packages=(
   libgtest-dev        # unit tests
   libxxhash-dev       # key hashing (XXH3, seeded)
   libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
-  liblzf-dev          # LZF strings in RDB payloads (DUMP/RESTORE, persistence)
+  liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(redis-server)

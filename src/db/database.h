@@ -18,6 +18,7 @@
 #include "db/entry.h"
 #include "db/keyspace_events.h"
 #include "db/ptr_set.h"
+#include "types/type_limits.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -33,6 +34,9 @@ struct KeyspaceContext {
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
   KeyspaceListener* listener = nullptr;
+  // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
+  // and list-* parameters), kept current by the server's config.
+  TypeLimits limits;
   // Stats (INFO stats).
   uint64_t expired_keys = 0;
   uint64_t keyspace_hits = 0;

@@ -127,6 +127,22 @@ Status Server::Init() {
   sync_access_tracking();
   config_.OnChange({"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"},
                    sync_access_tracking);
+  auto sync_type_limits = [this]() {
+    TypeLimits& l = keyspace_.limits;
+    l.list_max_listpack_size = config_.list_max_listpack_size;
+    l.list_compress_depth = config_.list_compress_depth;
+    l.hash_max_listpack_entries = static_cast<size_t>(config_.hash_max_listpack_entries);
+    l.hash_max_listpack_value = static_cast<size_t>(config_.hash_max_listpack_value);
+    l.set_max_intset_entries = static_cast<size_t>(config_.set_max_intset_entries);
+    l.zset_max_listpack_entries = static_cast<size_t>(config_.zset_max_listpack_entries);
+    l.zset_max_listpack_value = static_cast<size_t>(config_.zset_max_listpack_value);
+    return Status::Ok();
+  };
+  sync_type_limits();
+  config_.OnChange({"list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
+                    "hash-max-listpack-value", "set-max-intset-entries",
+                    "zset-max-listpack-entries", "zset-max-listpack-value"},
+                   sync_type_limits);
   watch_timer_ = evtimer_new(base_, &Server::WatchTimerCallback, this);
   WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;

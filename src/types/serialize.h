@@ -46,6 +46,10 @@ enum RdbType : uint8_t {
   kRdbStreamListpacks2 = 19,
 };
 
+// The error of a loader that met an aggregate with no element (the key is skipped, as Redis
+// skips empty keys in RDB files).
+inline constexpr std::string_view kRdbEmptyKey = "empty key";
+
 class RdbWriter {
  public:
   explicit RdbWriter(std::string* out, bool compress = true) : out_(out), compress_(compress) {}

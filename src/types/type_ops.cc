@@ -1,8 +1,8 @@
 #include "types/type_ops.h"
 
-#include <array>
 #include <string>
 
+#include "types/list.h"
 #include "types/serialize.h"
 #include "util/numbers.h"
 
@@ -13,7 +13,7 @@ namespace {
 // lands (src/types/<type>.h exports `extern const TypeOps kListOps` and so on).
 const TypeOps* const kRows[] = {
     nullptr,  // kString: not an aggregate; Value implements strings itself
-    nullptr,  // kList
+    &kListOps,
     nullptr,  // kSet
     nullptr,  // kZSet
     nullptr,  // kHash
@@ -21,7 +21,10 @@ const TypeOps* const kRows[] = {
 };
 
 // RDB readers of aggregate encodings, one row per RDB type byte, added with their types.
-constexpr std::array<RdbLoader, 0> kLoaders{};
+const RdbLoader kLoaders[] = {
+    {kRdbListQuicklist2, LoadListQuicklist2},
+    {kRdbList, LoadListPlain},
+};
 
 Result<Value> LoadString(RdbReader& r) {
   std::string s;
@@ -54,10 +57,10 @@ void SerializeValue(const Value& v, RdbWriter& w) {
   ops->serialize(v.object(), w);
 }
 
-Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r) {
+Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r, const TypeLimits& limits) {
   if (rdb_type == kRdbString) return LoadString(r);
   for (const RdbLoader& l : kLoaders) {
-    if (l.rdb_type == rdb_type) return l.load(r);
+    if (l.rdb_type == rdb_type) return l.load(r, limits);
   }
   return Status::Error("unsupported RDB object type " + std::to_string(rdb_type));
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "types/type_limits.h"
 #include "types/value.h"
 #include "util/status.h"
 
@@ -50,9 +51,11 @@ struct TypeOps {
 // The row of an aggregate type, or nullptr for strings and for types not built yet.
 const TypeOps* FindTypeOps(ValueType t);
 
-// Reads one object of RDB type `rdb_type` (strings and every aggregate with a row) from `r`.
-// Malformed input is an error, never a crash; an RDB type nobody reads is an error too.
-Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r);
+// Reads one object of RDB type `rdb_type` (strings and every aggregate with a row) from `r`;
+// aggregates are built with `limits`. Malformed input is an error, never a crash; an RDB type
+// nobody reads is an error too; an aggregate with no element is the error kRdbEmptyKey (Redis
+// skips such keys when loading).
+Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r, const TypeLimits& limits);
 
 // Writes the RDB type byte and payload of `v` (persistence, DUMP).
 void SerializeValue(const Value& v, RdbWriter& w);
@@ -60,7 +63,7 @@ void SerializeValue(const Value& v, RdbWriter& w);
 // An aggregate's RDB reader, by RDB type byte: the rows of the deserializer table.
 struct RdbLoader {
   uint8_t rdb_type;
-  Result<Value> (*load)(RdbReader& r);
+  Result<Value> (*load)(RdbReader& r, const TypeLimits& limits);
 };
 
 }  // namespace redistp

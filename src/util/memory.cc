@@ -19,6 +19,11 @@ AllocatorStats ReadAllocatorStats() {
 #ifdef USE_JEMALLOC
   uint64_t epoch = 1;
   size_t sz = sizeof(epoch);
+  // Objects this thread freed into its tcache still count as allocated in jemalloc's stats, so
+  // without a flush the figure depends on what the thread happened to free last (a test's
+  // before/after comparison then depends on the tests that ran before it). Cheap, and callers
+  // read the stats about once a second.
+  mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
   mallctl("epoch", &epoch, &sz, &epoch, sz);
   sz = sizeof(size_t);
   mallctl("stats.allocated", &s.allocated, &sz, nullptr, 0);

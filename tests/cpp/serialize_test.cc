@@ -74,7 +74,7 @@ TEST(SerializeTest, RoundTripsEveryForm) {
     RdbReader r(out);
     uint8_t type = 0xff;
     ASSERT_TRUE(r.Byte(&type));
-    Result<Value> v = DeserializeValue(type, r);
+    Result<Value> v = DeserializeValue(type, r, TypeLimits{});
     ASSERT_TRUE(v.ok()) << v.status().message();
     EXPECT_EQ(v.value().ToString(), in);
     EXPECT_EQ(r.remaining(), 0u);
@@ -98,7 +98,7 @@ TEST(SerializeTest, HostileInputIsAnErrorNeverACrash) {
     EXPECT_FALSE(r.String(&out).ok()) << "input of " << in.size() << " bytes";
   }
   RdbReader r(std::string_view("\x00", 1));
-  EXPECT_FALSE(DeserializeValue(200, r).ok()) << "an RDB type nobody reads";
+  EXPECT_FALSE(DeserializeValue(200, r, TypeLimits{}).ok()) << "an RDB type nobody reads";
 }
 
 TEST(SerializeTest, CloneKeepsEncodingAndBytes) {

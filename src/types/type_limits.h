@@ -1,0 +1,24 @@
+// TypeLimits: the encoding thresholds of the aggregate types, from the server's configuration.
+//
+// Small aggregates use a packed encoding (listpack, intset) and convert to a large one
+// (hashtable, skiplist) once an element count or an element size passes these limits, exactly
+// where Redis 7.0 converts, so OBJECT ENCODING answers as Redis does. The values are Redis's
+// config parameters of the same names; the server keeps one TypeLimits up to date (CONFIG SET
+// applies to values created or converted afterwards, as in Redis) and hands it to the types.
+#pragma once
+
+#include <cstddef>
+
+namespace redistp {
+
+struct TypeLimits {
+  int list_max_listpack_size = -2;  // list-max-listpack-size (quicklist node fill)
+  int list_compress_depth = 0;      // list-compress-depth
+  size_t hash_max_listpack_entries = 512;
+  size_t hash_max_listpack_value = 64;
+  size_t set_max_intset_entries = 512;
+  size_t zset_max_listpack_entries = 128;
+  size_t zset_max_listpack_value = 64;
+};
+
+}  // namespace redistp
