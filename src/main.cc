@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
           "(redis-tp %s)",
           redistp::kRedisVersion, static_cast<int>(getpid()), redistp::kRedisTpVersion);
   log.Log(redistp::LogLevel::kNotice, "Configuration loaded");
-  redistp::RegisterCommands(server.commands());
-  s = server.Init();
+  s = redistp::RegisterCommands(server.commands());
+  if (s.ok()) s = server.Init();
   if (!s.ok()) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;

@@ -280,15 +280,96 @@ void BitfieldGeneric(CommandContext& c, bool read_only_command) {
 void BitfieldCommand(CommandContext& c) { BitfieldGeneric(c, false); }
 void BitfieldRoCommand(CommandContext& c) { BitfieldGeneric(c, true); }
 
+// BITFIELD only reads when every operation is a complete GET or OVERFLOW; anything else (a SET,
+// an INCRBY, or an operation it cannot parse) counts as a write. The row's key spec says
+// "variable_flags" and this decides them for GETKEYSANDFLAGS.
+uint32_t BitfieldKeyFlags(const std::vector<std::string_view>& args, size_t /*spec_index*/,
+                          uint32_t /*declared_flags*/) {
+  constexpr uint32_t kRead = kKeyRO | kKeyAccess;
+  constexpr uint32_t kWrite = kKeyRW | kKeyAccess | kKeyUpdate;
+  for (size_t i = 2; i < args.size(); ++i) {
+    size_t remaining = args.size() - i - 1;
+    if (EqualsIgnoreCase(args[i], "get") && remaining >= 2) {
+      i += 2;
+    } else if (EqualsIgnoreCase(args[i], "overflow") && remaining >= 1) {
+      i += 1;
+    } else {
+      return kWrite;
+    }
+  }
+  return kRead;
+}
+
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+
 void RegisterBitfieldCommands(CommandTable& t) {
-  t.Register({.name = "bitfield", .arity = -2, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
-              .handler = BitfieldCommand});
-  t.Register({.name = "bitfield_ro", .arity = -2, .flags = kCmdReadOnly | kCmdFast,
-              .first_key = 1, .last_key = 1, .key_step = 1,
-              .acl = kAclRead | kAclBitmap | kAclFast, .handler = BitfieldRoCommand});
+  t.Register(
+      {.name = "bitfield",
+       .arity = -2,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclBitmap | kAclSlow,
+       .doc =
+           {.summary = "Reads and writes integers of any width at any bit offset of a string",
+            .since = "3.2.0",
+            .group = "bitmap",
+            .complexity = "O(1) for each subcommand specified",
+            .key_specs =
+                {{.flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags,
+                  .notes =
+                      "Read-write when SET or INCRBY appears; a call made only of GETs just reads",
+                  .index = 1}},
+            .refine_key_flags = BitfieldKeyFlags,
+            .args = {Key("key", 0),
+                     OneOf(
+                         "operation",
+                         {Block("encoding_offset", {String("encoding"), Integer("offset")})
+                              .Token("GET"),
+                          Block("write",
+                                {OneOf("wrap_sat_fail",
+                                       {PureToken("WRAP"), PureToken("SAT"), PureToken("FAIL")})
+                                     .Token("OVERFLOW")
+                                     .Optional(),
+                                 OneOf("write_operation",
+                                       {Block("encoding_offset_value",
+                                              {String("encoding"), Integer("offset"),
+                                               Integer("value")})
+                                            .Token("SET"),
+                                        Block("encoding_offset_increment",
+                                              {String("encoding"), Integer("offset"),
+                                               Integer("increment")})
+                                            .Token("INCRBY")})})})
+                         .Optional()
+                         .Multiple()}},
+       .handler = BitfieldCommand});
+  t.Register({.name = "bitfield_ro",
+              .arity = -2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclRead | kAclBitmap | kAclFast,
+              .doc = {.summary = "Reads integers of any width at any bit offset of a string",
+                      .since = "6.0.0",
+                      .group = "bitmap",
+                      .complexity = "O(1) for each subcommand specified",
+                      .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                      .args = {Key("key", 0),
+                               Block("encoding_offset", {String("encoding"), Integer("offset")})
+                                   .Token("GET")
+                                   .Optional()
+                                   .Multiple()
+                                   .MultipleToken()}},
+              .handler = BitfieldRoCommand});
 }
 
 }  // namespace redistp

@@ -408,22 +408,105 @@ void BitOpCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+
 void RegisterBitCommands(CommandTable& t) {
-  t.Register({.name = "setbit", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
+  t.Register({.name = "setbit",
+              .arity = 4,
+              .flags = kCmdWrite | kCmdDenyOom,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclWrite | kAclBitmap | kAclSlow,
+              .doc = {.summary = "Sets or clears one bit of the string at a key",
+                      .since = "2.2.0",
+                      .group = "bitmap",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("offset"), Integer("value")}},
               .handler = SetBitCommand});
-  t.Register({.name = "getbit", .arity = 3, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclFast,
+  t.Register({.name = "getbit",
+              .arity = 3,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclRead | kAclBitmap | kAclFast,
+              .doc = {.summary = "Returns one bit of the string at a key",
+                      .since = "2.2.0",
+                      .group = "bitmap",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                      .args = {Key("key", 0), Integer("offset")}},
               .handler = GetBitCommand});
-  t.Register({.name = "bitcount", .arity = -2, .flags = kCmdReadOnly, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
-              .handler = BitCountCommand});
-  t.Register({.name = "bitpos", .arity = -3, .flags = kCmdReadOnly, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclRead | kAclBitmap | kAclSlow,
-              .handler = BitPosCommand});
-  t.Register({.name = "bitop", .arity = -4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 2,
-              .last_key = -1, .key_step = 1, .acl = kAclWrite | kAclBitmap | kAclSlow,
-              .handler = BitOpCommand});
+  t.Register(
+      {.name = "bitcount",
+       .arity = -2,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Counts the set bits of a string, optionally within a range",
+               .since = "2.6.0",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .history = {{"7.0.0",
+                            "The range may be given in bits with the new `BYTE`/`BIT` unit."}},
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+               .args = {Key("key", 0),
+                        Block("index", {Integer("start"), Integer("end"),
+                                        OneOf("index_unit", {PureToken("BYTE"), PureToken("BIT")})
+                                            .Since("7.0.0")
+                                            .Optional()})
+                            .Optional()}},
+       .handler = BitCountCommand});
+  t.Register(
+      {.name = "bitpos",
+       .arity = -3,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Finds the first set or clear bit of a string, optionally within a range",
+               .since = "2.8.7",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .history = {{"7.0.0",
+                            "The range may be given in bits with the new `BYTE`/`BIT` unit."}},
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+               .args = {Key("key", 0), Integer("bit"),
+                        Block("index", {Integer("start"),
+                                        Block("end_index", {Integer("end"),
+                                                            OneOf("index_unit", {PureToken("BYTE"),
+                                                                                 PureToken("BIT")})
+                                                                .Since("7.0.0")
+                                                                .Optional()})
+                                            .Optional()})
+                            .Optional()}},
+       .handler = BitPosCommand});
+  t.Register(
+      {.name = "bitop",
+       .arity = -4,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 2,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclBitmap | kAclSlow,
+       .doc = {.summary = "Combines strings bit by bit (AND, OR, XOR, NOT) into a destination key",
+               .since = "2.6.0",
+               .group = "bitmap",
+               .complexity = "O(N)",
+               .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 2},
+                             {.flags = kKeyRO | kKeyAccess, .index = 3, .last_key = -1}},
+               .args = {String("operation"), Key("destkey", 0), Key("key", 1).Multiple()}},
+       .handler = BitOpCommand});
 }
 
 }  // namespace redistp

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -253,7 +254,7 @@ void ClientPauseCommand(CommandContext& c) {
     c.reply.Error(err::kTimeoutNegative);
     return;
   }
-  int64_t now = Server::NowMs();
+  int64_t now = c.server.NowMs();
   // A zero timeout ends at once: nothing to pause. So does one whose end time overflows:
   // Redis 7.0 accepts it and its end wraps into the past.
   if (timeout_ms > 0 && timeout_ms <= INT64_MAX - now) {
@@ -346,51 +347,54 @@ void ClientNoEvictCommand(CommandContext& c) {
 void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(-1); }
 
 void ClientHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ID",
-      "    The unique id of this connection.",
-      "INFO",
-      "    One CLIENT LIST line describing this connection.",
-      "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] | [ID <id> [<id> ...]]",
-      "    One line per connection, optionally only those of a type or with given ids.",
-      "SETNAME <name>",
-      "    Names this connection (printable characters, no spaces); empty clears it.",
-      "GETNAME",
-      "    The name of this connection, or null.",
-      "KILL <ip:port>",
-      "    Closes the connection from <ip:port>.",
-      "KILL <filter> <value> [<filter> <value> ...]",
-      "    Closes every connection matching all filters and returns how many. Filters:",
-      "    * ID <id>",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "    * ADDR <ip:port>        the peer address",
-      "    * LADDR <ip:port>       the local address the connection came in on",
-      "    * USER <username>",
-      "    * SKIPME (YES|NO)       whether this connection is spared (default YES)",
-      "PAUSE <timeout-ms> [WRITE|ALL]",
-      "    Holds back the commands of other connections (all, or only writes) for a while.",
-      "UNPAUSE",
-      "    Ends a pause now.",
-      "UNBLOCK <id> [TIMEOUT|ERROR]",
-      "    Wakes a connection blocked in a command.",
-      "REPLY (ON|OFF|SKIP)",
-      "    Turns replies to this connection on, off, or off for the next command only.",
-      "NO-EVICT (ON|OFF)",
-      "    Exempts this connection from client eviction.",
-      "GETREDIR",
-      "    The client-tracking redirection id (always -1: tracking is not supported).",
-      "LEASE <milliseconds>",
-      "    Closes this connection (deleting its temporary keys) if nothing is received from",
-      "    it for that long; 0 removes the lease.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "CLIENT",
+      {
+          "ID",
+          "    The unique id of this connection.",
+          "INFO",
+          "    One CLIENT LIST line describing this connection.",
+          "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] | [ID <id> [<id> ...]]",
+          "    One line per connection, optionally only those of a type or with given ids.",
+          "SETNAME <name>",
+          "    Names this connection (printable characters, no spaces); empty clears it.",
+          "GETNAME",
+          "    The name of this connection, or null.",
+          "KILL <ip:port>",
+          "    Closes the connection from <ip:port>.",
+          "KILL <filter> <value> [<filter> <value> ...]",
+          "    Closes every connection matching all filters and returns how many. Filters:",
+          "    * ID <id>",
+          "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+          "    * ADDR <ip:port>        the peer address",
+          "    * LADDR <ip:port>       the local address the connection came in on",
+          "    * USER <username>",
+          "    * SKIPME (YES|NO)       whether this connection is spared (default YES)",
+          "PAUSE <timeout-ms> [WRITE|ALL]",
+          "    Holds back the commands of other connections (all, or only writes) for a while.",
+          "UNPAUSE",
+          "    Ends a pause now.",
+          "UNBLOCK <id> [TIMEOUT|ERROR]",
+          "    Wakes a connection blocked in a command.",
+          "REPLY (ON|OFF|SKIP)",
+          "    Turns replies to this connection on, off, or off for the next command only.",
+          "NO-EVICT (ON|OFF)",
+          "    Exempts this connection from client eviction.",
+          "GETREDIR",
+          "    The client-tracking redirection id (always -1: tracking is not supported).",
+          "LEASE <milliseconds>",
+          "    Closes this connection (deleting its temporary keys) if nothing is received from",
+          "    it for that long; 0 removes the lease.",
+      });
 }
 
 }  // namespace
+
+using docs::Block;
+using docs::Integer;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
 
 void RegisterClientCommands(CommandTable& t) {
   constexpr uint64_t kBase = kCmdNoScript | kCmdLoading | kCmdStale;
@@ -398,38 +402,216 @@ void RegisterClientCommands(CommandTable& t) {
   constexpr uint64_t kConnAcl = kAclSlow | kAclConnection;
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous | kAclConnection;
   // One row per (sub)command reads better than one field per line.
-  // clang-format off
-  t.Register({.name = "client", .arity = -2, .acl = kAclSlow, .subcommands = {
-      CommandSpec{.name = "id", .arity = 2, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientIdCommand},
-      CommandSpec{.name = "setname", .arity = 3, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientSetNameCommand},
-      CommandSpec{.name = "getname", .arity = 2, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientGetNameCommand},
-      CommandSpec{.name = "info", .arity = 2, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientInfoCommand},
-      CommandSpec{.name = "list", .arity = -2, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientListCommand},
-      CommandSpec{.name = "kill", .arity = -3, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientKillCommand},
-      CommandSpec{.name = "pause", .arity = -3, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientPauseCommand},
-      CommandSpec{.name = "unpause", .arity = 2, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientUnpauseCommand},
-      CommandSpec{.name = "unblock", .arity = -3, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientUnblockCommand},
-      CommandSpec{.name = "reply", .arity = 3, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientReplyCommand},
-      CommandSpec{.name = "no-evict", .arity = 3, .flags = kAdminFlags, .acl = kAdminAcl,
-                  .handler = ClientNoEvictCommand},
-      CommandSpec{.name = "getredir", .arity = 2, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientGetRedirCommand},
-      CommandSpec{.name = "lease", .arity = 3, .flags = kBase, .acl = kConnAcl,
-                  .handler = ClientLeaseCommand},
-      CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale, .acl = kConnAcl,
-                  .handler = ClientHelpCommand},
-  }});
-  // clang-format on
+  t.Register(
+      {.name = "client",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the commands that inspect and manage client connections",
+               .since = "2.4.0",
+               .group = "connection",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           CommandSpec{.name = "id",
+                       .arity = 2,
+                       .flags = kBase,
+                       .acl = kConnAcl,
+                       .doc = {.summary = "Returns the unique ID of this connection",
+                               .since = "5.0.0",
+                               .group = "connection",
+                               .complexity = "O(1)"},
+                       .handler = ClientIdCommand},
+           CommandSpec{.name = "setname",
+                       .arity = 3,
+                       .flags = kBase,
+                       .acl = kConnAcl,
+                       .doc = {.summary = "Gives this connection a name",
+                               .since = "2.6.9",
+                               .group = "connection",
+                               .complexity = "O(1)",
+                               .args = {String("connection-name")}},
+                       .handler = ClientSetNameCommand},
+           CommandSpec{.name = "getname",
+                       .arity = 2,
+                       .flags = kBase,
+                       .acl = kConnAcl,
+                       .doc = {.summary = "Returns the name given to this connection, if any",
+                               .since = "2.6.9",
+                               .group = "connection",
+                               .complexity = "O(1)"},
+                       .handler = ClientGetNameCommand},
+           CommandSpec{.name = "info",
+                       .arity = 2,
+                       .flags = kBase,
+                       .acl = kConnAcl,
+                       .doc = {.summary = "Describes this connection in the CLIENT LIST format",
+                               .since = "6.2.0",
+                               .group = "connection",
+                               .complexity = "O(1)",
+                               .tips = {"nondeterministic_output"}},
+                       .handler = ClientInfoCommand},
+           CommandSpec{
+               .name = "list",
+               .arity = -2,
+               .flags = kAdminFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Lists the open client connections with their attributes",
+                       .since = "2.4.0",
+                       .group = "connection",
+                       .complexity = "O(N) where N is the number of client connections",
+                       .history = {{"2.8.12", "Each line gained the client `id`."},
+                                   {"5.0.0", "New `TYPE` option to list one kind of client."},
+                                   {"6.0.0", "Each line gained the `user`."},
+                                   {"6.2.0",
+                                    "Lines gained `argv-mem`, `tot-mem`, `laddr` and `redir`; new "
+                                    "`ID` option to "
+                                    "pick clients."},
+                                   {"7.0.0", "Lines gained `resp`, `multi-mem`, `rbs` and `rbp`."},
+                                   {"7.0.3", "Lines gained `ssub`."}},
+                       .tips = {"nondeterministic_output"},
+                       .args = {OneOf("normal_master_replica_pubsub",
+                                      {PureToken("NORMAL"), PureToken("MASTER"),
+                                       PureToken("REPLICA"), PureToken("PUBSUB")})
+                                    .Token("TYPE")
+                                    .Since("5.0.0")
+                                    .Optional(),
+                                Block("id", {Integer("client-id").Multiple()})
+                                    .Token("ID")
+                                    .Since("6.2.0")
+                                    .Optional()}},
+               .handler = ClientListCommand},
+           CommandSpec{
+               .name = "kill",
+               .arity = -3,
+               .flags = kAdminFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Closes the client connections that match a filter",
+                       .since = "2.4.0",
+                       .group = "connection",
+                       .complexity = "O(N) where N is the number of client connections",
+                       .history =
+                           {{"2.8.12", "Filters may be given as `<field> <value>` pairs."},
+                            {"2.8.12", "New `ID` filter."},
+                            {"3.2.0", "The `TYPE` filter accepts `master`."},
+                            {"5.0.0",
+                             "The `TYPE` filter accepts `replica`; `slave` remains as an alias."},
+                            {"6.2.0", "New `LADDR` filter."}},
+                       .args = {OneOf(
+                           "filter",
+                           {String("ip:port").DeprecatedSince("2.8.12"),
+                            OneOf("new-format",
+                                  {Integer("client-id").Token("ID").Since("2.8.12").Optional(),
+                                   OneOf("normal_master_slave_pubsub",
+                                         {PureToken("NORMAL"), PureToken("MASTER").Since("3.2.0"),
+                                          PureToken("SLAVE"), PureToken("REPLICA").Since("5.0.0"),
+                                          PureToken("PUBSUB")})
+                                       .Token("TYPE")
+                                       .Since("2.8.12")
+                                       .Optional(),
+                                   String("username").Token("USER").Optional(),
+                                   String("ip:port").Token("ADDR").Optional(),
+                                   String("ip:port").Token("LADDR").Since("6.2.0").Optional(),
+                                   String("yes/no").Token("SKIPME").Optional()})
+                                .Multiple()})}},
+               .handler = ClientKillCommand},
+           CommandSpec{
+               .name = "pause",
+               .arity = -3,
+               .flags = kAdminFlags,
+               .acl = kAdminAcl,
+               .doc =
+                   {.summary = "Holds back command processing for other clients for a while",
+                    .since = "2.9.50",
+                    .group = "connection",
+                    .complexity = "O(1)",
+                    .history =
+                        {{"6.2.0",
+                          "New `mode` argument; `WRITE` holds back only commands that may write."}},
+                    .args = {Integer("timeout"),
+                             OneOf("mode", {PureToken("WRITE"), PureToken("ALL")})
+                                 .Since("6.2.0")
+                                 .Optional()}},
+               .handler = ClientPauseCommand},
+           CommandSpec{.name = "unpause",
+                       .arity = 2,
+                       .flags = kAdminFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Lifts a pause started with CLIENT PAUSE",
+                               .since = "6.2.0",
+                               .group = "connection",
+                               .complexity = "O(N) Where N is the number of paused clients"},
+                       .handler = ClientUnpauseCommand},
+           CommandSpec{
+               .name = "unblock",
+               .arity = -3,
+               .flags = kAdminFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Wakes a client that is waiting in a blocking command",
+                       .since = "5.0.0",
+                       .group = "connection",
+                       .complexity = "O(log N) where N is the number of client connections",
+                       .args = {Integer("client-id"),
+                                OneOf("timeout_error", {PureToken("TIMEOUT"), PureToken("ERROR")})
+                                    .Optional()}},
+               .handler = ClientUnblockCommand},
+           CommandSpec{
+               .name = "reply",
+               .arity = 3,
+               .flags = kBase,
+               .acl = kConnAcl,
+               .doc = {.summary =
+                           "Turns the replies to this connection on or off, or skips the next one",
+                       .since = "3.2.0",
+                       .group = "connection",
+                       .complexity = "O(1)",
+                       .args = {OneOf("on_off_skip",
+                                      {PureToken("ON"), PureToken("OFF"), PureToken("SKIP")})}},
+               .handler = ClientReplyCommand},
+           CommandSpec{
+               .name = "no-evict",
+               .arity = 3,
+               .flags = kAdminFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary =
+                           "Exempts this connection from client eviction, or ends the exemption",
+                       .since = "7.0.0",
+                       .group = "connection",
+                       .complexity = "O(1)",
+                       .args = {OneOf("enabled", {PureToken("ON"), PureToken("OFF")})}},
+               .handler = ClientNoEvictCommand},
+           CommandSpec{
+               .name = "getredir",
+               .arity = 2,
+               .flags = kBase,
+               .acl = kConnAcl,
+               .doc = {.summary =
+                           "Returns the client that tracking invalidations are redirected to",
+                       .since = "6.0.0",
+                       .group = "connection",
+                       .complexity = "O(1)"},
+               .handler = ClientGetRedirCommand},
+           CommandSpec{
+               .name = "lease",
+               .arity = 3,
+               .flags = kBase,
+               .acl = kConnAcl,
+               .doc = {.summary =
+                           "redis-tp: closes this connection if it stays silent for the given time",
+                       .since = "7.0.15",
+                       .group = "connection",
+                       .complexity = "O(1)",
+                       .args = {Integer("milliseconds")}},
+               .handler = ClientLeaseCommand},
+           CommandSpec{
+               .name = "help",
+               .arity = 2,
+               .flags = kCmdLoading | kCmdStale,
+               .acl = kConnAcl,
+               .doc = {.summary = "Lists the CLIENT subcommands with a short description of each",
+                       .since = "5.0.0",
+                       .group = "connection",
+                       .complexity = "O(1)"},
+               .handler = ClientHelpCommand},
+       }});
 }
 
 }  // namespace redistp

@@ -1,9 +1,9 @@
 // COMMAND: the server describing its own command table.
 //
-// Two sources meet here. The live table (server/command.h) is the truth about which commands
-// exist, their arity, flags, legacy key positions and ACL categories; the declarative document
-// table (command_docs.h) adds what only matters when a client asks: summaries, argument trees,
-// tips and key specs. Replies are shaped like Redis 7.0's, RESP3 types included:
+// Everything comes from the command table's rows (server/command.h): arity, flags, legacy key
+// positions and ACL categories, and each row's CommandDoc (server/command_docs.h) with its
+// summary, argument tree, tips and key specs. Replies are shaped like Redis 7.0's, RESP3 types
+// included:
 //
 //   COMMAND / COMMAND INFO  one 10-element array per command: name, arity, flags (set of status
 //                           strings), first key, last key, step, ACL categories ("@read" ...),
@@ -21,7 +21,7 @@
 #include <string>
 #include <utility>
 
-#include "commands/command_docs.h"
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
 #include "server/server.h"
@@ -30,12 +30,6 @@
 
 namespace redistp {
 namespace {
-
-constexpr std::string_view kInvalidCommand = "ERR Invalid command specified";
-constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
-constexpr std::string_view kInvalidArgCount =
-    "ERR Invalid number of arguments specified for command";
-constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
 
 // --- Names ------------------------------------------------------------------------------------
 
@@ -85,9 +79,9 @@ constexpr std::pair<uint64_t, std::string_view> kAclNames[] = {
 };
 
 // The flags COMMAND INFO shows: the row's, plus movablekeys when the key specs move.
-uint64_t ReportedFlags(const CommandSpec& spec, const CommandDoc* doc) {
+uint64_t ReportedFlags(const CommandSpec& spec) {
   uint64_t flags = spec.flags;
-  if (CommandHasMovableKeys(doc)) flags |= kCmdMovableKeys;
+  if (CommandHasMovableKeys(spec)) flags |= kCmdMovableKeys;
   return flags;
 }
 
@@ -198,12 +192,12 @@ void ReplyKeySpec(ReplyBuilder& r, const KeySpec& ks) {
 
 // One COMMAND INFO entry (recursing into subcommands).
 void ReplyCommandInfo(ReplyBuilder& r, const CommandSpec& spec) {
-  const CommandDoc* doc = FindCommandDoc(spec.full_name);
+  const CommandDoc& doc = spec.doc;
   r.Array(10);
   r.Bulk(spec.full_name);
   r.Int(spec.arity);
 
-  uint64_t flags = ReportedFlags(spec, doc);
+  uint64_t flags = ReportedFlags(spec);
   r.Set(CountBits(flags, kFlagNames));
   for (const auto& [bit, name] : kFlagNames) {
     if (flags & bit) r.Simple(name);
@@ -219,15 +213,10 @@ void ReplyCommandInfo(ReplyBuilder& r, const CommandSpec& spec) {
     if (acl & bit) r.Simple("@" + std::string(name));
   }
 
-  if (doc == nullptr) {
-    r.Set(0);
-    r.Set(0);
-  } else {
-    r.Set(doc->tips.size());
-    for (std::string_view tip : doc->tips) r.Bulk(tip);
-    r.Set(doc->key_specs.size());
-    for (const KeySpec& ks : doc->key_specs) ReplyKeySpec(r, ks);
-  }
+  r.Set(doc.tips.size());
+  for (std::string_view tip : doc.tips) r.Bulk(tip);
+  r.Set(doc.key_specs.size());
+  for (const KeySpec& ks : doc.key_specs) ReplyKeySpec(r, ks);
 
   // Redis writes "no subcommands" as an empty set but a list of them as an array.
   if (spec.subcommands.empty()) {
@@ -307,8 +296,8 @@ void ReplyArgDoc(ReplyBuilder& r, const ArgDoc& a) {
   }
 }
 
-// The group an undocumented command most likely belongs to, judged by its ACL categories. Redis
-// always sends a group, and redis-cli 7.0 crashes on "help @group" when one is missing.
+// The group of a row whose doc names none, judged by its ACL categories. Redis always sends a
+// group, and redis-cli 7.0 crashes on "help @group" when one is missing.
 std::string_view GuessGroup(const CommandSpec& spec) {
   static constexpr std::pair<uint64_t, std::string_view> kGroups[] = {
       {kAclString, "string"},
@@ -333,60 +322,53 @@ std::string_view GuessGroup(const CommandSpec& spec) {
   return "server";
 }
 
-// The documentation map of one command. An undocumented command gets what the live table lets
-// us say: a group guessed from its ACL categories and its subcommands (if any).
+// The documentation map of one command: the non-empty fields of its row's doc (the group always,
+// guessed when the row names none), then its subcommands' maps.
 void ReplyCommandDocs(ReplyBuilder& r, const CommandSpec& spec) {
-  const CommandDoc* doc = FindCommandDoc(spec.full_name);
+  const CommandDoc& doc = spec.doc;
   bool has_subs = !spec.subcommands.empty();
-  if (doc == nullptr) {
-    r.Map(has_subs ? 2 : 1);
-    r.Bulk("group");
-    r.Bulk(GuessGroup(spec));
-  } else {
-    size_t fields = !doc->summary.empty() + !doc->since.empty() + !doc->group.empty() +
-                    !doc->complexity.empty() + (doc->doc_flags != 0) +
-                    !doc->deprecated_since.empty() + !doc->replaced_by.empty() +
-                    !doc->history.empty() + !doc->args.empty() + has_subs;
-    r.Map(fields);
-    std::pair<std::string_view, std::string_view> texts[] = {
-        {"summary", doc->summary},
-        {"since", doc->since},
-        {"group", doc->group},
-        {"complexity", doc->complexity},
-    };
-    for (const auto& [field, value] : texts) {
-      if (value.empty()) continue;
-      r.Bulk(field);
-      r.Bulk(value);
+  size_t fields = !doc.summary.empty() + !doc.since.empty() + 1 + !doc.complexity.empty() +
+                  (doc.doc_flags != 0) + !doc.deprecated_since.empty() + !doc.replaced_by.empty() +
+                  !doc.history.empty() + !doc.args.empty() + has_subs;
+  r.Map(fields);
+  std::pair<std::string_view, std::string_view> texts[] = {
+      {"summary", doc.summary},
+      {"since", doc.since},
+      {"group", doc.group.empty() ? GuessGroup(spec) : doc.group},
+      {"complexity", doc.complexity},
+  };
+  for (const auto& [field, value] : texts) {
+    if (value.empty()) continue;
+    r.Bulk(field);
+    r.Bulk(value);
+  }
+  if (doc.doc_flags != 0) {
+    r.Bulk("doc_flags");
+    r.Set(((doc.doc_flags & kDocDeprecated) != 0) + ((doc.doc_flags & kDocSysCmd) != 0));
+    if (doc.doc_flags & kDocDeprecated) r.Simple("deprecated");
+    if (doc.doc_flags & kDocSysCmd) r.Simple("syscmd");
+  }
+  if (!doc.deprecated_since.empty()) {
+    r.Bulk("deprecated_since");
+    r.Bulk(doc.deprecated_since);
+  }
+  if (!doc.replaced_by.empty()) {
+    r.Bulk("replaced_by");
+    r.Bulk(doc.replaced_by);
+  }
+  if (!doc.history.empty()) {
+    r.Bulk("history");
+    r.Set(doc.history.size());
+    for (const HistoryEntry& h : doc.history) {
+      r.Array(2);
+      r.Bulk(h.version);
+      r.Bulk(h.change);
     }
-    if (doc->doc_flags != 0) {
-      r.Bulk("doc_flags");
-      r.Set(((doc->doc_flags & kDocDeprecated) != 0) + ((doc->doc_flags & kDocSysCmd) != 0));
-      if (doc->doc_flags & kDocDeprecated) r.Simple("deprecated");
-      if (doc->doc_flags & kDocSysCmd) r.Simple("syscmd");
-    }
-    if (!doc->deprecated_since.empty()) {
-      r.Bulk("deprecated_since");
-      r.Bulk(doc->deprecated_since);
-    }
-    if (!doc->replaced_by.empty()) {
-      r.Bulk("replaced_by");
-      r.Bulk(doc->replaced_by);
-    }
-    if (!doc->history.empty()) {
-      r.Bulk("history");
-      r.Set(doc->history.size());
-      for (const HistoryEntry& h : doc->history) {
-        r.Array(2);
-        r.Bulk(h.version);
-        r.Bulk(h.change);
-      }
-    }
-    if (!doc->args.empty()) {
-      r.Bulk("arguments");
-      r.Array(doc->args.size());
-      for (const ArgDoc& a : doc->args) ReplyArgDoc(r, a);
-    }
+  }
+  if (!doc.args.empty()) {
+    r.Bulk("arguments");
+    r.Array(doc.args.size());
+    for (const ArgDoc& a : doc.args) ReplyArgDoc(r, a);
   }
   if (has_subs) {
     r.Bulk("subcommands");
@@ -491,22 +473,21 @@ void ReplyKeysOf(CommandContext& c, bool with_flags) {
     spec = spec->FindSubcommand(line[1]);
   }
   if (spec == nullptr) {
-    c.reply.Error(kInvalidCommand);
+    c.reply.Error(err::kInvalidCommand);
     return;
   }
-  const CommandDoc* doc = FindCommandDoc(spec->full_name);
-  if (!CommandHasKeys(*spec, doc)) {
-    c.reply.Error(kNoKeyArguments);
+  if (!CommandHasKeys(*spec)) {
+    c.reply.Error(err::kNoKeyArguments);
     return;
   }
   int argc = static_cast<int>(line.size());
   if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
-    c.reply.Error(kInvalidArgCount);
+    c.reply.Error(err::kInvalidArgCount);
     return;
   }
-  std::vector<KeyRef> keys = ExtractKeys(*spec, doc, line);
+  std::vector<KeyRef> keys = ExtractKeys(*spec, line);
   if (keys.empty() && (spec->flags & kCmdNoMandatoryKeys) == 0) {
-    c.reply.Error(kInvalidArguments);
+    c.reply.Error(err::kInvalidArguments);
     return;
   }
   c.reply.Array(keys.size());
@@ -529,81 +510,134 @@ void CommandGetKeysAndFlagsCommand(CommandContext& c) { ReplyKeysOf(c, true); }
 // --- COMMAND HELP -----------------------------------------------------------------------------
 
 void CommandHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)",
-      "    Describe every command this server knows.",
-      "COUNT",
-      "    Return how many commands this server knows.",
-      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
-      "    Return the names of all commands, or of the ones that pass the filter.",
-      "INFO [<command-name> ...]",
-      "    Describe the named commands (\"container|subcommand\" names a subcommand).",
-      "    Without names, every command is described.",
-      "DOCS [<command-name> ...]",
-      "    Return the documentation of the named commands.",
-      "    Without names, every command's documentation is returned.",
-      "GETKEYS <full-command>",
-      "    Return the arguments of <full-command> that are keys.",
-      "GETKEYSANDFLAGS <full-command>",
-      "    Like GETKEYS, with the way the command uses each key.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(c.reply, "COMMAND",
+            {
+                "(no subcommand)",
+                "    Describe every command this server knows.",
+                "COUNT",
+                "    Return how many commands this server knows.",
+                "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+                "    Return the names of all commands, or of the ones that pass the filter.",
+                "INFO [<command-name> ...]",
+                "    Describe the named commands (\"container|subcommand\" names a subcommand).",
+                "    Without names, every command is described.",
+                "DOCS [<command-name> ...]",
+                "    Return the documentation of the named commands.",
+                "    Without names, every command's documentation is returned.",
+                "GETKEYS <full-command>",
+                "    Return the arguments of <full-command> that are keys.",
+                "GETKEYSANDFLAGS <full-command>",
+                "    Like GETKEYS, with the way the command uses each key.",
+            });
 }
 
 }  // namespace
 
+using docs::OneOf;
+using docs::Pattern;
+using docs::String;
+
 void RegisterCommandCommand(CommandTable& t) {
   constexpr uint64_t kFlags = kCmdLoading | kCmdStale;
   constexpr uint64_t kAcl = kAclSlow | kAclConnection;
-  t.Register({
-      .name = "command",
-      .arity = -1,
-      .flags = kFlags,
-      .acl = kAcl,
-      .handler = CommandCommand,
-      .subcommands =
+  t
+      .Register(
           {
-              {.name = "count",
-               .arity = 2,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandCountCommand},
-              {.name = "info",
-               .arity = -2,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandInfoCommand},
-              {.name = "docs",
-               .arity = -2,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandDocsCommand},
-              {.name = "list",
-               .arity = -2,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandListCommand},
-              {.name = "getkeys",
-               .arity = -4,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandGetKeysCommand},
-              {.name = "getkeysandflags",
-               .arity = -4,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandGetKeysAndFlagsCommand},
-              {.name = "help",
-               .arity = 2,
-               .flags = kFlags,
-               .acl = kAcl,
-               .handler = CommandHelpCommand},
-          },
-  });
+              .name = "command",
+              .arity = -1,
+              .flags = kFlags,
+              .acl = kAcl,
+              .doc = {.summary = "Describes every command the server knows",
+                      .since = "2.8.13",
+                      .group = "server",
+                      .complexity = "O(N) where N is the total number of Redis commands",
+                      .tips = {"nondeterministic_output_order"}},
+              .handler = CommandCommand,
+              .subcommands =
+                  {
+                      {.name = "count",
+                       .arity = 2,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Returns how many commands the server knows",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(1)"},
+                       .handler = CommandCountCommand},
+                      {.name = "info",
+                       .arity = -2,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Describes the named commands, or all of them",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(N) where N is the number of commands to look up",
+                               .history = {{"7.0.0",
+                                            "Without arguments it describes every command."}},
+                               .tips = {"nondeterministic_output_order"},
+                               .args = {String("command-name").Optional().Multiple()}},
+                       .handler = CommandInfoCommand},
+                      {.name = "docs",
+                       .arity = -2,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Returns the documentation of the named commands, or of "
+                                          "all of them",
+                               .since = "7.0.0",
+                               .group = "server",
+                               .complexity = "O(N) where N is the number of commands to look up",
+                               .tips = {"nondeterministic_output_order"},
+                               .args = {String("command-name").Optional().Multiple()}},
+                       .handler = CommandDocsCommand},
+                      {.name = "list",
+                       .arity = -2,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Lists command names, optionally filtered by module, ACL "
+                                          "category or pattern",
+                               .since = "7.0.0",
+                               .group = "server",
+                               .complexity = "O(N) where N is the total number of Redis commands",
+                               .tips = {"nondeterministic_output_order"},
+                               .args = {OneOf("filterby", {String("module-name").Token("MODULE"),
+                                                           String("category").Token("ACLCAT"),
+                                                           Pattern("pattern").Token("PATTERN")})
+                                            .Token("FILTERBY")
+                                            .Optional()}},
+                       .handler = CommandListCommand},
+                      {.name = "getkeys",
+                       .arity = -4,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Tells which arguments of a full command line are keys",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity =
+                                   "O(N) where N is the number of arguments to the command"},
+                       .handler = CommandGetKeysCommand},
+                      {.name = "getkeysandflags",
+                       .arity = -4,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary = "Tells which arguments of a full command line are keys "
+                                          "and how each is used",
+                               .since = "7.0.0",
+                               .group = "server",
+                               .complexity =
+                                   "O(N) where N is the number of arguments to the command"},
+                       .handler = CommandGetKeysAndFlagsCommand},
+                      {.name = "help",
+                       .arity = 2,
+                       .flags = kFlags,
+                       .acl = kAcl,
+                       .doc = {.summary =
+                                   "Lists the COMMAND subcommands with a short description of each",
+                               .since = "5.0.0",
+                               .group = "server",
+                               .complexity = "O(1)"},
+                       .handler = CommandHelpCommand},
+                  },
+          });
 }
 
 }  // namespace redistp

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
@@ -64,7 +65,7 @@ void ConfigResetStatCommand(CommandContext& c) {
   ServerStats& st = c.server.stats();
   st = ServerStats{};
   // The next instantaneous sample measures from now, against counters that restart at zero.
-  st.last_sample_ms = Server::NowMs();
+  st.last_sample_ms = c.server.NowMs();
   KeyspaceContext& ks = c.server.keyspace();
   ks.expired_keys = 0;
   ks.keyspace_hits = 0;
@@ -77,7 +78,7 @@ void ConfigResetStatCommand(CommandContext& c) {
 void ConfigRewriteCommand(CommandContext& c) {
   Status s = c.server.config().Rewrite();
   if (!s.ok()) {
-    constexpr std::string_view kPrefix = "ERR Rewriting config file: ";
+    constexpr std::string_view kPrefix = err::kConfigRewritePrefix;
     if (s.message().rfind(kPrefix, 0) == 0) {
       c.server.log().Log(LogLevel::kWarning, "CONFIG REWRITE failed: %s",
                          s.message().substr(kPrefix.size()).c_str());
@@ -90,60 +91,93 @@ void ConfigRewriteCommand(CommandContext& c) {
 }
 
 void ConfigHelpCommand(CommandContext& c) {
-  static const char* const kLines[] = {
-      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET <pattern>",
-      "    Return the parameters matching the glob-like <pattern> (several patterns may be",
-      "    given) with their values.",
-      "SET <directive> <value>",
-      "    Set <directive> to <value>; several directive/value pairs are applied all or",
-      "    nothing.",
-      "RESETSTAT",
-      "    Reset the statistics INFO reports.",
-      "REWRITE",
-      "    Rewrite the configuration file with the current configuration.",
-      "HELP",
-      "    Print this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (const char* line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "CONFIG",
+      {
+          "GET <pattern>",
+          "    Return the parameters matching the glob-like <pattern> (several patterns may be",
+          "    given) with their values.",
+          "SET <directive> <value>",
+          "    Set <directive> to <value>; several directive/value pairs are applied all or",
+          "    nothing.",
+          "RESETSTAT",
+          "    Reset the statistics INFO reports.",
+          "REWRITE",
+          "    Rewrite the configuration file with the current configuration.",
+      });
 }
 
 }  // namespace
 
+using docs::Block;
+using docs::String;
+
 void RegisterConfigCommands(CommandTable& t) {
   constexpr uint64_t kAdminFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
-  t.Register({.name = "config",
-              .arity = -2,
-              .acl = kAclSlow,
-              .subcommands = {
-                  {.name = "get",
-                   .arity = -3,
-                   .flags = kAdminFlags,
-                   .acl = kAdminAcl,
-                   .handler = ConfigGetCommand},
-                  {.name = "set",
-                   .arity = -4,
-                   .flags = kAdminFlags,
-                   .acl = kAdminAcl,
-                   .handler = ConfigSetCommand},
-                  {.name = "resetstat",
-                   .arity = 2,
-                   .flags = kAdminFlags,
-                   .acl = kAdminAcl,
-                   .handler = ConfigResetStatCommand},
-                  {.name = "rewrite",
-                   .arity = 2,
-                   .flags = kAdminFlags,
-                   .acl = kAdminAcl,
-                   .handler = ConfigRewriteCommand},
-                  {.name = "help",
-                   .arity = 2,
-                   .flags = kCmdLoading | kCmdStale,
-                   .acl = kAclSlow,
-                   .handler = ConfigHelpCommand},
-              }});
+  t.Register(
+      {.name = "config",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the commands that read and change the configuration",
+               .since = "2.0.0",
+               .group = "server",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           {.name = "get",
+            .arity = -3,
+            .flags = kAdminFlags,
+            .acl = kAdminAcl,
+            .doc = {.summary = "Returns the configuration parameters that match the given patterns",
+                    .since = "2.0.0",
+                    .group = "server",
+                    .complexity = "O(N) when N is the number of configuration parameters provided",
+                    .history = {{"7.0.0",
+                                 "Several parameters or patterns may be given in one call."}},
+                    .args = {Block("parameter", {String("parameter")}).Multiple()}},
+            .handler = ConfigGetCommand},
+           {.name = "set",
+            .arity = -4,
+            .flags = kAdminFlags,
+            .acl = kAdminAcl,
+            .doc = {.summary = "Changes configuration parameters while the server runs",
+                    .since = "2.0.0",
+                    .group = "server",
+                    .complexity = "O(N) when N is the number of configuration parameters provided",
+                    .history = {{"7.0.0",
+                                 "Several parameter and value pairs may be set in one call."}},
+                    .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
+                    .args = {Block("parameter_value", {String("parameter"), String("value")})
+                                 .Multiple()}},
+            .handler = ConfigSetCommand},
+           {.name = "resetstat",
+            .arity = 2,
+            .flags = kAdminFlags,
+            .acl = kAdminAcl,
+            .doc = {.summary = "Zeroes the statistics counters that INFO reports",
+                    .since = "2.0.0",
+                    .group = "server",
+                    .complexity = "O(1)"},
+            .handler = ConfigResetStatCommand},
+           {.name = "rewrite",
+            .arity = 2,
+            .flags = kAdminFlags,
+            .acl = kAdminAcl,
+            .doc = {.summary = "Writes the running configuration back to the configuration file",
+                    .since = "2.8.0",
+                    .group = "server",
+                    .complexity = "O(1)"},
+            .handler = ConfigRewriteCommand},
+           {.name = "help",
+            .arity = 2,
+            .flags = kCmdLoading | kCmdStale,
+            .acl = kAclSlow,
+            .doc = {.summary = "Lists the CONFIG subcommands with a short description of each",
+                    .since = "5.0.0",
+                    .group = "server",
+                    .complexity = "O(1)"},
+            .handler = ConfigHelpCommand},
+       }});
 }
 
 }  // namespace redistp

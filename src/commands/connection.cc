@@ -173,32 +173,130 @@ void ResetCommand(CommandContext& c) {
   c.reply.Simple("RESET");
 }
 
+// AUTH's arguments as SLOWLOG and MONITOR show them: every argument of its valid one- and
+// two-argument forms is hidden, as Redis does (a longer line is an arity error anyway).
+void RedactAuthArgs(std::vector<std::string_view>& shown) {
+  if (shown.size() > 3) return;
+  for (size_t i = 1; i < shown.size(); ++i) shown[i] = kRedactedArg;
+}
+
+// HELLO's arguments as SLOWLOG and MONITOR show them: the user name and password of each AUTH
+// option HELLO would accept are hidden; like HELLO's own parse, it stops at the first option it
+// would reject (a bad protocol version hides nothing).
+void RedactHelloArgs(std::vector<std::string_view>& shown) {
+  int64_t ver;
+  if (shown.size() < 2 || !ParseInt64(shown[1], &ver) || ver < 2 || ver > 3) return;
+  for (size_t i = 2; i < shown.size(); ++i) {
+    size_t more = shown.size() - 1 - i;
+    if (EqualsIgnoreCase(shown[i], "auth") && more >= 2) {
+      shown[i + 1] = shown[i + 2] = kRedactedArg;
+      i += 2;
+    } else if (EqualsIgnoreCase(shown[i], "setname") && more >= 1) {
+      ++i;
+    } else {
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+using docs::Block;
+using docs::Integer;
+using docs::String;
 
 void RegisterConnectionCommands(CommandTable& t) {
   constexpr uint64_t kConn = kAclConnection;
-  t.Register({.name = "ping", .arity = -1, .flags = kCmdFast | kCmdSentinel,
-              .acl = kConn | kAclFast, .handler = PingCommand});
-  t.Register({.name = "echo", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
-              .acl = kConn | kAclFast, .handler = EchoCommand});
-  t.Register({.name = "select", .arity = 2, .flags = kCmdLoading | kCmdStale | kCmdFast,
-              .acl = kConn | kAclFast, .handler = SelectCommand});
-  t.Register({.name = "quit", .arity = -1,
+  t.Register(
+      {.name = "ping",
+       .arity = -1,
+       .flags = kCmdFast | kCmdSentinel,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Checks that the server is alive, optionally echoing a message back",
+               .since = "1.0.0",
+               .group = "connection",
+               .complexity = "O(1)",
+               .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
+               .args = {String("message").Optional()}},
+       .handler = PingCommand});
+  t.Register({.name = "echo",
+              .arity = 2,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Replies with the message it was given",
+                      .since = "1.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {String("message")}},
+              .handler = EchoCommand});
+  t.Register({.name = "select",
+              .arity = 2,
+              .flags = kCmdLoading | kCmdStale | kCmdFast,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Switches the connection to another numbered database",
+                      .since = "1.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {Integer("index")}},
+              .handler = SelectCommand});
+  t.Register({.name = "quit",
+              .arity = -1,
               .flags = kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale |
-                       kCmdFast,
-              .acl = kConn | kAclFast, .handler = QuitCommand});
-  t.Register({.name = "auth", .arity = -2,
+                       kCmdFast | kCmdRunsInMulti,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Closes the connection after replying",
+                      .since = "1.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)"},
+              .handler = QuitCommand});
+  t.Register(
+      {.name = "auth",
+       .arity = -2,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdSentinel |
+                kCmdAllowBusy,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Authenticates the connection as a user",
+               .since = "1.0.0",
+               .group = "connection",
+               .complexity = "O(N) where N is the number of passwords defined for the user",
+               .history = {{"6.0.0", "Takes a username before the password, for ACL users."}},
+               .args = {String("username").Since("6.0.0").Optional(), String("password")}},
+       .redact = RedactAuthArgs,
+       .handler = AuthCommand});
+  t.Register(
+      {.name = "hello",
+       .arity = -1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdSentinel |
+                kCmdAllowBusy,
+       .acl = kConn | kAclFast,
+       .doc = {.summary = "Negotiates the protocol version, optionally authenticating and naming "
+                          "the connection",
+               .since = "6.0.0",
+               .group = "connection",
+               .complexity = "O(1)",
+               .history =
+                   {{"6.2.0",
+                     "The protocol version became optional; without arguments HELLO describes the "
+                     "connection."}},
+               .args = {Block("arguments",
+                              {Integer("protover"),
+                               Block("username_password", {String("username"), String("password")})
+                                   .Token("AUTH")
+                                   .Optional(),
+                               String("clientname").Token("SETNAME").Optional()})
+                            .Optional()}},
+       .redact = RedactHelloArgs,
+       .handler = HelloCommand});
+  t.Register({.name = "reset",
+              .arity = 1,
               .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdSentinel | kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = AuthCommand});
-  t.Register({.name = "hello", .arity = -1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdSentinel | kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = HelloCommand});
-  t.Register({.name = "reset", .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdAllowBusy,
-              .acl = kConn | kAclFast, .handler = ResetCommand});
+                       kCmdAllowBusy | kCmdRunsInMulti,
+              .acl = kConn | kAclFast,
+              .doc = {.summary = "Returns the connection to the state it had when it was opened",
+                      .since = "6.2.0",
+                      .group = "connection",
+                      .complexity = "O(1)"},
+              .handler = ResetCommand});
 }
 
 }  // namespace redistp

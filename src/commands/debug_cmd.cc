@@ -29,27 +29,19 @@
 #include <memory>
 #include <string>
 
+#include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
+#include "server/client.h"
+#include "server/server.h"
 #include "types/digest.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
-#include "server/client.h"
-#include "server/server.h"
 #include "util/numbers.h"
 
 namespace redistp {
 namespace {
-
-constexpr std::string_view kDebugNotAllowed =
-    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
-    "can run it from a local connection, otherwise you need to set this option in the "
-    "configuration file, and then restart the server.";
-constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
-constexpr std::string_view kNoPersistence =
-    "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
-    "persistence yet";
 
 // --- digests (the algorithm lives in types/digest.h) ------------------------------------------
 
@@ -138,12 +130,12 @@ void ObjectSub(CommandContext& c) {
 void PopulateSub(CommandContext& c) {
   int64_t count = 0, size = 0;
   if (!ParseInt64(c.args[2], &count) || count < 0) {
-    c.reply.Error(kNotPositive);
+    c.reply.Error(err::kNotPositive);
     return;
   }
   std::string prefix = c.args.size() >= 4 ? std::string(c.args[3]) : "key";
   if (c.args.size() >= 5 && (!ParseInt64(c.args[4], &size) || size < 0)) {
-    c.reply.Error(kNotPositive);
+    c.reply.Error(err::kNotPositive);
     return;
   }
   std::string key = prefix + ":";
@@ -213,7 +205,7 @@ void ProtocolSub(CommandContext& c) {
     r.Bulk("Some real reply following the attribute");
   } else if (EqualsIgnoreCase(t, "push")) {
     if (r.resp() < 3) {
-      r.Error("ERR RESP2 is not supported by this command");
+      r.Error(err::kResp2NotSupported);
       return;
     }
     r.Push(2);
@@ -225,9 +217,7 @@ void ProtocolSub(CommandContext& c) {
   } else if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false")) {
     r.Bool(EqualsIgnoreCase(t, "true"));
   } else {
-    r.Error(
-        "ERR Wrong protocol type name. Please use one of the following: "
-        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    r.Error(err::kDebugProtocolType);
   }
 }
 
@@ -241,34 +231,31 @@ void ErrorSub(CommandContext& c) {
 }
 
 void HelpSub(CommandContext& c) {
-  static const char* const kLines[] = {
-      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "DIGEST",
-      "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
-      "DIGEST-VALUE <key> [<key> ...]",
-      "    Return the signature of each named key's value (zeros for a missing key).",
-      "ERROR <string>",
-      "    Reply with <string> as an error message (not counted in error statistics).",
-      "LOG <message>",
-      "    Write <message> to the server log at warning level.",
-      "OBJECT <key>",
-      "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
-      "POPULATE <count> [<prefix>] [<size>]",
-      "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
-      "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
-      "PROTOCOL <type>",
-      "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
-      "    array, set, map, attrib, push, verbatim, true, false.",
-      "SET-ACTIVE-EXPIRE <0|1>",
-      "    0 stops the background deletion of expired keys (lookups still expire them);",
-      "    1 restarts it.",
-      "SLEEP <seconds>",
-      "    Block the whole server for <seconds> (decimals allowed).",
-      "HELP",
-      "    Print this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (const char* line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "DEBUG",
+      {
+          "DIGEST",
+          "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
+          "DIGEST-VALUE <key> [<key> ...]",
+          "    Return the signature of each named key's value (zeros for a missing key).",
+          "ERROR <string>",
+          "    Reply with <string> as an error message (not counted in error statistics).",
+          "LOG <message>",
+          "    Write <message> to the server log at warning level.",
+          "OBJECT <key>",
+          "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
+          "POPULATE <count> [<prefix>] [<size>]",
+          "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
+          "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
+          "PROTOCOL <type>",
+          "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
+          "    array, set, map, attrib, push, verbatim, true, false.",
+          "SET-ACTIVE-EXPIRE <0|1>",
+          "    0 stops the background deletion of expired keys (lookups still expire them);",
+          "    1 restarts it.",
+          "SLEEP <seconds>",
+          "    Block the whole server for <seconds> (decimals allowed).",
+      });
 }
 
 bool DebugAllowed(CommandContext& c) {
@@ -278,7 +265,7 @@ bool DebugAllowed(CommandContext& c) {
 
 void DebugCommand(CommandContext& c) {
   if (!DebugAllowed(c)) {
-    c.reply.Error(kDebugNotAllowed);
+    c.reply.Error(err::kDebugNotAllowed);
     return;
   }
   std::string_view sub = c.args[1];
@@ -309,12 +296,11 @@ void DebugCommand(CommandContext& c) {
   } else if (is("protocol") && argc == 3) {
     ProtocolSub(c);
   } else if ((is("reload") && argc >= 2) || (is("loadaof") && argc == 2)) {
-    c.reply.Error(kNoPersistence);
+    c.reply.Error(err::kDebugNoPersistence);
   } else {
     std::string upper = std::string(c.args[0]);
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    c.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(sub.substr(0, 128)) + "'. Try " + upper + " HELP.");
+    c.reply.Error(err::SubcommandSyntax(sub, upper));
   }
 }
 
@@ -333,6 +319,11 @@ void RegisterDebugCommand(CommandTable& t) {
               .arity = -2,
               .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
               .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .doc = {.summary = "Developer commands for testing and inspecting the server",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "Depends on subcommand.",
+                      .doc_flags = kDocSysCmd},
               .handler = DebugCommand});
 }
 

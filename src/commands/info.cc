@@ -67,7 +67,7 @@ void ServerSection(Server& s, std::string* out) {
   static_assert(sizeof(long) == 8 || sizeof(long) == 4);
   utsname un{};
   uname(&un);
-  int64_t now_us = Server::NowUs();
+  int64_t now_us = s.NowUs();
   int64_t uptime = (now_us / 1000 - s.start_time_ms()) / 1000;
   Line(out, "redis_version:%s", kRedisVersion);
   Line(out, "redis_tp_version:%s", kRedisTpVersion);
@@ -440,11 +440,21 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   return m;
 }
 
+using docs::String;
+
 void RegisterInfoCommand(CommandTable& t) {
   t.Register({.name = "info",
               .arity = -1,
               .flags = kCmdLoading | kCmdStale,
               .acl = kAclSlow | kAclDangerous,
+              .doc = {.summary = "Reports server information and statistics, section by section",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .history = {{"7.0.0", "Several sections may be named in one call."}},
+                      .tips = {"nondeterministic_output", "request_policy:all_shards",
+                               "response_policy:special"},
+                      .args = {String("section").Optional().Multiple()}},
               .handler = InfoCommand});
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -77,21 +78,18 @@ void SlowlogResetCommand(CommandContext& c) {
 }
 
 void SlowlogHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET [<count>]",
-      "    The <count> newest entries (default 10; -1 for all), newest first. An entry is:",
-      "    id, unix time, duration in microseconds, argument array, peer address,",
-      "    client name.",
-      "LEN",
-      "    Number of entries held.",
-      "RESET",
-      "    Drops every entry.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "SLOWLOG",
+      {
+          "GET [<count>]",
+          "    The <count> newest entries (default 10; -1 for all), newest first. An entry is:",
+          "    id, unix time, duration in microseconds, argument array, peer address,",
+          "    client name.",
+          "LEN",
+          "    Number of entries held.",
+          "RESET",
+          "    Drops every entry.",
+      });
 }
 
 // ---- LATENCY -------------------------------------------------------------------------------
@@ -184,58 +182,160 @@ void LatencyDoctorCommand(CommandContext& c) {
 }
 
 void LatencyHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "LATEST",
-      "    For every event: its name, the time and latency of its latest sample, and its",
-      "    worst latency ever.",
-      "HISTORY <event>",
-      "    The samples kept for <event> as (unix time, milliseconds) pairs, oldest first.",
-      "RESET [<event> ...]",
-      "    Forgets the given events, or every event when none is given.",
-      "DOCTOR",
-      "    A readable summary of the recorded latency events.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(
+      c.reply, "LATENCY",
+      {
+          "LATEST",
+          "    For every event: its name, the time and latency of its latest sample, and its",
+          "    worst latency ever.",
+          "HISTORY <event>",
+          "    The samples kept for <event> as (unix time, milliseconds) pairs, oldest first.",
+          "RESET [<event> ...]",
+          "    Forgets the given events, or every event when none is given.",
+          "DOCTOR",
+          "    A readable summary of the recorded latency events.",
+      });
 }
 
 }  // namespace
+
+using docs::Integer;
+using docs::String;
 
 void RegisterIntrospectionCommands(CommandTable& t) {
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
   constexpr uint64_t kLatencyFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
   constexpr uint64_t kSlowlogFlags = kCmdAdmin | kCmdLoading | kCmdStale;
   // One row per (sub)command reads better than one field per line.
-  // clang-format off
-  t.Register({.name = "monitor", .arity = 1,
-              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, .acl = kAdminAcl,
+  t.Register({.name = "monitor",
+              .arity = 1,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+              .acl = kAdminAcl,
+              .doc = {.summary = "Streams every command the server processes to this connection",
+                      .since = "1.0.0",
+                      .group = "server"},
               .handler = MonitorCommand});
-  t.Register({.name = "slowlog", .arity = -2, .acl = kAclSlow, .subcommands = {
-      CommandSpec{.name = "get", .arity = -2, .flags = kSlowlogFlags, .acl = kAdminAcl,
-                  .handler = SlowlogGetCommand},
-      CommandSpec{.name = "len", .arity = 2, .flags = kSlowlogFlags, .acl = kAdminAcl,
-                  .handler = SlowlogLenCommand},
-      CommandSpec{.name = "reset", .arity = 2, .flags = kSlowlogFlags, .acl = kAdminAcl,
-                  .handler = SlowlogResetCommand},
-      CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
-                  .acl = kAclSlow, .handler = SlowlogHelpCommand},
-  }});
-  t.Register({.name = "latency", .arity = -2, .acl = kAclSlow, .subcommands = {
-      CommandSpec{.name = "latest", .arity = 2, .flags = kLatencyFlags, .acl = kAdminAcl,
-                  .handler = LatencyLatestCommand},
-      CommandSpec{.name = "history", .arity = 3, .flags = kLatencyFlags, .acl = kAdminAcl,
-                  .handler = LatencyHistoryCommand},
-      CommandSpec{.name = "reset", .arity = -2, .flags = kLatencyFlags, .acl = kAdminAcl,
-                  .handler = LatencyResetCommand},
-      CommandSpec{.name = "doctor", .arity = 2, .flags = kLatencyFlags, .acl = kAdminAcl,
-                  .handler = LatencyDoctorCommand},
-      CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
-                  .acl = kAclSlow, .handler = LatencyHelpCommand},
-  }});
-  // clang-format on
+  t.Register(
+      {.name = "slowlog",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the commands that manage the slow command log",
+               .since = "2.2.12",
+               .group = "server",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           CommandSpec{
+               .name = "get",
+               .arity = -2,
+               .flags = kSlowlogFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Returns the most recent slow log entries",
+                       .since = "2.2.12",
+                       .group = "server",
+                       .complexity = "O(N) where N is the number of entries returned",
+                       .history = {{"4.0.0", "Entries include the client's address and name."}},
+                       .tips = {"request_policy:all_nodes", "nondeterministic_output"},
+                       .args = {Integer("count").Optional()}},
+               .handler = SlowlogGetCommand},
+           CommandSpec{.name = "len",
+                       .arity = 2,
+                       .flags = kSlowlogFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Counts the entries in the slow log",
+                               .since = "2.2.12",
+                               .group = "server",
+                               .complexity = "O(1)",
+                               .tips = {"request_policy:all_nodes", "response_policy:agg_sum",
+                                        "nondeterministic_output"}},
+                       .handler = SlowlogLenCommand},
+           CommandSpec{
+               .name = "reset",
+               .arity = 2,
+               .flags = kSlowlogFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Empties the slow log",
+                       .since = "2.2.12",
+                       .group = "server",
+                       .complexity = "O(N) where N is the number of entries in the slowlog",
+                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}},
+               .handler = SlowlogResetCommand},
+           CommandSpec{
+               .name = "help",
+               .arity = 2,
+               .flags = kCmdLoading | kCmdStale,
+               .acl = kAclSlow,
+               .doc = {.summary = "Lists the SLOWLOG subcommands with a short description of each",
+                       .since = "6.2.0",
+                       .group = "server",
+                       .complexity = "O(1)"},
+               .handler = SlowlogHelpCommand},
+       }});
+  t.Register(
+      {.name = "latency",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the latency monitor commands",
+               .since = "2.8.13",
+               .group = "server",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           CommandSpec{.name = "latest",
+                       .arity = 2,
+                       .flags = kLatencyFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Reports the most recent sample of every latency event",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(1)",
+                               .tips = {"nondeterministic_output", "request_policy:all_nodes",
+                                        "response_policy:special"}},
+                       .handler = LatencyLatestCommand},
+           CommandSpec{.name = "history",
+                       .arity = 3,
+                       .flags = kLatencyFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Returns the recorded samples of one latency event",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(1)",
+                               .tips = {"nondeterministic_output", "request_policy:all_nodes",
+                                        "response_policy:special"},
+                               .args = {String("event")}},
+                       .handler = LatencyHistoryCommand},
+           CommandSpec{
+               .name = "reset",
+               .arity = -2,
+               .flags = kLatencyFlags,
+               .acl = kAdminAcl,
+               .doc = {.summary = "Forgets the samples of some or all latency events",
+                       .since = "2.8.13",
+                       .group = "server",
+                       .complexity = "O(1)",
+                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
+                       .args = {String("event").Optional().Multiple()}},
+               .handler = LatencyResetCommand},
+           CommandSpec{.name = "doctor",
+                       .arity = 2,
+                       .flags = kLatencyFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Writes a human-readable analysis of the latency samples",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(1)",
+                               .tips = {"nondeterministic_output", "request_policy:all_nodes",
+                                        "response_policy:special"}},
+                       .handler = LatencyDoctorCommand},
+           CommandSpec{
+               .name = "help",
+               .arity = 2,
+               .flags = kCmdLoading | kCmdStale,
+               .acl = kAclSlow,
+               .doc = {.summary = "Lists the LATENCY subcommands with a short description of each",
+                       .since = "2.8.13",
+                       .group = "server",
+                       .complexity = "O(1)"},
+               .handler = LatencyHelpCommand},
+       }});
 }
 
 }  // namespace redistp

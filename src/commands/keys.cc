@@ -190,12 +190,14 @@ bool ParseFlushMode(CommandContext& c) {
 void FlushDbCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   c.db.Flush();
+  c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
 
 void FlushAllCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   for (int i = 0; i < c.server.db_count(); ++i) c.server.db(i).Flush();
+  c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
 
@@ -211,50 +213,231 @@ void SwapDbCommand(CommandContext& c) {
     return;
   }
   if (a != b) Database::Swap(c.server.db(a), c.server.db(b));
+  c.ForceReplication();  // SWAPDB a a too, as Redis 7.0
   c.reply.Ok();
 }
 
 }  // namespace
 
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+
 void RegisterKeyCommands(CommandTable& t) {
-  t.Register({.name = "del", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
-              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow, .handler = DelCommand});
-  t.Register({.name = "unlink", .arity = -2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
-              .handler = DelCommand});
-  t.Register({.name = "exists", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
-              .handler = ExistsCommand});
-  t.Register({.name = "type", .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+  t.Register(
+      {.name = "del",
+       .arity = -2,
+       .flags = kCmdWrite,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclWrite | kAclSlow,
+       .doc = {.summary = "Deletes keys",
+               .since = "1.0.0",
+               .group = "generic",
+               .complexity =
+                   "O(N) where N is the number of keys that will be removed. When a key to "
+                   "remove holds a value other than a string, the individual complexity for this "
+                   "key is O(M) where M is the number of elements in the list, set, sorted set "
+                   "or hash. Removing a single key that holds a string value is O(1).",
+               .tips = {"request_policy:multi_shard", "response_policy:agg_sum"},
+               .key_specs = {{.flags = kKeyRM | kKeyDelete, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Multiple()}},
+       .handler = DelCommand});
+  t.Register(
+      {.name = "unlink",
+       .arity = -2,
+       .flags = kCmdWrite | kCmdFast,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclWrite | kAclFast,
+       .doc = {.summary = "Deletes keys, reclaiming their memory in the background",
+               .since = "4.0.0",
+               .group = "generic",
+               .complexity =
+                   "O(1) for each key removed regardless of its size. Then the command does O(N) "
+                   "work in a different thread in order to reclaim memory, where N is the number "
+                   "of allocations the deleted objects where composed of.",
+               .tips = {"request_policy:multi_shard", "response_policy:agg_sum"},
+               .key_specs = {{.flags = kKeyRM | kKeyDelete, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Multiple()}},
+       .handler = DelCommand});
+  t.Register(
+      {.name = "exists",
+       .arity = -2,
+       .flags = kCmdReadOnly | kCmdFast,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclRead | kAclFast,
+       .doc = {.summary = "Counts how many of the given keys exist",
+               .since = "1.0.0",
+               .group = "generic",
+               .complexity = "O(N) where N is the number of keys to check.",
+               .history = {{"3.0.3",
+                            "Several keys may be given; the reply counts those that exist."}},
+               .tips = {"request_policy:multi_shard", "response_policy:agg_sum"},
+               .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Multiple()}},
+       .handler = ExistsCommand});
+  t.Register({.name = "type",
+              .arity = 2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclRead | kAclFast,
+              .doc = {.summary = "Names the data type of the value stored at a key",
+                      .since = "1.0.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRO, .index = 1}},
+                      .args = {Key("key", 0)}},
               .handler = TypeCommand});
-  t.Register({.name = "touch", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+  t.Register({.name = "touch",
+              .arity = -2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = -1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclRead | kAclFast,
+              .doc = {.summary = "Marks keys as accessed and counts those that exist",
+                      .since = "3.2.1",
+                      .group = "generic",
+                      .complexity = "O(N) where N is the number of keys that will be touched.",
+                      .tips = {"request_policy:multi_shard", "response_policy:agg_sum"},
+                      .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+                      .args = {Key("key", 0).Multiple()}},
               .handler = TouchCommand});
-  t.Register({.name = "rename", .arity = 3, .flags = kCmdWrite, .first_key = 1, .last_key = 2,
-              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+  t.Register({.name = "rename",
+              .arity = 3,
+              .flags = kCmdWrite,
+              .first_key = 1,
+              .last_key = 2,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .doc = {.summary = "Gives a key a new name, replacing any key that had it",
+                      .since = "1.0.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyDelete, .index = 1},
+                                    {.flags = kKeyOW | kKeyUpdate, .index = 2}},
+                      .args = {Key("key", 0), Key("newkey", 1)}},
               .handler = RenameCommand});
-  t.Register({.name = "renamenx", .arity = 3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = 2, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
-              .handler = RenameNxCommand});
-  t.Register({.name = "move", .arity = 3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+  t.Register(
+      {.name = "renamenx",
+       .arity = 3,
+       .flags = kCmdWrite | kCmdFast,
+       .first_key = 1,
+       .last_key = 2,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclWrite | kAclFast,
+       .doc = {.summary = "Gives a key a new name only if no key has that name",
+               .since = "1.0.0",
+               .group = "generic",
+               .complexity = "O(1)",
+               .history = {{"3.2.0", "Renaming a key to its own name is no longer an error."}},
+               .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyDelete, .index = 1},
+                             {.flags = kKeyOW | kKeyInsert, .index = 2}},
+               .args = {Key("key", 0), Key("newkey", 1)}},
+       .handler = RenameNxCommand});
+  t.Register({.name = "move",
+              .arity = 3,
+              .flags = kCmdWrite | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .doc = {.summary = "Moves a key to another database",
+                      .since = "1.0.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("db")}},
               .handler = MoveCommand});
-  t.Register({.name = "copy", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 2, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
-              .handler = CopyCommand});
-  t.Register({.name = "randomkey", .arity = 1, .flags = kCmdReadOnly,
-              .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = RandomKeyCommand});
-  t.Register({.name = "dbsize", .arity = 1, .flags = kCmdReadOnly | kCmdFast,
-              .acl = kAclKeyspace | kAclRead | kAclFast, .handler = DbSizeCommand});
-  t.Register({.name = "flushdb", .arity = -1, .flags = kCmdWrite,
+  t.Register(
+      {.name = "copy",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 2,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclWrite | kAclSlow,
+       .doc = {.summary =
+                   "Duplicates a key's value under another name, possibly in another database",
+               .since = "6.2.0",
+               .group = "generic",
+               .complexity =
+                   "O(N) worst case for collections, where N is the number of nested items. O(1) "
+                   "for string values.",
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1},
+                             {.flags = kKeyOW | kKeyUpdate, .index = 2}},
+               .args = {Key("source", 0), Key("destination", 1),
+                        Integer("destination-db").Token("DB").Optional(),
+                        PureToken("REPLACE").Optional()}},
+       .handler = CopyCommand});
+  t.Register({.name = "randomkey",
+              .arity = 1,
+              .flags = kCmdReadOnly,
+              .acl = kAclKeyspace | kAclRead | kAclSlow,
+              .doc = {.summary = "Returns a key picked at random",
+                      .since = "1.0.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .tips = {"request_policy:all_shards", "nondeterministic_output"}},
+              .handler = RandomKeyCommand});
+  t.Register({.name = "dbsize",
+              .arity = 1,
+              .flags = kCmdReadOnly | kCmdFast,
+              .acl = kAclKeyspace | kAclRead | kAclFast,
+              .doc = {.summary = "Counts the keys in the selected database",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .tips = {"request_policy:all_shards", "response_policy:agg_sum"}},
+              .handler = DbSizeCommand});
+  t.Register({.name = "flushdb",
+              .arity = -1,
+              .flags = kCmdWrite,
               .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
+              .doc = {.summary = "Deletes every key of the selected database",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(N) where N is the number of keys in the selected database",
+                      .history = {{"4.0.0", "New `ASYNC` mode frees the memory in the background."},
+                                  {"6.2.0", "New `SYNC` mode, naming the default explicitly."}},
+                      .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
+                      .args = {OneOf("async", {PureToken("ASYNC").Since("4.0.0"),
+                                               PureToken("SYNC").Since("6.2.0")})
+                                   .Optional()}},
               .handler = FlushDbCommand});
-  t.Register({.name = "flushall", .arity = -1, .flags = kCmdWrite,
+  t.Register({.name = "flushall",
+              .arity = -1,
+              .flags = kCmdWrite,
               .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
+              .doc = {.summary = "Deletes every key of every database",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(N) where N is the total number of keys in all databases",
+                      .history = {{"4.0.0", "New `ASYNC` mode frees the memory in the background."},
+                                  {"6.2.0", "New `SYNC` mode, naming the default explicitly."}},
+                      .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
+                      .args = {OneOf("async", {PureToken("ASYNC").Since("4.0.0"),
+                                               PureToken("SYNC").Since("6.2.0")})
+                                   .Optional()}},
               .handler = FlushAllCommand});
-  t.Register({.name = "swapdb", .arity = 3, .flags = kCmdWrite | kCmdFast,
+  t.Register({.name = "swapdb",
+              .arity = 3,
+              .flags = kCmdWrite | kCmdFast,
               .acl = kAclKeyspace | kAclWrite | kAclFast | kAclDangerous,
+              .doc = {.summary = "Exchanges the contents of two databases",
+                      .since = "4.0.0",
+                      .group = "server",
+                      .complexity = "O(N) where N is the count of clients watching or blocking on "
+                                    "keys from both databases.",
+                      .args = {Integer("index1"), Integer("index2")}},
               .handler = SwapDbCommand});
 }
 

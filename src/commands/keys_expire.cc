@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "commands/keys_util.h"
 #include "db/database.h"
@@ -112,8 +113,15 @@ void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
   }
   if (when <= now && c.server.keyspace().expiry_enabled) {
     c.db.Remove(e, RemoveCause::kDeleted);
+    // Replayed as a deletion: a replica must not depend on its own clock to agree.
+    c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
   } else {
     c.db.SetExpire(e, when);
+    // Replayed as PEXPIREAT with the absolute time, keeping the NX/XX/GT/LT options as
+    // Redis 7.0 does, so the replay does not depend on when it happens.
+    std::vector<std::string> argv{"PEXPIREAT", std::string(c.args[1]), Int64ToString(when)};
+    argv.insert(argv.end(), c.args.begin() + 3, c.args.end());
+    c.ReplicateAs(std::move(argv));
   }
   c.reply.Int(1);
 }
@@ -155,31 +163,137 @@ void PersistCommand(CommandContext& c) {
   c.reply.Int(e != nullptr && c.db.Persist(e) ? 1 : 0);
 }
 
-CommandSpec SetterSpec(const char* name, CommandHandler handler) {
-  return {.name = name, .arity = -3, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-          .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+using docs::UnixTime;
+
+CommandSpec SetterSpec(const char* name, CommandHandler handler, CommandDoc doc) {
+  return {.name = name,
+          .arity = -3,
+          .flags = kCmdWrite | kCmdFast,
+          .first_key = 1,
+          .last_key = 1,
+          .key_step = 1,
+          .acl = kAclKeyspace | kAclWrite | kAclFast,
+          .doc = std::move(doc),
           .handler = handler};
 }
 
-CommandSpec GetterSpec(const char* name, CommandHandler handler) {
-  return {.name = name, .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-          .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
+CommandSpec GetterSpec(const char* name, CommandHandler handler, CommandDoc doc) {
+  return {.name = name,
+          .arity = 2,
+          .flags = kCmdReadOnly | kCmdFast,
+          .first_key = 1,
+          .last_key = 1,
+          .key_step = 1,
+          .acl = kAclKeyspace | kAclRead | kAclFast,
+          .doc = std::move(doc),
           .handler = handler};
 }
 
 }  // namespace
 
 void RegisterExpireCommands(CommandTable& t) {
-  t.Register(SetterSpec("expire", ExpireCommand));
-  t.Register(SetterSpec("pexpire", PExpireCommand));
-  t.Register(SetterSpec("expireat", ExpireAtCommand));
-  t.Register(SetterSpec("pexpireat", PExpireAtCommand));
-  t.Register(GetterSpec("ttl", TtlCommand));
-  t.Register(GetterSpec("pttl", PTtlCommand));
-  t.Register(GetterSpec("expiretime", ExpireTimeCommand));
-  t.Register(GetterSpec("pexpiretime", PExpireTimeCommand));
-  t.Register({.name = "persist", .arity = 2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclFast,
+  t.Register(SetterSpec("expire", ExpireCommand,
+                        {.summary = "Sets a key's time to live in seconds",
+                         .since = "1.0.0",
+                         .group = "generic",
+                         .complexity = "O(1)",
+                         .history = {{"7.0.0", "New `NX`, `XX`, `GT` and `LT` conditions."}},
+                         .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+                         .args = {Key("key", 0), Integer("seconds"),
+                                  OneOf("condition", {PureToken("NX"), PureToken("XX"),
+                                                      PureToken("GT"), PureToken("LT")})
+                                      .Since("7.0.0")
+                                      .Optional()}}));
+  t.Register(SetterSpec("pexpire", PExpireCommand,
+                        {.summary = "Sets a key's time to live in milliseconds",
+                         .since = "2.6.0",
+                         .group = "generic",
+                         .complexity = "O(1)",
+                         .history = {{"7.0.0", "New `NX`, `XX`, `GT` and `LT` conditions."}},
+                         .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+                         .args = {Key("key", 0), Integer("milliseconds"),
+                                  OneOf("condition", {PureToken("NX"), PureToken("XX"),
+                                                      PureToken("GT"), PureToken("LT")})
+                                      .Since("7.0.0")
+                                      .Optional()}}));
+  t.Register(SetterSpec("expireat", ExpireAtCommand,
+                        {.summary = "Makes a key expire at a Unix time given in seconds",
+                         .since = "1.2.0",
+                         .group = "generic",
+                         .complexity = "O(1)",
+                         .history = {{"7.0.0", "New `NX`, `XX`, `GT` and `LT` conditions."}},
+                         .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+                         .args = {Key("key", 0), UnixTime("unix-time-seconds"),
+                                  OneOf("condition", {PureToken("NX"), PureToken("XX"),
+                                                      PureToken("GT"), PureToken("LT")})
+                                      .Since("7.0.0")
+                                      .Optional()}}));
+  t.Register(SetterSpec("pexpireat", PExpireAtCommand,
+                        {.summary = "Makes a key expire at a Unix time given in milliseconds",
+                         .since = "2.6.0",
+                         .group = "generic",
+                         .complexity = "O(1)",
+                         .history = {{"7.0.0", "New `NX`, `XX`, `GT` and `LT` conditions."}},
+                         .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+                         .args = {Key("key", 0), UnixTime("unix-time-milliseconds"),
+                                  OneOf("condition", {PureToken("NX"), PureToken("XX"),
+                                                      PureToken("GT"), PureToken("LT")})
+                                      .Since("7.0.0")
+                                      .Optional()}}));
+  t.Register(GetterSpec(
+      "ttl", TtlCommand,
+      {.summary = "Returns a key's remaining time to live in seconds",
+       .since = "1.0.0",
+       .group = "generic",
+       .complexity = "O(1)",
+       .history = {{"2.8.0",
+                    "A missing key answers -2, telling it apart from a key without expiry (-1)."}},
+       .tips = {"nondeterministic_output"},
+       .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+       .args = {Key("key", 0)}}));
+  t.Register(GetterSpec(
+      "pttl", PTtlCommand,
+      {.summary = "Returns a key's remaining time to live in milliseconds",
+       .since = "2.6.0",
+       .group = "generic",
+       .complexity = "O(1)",
+       .history = {{"2.8.0",
+                    "A missing key answers -2, telling it apart from a key without expiry (-1)."}},
+       .tips = {"nondeterministic_output"},
+       .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+       .args = {Key("key", 0)}}));
+  t.Register(GetterSpec("expiretime", ExpireTimeCommand,
+                        {.summary = "Returns the Unix time, in seconds, at which a key expires",
+                         .since = "7.0.0",
+                         .group = "generic",
+                         .complexity = "O(1)",
+                         .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                         .args = {Key("key", 0)}}));
+  t.Register(
+      GetterSpec("pexpiretime", PExpireTimeCommand,
+                 {.summary = "Returns the Unix time, in milliseconds, at which a key expires",
+                  .since = "7.0.0",
+                  .group = "generic",
+                  .complexity = "O(1)",
+                  .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                  .args = {Key("key", 0)}}));
+  t.Register({.name = "persist",
+              .arity = 2,
+              .flags = kCmdWrite | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclWrite | kAclFast,
+              .doc = {.summary = "Removes a key's expiry so that it lives until deleted",
+                      .since = "2.2.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0)}},
               .handler = PersistCommand});
 }
 

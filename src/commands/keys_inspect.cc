@@ -19,8 +19,10 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "commands/help_reply.h"
 #include "commands/keys_util.h"
 #include "commands/register.h"
 #include "db/database.h"
@@ -238,25 +240,21 @@ void ObjectFreqCommand(CommandContext& c) {
 }
 
 void ObjectHelpCommand(CommandContext& c) {
-  static constexpr std::string_view kLines[] = {
-      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ENCODING <key>",
-      "    How the value of <key> is stored (int, embstr, raw, ...).",
-      "FREQ <key>",
-      "    The logarithmic access counter of <key> (needs an LFU maxmemory-policy).",
-      "IDLETIME <key>",
-      "    Seconds since <key> was last read or written (needs a non-LFU policy).",
-      "REFCOUNT <key>",
-      "    How many references share the value of <key>.",
-      "OWNER <key>",
-      "    Return the id of the connection owning the temporary <key> (SETTP), or nil.",
-      "FENCE <key>",
-      "    Return the fencing token of a temporary <key> created with FENCE, or nil.",
-      "HELP",
-      "    Prints this help.",
-  };
-  c.reply.Array(std::size(kLines));
-  for (std::string_view line : kLines) c.reply.Simple(line);
+  ReplyHelp(c.reply, "OBJECT",
+            {
+                "ENCODING <key>",
+                "    How the value of <key> is stored (int, embstr, raw, ...).",
+                "FREQ <key>",
+                "    The logarithmic access counter of <key> (needs an LFU maxmemory-policy).",
+                "IDLETIME <key>",
+                "    Seconds since <key> was last read or written (needs a non-LFU policy).",
+                "REFCOUNT <key>",
+                "    How many references share the value of <key>.",
+                "OWNER <key>",
+                "    Return the id of the connection owning the temporary <key> (SETTP), or nil.",
+                "FENCE <key>",
+                "    Return the fencing token of a temporary <key> created with FENCE, or nil.",
+            });
 }
 
 // --- MEMORY USAGE -----------------------------------------------------------------------------
@@ -294,43 +292,145 @@ void MemoryUsageCommand(CommandContext& c) {
   c.reply.Int(static_cast<int64_t>(bytes));
 }
 
-CommandSpec ObjectKeySubcommand(const char* name, CommandHandler handler) {
-  return {.name = name, .arity = 3, .flags = kCmdReadOnly, .first_key = 2, .last_key = 2,
-          .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = handler};
+using docs::Integer;
+using docs::Key;
+using docs::Pattern;
+using docs::String;
+
+CommandSpec ObjectKeySubcommand(const char* name, CommandHandler handler, CommandDoc doc) {
+  return {.name = name,
+          .arity = 3,
+          .flags = kCmdReadOnly,
+          .first_key = 2,
+          .last_key = 2,
+          .key_step = 1,
+          .acl = kAclKeyspace | kAclRead | kAclSlow,
+          .doc = std::move(doc),
+          .handler = handler};
 }
 
 }  // namespace
 
 CommandSpec MemoryUsageSubcommand() {
-  return {.name = "usage", .arity = -3, .flags = kCmdReadOnly, .first_key = 2, .last_key = 2,
-          .key_step = 1, .acl = kAclRead | kAclSlow, .handler = MemoryUsageCommand};
+  return {.name = "usage",
+          .arity = -3,
+          .flags = kCmdReadOnly,
+          .first_key = 2,
+          .last_key = 2,
+          .key_step = 1,
+          .acl = kAclRead | kAclSlow,
+          .doc = {.summary = "Estimates how many bytes a key and its value occupy",
+                  .since = "4.0.0",
+                  .group = "server",
+                  .complexity = "O(N) where N is the number of samples.",
+                  .key_specs = {{.flags = kKeyRO, .index = 2}},
+                  .args = {Key("key", 0), Integer("count").Token("SAMPLES").Optional()}},
+          .handler = MemoryUsageCommand};
 }
 
 void RegisterKeyInspectCommands(CommandTable& t) {
-  t.Register({.name = "keys", .arity = 2, .flags = kCmdReadOnly,
-              .acl = kAclKeyspace | kAclRead | kAclSlow | kAclDangerous, .handler = KeysCommand});
-  t.Register({.name = "scan", .arity = -2, .flags = kCmdReadOnly,
-              .acl = kAclKeyspace | kAclRead | kAclSlow, .handler = ScanCommand});
-  t.Register({.name = "object",
-              .arity = -2,
-              .acl = kAclSlow,
-              .subcommands = {
-                  ObjectKeySubcommand("encoding", ObjectEncodingCommand),
-                  ObjectKeySubcommand("refcount", ObjectRefcountCommand),
-                  ObjectKeySubcommand("idletime", ObjectIdletimeCommand),
-                  ObjectKeySubcommand("freq", ObjectFreqCommand),
-                  ObjectKeySubcommand("owner", ObjectOwnerCommand),
-                  ObjectKeySubcommand("fence", ObjectFenceCommand),
-                  CommandSpec{.name = "help", .arity = 2, .flags = kCmdLoading | kCmdStale,
-                              .acl = kAclKeyspace | kAclSlow, .handler = ObjectHelpCommand},
-              }});
-  // MEMORY's other subcommands (STATS, DOCTOR, MALLOC-STATS, PURGE, HELP) belong to the
-  // introspection family; until it registers the container with MemoryUsageSubcommand(),
-  // MEMORY is registered here with USAGE alone.
-  if (t.Find("memory") == nullptr) {
-    t.Register({.name = "memory", .arity = -2, .acl = kAclSlow,
-                .subcommands = {MemoryUsageSubcommand()}});
-  }
+  t.Register(
+      {.name = "keys",
+       .arity = 2,
+       .flags = kCmdReadOnly,
+       .acl = kAclKeyspace | kAclRead | kAclSlow | kAclDangerous,
+       .doc = {.summary = "Lists the keys that match a glob-style pattern",
+               .since = "1.0.0",
+               .group = "generic",
+               .complexity = "O(N) with N being the number of keys in the database, under the "
+                             "assumption that the "
+                             "key names in the database and the given pattern have limited length.",
+               .tips = {"request_policy:all_shards", "nondeterministic_output_order"},
+               .args = {Pattern("pattern")}},
+       .handler = KeysCommand});
+  t.Register(
+      {.name = "scan",
+       .arity = -2,
+       .flags = kCmdReadOnly,
+       .acl = kAclKeyspace | kAclRead | kAclSlow,
+       .doc = {.summary = "Walks the keyspace a little at a time with a cursor",
+               .since = "2.8.0",
+               .group = "generic",
+               .complexity = "O(1) for every call. O(N) for a complete iteration, including enough "
+                             "command calls for "
+                             "the cursor to return back to 0. N is the number of elements inside "
+                             "the collection.",
+               .history = {{"6.0.0", "New `TYPE` option to return only keys holding one type."}},
+               .tips = {"nondeterministic_output", "request_policy:special"},
+               .args = {Integer("cursor"), Pattern("pattern").Token("MATCH").Optional(),
+                        Integer("count").Token("COUNT").Optional(),
+                        String("type").Token("TYPE").Since("6.0.0").Optional()}},
+       .handler = ScanCommand});
+  t.Register(
+      {.name = "object",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the commands that inspect the object stored at a key",
+               .since = "2.2.3",
+               .group = "generic",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           ObjectKeySubcommand("encoding", ObjectEncodingCommand,
+                               {.summary = "Names the internal representation of a key's value",
+                                .since = "2.2.3",
+                                .group = "generic",
+                                .complexity = "O(1)",
+                                .tips = {"nondeterministic_output"},
+                                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                                .args = {Key("key", 0)}}),
+           ObjectKeySubcommand("refcount", ObjectRefcountCommand,
+                               {.summary = "Returns how many references share a key's value",
+                                .since = "2.2.3",
+                                .group = "generic",
+                                .complexity = "O(1)",
+                                .tips = {"nondeterministic_output"},
+                                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                                .args = {Key("key", 0)}}),
+           ObjectKeySubcommand(
+               "idletime", ObjectIdletimeCommand,
+               {.summary = "Returns how many seconds have passed since a key was last accessed",
+                .since = "2.2.3",
+                .group = "generic",
+                .complexity = "O(1)",
+                .tips = {"nondeterministic_output"},
+                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                .args = {Key("key", 0)}}),
+           ObjectKeySubcommand(
+               "freq", ObjectFreqCommand,
+               {.summary = "Returns the logarithmic access-frequency counter of a key",
+                .since = "4.0.0",
+                .group = "generic",
+                .complexity = "O(1)",
+                .tips = {"nondeterministic_output"},
+                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                .args = {Key("key", 0)}}),
+           ObjectKeySubcommand(
+               "owner", ObjectOwnerCommand,
+               {.summary = "redis-tp: returns the ID of the connection that owns a temporary key",
+                .since = "7.0.15",
+                .group = "generic",
+                .complexity = "O(1)",
+                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                .args = {Key("key", 0)}}),
+           ObjectKeySubcommand(
+               "fence", ObjectFenceCommand,
+               {.summary = "redis-tp: returns the fencing token a temporary key was created with",
+                .since = "7.0.15",
+                .group = "generic",
+                .complexity = "O(1)",
+                .key_specs = {{.flags = kKeyRO, .index = 2}},
+                .args = {Key("key", 0)}}),
+           CommandSpec{
+               .name = "help",
+               .arity = 2,
+               .flags = kCmdLoading | kCmdStale,
+               .acl = kAclKeyspace | kAclSlow,
+               .doc = {.summary = "Lists the OBJECT subcommands with a short description of each",
+                       .since = "6.2.0",
+                       .group = "generic",
+                       .complexity = "O(1)"},
+               .handler = ObjectHelpCommand},
+       }});
 }
 
 }  // namespace redistp

@@ -85,24 +85,64 @@ void UnwatchCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Key;
+
 void RegisterTransactionCommands(CommandTable& t) {
   constexpr uint64_t kTx = kAclTransaction;
-  t.Register({.name = "multi", .arity = 1,
+  t.Register(
+      {.name = "multi",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
+       .acl = kTx | kAclFast,
+       .doc = {.summary = "Starts queueing commands for a transaction",
+               .since = "1.2.0",
+               .group = "transactions",
+               .complexity = "O(1)"},
+       .handler = MultiCommand});
+  t.Register({.name = "exec",
+              .arity = 1,
+              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog | kCmdRunsInMulti |
+                       kCmdAbortsMultiOnReject,
+              .acl = kTx | kAclSlow,
+              .doc = {.summary = "Runs the queued commands of a transaction as one unit",
+                      .since = "1.2.0",
+                      .group = "transactions",
+                      .complexity = "Depends on commands in the transaction"},
+              .handler = ExecCommand});
+  t.Register(
+      {.name = "discard",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
+       .acl = kTx | kAclFast,
+       .doc = {.summary = "Drops the queued commands of a transaction",
+               .since = "2.0.0",
+               .group = "transactions",
+               .complexity = "O(N), when N is the number of queued commands"},
+       .handler = DiscardCommand});
+  t.Register(
+      {.name = "watch",
+       .arity = -2,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdRunsInMulti,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kTx | kAclFast,
+       .doc = {.summary = "Makes the next transaction fail if any of the given keys changes first",
+               .since = "2.2.0",
+               .group = "transactions",
+               .complexity = "O(1) for every key.",
+               .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Multiple()}},
+       .handler = WatchCommand});
+  t.Register({.name = "unwatch",
+              .arity = 1,
               .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .acl = kTx | kAclFast, .handler = MultiCommand});
-  t.Register({.name = "exec", .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog,
-              .acl = kTx | kAclSlow, .handler = ExecCommand});
-  t.Register({.name = "discard", .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .acl = kTx | kAclFast, .handler = DiscardCommand});
-  t.Register({.name = "watch", .arity = -2,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .first_key = 1, .last_key = -1, .key_step = 1, .acl = kTx | kAclFast,
-              .handler = WatchCommand});
-  t.Register({.name = "unwatch", .arity = 1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
-              .acl = kTx | kAclFast, .handler = UnwatchCommand});
+              .acl = kTx | kAclFast,
+              .doc = {.summary = "Stops watching every key this connection watches",
+                      .since = "2.2.0",
+                      .group = "transactions",
+                      .complexity = "O(1)"},
+              .handler = UnwatchCommand});
 }
 
 }  // namespace redistp

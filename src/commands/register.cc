@@ -2,7 +2,7 @@
 
 namespace redistp {
 
-void RegisterCommands(CommandTable& table) {
+Status RegisterCommands(CommandTable& table) {
   RegisterConnectionCommands(table);
   RegisterTransactionCommands(table);
   RegisterTempKeyCommands(table);
@@ -20,8 +20,8 @@ void RegisterCommands(CommandTable& table) {
   RegisterIntrospectionCommands(table);
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);
-  // Last, so that a MEMORY container registered by another family takes precedence.
   RegisterKeyInspectCommands(table);
+  return table.first_error();
 }
 
 }  // namespace redistp

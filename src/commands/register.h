@@ -14,9 +14,9 @@ void RegisterBitCommands(CommandTable& table);
 void RegisterBitfieldCommands(CommandTable& table);
 void RegisterKeyCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
-// KEYS, SCAN, OBJECT; also MEMORY (with USAGE only) unless the table already has MEMORY.
+// KEYS, SCAN, OBJECT.
 void RegisterKeyInspectCommands(CommandTable& table);
-// MEMORY USAGE's row, for whichever family registers the MEMORY container.
+// MEMORY USAGE's row, for the server family's MEMORY container.
 CommandSpec MemoryUsageSubcommand();
 void RegisterServerCommands(CommandTable& table);
 void RegisterInfoCommand(CommandTable& table);
@@ -29,7 +29,8 @@ void RegisterTempKeyCommands(CommandTable& table);
 void RegisterWatchExCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 
-// Calls every Register*Commands above.
-void RegisterCommands(CommandTable& table);
+// Calls every Register*Commands above. Fails with the table's first registration error (a
+// duplicate name), which the server reports before exiting.
+Status RegisterCommands(CommandTable& table);
 
 }  // namespace redistp

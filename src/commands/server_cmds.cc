@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <string>
 
+#include "commands/help_reply.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "protocol/errors.h"
@@ -35,28 +36,17 @@
 namespace redistp {
 namespace {
 
-// "<CONTAINER> <subcommand> ..." help: a header line, then each entry's lines, then HELP.
-void ReplyHelp(ReplyBuilder& r, std::string_view container,
-               std::initializer_list<const char*> lines) {
-  r.Array(lines.size() + 3);
-  r.Simple(std::string(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
-  for (const char* line : lines) r.Simple(line);
-  r.Simple("HELP");
-  r.Simple("    Print this help.");
-}
-
 // "ERR unknown subcommand or wrong number of arguments for 'x'. Try FUNCTION HELP."
 std::string SubcommandSyntaxError(const CommandContext& c) {
   std::string upper(c.args[0]);
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return "ERR unknown subcommand or wrong number of arguments for '" +
-         std::string(c.args[1].substr(0, 128)) + "'. Try " + upper + " HELP.";
+  return err::SubcommandSyntax(c.args[1], upper);
 }
 
 // --- TIME, LASTSAVE --------------------------------------------------------------------------
 
 void TimeCommand(CommandContext& c) {
-  int64_t us = Server::NowUs();
+  int64_t us = c.server.NowUs();
   c.reply.Array(2);
   c.reply.Bulk(Int64ToString(us / 1000000));
   c.reply.Bulk(Int64ToString(us % 1000000));
@@ -90,7 +80,7 @@ void ShutdownCommand(CommandContext& c) {
     return;
   }
   if (abort) {
-    c.reply.Error("ERR No shutdown in progress.");
+    c.reply.Error(err::kNoShutdownInProgress);
     return;
   }
   Logger& log = c.server.log();
@@ -100,7 +90,7 @@ void ShutdownCommand(CommandContext& c) {
     log.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
     log.Log(LogLevel::kWarning,
             "Errors trying to shut down the server. Check the logs for more information.");
-    c.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    c.reply.Error(err::kShutdownFailed);
     return;
   }
   c.server.RequestShutdown(false);
@@ -231,7 +221,7 @@ void MemoryPurgeCommand(CommandContext& c) {
 #ifdef USE_JEMALLOC
   std::string ctl = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
   if (mallctl(ctl.c_str(), nullptr, nullptr, nullptr, 0) != 0) {
-    c.reply.Error("ERR Error purging dirty pages");
+    c.reply.Error(err::kPurgeFailed);
     return;
   }
 #else
@@ -266,7 +256,7 @@ void FunctionFlushCommand(CommandContext& c) {
   }
   if (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "sync") &&
       !EqualsIgnoreCase(c.args[2], "async")) {
-    c.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    c.reply.Error(err::kFunctionFlushMode);
     return;
   }
   c.reply.Ok();  // the library is empty already
@@ -279,13 +269,13 @@ void FunctionListCommand(CommandContext& c) {
       with_code = true;
     } else if (!has_pattern && EqualsIgnoreCase(c.args[i], "libraryname")) {
       if (i + 1 >= c.args.size()) {
-        c.reply.Error("ERR library name argument was not given");
+        c.reply.Error(err::kFunctionNoLibraryName);
         return;
       }
       has_pattern = true;
       ++i;
     } else {
-      c.reply.Error("ERR Unknown argument " + std::string(c.args[i]));
+      c.reply.Error(err::UnknownArgument(c.args[i]));
       return;
     }
   }
@@ -316,67 +306,161 @@ void FunctionHelpCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+
 void RegisterServerCommands(CommandTable& t) {
   t.Register({.name = "time",
               .arity = 1,
               .flags = kCmdLoading | kCmdStale | kCmdFast,
               .acl = kAclFast,
+              .doc = {.summary = "Returns the server clock as seconds and microseconds",
+                      .since = "2.6.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .tips = {"nondeterministic_output"}},
               .handler = TimeCommand});
   t.Register({.name = "lastsave",
               .arity = 1,
               .flags = kCmdLoading | kCmdStale | kCmdFast,
               .acl = kAclAdmin | kAclFast | kAclDangerous,
+              .doc = {.summary = "Returns when the dataset was last saved to disk, as a Unix time",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .tips = {"nondeterministic_output"}},
               .handler = LastSaveCommand});
   t.Register(
       {.name = "shutdown",
        .arity = -1,
        .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy,
        .acl = kAclAdmin | kAclSlow | kAclDangerous,
+       .doc = {.summary = "Stops the server, saving the dataset first unless told otherwise",
+               .since = "1.0.0",
+               .group = "server",
+               .complexity =
+                   "O(N) when saving, where N is the total number of keys in all databases when "
+                   "saving data, otherwise O(1)",
+               .history = {{"7.0.0", "New `NOW`, `FORCE` and `ABORT` options."}},
+               .args = {OneOf("nosave_save", {PureToken("NOSAVE"), PureToken("SAVE")}).Optional(),
+                        PureToken("NOW").Since("7.0.0").Optional(),
+                        PureToken("FORCE").Since("7.0.0").Optional(),
+                        PureToken("ABORT").Since("7.0.0").Optional()}},
        .handler = ShutdownCommand});
-  t.Register({.name = "memory",
-              .arity = -2,
-              .acl = kAclSlow,
-              .subcommands = {
-                  {.name = "doctor", .arity = 2, .acl = kAclSlow, .handler = MemoryDoctorCommand},
-                  {.name = "help",
-                   .arity = 2,
-                   .flags = kCmdLoading | kCmdStale,
-                   .acl = kAclSlow,
-                   .handler = MemoryHelpCommand},
-                  {.name = "malloc-stats",
-                   .arity = 2,
-                   .acl = kAclSlow,
-                   .handler = MemoryMallocStatsCommand},
-                  {.name = "purge", .arity = 2, .acl = kAclSlow, .handler = MemoryPurgeCommand},
-                  {.name = "stats", .arity = 2, .acl = kAclSlow, .handler = MemoryStatsCommand},
-                  MemoryUsageSubcommand(),  // the key family's (keys_inspect.cc)
-              }});
+  t.Register(
+      {.name = "memory",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the memory introspection commands",
+               .since = "4.0.0",
+               .group = "server",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           {.name = "doctor",
+            .arity = 2,
+            .acl = kAclSlow,
+            .doc = {.summary = "Writes a human-readable analysis of the memory use",
+                    .since = "4.0.0",
+                    .group = "server",
+                    .complexity = "O(1)",
+                    .tips = {"nondeterministic_output", "request_policy:all_shards",
+                             "response_policy:special"}},
+            .handler = MemoryDoctorCommand},
+           {.name = "help",
+            .arity = 2,
+            .flags = kCmdLoading | kCmdStale,
+            .acl = kAclSlow,
+            .doc = {.summary = "Lists the MEMORY subcommands with a short description of each",
+                    .since = "4.0.0",
+                    .group = "server",
+                    .complexity = "O(1)"},
+            .handler = MemoryHelpCommand},
+           {.name = "malloc-stats",
+            .arity = 2,
+            .acl = kAclSlow,
+            .doc = {.summary = "Returns the memory allocator's own statistics report",
+                    .since = "4.0.0",
+                    .group = "server",
+                    .complexity = "Depends on how much memory is allocated, could be slow",
+                    .tips = {"nondeterministic_output", "request_policy:all_shards",
+                             "response_policy:special"}},
+            .handler = MemoryMallocStatsCommand},
+           {.name = "purge",
+            .arity = 2,
+            .acl = kAclSlow,
+            .doc = {.summary = "Asks the memory allocator to give unused pages back to the system",
+                    .since = "4.0.0",
+                    .group = "server",
+                    .complexity = "Depends on how much memory is allocated, could be slow",
+                    .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}},
+            .handler = MemoryPurgeCommand},
+           {.name = "stats",
+            .arity = 2,
+            .acl = kAclSlow,
+            .doc = {.summary = "Reports a breakdown of the server's memory use",
+                    .since = "4.0.0",
+                    .group = "server",
+                    .complexity = "O(1)",
+                    .tips = {"nondeterministic_output", "request_policy:all_shards",
+                             "response_policy:special"}},
+            .handler = MemoryStatsCommand},
+           MemoryUsageSubcommand(),  // the key family's (keys_inspect.cc)
+       }});
   constexpr uint64_t kScript = kAclSlow | kAclScripting;
-  t.Register({.name = "function",
-              .arity = -2,
-              .acl = kAclSlow,
-              .subcommands = {
-                  {.name = "flush",
-                   .arity = -2,
-                   .flags = kCmdWrite | kCmdNoScript,
-                   .acl = kAclWrite | kScript,
-                   .handler = FunctionFlushCommand},
-                  {.name = "help",
-                   .arity = 2,
-                   .flags = kCmdLoading | kCmdStale,
-                   .acl = kScript,
-                   .handler = FunctionHelpCommand},
-                  {.name = "list",
-                   .arity = -2,
-                   .flags = kCmdNoScript,
-                   .acl = kScript,
-                   .handler = FunctionListCommand},
-                  {.name = "stats",
-                   .arity = 2,
-                   .flags = kCmdNoScript | kCmdAllowBusy,
-                   .acl = kScript,
-                   .handler = FunctionStatsCommand},
-              }});
+  t.Register(
+      {.name = "function",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Container for the commands that manage function libraries",
+               .since = "7.0.0",
+               .group = "scripting",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           {.name = "flush",
+            .arity = -2,
+            .flags = kCmdWrite | kCmdNoScript,
+            .acl = kAclWrite | kScript,
+            .doc = {.summary = "Removes every function library",
+                    .since = "7.0.0",
+                    .group = "scripting",
+                    .complexity = "O(N) where N is the number of functions deleted",
+                    .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
+                    .args = {OneOf("async", {PureToken("ASYNC"), PureToken("SYNC")}).Optional()}},
+            .handler = FunctionFlushCommand},
+           {.name = "help",
+            .arity = 2,
+            .flags = kCmdLoading | kCmdStale,
+            .acl = kScript,
+            .doc = {.summary = "Lists the FUNCTION subcommands with a short description of each",
+                    .since = "7.0.0",
+                    .group = "scripting",
+                    .complexity = "O(1)"},
+            .handler = FunctionHelpCommand},
+           {.name = "list",
+            .arity = -2,
+            .flags = kCmdNoScript,
+            .acl = kScript,
+            .doc = {.summary = "Lists the loaded function libraries and their functions",
+                    .since = "7.0.0",
+                    .group = "scripting",
+                    .complexity = "O(N) where N is the number of functions",
+                    .tips = {"nondeterministic_output_order"},
+                    .args = {String("library-name-pattern").Token("LIBRARYNAME").Optional(),
+                             PureToken("WITHCODE").Optional()}},
+            .handler = FunctionListCommand},
+           {.name = "stats",
+            .arity = 2,
+            .flags = kCmdNoScript | kCmdAllowBusy,
+            .acl = kScript,
+            .doc = {.summary = "Reports the running function and the available engines",
+                    .since = "7.0.0",
+                    .group = "scripting",
+                    .complexity = "O(1)",
+                    .tips = {"nondeterministic_output", "request_policy:all_shards",
+                             "response_policy:special"}},
+            .handler = FunctionStatsCommand},
+       }});
   RegisterDebugCommand(t);
 }
 

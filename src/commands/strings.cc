@@ -172,7 +172,12 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   } else {
     e = c.db.Add(key, Value::String(value), notice::kSet);
   }
-  if (flags & kSetAnyExpire) c.db.SetExpire(e, when_ms);
+  if (flags & kSetAnyExpire) {
+    c.db.SetExpire(e, when_ms);
+    // Any expire form (SETEX and PSETEX included) is replayed as SET key value PXAT <ms>, the
+    // absolute time, as Redis 7.0 does; NX/XX/GET already had their effect.
+    c.ReplicateAs({"SET", key, value, "PXAT", Int64ToString(when_ms)});
+  }
   if (flags & kSetGet) return;
   if (flags & kSetReplyInt) {
     c.reply.Int(1);
@@ -227,12 +232,16 @@ void GetExCommand(CommandContext& c) {
     return;
   }
   ReplyGet(c, e);
+  // Replayed as what it did: DEL/UNLINK, PEXPIREAT with the absolute time, or PERSIST.
   if ((opts.flags & (kSetExAt | kSetPxAt)) && when_ms <= c.server.keyspace().now_ms) {
     c.db.Remove(e, RemoveCause::kDeleted);
+    c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
   } else if (opts.flags & kSetAnyExpire) {
     c.db.SetExpire(e, when_ms);
+    c.ReplicateAs({"PEXPIREAT", c.args[1], Int64ToString(when_ms)});
   } else if (opts.flags & kSetPersist) {
     c.db.Persist(e);
+    c.ReplicateAs({"PERSIST", c.args[1]});
   }
 }
 
@@ -240,7 +249,9 @@ void GetDelCommand(CommandContext& c) {
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kRead, &e)) return;
   ReplyGet(c, e);
-  if (e != nullptr) c.db.Remove(e, RemoveCause::kDeleted);
+  if (e == nullptr) return;
+  c.db.Remove(e, RemoveCause::kDeleted);
+  c.ReplicateAs({"DEL", c.args[1]});
 }
 
 // MGET answers nil for missing keys and for keys of another type (never WRONGTYPE).
@@ -294,40 +305,237 @@ void StrLenCommand(CommandContext& c) {
   c.reply.Int(e == nullptr ? 0 : static_cast<int64_t>(e->value.StringLength()));
 }
 
+// SET reads the old value only when a GET option follows the value (argv[3] onwards); the
+// row's key spec says "variable_flags" and this decides them for GETKEYSANDFLAGS.
+uint32_t SetKeyFlags(const std::vector<std::string_view>& args, size_t /*spec_index*/,
+                     uint32_t /*declared_flags*/) {
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "get")) return kKeyRW | kKeyAccess | kKeyUpdate;
+  }
+  return kKeyOW | kKeyUpdate;
+}
+
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::Key;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+using docs::UnixTime;
+
 void RegisterStringCommands(CommandTable& t) {
-  // clang-format off
   constexpr uint64_t kWriteFast = kAclWrite | kAclString | kAclFast;
   constexpr uint64_t kWriteSlow = kAclWrite | kAclString | kAclSlow;
   constexpr uint64_t kReadFast = kAclRead | kAclString | kAclFast;
-  t.Register({.name = "get", .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kReadFast, .handler = GetCommand});
-  t.Register({.name = "set", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kWriteSlow, .handler = SetCommand});
-  t.Register({.name = "setnx", .arity = 3, .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
-              .first_key = 1, .last_key = 1, .key_step = 1, .acl = kWriteFast,
+  t.Register({.name = "get",
+              .arity = 2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kReadFast,
+              .doc = {.summary = "Returns the string stored at a key",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+                      .args = {Key("key", 0)}},
+              .handler = GetCommand});
+  t.Register(
+      {.name = "set",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kWriteSlow,
+       .doc = {.summary = "Stores a string at a key, with optional conditions and expiry",
+               .since = "1.0.0",
+               .group = "string",
+               .complexity = "O(1)",
+               .history = {{"2.6.12", "New `EX`, `PX`, `NX` and `XX` options."},
+                           {"6.0.0", "New `KEEPTTL` option."},
+                           {"6.2.0", "New `GET`, `EXAT` and `PXAT` options."},
+                           {"7.0.0", "`NX` and `GET` may be combined."}},
+               .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags,
+                              .notes = "Read and written (RW, access) only when GET is given; "
+                                       "otherwise just overwritten",
+                              .index = 1}},
+               .refine_key_flags = SetKeyFlags,
+               .args = {Key("key", 0), String("value"),
+                        OneOf("condition", {PureToken("NX"), PureToken("XX")})
+                            .Since("2.6.12")
+                            .Optional(),
+                        PureToken("GET").Since("6.2.0").Optional(),
+                        OneOf("expiration",
+                              {Integer("seconds").Token("EX").Since("2.6.12"),
+                               Integer("milliseconds").Token("PX").Since("2.6.12"),
+                               UnixTime("unix-time-seconds").Token("EXAT").Since("6.2.0"),
+                               UnixTime("unix-time-milliseconds").Token("PXAT").Since("6.2.0"),
+                               PureToken("KEEPTTL").Since("6.0.0")})
+                            .Optional()}},
+       .handler = SetCommand});
+  t.Register({.name = "setnx",
+              .arity = 3,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kWriteFast,
+              .doc = {.summary = "Stores a string at a key only if the key does not exist",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
+                      .args = {Key("key", 0), String("value")}},
               .handler = SetNxCommand});
-  t.Register({.name = "setex", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kWriteSlow, .handler = SetExCommand});
-  t.Register({.name = "psetex", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kWriteSlow, .handler = PSetExCommand});
-  t.Register({.name = "getset", .arity = 3, .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
-              .first_key = 1, .last_key = 1, .key_step = 1, .acl = kWriteFast,
+  t.Register({.name = "setex",
+              .arity = 4,
+              .flags = kCmdWrite | kCmdDenyOom,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kWriteSlow,
+              .doc = {.summary = "Stores a string at a key with a time to live in seconds",
+                      .since = "2.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("seconds"), String("value")}},
+              .handler = SetExCommand});
+  t.Register({.name = "psetex",
+              .arity = 4,
+              .flags = kCmdWrite | kCmdDenyOom,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kWriteSlow,
+              .doc = {.summary = "Stores a string at a key with a time to live in milliseconds",
+                      .since = "2.6.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("milliseconds"), String("value")}},
+              .handler = PSetExCommand});
+  t.Register({.name = "getset",
+              .arity = 3,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kWriteFast,
+              .doc = {.summary = "Stores a string at a key and returns the string it replaced",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .doc_flags = kDocDeprecated,
+                      .deprecated_since = "6.2.0",
+                      .replaced_by = "`SET` with the `!GET` argument",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), String("value")}},
               .handler = GetSetCommand});
-  t.Register({.name = "getex", .arity = -2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kWriteFast, .handler = GetExCommand});
-  t.Register({.name = "getdel", .arity = 2, .flags = kCmdWrite | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kWriteFast, .handler = GetDelCommand});
-  t.Register({.name = "mget", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kReadFast, .handler = MGetCommand});
-  t.Register({.name = "mset", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = -1, .key_step = 2, .acl = kWriteSlow, .handler = MSetCommand});
-  t.Register({.name = "msetnx", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = -1, .key_step = 2, .acl = kWriteSlow, .handler = MSetNxCommand});
-  t.Register({.name = "strlen", .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kReadFast, .handler = StrLenCommand});
-  // clang-format on
+  t.Register(
+      {.name = "getex",
+       .arity = -2,
+       .flags = kCmdWrite | kCmdFast,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kWriteFast,
+       .doc = {.summary = "Returns the string stored at a key and changes or removes its expiry",
+               .since = "6.2.0",
+               .group = "string",
+               .complexity = "O(1)",
+               .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate,
+                              .notes = "Read, and updated because its expiry may change",
+                              .index = 1}},
+               .args = {Key("key", 0),
+                        OneOf("expiration",
+                              {Integer("seconds").Token("EX"), Integer("milliseconds").Token("PX"),
+                               UnixTime("unix-time-seconds").Token("EXAT"),
+                               UnixTime("unix-time-milliseconds").Token("PXAT"),
+                               PureToken("PERSIST")})
+                            .Optional()}},
+       .handler = GetExCommand});
+  t.Register({.name = "getdel",
+              .arity = 2,
+              .flags = kCmdWrite | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kWriteFast,
+              .doc = {.summary = "Returns the string stored at a key, then deletes the key",
+                      .since = "6.2.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyDelete, .index = 1}},
+                      .args = {Key("key", 0)}},
+              .handler = GetDelCommand});
+  t.Register({.name = "mget",
+              .arity = -2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = -1,
+              .key_step = 1,
+              .acl = kReadFast,
+              .doc = {.summary = "Returns the strings stored at several keys",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(N) where N is the number of keys to retrieve.",
+                      .tips = {"request_policy:multi_shard"},
+                      .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1, .last_key = -1}},
+                      .args = {Key("key", 0).Multiple()}},
+              .handler = MGetCommand});
+  t.Register(
+      {.name = "mset",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 2,
+       .acl = kWriteSlow,
+       .doc = {.summary = "Stores several key-value pairs at once",
+               .since = "1.0.1",
+               .group = "string",
+               .complexity = "O(N) where N is the number of keys to set.",
+               .tips = {"request_policy:multi_shard", "response_policy:all_succeeded"},
+               .key_specs =
+                   {{.flags = kKeyOW | kKeyUpdate, .index = 1, .last_key = -1, .key_step = 2}},
+               .args = {Block("key_value", {Key("key", 0), String("value")}).Multiple()}},
+       .handler = MSetCommand});
+  t.Register(
+      {.name = "msetnx",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 2,
+       .acl = kWriteSlow,
+       .doc = {.summary = "Stores several key-value pairs at once, only if none of the keys exists",
+               .since = "1.0.1",
+               .group = "string",
+               .complexity = "O(N) where N is the number of keys to set.",
+               .tips = {"request_policy:multi_shard", "response_policy:agg_min"},
+               .key_specs =
+                   {{.flags = kKeyOW | kKeyInsert, .index = 1, .last_key = -1, .key_step = 2}},
+               .args = {Block("key_value", {Key("key", 0), String("value")}).Multiple()}},
+       .handler = MSetNxCommand});
+  t.Register({.name = "strlen",
+              .arity = 2,
+              .flags = kCmdReadOnly | kCmdFast,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kReadFast,
+              .doc = {.summary = "Returns the length in bytes of the string at a key",
+                      .since = "2.2.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRO, .index = 1}},
+                      .args = {Key("key", 0)}},
+              .handler = StrLenCommand});
 }
 
 }  // namespace redistp

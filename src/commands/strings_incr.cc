@@ -113,26 +113,91 @@ void IncrByFloatCommand(CommandContext& c) {
   } else {
     c.db.Add(c.args[1], Value::TextString(text), notice::kIncrByFloat);
   }
+  // Replayed as the value it produced (float formatting and precision may differ between
+  // servers), keeping the TTL, as Redis 7.0 does.
+  c.ReplicateAs({"SET", c.args[1], text, "KEEPTTL"});
   c.reply.Bulk(text);
 }
 
 }  // namespace
 
+using docs::Double;
+using docs::Integer;
+using docs::Key;
+
 void RegisterStringIncrCommands(CommandTable& t) {
-  // clang-format off
   constexpr uint64_t kFlags = kCmdWrite | kCmdDenyOom | kCmdFast;
   constexpr uint64_t kAcl = kAclWrite | kAclString | kAclFast;
-  t.Register({.name = "incr", .arity = 2, .flags = kFlags, .first_key = 1, .last_key = 1,
-              .key_step = 1, .acl = kAcl, .handler = IncrCommand});
-  t.Register({.name = "decr", .arity = 2, .flags = kFlags, .first_key = 1, .last_key = 1,
-              .key_step = 1, .acl = kAcl, .handler = DecrCommand});
-  t.Register({.name = "incrby", .arity = 3, .flags = kFlags, .first_key = 1, .last_key = 1,
-              .key_step = 1, .acl = kAcl, .handler = IncrByCommand});
-  t.Register({.name = "decrby", .arity = 3, .flags = kFlags, .first_key = 1, .last_key = 1,
-              .key_step = 1, .acl = kAcl, .handler = DecrByCommand});
-  t.Register({.name = "incrbyfloat", .arity = 3, .flags = kFlags, .first_key = 1, .last_key = 1,
-              .key_step = 1, .acl = kAcl, .handler = IncrByFloatCommand});
-  // clang-format on
+  t.Register({.name = "incr",
+              .arity = 2,
+              .flags = kFlags,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAcl,
+              .doc = {.summary = "Adds one to the integer stored at a key",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0)}},
+              .handler = IncrCommand});
+  t.Register({.name = "decr",
+              .arity = 2,
+              .flags = kFlags,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAcl,
+              .doc = {.summary = "Subtracts one from the integer stored at a key",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0)}},
+              .handler = DecrCommand});
+  t.Register({.name = "incrby",
+              .arity = 3,
+              .flags = kFlags,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAcl,
+              .doc = {.summary = "Adds an integer amount to the integer stored at a key",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("increment")}},
+              .handler = IncrByCommand});
+  t.Register({.name = "decrby",
+              .arity = 3,
+              .flags = kFlags,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAcl,
+              .doc = {.summary = "Subtracts an integer amount from the integer stored at a key",
+                      .since = "1.0.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Integer("decrement")}},
+              .handler = DecrByCommand});
+  t.Register({.name = "incrbyfloat",
+              .arity = 3,
+              .flags = kFlags,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAcl,
+              .doc = {.summary = "Adds a floating point amount to the number stored at a key",
+                      .since = "2.6.0",
+                      .group = "string",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate, .index = 1}},
+                      .args = {Key("key", 0), Double("increment")}},
+              .handler = IncrByFloatCommand});
 }
 
 }  // namespace redistp

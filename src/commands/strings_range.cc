@@ -315,22 +315,111 @@ void LcsCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Integer;
+using docs::Key;
+using docs::PureToken;
+using docs::String;
+
 void RegisterStringRangeCommands(CommandTable& t) {
-  // clang-format off
-  t.Register({.name = "append", .arity = 3, .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
-              .first_key = 1, .last_key = 1, .key_step = 1,
-              .acl = kAclWrite | kAclString | kAclFast, .handler = AppendCommand});
-  t.Register({.name = "setrange", .arity = 4, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclString | kAclSlow,
-              .handler = SetRangeCommand});
-  for (const char* name : {"getrange", "substr"}) {
-    t.Register({.name = name, .arity = 4, .flags = kCmdReadOnly, .first_key = 1, .last_key = 1,
-                .key_step = 1, .acl = kAclRead | kAclString | kAclSlow,
-                .handler = GetRangeCommand});
-  }
-  t.Register({.name = "lcs", .arity = -3, .flags = kCmdReadOnly, .first_key = 1, .last_key = 2,
-              .key_step = 1, .acl = kAclRead | kAclString | kAclSlow, .handler = LcsCommand});
-  // clang-format on
+  t.Register(
+      {.name = "append",
+       .arity = 3,
+       .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclString | kAclFast,
+       .doc = {.summary =
+                   "Adds bytes to the end of the string at a key, creating the key if needed",
+               .since = "2.0.0",
+               .group = "string",
+               .complexity = "O(1). The amortized time complexity is O(1) assuming the appended "
+                             "value is small and "
+                             "the already present value is of any size, since the dynamic string "
+                             "library used by "
+                             "Redis will double the free space available on every reallocation.",
+               .key_specs = {{.flags = kKeyRW | kKeyInsert, .index = 1}},
+               .args = {Key("key", 0), String("value")}},
+       .handler = AppendCommand});
+  t.Register(
+      {.name = "setrange",
+       .arity = 4,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclString | kAclSlow,
+       .doc = {.summary = "Overwrites part of the string at a key, starting at a byte offset",
+               .since = "2.2.0",
+               .group = "string",
+               .complexity =
+                   "O(1), not counting the time taken to copy the new string in place. Usually, "
+                   "this string is very small so the amortized complexity is O(1). Otherwise, "
+                   "complexity is O(M) with M being the length of the value argument.",
+               .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+               .args = {Key("key", 0), Integer("offset"), String("value")}},
+       .handler = SetRangeCommand});
+  t.Register(
+      {.name = "getrange",
+       .arity = 4,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclString | kAclSlow,
+       .doc =
+           {.summary = "Returns a byte range of the string stored at a key",
+            .since = "2.4.0",
+            .group = "string",
+            .complexity =
+                "O(N) where N is the length of the returned string. The complexity is ultimately "
+                "determined by the returned length, but because creating a substring from an "
+                "existing "
+                "string is very cheap, it can be considered O(1) for small strings.",
+            .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+            .args = {Key("key", 0), Integer("start"), Integer("end")}},
+       .handler = GetRangeCommand});
+  t.Register(
+      {.name = "substr",
+       .arity = 4,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclRead | kAclString | kAclSlow,
+       .doc =
+           {.summary =
+                "Returns a byte range of the string stored at a key (the old name of GETRANGE)",
+            .since = "1.0.0",
+            .group = "string",
+            .complexity =
+                "O(N) where N is the length of the returned string. The complexity is ultimately "
+                "determined by the returned length, but because creating a substring from an "
+                "existing "
+                "string is very cheap, it can be considered O(1) for small strings.",
+            .doc_flags = kDocDeprecated,
+            .deprecated_since = "2.0.0",
+            .replaced_by = "`GETRANGE`",
+            .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+            .args = {Key("key", 0), Integer("start"), Integer("end")}},
+       .handler = GetRangeCommand});
+  t.Register(
+      {.name = "lcs",
+       .arity = -3,
+       .flags = kCmdReadOnly,
+       .first_key = 1,
+       .last_key = 2,
+       .key_step = 1,
+       .acl = kAclRead | kAclString | kAclSlow,
+       .doc = {.summary = "Finds the longest common subsequence of the strings at two keys",
+               .since = "7.0.0",
+               .group = "string",
+               .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively",
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1, .last_key = 1}},
+               .args = {Key("key1", 0), Key("key2", 0), PureToken("LEN").Optional(),
+                        PureToken("IDX").Optional(), Integer("len").Token("MINMATCHLEN").Optional(),
+                        PureToken("WITHMATCHLEN").Optional()}},
+       .handler = LcsCommand});
 }
 
 }  // namespace redistp

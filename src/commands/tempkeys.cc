@@ -5,6 +5,15 @@
 // fair, herd-free form: if the key exists the connection waits in a FIFO per key and is handed
 // the key when it stops existing (Server::ServeReadyKeys). DELTP deletes only keys the caller
 // owns. With FENCE the success reply is a fencing token from a counter that only grows.
+//
+// Propagation (src/server/propagation.h). A created temporary key is recorded as
+// `SETTP key value [FENCE]` — also when BSETTP created it, at once or by a hand-off, since a
+// replay must never block. The record keeps the key's nature: an AOF replays it as SETTP, so
+// the loader owns the key and deletes it when loading ends (the spec: a restart never brings a
+// temporary key back), and FENCE advances the token counter on replay so tokens keep growing
+// across a restart; replication applies it as an ordinary key (its failover policy comes with
+// replication). DELTP is recorded as `DEL` of the keys it deleted: a replay has no owner to
+// check. A key deleted because its owner left is a `DEL` record from the propagator itself.
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -59,6 +68,15 @@ bool ParseBlockTimeout(CommandContext& c, std::string_view arg, int64_t* ms) {
   return true;
 }
 
+// BSETTP that created its key at once is replayed as the SETTP it amounted to.
+void ReplicateAsSetTp(CommandContext& c, bool fence) {
+  if (fence) {
+    c.ReplicateAs({"SETTP", c.args[1], c.args[2], "FENCE"});
+  } else {
+    c.ReplicateAs({"SETTP", c.args[1], c.args[2]});
+  }
+}
+
 void BSetTpCommand(CommandContext& c) {
   int64_t timeout_ms;
   if (!ParseBlockTimeout(c, c.args[3], &timeout_ms)) return;
@@ -72,12 +90,14 @@ void BSetTpCommand(CommandContext& c) {
   bool absent = c.db.LookupWrite(key) == nullptr;
   if (absent && queues.QueueLength(c.db.index(), key) == 0) {
     CreateOwned(c, key, c.args[2], fence);
+    ReplicateAsSetTp(c, fence);
     return;
   }
-  if (c.client.has_flag(kClientInExec)) {
+  if (c.origin != ExecOrigin::kClient) {
     // Inside MULTI (or a script) BSETTP never blocks: it behaves like SETTP.
     if (absent) {
       CreateOwned(c, key, c.args[2], fence);
+      ReplicateAsSetTp(c, fence);
     } else {
       c.reply.Int(0);
     }
@@ -90,27 +110,70 @@ void BSetTpCommand(CommandContext& c) {
 
 void DelTpCommand(CommandContext& c) {
   int64_t deleted = 0;
+  std::vector<std::string> record{"DEL"};
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.id) {
       c.db.Remove(e, RemoveCause::kDeleted);
+      record.emplace_back(c.args[i]);
       ++deleted;
     }
   }
+  c.ReplicateAs(std::move(record));
   c.reply.Int(deleted);
 }
 
 }  // namespace
 
+using docs::Double;
+using docs::Key;
+using docs::PureToken;
+using docs::String;
+
 void RegisterTempKeyCommands(CommandTable& t) {
-  t.Register({.name = "settp", .arity = -3, .flags = kCmdWrite | kCmdDenyOom, .first_key = 1,
-              .last_key = 1, .key_step = 1, .acl = kAclWrite | kAclString | kAclSlow,
-              .handler = SetTpCommand});
-  t.Register({.name = "bsettp", .arity = -4, .flags = kCmdWrite | kCmdDenyOom | kCmdBlocking,
-              .first_key = 1, .last_key = 1, .key_step = 1,
-              .acl = kAclWrite | kAclString | kAclSlow | kAclBlocking, .handler = BSetTpCommand});
-  t.Register({.name = "deltp", .arity = -2, .flags = kCmdWrite, .first_key = 1, .last_key = -1,
-              .key_step = 1, .acl = kAclKeyspace | kAclWrite | kAclSlow,
+  t.Register(
+      {.name = "settp",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .first_key = 1,
+       .last_key = 1,
+       .key_step = 1,
+       .acl = kAclWrite | kAclString | kAclSlow,
+       .doc = {.summary = "redis-tp: creates a key owned by this connection, unless the key exists",
+               .since = "7.0.15",
+               .group = "generic",
+               .complexity = "O(1)",
+               .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
+               .args = {Key("key", 0), String("value"), PureToken("FENCE").Optional()}},
+       .handler = SetTpCommand});
+  t.Register({.name = "bsettp",
+              .arity = -4,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdBlocking,
+              .first_key = 1,
+              .last_key = 1,
+              .key_step = 1,
+              .acl = kAclWrite | kAclString | kAclSlow | kAclBlocking,
+              .doc = {.summary = "redis-tp: like SETTP, but waits in line for the key to disappear",
+                      .since = "7.0.15",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
+                      .args = {Key("key", 0), String("value"), Double("timeout"),
+                               PureToken("FENCE").Optional()}},
+              .handler = BSetTpCommand});
+  t.Register({.name = "deltp",
+              .arity = -2,
+              .flags = kCmdWrite,
+              .first_key = 1,
+              .last_key = -1,
+              .key_step = 1,
+              .acl = kAclKeyspace | kAclWrite | kAclSlow,
+              .doc = {.summary = "redis-tp: deletes the given keys that this connection owns",
+                      .since = "7.0.15",
+                      .group = "generic",
+                      .complexity = "O(N) where N is the number of keys given",
+                      .key_specs = {{.flags = kKeyRM | kKeyDelete, .index = 1, .last_key = -1}},
+                      .args = {Key("key", 0).Multiple()}},
               .handler = DelTpCommand});
 }
 

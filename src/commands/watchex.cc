@@ -37,15 +37,40 @@ void UnwatchExCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Key;
+
 void RegisterWatchExCommands(CommandTable& t) {
-  t.Register({.name = "watchex", .arity = -2,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
-              .handler = WatchExCommand});
-  t.Register({.name = "unwatchex", .arity = -1,
-              .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, .first_key = 1,
-              .last_key = -1, .key_step = 1, .acl = kAclKeyspace | kAclRead | kAclFast,
-              .handler = UnwatchExCommand});
+  t.Register(
+      {.name = "watchex",
+       .arity = -2,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclRead | kAclFast,
+       .doc = {.summary =
+                   "redis-tp: pushes a notice whenever one of the keys appears or disappears",
+               .since = "7.0.15",
+               .group = "generic",
+               .complexity = "O(N) where N is the number of keys given",
+               .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Multiple()}},
+       .handler = WatchExCommand});
+  t.Register(
+      {.name = "unwatchex",
+       .arity = -1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
+       .first_key = 1,
+       .last_key = -1,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclRead | kAclFast,
+       .doc = {.summary = "redis-tp: removes existence watches of this connection, or all of them",
+               .since = "7.0.15",
+               .group = "generic",
+               .complexity = "O(N) where N is the number of watches removed",
+               .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+               .args = {Key("key", 0).Optional().Multiple()}},
+       .handler = UnwatchExCommand});
 }
 
 }  // namespace redistp

@@ -1,6 +1,5 @@
 #include "db/database.h"
 
-#include <chrono>
 #include <string>
 
 #include "protocol/errors.h"
@@ -8,10 +7,10 @@
 namespace redistp {
 namespace {
 
-int64_t SteadyNowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+// Monotonic µs from the context's clock (the system clock when none was installed).
+int64_t MonotonicNowUs(const KeyspaceContext& ctx) {
+  if (ctx.clock != nullptr) return ctx.clock->MonotonicUs();
+  return SystemClock().MonotonicUs();
 }
 
 // LFU data in the entry's 24 access bits: the minute (mod 2^16) of the last decay in the high
@@ -288,7 +287,7 @@ size_t Database::ActiveExpireCycle(int64_t deadline_us, int effort) {
     sample_.swap(batch);
     total += expired;
     if (expired * 100 / sample_.size() <= acceptable_stale) break;
-    if ((loop & 15) == 15 && SteadyNowUs() > deadline_us) break;
+    if ((loop & 15) == 15 && MonotonicNowUs(*ctx_) > deadline_us) break;
   }
   if (ttl_n > 0) {
     uint64_t avg = ttl_sum / ttl_n;

@@ -19,6 +19,7 @@
 #include "db/keyspace_events.h"
 #include "db/ptr_set.h"
 #include "types/type_limits.h"
+#include "util/clock.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -37,6 +38,8 @@ struct KeyspaceContext {
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;
+  // Monotonic time for work budgets (active expiry); set by the server, never null there.
+  const Clock* clock = nullptr;
   // Stats (INFO stats).
   uint64_t expired_keys = 0;
   uint64_t keyspace_hits = 0;

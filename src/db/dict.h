@@ -1,86 +1,87 @@
-// Dict: the hash table that maps key bytes to Entry*, with incremental rehashing.
+// Dict: the keyspace's table, key bytes -> Entry*, an instance of the server's one hash table
+// (util/hash_table.h) with intrusive storage: entries chain through Entry::next, so a key costs
+// its Entry block plus its share of the bucket array and nothing else.
 //
-// Model. Two bucket arrays, each a power of two in size, chained through Entry::next. Normally
-// only table 0 is in use. When the load factor reaches 1 (or drops under 1/10 and the table is
-// shrunk) a second array is allocated and buckets migrate from table 0 to table 1 a few at a
-// time: one bucket per lookup/insert/delete (RehashStep) and a time-bounded batch from the
-// server's cron (RehashFor). When table 0 is empty, table 1 becomes table 0. No single call ever
-// pays for moving millions of keys.
-//
-// Invariants:
-//  - a key is in exactly one table; while rehashing, buckets [0, rehash_idx_) of table 0 are
-//    empty and new keys go to table 1;
-//  - Entry pointers are stable: rehashing relinks entries, never copies them;
-//  - Scan() uses the reverse-binary cursor, so every key present for the whole scan is returned
-//    at least once however the table grows or shrinks between calls (a key may repeat).
-//
-// Hashing is XXH3-64 with a seed chosen at startup (hash flooding resistance).
+// Everything the keyspace relies on comes from HashTable: incremental rehash (one bucket per
+// lookup/insert/delete, a time-bounded batch from cron via RehashFor), shrink when sparse,
+// the resize pause, stable Entry pointers (rehashing relinks, never copies), the reverse-binary
+// SCAN guarantee (every key present for the whole scan is returned at least once) and Random().
+// This class only fixes the traits (XXH3 seeded hashing of the key bytes, Entry::Destroy) and
+// keeps the std::function-taking interface the database calls.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string_view>
 
 #include "db/entry.h"
+#include "util/hash.h"
+#include "util/hash_table.h"
 
 namespace redistp {
 
+// Intrusive traits of the keyspace: an Entry is its own node.
+struct EntryTableTraits {
+  using Node = Entry;
+  using Key = std::string_view;
+  static Entry*& Next(Entry* e) { return e->next; }
+  static std::string_view KeyOf(const Entry* e) { return e->key(); }
+  static uint64_t Hash(std::string_view key) { return HashBytes(key); }
+  static bool Equal(const Entry* e, std::string_view key) {
+    return e->key_len == key.size() && std::memcmp(e->key_data(), key.data(), key.size()) == 0;
+  }
+  static void Destroy(Entry* e) { Entry::Destroy(e); }
+};
+
 class Dict {
  public:
-  Dict();
-  ~Dict();
+  Dict() = default;
   Dict(const Dict&) = delete;
   Dict& operator=(const Dict&) = delete;
 
-  static void SetHashSeed(uint64_t seed);
-  static uint64_t Hash(std::string_view key);
+  // The process-wide hash seed (util/hash.h); set once at startup.
+  static void SetHashSeed(uint64_t seed) { redistp::SetHashSeed(seed); }
+  static uint64_t Hash(std::string_view key) { return HashBytes(key); }
 
-  size_t size() const { return used_[0] + used_[1]; }
-  size_t buckets() const { return size_[0] + size_[1]; }
-  bool rehashing() const { return rehash_idx_ >= 0; }
+  size_t size() const { return table_.size(); }
+  size_t buckets() const { return table_.buckets(); }
+  bool rehashing() const { return table_.rehashing(); }
 
-  Entry* Find(std::string_view key);
+  Entry* Find(std::string_view key) { return table_.Find(key); }
   // Inserts an entry whose key is not present (the caller checked). Takes ownership.
-  void Insert(Entry* e);
+  void Insert(Entry* e) { table_.Insert(e); }
   // Unlinks the entry with this key and returns it (ownership to caller), or nullptr.
-  Entry* Unlink(std::string_view key);
+  Entry* Unlink(std::string_view key) { return table_.Unlink(key); }
   // Unlinks and destroys every entry; calls on_remove(entry) before each destroy if given.
   void Clear(const std::function<void(Entry*)>& on_remove = nullptr);
   // Swaps the whole contents with another dict (SWAPDB).
-  void Swap(Dict& other);
+  void Swap(Dict& other) { table_.Swap(other.table_); }
 
   // Migrates up to n buckets (and visits at most 10*n empty buckets). True if more remain.
-  bool Rehash(int n);
+  bool Rehash(int n) { return table_.Rehash(n); }
   // Rehashes for roughly `us` microseconds; returns buckets moved.
-  int RehashFor(int64_t us);
+  int RehashFor(int64_t us) { return table_.RehashFor(us); }
   // Starts a shrink if the table is mostly empty. Called from cron.
-  void MaybeShrink();
+  void MaybeShrink() { table_.MaybeShrink(); }
   // Pauses automatic resizing (while a fork-less snapshot or iteration needs stable buckets).
-  void set_resize_allowed(bool allowed) { resize_allowed_ = allowed; }
+  void set_resize_allowed(bool allowed) { table_.set_resize_allowed(allowed); }
 
   // One SCAN step: calls fn for every entry of the bucket(s) at `cursor`, returns the next
   // cursor (0 when done).
-  uint64_t Scan(uint64_t cursor, const std::function<void(Entry*)>& fn);
+  uint64_t Scan(uint64_t cursor, const std::function<void(Entry*)>& fn) {
+    return table_.Scan(cursor, fn);
+  }
   // A random entry, or nullptr when empty. Fair enough for RANDOMKEY and eviction sampling.
-  Entry* Random();
+  Entry* Random() { return table_.Random(); }
   // Visits every entry (no modification allowed during the walk).
-  void ForEach(const std::function<void(Entry*)>& fn) const;
+  void ForEach(const std::function<void(Entry*)>& fn) const { table_.ForEach(fn); }
   // Approximate bytes used by the bucket arrays.
-  size_t BucketBytes() const { return (size_[0] + size_[1]) * sizeof(Entry*); }
+  size_t BucketBytes() const { return table_.BucketBytes(); }
 
  private:
-  void ExpandIfNeeded();
-  void StartResize(size_t new_size);
-  void RehashStep() {
-    if (rehash_idx_ >= 0) Rehash(1);
-  }
-
-  Entry** table_[2] = {nullptr, nullptr};
-  size_t size_[2] = {0, 0};
-  size_t used_[2] = {0, 0};
-  int64_t rehash_idx_ = -1;
-  bool resize_allowed_ = true;
+  HashTable<EntryTableTraits> table_;
 };
 
 }  // namespace redistp

@@ -26,11 +26,12 @@ struct Entry;
 enum class KeyEventKind : uint8_t { kAdded, kRemoved, kModified };
 
 enum class RemoveCause : uint8_t {
-  kDeleted,      // DEL/UNLINK/GETDEL, a command emptied it, DELTP, owner disconnect
+  kDeleted,      // DEL/UNLINK/GETDEL, a command emptied it, DELTP
   kExpired,      // lazy or active expiry
   kEvicted,      // maxmemory eviction
   kOverwritten,  // destination of RENAME/MOVE/COPY REPLACE replaced
   kMovedOut,     // source side of RENAME/MOVE (the key lives on under another name or db)
+  kOwnerLeft,    // a temporary key whose owning connection ended (not a command's own change)
 };
 
 // Keyspace-notification classes: the flags of `notify-keyspace-events` (the letters of

@@ -169,4 +169,51 @@ inline std::string HelloBadOption(std::string_view opt) {
 inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 inline constexpr std::string_view kLeaseNotInteger = "ERR lease is not an integer or out of range";
 
+// Server commands (SHUTDOWN, MEMORY, FUNCTION, DEBUG, COMMAND, CONFIG).
+inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
+inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+inline constexpr std::string_view kPurgeFailed = "ERR Error purging dirty pages";
+inline constexpr std::string_view kFunctionFlushMode =
+    "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+inline constexpr std::string_view kFunctionNoLibraryName =
+    "ERR library name argument was not given";
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
+// Ours: Redis has these subcommands; redis-tp has no persistence to reload from yet.
+inline constexpr std::string_view kDebugNoPersistence =
+    "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
+    "persistence yet";
+inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
+inline constexpr std::string_view kDebugProtocolType =
+    "ERR Wrong protocol type name. Please use one of the following: "
+    "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+inline constexpr std::string_view kInvalidCommand = "ERR Invalid command specified";
+inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
+inline constexpr std::string_view kInvalidArgCount =
+    "ERR Invalid number of arguments specified for command";
+inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
+inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
+inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
+// "ERR Unknown argument FOO" (FUNCTION LIST)
+inline std::string UnknownArgument(std::string_view arg) {
+  return "ERR Unknown argument " + std::string(arg);
+}
+// "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
+inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {
+  return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
+         std::string(why);
+}
+// "ERR Unknown option or number of arguments for CONFIG SET - 'x'"
+inline std::string ConfigSetUnknown(std::string_view name) {
+  return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) + "'";
+}
+// "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (each part cut at 128 bytes)
+inline std::string UnknownCommand(std::string_view name, std::string_view quoted_args) {
+  return "ERR unknown command '" + std::string(name.substr(0, 128)) +
+         "', with args beginning with: " + std::string(quoted_args);
+}
+
 }  // namespace redistp::err

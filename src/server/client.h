@@ -98,6 +98,7 @@ class Client {
   // Blocking commands (BSETTP): while blocked, input is buffered but not executed.
   bool blocked = false;
   struct event* block_timer = nullptr;
+  int64_t block_deadline_ms = 0;  // clock time the block times out at; 0 = never
 
   // Push frames produced while this client's own command runs; appended after its reply, so
   // the connection that made a change reads its reply first (the spec's ordering promise).

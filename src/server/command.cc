@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "server/propagation.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -44,11 +45,42 @@ void Link(CommandSpec* spec, const CommandSpec* parent) {
 
 }  // namespace
 
-void CommandTable::Register(CommandSpec spec) {
+namespace {
+
+// The first subcommand name (in full) that appears twice under one container, or "".
+std::string DuplicateSubcommand(const CommandSpec& spec, std::string_view prefix) {
+  for (size_t i = 0; i < spec.subcommands.size(); ++i) {
+    const CommandSpec& sub = spec.subcommands[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (EqualsIgnoreCase(spec.subcommands[j].name, sub.name)) {
+        return std::string(prefix) + "|" + sub.name;
+      }
+    }
+    std::string nested = DuplicateSubcommand(sub, std::string(prefix) + "|" + sub.name);
+    if (!nested.empty()) return nested;
+  }
+  return "";
+}
+
+}  // namespace
+
+Status CommandTable::Register(CommandSpec spec) {
+  std::string duplicate;
+  if (Find(spec.name) != nullptr) {
+    duplicate = spec.name;
+  } else {
+    duplicate = DuplicateSubcommand(spec, spec.name);
+  }
+  if (!duplicate.empty()) {
+    Status error = Status::Error("Duplicate command name '" + duplicate + "' in the command table");
+    if (first_error_.ok()) first_error_ = error;
+    return error;
+  }
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   Link(owned.get(), nullptr);
   by_name_[owned->name] = owned.get();
   commands_.push_back(std::move(owned));
+  return Status::Ok();
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
@@ -73,5 +105,17 @@ std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc) {
   }
   return keys;
 }
+
+void CommandContext::ReplicateAs(std::initializer_list<std::string_view> argv) {
+  propagation.ReplicateAs(argv);
+}
+
+void CommandContext::ReplicateAs(std::vector<std::string> argv) {
+  propagation.ReplicateAs(std::move(argv));
+}
+
+void CommandContext::ReplicateNothing() { propagation.ReplicateNothing(); }
+
+void CommandContext::ForceReplication() { propagation.ForceReplication(); }
 
 }  // namespace redistp

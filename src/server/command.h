@@ -1,21 +1,35 @@
-// The command table: one declarative row per command.
+// The command table: one declarative row per command, read by the dispatcher and by COMMAND.
 //
 // A row names the command, its arity (N exact, -N at least N, counting the name), typed flags,
 // the legacy key positions (first, last, step; last -1 = up to the last argument) used by
-// COMMAND INFO/GETKEYS and by anything that needs a command's keys, its ACL categories and the
+// COMMAND INFO/GETKEYS and by anything that needs a command's keys, its ACL categories, its
+// documentation and key specs (CommandDoc, server/command_docs.h), optional hooks, and the
 // handler. Container commands (CLIENT, CONFIG, OBJECT ...) carry a table of subcommands with
 // rows of their own; their arity counts the container name too ("config|get" has arity -3).
 //
+// The dispatcher decides from a row's properties, never from its name: kCmdNoAuth, kCmdNoMulti,
+// kCmdWrite/kCmdMayReplicate (CLIENT PAUSE, MONITOR connections), kCmdSkipSlowlog/SkipMonitor,
+// kCmdRunsInMulti for the commands that MULTI does not queue, kCmdAbortsMultiOnReject for EXEC,
+// and a row whose arguments must not reach SLOWLOG or MONITOR in clear names a `redact`
+// function. kCmdLoading, kCmdDenyOom and kCmdNoScript are declared Redis's way for the loading
+// state, maxmemory and scripts, which are to consult them when they exist.
+//
 // Each command family lives in src/commands/<family>.cc and exports
-// `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup.
+// `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup. Names
+// are unique: registering a name twice (or a container with two subcommands of one name) is an
+// error the server reports before it starts serving.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "server/command_docs.h"
+#include "util/status.h"
 
 namespace redistp {
 
@@ -23,7 +37,12 @@ class Server;
 class Client;
 class Database;
 class ReplyBuilder;
+class Propagator;
 struct CommandSpec;
+
+// Who is running a command: a client's own request, a command queued by MULTI and run by
+// EXEC, or a script (scripting: a later issue). Set by the one admission gate.
+enum class ExecOrigin : uint8_t { kClient, kMulti, kScript };
 
 // What a handler sees. args[0] is the command name as the client sent it.
 struct CommandContext {
@@ -33,6 +52,15 @@ struct CommandContext {
   const std::vector<std::string_view>& args;
   ReplyBuilder& reply;
   const CommandSpec& spec;
+  Propagator& propagation;
+  ExecOrigin origin = ExecOrigin::kClient;
+
+  // Propagation (src/server/propagation.h): a write is replayed as its own arguments unless
+  // the handler says otherwise here. ReplicateAs takes effect only if the command wrote.
+  void ReplicateAs(std::initializer_list<std::string_view> argv);
+  void ReplicateAs(std::vector<std::string> argv);
+  void ReplicateNothing();
+  void ForceReplication();
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);
@@ -60,6 +88,13 @@ enum CommandFlag : uint64_t {
   kCmdMovableKeys = 1ULL << 18,
   kCmdAllowBusy = 1ULL << 19,
   kCmdSentinel = 1ULL << 20,
+  // Ours, never reported by COMMAND INFO (Redis decides these by comparing handlers):
+  // inside MULTI the command runs at once instead of being queued (EXEC, DISCARD, MULTI, WATCH,
+  // QUIT, RESET) ...
+  kCmdRunsInMulti = 1ULL << 40,
+  // ... and when the dispatcher rejects it inside MULTI (arity, auth ...), the transaction is
+  // aborted at once instead of being marked failed (EXEC).
+  kCmdAbortsMultiOnReject = 1ULL << 41,
 };
 
 // ACL categories (COMMAND INFO shows them as "@name").
@@ -94,6 +129,12 @@ struct CommandStats {
   uint64_t failed_calls = 0;
 };
 
+// Hides secrets (AUTH's password, HELLO's AUTH pair) in `shown`, the copy of a command line
+// SLOWLOG and MONITOR are about to record, by pointing the secret arguments at kRedactedArg.
+// `shown` starts equal to the command line, args[0] being the command name.
+using ArgRedactor = void (*)(std::vector<std::string_view>& shown);
+inline constexpr std::string_view kRedactedArg = "(redacted)";
+
 struct CommandSpec {
   std::string name;  // lower case; for a subcommand just the subcommand ("get")
   int arity = 0;
@@ -102,6 +143,8 @@ struct CommandSpec {
   int last_key = 0;
   int key_step = 0;
   uint64_t acl = 0;
+  CommandDoc doc;
+  ArgRedactor redact = nullptr;
   CommandHandler handler = nullptr;
   std::vector<CommandSpec> subcommands;
 
@@ -115,7 +158,12 @@ struct CommandSpec {
 
 class CommandTable {
  public:
-  void Register(CommandSpec spec);
+  // Adds a top-level row (with its subcommands). Fails, leaving the table unchanged, when the
+  // name (case-insensitively) is already registered or two of its subcommands share a name.
+  // The first failure is also remembered in first_error(), so a family can register row after
+  // row and the caller of all families checks once.
+  Status Register(CommandSpec spec);
+  const Status& first_error() const { return first_error_; }
   // Case-insensitive lookup of a top-level command; nullptr if unknown.
   const CommandSpec* Find(std::string_view name) const;
   // Every top-level command, in registration order.
@@ -133,6 +181,7 @@ class CommandTable {
   };
   std::vector<std::unique_ptr<CommandSpec>> commands_;
   std::unordered_map<std::string, const CommandSpec*, Hash, Eq> by_name_;
+  Status first_error_;
 };
 
 // Keys of a command invocation according to its spec's legacy key positions (negative

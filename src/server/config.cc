@@ -14,6 +14,7 @@
 #include <iterator>
 #include <unordered_set>
 
+#include "protocol/errors.h"
 #include "server/config_parse.h"
 #include "server/version.h"
 #include "util/glob.h"
@@ -85,11 +86,7 @@ std::string AbsolutePath(const std::string& path) {
 }
 
 std::string SetFailed(std::string_view name, std::string_view message) {
-  std::string out = "ERR CONFIG SET failed (possibly related to argument '";
-  out += name;
-  out += "') - ";
-  out += message;
-  return out;
+  return err::ConfigSetFailed(name, message);
 }
 
 }  // namespace
@@ -353,8 +350,7 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
     std::string_view name = pairs[i].first;
     const ConfigDef* def = FindConfig(name);
     if (def == nullptr) {
-      return Status::Error("ERR Unknown option or number of arguments for CONFIG SET - '" +
-                           std::string(name) + "'");
+      return Status::Error(err::ConfigSetUnknown(name));
     }
     if ((def->flags & kConfigImmutable) != 0) {
       return Status::Error(SetFailed(name, "can't set immutable config"));

@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 
+#include "protocol/errors.h"
 #include "server/config.h"
 #include "server/config_parse.h"
 #include "util/numbers.h"
@@ -38,8 +39,8 @@ namespace {
 constexpr std::string_view kOtherDirectives[] = {"include", "rename-command", "user", "loadmodule",
                                                  "sentinel"};
 
-Status RewriteError(int err) {
-  return Status::Error(std::string("ERR Rewriting config file: ") + std::strerror(err));
+Status RewriteError(int error_number) {
+  return Status::Error(std::string(err::kConfigRewritePrefix) + std::strerror(error_number));
 }
 
 // Reads the old file; a missing file reads as empty (REWRITE then creates it).
@@ -95,7 +96,7 @@ Status ReplaceFile(const std::string& path, const std::string& content) {
 }  // namespace
 
 Status Config::Rewrite() {
-  if (config_file.empty()) return Status::Error("ERR The server is running without a config file");
+  if (config_file.empty()) return Status::Error(std::string(err::kNoConfigFile));
   std::string old;
   Status s = ReadOldFile(config_file, &old);
   if (!s.ok()) return s;

@@ -72,6 +72,7 @@ void Server::BlockForKey(Client* c, std::string_view key, std::string value, boo
   c->blocked = true;
   blocking_.Enqueue(c->db_index, key, BlockedWaiter{c->id, std::move(value), fence},
                     c->db->FindRaw(key));
+  c->block_deadline_ms = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
   if (timeout_ms > 0) {
     c->block_timer = evtimer_new(base_, &Server::BlockTimerCallback, c);
     timeval tv{static_cast<time_t>(timeout_ms / 1000),
@@ -95,6 +96,7 @@ bool Server::UnblockClient(Client* c, bool with_error) {
     c->block_timer = nullptr;
   }
   c->blocked = false;
+  c->block_deadline_ms = 0;
   if (with_error) {
     c->reply.Error(err::kUnblocked);
   } else {
@@ -121,10 +123,17 @@ void Server::ServeReadyKeys() {
           c->block_timer = nullptr;
         }
         c->blocked = false;
+        c->block_deadline_ms = 0;
         // The waiter "made" this change: its reply precedes its own pushes.
         bool was_executing = c->has_flag(kClientExecuting);
         c->set_flag(kClientExecuting, true);
         c->reply.Int(owners_.CreateOwned(d, key, w.value, c->id, w.fence));
+        // The hand-off is the end of the waiter's BSETTP: replayed as the SETTP it became.
+        if (w.fence) {
+          propagator_.Emit(db_index, {"SETTP", key, w.value, "FENCE"});
+        } else {
+          propagator_.Emit(db_index, {"SETTP", key, w.value});
+        }
         c->set_flag(kClientExecuting, was_executing);
         if (!was_executing && c->pending_pushes.Readable() > 0) {
           c->out.Append(c->pending_pushes);

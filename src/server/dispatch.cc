@@ -5,8 +5,6 @@
 // same checks): command lookup, subcommand lookup, arity, authentication, CLIENT PAUSE, reply
 // suppression (CLIENT REPLY). Handlers trust their input after it. After the handler: command
 // statistics, error statistics, slowlog, latency monitor and MONITOR feed.
-#include <sys/time.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -43,46 +41,13 @@ void AppendRepr(std::string* out, std::string_view s) {
 }
 
 std::string UnknownCommandError(const std::vector<std::string_view>& args) {
-  std::string msg = "ERR unknown command '";
-  msg.append(args[0].substr(0, 128));
-  msg.append("', with args beginning with: ");
   std::string rest;
   for (size_t i = 1; i < args.size() && rest.size() < 128; ++i) {
     rest.push_back('\'');
     rest.append(args[i].substr(0, 128 - (rest.size() - 1)));
     rest.append("' ");
   }
-  return msg + rest;
-}
-
-// CLIENT/MONITOR work (client_cmd helper): the arguments as SLOWLOG and MONITOR show them,
-// with passwords replaced by "(redacted)" so they never reach an observer. As in Redis: every
-// argument of AUTH in its valid one- and two-argument forms, and the user name and password of
-// each AUTH option HELLO accepted (its parse stops at the first option it would reject).
-std::vector<std::string_view> RedactSecrets(const CommandSpec& spec,
-                                            const std::vector<std::string_view>& args) {
-  static constexpr std::string_view kRedacted = "(redacted)";
-  std::vector<std::string_view> shown(args);
-  if (spec.full_name == "auth") {
-    if (args.size() <= 3) {
-      for (size_t i = 1; i < args.size(); ++i) shown[i] = kRedacted;
-    }
-  } else if (spec.full_name == "hello" && args.size() >= 2) {
-    int64_t ver;
-    if (!ParseInt64(args[1], &ver) || ver < 2 || ver > 3) return shown;
-    for (size_t i = 2; i < args.size(); ++i) {
-      size_t more = args.size() - 1 - i;
-      if (EqualsIgnoreCase(args[i], "auth") && more >= 2) {
-        shown[i + 1] = shown[i + 2] = kRedacted;
-        i += 2;
-      } else if (EqualsIgnoreCase(args[i], "setname") && more >= 1) {
-        ++i;
-      } else {
-        break;
-      }
-    }
-  }
-  return shown;
+  return err::UnknownCommand(args[0], rest);
 }
 
 }  // namespace
@@ -184,17 +149,6 @@ void Server::Dispatch(Client* c) {
   if (!c->closed) CheckOutputLimits(c);
 }
 
-namespace {
-
-// Commands that run at once inside MULTI instead of being queued.
-bool RunsInsideMulti(const CommandSpec* spec) {
-  const std::string& n = spec->parent != nullptr ? spec->parent->name : spec->name;
-  return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
-         n == "reset";
-}
-
-}  // namespace
-
 void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   int64_t start_us = NowUs();
   keyspace_.now_ms = start_us / 1000;
@@ -242,7 +196,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
   }
 
-  if (!rejection.empty() && spec != nullptr && spec->full_name == "exec") {
+  if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0) {
     // EXEC itself rejected (arity, NOAUTH, ...): Redis 7.0 answers EXECABORT and discards the
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));
@@ -252,7 +206,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     c->multi_queue.clear();
     exec_watches_.UnwatchAll(c->id);
   } else if (c->in_multi && !c->has_flag(kClientInExec) &&
-             (spec == nullptr || !rejection.empty() || !RunsInsideMulti(spec))) {
+             (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
     if (!rejection.empty()) {
       c->multi_error = true;
@@ -269,8 +223,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     c->reply.Error(rejection);
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
-    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec};
+    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec, propagator_,
+                       c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient};
+    const int db_index = c->db_index;
+    Propagator::Frame frame = propagator_.BeginCommand();
     spec->handler(ctx);
+    propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);
@@ -290,7 +248,10 @@ void Server::RecordCall(Client* c, const CommandSpec* spec,
                     duration_us >= config_.slowlog_log_slower_than;
   bool to_monitors = !monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0;
   std::vector<std::string_view> shown;  // args with secrets redacted, built only when logged
-  if (to_slowlog || to_monitors) shown = RedactSecrets(*spec, args);
+  if (to_slowlog || to_monitors) {
+    shown = args;
+    if (spec->redact != nullptr) spec->redact(shown);
+  }
   if (to_slowlog) {
     SlowlogEntry e;
     e.id = slowlog_next_id_++;
@@ -327,12 +288,11 @@ void Server::RecordCall(Client* c, const CommandSpec* spec,
 }
 
 void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& args) {
-  timeval tv;
-  gettimeofday(&tv, nullptr);
+  int64_t now_us = NowUs();
   char head[96];
   std::string where = c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket : c.addr;
-  std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(tv.tv_sec),
-                static_cast<long>(tv.tv_usec), c.db_index);
+  std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(now_us / 1000000),
+                static_cast<long>(now_us % 1000000), c.db_index);
   std::string line = head;
   line.append(where);
   line.push_back(']');

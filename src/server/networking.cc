@@ -245,8 +245,8 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
     }
     ++stats_.total_connections_received;
     if (clients_.size() >= static_cast<size_t>(config_.maxclients)) {
-      static constexpr std::string_view kMsg = "-ERR max number of clients reached\r\n";
-      [[maybe_unused]] ssize_t w = write(fd, kMsg.data(), kMsg.size());
+      const std::string msg = "-" + std::string(err::kMaxClients) + "\r\n";
+      [[maybe_unused]] ssize_t w = write(fd, msg.data(), msg.size());
       ++stats_.rejected_connections;
       close(fd);
       continue;
@@ -272,28 +272,35 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
         setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
       }
     }
-    auto* c = new Client(next_client_id_++, fd);
-    c->server = this;
+    std::string addr, laddr;
     if (unix_socket) {
-      c->set_flag(kClientUnixSocket, true);
-      c->addr = config_.unixsocket + ":0";
-      c->laddr = config_.unixsocket + ":0";
+      addr = laddr = config_.unixsocket + ":0";
     } else {
-      c->addr = FormatAddr(ss);
+      addr = FormatAddr(ss);
       sockaddr_storage local{};
       socklen_t llen = sizeof(local);
       getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
-      c->laddr = FormatAddr(local);
+      laddr = FormatAddr(local);
     }
-    c->db = dbs_[0].get();
-    c->authenticated = config_.requirepass.empty();
-    c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
-    c->read_ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c);
-    c->write_ev = event_new(base_, fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c);
-    event_add(c->read_ev, nullptr);
-    clients_.emplace(c->id, c);
-    log_.Log(LogLevel::kVerbose, "Accepted %s", c->addr.c_str());
+    AttachClient(fd, unix_socket, std::move(addr), std::move(laddr));
   }
+}
+
+Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr) {
+  auto* c = new Client(next_client_id_++, fd);
+  c->server = this;
+  c->set_flag(kClientUnixSocket, unix_socket);
+  c->addr = std::move(addr);
+  c->laddr = std::move(laddr);
+  c->db = dbs_[0].get();
+  c->authenticated = config_.requirepass.empty();
+  c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
+  c->read_ev = event_new(base_, fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c);
+  c->write_ev = event_new(base_, fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c);
+  event_add(c->read_ev, nullptr);
+  clients_.emplace(c->id, c);
+  log_.Log(LogLevel::kVerbose, "Accepted %s", c->addr.c_str());
+  return c;
 }
 
 void Server::ReadCallback(int /*fd*/, short /*what*/, void* arg) {

@@ -13,7 +13,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -22,29 +21,20 @@
 
 namespace redistp {
 
-int64_t Server::NowMs() {
-  timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
-}
-
-int64_t Server::NowUs() {
-  timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
-}
-
-Server::Server(Config config) : config_(std::move(config)) {
+Server::Server(Config config, Clock* clock)
+    : clock_(clock != nullptr ? clock : &system_clock_), config_(std::move(config)) {
   std::random_device rd;
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) run_id_.push_back(kHex[rd() & 15]);
   Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd());
   keyspace_.listener = &hub_;
+  keyspace_.clock = clock_;
   blocking_.set_interest(&watches_);
   hub_.Subscribe(&owners_);
   hub_.Subscribe(&watches_);
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
+  hub_.Subscribe(&propagator_);
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   keyspace_.now_ms = start_time_ms_;
@@ -72,7 +62,7 @@ Server::~Server() {
   if (base_ != nullptr) event_base_free(base_);
 }
 
-Status Server::Init() {
+Status Server::Init(Listeners listeners) {
   log_.Configure(config_.logfile, static_cast<LogLevel>(config_.loglevel));
   base_ = event_base_new();
   if (base_ == nullptr) return Status::Error("Failed creating the event loop");
@@ -81,8 +71,10 @@ Status Server::Init() {
   }
   Status s = AdjustOpenFilesLimit();
   if (!s.ok()) log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
-  s = Listen();
-  if (!s.ok()) return s;
+  if (listeners == Listeners::kOpen) {
+    s = Listen();
+    if (!s.ok()) return s;
+  }
   config_.OnChange({"port", "bind"}, [this]() {
     Status r = RelistenTcp();
     if (!r.ok()) {
@@ -93,10 +85,12 @@ Status Server::Init() {
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
 
-  for (int sig : {SIGTERM, SIGINT}) {
-    event* ev = evsignal_new(base_, sig, &Server::SignalCallback, this);
-    event_add(ev, nullptr);
-    signal_events_.push_back(ev);
+  if (listeners == Listeners::kOpen) {
+    for (int sig : {SIGTERM, SIGINT}) {
+      event* ev = evsignal_new(base_, sig, &Server::SignalCallback, this);
+      event_add(ev, nullptr);
+      signal_events_.push_back(ev);
+    }
   }
   signal(SIGPIPE, SIG_IGN);
   current_hz_ = static_cast<int>(config_.hz);
@@ -144,7 +138,7 @@ Status Server::Init() {
                     "zset-max-listpack-entries", "zset-max-listpack-value"},
                    sync_type_limits);
   watch_timer_ = evtimer_new(base_, &Server::WatchTimerCallback, this);
-  WritePidFile();
+  if (listeners == Listeners::kOpen) WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;
   return Status::Ok();
 }
@@ -223,10 +217,7 @@ void Server::Cron() {
   // Active expiry: 25% of a tick's time, shared by the databases (Redis's slow cycle).
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
-  int64_t deadline = std::chrono::duration_cast<std::chrono::microseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count() +
-                     budget_us;
+  int64_t deadline = clock_->MonotonicUs() + budget_us;
   if (keyspace_.active_expire) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
@@ -334,6 +325,39 @@ std::string Server::ClientInfoLine(const Client& c) const {
       c.last_cmd.c_str(),
       c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
+}
+
+void Server::DeliverInput(Client* c, std::string_view bytes) {
+  if (c->closed) return;
+  c->query.Append(bytes);
+  c->net_input_bytes += bytes.size();
+  stats_.net_input_bytes += bytes.size();
+  c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
+  ProcessInput(c);
+  if (!c->closed) ScheduleFlush(c);
+  AfterCallback();
+  BeforeSleep();
+}
+
+void Server::DeliverEof(Client* c) {
+  CloseClient(c, "Client closed connection");
+  AfterCallback();
+  BeforeSleep();
+}
+
+void Server::RunDueWork() {
+  Cron();
+  ExpireWatchedKeys();
+  const int64_t now = NowMs();
+  std::vector<Client*> timed_out;
+  for (auto& [id, c] : clients_) {
+    if (c->blocked && c->block_deadline_ms != 0 && now >= c->block_deadline_ms) {
+      timed_out.push_back(c);
+    }
+  }
+  for (Client* c : timed_out) UnblockClient(c, false);
+  AfterCallback();
+  BeforeSleep();
 }
 
 }  // namespace redistp

@@ -23,6 +23,8 @@
 #include "server/config.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
+#include "server/propagation.h"
+#include "util/clock.h"
 #include "util/status.h"
 #include "watch/blocking.h"
 #include "watch/exec_watches.h"
@@ -77,14 +79,19 @@ struct ServerStats {
 
 class Server : public WatchSink {
  public:
-  explicit Server(Config config);
+  // `clock` (not owned) is the time source; nullptr uses the system clock. Tests pass a
+  // ManualClock and drive time with RunDueWork (see tests/cpp/harness.h).
+  explicit Server(Config config, Clock* clock = nullptr);
   ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
   // Opens listeners and creates databases. The caller registers the command families into
-  // commands() first (main.cc does; the server layer cannot see src/commands).
-  Status Init();
+  // commands() first (main.cc does; the server layer cannot see src/commands). With
+  // Listeners::kNone (the in-process test harness) no socket is opened, no signal handler is
+  // installed and no pid file is written; clients come only from AttachClient.
+  enum class Listeners { kOpen, kNone };
+  Status Init(Listeners listeners = Listeners::kOpen);
   // Runs the event loop until shutdown; returns the process exit code.
   int Run();
   // Asks the loop to exit after the current callback (SHUTDOWN, signals).
@@ -95,6 +102,9 @@ class Server : public WatchSink {
   // the end of the current callback. `reason` goes to the verbose log.
   void CloseClient(Client* c, const char* reason);
   Client* FindClient(uint64_t id) const;
+  // Makes a connected, non-blocking socket a client (accept path, and the test harness with
+  // one end of a socketpair). The server owns fd from now on.
+  Client* AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr);
   const std::map<uint64_t, Client*>& clients() const { return clients_; }
   // Writes what the client has pending; arms the write event if the socket is full.
   void FlushClient(Client* c);
@@ -130,13 +140,26 @@ class Server : public WatchSink {
   bool paused_writes_only() const { return pause_writes_only_; }
   int64_t pause_end_ms() const { return pause_end_ms_; }
 
+  // --- driving the server without its event loop (tests/cpp/harness.h) ---------------------
+  // These run exactly what the loop's callbacks would, at the clock's current time, and end
+  // the loop turn (BeforeSleep: hand-offs, resumed clients, writes, freeing closed clients).
+  // DeliverInput: `bytes` arrived on the client's socket (as if read); the commands run.
+  void DeliverInput(Client* c, std::string_view bytes);
+  // DeliverEof: the peer closed the connection (as a read of 0 bytes): the client is torn down.
+  void DeliverEof(Client* c);
+  // RunDueWork: every timer that is due has fired — one cron tick (active expiry, idle
+  // timeouts, leases, end of CLIENT PAUSE), watched-key expiry and BSETTP timeouts. Walks the
+  // clients for BSETTP deadlines: meant for tests, not for the loop's hot path.
+  void RunDueWork();
+
   // --- accessors -----------------------------------------------------------------------------
   Config& config() { return config_; }
   Logger& log() { return log_; }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
   KeyspaceContext& keyspace() { return keyspace_; }
-  KeyspaceHub& keyspace_hub() { return hub_; }
+  // The propagation stream (AOF and replication attach sinks here).
+  Propagator& propagator() { return propagator_; }
   Database& db(int index) { return *dbs_[static_cast<size_t>(index)]; }
   int db_count() const { return static_cast<int>(dbs_.size()); }
   int64_t start_time_ms() const { return start_time_ms_; }
@@ -148,15 +171,17 @@ class Server : public WatchSink {
   int hz() const { return current_hz_; }
   int64_t last_save_time() const { return last_save_time_; }
 
-  // Slowlog and latency monitor (src/server/monitoring.cc).
+  // Slowlog and latency monitor: fed by RecordCall (dispatch.cc), read by SLOWLOG and LATENCY
+  // (commands/introspection.cc).
   std::deque<SlowlogEntry>& slowlog() { return slowlog_; }
   void SlowlogReset() { slowlog_.clear(); }
   std::map<std::string, LatencyEvent>& latency_events() { return latency_; }
   void LatencyAddSample(const std::string& event, uint32_t ms);
 
-  // Current wall-clock time.
-  static int64_t NowMs();
-  static int64_t NowUs();
+  // Current wall-clock time, from the server's clock.
+  int64_t NowMs() const { return clock_->WallMs(); }
+  int64_t NowUs() const { return clock_->WallUs(); }
+  const Clock& clock() const { return *clock_; }
 
   // Memory figures from jemalloc (refreshes its stats epoch).
   struct MemoryStats {
@@ -214,12 +239,15 @@ class Server : public WatchSink {
   static void CronCallback(int fd, short what, void* arg);
   static void SignalCallback(int sig, short what, void* arg);
 
+  SystemClock system_clock_;
+  Clock* clock_;
   Config config_;
   Logger log_;
   CommandTable commands_;
   ServerStats stats_;
   KeyspaceContext keyspace_;
   KeyspaceHub hub_;
+  Propagator propagator_{&keyspace_, &config_};
   std::vector<std::unique_ptr<Database>> dbs_;
   OwnerIndex owners_;
   WatchIndex watches_{this};

@@ -19,12 +19,18 @@
 // Members are compared by identity (Contains/Erase); Find() looks up by the caller's hash and
 // predicate (to find a member by a field, such as a client id). Traits::Hash(const T*) may read
 // the member, so a member must stay alive while it is in a set. The set never owns its members.
+//
+// Why not the shared chained table (util/hash_table.h): most of these sets (a key's watchers, a
+// client's keys) hold one member, which costs one word here; a HashTable object alone is 64
+// bytes, and chaining would need a link inside each member per set it is in.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
+
+#include "util/hash.h"
 
 namespace redistp {
 
@@ -201,15 +207,5 @@ class CompactSet {
 
   uintptr_t word_ = 0;
 };
-
-// A 64-bit finalizer (the murmur3 mix): spreads any input over all 64 bits.
-inline uint64_t MixBits(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 
 }  // namespace redistp

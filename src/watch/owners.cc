@@ -56,7 +56,7 @@ size_t OwnerIndex::ReleaseAll(uint64_t owner) {
   for (auto& [e, db] : doomed) {
     // A hand-off triggered by an earlier removal cannot touch these entries: they are ours.
     if (by_entry_.count(e) == 0) continue;
-    db->Remove(e, RemoveCause::kDeleted);
+    db->Remove(e, RemoveCause::kOwnerLeft);
     ++n;
   }
   return n;

@@ -351,3 +351,14 @@ proc raw_is_closed {sock {timeout_ms 5000}} {
 proc raw_close {sock} {
     catch {close $sock}
 }
+
+# The value of `field` in one CLIENT LIST / CLIENT INFO line ("" if absent).
+proc client_field {line field} {
+    foreach pair [split [string trim $line] " "] {
+        set eq [string first = $pair]
+        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
+            return [string range $pair [expr {$eq + 1}] end]
+        }
+    }
+    return ""
+}

@@ -7,17 +7,6 @@
 #
 # Waiters are deferring clients; "blocked" is read from the b flag of CLIENT LIST.
 
-# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
-proc bs_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 # A new deferring client (RESP `proto`, test database selected); returns {client id}.
 proc bs_waiter {{proto 2}} {
     set c [redis_deferring_client]
@@ -31,7 +20,7 @@ proc bs_waiter {{proto 2}} {
 }
 
 proc bs_is_blocked {id} {
-    return [string match *b* [bs_field [r client list id $id] flags]]
+    return [string match *b* [client_field [r client list id $id] flags]]
 }
 
 proc bs_wait_blocked {id} {
@@ -488,10 +477,10 @@ start_server {tags {bsettp redistp}} {
         lassign [bs_waiter 3] w id
         $w bsettp bs:nowx mine 0
         bs_wait_blocked $id
-        assert_equal 0 [bs_field [r client list id $id] wx]
+        assert_equal 0 [client_field [r client list id $id] wx]
         $h close
         assert_equal 1 [$w read]
-        assert_equal 0 [bs_field [r client list id $id] wx]
+        assert_equal 0 [client_field [r client list id $id] wx]
         $w ping
         assert_equal PONG [$w read] "no DEL / ADD push reached the waiter"
         $w close

@@ -2,17 +2,6 @@
 # filter forms), PAUSE/UNPAUSE, UNBLOCK, REPLY, NO-EVICT, GETREDIR, HELP and
 # the container's errors.
 
-# The value of `field` in one CLIENT LIST / CLIENT INFO line ("" if absent).
-proc client_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 # The CLIENT LIST line of connection `id`, as seen by the default client.
 proc client_line {id} {
     return [string trim [r client list id $id]]

@@ -563,10 +563,10 @@ start_server {tags {"introspection command"}} {
         set doc [cmd_docs_entry getset]
         assert_equal [dict get $doc doc_flags] deprecated
         assert_equal [dict get $doc deprecated_since] 6.2.0
-        assert_match *SET* [dict get $doc replaced_by]
+        assert_equal [dict get $doc replaced_by] {`SET` with the `!GET` argument}
         set doc [cmd_docs_entry substr]
         assert_equal [dict get $doc deprecated_since] 2.0.0
-        assert_match *GETRANGE* [dict get $doc replaced_by]
+        assert_equal [dict get $doc replaced_by] {`GETRANGE`}
     }
 
     test {COMMAND DOCS without names documents every command with at least a group} {
@@ -833,6 +833,19 @@ start_server {tags {"introspection command"}} {
             set keys {}
             foreach k $expected {lappend keys [lindex $k 0]}
             assert_equal [r command getkeys {*}$line] $keys "GETKEYS agrees"
+        }
+    }
+}
+
+start_server {tags {"command"}} {
+    test {Every container's HELP has Redis's header and closing HELP entry} {
+        foreach container {object slowlog latency command client config memory function} {
+            set help [r $container help]
+            set upper [string toupper $container]
+            assert_equal "$upper <subcommand> \[<arg> \[value\] \[opt\] ...\]. Subcommands are:" \
+                [lindex $help 0] "$container help header"
+            assert_equal {HELP} [lindex $help end-1] "$container help entry"
+            assert_equal {    Prints this help.} [lindex $help end] "$container help text"
         }
     }
 }

@@ -5,17 +5,6 @@
 # missing keys that stay missing), and the state EXEC / DISCARD / RESET leave behind.
 # Every test here passes against /usr/bin/redis-server as well.
 
-# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
-proc multi_client_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 start_server {tags {multi}} {
     test {MULTI / EXEC basics} {
         r del foo
@@ -550,8 +539,8 @@ start_server {tags {multi}} {
     test {CLIENT LIST shows the transaction: flags x and the number of queued commands} {
         set line [r client info]
         set id [r client id]
-        assert_equal N [multi_client_field $line flags]
-        assert_equal -1 [multi_client_field $line multi]
+        assert_equal N [client_field $line flags]
+        assert_equal -1 [client_field $line multi]
         r multi
         r ping
         r ping
@@ -559,8 +548,8 @@ start_server {tags {multi}} {
         set line [$other client list id $id]
         $other close
         r exec
-        assert_equal x [multi_client_field $line flags]
-        assert_equal 2 [multi_client_field $line multi]
+        assert_equal x [client_field $line flags]
+        assert_equal 2 [client_field $line multi]
     }
 
     test {QUIT inside MULTI runs at once and closes the connection} {

@@ -8,17 +8,6 @@
 #
 # Checks are made from the default client `r` while the owner is a separate connection.
 
-# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
-proc tk_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 # A new synchronous client with the test database selected, speaking RESP `proto`. Reads give
 # up after 5 s so a reply that never comes fails the test quickly.
 proc tk_client {{proto 2}} {
@@ -29,8 +18,8 @@ proc tk_client {{proto 2}} {
 }
 
 # tk= (temporary keys owned) and wx= (existence watches) of connection `id`.
-proc tk_of {id} { return [tk_field [r client list id $id] tk] }
-proc wx_of {id} { return [tk_field [r client list id $id] wx] }
+proc tk_of {id} { return [client_field [r client list id $id] tk] }
+proc wx_of {id} { return [client_field [r client list id $id] wx] }
 
 # Waits until `key` of the default client's database stops existing.
 proc tk_wait_gone {key} {
@@ -151,7 +140,7 @@ start_server {tags {tempkeys redistp}} {
 
     test {CLIENT KILL ADDR (new form) deletes the killed connection's keys} {
         set a [tk_client]
-        set addr [tk_field [$a client info] addr]
+        set addr [client_field [$a client info] addr]
         $a settp tk:killaddr v
         assert_equal 1 [r client kill addr $addr]
         assert_equal 0 [r exists tk:killaddr]
@@ -160,7 +149,7 @@ start_server {tags {tempkeys redistp}} {
 
     test {CLIENT KILL ip:port (old form) deletes the killed connection's keys} {
         set a [tk_client]
-        set addr [tk_field [$a client info] addr]
+        set addr [client_field [$a client info] addr]
         $a settp tk:killold v
         assert_equal OK [r client kill $addr]
         assert_equal 0 [r exists tk:killold]
@@ -256,7 +245,7 @@ start_server {tags {tempkeys redistp}} {
         assert_equal OK [$w read]
         $w bsettp tk:leaseblk mine 0
         wait_for_condition 100 20 {
-            [string match *b* [tk_field [r client list id $wid] flags]]
+            [string match *b* [client_field [r client list id $wid] flags]]
         } else {
             fail "the waiter did not block"
         }
@@ -282,7 +271,7 @@ start_server {tags {tempkeys redistp}} {
             after 100
             $w ping
         }
-        assert_match *b* [tk_field [r client list id $wid] flags] "still blocked after 1 s"
+        assert_match *b* [client_field [r client list id $wid] flags] "still blocked after 1 s"
         assert_equal 1 [$holder deltp tk:leaseren]
         assert_equal 1 [$w read]
         for {set i 0} {$i < 10} {incr i} {assert_equal PONG [$w read]}
@@ -763,16 +752,16 @@ start_server {tags {tempkeys redistp}} {
     test {CLIENT INFO and CLIENT LIST show tk= and wx=} {
         set a [tk_client]
         set id [$a client id]
-        assert_equal 0 [tk_field [$a client info] tk]
-        assert_equal 0 [tk_field [$a client info] wx]
+        assert_equal 0 [client_field [$a client info] tk]
+        assert_equal 0 [client_field [$a client info] wx]
         $a settp tk:cl1 v
         $a settp tk:cl2 v
         $a settp tk:cl2 v
         $a watchex tk:cl1 tk:cl3 tk:cl4
         $a watchex tk:cl1
         set info [$a client info]
-        assert_equal 2 [tk_field $info tk]
-        assert_equal 3 [tk_field $info wx]
+        assert_equal 2 [client_field $info tk]
+        assert_equal 3 [client_field $info wx]
         assert_equal 2 [tk_of $id]
         assert_equal 3 [wx_of $id]
         # The fields are the last two of the line, after Redis 7.0's own fields.

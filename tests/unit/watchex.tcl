@@ -9,17 +9,6 @@
 # parses both frames to the same list {watchex key ADD|DEL}. "Nothing was pushed" is checked
 # with a PING: by the ordering promise a pending push would be read before the PONG.
 
-# The value of `field` in a CLIENT LIST / CLIENT INFO line ("" if absent).
-proc wx_field {line field} {
-    foreach pair [split [string trim $line] " "] {
-        set eq [string first = $pair]
-        if {[string range $pair 0 [expr {$eq - 1}]] eq $field} {
-            return [string range $pair [expr {$eq + 1}] end]
-        }
-    }
-    return ""
-}
-
 # A new synchronous client with the test database selected, speaking RESP `proto`. Reads give
 # up after 3 s, so a push that never comes fails the test quickly.
 proc wx_client {{proto 2}} {
@@ -102,12 +91,12 @@ start_server {tags {watchex redistp}} {
         set id [$c client id]
         $c watchex wx:twice
         $c watchex wx:twice wx:twice
-        assert_equal 1 [wx_field [$c client info] wx]
+        assert_equal 1 [client_field [$c client info] wx]
         r set wx:twice v
         expect_push $c wx:twice ADD
         expect_nothing $c "a second registration gives no second push"
         assert_equal 1 [$c unwatchex wx:twice]
-        assert_equal 0 [wx_field [$c client info] wx]
+        assert_equal 0 [client_field [$c client info] wx]
         $c close
         r del wx:twice
     }
@@ -267,7 +256,7 @@ start_server {tags {watchex redistp}} {
         set wid [$waiter read]
         $waiter bsettp wx:ho second 0
         wait_for_condition 100 10 {
-            [string match *b* [wx_field [r client list id $wid] flags]]
+            [string match *b* [client_field [r client list id $wid] flags]]
         } else {
             fail "the waiter did not block"
         }
@@ -295,7 +284,7 @@ start_server {tags {watchex redistp}} {
             $rd readraw 1
             $rd bsettp wx:wself mine 0
             wait_for_condition 100 10 {
-                [string match *b* [wx_field [r client list id $wid] flags]]
+                [string match *b* [client_field [r client list id $wid] flags]]
             } else {
                 fail "the waiter did not block"
             }
@@ -825,7 +814,7 @@ start_server {tags {watchex redistp}} {
         set c [wx_client]
         $c watchex wx:u:a wx:u:b wx:u:c
         assert_equal 1 [$c unwatchex wx:u:a wx:u:nokey wx:u:a]
-        assert_equal 2 [wx_field [$c client info] wx]
+        assert_equal 2 [client_field [$c client info] wx]
         assert_equal 2 [$c unwatchex]
         assert_equal 0 [$c unwatchex]
         assert_equal 0 [$c unwatchex wx:u:b]
@@ -843,7 +832,7 @@ start_server {tags {watchex redistp}} {
         $c watchex wx:ua:a wx:ua:b
         assert_equal 1 [$c unwatchex wx:ua:a] "only db 10's watch of the key"
         assert_equal 2 [$c unwatchex]
-        assert_equal 0 [wx_field [$c client info] wx]
+        assert_equal 0 [client_field [$c client info] wx]
         r set wx:ua:a v
         expect_nothing $c
         $c close
@@ -854,7 +843,7 @@ start_server {tags {watchex redistp}} {
         set c [wx_client 3]
         $c watchex wx:reset
         assert_equal RESET [$c reset]
-        assert_equal 0 [wx_field [$c client info] wx]
+        assert_equal 0 [client_field [$c client info] wx]
         r set wx:reset v
         expect_nothing $c
         $c close

@@ -1,10 +1,10 @@
-// Command documentation and key specifications: the metadata behind COMMAND DOCS, the key-spec
-// half of COMMAND INFO, and COMMAND GETKEYS/GETKEYSANDFLAGS.
+// Command documentation and key specifications: the part of a command's row (server/command.h)
+// behind COMMAND DOCS, the key-spec half of COMMAND INFO, and COMMAND GETKEYS/GETKEYSANDFLAGS.
 //
-// The command table (server/command.h) holds what the dispatcher needs: name, arity, flags, the
-// legacy first/last/step key positions, ACL categories, handler. Everything else Redis 7 reports
-// about a command lives here, in one declarative table keyed by the command's full name ("get",
-// "config|get") and consulted only when a client asks:
+// Every row carries a CommandDoc next to its arity, flags and handler, written in the family file
+// that registers the command, so a command is described in exactly one place. The versions,
+// groups, complexities, argument trees and key specs are transcribed from what a running Redis
+// 7.0 reports; summaries and history notes are our own words. What a CommandDoc holds:
 //
 //   - documentation: summary, since-version, group, complexity, deprecation, history, and the
 //     argument tree (name, type, token, optional/multiple flags, nested oneof/block groups) that
@@ -14,15 +14,10 @@
 //     to find the rest (a range or a key count), plus what the command does to each key (RO,
 //     RW, OW, RM and the access/update/insert/delete refinements).
 //
-// The table is written by hand in command_docs_<group>.cc and is immutable: it is built once, on
-// first use, into a name index. A command registered in the live table but missing here is not
-// an error: COMMAND INFO reports it from its table row with no key specs and no tips, and
-// COMMAND DOCS reports an empty document for it.
-//
 // Key extraction (ExtractKeys) prefers key specs and falls back to the legacy first/last/step
-// triple for undocumented commands. A few commands decide a key's flags from their arguments
-// (SET is read-write only with GET, BITFIELD only with SET/INCRBY); their doc carries a function
-// that refines the flags of one invocation, which GETKEYSANDFLAGS reports.
+// triple for a row without them. A few commands decide a key's flags from their arguments (SET
+// is read-write only with GET, BITFIELD only with SET/INCRBY); their doc carries a function that
+// refines the flags of one invocation, which GETKEYSANDFLAGS reports.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
-#include "server/command.h"
-
 namespace redistp {
+
+struct CommandSpec;
 
 // --- Arguments --------------------------------------------------------------------------------
 
@@ -67,7 +62,7 @@ struct ArgDoc {
   std::string_view token;   // literal word that precedes the value ("EX"), or the pure token
   std::string_view since;   // set when the argument is newer than its command
   std::string_view deprecated_since;
-  uint8_t flags = 0;        // ArgFlag bits
+  uint8_t flags = 0;  // ArgFlag bits
   std::vector<ArgDoc> args;
 
   ArgDoc Token(std::string_view t) &&;
@@ -148,8 +143,8 @@ struct HistoryEntry {
 using KeyFlagsRefiner = uint32_t (*)(const std::vector<std::string_view>& args, size_t spec_index,
                                      uint32_t declared_flags);
 
+// The documentation half of a command's row. Empty fields are left out of COMMAND DOCS.
 struct CommandDoc {
-  std::string_view name;  // full name, lower case: "get", "config|get"
   std::string_view summary;
   std::string_view since;
   std::string_view group;
@@ -164,20 +159,6 @@ struct CommandDoc {
   std::vector<ArgDoc> args;
 };
 
-// The document of a command by full name (case-insensitive); nullptr when undocumented.
-const CommandDoc* FindCommandDoc(std::string_view full_name);
-
-// Every document, for tests of the table itself.
-const std::vector<CommandDoc>& AllCommandDocs();
-
-// The parts of the table, one per command group (command_docs_<group>.cc).
-std::vector<CommandDoc> ConnectionCommandDocs();
-std::vector<CommandDoc> ServerCommandDocs();
-std::vector<CommandDoc> GenericCommandDocs();
-std::vector<CommandDoc> StringCommandDocs();
-std::vector<CommandDoc> TransactionCommandDocs();
-std::vector<CommandDoc> TempKeyCommandDocs();
-
 // --- Key extraction ---------------------------------------------------------------------------
 
 struct KeyRef {
@@ -186,17 +167,16 @@ struct KeyRef {
 };
 
 // True when the command can name keys at all (it has key specs or legacy key positions).
-bool CommandHasKeys(const CommandSpec& spec, const CommandDoc* doc);
+bool CommandHasKeys(const CommandSpec& spec);
 
 // True when the keys' positions depend on the arguments (keyword or key-count specs), which
 // COMMAND INFO reports as the "movablekeys" flag.
-bool CommandHasMovableKeys(const CommandDoc* doc);
+bool CommandHasMovableKeys(const CommandSpec& spec);
 
 // The keys of one invocation, args[0] being the (sub)command's name as the caller would send it
-// (for a subcommand, args[0] is the container and args[1] the subcommand). Uses the key specs
-// when `doc` has them, else the legacy first/last/step of `spec` (flags then 0). Positions that
-// fall outside args are skipped; the caller has checked arity.
-std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const CommandDoc* doc,
-                                const std::vector<std::string_view>& args);
+// (for a subcommand, args[0] is the container and args[1] the subcommand). Uses the row's key
+// specs when it has them, else its legacy first/last/step (flags then 0). Positions that fall
+// outside args are skipped; the caller has checked arity.
+std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const std::vector<std::string_view>& args);
 
 }  // namespace redistp

@@ -1,10 +1,10 @@
-// The document index, the argument builders and key extraction from key specs. The documents
-// themselves are in command_docs_<group>.cc; see command_docs.h for the model.
-#include "commands/command_docs.h"
+// The argument builders and key extraction from key specs. The documents themselves are in the
+// rows each family registers; see command_docs.h for the model.
+#include "server/command_docs.h"
 
-#include <unordered_map>
 #include <utility>
 
+#include "server/command.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -132,46 +132,12 @@ std::vector<std::string_view> KeyFlagNames(uint32_t flags) {
   return names;
 }
 
-namespace {
-
-// The whole table and its name index, built once on first use and never changed after.
-struct DocIndex {
-  std::vector<CommandDoc> docs;
-  std::unordered_map<std::string, const CommandDoc*> by_name;
-
-  DocIndex() {
-    for (auto part : {ConnectionCommandDocs, ServerCommandDocs, GenericCommandDocs,
-                      StringCommandDocs, TransactionCommandDocs, TempKeyCommandDocs}) {
-      std::vector<CommandDoc> more = part();
-      for (CommandDoc& d : more) docs.push_back(std::move(d));
-    }
-    for (const CommandDoc& d : docs) by_name.emplace(std::string(d.name), &d);
-  }
-};
-
-const DocIndex& Index() {
-  static const DocIndex index;
-  return index;
+bool CommandHasKeys(const CommandSpec& spec) {
+  return !spec.doc.key_specs.empty() || spec.first_key > 0;
 }
 
-}  // namespace
-
-const CommandDoc* FindCommandDoc(std::string_view full_name) {
-  const DocIndex& index = Index();
-  auto it = index.by_name.find(ToLower(full_name));
-  return it == index.by_name.end() ? nullptr : it->second;
-}
-
-const std::vector<CommandDoc>& AllCommandDocs() { return Index().docs; }
-
-bool CommandHasKeys(const CommandSpec& spec, const CommandDoc* doc) {
-  if (doc != nullptr && !doc->key_specs.empty()) return true;
-  return spec.first_key > 0;
-}
-
-bool CommandHasMovableKeys(const CommandDoc* doc) {
-  if (doc == nullptr) return false;
-  for (const KeySpec& ks : doc->key_specs) {
+bool CommandHasMovableKeys(const CommandSpec& spec) {
+  for (const KeySpec& ks : spec.doc.key_specs) {
     if (ks.begin != KeyBegin::kIndex || ks.find != KeyFind::kRange) return true;
   }
   return false;
@@ -235,10 +201,11 @@ void FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
 
 }  // namespace
 
-std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const CommandDoc* doc,
+std::vector<KeyRef> ExtractKeys(const CommandSpec& spec,
                                 const std::vector<std::string_view>& args) {
+  const CommandDoc* doc = &spec.doc;
   std::vector<KeyRef> keys;
-  if (doc == nullptr || doc->key_specs.empty()) {
+  if (doc->key_specs.empty()) {
     for (int i : CommandKeyIndexes(spec, args.size())) keys.push_back({i, 0});
     return keys;
   }

@@ -1,0 +1,120 @@
+// Propagation: the stream of commands a replica or the AOF must replay to reach the same
+// keyspace as this server (Redis's "propagate"/"alsoPropagate").
+//
+// Model. Every key change is announced by the Database as a KeyEvent and counted in
+// KeyspaceContext::dirty. A command "wrote" when dirty moved while it ran, beyond the changes
+// already covered by other records. After each write the Propagator appends one record: the
+// command's own arguments, or the form its handler asked for with CommandContext::ReplicateAs
+// (relative expiry made absolute, INCRBYFLOAT as SET ... KEEPTTL ...). Changes a command did
+// not ask for — a key lazily or actively expired, evicted, or deleted because its temporary
+// owner left — are not the command's doing: the Propagator sees them as KeyEvents with their
+// RemoveCause and appends a DEL (UNLINK with the matching lazyfree option) at once, before the
+// record of the command that triggered them, whoever triggered them (command, cron, teardown).
+//
+// Stream rules (Redis 7.0's, checked against its AOF):
+//   - SELECT n precedes the first record of a database different from the last one emitted
+//     (the first record of the stream always gets one);
+//   - records produced while one top-level command runs (its side-effect DELs, its own
+//     record, or for EXEC the records of every queued command) are held until it ends, then
+//     sent as they are when there is one, or wrapped in MULTI ... EXEC when there are more, so
+//     a replica applies them atomically: "SET k v" on a lazily expired k sends MULTI, DEL k,
+//     SET k v, EXEC; a transaction with one write sends just that write, a read-only one
+//     nothing (or only the DEL of a key it found expired);
+//   - a command that changed nothing emits nothing, except those that force it (FLUSHALL,
+//     FLUSHDB, SWAPDB always propagate, as in Redis 7.0).
+//
+// Accounting invariant: `accounted_` counts the dirty increments covered by records already
+// emitted (side-effect DELs, and the writes of commands nested inside EXEC). A command's own
+// writes are (dirty now - dirty at its start) - (accounted now - accounted at its start), so an
+// EXEC never re-emits what its queued commands emitted, and a GET that lazily expired a key
+// emits only the DEL.
+//
+// Consumers (AOF, replication: later issues) implement PropagationSink. With no sink attached,
+// nothing is built or copied; the bookkeeping is a few integer operations per command.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/keyspace_events.h"
+
+namespace redistp {
+
+struct KeyspaceContext;
+class Config;
+
+// Receives the propagation stream, one command at a time, SELECT/MULTI/EXEC included.
+class PropagationSink {
+ public:
+  virtual ~PropagationSink() = default;
+  virtual void OnPropagate(const std::vector<std::string>& argv) = 0;
+};
+
+class Propagator : public KeyspaceListener {
+ public:
+  Propagator(const KeyspaceContext* keyspace, const Config* config)
+      : keyspace_(keyspace), config_(config) {}
+
+  void AddSink(PropagationSink* sink);
+  void RemoveSink(PropagationSink* sink);
+  bool has_sinks() const { return !sinks_.empty(); }
+
+  // Brackets one command's handler (nesting allowed: EXEC runs its queue inside its own
+  // frame). BeginCommand returns a frame token for EndCommand. EndCommand emits the
+  // command's record if it wrote (or forced it): `args` as run, or the replacement the
+  // handler set. `db` is the database the command ran in.
+  struct Frame {
+    uint64_t dirty_start;
+    uint64_t accounted_start;
+    size_t depth;
+  };
+  Frame BeginCommand();
+  void EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args);
+
+  // For the running command: replicate as `argv` instead of its own arguments (only if it
+  // wrote); ReplicateNothing drops its record; ForceReplication emits it even without a
+  // key change.
+  void ReplicateAs(std::initializer_list<std::string_view> argv);
+  void ReplicateAs(std::vector<std::string> argv);
+  void ReplicateNothing();
+  void ForceReplication();
+
+  // A record produced outside any command's own arguments (a BSETTP hand-off served when a
+  // key was freed): emitted now, in database `db`, covering one key change.
+  void Emit(int db, std::initializer_list<std::string_view> argv);
+
+  // KeyspaceListener: side-effect removals become DEL/UNLINK records.
+  void OnKeyEvent(const KeyEvent& ev) override;
+  void OnFlush(Database&) override {}
+  void OnSwap(Database&, Database&) override {}
+
+ private:
+  struct Record {
+    int db;
+    std::vector<std::string> argv;
+  };
+  // Holds the record while a command runs, else sends it at once.
+  void Append(int db, std::vector<std::string> argv);
+  // Sends the held records of the top-level command that just ended.
+  void FlushHeld();
+  void SendIn(int db, const std::vector<std::string>& argv);
+  void Send(const std::vector<std::string>& argv);
+
+  const KeyspaceContext* keyspace_;
+  const Config* config_;
+  std::vector<PropagationSink*> sinks_;
+  uint64_t accounted_ = 0;
+  int selected_db_ = -1;      // database of the last record sent; -1 = none yet
+  size_t depth_ = 0;          // nesting of BeginCommand frames
+  std::vector<Record> held_;  // records of the running top-level command
+  // The innermost running command's wishes (reset by BeginCommand and EndCommand).
+  bool have_rewrite_ = false;
+  bool suppress_ = false;
+  bool force_ = false;
+  std::vector<std::string> rewrite_;
+};
+
+}  // namespace redistp

@@ -1,0 +1,68 @@
+// The command table's registration rules: names are unique among top-level commands and among
+// the subcommands of one container, case-insensitively; a refused row leaves the table as it
+// was, and the first refusal is remembered for the caller of every family.
+#include <gtest/gtest.h>
+
+#include "commands/register.h"
+#include "server/command.h"
+
+namespace redistp {
+namespace {
+
+void Noop(CommandContext&) {}
+
+CommandSpec Row(const char* name) { return {.name = name, .arity = 1, .handler = Noop}; }
+
+TEST(CommandTable, RegistersAndFindsCaseInsensitively) {
+  CommandTable t;
+  ASSERT_TRUE(t.Register(Row("get")).ok());
+  ASSERT_NE(t.Find("GeT"), nullptr);
+  EXPECT_EQ(t.Find("GeT")->full_name, "get");
+  EXPECT_TRUE(t.first_error().ok());
+}
+
+TEST(CommandTable, RefusesADuplicateCommandName) {
+  CommandTable t;
+  ASSERT_TRUE(t.Register(Row("get")).ok());
+  Status s = t.Register(Row("GET"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'GET'"), std::string::npos) << s.message();
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_FALSE(t.first_error().ok());
+  EXPECT_EQ(t.first_error().message(), s.message());
+  // A later failure does not overwrite the first one.
+  EXPECT_FALSE(t.Register(Row("get")).ok());
+  EXPECT_EQ(t.first_error().message(), s.message());
+}
+
+TEST(CommandTable, RefusesDuplicateSubcommandNames) {
+  CommandTable t;
+  CommandSpec container = {.name = "box", .arity = -2, .subcommands = {Row("a"), Row("A")}};
+  Status s = t.Register(std::move(container));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'box|A'"), std::string::npos) << s.message();
+  EXPECT_EQ(t.Find("box"), nullptr);
+  // The same subcommand name under two containers is fine.
+  EXPECT_TRUE(t.Register({.name = "one", .arity = -2, .subcommands = {Row("help")}}).ok());
+  EXPECT_TRUE(t.Register({.name = "two", .arity = -2, .subcommands = {Row("help")}}).ok());
+  ASSERT_NE(t.Find("two"), nullptr);
+  EXPECT_EQ(t.Find("two")->FindSubcommand("HELP")->full_name, "two|help");
+}
+
+TEST(CommandTable, TheRealTableHasNoDuplicatesAndEveryRowIsDocumented) {
+  CommandTable t;
+  Status s = RegisterCommands(t);
+  ASSERT_TRUE(s.ok()) << s.message();
+  // Registering every family a second time must fail on the first row.
+  EXPECT_FALSE(RegisterCommands(t).ok());
+  for (const auto& spec : t.all()) {
+    EXPECT_FALSE(spec->doc.summary.empty()) << spec->full_name;
+    EXPECT_FALSE(spec->doc.group.empty()) << spec->full_name;
+    for (const CommandSpec& sub : spec->subcommands) {
+      EXPECT_FALSE(sub.doc.summary.empty()) << sub.full_name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace redistp
