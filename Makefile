@@ -189,3 +189,28 @@ fuzz-run: fuzz
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZERS:%=$(FUZZ_BUILD)/obj/fuzz/%.d)
 # ---- end of fuzzers section --------------------------------------------------------------------
+
+# ---- differential tester (utils/difftest) -----------------------------------------------------
+# $(BUILD)/difftest starts Debian's /usr/bin/redis-server and $(BUILD)/redis-server side by side
+# and compares their replies to a reproducible stream of random commands (utils/difftest/*.h).
+# A tool, not part of the server: it uses only hiredis and the C++ standard library. `make test`
+# runs a bounded fixed-seed run as one test line (tests/run-all.sh); utils/difftest.sh runs more.
+DIFFTEST_SRCS := $(wildcard utils/difftest/*.cc)
+DIFFTEST_OBJS := $(DIFFTEST_SRCS:utils/difftest/%.cc=$(BUILD)/difftest-obj/%.o)
+DIFFTEST_BIN := $(BUILD)/difftest
+
+.PHONY: difftest
+test: difftest
+
+difftest: deps
+	@$(MAKE) --no-print-directory $(DIFFTEST_BIN)
+
+$(BUILD)/difftest-obj/%.o: utils/difftest/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(BASE_CXXFLAGS) -O2 -c $< -o $@
+
+$(DIFFTEST_BIN): $(DIFFTEST_OBJS)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lhiredis
+
+-include $(DIFFTEST_OBJS:.o=.d)
+# ---- end of differential tester section -------------------------------------------------------

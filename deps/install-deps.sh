@@ -2,8 +2,11 @@
 # Installs the Debian packages redis-tp needs, and only those that are missing.
 #
 # Usage: deps/install-deps.sh [--bench]
-#   --bench   also install Debian's redis-server (7.0), used only by the benchmark
-#             scripts for side-by-side comparison; it is never a runtime dependency.
+#   --bench   accepted for compatibility; the benchmark needs nothing beyond the list.
+#
+# Debian's redis-server (7.0) is a test dependency: the differential test (`make test`,
+# utils/difftest.sh) and the benchmark compare redis-tp against it side by side. It is never a
+# runtime dependency of redis-tp.
 #
 # Every dependency of the project is listed here and nowhere else; the Makefile
 # calls this script before building, so a fresh clone needs nothing done by hand.
@@ -21,10 +24,8 @@ packages=(
   libxxhash-dev       # key hashing (XXH3, seeded)
   libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
+  redis-server        # test only: the reference for the differential test and the benchmark
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(redis-server)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

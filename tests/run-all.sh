@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ unit tests and the client library's tests (GoogleTest, the client
-# binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py) and
+# binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
+# the differential test against Debian's Redis 7.0 (the difftest binary next to them) and
 # the tcl integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
@@ -82,6 +83,23 @@ f_fail=$(grep -c '^\[err\]' "$fuzz_out")
 rm -f "$fuzz_out"
 passed=$((passed + f_pass))
 failed=$((failed + f_fail))
+
+echo "== differential test against Redis 7.0"
+# A bounded run with a fixed seed (utils/difftest/, utils/difftest.sh runs longer ones); the tool
+# prints exactly one [ok]/[err] line, followed on a divergence by indented details.
+difftest_bin="$(dirname "$unit_bin")/difftest"
+server_bin="$(dirname "$unit_bin")/redis-server"
+if [[ -x $difftest_bin && -x /usr/bin/redis-server ]]; then
+  if "$difftest_bin" --test-line --quiet --ours "$server_bin" --count 50000 --seed 20261123 \
+    --shrink-seconds 30; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+else
+  echo "[err]: differential test vs Redis 7.0 ($difftest_bin or /usr/bin/redis-server missing)"
+  failed=$((failed + 1))
+fi
 
 echo "== tcl integration tests"
 tcl_out=$(mktemp)

@@ -208,9 +208,11 @@ bool ParseFieldOps(CommandContext& c, std::vector<FieldOp>* ops, bool* has_write
 
 // Runs the operations over the string p[0, len) and replies one element per operation.
 // `writable` is p itself when the list holds writes (and then covers every written bit), or
-// nullptr for a GET-only list. Returns the number of fields written.
+// nullptr for a GET-only list. Returns the number of writes that changed something: as in
+// Redis 7.0, a write counts when it alters the field's bits or when the string had to grow for
+// the command (`grew`); a FAILed write never counts.
 size_t RunFieldOps(const std::vector<FieldOp>& ops, const unsigned char* p, size_t len,
-                   unsigned char* writable, ReplyBuilder& reply) {
+                   unsigned char* writable, ReplyBuilder& reply, bool grew = false) {
   size_t changes = 0;
   reply.Array(ops.size());
   for (const FieldOp& op : ops) {
@@ -232,8 +234,9 @@ size_t RunFieldOps(const std::vector<FieldOp>& ops, const unsigned char* p, size
       reply.Null();
       continue;
     }
+    const uint64_t before = ReadField(p, len, op.offset, op.type.bits);
     WriteField(writable, op.offset, op.type.bits, static_cast<uint64_t>(stored));
-    ++changes;
+    if (grew || ReadField(p, len, op.offset, op.type.bits) != before) ++changes;
     reply.Int(op.kind == FieldOpKind::kSet ? old : stored);
   }
   return changes;
@@ -273,8 +276,8 @@ void BitfieldGeneric(CommandContext& c, bool read_only_command) {
   const size_t old_len = m.value().StringLength();
   auto* p = reinterpret_cast<unsigned char*>(m.value().MutableBytes(need));
   const size_t len = m.value().StringLength();
-  const size_t changes = RunFieldOps(ops, p, len, p, c.reply);
-  if (changes == 0 && len == old_len) m.Abandon();
+  const size_t changes = RunFieldOps(ops, p, len, p, c.reply, len != old_len);
+  if (changes == 0) m.Abandon();
 }
 
 void BitfieldCommand(CommandContext& c) { BitfieldGeneric(c, false); }

@@ -187,11 +187,14 @@ void SetBitCommand(CommandContext& c) {
     c.reply.Int(0);
     return;
   }
-  // Redis counts every SETBIT as a change, even one that rewrites the same bit.
+  const bool grows = byte + 1 > e->value.StringLength();
   Mutation m = c.db.Mutate(e, notice::kSetBit);
   auto* p = reinterpret_cast<unsigned char*>(m.value().MutableBytes(byte + 1));
   const int old = (p[byte] & mask) ? 1 : 0;
   p[byte] = static_cast<unsigned char>(bit ? (p[byte] | mask) : (p[byte] & ~mask));
+  // As in Redis 7.0, a SETBIT that neither grows the string nor flips the bit is no change:
+  // no key event, so WATCH, notifications and the dirty counter do not see it.
+  if (!grows && old == bit) m.Abandon();
   c.reply.Int(old);
 }
 
@@ -239,14 +242,15 @@ void BitCountCommand(CommandContext& c) {
     c.reply.Error(err::kNotInteger);
     return;
   }
+  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
+  // Redis answers this before it reads the unit, so a bad unit goes unnoticed here.
+  if (start < 0 && end < 0 && start > end) {
+    c.reply.Int(0);
+    return;
+  }
   bool in_bits = false;
   if (argc == 5 && !ParseRangeUnit(c.args[4], &in_bits)) {
     c.reply.Error(err::kSyntax);
-    return;
-  }
-  // Both ends negative and reversed: empty even though clamping would make them meet at 0.
-  if (start < 0 && end < 0 && start > end) {
-    c.reply.Int(0);
     return;
   }
   const int64_t len = static_cast<int64_t>(bytes.size());

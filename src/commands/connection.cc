@@ -105,8 +105,8 @@ void HelloCommand(CommandContext& c) {
     }
     i = 2;
   }
-  std::string_view setname;
-  bool has_setname = false;
+  // Options apply as they are parsed, as in Redis: a name set before a later option fails
+  // (or before NOAUTH) stays set.
   for (; i < c.args.size(); ++i) {
     size_t more = c.args.size() - i - 1;
     if (EqualsIgnoreCase(c.args[i], "AUTH") && more >= 2) {
@@ -117,12 +117,11 @@ void HelloCommand(CommandContext& c) {
       c.client.authenticated = true;
       i += 2;
     } else if (EqualsIgnoreCase(c.args[i], "SETNAME") && more >= 1) {
-      setname = c.args[i + 1];
-      has_setname = true;
-      if (!ValidClientName(setname)) {
+      if (!ValidClientName(c.args[i + 1])) {
         c.reply.Error(err::kBadClientName);
         return;
       }
+      c.client.name.assign(c.args[i + 1]);
       ++i;
     } else {
       c.reply.Error(err::HelloBadOption(c.args[i]));
@@ -133,7 +132,6 @@ void HelloCommand(CommandContext& c) {
     c.reply.Error(err::kHelloNoAuth);
     return;
   }
-  if (has_setname) c.client.name.assign(setname);
   c.client.reply.SetResp(static_cast<int>(ver));
   c.reply.Map(7);
   c.reply.Bulk("server");

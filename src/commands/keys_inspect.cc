@@ -51,8 +51,10 @@ void KeysCommand(CommandContext& c) {
 
 // SCAN's cursor is an unsigned 64-bit number parsed like C's strtoull: optional sign (a minus
 // negates modulo 2^64), decimal digits, nothing after; leading spaces are refused and an empty
-// string is cursor 0. Anything else, or a value over 2^64-1, is an invalid cursor.
+// string is cursor 0. Anything else, or a value over 2^64-1, is an invalid cursor. Like
+// strtoull on Redis's C string, the parse ends at a NUL byte ("1\0x" is cursor 1).
 bool ParseScanCursor(std::string_view s, uint64_t* out) {
+  s = s.substr(0, s.find('\0'));
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) {

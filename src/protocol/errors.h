@@ -94,10 +94,12 @@ inline constexpr std::string_view kBitfieldRoGetOnly =
 inline std::string WrongArity(std::string_view full_name) {
   return "ERR wrong number of arguments for '" + std::string(full_name) + "' command";
 }
+// A client argument as Redis prints it into an error: with C's %s, which stops at a NUL byte.
+inline std::string_view UpToNul(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
 // "ERR unknown subcommand 'foo'. Try CONFIG HELP."
 inline std::string UnknownSubcommand(std::string_view sub, std::string_view container_upper) {
-  return "ERR unknown subcommand '" + std::string(sub) + "'. Try " + std::string(container_upper) +
-         " HELP.";
+  return "ERR unknown subcommand '" + std::string(UpToNul(sub)) + "'. Try " +
+         std::string(container_upper) + " HELP.";
 }
 // "ERR invalid expire time in 'set' command"
 inline std::string InvalidExpire(std::string_view cmd) {
@@ -106,23 +108,35 @@ inline std::string InvalidExpire(std::string_view cmd) {
 // "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."
 inline std::string SubcommandSyntax(std::string_view sub, std::string_view container_upper) {
   return "ERR unknown subcommand or wrong number of arguments for '" +
-         std::string(sub.substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
+         std::string(UpToNul(sub).substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
 }
 // "ERR Unknown client type 'foo'"
 inline std::string UnknownClientType(std::string_view type) {
-  return "ERR Unknown client type '" + std::string(type) + "'";
+  return "ERR Unknown client type '" + std::string(UpToNul(type)) + "'";
 }
 // "ERR No such user 'bob'"
 inline std::string NoSuchUser(std::string_view user) {
-  return "ERR No such user '" + std::string(user) + "'";
+  return "ERR No such user '" + std::string(UpToNul(user)) + "'";
 }
 inline std::string ProtoExpectedDollar(char got) {
   return std::string("ERR Protocol error: expected '$', got '") + got + "'";
 }
 
+// An argument that ends an error line, as Redis's addReplyErrorFormat leaves it: cut at a NUL,
+// and with trailing CR/LF trimmed (the ones inside become spaces when the line is written).
+inline std::string_view TrailingArg(std::string_view arg) {
+  arg = UpToNul(arg);
+  while (!arg.empty() && (arg.back() == '\r' || arg.back() == '\n')) arg.remove_suffix(1);
+  return arg;
+}
 // "ERR Unsupported option foo" (EXPIRE family)
 inline std::string UnsupportedOption(std::string_view opt) {
-  return "ERR Unsupported option " + std::string(opt);
+  return "ERR Unsupported option " + std::string(TrailingArg(opt));
+}
+// "ERR Unknown argument foo" (FUNCTION LIST; unlike the EXPIRE options, Redis keeps a trailing
+// CR/LF here, written as spaces)
+inline std::string UnknownArgument(std::string_view arg) {
+  return "ERR Unknown argument " + std::string(UpToNul(arg));
 }
 
 // String family (SET/INCR/LCS).
@@ -162,7 +176,7 @@ inline constexpr std::string_view kHelloNoAuth =
     "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
     "protocol version at the same time";
 inline std::string HelloBadOption(std::string_view opt) {
-  return "ERR Syntax error in HELLO option '" + std::string(opt) + "'";
+  return "ERR Syntax error in HELLO option '" + std::string(UpToNul(opt)) + "'";
 }
 
 // Blocking and temporary keys.
@@ -197,10 +211,6 @@ inline constexpr std::string_view kInvalidArgCount =
 inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
-// "ERR Unknown argument FOO" (FUNCTION LIST)
-inline std::string UnknownArgument(std::string_view arg) {
-  return "ERR Unknown argument " + std::string(arg);
-}
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
 inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {
   return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
@@ -212,7 +222,7 @@ inline std::string ConfigSetUnknown(std::string_view name) {
 }
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (each part cut at 128 bytes)
 inline std::string UnknownCommand(std::string_view name, std::string_view quoted_args) {
-  return "ERR unknown command '" + std::string(name.substr(0, 128)) +
+  return "ERR unknown command '" + std::string(UpToNul(name).substr(0, 128)) +
          "', with args beginning with: " + std::string(quoted_args);
 }
 

@@ -44,7 +44,7 @@ std::string UnknownCommandError(const std::vector<std::string_view>& args) {
   std::string rest;
   for (size_t i = 1; i < args.size() && rest.size() < 128; ++i) {
     rest.push_back('\'');
-    rest.append(args[i].substr(0, 128 - (rest.size() - 1)));
+    rest.append(err::UpToNul(args[i]).substr(0, 128 - (rest.size() - 1)));
     rest.append("' ");
   }
   return err::UnknownCommand(args[0], rest);
@@ -220,7 +220,14 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       c->reply.Simple("QUEUED");
     }
   } else if (!rejection.empty()) {
-    c->reply.Error(rejection);
+    if (spec != nullptr && spec->full_name == "exec" && !c->has_flag(kClientInExec)) {
+      // Redis answers any rejected EXEC with EXECABORT, even outside MULTI, and drops the
+      // connection's WATCHes as a discarded transaction does.
+      c->reply.Error(err::ExecAbort(rejection));
+      exec_watches_.UnwatchAll(c->id);
+    } else {
+      c->reply.Error(rejection);
+    }
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
     CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec, propagator_,

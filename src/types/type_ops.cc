@@ -2,8 +2,11 @@
 
 #include <string>
 
+#include "types/hash.h"
 #include "types/list.h"
 #include "types/serialize.h"
+#include "types/set.h"
+#include "types/zset.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -14,9 +17,9 @@ namespace {
 const TypeOps* const kRows[] = {
     nullptr,  // kString: not an aggregate; Value implements strings itself
     &kListOps,
-    nullptr,  // kSet
-    nullptr,  // kZSet
-    nullptr,  // kHash
+    &kSetOps,
+    &kZSetOps,
+    &kHashOps,
     nullptr,  // kStream
 };
 
@@ -24,6 +27,12 @@ const TypeOps* const kRows[] = {
 const RdbLoader kLoaders[] = {
     {kRdbListQuicklist2, LoadListQuicklist2},
     {kRdbList, LoadListPlain},
+    {kRdbSet, LoadSetPlain},
+    {kRdbSetIntset, LoadSetIntset},
+    {kRdbHash, LoadHashPlain},
+    {kRdbHashListpack, LoadHashListpack},
+    {kRdbZSet2, LoadZSet2},
+    {kRdbZSetListpack, LoadZSetListpack},
 };
 
 Result<Value> LoadString(RdbReader& r) {

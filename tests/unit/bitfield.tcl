@@ -364,6 +364,27 @@ start_server {tags {bitfield}} {
         }
     }
 
+    test {BITFIELD touches a watched key only when a write changes bits or grows the string} {
+        # Each case: the operations, then whether EXEC must abort.
+        foreach {ops touched} {
+            {set u8 0 14}                   0
+            {incrby u8 0 0}                 0
+            {incrby i1 27 -2}               0
+            {set u8 0 15}                   1
+            {set u8 64 0}                   1
+            {overflow fail incrby u8 64 1000} 0
+            {get u8 64}                     0
+        } {
+            r set bfw "\x0e\xe4\xe8\x14"
+            r watch bfw
+            r bitfield bfw {*}$ops
+            r multi
+            r ping
+            set expected [expr {$touched ? {} : {PONG}}]
+            assert_equal $expected [r exec] "BITFIELD $ops"
+        }
+    }
+
     test {BITFIELD_RO reads like BITFIELD and refuses writes} {
         r del bf
         r bitfield bf set i8 0 -3 set u8 8 7

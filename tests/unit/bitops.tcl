@@ -235,6 +235,9 @@ start_server {tags {bitops}} {
         assert_equal [r bitcount bm -100 -200 bit] 0
         assert_equal [r bitcount bm -200 -100] 4
         assert_equal [r bitcount bm -100 0] 4
+        # Redis answers the reversed negative range before it reads the unit.
+        assert_equal [r bitcount bm -100 -200 nosuchunit] 0
+        assert_error {ERR syntax error} {r bitcount bm -200 -100 nosuchunit}
     }
 
     test {BITCOUNT argument errors} {

@@ -153,6 +153,16 @@ start_server {tags {connection}} {
         $c close
     }
 
+    test {HELLO applies SETNAME as it parses: a later bad option leaves the name set} {
+        set c [redis_client]
+        assert_error {ERR Syntax error in HELLO option 'SETNAME'} {$c hello 2 setname early SETNAME}
+        assert_equal [$c client getname] early
+        assert_error {ERR Client names cannot contain*} {$c hello 3 setname second setname "a b"}
+        assert_equal [$c client getname] second
+        assert_equal [$c ping] PONG "the protocol stayed RESP2"
+        $c close
+    }
+
     test {200 concurrent clients each see their own commands} {
         set clients {}
         for {set i 0} {$i < 200} {incr i} {

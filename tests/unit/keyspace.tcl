@@ -146,6 +146,21 @@ start_server {tags {keyspace}} {
         r del c1 c2 c3
     }
 
+    test {COPY keeps the encoding of the source string} {
+        r incrbyfloat cf 0x10
+        assert_equal [r object encoding cf] embstr "INCRBYFLOAT results are never int-encoded"
+        r copy cf cf2
+        assert_equal [r object encoding cf2] embstr
+        r set ci 16
+        r copy ci ci2
+        assert_equal [r object encoding ci2] int
+        r set cr hello
+        r append cr x
+        r copy cr cr2
+        assert_equal [r object encoding cr2] raw
+        r del cf cf2 ci ci2 cr cr2
+    }
+
     tags {needs:types} {
         test {COPY of aggregates is deep and keeps the TTL} {
             r hset h1 a 1 b 2
@@ -363,5 +378,24 @@ start_server {tags {keyspace}} {
         assert_error {ERR unknown command 'nosuchcmd', with args beginning with: 'a' 'b' } {
             r nosuchcmd a b
         }
+    }
+
+    test {Error texts cut client arguments at a NUL byte, as C's %s does} {
+        catch {r nosuchcmd "a\x00b" c} e
+        assert_equal "ERR unknown command 'nosuchcmd', with args beginning with: 'a' 'c' " $e
+        catch {r "no\x00such"} e
+        assert_equal "ERR unknown command 'no', with args beginning with: " $e
+        catch {r client "x\x00y"} e
+        assert_equal "ERR unknown subcommand 'x'. Try CLIENT HELP." $e
+        catch {r expire k 100 "fo\x00o"} e
+        assert_equal "ERR Unsupported option fo" $e
+        catch {r expire k 100 "a\r\nb\n"} e
+        assert_equal "ERR Unsupported option a  b" $e
+        catch {r function list "x\x00y"} e
+        assert_equal "ERR Unknown argument x" $e
+        catch {r function list "x\r\n"} e
+        assert_equal "ERR Unknown argument x  " $e
+        catch {r hello 2 "op\x00t"} e
+        assert_equal "ERR Syntax error in HELLO option 'op'" $e
     }
 }

@@ -92,19 +92,15 @@ start_server {tags {multi}} {
         assert_equal PONG [r ping]
     }
 
-    test {EXEC with arguments outside MULTI answers EXECABORT and drops the WATCHed keys} {
-        # Redis 7.0 rejects EXEC's arity before looking at MULTI, through the same abort path.
+    test {A wrong arity of EXEC outside MULTI is an EXECABORT that drops the WATCHes} {
+        r set foo 1
+        r watch foo
         set abort "EXECABORT Transaction discarded because of:"
-        r set wk 1
-        r watch wk
         assert_error "$abort wrong number of arguments for 'exec' command" {r exec extra}
-        set other [redis_client]
-        $other set wk 2
-        $other close
+        r set foo 2
         r multi
-        r get wk
-        assert_equal {2} [r exec] "the rejected EXEC unwatched wk"
-        assert_error {ERR EXEC without MULTI} {r exec}
+        r incr foo
+        assert_equal {3} [r exec] "the earlier WATCH no longer applies"
     }
 
     test {Runtime errors inside EXEC do not stop the other commands} {
@@ -362,6 +358,25 @@ start_server {tags {multi}} {
         r ping
         r exec
     } {}
+
+    test {A SETBIT that neither flips a bit nor grows the string does not touch a watched key} {
+        r set x o
+        r watch x
+        assert_equal 1 [r setbit x 1 1] "bit 1 of 'o' (0x6f) is already set"
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        r watch x
+        r setbit x 1 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "a flipped bit touches"
+        r watch x
+        r setbit x 100 0
+        r multi
+        r ping
+        assert_equal {} [r exec] "growing the string touches"
+    }
 
     test {WATCH will consider a PERSIST of the key a touch} {
         r set x foo ex 100

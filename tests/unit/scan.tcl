@@ -128,6 +128,15 @@ start_server {tags {scan}} {
         assert_error {ERR wrong number of arguments for 'scan' command} {r scan}
     }
 
+    test {SCAN's cursor ends at a NUL byte, as strtoul on a C string} {
+        r flushdb
+        r set k v
+        assert_equal [lindex [r scan "\x00\xff"] 0] 0
+        assert_equal [lindex [r scan 0 count 100] 1] k
+        assert_equal [lindex [r scan "0\x00junk" count 100] 1] k
+        assert_error {ERR invalid cursor} {r scan "+\x001"}
+    }
+
     test {SCAN skips keys that have expired} {
         r flushdb
         r debug set-active-expire 0

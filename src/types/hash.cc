@@ -1,0 +1,209 @@
+#include "types/hash.h"
+
+#include <set>
+#include <string>
+
+#include "types/digest.h"
+#include "types/serialize.h"
+
+namespace redistp {
+namespace {
+
+const HashObject& Obj(const void* p) { return *static_cast<const HashObject*>(p); }
+
+const char* HashEncoding(const void* p) {
+  return Obj(p).encoding() == HashObject::Encoding::kListpack ? "listpack" : "hashtable";
+}
+void HashDestroy(void* p) { delete static_cast<HashObject*>(p); }
+void* HashClone(const void* p) { return Obj(p).Clone(); }
+size_t HashMemory(const void* p, size_t samples) { return Obj(p).MemoryBytes(samples); }
+size_t HashLength(const void* p) { return Obj(p).size(); }
+
+// Each field/value pair is digested on its own (field mixed, then value), and the pairs are
+// combined with Xor so their order does not matter.
+void HashDigest(const void* p, ValueDigest& d) {
+  Obj(p).ForEach([&d](std::string_view f, std::string_view v) {
+    ValueDigest::Bytes pair = {};
+    d.Mix(pair, f);
+    d.Mix(pair, v);
+    d.Xor(d.current(), pair, sizeof(pair));
+  });
+}
+
+uint8_t HashRdbType(const void* p) {
+  return Obj(p).encoding() == HashObject::Encoding::kListpack ? kRdbHashListpack : kRdbHash;
+}
+
+void HashSerialize(const void* p, RdbWriter& w) {
+  const HashObject& h = Obj(p);
+  if (h.encoding() == HashObject::Encoding::kListpack) {
+    w.String(h.listpack().Blob());
+    return;
+  }
+  w.Length(h.size());
+  h.ForEach([&w](std::string_view f, std::string_view v) {
+    w.String(f);
+    w.String(v);
+  });
+}
+
+bool FitsListpack(std::string_view f, std::string_view v, const TypeLimits& limits) {
+  return f.size() <= limits.hash_max_listpack_value && v.size() <= limits.hash_max_listpack_value;
+}
+
+}  // namespace
+
+const TypeOps kHashOps = {
+    .type = ValueType::kHash,
+    .encoding = HashEncoding,
+    .destroy = HashDestroy,
+    .clone = HashClone,
+    .memory = HashMemory,
+    .length = HashLength,
+    .digest = HashDigest,
+    .rdb_type = HashRdbType,
+    .serialize = HashSerialize,
+};
+
+size_t HashObject::size() const {
+  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : table_.size();
+}
+
+bool HashObject::Get(std::string_view field, std::string* out) {
+  if (encoding_ == Encoding::kHashtable) {
+    FieldNode* n = table_.Find(field);
+    if (n == nullptr) return false;
+    out->assign(n->value());
+    return true;
+  }
+  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  if (p == Listpack::kNone) return false;
+  *out = lp_.Get(lp_.Next(p)).ToString();
+  return true;
+}
+
+bool HashObject::Exists(std::string_view field) {
+  if (encoding_ == Encoding::kHashtable) return table_.Find(field) != nullptr;
+  return lp_.Find(lp_.First(), field, 1) != Listpack::kNone;
+}
+
+bool HashObject::Set(std::string_view field, std::string_view value, const TypeLimits& limits) {
+  if (encoding_ == Encoding::kListpack && !FitsListpack(field, value, limits)) {
+    ConvertToHashtable();
+  }
+  if (encoding_ == Encoding::kListpack) {
+    Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+    if (p != Listpack::kNone) {
+      lp_.Replace(lp_.Next(p), value);
+      return false;
+    }
+    lp_.Append(field);
+    lp_.Append(value);
+    if (size() > limits.hash_max_listpack_entries) ConvertToHashtable();
+    return true;
+  }
+  FieldNode* old = table_.Find(field);
+  if (old != nullptr && old->value_len == value.size()) {
+    old->SetValue(value);
+    return false;
+  }
+  const bool existed = old != nullptr;
+  if (existed) FieldNode::Destroy(table_.Unlink(field));
+  table_.Insert(FieldNode::Create(field, value));
+  return !existed;
+}
+
+bool HashObject::Delete(std::string_view field) {
+  if (encoding_ == Encoding::kHashtable) {
+    FieldNode* n = table_.Unlink(field);
+    if (n == nullptr) return false;
+    FieldNode::Destroy(n);
+    return true;
+  }
+  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  if (p == Listpack::kNone) return false;
+  lp_.Delete(lp_.Delete(p));
+  return true;
+}
+
+void HashObject::ConvertToHashtable() {
+  if (encoding_ == Encoding::kHashtable) return;
+  ForEach([this](std::string_view f, std::string_view v) {
+    table_.Insert(FieldNode::Create(f, v));
+  });
+  encoding_ = Encoding::kHashtable;
+  lp_ = Listpack();
+}
+
+HashObject* HashObject::Clone() const {
+  auto* c = new HashObject();
+  c->encoding_ = encoding_;
+  if (encoding_ == Encoding::kListpack) {
+    c->lp_ = lp_.Clone();
+  } else {
+    table_.ForEach([c](const FieldNode* n) {
+      c->table_.Insert(FieldNode::Create(n->field(), n->value()));
+    });
+  }
+  return c;
+}
+
+size_t HashObject::MemoryBytes(size_t samples) const {
+  size_t bytes = sizeof(HashObject);
+  if (encoding_ == Encoding::kListpack) return bytes + lp_.AllocatedBytes();
+  bytes += table_.BucketBytes();
+  size_t seen = 0, node_bytes = 0;
+  table_.ForEach([&](const FieldNode* n) {
+    if (samples != 0 && seen >= samples) return;
+    node_bytes += n->AllocSize();
+    ++seen;
+  });
+  return seen == 0 ? bytes : bytes + node_bytes / seen * table_.size();
+}
+
+HashObject* HashObject::FromListpack(Listpack lp) {
+  auto* h = new HashObject();
+  h->lp_ = std::move(lp);
+  return h;
+}
+
+Value NewHashValue() { return Value::Object(ValueType::kHash, new HashObject()); }
+
+Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
+  uint64_t n;
+  Status st = r.Length(&n);
+  if (!st.ok()) return st;
+  if (n == 0) return Status::Error(std::string(kRdbEmptyKey));
+  Value v = NewHashValue();
+  HashObject& h = HashOf(v);
+  if (n > limits.hash_max_listpack_entries) h.ConvertToHashtable();
+  std::string f, val;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!(st = r.String(&f)).ok() || !(st = r.String(&val)).ok()) return st;
+    if (!h.Set(f, val, limits)) return Status::Error("duplicate hash field");
+  }
+  return v;
+}
+
+Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
+  std::string blob;
+  Status st = r.String(&blob);
+  if (!st.ok()) return st;
+  std::optional<Listpack> lp = Listpack::FromBlob(blob);
+  if (!lp || lp->Size() % 2 != 0) return Status::Error("invalid hash listpack");
+  if (lp->Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  HashObject* obj = HashObject::FromListpack(std::move(*lp));
+  Value v = Value::Object(ValueType::kHash, obj);
+  std::set<std::string> fields;
+  bool over = obj->size() > limits.hash_max_listpack_entries;
+  bool duplicate = false;
+  obj->ForEach([&](std::string_view f, std::string_view val) {
+    if (!fields.emplace(f).second) duplicate = true;
+    if (!FitsListpack(f, val, limits)) over = true;
+  });
+  if (duplicate) return Status::Error("duplicate hash field");
+  if (over) obj->ConvertToHashtable();
+  return v;
+}
+
+}  // namespace redistp

@@ -1,0 +1,182 @@
+#include "types/set.h"
+
+#include <string>
+
+#include "types/digest.h"
+#include "types/serialize.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+// The integer an intset may hold for `s`: canonical decimal text of a 64-bit integer only
+// ("007" and "+1" stay strings, as in Redis).
+bool AsSetInteger(std::string_view s, int64_t* v) {
+  return s.size() <= kMaxInt64Chars && ParseInt64(s, v);
+}
+
+const SetObject& Obj(const void* p) { return *static_cast<const SetObject*>(p); }
+
+const char* SetEncoding(const void* p) {
+  return Obj(p).encoding() == SetObject::Encoding::kIntset ? "intset" : "hashtable";
+}
+void SetDestroy(void* p) { delete static_cast<SetObject*>(p); }
+void* SetClone(const void* p) { return Obj(p).Clone(); }
+size_t SetMemory(const void* p, size_t samples) { return Obj(p).MemoryBytes(samples); }
+size_t SetLength(const void* p) { return Obj(p).size(); }
+
+// Members are unordered: each is folded in with Xor, so the digest does not depend on order.
+void SetDigest(const void* p, ValueDigest& d) {
+  Obj(p).ForEach([&d](std::string_view m) { d.Xor(d.current(), m.data(), m.size()); });
+}
+
+uint8_t SetRdbType(const void* p) {
+  return Obj(p).encoding() == SetObject::Encoding::kIntset ? kRdbSetIntset : kRdbSet;
+}
+
+void SetSerialize(const void* p, RdbWriter& w) {
+  const SetObject& s = Obj(p);
+  if (s.encoding() == SetObject::Encoding::kIntset) {
+    w.String(s.intset().Blob());
+    return;
+  }
+  w.Length(s.size());
+  s.ForEach([&w](std::string_view m) { w.String(m); });
+}
+
+}  // namespace
+
+const TypeOps kSetOps = {
+    .type = ValueType::kSet,
+    .encoding = SetEncoding,
+    .destroy = SetDestroy,
+    .clone = SetClone,
+    .memory = SetMemory,
+    .length = SetLength,
+    .digest = SetDigest,
+    .rdb_type = SetRdbType,
+    .serialize = SetSerialize,
+};
+
+SetObject::SetObject(std::string_view first) {
+  int64_t v;
+  encoding_ = AsSetInteger(first, &v) ? Encoding::kIntset : Encoding::kHashtable;
+}
+
+size_t SetObject::size() const {
+  return encoding_ == Encoding::kIntset ? intset_.Size() : table_.size();
+}
+
+bool SetObject::Contains(std::string_view member) {
+  if (encoding_ == Encoding::kIntset) {
+    int64_t v;
+    return AsSetInteger(member, &v) && intset_.Contains(v);
+  }
+  return table_.Find(member) != nullptr;
+}
+
+bool SetObject::Add(std::string_view member, const TypeLimits& limits) {
+  if (encoding_ == Encoding::kIntset) {
+    int64_t v;
+    if (AsSetInteger(member, &v)) {
+      if (!intset_.Add(v)) return false;
+      if (intset_.Size() > limits.set_max_intset_entries) ConvertToHashtable();
+      return true;
+    }
+    ConvertToHashtable();
+  }
+  if (table_.Find(member) != nullptr) return false;
+  table_.Insert(MemberNode::Create(member));
+  return true;
+}
+
+bool SetObject::Remove(std::string_view member) {
+  if (encoding_ == Encoding::kIntset) {
+    int64_t v;
+    return AsSetInteger(member, &v) && intset_.Remove(v);
+  }
+  MemberNode* n = table_.Unlink(member);
+  if (n == nullptr) return false;
+  MemberNode::Destroy(n);
+  return true;
+}
+
+void SetObject::ConvertToHashtable() {
+  if (encoding_ == Encoding::kHashtable) return;
+  encoding_ = Encoding::kHashtable;
+  char buf[kMaxInt64Chars + 1];
+  for (size_t i = 0; i < intset_.Size(); ++i) {
+    table_.Insert(MemberNode::Create(std::string_view(buf, FormatInt64(intset_.At(i), buf))));
+  }
+  intset_ = Intset();
+}
+
+SetObject* SetObject::FromIntset(Intset is) {
+  auto* s = new SetObject();
+  s->intset_ = std::move(is);
+  return s;
+}
+
+SetObject* SetObject::Clone() const {
+  auto* c = new SetObject();
+  c->encoding_ = encoding_;
+  if (encoding_ == Encoding::kIntset) {
+    c->intset_ = intset_.Clone();
+  } else {
+    table_.ForEach([c](const MemberNode* n) { c->table_.Insert(MemberNode::Create(n->member())); });
+  }
+  return c;
+}
+
+// As Redis's MEMORY USAGE: the table's buckets plus the average of the first `samples` nodes
+// times the member count (every node when samples is 0).
+size_t SetObject::MemoryBytes(size_t samples) const {
+  size_t bytes = sizeof(SetObject);
+  if (encoding_ == Encoding::kIntset) return bytes + intset_.AllocatedBytes();
+  bytes += table_.BucketBytes();
+  size_t seen = 0, node_bytes = 0;
+  table_.ForEach([&](const MemberNode* n) {
+    if (samples != 0 && seen >= samples) return;
+    node_bytes += n->AllocSize();
+    ++seen;
+  });
+  return seen == 0 ? bytes : bytes + node_bytes / seen * table_.size();
+}
+
+Value NewSetValue(std::string_view first) {
+  return Value::Object(ValueType::kSet, new SetObject(first));
+}
+
+Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
+  uint64_t n;
+  Status st = r.Length(&n);
+  if (!st.ok()) return st;
+  if (n == 0) return Status::Error(std::string(kRdbEmptyKey));
+  std::string m;
+  Value v;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!(st = r.String(&m)).ok()) return st;
+    if (i == 0) {
+      v = NewSetValue(m);
+      // A set too large for an intset is built as a hashtable from the start, as Redis does.
+      if (n > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
+    }
+    if (!SetOf(v).Add(m, limits)) return Status::Error("duplicate set member");
+  }
+  return v;
+}
+
+Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits) {
+  std::string blob;
+  Status st = r.String(&blob);
+  if (!st.ok()) return st;
+  std::optional<Intset> is = Intset::FromBlob(blob);
+  if (!is) return Status::Error("invalid intset");
+  if (is->Size() == 0) return Status::Error(std::string(kRdbEmptyKey));
+  SetObject* obj = SetObject::FromIntset(std::move(*is));
+  Value v = Value::Object(ValueType::kSet, obj);
+  if (obj->size() > limits.set_max_intset_entries) obj->ConvertToHashtable();
+  return v;
+}
+
+}  // namespace redistp

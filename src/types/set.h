@@ -1,0 +1,91 @@
+// SetObject: the value of a set key, and its TypeOps row.
+//
+// Redis 7.0 keeps a set in one of two encodings (a listpack set encoding came with 7.2):
+//   intset     every member is a canonical 64-bit integer and there are at most
+//              set-max-intset-entries of them: a sorted array of integers (types/intset.h);
+//   hashtable  otherwise: a hash table of member nodes (util/hash_table.h, types/member_nodes.h).
+// A set created with a first member that is an integer starts as an intset; adding a member
+// that is not an integer, or one past set-max-intset-entries, converts it to a hashtable for
+// good (Redis never converts back). OBJECT ENCODING answers "intset" or "hashtable".
+//
+// RDB: an intset set is RDB_TYPE_SET_INTSET (the intset blob as one string), a hashtable set
+// RDB_TYPE_SET (the count, then each member). Loading validates blobs and converts an intset
+// over the limit, as Redis does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "types/intset.h"
+#include "types/member_nodes.h"
+#include "types/type_limits.h"
+#include "types/type_ops.h"
+#include "types/value.h"
+#include "util/hash_table.h"
+
+namespace redistp {
+
+class SetObject {
+ public:
+  enum class Encoding : uint8_t { kIntset, kHashtable };
+
+  // An empty set in the encoding Redis would pick for a set whose first member is `first`.
+  explicit SetObject(std::string_view first);
+  SetObject(const SetObject&) = delete;
+  SetObject& operator=(const SetObject&) = delete;
+
+  Encoding encoding() const { return encoding_; }
+  size_t size() const;
+  bool Contains(std::string_view member);
+  // Adds `member`; false if it was there already. May convert intset -> hashtable.
+  bool Add(std::string_view member, const TypeLimits& limits);
+  bool Remove(std::string_view member);
+  // Calls fn(member) for every member (intset members as their decimal text), in no
+  // particular order. The set must not change during the walk.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const;
+
+  // A set holding `is` in the intset encoding (RDB loading).
+  static SetObject* FromIntset(Intset is);
+  SetObject* Clone() const;
+  size_t MemoryBytes(size_t samples) const;
+  void ConvertToHashtable();
+
+  const Intset& intset() const { return intset_; }
+  HashTable<MemberTableTraits>& table() { return table_; }
+  const HashTable<MemberTableTraits>& table() const { return table_; }
+
+ private:
+  SetObject() = default;
+  Encoding encoding_ = Encoding::kIntset;
+  Intset intset_;
+  HashTable<MemberTableTraits> table_;
+};
+
+template <typename Fn>
+void SetObject::ForEach(Fn&& fn) const {
+  if (encoding_ == Encoding::kIntset) {
+    char buf[kMaxInt64Chars + 1];
+    for (size_t i = 0; i < intset_.Size(); ++i) {
+      fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)));
+    }
+    return;
+  }
+  table_.ForEach([&fn](const MemberNode* n) { fn(n->member()); });
+}
+
+extern const TypeOps kSetOps;
+
+inline SetObject& SetOf(Value& v) { return *static_cast<SetObject*>(v.object()); }
+inline const SetObject& SetOf(const Value& v) {
+  return *static_cast<const SetObject*>(v.object());
+}
+// A new empty set value whose encoding suits a first member `first`.
+Value NewSetValue(std::string_view first);
+
+Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits);
+Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits);
+
+}  // namespace redistp

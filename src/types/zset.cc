@@ -1,0 +1,278 @@
+#include "types/zset.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "types/digest.h"
+#include "types/serialize.h"
+
+namespace redistp {
+namespace {
+
+const ZSetObject& Obj(const void* p) { return *static_cast<const ZSetObject*>(p); }
+
+const char* ZSetEncoding(const void* p) {
+  return Obj(p).encoding() == ZSetObject::Encoding::kListpack ? "listpack" : "skiplist";
+}
+void ZSetDestroy(void* p) { delete static_cast<ZSetObject*>(p); }
+void* ZSetClone(const void* p) { return Obj(p).Clone(); }
+size_t ZSetMemory(const void* p, size_t samples) { return Obj(p).MemoryBytes(samples); }
+size_t ZSetLength(const void* p) { return Obj(p).size(); }
+
+// Each (member, score) pair is digested on its own, the score as "%.17g" text, and pairs are
+// combined with Xor.
+void ZSetDigest(const void* p, ValueDigest& d) {
+  Obj(p).ForEach([&d](std::string_view m, double score) {
+    ValueDigest::Bytes pair = {};
+    d.Mix(pair, m);
+    char buf[64];
+    int n = std::snprintf(buf, sizeof(buf), "%.17g", score);
+    d.Mix(pair, buf, static_cast<size_t>(n));
+    d.Xor(d.current(), pair, sizeof(pair));
+  });
+}
+
+uint8_t ZSetRdbType(const void* p) {
+  return Obj(p).encoding() == ZSetObject::Encoding::kListpack ? kRdbZSetListpack : kRdbZSet2;
+}
+
+void ZSetSerialize(const void* p, RdbWriter& w) {
+  const ZSetObject& z = Obj(p);
+  if (z.encoding() == ZSetObject::Encoding::kListpack) {
+    w.String(z.listpack().Blob());
+    return;
+  }
+  w.Length(z.size());
+  for (const ZNode* n = z.index().list().last(); n != nullptr; n = n->prev()) {
+    w.String(n->member());
+    w.BinaryDouble(n->score);
+  }
+}
+
+bool FitsListpack(std::string_view member, const TypeLimits& limits) {
+  return member.size() <= limits.zset_max_listpack_value;
+}
+
+}  // namespace
+
+const TypeOps kZSetOps = {
+    .type = ValueType::kZSet,
+    .encoding = ZSetEncoding,
+    .destroy = ZSetDestroy,
+    .clone = ZSetClone,
+    .memory = ZSetMemory,
+    .length = ZSetLength,
+    .digest = ZSetDigest,
+    .rdb_type = ZSetRdbType,
+    .serialize = ZSetSerialize,
+};
+
+size_t ScoreText(double score, char* buf) {
+  if (std::isinf(score)) {
+    std::memcpy(buf, score > 0 ? "inf" : "-inf", score > 0 ? 3 : 4);
+    return score > 0 ? 3 : 4;
+  }
+  if (score == 0) {
+    if (std::signbit(score)) {
+      std::memcpy(buf, "-0", 2);
+      return 2;
+    }
+    buf[0] = '0';
+    return 1;
+  }
+  // Integral and inside the 64-bit range (with a margin, as Redis checks): integer digits.
+  constexpr double kMin = -4503599627370495.0, kMax = 4503599627370496.0;
+  if (score > kMin && score < kMax && score == std::trunc(score)) {
+    return FormatInt64(static_cast<int64_t>(score), buf);
+  }
+  return static_cast<size_t>(std::snprintf(buf, 32, "%.17g", score));
+}
+
+ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
+  if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
+    encoding_ = Encoding::kSkiplist;
+  }
+}
+
+size_t ZSetObject::size() const {
+  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_.size();
+}
+
+double ZSetObject::ScoreOf(const ListpackEntry& e) {
+  if (e.is_int) return static_cast<double>(e.num);
+  double d = 0;
+  ParseDouble(e.str, &d);
+  return d;
+}
+
+Listpack::Pos ZSetObject::FindListpack(std::string_view member) const {
+  return lp_.Find(lp_.First(), member, 1);
+}
+
+// Inserts before the first pair that sorts after (score, member).
+void ZSetObject::InsertListpack(std::string_view member, double score) {
+  Listpack::Pos p = lp_.First();
+  for (; p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
+    double s = ScoreOf(lp_.Get(lp_.Next(p)));
+    if (s > score) break;
+    if (s == score) {
+      std::string cur = lp_.Get(p).ToString();
+      if (std::string_view(cur) > member) break;
+    }
+  }
+  char buf[32];
+  std::string_view text(buf, ScoreText(score, buf));
+  if (p == Listpack::kNone) {
+    lp_.Append(member);
+    lp_.Append(text);
+  } else {
+    Listpack::Pos at = lp_.Insert(p, member);
+    lp_.Insert(lp_.Next(at), text);
+  }
+}
+
+std::optional<double> ZSetObject::Score(std::string_view member) {
+  if (encoding_ == Encoding::kSkiplist) return index_.Score(member);
+  Listpack::Pos p = FindListpack(member);
+  if (p == Listpack::kNone) return std::nullopt;
+  return ScoreOf(lp_.Get(lp_.Next(p)));
+}
+
+ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
+                                      const TypeLimits& limits) {
+  if (encoding_ == Encoding::kListpack) {
+    Listpack::Pos p = FindListpack(member);
+    if (p != Listpack::kNone) {
+      if (ScoreOf(lp_.Get(lp_.Next(p))) == score) return AddResult::kUnchanged;
+      lp_.Delete(lp_.Delete(p));
+      InsertListpack(member, score);
+      return AddResult::kUpdated;
+    }
+    if (size() + 1 > limits.zset_max_listpack_entries || !FitsListpack(member, limits)) {
+      ConvertToSkiplist();
+    } else {
+      InsertListpack(member, score);
+      return AddResult::kAdded;
+    }
+  }
+  switch (index_.Add(member, score)) {
+    case ZSetIndex::AddResult::kAdded: return AddResult::kAdded;
+    case ZSetIndex::AddResult::kUpdated: return AddResult::kUpdated;
+    default: return AddResult::kUnchanged;
+  }
+}
+
+bool ZSetObject::Remove(std::string_view member) {
+  if (encoding_ == Encoding::kSkiplist) return index_.Remove(member);
+  Listpack::Pos p = FindListpack(member);
+  if (p == Listpack::kNone) return false;
+  lp_.Delete(lp_.Delete(p));
+  return true;
+}
+
+void ZSetObject::ConvertToSkiplist() {
+  if (encoding_ == Encoding::kSkiplist) return;
+  ForEach([this](std::string_view m, double s) { index_.Add(m, s); });
+  encoding_ = Encoding::kSkiplist;
+  lp_ = Listpack();
+}
+
+void ZSetObject::ConvertToListpack() {
+  if (encoding_ == Encoding::kListpack) return;
+  Listpack lp;
+  char buf[32];
+  ForEach([&](std::string_view m, double s) {
+    lp.Append(m);
+    lp.Append(std::string_view(buf, ScoreText(s, buf)));
+  });
+  lp_ = std::move(lp);
+  encoding_ = Encoding::kListpack;
+  std::vector<std::string> members;
+  for (const ZNode* n = index_.list().first(); n != nullptr; n = n->next()) {
+    members.emplace_back(n->member());
+  }
+  for (const std::string& m : members) index_.Remove(m);
+}
+
+ZSetObject* ZSetObject::Clone() const {
+  auto* c = new ZSetObject();
+  c->encoding_ = encoding_;
+  if (encoding_ == Encoding::kListpack) {
+    c->lp_ = lp_.Clone();
+  } else {
+    ForEach([c](std::string_view m, double s) { c->index_.Add(m, s); });
+  }
+  return c;
+}
+
+size_t ZSetObject::MemoryBytes(size_t samples) const {
+  if (encoding_ == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
+  (void)samples;  // the index keeps an exact byte count, cheaper than sampling
+  return sizeof(ZSetObject) - sizeof(ZSetIndex) + index_.bytes();
+}
+
+ZSetObject* ZSetObject::FromListpack(Listpack lp) {
+  auto* z = new ZSetObject();
+  z->lp_ = std::move(lp);
+  return z;
+}
+
+Value NewZSetValue(std::string_view first, const TypeLimits& limits) {
+  return Value::Object(ValueType::kZSet, new ZSetObject(first, limits));
+}
+
+Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits) {
+  uint64_t n;
+  Status st = r.Length(&n);
+  if (!st.ok()) return st;
+  if (n == 0) return Status::Error(std::string(kRdbEmptyKey));
+  auto* z = new ZSetObject(std::string_view(), TypeLimits{});
+  Value v = Value::Object(ValueType::kZSet, z);
+  z->ConvertToSkiplist();
+  std::string m;
+  size_t longest = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    double score;
+    if (!(st = r.String(&m)).ok() || !(st = r.BinaryDouble(&score)).ok()) return st;
+    if (std::isnan(score)) return Status::Error("zset score is NaN");
+    if (z->Add(m, score, limits) != ZSetObject::AddResult::kAdded) {
+      return Status::Error("duplicate zset member");
+    }
+    if (m.size() > longest) longest = m.size();
+  }
+  if (z->size() <= limits.zset_max_listpack_entries && longest <= limits.zset_max_listpack_value) {
+    z->ConvertToListpack();
+  }
+  return v;
+}
+
+Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits) {
+  std::string blob;
+  Status st = r.String(&blob);
+  if (!st.ok()) return st;
+  std::optional<Listpack> lp = Listpack::FromBlob(blob);
+  if (!lp || lp->Size() % 2 != 0) return Status::Error("invalid zset listpack");
+  if (lp->Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  // Every score must parse, and no member may repeat.
+  std::set<std::string> members;
+  for (Listpack::Pos p = lp->First(); p != Listpack::kNone; p = lp->Next(lp->Next(p))) {
+    ListpackEntry s = lp->Get(lp->Next(p));
+    double d;
+    if (!s.is_int && (!ParseDouble(s.str, &d) || std::isnan(d))) {
+      return Status::Error("invalid zset score");
+    }
+    if (!members.insert(lp->Get(p).ToString()).second) {
+      return Status::Error("duplicate zset member");
+    }
+  }
+  ZSetObject* z = ZSetObject::FromListpack(std::move(*lp));
+  Value v = Value::Object(ValueType::kZSet, z);
+  if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();
+  return v;
+}
+
+}  // namespace redistp

@@ -1,0 +1,117 @@
+// The reproducible stream of random commands.
+//
+// Model. A Generator is a pure function of (seed, command table): the same seed over the same
+// table yields the same steps, whatever the servers answer, so a run can be replayed from its
+// seed alone. The random source is our own xoshiro256** (std::uniform_*_distribution are not
+// specified bit-for-bit across standard libraries), and the table is sorted by name.
+//
+// A step is one request on one of a few connections. Each call to Next() appends a block: one
+// step, or a few that only make sense together (WATCH ... MULTI ... EXEC on one connection with
+// another connection writing in between). Commands come from three sources:
+//   - hand-written families (strings and bitmaps, keys, expiry, transactions, connection) that
+//     know realistic shapes;
+//   - the generic generator, which walks the COMMAND DOCS argument tree of any sendable command;
+//   - hostile mutations of either (missing or extra arguments, unknown options, junk numbers).
+// Arguments come from small pools so that keys collide and edge values recur: a handful of keys,
+// integers at the 64-bit edges and just past them, floats with inf/nan, empty and binary strings.
+//
+// Determinism of expiry. Every relative TTL is either <= 0 (already past) or >= 100,000 s, and
+// every absolute time is before 2021 or after 2096, so no key ever expires during a run. SET
+// gets future absolute times only: with a past EXAT/PXAT both servers store a key that is
+// already expired, which DBSIZE and MEMORY USAGE still see until the active expiry cycle
+// reclaims it, on the clock (EXPIREAT/GETEX with a past time delete at once and are fine).
+// Mutations that put a junk number into a timed command use 10^12 instead of a small positive
+// one. Sizes and bit offsets are bounded so no command allocates more than a few KB.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "command_table.h"
+
+namespace difftest {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t Next();
+  // Uniform in [0, n); n > 0.
+  uint64_t Below(uint64_t n) { return Next() % n; }
+  // Uniform in [lo, hi].
+  long long Range(long long lo, long long hi) {
+    return lo + static_cast<long long>(Below(static_cast<uint64_t>(hi - lo) + 1));
+  }
+  // True with probability percent / 100.
+  bool Percent(int percent) { return Below(100) < static_cast<uint64_t>(percent); }
+  template <typename T>
+  const T& Pick(const std::vector<T>& v) {
+    return v[Below(v.size())];
+  }
+
+ private:
+  uint64_t s_[4];
+};
+
+struct Step {
+  int conn = 0;
+  std::vector<std::string> argv;
+};
+
+// Renders argv for humans: words separated by spaces, quoted when not plain.
+std::string RenderArgv(const std::vector<std::string>& argv);
+
+class Generator {
+ public:
+  // `skip` lists command names (as in the table) the generator must never draw.
+  Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
+            int connections);
+  // Appends the next block of steps to `out`.
+  void Next(std::vector<Step>& out);
+  // The names the generic generator can draw, for --list.
+  std::vector<std::string> SendableNames() const;
+
+ private:
+  // Argument pools.
+  std::string Key();
+  std::string AnyValue();
+  std::string Int();
+  std::string Float();
+  std::string Pattern();
+  std::string RelativeTime(bool millis);
+  std::string AbsoluteTime(bool millis, bool future_only = false);
+  std::string Offset();
+  std::string Db();
+  std::string Junk();
+  std::string Token(const std::string& token);
+
+  // Generic generation from a command's docs.
+  std::vector<std::string> FromSpec(const CommandSpec& spec);
+  void EmitArgs(const std::vector<ArgSpec>& args, std::vector<std::string>& out, int depth);
+  void EmitArg(const ArgSpec& arg, std::vector<std::string>& out, int depth);
+  std::string ValueFor(const ArgSpec& arg);
+  void Mutate(std::vector<std::string>& argv);
+  static void Tame(std::vector<std::string>& argv);
+  void NextUntamed(std::vector<Step>& out);
+
+  // Families.
+  std::vector<std::string> StringFamily();
+  std::vector<std::string> KeyFamily();
+  std::vector<std::string> ExpiryFamily();
+  std::vector<std::string> ConnectionFamily();
+  std::vector<std::string> ServerFamily();
+  std::vector<std::string> Bitfield();
+  std::vector<std::string> FamilyCommand(const std::vector<const char*>& names);
+  std::vector<std::string> AnyFamilyCommand();
+  void Transaction(std::vector<Step>& out);
+
+  Rng rng_;
+  const CommandTable& table_;
+  std::vector<const CommandSpec*> sendable_;
+  std::vector<std::string> skip_;
+  int connections_;
+  bool started_ = false;
+  std::string current_;  // the command FromSpec is filling
+};
+
+}  // namespace difftest

@@ -1,0 +1,287 @@
+// difftest: differential tester of redis-tp against Debian's Redis 7.0.
+//
+// Starts both servers on free loopback ports, reads the command table from ours, sends both the
+// same reproducible stream of random commands (see generator.h) and stops at the first reply
+// that differs (under the policy table, policy.h). It then prints the seed, the index, both
+// replies, and a minimal sequence found by replaying subsets on flushed servers (runner.h).
+//
+// Exit status: 0 when every reply matched, 1 on a divergence, 2 on bad usage or when a server
+// could not be started. With --test-line the outcome is one line in the test suite's format:
+//   [ok]: differential test vs Redis 7.0 (N commands, seed S)
+//   [err]: differential test vs Redis 7.0 (N commands, seed S)   (details follow, indented)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "command_table.h"
+#include "generator.h"
+#include "policy.h"
+#include "resp.h"
+#include "runner.h"
+#include "server_proc.h"
+
+namespace difftest {
+namespace {
+
+struct Options {
+  long long count = 10000;
+  uint64_t seed = 0;
+  bool seed_given = false;
+  std::string ours = "src/redis-server";
+  std::string redis = "/usr/bin/redis-server";
+  int connections = 2;
+  bool test_line = false;
+  bool list = false;
+  long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
+  long long print_to = -1;
+  bool quiet = false;
+  int shrink_seconds = 120;
+  int shrink_replays = 400;
+};
+
+void Usage() {
+  std::cerr << "usage: difftest [--count N] [--seed S] [--ours PATH] [--redis PATH]\n"
+               "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
+               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n";
+}
+
+bool ParseOptions(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--test-line") {
+      o.test_line = true;
+    } else if (a == "--list") {
+      o.list = true;
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else if (a == "--print" && i + 2 < argc) {
+      o.print_from = std::atoll(argv[++i]);
+      o.print_to = std::atoll(argv[++i]);
+    } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
+                a == "--shrink-seconds" || a == "--shrink-replays" || a == "--ours" ||
+                a == "--redis") &&
+               (v = value()) != nullptr) {
+      if (a == "--ours") {
+        o.ours = v;
+      } else if (a == "--redis") {
+        o.redis = v;
+      } else {
+        char* end = nullptr;
+        unsigned long long n = std::strtoull(v, &end, 10);
+        if (*v == '\0' || *end != '\0') return false;
+        if (a == "--count") o.count = static_cast<long long>(n);
+        if (a == "--seed") o.seed = n, o.seed_given = true;
+        if (a == "--connections") o.connections = std::max(1, static_cast<int>(n));
+        if (a == "--shrink-seconds") o.shrink_seconds = static_cast<int>(n);
+        if (a == "--shrink-replays") o.shrink_replays = static_cast<int>(n);
+      }
+    } else {
+      return false;
+    }
+  }
+  if (!o.seed_given) {
+    o.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
+             1000000007ULL;
+  }
+  return true;
+}
+
+// Regenerates steps [0, n) of the stream for `seed` (the generator is deterministic, so the
+// run keeps no history) and returns the last `keep` of them: the shrinker replays suffixes, and
+// a divergence that needs more than `keep` commands of history is not worth a minimal form.
+std::vector<Step> Regenerate(uint64_t seed, const CommandTable& table,
+                             const std::vector<std::string>& skip, int connections, long long n,
+                             size_t keep) {
+  Generator gen(seed, table, skip, connections);
+  std::vector<Step> steps;
+  long long dropped = 0;
+  while (dropped + static_cast<long long>(steps.size()) < n) {
+    gen.Next(steps);
+    if (steps.size() > 2 * keep) {
+      dropped += static_cast<long long>(steps.size() - keep);
+      steps.erase(steps.begin(), steps.end() - static_cast<long>(keep));
+    }
+  }
+  steps.resize(static_cast<size_t>(n - dropped));
+  if (steps.size() > keep) steps.erase(steps.begin(), steps.end() - static_cast<long>(keep));
+  return steps;
+}
+
+std::string Line(const Step& s) {
+  return "[conn " + std::to_string(s.conn) + "] " + RenderArgv(s.argv);
+}
+
+std::string Clip(const std::string& s, size_t max = 2000) {
+  return s.size() <= max ? s : s.substr(0, max) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
+int Run(const Options& o) {
+  auto started = std::chrono::steady_clock::now();
+  ServerProcess ours("redis-tp", o.ours);
+  ServerProcess redis("redis 7.0", o.redis);
+  if (!ours.Start() || !redis.Start()) {
+    std::cerr << "difftest: " << ours.error() << redis.error() << "\n";
+    return 2;
+  }
+
+  CommandTable table;
+  std::string error;
+  Connection probe;
+  if (!probe.Open(ours.port()) || !table.Load(probe, error)) {
+    std::cerr << "difftest: reading our command table: " << error << probe.error() << "\n";
+    return 2;
+  }
+  Connection redis_probe;
+  Value redis_list =
+      redis_probe.Open(redis.port()) ? redis_probe.Call({"COMMAND", "LIST"}) : Value{};
+  std::set<std::string> redis_names;
+  for (const auto& e : redis_list.elements) redis_names.insert(e.str);
+  probe.Close();
+  redis_probe.Close();
+
+  // Never sent: the policy table's rows, and anything of ours that Redis lacks.
+  std::vector<std::string> skip;
+  for (const auto& row : PolicyTable()) {
+    if (row.rule == Rule::kNeverSend) skip.push_back(row.command);
+  }
+  for (const auto& c : table.commands()) {
+    if (redis_names.count(c.name) != 0 || table.IsContainer(c.name)) continue;
+    const PolicyRow* row = FindPolicy(c.name);
+    if (row == nullptr || row->rule != Rule::kNeverSend) {
+      std::cerr << "difftest: warning: " << c.name
+                << " is not in Redis 7.0 and not in the policy table; not sent\n";
+      skip.push_back(c.name);
+    }
+  }
+  size_t redis_only = 0;
+  for (const auto& n : redis_names) redis_only += table.Find(n) == nullptr ? 1 : 0;
+
+  Generator gen(o.seed, table, skip, o.connections);
+  if (o.list) {
+    std::cout << "policy table:\n";
+    for (const auto& r : PolicyTable()) {
+      std::cout << "  " << r.command << "  "
+                << (r.rule == Rule::kNeverSend   ? "never sent"
+                    : r.rule == Rule::kShape     ? "shape"
+                    : r.rule == Rule::kTolerance ? "tolerance " + std::to_string(r.tolerance)
+                    : r.rule == Rule::kUnordered ? "unordered"
+                                                 : "hello")
+                << ": " << r.reason << "\n";
+    }
+    std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
+    for (const auto& n : gen.SendableNames()) std::cout << " " << n;
+    std::cout << "\nRedis commands redis-tp lacks (never sent): " << redis_only << "\n";
+    return 0;
+  }
+
+  if (o.print_from >= 0) {
+    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.print_to,
+                                         static_cast<size_t>(o.print_to - o.print_from));
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::cout << "#" << o.print_from + static_cast<long long>(i) << " " << Line(steps[i]) << "\n";
+    }
+    return 0;
+  }
+
+  Runner runner(ours, redis, table, o.connections);
+  if (!runner.Reset(error)) {
+    std::cerr << "difftest: " << error << "\n";
+    return 2;
+  }
+  // The stream is generated in chunks; Run() pipelines within a chunk.
+  constexpr size_t kChunk = 2048;
+  std::vector<Step> chunk;
+  std::set<std::string> names;
+  long long index = 0;
+  Outcome bad;
+  Step bad_step;
+  long long next_progress = 100000;
+  while (index < o.count) {
+    while (chunk.size() < kChunk) gen.Next(chunk);
+    size_t n = static_cast<size_t>(std::min<long long>(kChunk, o.count - index));
+    long at = runner.Run(chunk, 0, n, bad);
+    for (size_t i = 0; i < (at < 0 ? n : static_cast<size_t>(at)); ++i) {
+      names.insert(runner.PolicyName(chunk[i].argv));
+    }
+    if (at >= 0) {
+      bad_step = chunk[static_cast<size_t>(at)];
+      index += at;
+      break;
+    }
+    index += static_cast<long long>(n);
+    chunk.erase(chunk.begin(), chunk.begin() + static_cast<long>(n));
+    if (!o.quiet && index >= next_progress) {
+      next_progress += 100000;
+      auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started);
+      std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s\n",
+                   static_cast<unsigned long long>(o.seed), index, secs.count());
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::ostringstream title;
+  title << "differential test vs Redis 7.0 (" << index << " commands, seed " << o.seed << ")";
+
+  if (bad.same) {
+    if (o.test_line) {
+      std::cout << "[ok]: " << title.str() << "\n";
+    } else {
+      std::printf(
+          "difftest: seed %llu: %lld commands matched in %.1f s (%zu distinct commands, %lld "
+          "error replies, %lld RESP3-typed replies)\n",
+          static_cast<unsigned long long>(o.seed), index, secs, names.size(),
+          runner.error_replies(), runner.resp3_replies());
+    }
+    return 0;
+  }
+
+  std::ostringstream report;
+  report << "DIVERGENCE at command #" << index << " (seed " << o.seed << ")\n"
+         << "  " << Line(bad_step) << "\n"
+         << "  redis-tp:  " << Clip(bad.ours.Render()) << "\n"
+         << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n"
+         << "  (" << bad.why << ")\n";
+  if (bad.ours.kind == Value::Kind::kLost) report << "  redis-tp log:\n" << ours.LogTail(20);
+  std::vector<Step> prefix = Regenerate(o.seed, table, skip, o.connections, index + 1, 100000);
+  std::vector<Step> minimal =
+      runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
+  Outcome last;
+  long at = runner.Replay(minimal, last);
+  if (at == static_cast<long>(minimal.size()) - 1) {
+    report << "minimal sequence (" << minimal.size() << " of " << prefix.size() << " commands, "
+           << runner.replays() << " replays), on flushed servers:\n";
+    for (const auto& s : minimal) report << "  " << Line(s) << "\n";
+    report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
+           << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+  } else {
+    report << "the divergence did not reproduce on a fresh replay (" << runner.replays()
+           << " replays); rerun with --seed " << o.seed << " --count " << index + 1 << "\n";
+  }
+  if (o.test_line) {
+    std::cout << "[err]: " << title.str() << "\n";
+    std::istringstream lines(report.str());
+    for (std::string l; std::getline(lines, l);) std::cout << "    " << l << "\n";
+  } else {
+    std::cout << report.str();
+  }
+  return 1;
+}
+
+}  // namespace
+}  // namespace difftest
+
+int main(int argc, char** argv) {
+  difftest::Options o;
+  if (!difftest::ParseOptions(argc, argv, o)) {
+    difftest::Usage();
+    return 2;
+  }
+  return difftest::Run(o);
+}

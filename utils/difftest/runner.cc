@@ -1,0 +1,222 @@
+// Lock-step execution, MULTI tracking and delta-debugging shrink (see runner.h).
+#include "runner.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "policy.h"
+
+namespace difftest {
+
+namespace {
+
+constexpr std::chrono::milliseconds kReplyTimeout{10000};
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool IsArityError(const Value& v) {
+  return v.IsError() && v.str.rfind("ERR wrong number of arguments", 0) == 0;
+}
+
+}  // namespace
+
+Runner::Runner(ServerProcess& ours, ServerProcess& theirs, const CommandTable& table,
+               int connections)
+    : table_(table), tx_(static_cast<size_t>(connections)) {
+  ours_.server = &ours;
+  theirs_.server = &theirs;
+  for (int i = 0; i < connections; ++i) {
+    ours_.conns.push_back(std::make_unique<Connection>());
+    theirs_.conns.push_back(std::make_unique<Connection>());
+  }
+}
+
+std::string Runner::PolicyName(const std::vector<std::string>& argv) const {
+  if (argv.empty()) return "";
+  std::string name = Lower(argv[0]);
+  if (argv.size() > 1 && table_.IsContainer(name)) name += "|" + Lower(argv[1]);
+  return name;
+}
+
+bool Runner::OpenAll(Side& side, std::string& error) {
+  if (!side.server->Running() && !side.server->Restart()) {
+    error = side.server->label() + ": " + side.server->error();
+    return false;
+  }
+  for (auto& c : side.conns) {
+    if (!c->Open(side.server->port())) {
+      error = side.server->label() + ": " + c->error();
+      return false;
+    }
+  }
+  Value v = side.conns[0]->Call({"FLUSHALL"});
+  if (v.kind != Value::Kind::kStatus) {
+    error = side.server->label() + ": FLUSHALL answered " + v.Render();
+    return false;
+  }
+  return true;
+}
+
+bool Runner::Reset(std::string& error) {
+  for (auto& t : tx_) t = TxState{};
+  return OpenAll(ours_, error) && OpenAll(theirs_, error);
+}
+
+// Follows MULTI/EXEC on the connection from our server's reply (when the two replies differ the
+// run stops anyway).
+void Runner::Track(const Step& step, const Value& reply) {
+  TxState& tx = tx_[static_cast<size_t>(step.conn)];
+  std::string name = PolicyName(step.argv);
+  if (name == "reset") {
+    tx = TxState{};
+    return;
+  }
+  if (!tx.in_multi) {
+    if (name == "multi" && reply.kind == Value::Kind::kStatus) {
+      tx.in_multi = true;
+      tx.queued.clear();
+    }
+    return;
+  }
+  if ((name == "exec" || name == "discard") && !IsArityError(reply)) {
+    tx = TxState{};
+    return;
+  }
+  if (reply.kind == Value::Kind::kStatus && reply.str == "QUEUED") tx.queued.push_back(name);
+}
+
+long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outcome& bad) {
+  std::vector<Value> ours;
+  std::vector<Value> theirs;
+  for (size_t i = begin; i < end;) {
+    size_t conn = static_cast<size_t>(steps[i].conn);
+    size_t j = i;
+    while (j < end && j - i < kMaxPipeline && static_cast<size_t>(steps[j].conn) == conn) ++j;
+    auto& a = *ours_.conns[conn];
+    auto& b = *theirs_.conns[conn];
+    for (size_t k = i; k < j; ++k) a.Send(steps[k].argv);
+    for (size_t k = i; k < j; ++k) b.Send(steps[k].argv);
+    ours.clear();
+    theirs.clear();
+    for (size_t k = i; k < j; ++k) ours.push_back(a.Receive(kReplyTimeout));
+    for (size_t k = i; k < j; ++k) theirs.push_back(b.Receive(kReplyTimeout));
+    for (size_t k = i; k < j; ++k) {
+      Outcome o = Compare(steps[k], std::move(ours[k - i]), std::move(theirs[k - i]));
+      if (!o.same) {
+        bad = std::move(o);
+        return static_cast<long>(k);
+      }
+    }
+    i = j;
+  }
+  return -1;
+}
+
+Outcome Runner::Compare(const Step& step, Value ours, Value theirs) {
+  Outcome out;
+  out.ours = std::move(ours);
+  out.theirs = std::move(theirs);
+  using K = Value::Kind;
+  K kind = out.ours.kind;
+  error_replies_ += kind == K::kError ? 1 : 0;
+  resp3_replies_ += kind == K::kMap || kind == K::kSet || kind == K::kNull || kind == K::kDouble ||
+                            kind == K::kBoolean || kind == K::kVerbatim || kind == K::kBigNumber ||
+                            kind == K::kPush
+                        ? 1
+                        : 0;
+  std::string name = PolicyName(step.argv);
+  const TxState& tx = tx_[static_cast<size_t>(step.conn)];
+  if (name == "exec" && tx.in_multi && out.ours.kind == Value::Kind::kArray &&
+      out.theirs.kind == Value::Kind::kArray && out.ours.elements.size() == tx.queued.size() &&
+      out.theirs.elements.size() == tx.queued.size()) {
+    for (size_t i = 0; i < tx.queued.size(); ++i) {
+      std::string why;
+      if (!SameReply(out.ours.elements[i], out.theirs.elements[i], FindPolicy(tx.queued[i]), why)) {
+        out.same = false;
+        out.why = "EXEC element " + std::to_string(i) + " (" + tx.queued[i] + "): " + why;
+        break;
+      }
+    }
+  } else {
+    const PolicyRow* rule =
+        tx.in_multi && name != "exec" && name != "discard" && out.ours.kind == Value::Kind::kStatus
+            ? nullptr  // +QUEUED is compared exactly
+            : FindPolicy(name);
+    out.same = SameReply(out.ours, out.theirs, rule, out.why);
+  }
+  Track(step, out.ours);
+  // A lost connection cannot carry on; the shrinker and the caller reset before going on.
+  return out;
+}
+
+long Runner::Replay(const std::vector<Step>& steps, Outcome& last) {
+  ++replays_;
+  std::string error;
+  if (!Reset(error)) {
+    last.same = false;
+    last.why = "reset failed: " + error;
+    return static_cast<long>(steps.size()) - 1;
+  }
+  return Run(steps, 0, steps.size(), last);
+}
+
+bool Runner::Fails(const std::vector<Step>& candidate) {
+  Outcome o;
+  long at = Replay(candidate, o);
+  return at == static_cast<long>(candidate.size()) - 1;
+}
+
+std::vector<Step> Runner::Shrink(const std::vector<Step>& steps, int max_replays,
+                                 std::chrono::seconds budget) {
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  int start_replays = replays_;
+  auto exhausted = [&]() {
+    return replays_ - start_replays >= max_replays || std::chrono::steady_clock::now() > deadline;
+  };
+  const Step& failing = steps.back();
+  std::vector<Step> prefix(steps.begin(), steps.end() - 1);
+  auto with_failing = [&](const std::vector<Step>& p) {
+    std::vector<Step> c = p;
+    c.push_back(failing);
+    return c;
+  };
+
+  // 1. The shortest failing suffix of doubling length.
+  std::vector<Step> items = prefix;
+  for (size_t len = 0; len < prefix.size() && !exhausted(); len = len == 0 ? 1 : len * 2) {
+    std::vector<Step> suffix(prefix.end() - static_cast<long>(len), prefix.end());
+    if (Fails(with_failing(suffix))) {
+      items = suffix;
+      break;
+    }
+  }
+
+  // 2. Remove chunks while the candidate still fails.
+  size_t n = 2;
+  while (!items.empty() && !exhausted()) {
+    size_t chunk = (items.size() + n - 1) / n;
+    bool reduced = false;
+    for (size_t start = 0; start < items.size() && !exhausted(); start += chunk) {
+      std::vector<Step> complement(items.begin(), items.begin() + static_cast<long>(start));
+      complement.insert(complement.end(),
+                        items.begin() + static_cast<long>(std::min(start + chunk, items.size())),
+                        items.end());
+      if (Fails(with_failing(complement))) {
+        items = std::move(complement);
+        n = std::max<size_t>(n - 1, 2);
+        reduced = true;
+        break;
+      }
+    }
+    if (!reduced) {
+      if (n >= items.size()) break;
+      n = std::min(items.size(), n * 2);
+    }
+  }
+  return with_failing(items);
+}
+
+}  // namespace difftest

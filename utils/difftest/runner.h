@@ -1,0 +1,90 @@
+// The comparison run: both servers, a few connections to each, steps executed in lock-step
+// and compared under the policy table, and the shrinker that turns a divergence into a minimal
+// sequence.
+//
+// Model. The two sides are twins: connection i to our server and connection i to Redis receive
+// the same requests at the same moment (both are sent before either reply is read), so anything
+// time-dependent drifts by at most one pipelined batch. The runner follows each connection's MULTI
+// state from the replies, so the elements of an EXEC reply are compared under the rule of the
+// command that queued them (a TTL inside a transaction keeps its tolerance).
+//
+// Shrinking (delta debugging). A candidate is a subset of the steps before the divergent one,
+// plus that step. Each candidate is replayed from scratch: crashed servers restarted, every
+// connection reopened (so database, protocol, name and MULTI state start clean) and FLUSHALL.
+// The candidate "fails" when its first divergence is its last step. The shrinker first looks
+// for a failing suffix of doubling length, then removes chunks of it (halves, quarters, ...
+// single steps) while it still fails. It is bounded in replays and in time.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command_table.h"
+#include "generator.h"
+#include "resp.h"
+#include "server_proc.h"
+
+namespace difftest {
+
+struct Outcome {
+  bool same = true;
+  Value ours;
+  Value theirs;
+  std::string why;
+};
+
+class Runner {
+ public:
+  Runner(ServerProcess& ours, ServerProcess& theirs, const CommandTable& table, int connections);
+
+  // Restarts dead servers, reopens every connection and flushes both servers.
+  bool Reset(std::string& error);
+  // Runs steps[begin, end) on both servers and compares the replies in order. Consecutive
+  // steps on the same connection are pipelined (up to kMaxPipeline): a connection's commands
+  // run in order whatever the batching, and another connection's step waits for every reply
+  // before it, so the interleaving is exactly the stream's. Returns the index of the first
+  // divergence (its outcome in `bad`) or -1.
+  long Run(const std::vector<Step>& steps, size_t begin, size_t end, Outcome& bad);
+  // Replays `steps` from a reset; returns the index of the first divergence, or -1.
+  // `last` receives the outcome at that index.
+  long Replay(const std::vector<Step>& steps, Outcome& last);
+  // Shrinks steps[0..failing] (the last one divergent) to a small sequence that still fails
+  // at its last step. Bounded by `max_replays` and `budget`.
+  std::vector<Step> Shrink(const std::vector<Step>& steps, int max_replays,
+                           std::chrono::seconds budget);
+  int replays() const { return replays_; }
+  // Replies compared so far that were errors, and that used a RESP3-only type.
+  long long error_replies() const { return error_replies_; }
+  long long resp3_replies() const { return resp3_replies_; }
+
+  // The policy name of a request: "get", or "client|list" for a container's subcommand.
+  std::string PolicyName(const std::vector<std::string>& argv) const;
+
+ private:
+  struct Side {
+    ServerProcess* server;
+    std::vector<std::unique_ptr<Connection>> conns;
+  };
+  struct TxState {
+    bool in_multi = false;
+    std::vector<std::string> queued;  // policy names of the queued commands
+  };
+  static constexpr size_t kMaxPipeline = 64;
+  bool OpenAll(Side& side, std::string& error);
+  // Compares the two replies to `step` and follows its connection's MULTI state.
+  Outcome Compare(const Step& step, Value ours, Value theirs);
+  void Track(const Step& step, const Value& reply);
+  bool Fails(const std::vector<Step>& candidate);
+
+  Side ours_;
+  Side theirs_;
+  const CommandTable& table_;
+  std::vector<TxState> tx_;
+  int replays_ = 0;
+  long long error_replies_ = 0;
+  long long resp3_replies_ = 0;
+};
+
+}  // namespace difftest
