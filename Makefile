@@ -150,6 +150,47 @@ clean-tools:
 -include $(TOOL_OBJS:.o=.d)
 # ---- end of command-line tools section ---------------------------------------------------------
 
+# ---- fuzzers (libFuzzer) -----------------------------------------------------------------------
+# `make fuzz` builds the libFuzzer harnesses of tests/fuzz/ with clang, ASan and UBSan into
+# build/fuzz (its own object tree: every server source is compiled again with coverage
+# instrumentation). `make fuzz-run FUZZ_SECONDS=N` runs each for N seconds on a copy of its seed
+# corpus (tests/fuzz/make-corpus.py); tests/run-all.sh runs it briefly as part of `make test`.
+FUZZ_CXX ?= clang++
+FUZZ_BUILD := build/fuzz
+FUZZ_FLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsized-deallocation -MMD -MP -Isrc \
+  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:src/%.cc=$(FUZZ_BUILD)/obj/%.o)
+FUZZERS := request_parser_fuzz dispatch_fuzz
+FUZZ_BINS := $(FUZZERS:%=$(FUZZ_BUILD)/%)
+FUZZ_SECONDS ?= 10
+
+.PHONY: fuzz fuzz-run
+test: fuzz
+
+fuzz:
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/obj/%.o: src/%.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/request_parser_fuzz: $(FUZZ_BUILD)/obj/fuzz/request_parser_fuzz.o \
+    $(FUZZ_BUILD)/obj/protocol/request_parser.o $(FUZZ_BUILD)/obj/util/numbers.o
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^
+
+$(FUZZ_BUILD)/dispatch_fuzz: $(FUZZ_BUILD)/obj/fuzz/dispatch_fuzz.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread
+
+fuzz-run: fuzz
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZERS:%=$(FUZZ_BUILD)/obj/fuzz/%.d)
+# ---- end of fuzzers section --------------------------------------------------------------------
+
 # ---- differential tester (utils/difftest) -----------------------------------------------------
 # $(BUILD)/difftest starts Debian's /usr/bin/redis-server and $(BUILD)/redis-server side by side
 # and compares their replies to a reproducible stream of random commands (utils/difftest/*.h).

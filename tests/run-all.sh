@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ unit tests and the client library's tests (GoogleTest, the client
-# binary next to the unit test binary), the differential test against Debian's Redis 7.0 (the
-# difftest binary next to them) and the tcl integration suite, then prints
+# binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
+# the differential test against Debian's Redis 7.0 (the difftest binary next to them) and
+# the tcl integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
@@ -61,6 +62,27 @@ else
 fi
 passed=$((passed + c_pass))
 failed=$((failed + c_fail))
+
+echo "== fuzzers (short runs)"
+# libFuzzer harnesses (built by `make fuzz` into build/fuzz) and the network fuzzer against
+# the server binary next to the unit tests, a few seconds each; FUZZ_SECONDS overrides.
+fuzz_out=$(mktemp)
+fuzz_seconds=${FUZZ_SECONDS:-8}
+{
+  tests/fuzz/run.sh "$fuzz_seconds"
+  server_bin="$(dirname "$unit_bin")/redis-server"
+  if net=$(utils/net-fuzz.py --server "$server_bin" --seconds "$fuzz_seconds" --workers 6 \
+             --seed 1234 2>&1); then
+    echo "[ok]: fuzz network: ${net#net-fuzz: }"
+  else
+    echo "[err]: fuzz network: $(echo "$net" | tr '\n' ' ')"
+  fi
+} 2>&1 | tee "$fuzz_out"
+f_pass=$(grep -c '^\[ok\]' "$fuzz_out")
+f_fail=$(grep -c '^\[err\]' "$fuzz_out")
+rm -f "$fuzz_out"
+passed=$((passed + f_pass))
+failed=$((failed + f_fail))
 
 echo "== differential test against Redis 7.0"
 # A bounded run with a fixed seed (utils/difftest/, utils/difftest.sh runs longer ones); the tool

@@ -106,7 +106,7 @@ void ClientsSection(Server& s, std::string* out) {
   size_t max_in = 0, max_out = 0;
   for (const auto& [id, c] : s.clients()) {
     max_in = std::max(max_in, c->query.Capacity());
-    max_out = std::max(max_out, c->out.Capacity());
+    max_out = std::max(max_out, c->out.block_bytes());  // omem, as Redis
   }
   Line(out, "connected_clients:%zu", s.clients().size());
   Line(out, "cluster_connections:0");
@@ -413,7 +413,7 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   m.allocator_resident = ms.resident;
 
   for (const auto& [id, c] : s.clients()) {
-    m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.Capacity();
+    m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.allocated();
   }
   m.overhead_total = m.startup + m.clients_normal;
   for (int i = 0; i < s.db_count(); ++i) {

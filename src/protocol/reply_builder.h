@@ -16,13 +16,13 @@
 #include <cstdint>
 #include <string_view>
 
-#include "util/byte_buffer.h"
+#include "util/reply_buffer.h"
 
 namespace redistp {
 
 class ReplyBuilder {
  public:
-  explicit ReplyBuilder(ByteBuffer* out) : out_(out) {}
+  explicit ReplyBuilder(ReplyBuffer* out) : out_(out) {}
 
   void SetResp(int version) { resp_ = version; }
   int resp() const { return resp_; }
@@ -63,7 +63,7 @@ class ReplyBuilder {
  private:
   void Header(char kind, size_t n);
 
-  ByteBuffer* out_;
+  ReplyBuffer* out_;
   int resp_ = 2;
   bool enabled_ = true;
   uint64_t errors_written_ = 0;

@@ -41,6 +41,10 @@ class RequestParser {
   const std::string& error() const { return error_; }
   // Bytes still needed to complete the bulk argument being read (0 if unknown / not in a bulk).
   size_t bulk_bytes_missing(size_t buffered) const;
+  // Bytes at the start of the buffer already parsed into the command being received (its
+  // header and its complete arguments; 0 between commands). Redis moves such arguments out of
+  // the query buffer, so they do not count against client-query-buffer-limit.
+  size_t parsed_bytes() const { return multibulk_len_ > 0 ? pos_ : 0; }
   // Resets state after the caller consumed a command (or on error).
   void Reset();
 

@@ -1,7 +1,8 @@
 // Client: the state of one connection.
 //
 // Buffers: `query` holds bytes read from the socket, parsed in place by `parser`; `out` holds
-// encoded replies waiting to be written, filled only through `reply` (the ReplyBuilder). The
+// encoded replies waiting to be written (a small buffer, then 16 KB blocks: util/reply_buffer.h),
+// filled only through `reply` (the ReplyBuilder). The
 // server writes `out` once after processing everything a read delivered (one read, one write
 // per loop turn for a pipelining client) and arms the write event only when the socket is full.
 //
@@ -22,6 +23,7 @@
 #include "protocol/request_parser.h"
 #include "server/event_handle.h"
 #include "util/byte_buffer.h"
+#include "util/reply_buffer.h"
 
 namespace redistp {
 
@@ -52,8 +54,9 @@ class Client {
   bool has_flag(uint32_t f) const { return (flags & f) != 0; }
   void set_flag(uint32_t f, bool on) { flags = on ? (flags | f) : (flags & ~f); }
 
-  // Output bytes waiting (for obl/omem and the output-buffer limits).
-  size_t pending_output() const { return out.Readable(); }
+  // Output memory the output-buffer limits count: the reply blocks' bytes (omem), not the
+  // small static buffer, as Redis counts it.
+  size_t pending_output() const { return out.block_bytes(); }
 
   const uint64_t id;
   int fd;
@@ -68,7 +71,7 @@ class Client {
   bool authenticated = false;
 
   ByteBuffer query;
-  ByteBuffer out;
+  ReplyBuffer out;
   ReplyBuilder reply;
   RequestParser parser;
 
@@ -96,7 +99,7 @@ class Client {
   // Push frames produced while this client's own command runs; Server::Push holds them here
   // and Server::ReleaseHeldPushes appends them after its reply, so the connection that made a
   // change reads its reply first (the spec's ordering promise).
-  ByteBuffer pending_pushes;
+  ReplyBuffer pending_pushes;
 
   EventPtr read_ev;
   EventPtr write_ev;

@@ -33,7 +33,7 @@ void Server::Push(Client& target, std::span<const std::string_view> parts) {
   if (target.closed) return;
   // Held while the target runs its own command (or EXEC): the push follows that reply.
   bool hold = target.has_flag(kClientExecuting);
-  ByteBuffer& dst = hold ? target.pending_pushes : target.out;
+  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
   // Framed with the target's own protocol: '>' for RESP3, an array for RESP2.
   ReplyBuilder rb(&dst);
   rb.SetResp(target.reply.resp());
@@ -44,7 +44,7 @@ void Server::Push(Client& target, std::span<const std::string_view> parts) {
 
 void Server::ReleaseHeldPushes(Client& c) {
   if (c.pending_pushes.Readable() == 0) return;
-  c.out.Append(c.pending_pushes.View());
+  c.out.Append(c.pending_pushes);
   c.pending_pushes.Clear();
   ScheduleFlush(&c);
 }

@@ -194,18 +194,19 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
   }
 
-  if (c->in_multi && !c->has_flag(kClientInExec) &&
-      (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
+  if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0) {
+    // EXEC itself rejected (arity, NOAUTH, ...): Redis 7.0 answers EXECABORT and discards the
+    // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
+    c->reply.Error(err::ExecAbort(rejection));
+    if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
+    c->in_multi = false;
+    c->multi_error = false;
+    c->multi_queue.clear();
+    exec_watches_.UnwatchAll(c->id);
+  } else if (c->in_multi && !c->has_flag(kClientInExec) &&
+             (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
-    if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0) {
-      // EXEC itself rejected: Redis discards the transaction at once.
-      c->reply.Error(err::ExecAbort(rejection));
-      if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
-      c->in_multi = false;
-      c->multi_error = false;
-      c->multi_queue.clear();
-      exec_watches_.UnwatchAll(c->id);
-    } else if (!rejection.empty()) {
+    if (!rejection.empty()) {
       c->multi_error = true;
       c->reply.Error(rejection);
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;

@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
+constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
 
 std::string FormatAddr(const sockaddr_storage& ss) {
   char ip[INET6_ADDRSTRLEN] = "?";
@@ -345,7 +347,11 @@ void Server::OnReadable(Client* c) {
   c->net_input_bytes += static_cast<uint64_t>(n);
   stats_.net_input_bytes += static_cast<uint64_t>(n);
   c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
-  if (c->query.Readable() > static_cast<size_t>(config_.client_query_buffer_limit)) {
+  // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
+  // each parsed argument out of its query buffer): a command bigger than the limit in total,
+  // made of arguments each within proto-max-bulk-len, is accepted.
+  if (c->query.Readable() - c->parser.parsed_bytes() >
+      static_cast<size_t>(config_.client_query_buffer_limit)) {
     log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
              c->addr.c_str());
     ++stats_.client_qbuf_limit_disconnections;
@@ -364,8 +370,11 @@ void Server::OnWritable(Client* c) {
 }
 
 void Server::FlushClient(Client* c) {
+  // writev over the static buffer and the blocks, until all is written or the socket is full.
   while (c->out.Readable() > 0) {
-    ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
+    iovec iov[kMaxIov];
+    int cnt = c->out.Gather(iov, kMaxIov);
+    ssize_t n = writev(c->fd, iov, cnt);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
@@ -381,7 +390,6 @@ void Server::FlushClient(Client* c) {
       event_del(c->write_ev.get());
       c->write_armed = false;
     }
-    c->out.ShrinkIfIdle(64 * 1024);
     if (c->has_flag(kClientCloseAfterReply)) CloseClient(c, "close after reply");
     return;
   }

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -187,7 +188,9 @@ void Server::RequestShutdown(bool from_signal) {
   // Replies already produced (e.g. to other clients in this turn) are flushed best-effort.
   for (auto& [id, c] : clients_) {
     if (c->out.Readable() > 0) {
-      [[maybe_unused]] ssize_t n = write(c->fd, c->out.ReadPtr(), c->out.Readable());
+      iovec iov[16];
+      int cnt = c->out.Gather(iov, 16);
+      [[maybe_unused]] ssize_t n = writev(c->fd, iov, cnt);
     }
   }
   if (base_ != nullptr) event_base_loopbreak(base_.get());
@@ -312,14 +315,15 @@ std::string Server::ClientInfoLine(const Client& c) const {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
       "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d tk=%zu wx=%zu",
+      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d tk=%zu wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd,
       c.name.c_str(), static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
       c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1,
       c.query.Readable(), c.query.Capacity() - c.query.Readable(), argv_mem,
-      c.out.Capacity(), c.out.Readable(), c.out.Readable(), c.out.Capacity(),
-      sizeof(Client) + c.query.Capacity() + c.out.Capacity(), events, c.last_cmd.c_str(),
+      c.out.static_capacity(), c.out.static_peak(), c.out.static_used(), c.out.block_count(),
+      c.out.block_bytes(), sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
+      c.last_cmd.c_str(),
       c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }

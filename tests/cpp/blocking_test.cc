@@ -6,6 +6,7 @@
 // (like BLPOP popping the last element); an "absent" kind is served by a missing key and
 // creates it (like BSETTP). Each served or timed-out waiter writes its client id (or -id for a
 // timeout) into a per-client reply buffer, so the tests read what a client would have received.
+#include "util/reply_buffer.h"
 #include "watch/blocking.h"
 
 #include <gtest/gtest.h>
@@ -106,11 +107,11 @@ class BlockingCoreTest : public ::testing::Test {
   }
   std::string Output(uint64_t client) {
     auto it = replies_.find(client);
-    return it == replies_.end() ? "" : std::string(it->second->buf.View());
+    return it == replies_.end() ? "" : it->second->buf.ToString();
   }
 
   struct Out {
-    ByteBuffer buf;
+    ReplyBuffer buf;
     ReplyBuilder rb{&buf};
   };
 

@@ -23,7 +23,7 @@ class PushTest : public ::testing::Test {
     const std::string_view parts[] = {"watchex", "k", "ADD"};
     server_.Push(c, parts);
   }
-  static std::string Out(const Client& c) { return std::string(c.out.View()); }
+  static std::string Out(const Client& c) { return c.out.ToString(); }
 
   Server server_{Config()};
   Client target_{1, -1};

@@ -7,14 +7,14 @@
 #include <cmath>
 #include <string>
 
-#include "util/byte_buffer.h"
+#include "util/reply_buffer.h"
 
 namespace redistp {
 namespace {
 
 class ReplyBuilderTest : public ::testing::Test {
  protected:
-  std::string Out() const { return std::string(buf_.View()); }
+  std::string Out() const { return buf_.ToString(); }
   // Returns what was written since the last call.
   std::string Take() {
     std::string s = Out();
@@ -22,7 +22,7 @@ class ReplyBuilderTest : public ::testing::Test {
     return s;
   }
 
-  ByteBuffer buf_;
+  ReplyBuffer buf_;
   ReplyBuilder rb_{&buf_};
 };
 

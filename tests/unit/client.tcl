@@ -517,4 +517,28 @@ start_server {tags {client}} {
         }
         assert_error {ERR wrong number of arguments for 'client|info' command} {r client info x}
     }
+
+    test {CLIENT LIST counts reply blocks: an idle client has omem=0, a backlog costs what it holds} {
+        set idle [r client info]
+        assert_equal 0 [client_field $idle omem]
+        assert_equal 0 [client_field $idle oll]
+        r set bigreply [string repeat x 100000]
+        # A connection that pipelines 200 GETs of 100 KB and reads nothing.
+        set s [raw_connect]
+        set req "CLIENT SETNAME slowreader\r\nSELECT [srv db]\r\n"
+        for {set i 0} {$i < 200} {incr i} {append req "GET bigreply\r\n"}
+        raw_write $s $req
+        wait_for_condition 50 100 {
+            [client_field [lsearch -inline [split [r client list] "\n"] *name=slowreader*] oll] > 0
+        } else {
+            fail "the slow reader never had reply blocks queued"
+        }
+        set line [lsearch -inline [split [r client list] "\n"] *name=slowreader*]
+        set omem [client_field $line omem]
+        assert {$omem > 0}
+        # Never more than the replies themselves plus one partly filled block of slack.
+        assert {$omem <= 200 * 100011 + 16384} "omem $omem"
+        raw_close $s
+        r del bigreply
+    }
 }

@@ -201,6 +201,10 @@ start_server {tags {connection auth external:skip} overrides {requirepass secret
         set c [::redis::redis [srv host] [srv port]]
         assert_error {NOAUTH Authentication required.} {$c ping}
         assert_error {NOAUTH Authentication required.} {$c get x}
+        # EXEC's rejections go through Redis's transaction-abort path, MULTI or not.
+        assert_error {EXECABORT Transaction discarded because of: NOAUTH Authentication required.} {
+            $c exec
+        }
         assert_error {WRONGPASS invalid username-password pair or user is disabled.} {
             $c auth wrong
         }

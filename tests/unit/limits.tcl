@@ -40,6 +40,20 @@ start_server {tags {limits}} {
         r del fits
     } {} {needs:config}
 
+    test {A command bigger than the query buffer limit made of arguments within it is accepted} {
+        # Redis counts only the bytes not yet parsed into arguments: three 900 KB values make a
+        # 2.7 MB MSET that passes a 1 MB client-query-buffer-limit.
+        r config set client-query-buffer-limit 1mb
+        set c [redis_client]
+        set v [string repeat y 900000]
+        assert_equal OK [$c mset qa $v qb $v qc $v]
+        assert_equal PONG [$c ping]
+        $c close
+        assert_equal {900000 900000 900000} [list [r strlen qa] [r strlen qb] [r strlen qc]]
+        r config set client-query-buffer-limit 1gb
+        r del qa qb qc
+    } {} {needs:config}
+
     test {A partial request growing past the query buffer limit closes the client} {
         r config set client-query-buffer-limit 1mb
         set s [raw_connect]

@@ -1,0 +1,104 @@
+// ReplyBuffer: the bytes a client still has to be sent, kept as Redis keeps them: a small
+// per-client buffer first, then a list of fixed-size blocks.
+//
+// Layout:   static buffer [ consumed | pending ... ]        (1 KB, grows to 16 KB)
+//           blocks        [ consumed | pending | free ] -> [ ... ] -> ...  (16 KB each, or
+//                                                             one block as big as a bigger
+//                                                             single append)
+// Order: the static buffer's pending bytes come first, then the blocks' in list order. While
+// any block exists, appends go to the last block (or a new one), never back to the static
+// buffer, so the order of replies is the order of appends. A block is freed as soon as it has
+// been written out, so a backlog costs what it holds plus at most one partly filled block,
+// never twice its size as a doubling buffer does.
+//
+// Accounting, as CLIENT LIST shows it and the output-buffer limits count it (Redis's names):
+//   obl  = pending bytes in the static buffer, oll = number of blocks,
+//   omem = bytes allocated for blocks (an idle client, or one whose replies fit the static
+//          buffer, has omem=0), rbs = static buffer size, rbp = its peak use.
+// Deferred lengths (a header known only after its elements) are inserted at an offset recorded
+// earlier with Readable(); nothing may be consumed in between (replies are written only at the
+// end of a loop turn, never in the middle of a command).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <string_view>
+
+namespace redistp {
+
+class ReplyBuffer {
+ public:
+  static constexpr size_t kStaticMin = 1024;
+  static constexpr size_t kStaticMax = 16 * 1024;
+  static constexpr size_t kBlockBytes = 16 * 1024;
+
+  ReplyBuffer() = default;
+  ~ReplyBuffer();
+  ReplyBuffer(const ReplyBuffer&) = delete;
+  ReplyBuffer& operator=(const ReplyBuffer&) = delete;
+
+  // Appends bytes after everything pending.
+  void Append(const char* p, size_t n) {
+    if (n != 0 && blocks_.empty() && n <= static_cap_ - send_) {
+      std::memcpy(static_ + send_, p, n);
+      send_ += n;
+      if (send_ - sstart_ > static_peak_) static_peak_ = send_ - sstart_;
+      return;
+    }
+    AppendSlow(p, n);
+  }
+  void Append(std::string_view s) { Append(s.data(), s.size()); }
+  void Append(char c) { Append(&c, 1); }
+  // Appends everything `other` holds (it is left unchanged).
+  void Append(const ReplyBuffer& other);
+  // A size hint from callers that build a reply piece by piece; nothing to do here.
+  void Reserve(size_t) {}
+  // Inserts bytes at offset `at` of the pending bytes (0 = first pending byte).
+  void InsertAt(size_t at, std::string_view s);
+
+  size_t Readable() const { return (send_ - sstart_) + block_pending_; }
+  // Fills up to `max` iovecs with the pending bytes from the front; returns how many.
+  int Gather(iovec* iov, int max) const;
+  // Drops the first n pending bytes (written to the socket); frees emptied blocks.
+  void Consume(size_t n);
+  // Drops everything pending and frees every block (the static buffer is kept).
+  void Clear();
+  // The pending bytes as one string (tests, diagnostics).
+  std::string ToString() const;
+
+  size_t static_used() const { return send_ - sstart_; }  // obl
+  size_t static_capacity() const { return static_cap_; }  // rbs
+  size_t static_peak() const { return static_peak_; }     // rbp
+  size_t block_count() const { return blocks_.size(); }   // oll
+  size_t block_bytes() const { return block_bytes_; }     // omem
+  // Bytes allocated in all (tot-mem).
+  size_t allocated() const { return static_cap_ + block_bytes_; }
+
+ private:
+  struct Block {
+    size_t cap;    // bytes of data[]
+    size_t start;  // first pending byte
+    size_t used;   // end of the pending bytes
+    char* data() { return reinterpret_cast<char*>(this + 1); }
+    const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  };
+
+  void AppendSlow(const char* p, size_t n);
+  Block* NewBlock(size_t min_cap);
+  void FreeBlock(Block* b);
+
+  char* static_ = nullptr;
+  size_t static_cap_ = 0;
+  size_t static_peak_ = 0;
+  size_t sstart_ = 0;  // first pending byte of the static buffer
+  size_t send_ = 0;    // end of its pending bytes
+  std::deque<Block*> blocks_;
+  size_t block_bytes_ = 0;    // sum of the blocks' cap
+  size_t block_pending_ = 0;  // sum of the blocks' used - start
+};
+
+}  // namespace redistp

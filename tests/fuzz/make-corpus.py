@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the libFuzzer harnesses in tests/fuzz/ (standard library only).
+
+Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/ and OUTDIR/dispatch/
+
+request_parser seeds: the first byte is the harness's control byte (chunk size, AUTH state,
+small proto-max-bulk-len); the rest is a client byte stream: valid multibulk and inline requests,
+pipelines, and each protocol error shape.
+dispatch seeds: steps in dispatch_fuzz.cc's format. A "command" step names its command by index
+into the live command table, which the script cannot see, so seeds use every index byte 0..255
+with a few argument shapes; the fuzzer then keeps what reaches new code.
+"""
+import os
+import sys
+
+
+def resp(*args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a if isinstance(a, bytes) else a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+PARSER_STREAMS = [
+    resp("PING"),
+    resp("SET", "k", "v") + resp("GET", "k"),
+    resp("MSET", "a", "1", "b", "2") * 3,
+    b"PING\r\nSET k \"a b\\x41\" 'c\\'d'\r\n",
+    b"\r\n\r\n" + resp("ECHO", b"\x00\xff\r\n"),
+    b"*0\r\n*-1\r\n" + resp("PING"),
+    b"*1\r\n$4\r\nPI",  # cut in the middle
+    b"*2\r\n$3\r\nGET\r\n$100\r\nshort",  # bulk shorter than declared
+    b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$70\r\n" + b"x" * 70 + b"\r\n",  # over the small limit
+    b"*1\r\nPING\r\n",  # expected '$'
+    b"*abc\r\n",
+    b"*1\r\n$-5\r\n",
+    b"*99999999999\r\n",
+    b"*20\r\n",  # over the unauthenticated multibulk limit
+    b"SET \"unbalanced\r\n",
+    b"GET 'a'b\r\n",
+    b"*1\r\n$18446744073709551616\r\n",
+    b"*2\r\n$3\r\nget\r\n$1\r\nk\r\nGARBAGE\n",
+]
+
+DISPATCH_SEEDS = []
+for name in range(256):
+    DISPATCH_SEEDS.append(bytes([0, name, 0]))
+    # two key arguments, an integer, a keyword
+    DISPATCH_SEEDS.append(bytes([1, name, 4, 0, 0, 1, 1, 3, 1, 5, 4]))
+# raw protocol steps: a cut pipeline, then a bad length
+DISPATCH_SEEDS.append(bytes([4, 12]) + b"*2\r\n$3\r\nGET" + bytes([4, 8]) + b"*1\r\n$-9\r")
+DISPATCH_SEEDS.append(bytes([5, 10]) + b"MULTI\r\nEXE" + bytes([5, 6]) + b"C\r\n\r\n")
+
+
+def write(dirname, items):
+    os.makedirs(dirname, exist_ok=True)
+    for i, data in enumerate(items):
+        with open(os.path.join(dirname, "seed-%03d" % i), "wb") as f:
+            f.write(data)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make-corpus.py OUTDIR")
+    out = sys.argv[1]
+    parser_items = []
+    for s in PARSER_STREAMS:
+        for control in (0x00, 0x01, 0x07, 0x40, 0x80):
+            parser_items.append(bytes([control]) + s)
+    write(os.path.join(out, "request_parser"), parser_items)
+    write(os.path.join(out, "dispatch"), DISPATCH_SEEDS)
+
+
+if __name__ == "__main__":
+    main()
