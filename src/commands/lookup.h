@@ -1,7 +1,8 @@
 // The typed lookup every command handler uses, and the notices of the string family.
 //
 // Database::Lookup answers the entry of a key holding the asked type, nullptr when the key does
-// not exist, or the WRONGTYPE error; LookupTyped replies that error so a handler writes
+// not exist, or that it holds another type; LookupTyped replies WRONGTYPE then, so a handler
+// writes
 //
 //   Entry* e;
 //   if (!LookupTyped(c, key, ValueType::kString, Access::kWrite, &e)) return;
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "db/database.h"
+#include "protocol/errors.h"
 #include "protocol/reply_builder.h"
 #include "server/command.h"
 
@@ -21,12 +23,12 @@ namespace redistp {
 // error and returns false.
 inline bool LookupTyped(CommandContext& c, std::string_view key, ValueType type, Access access,
                         Entry** out) {
-  Result<Entry*> r = c.db.Lookup(key, type, access);
-  if (!r.ok()) {
-    c.reply.Error(r.status().message());
+  Database::Typed r = c.db.Lookup(key, type, access);
+  if (r.wrong_type) {
+    c.reply.Error(err::kWrongType);
     return false;
   }
-  *out = r.value();
+  *out = r.entry;
   return true;
 }
 

@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "protocol/errors.h"
-
 namespace redistp {
 namespace {
 
@@ -104,17 +102,6 @@ Entry* Database::LookupWrite(std::string_view key) {
 
 Entry* Database::Peek(std::string_view key) { return LookupInternal(key); }
 
-Result<Entry*> Database::Lookup(std::string_view key, ValueType type, Access access) {
-  Entry* e;
-  switch (access) {
-    case Access::kRead: e = LookupRead(key); break;
-    case Access::kWrite: e = LookupWrite(key); break;
-    default: e = Peek(key); break;
-  }
-  if (e != nullptr && e->value.type() != type) return Status::Error(std::string(err::kWrongType));
-  return e;
-}
-
 bool Mutation::Commit() {
   if (entry_ == nullptr) return true;
   Entry* e = entry_;
@@ -163,10 +150,17 @@ void Database::Detach(Entry* e) {
 void Database::Remove(Entry* e, RemoveCause cause) {
   KeyNotice n;
   switch (cause) {
-    case RemoveCause::kDeleted: n = notice::kDel; break;
-    case RemoveCause::kExpired: n = notice::kExpired; break;
-    case RemoveCause::kEvicted: n = notice::kEvicted; break;
-    default: break;
+    case RemoveCause::kDeleted:
+      n = notice::kDel;
+      break;
+    case RemoveCause::kExpired:
+      n = notice::kExpired;
+      break;
+    case RemoveCause::kEvicted:
+      n = notice::kEvicted;
+      break;
+    default:
+      break;
   }
   Remove(e, cause, n);
 }
@@ -191,8 +185,8 @@ bool Database::Persist(Entry* e, KeyNotice notice) {
   return true;
 }
 
-Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key,
-                           KeyNotice from, KeyNotice to) {
+Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key, KeyNotice from,
+                           KeyNotice to) {
   bool replaced = false;
   if (Entry* old = dst_db.dict_.Find(dst_key); old != nullptr) {
     // An expired destination counts as absent: it is removed as expired, not overwritten.

@@ -26,10 +26,10 @@ namespace redistp {
 
 // State shared by all databases of a server.
 struct KeyspaceContext {
-  int64_t now_ms = 0;         // cached command time
-  uint32_t lru_clock = 0;     // seconds, 24 bits
-  bool expiry_enabled = true; // false while loading
-  bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
+  int64_t now_ms = 0;          // cached command time
+  uint32_t lru_clock = 0;      // seconds, 24 bits
+  bool expiry_enabled = true;  // false while loading
+  bool active_expire = true;   // DEBUG SET-ACTIVE-EXPIRE
   // Access tracking: LRU clock (default) or LFU counters when maxmemory-policy is *-lfu.
   bool lfu = false;
   int lfu_log_factor = 10;
@@ -112,9 +112,20 @@ class Database {
   // A lookup that neither counts stats nor touches LRU (EXISTS-like helpers, TYPE, OBJECT).
   Entry* Peek(std::string_view key);
   // The typed lookup commands use: the entry of `key` when it holds a `type` value, nullptr
-  // when the key does not exist, or the WRONGTYPE error when it holds another type (counted as
-  // a hit, like Redis, which looks the key up before checking its type).
-  Result<Entry*> Lookup(std::string_view key, ValueType type, Access access = Access::kRead);
+  // when the key does not exist, or wrong_type (the WRONGTYPE error, entry nullptr) when it
+  // holds another type (counted as a hit, like Redis, which looks the key up before checking
+  // its type). Inline and allocation-free: it runs for nearly every command.
+  struct Typed {
+    Entry* entry;
+    bool wrong_type;
+  };
+  Typed Lookup(std::string_view key, ValueType type, Access access = Access::kRead) {
+    Entry* e = access == Access::kRead    ? LookupRead(key)
+               : access == Access::kWrite ? LookupWrite(key)
+                                          : Peek(key);
+    if (e != nullptr && e->value.type() != type) return {nullptr, true};
+    return {e, false};
+  }
   bool IsExpired(const Entry* e) const {
     return e->expire_ms != 0 && ctx_->expiry_enabled && ctx_->now_ms > e->expire_ms;
   }

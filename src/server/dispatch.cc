@@ -20,13 +20,27 @@ void AppendRepr(std::string* out, std::string_view s) {
   out->push_back('"');
   for (unsigned char ch : s) {
     switch (ch) {
-      case '\\': out->append("\\\\"); break;
-      case '"': out->append("\\\""); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\a': out->append("\\a"); break;
-      case '\b': out->append("\\b"); break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\a':
+        out->append("\\a");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
       default:
         if (ch >= 32 && ch < 127) {
           out->push_back(static_cast<char>(ch));
@@ -62,8 +76,8 @@ void Server::ProcessInput(Client* c) {
     RequestParser::Status st = c->parser.Parse(c->query.View(), limits);
     if (st == RequestParser::Status::kNeedMore) break;
     if (st == RequestParser::Status::kError) {
-      log_.Log(LogLevel::kVerbose, "Protocol error (%s) from client: %s",
-               c->parser.error().c_str(), c->addr.c_str());
+      log_.Log(LogLevel::kVerbose, "Protocol error (%s) from client: %s", c->parser.error().c_str(),
+               c->addr.c_str());
       c->reply.SetEnabled(true);
       c->reply.Error(c->parser.error());
       c->set_flag(kClientCloseAfterReply, true);
@@ -218,7 +232,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       c->reply.Simple("QUEUED");
     }
   } else if (!rejection.empty()) {
-    if (spec != nullptr && spec->full_name == "exec" && !c->has_flag(kClientInExec)) {
+    if (spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0 &&
+        !c->has_flag(kClientInExec)) {
       // Redis answers any rejected EXEC with EXECABORT, even outside MULTI, and drops the
       // connection's WATCHes as a discarded transaction does.
       c->reply.Error(err::ExecAbort(rejection));
@@ -228,10 +243,17 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
-    CommandContext ctx{*this, *c, *c->db, args, c->reply, *spec, propagator_,
-                       c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient};
+    CommandContext ctx{
+        *this,       *c,
+        *c->db,      args,
+        c->reply,    *spec,
+        propagator_, c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient};
     const int db_index = c->db_index;
-    Propagator::Frame frame = propagator_.BeginCommand();
+    // Records are only built while a consumer (AOF, replica, a test) is attached; without one
+    // the bracket is skipped altogether, which keeps the common path free of it.
+    const bool propagate = propagator_.has_sinks();
+    Propagator::Frame frame{};
+    if (propagate) frame = propagator_.BeginCommand();
     // EXEC runs its commands from inside its own handler: restore the outer one afterwards.
     const Client* outer_client = running_client_;
     const std::vector<std::string_view>* outer_args = running_args_;
@@ -240,7 +262,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     spec->handler(ctx);
     running_client_ = outer_client;
     running_args_ = outer_args;
-    propagator_.EndCommand(frame, db_index, args);
+    if (propagate) propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);
@@ -255,8 +277,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
 
 void Server::RecordCall(Client* c, const CommandSpec* spec,
                         const std::vector<std::string_view>& args, int64_t duration_us) {
-  bool to_slowlog = (spec->flags & kCmdSkipSlowlog) == 0 &&
-                    config_.slowlog_log_slower_than >= 0 &&
+  bool to_slowlog = (spec->flags & kCmdSkipSlowlog) == 0 && config_.slowlog_log_slower_than >= 0 &&
                     duration_us >= config_.slowlog_log_slower_than;
   bool to_monitors = !monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0;
   std::vector<std::string_view> shown;  // args with secrets redacted, built only when logged

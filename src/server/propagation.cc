@@ -19,29 +19,13 @@ void Propagator::RemoveSink(PropagationSink* sink) {
   if (sinks_.empty()) selected_db_ = -1;
 }
 
-Propagator::Frame Propagator::BeginCommand() {
-  have_rewrite_ = suppress_ = force_ = false;
-  return Frame{keyspace_->dirty, accounted_, depth_++};
-}
-
-void Propagator::EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
-  uint64_t changed = keyspace_->dirty - frame.dirty_start;
-  uint64_t covered = accounted_ - frame.accounted_start;
-  uint64_t own = changed > covered ? changed - covered : 0;
-  bool emit = !suppress_ && (own > 0 || force_);
-  accounted_ += own;
-  if (emit && !sinks_.empty()) {
-    if (have_rewrite_) {
-      Append(db, std::move(rewrite_));
-    } else {
-      Append(db, std::vector<std::string>(args.begin(), args.end()));
-    }
+void Propagator::RecordCommand(int db, const std::vector<std::string_view>& args) {
+  if (have_rewrite_) {
+    Append(db, std::move(rewrite_));
+    rewrite_.clear();
+  } else {
+    Append(db, std::vector<std::string>(args.begin(), args.end()));
   }
-  have_rewrite_ = suppress_ = force_ = false;
-  rewrite_.clear();
-  // The frame ends only now, so its own record was held after its side effects' records.
-  depth_ = frame.depth;
-  if (depth_ == 0) FlushHeld();
 }
 
 void Propagator::ReplicateAs(std::initializer_list<std::string_view> argv) {

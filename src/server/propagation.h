@@ -39,11 +39,11 @@
 #include <string_view>
 #include <vector>
 
+#include "db/database.h"
 #include "db/keyspace_events.h"
 
 namespace redistp {
 
-struct KeyspaceContext;
 class Config;
 
 // Receives the propagation stream, one command at a time, SELECT/MULTI/EXEC included.
@@ -71,8 +71,24 @@ class Propagator : public KeyspaceListener {
     uint64_t accounted_start;
     size_t depth;
   };
-  Frame BeginCommand();
-  void EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args);
+  // Both run for every command, so the common case (no sink attached, nothing held) stays
+  // inline and allocation-free: only the accounting of key changes is kept current.
+  Frame BeginCommand() {
+    have_rewrite_ = suppress_ = force_ = false;
+    return Frame{keyspace_->dirty, accounted_, depth_++};
+  }
+  void EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
+    const uint64_t changed = keyspace_->dirty - frame.dirty_start;
+    const uint64_t covered = accounted_ - frame.accounted_start;
+    const uint64_t own = changed > covered ? changed - covered : 0;
+    accounted_ += own;
+    if (!sinks_.empty() && !suppress_ && (own > 0 || force_)) RecordCommand(db, args);
+    have_rewrite_ = suppress_ = force_ = false;
+    if (!rewrite_.empty()) rewrite_.clear();
+    // The frame ends only now, so its own record was held after its side effects' records.
+    depth_ = frame.depth;
+    if (depth_ == 0 && !held_.empty()) FlushHeld();
+  }
 
   // For the running command: replicate as `argv` instead of its own arguments (only if it
   // wrote); ReplicateNothing drops its record; ForceReplication emits it even without a
@@ -96,6 +112,8 @@ class Propagator : public KeyspaceListener {
     int db;
     std::vector<std::string> argv;
   };
+  // The running command's record: its arguments, or the rewrite its handler set.
+  void RecordCommand(int db, const std::vector<std::string_view>& args);
   // Holds the record while a command runs, else sends it at once.
   void Append(int db, std::vector<std::string> argv);
   // Sends the held records of the top-level command that just ended.

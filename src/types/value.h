@@ -48,7 +48,9 @@ class Value {
   static constexpr size_t kEmbstrLimit = 44;  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT
 
   Value() { SetEmpty(); }
-  ~Value() { Release(); }
+  ~Value() {
+    if (storage() >= kHeap) Release();
+  }
   Value(Value&& o) noexcept {
     std::memcpy(static_cast<void*>(this), &o, sizeof(Value));
     o.SetEmpty();

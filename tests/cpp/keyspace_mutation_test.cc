@@ -43,18 +43,18 @@ class KeyspaceMutationTest : public ::testing::Test {
 
 TEST_F(KeyspaceMutationTest, TypedLookupAnswersEntryAbsentOrWrongType) {
   db_.Add("s", Value::String("v"), notice::kSet);
-  Result<Entry*> hit = db_.Lookup("s", ValueType::kString);
-  ASSERT_TRUE(hit.ok());
-  ASSERT_NE(hit.value(), nullptr);
-  EXPECT_EQ(hit.value()->key(), "s");
+  Database::Typed hit = db_.Lookup("s", ValueType::kString);
+  ASSERT_FALSE(hit.wrong_type);
+  ASSERT_NE(hit.entry, nullptr);
+  EXPECT_EQ(hit.entry->key(), "s");
 
-  Result<Entry*> miss = db_.Lookup("nope", ValueType::kString);
-  ASSERT_TRUE(miss.ok());
-  EXPECT_EQ(miss.value(), nullptr);
+  Database::Typed miss = db_.Lookup("nope", ValueType::kString);
+  EXPECT_FALSE(miss.wrong_type);
+  EXPECT_EQ(miss.entry, nullptr);
 
-  Result<Entry*> wrong = db_.Lookup("s", ValueType::kList, Access::kWrite);
-  ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message(), err::kWrongType);
+  Database::Typed wrong = db_.Lookup("s", ValueType::kList, Access::kWrite);
+  EXPECT_TRUE(wrong.wrong_type);
+  EXPECT_EQ(wrong.entry, nullptr);
 }
 
 TEST_F(KeyspaceMutationTest, LookupCountsHitsOnlyForReads) {
@@ -71,9 +71,9 @@ TEST_F(KeyspaceMutationTest, LookupDeletesAnExpiredKeyAsExpired) {
   Entry* e = db_.Add("t", Value::String("v"), notice::kSet);
   db_.SetExpire(e, ctx_.now_ms - 1);
   rec_.events.clear();
-  Result<Entry*> r = db_.Lookup("t", ValueType::kList);
-  ASSERT_TRUE(r.ok());  // gone, so no WRONGTYPE
-  EXPECT_EQ(r.value(), nullptr);
+  Database::Typed r = db_.Lookup("t", ValueType::kList);
+  EXPECT_FALSE(r.wrong_type);  // gone, so no WRONGTYPE
+  EXPECT_EQ(r.entry, nullptr);
   ASSERT_EQ(rec_.events.size(), 1u);
   EXPECT_EQ(rec_.events[0].cause, RemoveCause::kExpired);
   EXPECT_EQ(rec_.events[0].notice, "expired");
