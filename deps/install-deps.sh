@@ -25,6 +25,9 @@ packages=(
   libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
   redis-server        # test only: the reference for the differential test and the benchmark
+  clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)
+  python3             # test only: the network fuzzer (utils/net-fuzz.py)
+  clang-format        # test only: the formatting check of make test
 )
 
 missing=()

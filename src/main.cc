@@ -11,8 +11,8 @@
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "server/banner.h"
-#include "server/crash_report.h"
 #include "server/config.h"
+#include "server/crash_report.h"
 #include "server/server.h"
 #include "server/version.h"
 

@@ -22,6 +22,18 @@ else
   failed=$((failed + 1))
 fi
 
+echo "== formatting check"
+# The tree stays clang-format clean (.clang-format at the top); `clang-format -i FILE` fixes one.
+unformatted=$(git ls-files '*.cc' '*.h' 2>/dev/null | xargs -r clang-format --dry-run 2>&1 \
+  | grep -oE '^[^:]+\.(cc|h):' | sort -u | tr -d ':' | tr '\n' ' ')
+if [[ -z $unformatted ]] && command -v clang-format >/dev/null; then
+  echo "[ok]: every C++ source is clang-format clean"
+  passed=$((passed + 1))
+else
+  echo "[err]: every C++ source is clang-format clean (not: ${unformatted:-clang-format missing})"
+  failed=$((failed + 1))
+fi
+
 echo "== C++ unit tests"
 unit_out=$(mktemp)
 "$unit_bin" --gtest_brief=0 2>&1 | tee "$unit_out" | grep -E '^\[ +(OK|FAILED) +\] [A-Za-z]' \

@@ -137,8 +137,11 @@ bool FitField(FieldType t, __int128 exact, bool is_set, Overflow policy, int64_t
   bool upwards = exact > max;
   if (is_set && t.is_signed && exact <= max - (static_cast<__int128>(1) << 63)) upwards = true;
   switch (policy) {
-    case Overflow::kFail: return false;
-    case Overflow::kSat: *out = static_cast<int64_t>(upwards ? max : min); return true;
+    case Overflow::kFail:
+      return false;
+    case Overflow::kSat:
+      *out = static_cast<int64_t>(upwards ? max : min);
+      return true;
     case Overflow::kWrap:
       *out = FieldValue(t, static_cast<uint64_t>(exact) & WidthMask(t.bits));
       return true;

@@ -42,8 +42,7 @@ inline void StoreWord(unsigned char* p, uint64_t w) { std::memcpy(p, &w, sizeof(
 // Number of set bits in p[0, n). Byte order is irrelevant to a population count, so the bytes
 // are summed as native 64-bit words, four independent accumulators deep. target_clones picks
 // the POPCNT instruction at load time when the CPU has it.
-[[gnu::target_clones("popcnt", "default")]] uint64_t CountOnes(const unsigned char* p,
-                                                                size_t n) {
+[[gnu::target_clones("popcnt", "default")]] uint64_t CountOnes(const unsigned char* p, size_t n) {
   uint64_t a = 0, b = 0, c = 0, d = 0;
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {

@@ -289,8 +289,7 @@ void MemoryUsageCommand(CommandContext& c) {
     return;
   }
   // Aggregates estimate from `samples` elements (0 = all), as Redis does.
-  size_t bytes =
-      e->AllocSize() + e->value.HeapBytes(static_cast<size_t>(samples)) + sizeof(Entry*);
+  size_t bytes = e->AllocSize() + e->value.HeapBytes(static_cast<size_t>(samples)) + sizeof(Entry*);
   c.reply.Int(static_cast<int64_t>(bytes));
 }
 

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/register.h"
 #include "commands/lookup.h"
+#include "commands/register.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"

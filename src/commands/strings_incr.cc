@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "commands/register.h"
 #include "commands/lookup.h"
+#include "commands/register.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"

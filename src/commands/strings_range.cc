@@ -10,8 +10,8 @@
 //
 // In-place edits run inside a Database::Mutate handle and go through Value::MutableBytes/Append,
 // which convert an int or inline value to a heap string once and then edit it without copying;
-// the handle's end tells the Database. SETRANGE on a missing key builds the zero-padded value directly in its final heap
-// buffer.
+// the handle's end tells the Database. SETRANGE on a missing key builds the zero-padded value
+// directly in its final heap buffer.
 //
 // GETRANGE indexes are inclusive and may be negative (counted from the end); out-of-range
 // indexes are clamped rather than refused, and an empty slice is an empty bulk string.
@@ -31,8 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/register.h"
 #include "commands/lookup.h"
+#include "commands/register.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"

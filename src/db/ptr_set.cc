@@ -50,8 +50,7 @@ bool PtrSet::Erase(Entry* e) {
   return true;
 }
 
-size_t PtrSet::Sample(size_t start, size_t max, size_t max_visits,
-                      std::vector<Entry*>* out) const {
+size_t PtrSet::Sample(size_t start, size_t max, size_t max_visits, std::vector<Entry*>* out) const {
   if (slots_.empty()) return 0;
   size_t mask = slots_.size() - 1;
   size_t i = start & mask;

@@ -14,8 +14,7 @@ inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
-inline constexpr std::string_view kIncrFloatNanInf =
-    "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kIncrFloatNanInf = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kDbIndexRange = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidDbIndex = "ERR invalid DB index";
 inline constexpr std::string_view kStringTooLong =
@@ -60,8 +59,7 @@ inline constexpr std::string_view kTimeoutNotInteger =
 inline constexpr std::string_view kPauseMode = "ERR CLIENT PAUSE mode must be WRITE or ALL";
 inline constexpr std::string_view kUnblockReason =
     "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
-inline constexpr std::string_view kSlowlogCount =
-    "ERR count should be greater than or equal to -1";
+inline constexpr std::string_view kSlowlogCount = "ERR count should be greater than or equal to -1";
 inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 
 inline constexpr std::string_view kInt32Range =
@@ -108,7 +106,8 @@ inline std::string InvalidExpire(std::string_view cmd) {
 // "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."
 inline std::string SubcommandSyntax(std::string_view sub, std::string_view container_upper) {
   return "ERR unknown subcommand or wrong number of arguments for '" +
-         std::string(UpToNul(sub).substr(0, 128)) + "'. Try " + std::string(container_upper) + " HELP.";
+         std::string(UpToNul(sub).substr(0, 128)) + "'. Try " + std::string(container_upper) +
+         " HELP.";
 }
 // "ERR Unknown client type 'foo'"
 inline std::string UnknownClientType(std::string_view type) {

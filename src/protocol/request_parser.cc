@@ -10,7 +10,7 @@
 namespace redistp {
 namespace {
 
-constexpr size_t kInlineMaxSize = 64 * 1024;  // longest inline request / length line
+constexpr size_t kInlineMaxSize = 64 * 1024;     // longest inline request / length line
 constexpr int64_t kMaxMultibulkLen = INT32_MAX;  // Redis reads the count as a C int
 constexpr int64_t kUnauthMultibulkLen = 10;
 constexpr int64_t kUnauthBulkLen = 16384;
@@ -43,12 +43,23 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
           ++i;
           char c = line[i];
           switch (c) {
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
-            case 't': c = '\t'; break;
-            case 'b': c = '\b'; break;
-            case 'a': c = '\a'; break;
-            default: break;
+            case 'n':
+              c = '\n';
+              break;
+            case 'r':
+              c = '\r';
+              break;
+            case 't':
+              c = '\t';
+              break;
+            case 'b':
+              c = '\b';
+              break;
+            case 'a':
+              c = '\a';
+              break;
+            default:
+              break;
           }
           cur.push_back(c);
         } else if (line[i] == '"') {

@@ -270,7 +270,7 @@ class Config {
   std::string proc_title_template;
   bool always_show_logo = false;
   bool crash_log_enabled = true;  // fatal signals leave a crash report (crash_report.h)
-  std::string dir;  // absolute working directory
+  std::string dir;                // absolute working directory
   int io_threads = 1;
   int shutdown_on_sigint = 0;   // kShutdown* bits
   int shutdown_on_sigterm = 0;  // kShutdown* bits

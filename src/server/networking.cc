@@ -195,8 +195,8 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional) {
                      e == ESOCKTNOSUPPORT || e == EPFNOSUPPORT || e == EINVAL)) {
       return Status::Ok();
     }
-    return Status::Error("Warning: Could not create server TCP listening socket " + addr_in +
-                         ":" + std::to_string(config_.port) + ": " + std::strerror(e));
+    return Status::Error("Warning: Could not create server TCP listening socket " + addr_in + ":" +
+                         std::to_string(config_.port) + ": " + std::strerror(e));
   }
   SetNonBlocking(fd);
   bound_port_ = static_cast<int>(config_.port);
@@ -243,8 +243,8 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
   for (int i = 0; i < kMaxAcceptsPerCall; ++i) {
     sockaddr_storage ss{};
     socklen_t len = sizeof(ss);
-    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd =
+        accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         log_.Log(LogLevel::kVerbose, "Accepting client connection: %s", std::strerror(errno));
@@ -259,8 +259,7 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
       close(fd);
       continue;
     }
-    if (!unix_socket && config_.protected_mode && config_.requirepass.empty() &&
-        !IsLoopback(ss)) {
+    if (!unix_socket && config_.protected_mode && config_.requirepass.empty() && !IsLoopback(ss)) {
       [[maybe_unused]] ssize_t w =
           write(fd, kProtectedModeError.data(), kProtectedModeError.size());
       ++stats_.rejected_connections;

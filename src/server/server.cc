@@ -70,8 +70,9 @@ Status Server::Init(Listeners listeners) {
   config_.OnChange({"port", "bind"}, [this]() {
     Status r = RelistenTcp();
     if (!r.ok()) {
-      return Status::Error(config_.port != bound_port_ ? "Unable to listen on this port. Check server logs."
-                                                       : "Failed to bind to specified addresses.");
+      return Status::Error(config_.port != bound_port_
+                               ? "Unable to listen on this port. Check server logs."
+                               : "Failed to bind to specified addresses.");
     }
     return Status::Ok();
   });
@@ -111,8 +112,7 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   };
   sync_access_tracking();
-  config_.OnChange({"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"},
-                   sync_access_tracking);
+  config_.OnChange({"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"}, sync_access_tracking);
   auto sync_type_limits = [this]() {
     TypeLimits& l = keyspace_.limits;
     l.list_max_listpack_size = config_.list_max_listpack_size;
@@ -256,8 +256,8 @@ void Server::Cron() {
   if (now - stats_.last_sample_ms >= 100) {
     int64_t dt = stats_.last_sample_ms == 0 ? 100 : now - stats_.last_sample_ms;
     int i = stats_.sample_idx;
-    stats_.ops_samples[i] =
-        (stats_.total_commands_processed - stats_.last_sample_ops) * 1000 / static_cast<uint64_t>(dt);
+    stats_.ops_samples[i] = (stats_.total_commands_processed - stats_.last_sample_ops) * 1000 /
+                            static_cast<uint64_t>(dt);
     stats_.in_samples[i] =
         (stats_.net_input_bytes - stats_.last_sample_in) * 1000 / static_cast<uint64_t>(dt);
     stats_.out_samples[i] =
@@ -316,14 +316,13 @@ std::string Server::ClientInfoLine(const Client& c) const {
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
       "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
       "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d tk=%zu wx=%zu",
-      static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd,
-      c.name.c_str(), static_cast<long long>((now - c.ctime_ms) / 1000),
+      static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
+      static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
-      c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1,
-      c.query.Readable(), c.query.Capacity() - c.query.Readable(), argv_mem,
-      c.out.static_capacity(), c.out.static_peak(), c.out.static_used(), c.out.block_count(),
-      c.out.block_bytes(), sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
-      c.last_cmd.c_str(),
+      c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1, c.query.Readable(),
+      c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
+      c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
+      sizeof(Client) + c.query.Capacity() + c.out.allocated(), events, c.last_cmd.c_str(),
       c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }

@@ -242,6 +242,7 @@ class Server : public WatchSink {
   void ReapClients();
   void CheckOutputLimits(Client* c);
   void Dispatch(Client* c);
+
  public:
   // Runs one command with explicit arguments through the admission gate (used by the network
   // path and by EXEC). Replies go to the client's reply builder.
@@ -303,7 +304,7 @@ class Server : public WatchSink {
   ExecWatches exec_watches_;
   EventPtr watch_timer_;
   EventPtr block_timer_;
-  int64_t block_timer_deadline_ = 0;  // what block_timer_ is armed for (0: not armed)
+  int64_t block_timer_deadline_ = 0;    // what block_timer_ is armed for (0: not armed)
   std::vector<Client*> pending_flush_;  // have output to write; flushed in BeforeSleep
   // Queues a client for the write pass (once per turn, whatever produced the output).
   void ScheduleFlush(Client* c) {
@@ -311,8 +312,8 @@ class Server : public WatchSink {
     c->set_flag(kClientPendingFlush, true);
     pending_flush_.push_back(c);
   }
-  std::vector<Client*> unblocked_;      // resumed at the end of the callback
-  std::vector<Client*> leased_;         // clients with CLIENT LEASE, checked by cron
+  std::vector<Client*> unblocked_;  // resumed at the end of the callback
+  std::vector<Client*> leased_;     // clients with CLIENT LEASE, checked by cron
 
   struct Listener {
     int fd;
@@ -328,6 +329,7 @@ class Server : public WatchSink {
 
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
+
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.
   void SetLease(Client* c, int64_t ms);

@@ -63,12 +63,18 @@ std::string ValueDigest::Hex(const Bytes d) {
 
 uint32_t DigestTypeCode(ValueType t) {
   switch (t) {
-    case ValueType::kString: return 0;
-    case ValueType::kList: return 1;
-    case ValueType::kSet: return 2;
-    case ValueType::kZSet: return 3;
-    case ValueType::kHash: return 4;
-    case ValueType::kStream: return 6;
+    case ValueType::kString:
+      return 0;
+    case ValueType::kList:
+      return 1;
+    case ValueType::kSet:
+      return 2;
+    case ValueType::kZSet:
+      return 3;
+    case ValueType::kHash:
+      return 4;
+    case ValueType::kStream:
+      return 6;
   }
   return 0;
 }

@@ -128,9 +128,8 @@ bool HashObject::Delete(std::string_view field) {
 
 void HashObject::ConvertToHashtable() {
   if (encoding_ == Encoding::kHashtable) return;
-  ForEach([this](std::string_view f, std::string_view v) {
-    table_.Insert(FieldNode::Create(f, v));
-  });
+  ForEach(
+      [this](std::string_view f, std::string_view v) { table_.Insert(FieldNode::Create(f, v)); });
   encoding_ = Encoding::kHashtable;
   lp_ = Listpack();
 }
@@ -141,9 +140,8 @@ HashObject* HashObject::Clone() const {
   if (encoding_ == Encoding::kListpack) {
     c->lp_ = lp_.Clone();
   } else {
-    table_.ForEach([c](const FieldNode* n) {
-      c->table_.Insert(FieldNode::Create(n->field(), n->value()));
-    });
+    table_.ForEach(
+        [c](const FieldNode* n) { c->table_.Insert(FieldNode::Create(n->field(), n->value())); });
   }
   return c;
 }

@@ -28,7 +28,9 @@ Value NewListValue(const TypeLimits& limits);
 
 // The quicklist of a list value (the caller checked the type).
 inline Quicklist& ListOf(Value& v) { return *static_cast<Quicklist*>(v.object()); }
-inline const Quicklist& ListOf(const Value& v) { return *static_cast<const Quicklist*>(v.object()); }
+inline const Quicklist& ListOf(const Value& v) {
+  return *static_cast<const Quicklist*>(v.object());
+}
 
 // RDB loaders of the list encodings (rows of the deserializer table).
 Result<Value> LoadListQuicklist2(RdbReader& r, const TypeLimits& limits);

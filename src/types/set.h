@@ -79,9 +79,7 @@ void SetObject::ForEach(Fn&& fn) const {
 extern const TypeOps kSetOps;
 
 inline SetObject& SetOf(Value& v) { return *static_cast<SetObject*>(v.object()); }
-inline const SetObject& SetOf(const Value& v) {
-  return *static_cast<const SetObject*>(v.object());
-}
+inline const SetObject& SetOf(const Value& v) { return *static_cast<const SetObject*>(v.object()); }
 // A new empty set value whose encoding suits a first member `first`.
 Value NewSetValue(std::string_view first);
 

@@ -16,10 +16,7 @@ namespace {
 // lands (src/types/<type>.h exports `extern const TypeOps kListOps` and so on).
 const TypeOps* const kRows[] = {
     nullptr,  // kString: not an aggregate; Value implements strings itself
-    &kListOps,
-    &kSetOps,
-    &kZSetOps,
-    &kHashOps,
+    &kListOps, &kSetOps, &kZSetOps, &kHashOps,
     nullptr,  // kStream
 };
 

@@ -10,12 +10,18 @@ namespace redistp {
 
 const char* ValueTypeName(ValueType t) {
   switch (t) {
-    case ValueType::kString: return "string";
-    case ValueType::kList: return "list";
-    case ValueType::kSet: return "set";
-    case ValueType::kZSet: return "zset";
-    case ValueType::kHash: return "hash";
-    case ValueType::kStream: return "stream";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kHash:
+      return "hash";
+    case ValueType::kStream:
+      return "stream";
   }
   return "none";
 }
@@ -42,15 +48,18 @@ HeapString* HeapString::Grow(HeapString* h, size_t need) {
   return n;
 }
 
-size_t HeapString::AllocSize() const {
-  return AllocationSize(this);
-}
+size_t HeapString::AllocSize() const { return AllocationSize(this); }
 
 void Value::Release() {
   switch (storage()) {
-    case kHeap: HeapString::Destroy(heap()); break;
-    case kPointer: FindTypeOps(type())->destroy(pointer()); break;
-    default: break;
+    case kHeap:
+      HeapString::Destroy(heap());
+      break;
+    case kPointer:
+      FindTypeOps(type())->destroy(pointer());
+      break;
+    default:
+      break;
   }
 }
 
@@ -127,10 +136,14 @@ Value Value::Integer(int64_t n) {
 
 std::string_view Value::View(char* scratch) const {
   switch (storage()) {
-    case kInline: return {inline_data(), inline_len()};
-    case kInt: return {scratch, FormatInt64(int_value(), scratch)};
-    case kHeap: return {heap()->data, heap()->len};
-    default: return {};
+    case kInline:
+      return {inline_data(), inline_len()};
+    case kInt:
+      return {scratch, FormatInt64(int_value(), scratch)};
+    case kHeap:
+      return {heap()->data, heap()->len};
+    default:
+      return {};
   }
 }
 
@@ -141,13 +154,16 @@ std::string Value::ToString() const {
 
 size_t Value::StringLength() const {
   switch (storage()) {
-    case kInline: return inline_len();
+    case kInline:
+      return inline_len();
     case kInt: {
       char scratch[kMaxInt64Chars + 1];
       return FormatInt64(int_value(), scratch);
     }
-    case kHeap: return heap()->len;
-    default: return 0;
+    case kHeap:
+      return heap()->len;
+    default:
+      return 0;
   }
 }
 
@@ -167,15 +183,19 @@ const char* Value::EncodingName() const {
       if (storage() == kInt) return "int";
       if (tag_ & kRawFlag) return "raw";
       return StringLength() <= kEmbstrLimit ? "embstr" : "raw";
-    default: return FindTypeOps(type())->encoding(pointer());
+    default:
+      return FindTypeOps(type())->encoding(pointer());
   }
 }
 
 size_t Value::HeapBytes(size_t samples) const {
   switch (storage()) {
-    case kHeap: return heap()->AllocSize();
-    case kPointer: return FindTypeOps(type())->memory(pointer(), samples);
-    default: return 0;
+    case kHeap:
+      return heap()->AllocSize();
+    case kPointer:
+      return FindTypeOps(type())->memory(pointer(), samples);
+    default:
+      return 0;
   }
 }
 
@@ -206,8 +226,7 @@ void Value::Append(std::string_view s) {
   const char* p = s.data();
   const char* self = reinterpret_cast<const char*>(this);
   bool aliases_inline = p >= self && p < self + sizeof(Value);
-  bool aliases_heap =
-      storage() == kHeap && p >= heap()->data && p < heap()->data + heap()->cap + 1;
+  bool aliases_heap = storage() == kHeap && p >= heap()->data && p < heap()->data + heap()->cap + 1;
   if (aliases_inline || aliases_heap) {
     copy.assign(s);
     s = copy;

@@ -160,9 +160,12 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
     }
   }
   switch (index_.Add(member, score)) {
-    case ZSetIndex::AddResult::kAdded: return AddResult::kAdded;
-    case ZSetIndex::AddResult::kUpdated: return AddResult::kUpdated;
-    default: return AddResult::kUnchanged;
+    case ZSetIndex::AddResult::kAdded:
+      return AddResult::kAdded;
+    case ZSetIndex::AddResult::kUpdated:
+      return AddResult::kUpdated;
+    default:
+      return AddResult::kUnchanged;
   }
 }
 

@@ -82,9 +82,8 @@ bool ParseMemory(std::string_view s, int64_t* out, bool allow_negative) {
     const char* suffix;
     int64_t mul;
   };
-  static constexpr Unit kUnits[] = {{"kb", 1024},          {"mb", 1024 * 1024},
-                                    {"gb", 1024LL << 20},  {"k", 1000},
-                                    {"m", 1000 * 1000},    {"g", 1000LL * 1000 * 1000},
+  static constexpr Unit kUnits[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024LL << 20},
+                                    {"k", 1000},  {"m", 1000 * 1000},  {"g", 1000LL * 1000 * 1000},
                                     {"b", 1}};
   std::string_view digits = lower;
   for (const Unit& u : kUnits) {

@@ -27,7 +27,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}       // NOLINT: implicit by design
   Result(Status error) : v_(std::move(error)) {}  // NOLINT
   bool ok() const { return v_.index() == 0; }
   T& value() { return std::get<0>(v_); }

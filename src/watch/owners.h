@@ -35,8 +35,8 @@ class OwnerIndex : public KeyspaceListener {
   void Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence);
   // SETTP/BSETTP's creation: adds `key` (absent) to `db` owned by `owner`, with a fresh fencing
   // token if asked. Returns what the command replies: the token, or 1 without FENCE.
-  int64_t CreateOwned(Database& db, std::string_view key, std::string_view value,
-                      uint64_t owner, bool fence);
+  int64_t CreateOwned(Database& db, std::string_view key, std::string_view value, uint64_t owner,
+                      bool fence);
   // Owner id of the entry, 0 for an ordinary key.
   uint64_t OwnerOf(const Entry* e) const;
   // Fencing token of the entry, 0 if none.

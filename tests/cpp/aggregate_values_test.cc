@@ -84,7 +84,14 @@ TEST(SetValueTest, HashtableDigestEqualsRedisAndLoadsRedisBytes) {
   Value v = MakeSet({"a", "b", "c", "10"});
   EXPECT_STREQ(v.EncodingName(), "hashtable");
   EXPECT_EQ(Digest(v), "e8e95c0569b53a3f5173aee20faee447fe695d97");
-  Result<Value> back = Load(std::string("\x02\x04\x01" "c" "\x01" "b" "\xc0\x0a\x01" "a", 10));
+  Result<Value> back =
+      Load(std::string("\x02\x04\x01"
+                       "c"
+                       "\x01"
+                       "b"
+                       "\xc0\x0a\x01"
+                       "a",
+                       10));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(Members(back.value()), (std::set<std::string>{"a", "b", "c", "10"}));
   Result<Value> round = Load(Rdb(v));
@@ -131,8 +138,15 @@ TEST(HashValueTest, ListpackDigestAndBytesEqualRedis) {
   EXPECT_STREQ(v.EncodingName(), "listpack");
   EXPECT_EQ(Digest(v), "3341f57320c44eb7d942e34c0ae8f46dcc76b7aa");
   const std::string redis(
-      "\x10\x24\x24\x00\x00\x00\x06\x00\x82" "f1" "\x03\x82" "v1" "\x03\x82" "f2"
-      "\x03\x02\x01\x83" "num" "\x04\xf4\x35\x1c\xdc\xdf\x02\x00\x00\x00\x09\xff",
+      "\x10\x24\x24\x00\x00\x00\x06\x00\x82"
+      "f1"
+      "\x03\x82"
+      "v1"
+      "\x03\x82"
+      "f2"
+      "\x03\x02\x01\x83"
+      "num"
+      "\x04\xf4\x35\x1c\xdc\xdf\x02\x00\x00\x00\x09\xff",
       38);
   EXPECT_EQ(Rdb(v), redis);
   Result<Value> back = Load(redis);
@@ -194,8 +208,21 @@ TEST(ZSetValueTest, ListpackDigestAndBytesEqualRedis) {
   EXPECT_STREQ(v.EncodingName(), "listpack");
   EXPECT_EQ(Digest(v), "aa987eae5d7c3d7380152bc72ae7c8427942d92e");
   const std::string redis(
-      "\x11\x27\x27\x00\x00\x00\x0a\x00\x81" "c" "\x02\xdf\xfd\x02\x81" "d" "\x02\x00\x01\x81"
-      "a" "\x02\x01\x01\x81" "b" "\x02\x83" "2.5" "\x04\x81" "e" "\x02\x83" "inf" "\x04\xff",
+      "\x11\x27\x27\x00\x00\x00\x0a\x00\x81"
+      "c"
+      "\x02\xdf\xfd\x02\x81"
+      "d"
+      "\x02\x00\x01\x81"
+      "a"
+      "\x02\x01\x01\x81"
+      "b"
+      "\x02\x83"
+      "2.5"
+      "\x04\x81"
+      "e"
+      "\x02\x83"
+      "inf"
+      "\x04\xff",
       41);
   EXPECT_EQ(Rdb(v), redis);
   Result<Value> back = Load(redis);
@@ -210,8 +237,8 @@ TEST(ZSetValueTest, SkiplistPastTheLimitDigestsLikeRedisAndRoundTrips) {
   Value v = MakeZSet({{"a", 1}, {"b", 2.5}, {"c", -3}}, two);
   EXPECT_STREQ(v.EncodingName(), "skiplist");
   EXPECT_EQ(Digest(v), "2dd2ef669bd842b340aed0cb20be587954151e2b");
-  EXPECT_EQ(Pairs(v), (std::vector<std::pair<std::string, double>>{{"c", -3}, {"a", 1},
-                                                                    {"b", 2.5}}));
+  EXPECT_EQ(Pairs(v),
+            (std::vector<std::pair<std::string, double>>{{"c", -3}, {"a", 1}, {"b", 2.5}}));
   // ZSET_2 under the default limits loads back as a listpack, like Redis.
   Result<Value> small = Load(Rdb(v));
   ASSERT_TRUE(small.ok()) << small.status().message();

@@ -6,7 +6,6 @@
 // (like BLPOP popping the last element); an "absent" kind is served by a missing key and
 // creates it (like BSETTP). Each served or timed-out waiter writes its client id (or -id for a
 // timeout) into a per-client reply buffer, so the tests read what a client would have received.
-#include "util/reply_buffer.h"
 #include "watch/blocking.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +18,7 @@
 #include "db/database.h"
 #include "server/keyspace_hub.h"
 #include "util/byte_buffer.h"
+#include "util/reply_buffer.h"
 #include "watch/watches.h"
 
 namespace redistp {

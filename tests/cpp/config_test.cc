@@ -820,8 +820,7 @@ TEST(ConfigLoad, BareListDirectivesAreEmptyLists) {
                   .ok());
   EXPECT_TRUE(e.bind.empty());
   EXPECT_EQ(Value(e, "latency-tracking-info-percentiles"), "");
-  EXPECT_EQ(Value(e, "client-output-buffer-limit"),
-            Value(Config(), "client-output-buffer-limit"));
+  EXPECT_EQ(Value(e, "client-output-buffer-limit"), Value(Config(), "client-output-buffer-limit"));
   EXPECT_EQ(LoadError("oom-score-adj-values"),
             Fatal(1, "oom-score-adj-values", "wrong number of arguments"));
 }
@@ -832,8 +831,9 @@ TEST(ConfigLoad, UserDirectivesAreCheckedLikeRedis) {
                   "Error in user declaration 'a': Duplicate user found. A user can only be "
                   "defined once in config files"));
   // Redis names the word two places before the bad rule.
-  EXPECT_EQ(LoadError("user a bad"), Fatal(1, "user a bad", "Error in user declaration 'user': "
-                                                             "Syntax error"));
+  EXPECT_EQ(LoadError("user a bad"), Fatal(1, "user a bad",
+                                           "Error in user declaration 'user': "
+                                           "Syntax error"));
   EXPECT_EQ(LoadError("user a on bad"),
             Fatal(1, "user a on bad", "Error in user declaration 'a': Syntax error"));
   EXPECT_EQ(LoadError("user a %X~k"),

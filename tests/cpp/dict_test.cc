@@ -88,8 +88,8 @@ TEST(DictTest, InsertFindUnlinkAtScale) {
 
 TEST(DictTest, KeysDifferingOnlyInLengthOrBinaryBytes) {
   Dict d;
-  std::vector<std::string> keys = {"",  std::string("\0", 1), std::string("\0\0", 2), "a",
-                                   "a\xff", "A"};
+  std::vector<std::string> keys = {"", std::string("\0", 1), std::string("\0\0", 2), "a", "a\xff",
+                                   "A"};
   for (const std::string& k : keys) InsertKey(d, k);
   for (const std::string& k : keys) {
     Entry* e = d.Find(k);

@@ -145,8 +145,8 @@ TEST(GlobTest, PathologicalPatternsFinishFast) {
   std::string sets;
   for (int i = 0; i < 30; ++i) sets += "*[a-z]";
   EXPECT_FALSE(GlobMatch(sets + "1", many_a));
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start)
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  start)
                 .count();
   EXPECT_LT(ms, 2000);
 }

@@ -1,8 +1,6 @@
 // Unit tests for the list value (types/list.h) through its TypeOps row: encoding name, deep
 // copy, digest and RDB bytes equal to what Redis 7.0.15 answers for the same list, loading
 // with validation, and the keyspace deleting a list a mutation left empty.
-#include "types/list.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +8,7 @@
 
 #include "db/database.h"
 #include "types/digest.h"
+#include "types/list.h"
 #include "types/serialize.h"
 
 namespace redistp {
@@ -57,8 +56,15 @@ TEST(ListValueTest, DigestAndRdbBytesEqualRedis) {
   RdbWriter w(&out);
   SerializeValue(v, w);
   const std::string redis(
-      "\x12\x01\x02\x1c\x1c\x00\x00\x00\x06\x00\x81" "a" "\x02\x81" "b" "\x02\x81" "c"
-      "\x02\x01\x01\xdf\xfe\x02\x85" "hello" "\x06\xff",
+      "\x12\x01\x02\x1c\x1c\x00\x00\x00\x06\x00\x81"
+      "a"
+      "\x02\x81"
+      "b"
+      "\x02\x81"
+      "c"
+      "\x02\x01\x01\xdf\xfe\x02\x85"
+      "hello"
+      "\x06\xff",
       32);
   EXPECT_EQ(out, redis);
 

@@ -31,11 +31,29 @@ TEST(ParseInt64Test, AcceptsCanonicalIntegers) {
 }
 
 TEST(ParseInt64Test, RejectsWhatRedisRejects) {
-  const char* bad[] = {"",      "-",    "-0",   "01",   "00",   "-01",  "+1",
-                       " 1",    "1 ",   "\t1",  "1\n",  "1a",   "a1",   "1.0",
-                       "1e3",   "0x10", "--1",  "1-",   "9223372036854775808",
-                       "-9223372036854775809",  "18446744073709551616",
-                       "99999999999999999999",  "000000000000000000001"};
+  const char* bad[] = {"",
+                       "-",
+                       "-0",
+                       "01",
+                       "00",
+                       "-01",
+                       "+1",
+                       " 1",
+                       "1 ",
+                       "\t1",
+                       "1\n",
+                       "1a",
+                       "a1",
+                       "1.0",
+                       "1e3",
+                       "0x10",
+                       "--1",
+                       "1-",
+                       "9223372036854775808",
+                       "-9223372036854775809",
+                       "18446744073709551616",
+                       "99999999999999999999",
+                       "000000000000000000001"};
   for (const char* s : bad) {
     int64_t v = 42;
     EXPECT_FALSE(Int(s, &v)) << "'" << s << "'";
@@ -46,7 +64,10 @@ TEST(ParseInt64Test, RejectsWhatRedisRejects) {
 TEST(ParseInt64Test, RejectsEmbeddedNul) {
   int64_t v;
   EXPECT_FALSE(Int(std::string_view("1\0", 2), &v));
-  EXPECT_FALSE(Int(std::string_view("\0" "1", 2), &v));
+  EXPECT_FALSE(Int(std::string_view("\0"
+                                    "1",
+                                    2),
+                   &v));
 }
 
 TEST(ParseUint64Test, FullUnsignedRange) {
@@ -86,8 +107,8 @@ TEST(ParseDoubleTest, AcceptsStrtodForms) {
 }
 
 TEST(ParseDoubleTest, RejectsSpacesJunkNanAndOverflow) {
-  const char* bad[] = {"", " 1", "1 ", "\t1", "1x", "abc", "nan", "NaN", "-nan",
-                       "1e400", "-1e400", "1e-400", "1.5.5", "--1"};
+  const char* bad[] = {"",    " 1",   "1 ",    "\t1",    "1x",     "abc",   "nan",
+                       "NaN", "-nan", "1e400", "-1e400", "1e-400", "1.5.5", "--1"};
   for (const char* s : bad) {
     double d = 7;
     EXPECT_FALSE(ParseDouble(s, &d)) << "'" << s << "'";
@@ -152,9 +173,21 @@ TEST(ParseMemoryTest, UnitsAreCaseInsensitive) {
 }
 
 TEST(ParseMemoryTest, RejectsJunkNegativesAndOverflow) {
-  const char* bad[] = {"",       "k",    "kb",       "1x",          "1.5mb", " 1",
-                       "1 mb",   "+1",   "1kbb",     "-1",          "-1kb",  "mb1",
-                       "9223372036854775807kb",    "9007199254740993kb",  "10000000000gb"};
+  const char* bad[] = {"",
+                       "k",
+                       "kb",
+                       "1x",
+                       "1.5mb",
+                       " 1",
+                       "1 mb",
+                       "+1",
+                       "1kbb",
+                       "-1",
+                       "-1kb",
+                       "mb1",
+                       "9223372036854775807kb",
+                       "9007199254740993kb",
+                       "10000000000gb"};
   for (const char* s : bad) {
     int64_t v = 42;
     EXPECT_FALSE(ParseMemory(s, &v)) << "'" << s << "'";

@@ -225,10 +225,9 @@ TEST(Propagation, RenameAndMoveAreRecordedAsSent) {
   h.Run("a", {"RENAME", "k", "k2"});
   h.Run("a", {"MOVE", "k2", "1"});
   h.Run("a", {"MOVE", "k2", "1"});  // gone: nothing
-  EXPECT_EQ(h.Propagated(), (Records{{"SELECT", "0"},
-                                     {"SET", "k", "v"},
-                                     {"RENAME", "k", "k2"},
-                                     {"MOVE", "k2", "1"}}));
+  EXPECT_EQ(
+      h.Propagated(),
+      (Records{{"SELECT", "0"}, {"SET", "k", "v"}, {"RENAME", "k", "k2"}, {"MOVE", "k2", "1"}}));
 }
 
 TEST(Propagation, OwnerLeavingDeletesInTheKeysCurrentDatabase) {

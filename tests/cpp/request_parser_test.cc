@@ -14,9 +14,7 @@ namespace {
 
 using Status = RequestParser::Status;
 
-std::vector<std::string> Args(const RequestParser& p) {
-  return {p.args().begin(), p.args().end()};
-}
+std::vector<std::string> Args(const RequestParser& p) { return {p.args().begin(), p.args().end()}; }
 
 // Parses one request from the whole of `buf`.
 struct Parsed {
@@ -207,8 +205,8 @@ TEST(RequestParserTest, InlineTooBig) {
 }
 
 TEST(RequestParserTest, InvalidMultibulkLength) {
-  const char* bad[] = {"*abc\r\n", "*-0\r\n", "*01\r\n", "*1x\r\n", "*\r\n", "*+1\r\n",
-                       "*2147483648\r\n", "*99999999999999999999\r\n"};
+  const char* bad[] = {"*abc\r\n", "*-0\r\n", "*01\r\n",         "*1x\r\n",
+                       "*\r\n",    "*+1\r\n", "*2147483648\r\n", "*99999999999999999999\r\n"};
   for (const char* req : bad) {
     EXPECT_EQ(ErrorOf(req), "ERR Protocol error: invalid multibulk length") << req;
   }
@@ -233,8 +231,8 @@ TEST(RequestParserTest, ExpectedDollar) {
 }
 
 TEST(RequestParserTest, InvalidBulkLength) {
-  const char* bad[] = {"*1\r\n$-1\r\n", "*1\r\n$abc\r\n", "*1\r\n$-0\r\n", "*1\r\n$01\r\n",
-                       "*1\r\n$\r\n", "*1\r\n$536870913\r\n"};
+  const char* bad[] = {"*1\r\n$-1\r\n", "*1\r\n$abc\r\n", "*1\r\n$-0\r\n",
+                       "*1\r\n$01\r\n", "*1\r\n$\r\n",    "*1\r\n$536870913\r\n"};
   for (const char* req : bad) {
     EXPECT_EQ(ErrorOf(req), "ERR Protocol error: invalid bulk length") << req;
   }
@@ -261,8 +259,7 @@ TEST(RequestParserTest, UnauthenticatedLimits) {
   limits.authenticated = false;
   EXPECT_EQ(ErrorOf("*11\r\n", limits), "ERR Protocol error: unauthenticated multibulk length");
   EXPECT_EQ(ParseOnce("*10\r\n", limits).status, Status::kNeedMore);
-  EXPECT_EQ(ErrorOf("*1\r\n$16385\r\n", limits),
-            "ERR Protocol error: unauthenticated bulk length");
+  EXPECT_EQ(ErrorOf("*1\r\n$16385\r\n", limits), "ERR Protocol error: unauthenticated bulk length");
   EXPECT_EQ(ParseOnce("*1\r\n$16384\r\n", limits).status, Status::kNeedMore);
   // An invalid count is still an invalid count, authenticated or not.
   EXPECT_EQ(ErrorOf("*x\r\n", limits), "ERR Protocol error: invalid multibulk length");
@@ -280,8 +277,8 @@ TEST(RequestParserTest, ResetAfterErrorParsesAFreshRequest) {
 
 TEST(RequestParserTest, BigArgumentInManyReads) {
   std::string value(1 << 20, 'v');
-  std::string req = "*2\r\n$4\r\nECHO\r\n$" + std::to_string(value.size()) + "\r\n" + value +
-                    "\r\n";
+  std::string req =
+      "*2\r\n$4\r\nECHO\r\n$" + std::to_string(value.size()) + "\r\n" + value + "\r\n";
   RequestParser p;
   size_t step = 4096;
   size_t n = step;

@@ -46,14 +46,20 @@ TEST(SerializeTest, LengthEncodings) {
 }
 
 TEST(SerializeTest, StringsUseRedisIntegerForms) {
-  EXPECT_EQ(Serialized("abc"), std::string("\x00\x03" "abc", 5));
+  EXPECT_EQ(Serialized("abc"), std::string("\x00\x03"
+                                           "abc",
+                                           5));
   EXPECT_EQ(Serialized("123"), std::string("\x00\xc0\x7b", 3));
   EXPECT_EQ(Serialized("-1"), std::string("\x00\xc0\xff", 3));
   EXPECT_EQ(Serialized("1000"), std::string("\x00\xc1\xe8\x03", 4));
   EXPECT_EQ(Serialized("100000"), std::string("\x00\xc2\xa0\x86\x01\x00", 6));
   // Outside 32 bits, or not canonical: the decimal text.
-  EXPECT_EQ(Serialized("12345678901"), std::string("\x00\x0b" "12345678901", 13));
-  EXPECT_EQ(Serialized("007"), std::string("\x00\x03" "007", 5));
+  EXPECT_EQ(Serialized("12345678901"), std::string("\x00\x0b"
+                                                   "12345678901",
+                                                   13));
+  EXPECT_EQ(Serialized("007"), std::string("\x00\x03"
+                                           "007",
+                                           5));
 }
 
 TEST(SerializeTest, LongCompressibleStringsAreLzfOnlyWhenAllowed) {
@@ -66,8 +72,14 @@ TEST(SerializeTest, LongCompressibleStringsAreLzfOnlyWhenAllowed) {
 }
 
 TEST(SerializeTest, RoundTripsEveryForm) {
-  const std::string inputs[] = {"", "x", "123", "-32768", "2147483647", "2147483648",
-                                std::string(100, 'z'), std::string("\x00\xff\x01", 3),
+  const std::string inputs[] = {"",
+                                "x",
+                                "123",
+                                "-32768",
+                                "2147483647",
+                                "2147483648",
+                                std::string(100, 'z'),
+                                std::string("\x00\xff\x01", 3),
                                 std::string(20000, 'q')};
   for (const std::string& in : inputs) {
     std::string out = Serialized(in);
@@ -83,14 +95,18 @@ TEST(SerializeTest, RoundTripsEveryForm) {
 
 TEST(SerializeTest, HostileInputIsAnErrorNeverACrash) {
   const std::string bad[] = {
-      std::string(""),                                    // nothing
-      std::string("\x05" "ab", 3),                        // length past the end
-      std::string("\x80\xff\xff\xff\xff", 5),             // 4 GB declared
-      std::string("\xc3\x05\x7f" "abc", 6),               // LZF claims more than it has
-      std::string("\xc3\x02\x05\xff\xff", 5),             // LZF garbage
-      std::string("\xc4", 1),                             // unknown special encoding
-      std::string("\xc2\x01", 2),                         // truncated int32
-      std::string("\x82", 1),                             // unknown length form
+      std::string(""),  // nothing
+      std::string("\x05"
+                  "ab",
+                  3),                          // length past the end
+      std::string("\x80\xff\xff\xff\xff", 5),  // 4 GB declared
+      std::string("\xc3\x05\x7f"
+                  "abc",
+                  6),                          // LZF claims more than it has
+      std::string("\xc3\x02\x05\xff\xff", 5),  // LZF garbage
+      std::string("\xc4", 1),                  // unknown special encoding
+      std::string("\xc2\x01", 2),              // truncated int32
+      std::string("\x82", 1),                  // unknown length form
   };
   for (const std::string& in : bad) {
     RdbReader r(in);

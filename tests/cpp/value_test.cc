@@ -38,8 +38,9 @@ TEST(ValueTest, CanonicalIntegersUseTheIntEncoding) {
 }
 
 TEST(ValueTest, NonCanonicalNumbersStayStrings) {
-  const char* texts[] = {"-0", "01", " 1", "1 ", "+1", "1.5", "1e3", "9223372036854775808",
-                         "-9223372036854775809", ""};
+  const char* texts[] = {
+      "-0", "01", " 1", "1 ", "+1", "1.5", "1e3", "9223372036854775808", "-9223372036854775809",
+      ""};
   for (const char* s : texts) {
     Value v = Value::String(s);
     EXPECT_FALSE(v.is_int()) << s;

@@ -685,8 +685,7 @@ class WatchModel {
     std::vector<std::pair<int, std::string>> got = index_.DueExpiries(now);
     // Deadline order; keys sharing a deadline may come in any order.
     std::vector<int64_t> got_deadlines;
-    for (const auto& [db, key] : got)
-      got_deadlines.push_back(dbs_[db]->FindRaw(key)->expire_ms);
+    for (const auto& [db, key] : got) got_deadlines.push_back(dbs_[db]->FindRaw(key)->expire_ms);
     ASSERT_TRUE(std::is_sorted(got_deadlines.begin(), got_deadlines.end()));
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -163,18 +163,17 @@ bool LockRun::Setup(std::string* error) {
     } else if (redis_) {
       client.sub = Connection::Open(target_.port, kConnectTimeoutMs, error);
       if (!client.sub) return Fail(error, who + "subscriber: " + *error);
-      if (!client.sub->Call({"SUBSCRIBE", channel_}, &reply, deadline) ||
-          reply.items.size() != 3 || !reply.items[0].IsString("subscribe")) {
-        return Fail(error, who + "SUBSCRIBE replied " + reply.Describe() + " " +
-                               client.sub->error());
+      if (!client.sub->Call({"SUBSCRIBE", channel_}, &reply, deadline) || reply.items.size() != 3 ||
+          !reply.items[0].IsString("subscribe")) {
+        return Fail(error,
+                    who + "SUBSCRIBE replied " + reply.Describe() + " " + client.sub->error());
       }
     }
   }
   return true;
 }
 
-bool LockRun::Send(LockClient& client, const std::vector<std::string>& args,
-                   std::string* error) {
+bool LockRun::Send(LockClient& client, const std::vector<std::string>& args, std::string* error) {
   if (client.conn->SendCommand(args, NowNs() + kReplyTimeoutNs)) return true;
   return Fail(error, args[0] + ": " + client.conn->error());
 }
@@ -264,8 +263,8 @@ bool LockRun::OnWakeUp(LockClient& client, std::string* error) {
 bool LockRun::Drain(size_t index, bool sub, std::string* error) {
   LockClient& client = clients_[index];
   Connection& conn = sub ? *client.sub : *client.conn;
-  if (conn.ReadSome() < 0) return Fail(error, "client " + std::to_string(index) + ": " +
-                                                  conn.error());
+  if (conn.ReadSome() < 0)
+    return Fail(error, "client " + std::to_string(index) + ": " + conn.error());
   Frame frame;
   for (;;) {
     int got = conn.PopFrame(&frame);
@@ -342,8 +341,7 @@ bool LockRun::Run(std::string* error) {
 
 bool LockRun::Report(std::string* error) {
   Frame reply;
-  if (!admin_->Call({"GET", counter_key_}, &reply, NowNs() + kReplyTimeoutNs) ||
-      reply.IsError()) {
+  if (!admin_->Call({"GET", counter_key_}, &reply, NowNs() + kReplyTimeoutNs) || reply.IsError()) {
     return Fail(error, "GET counter: " + reply.Describe() + " " + admin_->error());
   }
   long long counter = reply.null ? 0 : atoll(reply.text.c_str());
@@ -367,27 +365,26 @@ bool LockRun::Report(std::string* error) {
     snprintf(text, sizeof(text), "%.*f", digits, v);
     return std::string(text);
   };
-  PrintResult(
-      target_.name, "locks",
-      {{"mode", target_.mode},
-       {"clients", std::to_string(n)},
-       {"seconds", fixed(seconds, 3)},
-       {"acquisitions", std::to_string(total)},
-       {"rate", fixed(total / seconds, 1)},
-       {"per_client_min", std::to_string(per_client.front())},
-       {"per_client_median", fixed(median, 1)},
-       {"per_client_max", std::to_string(per_client.back())},
-       {"cv", fixed(cv, 3)},
-       {"wasted", std::to_string(wasted_)},
-       {"wasted_per_acq", fixed(total > 0 ? static_cast<double>(wasted_) / total : 0, 3)},
-       {"timeouts", std::to_string(timeouts_)},
-       {"violations", std::to_string(violations_)},
-       {"counter", std::to_string(counter)},
-       {"lost_increments", std::to_string(total - counter)},
-       {"bad_releases", std::to_string(bad_releases_)},
-       {"wait_p50_us", fixed(waits_.PercentileUs(50), 1)},
-       {"wait_p99_us", fixed(waits_.PercentileUs(99), 1)},
-       {"wait_max_us", fixed(waits_.PercentileUs(100), 1)}});
+  PrintResult(target_.name, "locks",
+              {{"mode", target_.mode},
+               {"clients", std::to_string(n)},
+               {"seconds", fixed(seconds, 3)},
+               {"acquisitions", std::to_string(total)},
+               {"rate", fixed(total / seconds, 1)},
+               {"per_client_min", std::to_string(per_client.front())},
+               {"per_client_median", fixed(median, 1)},
+               {"per_client_max", std::to_string(per_client.back())},
+               {"cv", fixed(cv, 3)},
+               {"wasted", std::to_string(wasted_)},
+               {"wasted_per_acq", fixed(total > 0 ? static_cast<double>(wasted_) / total : 0, 3)},
+               {"timeouts", std::to_string(timeouts_)},
+               {"violations", std::to_string(violations_)},
+               {"counter", std::to_string(counter)},
+               {"lost_increments", std::to_string(total - counter)},
+               {"bad_releases", std::to_string(bad_releases_)},
+               {"wait_p50_us", fixed(waits_.PercentileUs(50), 1)},
+               {"wait_p99_us", fixed(waits_.PercentileUs(99), 1)},
+               {"wait_max_us", fixed(waits_.PercentileUs(100), 1)}});
   return true;
 }
 
