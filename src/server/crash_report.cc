@@ -28,6 +28,7 @@ constexpr int kMaxFrames = 100;
 struct CrashState {
   Server* server = nullptr;
   std::function<std::string()> info_text;
+  void* alt_stack = nullptr;  // the signal stack: owned here so it stays reachable
 };
 CrashState* g_crash = nullptr;  // see the header: the one process-wide variable
 
@@ -193,6 +194,7 @@ void InstallCrashHandlers(Server* server, std::function<std::string()> info_text
     stack_t ss{};
     ss.ss_size = static_cast<size_t>(SIGSTKSZ) * 4;
     ss.ss_sp = std::malloc(ss.ss_size);
+    g_crash->alt_stack = ss.ss_sp;
     if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
   }
   g_crash->server = server;
