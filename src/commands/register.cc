@@ -21,6 +21,19 @@ Status RegisterCommands(CommandTable& table) {
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
+  // hashes:
+
+  // lists:
+
+  // sets:
+
+  // sorted sets:
+
+  // sorted-set operations:
+
+  // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+
+  // (end of the aggregate families)
   return table.first_error();
 }
 

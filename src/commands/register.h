@@ -29,6 +29,21 @@ void RegisterTempKeyCommands(CommandTable& table);
 void RegisterWatchExCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 
+// The aggregate families (issue 8): one line each below its family's comment.
+// hashes:
+
+// lists:
+
+// sets:
+
+// sorted sets:
+
+// sorted-set operations:
+
+// SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+
+// (end of the aggregate families)
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

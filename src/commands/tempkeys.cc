@@ -17,6 +17,7 @@
 // check. A key deleted because its owner left is a `DEL` record from the propagator itself.
 #include <memory>
 
+#include "commands/block_util.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -53,22 +54,6 @@ void SetTpCommand(CommandContext& c) {
     return;
   }
   CreateOwned(c, c.args[1], c.args[2], fence);
-}
-
-// BLPOP's timeout rules: seconds as a float, negative rejected, 0 = forever.
-bool ParseBlockTimeout(CommandContext& c, std::string_view arg, int64_t* ms) {
-  long double secs;
-  if (!ParseLongDouble(arg, &secs) || secs > 9.2e15L) {
-    c.reply.Error(err::kTimeoutNotFloat);
-    return false;
-  }
-  if (secs < 0) {
-    c.reply.Error(err::kTimeoutNegative);
-    return false;
-  }
-  *ms = static_cast<int64_t>(secs * 1000.0L);
-  if (secs > 0 && *ms == 0) *ms = 1;
-  return true;
 }
 
 // BSETTP that created its key at once is replayed as the SETTP it amounted to.

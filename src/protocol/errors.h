@@ -210,6 +210,20 @@ inline constexpr std::string_view kInvalidArgCount =
 inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
+// ---- hashes (issue 8) ----
+
+// ---- lists (issue 8) ----
+
+// ---- sets (issue 8) ----
+
+// ---- sorted sets (issue 8) ----
+
+// ---- sorted-set operations (issue 8) ----
+
+// ---- SORT and the aggregate SCANs (issue 8) ----
+
+// ---- end of family sections ----
+
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
 inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {
   return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
