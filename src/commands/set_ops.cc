@@ -168,7 +168,7 @@ void SInterCardCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
   if (!LookupSources(c, 2, keys_end, Access::kRead, &sets)) return;
   int64_t n = 0;
-  ForEachIntersected(sets, [&](std::string_view) { return ++n != limit; });
+  ForEachIntersected</*kText=*/false>(sets, [&](std::string_view) { return ++n != limit; });
   c.reply.Int(n);
 }
 

@@ -14,12 +14,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "types/set.h"
 #include "types/type_limits.h"
 #include "types/value.h"
+#include "util/numbers.h"
 
 namespace redistp {
 
@@ -31,8 +33,9 @@ void RegisterSetOpCommands(CommandTable& table);
 
 // Calls fn(member) for each member of the intersection of `sets`, walking the smallest set;
 // fn returns false to stop early (SINTERCARD's LIMIT). Nothing is called when a source is
-// missing. O(N*M): N the smallest cardinality, M the number of sets.
-template <typename Fn>
+// missing. O(N*M): N the smallest cardinality, M the number of sets. With kText false fn may be
+// given an empty view instead of an intset member's text (a count needs no text).
+template <bool kText = true, typename Fn>
 void ForEachIntersected(std::vector<SetObject*> sets, Fn&& fn) {
   for (SetObject* s : sets) {
     if (s == nullptr) return;
@@ -46,6 +49,30 @@ void ForEachIntersected(std::vector<SetObject*> sets, Fn&& fn) {
     if (sets[i] != smallest && std::find(others.begin(), others.end(), sets[i]) == others.end()) {
       others.push_back(sets[i]);
     }
+  }
+  if (smallest->encoding() == SetObject::Encoding::kIntset) {
+    // Integers are probed as integers in the other intsets, and formatted once for the
+    // hashtables among them.
+    const Intset& is = smallest->intset();
+    char buf[kMaxInt64Chars + 1];
+    for (size_t i = 0; i < is.Size(); ++i) {
+      const int64_t v = is.At(i);
+      std::string_view text;
+      bool member = true;
+      for (SetObject* o : others) {
+        if (o->encoding() == SetObject::Encoding::kIntset) {
+          member = o->intset().Contains(v);
+        } else {
+          if (text.empty()) text = std::string_view(buf, FormatInt64(v, buf));
+          member = o->Contains(text);
+        }
+        if (!member) break;
+      }
+      if (!member) continue;
+      if (kText && text.empty()) text = std::string_view(buf, FormatInt64(v, buf));
+      if (!fn(text)) return;
+    }
+    return;
   }
   smallest->ForEachWhile([&](std::string_view member) {
     for (SetObject* o : others) {

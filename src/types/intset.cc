@@ -1,6 +1,8 @@
 // Intset operations; the byte format is described in intset.h.
 #include "types/intset.h"
 
+#include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -26,6 +28,26 @@ uint32_t EncodingFor(int64_t v) {
 
 // Reads a width-byte little-endian two's complement value.
 int64_t LoadValue(const uint8_t* p, uint32_t width) {
+  if constexpr (std::endian::native == std::endian::little) {
+    // The blob's byte order is the host's: one load of the right width.
+    switch (width) {
+      case 2: {
+        int16_t v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+      }
+      case 4: {
+        int32_t v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+      }
+      default: {
+        int64_t v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+      }
+    }
+  }
   uint64_t u = 0;
   for (uint32_t i = 0; i < width; i++) u |= uint64_t{p[i]} << (8 * i);
   if (width == 8) return static_cast<int64_t>(u);
@@ -125,10 +147,12 @@ bool Intset::Search(int64_t v, size_t* pos) const {
     *pos = 0;
     return false;
   }
+  const uint32_t enc = Encoding();
+  const uint8_t* values = buf_ + kHeaderSize;
   size_t lo = 0, hi = n;  // answer in [lo, hi)
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int64_t cur = At(mid);
+    int64_t cur = LoadValue(values + mid * enc, enc);
     if (cur == v) {
       *pos = mid;
       return true;
