@@ -89,11 +89,12 @@ size_t ScoreText(double score, char* buf) {
 ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
   if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
     encoding_ = Encoding::kSkiplist;
+    index_ = std::make_unique<ZSetIndex>();
   }
 }
 
 size_t ZSetObject::size() const {
-  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_.size();
+  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
 }
 
 double ZSetObject::ScoreOf(const ListpackEntry& e) {
@@ -130,7 +131,7 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
 }
 
 std::optional<double> ZSetObject::Score(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Score(member);
+  if (encoding_ == Encoding::kSkiplist) return index_->Score(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return std::nullopt;
   return ScoreOf(lp_.Get(lp_.Next(p)));
@@ -154,7 +155,7 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
       return AddResult::kAdded;
     }
   }
-  switch (index_.Add(member, score)) {
+  switch (index_->Add(member, score)) {
     case ZSetIndex::AddResult::kAdded:
       return AddResult::kAdded;
     case ZSetIndex::AddResult::kUpdated:
@@ -165,7 +166,7 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
 }
 
 bool ZSetObject::Remove(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Remove(member);
+  if (encoding_ == Encoding::kSkiplist) return index_->Remove(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return false;
   lp_.Delete(lp_.Delete(p));
@@ -173,7 +174,7 @@ bool ZSetObject::Remove(std::string_view member) {
 }
 
 std::optional<size_t> ZSetObject::Rank(std::string_view member, bool reverse) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Rank(member, reverse);
+  if (encoding_ == Encoding::kSkiplist) return index_->Rank(member, reverse);
   size_t rank = 0;
   for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
     if (lp_.Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
@@ -200,7 +201,7 @@ std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
 size_t ZSetObject::Count(const ScoreRange& r) const {
   if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_.list();
+  const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -210,7 +211,7 @@ size_t ZSetObject::Count(const ScoreRange& r) const {
 size_t ZSetObject::Count(const LexRange& r) const {
   if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_.list();
+  const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -219,19 +220,19 @@ size_t ZSetObject::Count(const LexRange& r) const {
 }
 
 size_t ZSetObject::RemoveRanks(size_t start, size_t end) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRankRange(start + 1, end + 1);
+  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRankRange(start + 1, end + 1);
   return lp_.DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const ScoreRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const LexRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
@@ -239,7 +240,8 @@ size_t ZSetObject::RemoveRange(const LexRange& r) {
 
 void ZSetObject::ConvertToSkiplist() {
   if (encoding_ == Encoding::kSkiplist) return;
-  ForEach([this](std::string_view m, double s) { index_.Add(m, s); });
+  index_ = std::make_unique<ZSetIndex>();
+  ForEach([this](std::string_view m, double s) { index_->Add(m, s); });
   encoding_ = Encoding::kSkiplist;
   lp_ = Listpack();
 }
@@ -254,11 +256,7 @@ void ZSetObject::ConvertToListpack() {
   });
   lp_ = std::move(lp);
   encoding_ = Encoding::kListpack;
-  std::vector<std::string> members;
-  for (const ZNode* n = index_.list().first(); n != nullptr; n = n->next()) {
-    members.emplace_back(n->member());
-  }
-  for (const std::string& m : members) index_.Remove(m);
+  index_.reset();
 }
 
 ZSetObject* ZSetObject::Clone() const {
@@ -267,7 +265,8 @@ ZSetObject* ZSetObject::Clone() const {
   if (encoding_ == Encoding::kListpack) {
     c->lp_ = lp_.Clone();
   } else {
-    ForEach([c](std::string_view m, double s) { c->index_.Add(m, s); });
+    c->index_ = std::make_unique<ZSetIndex>();
+    ForEach([c](std::string_view m, double s) { c->index_->Add(m, s); });
   }
   return c;
 }
@@ -275,7 +274,7 @@ ZSetObject* ZSetObject::Clone() const {
 size_t ZSetObject::MemoryBytes(size_t samples) const {
   if (encoding_ == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
   (void)samples;  // the index keeps an exact byte count, cheaper than sampling
-  return sizeof(ZSetObject) - sizeof(ZSetIndex) + index_.bytes();
+  return sizeof(ZSetObject) + index_->bytes();
 }
 
 ZSetObject* ZSetObject::FromListpack(Listpack lp) {

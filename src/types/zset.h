@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,7 +89,8 @@ class ZSetObject {
   static ZSetObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
-  const ZSetIndex& index() const { return index_; }
+  // The skiplist encoding's index; only valid when encoding() is kSkiplist.
+  const ZSetIndex& index() const { return *index_; }
 
  private:
   ZSetObject() = default;
@@ -128,13 +130,14 @@ class ZSetObject {
 
   Encoding encoding_ = Encoding::kListpack;
   Listpack lp_;
-  ZSetIndex index_;
+  // Allocated only for the skiplist encoding: a small set pays for its listpack alone.
+  std::unique_ptr<ZSetIndex> index_;
 };
 
 template <typename Fn>
 void ZSetObject::ForEach(Fn&& fn) const {
   if (encoding_ == Encoding::kSkiplist) {
-    for (const ZNode* n = index_.list().first(); n != nullptr; n = n->next()) {
+    for (const ZNode* n = index_->list().first(); n != nullptr; n = n->next()) {
       fn(n->member(), n->score);
     }
     return;
@@ -151,7 +154,7 @@ template <typename Fn>
 void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const {
   size_t n = end - start + 1;
   if (encoding_ == Encoding::kSkiplist) {
-    const SkipList& l = index_.list();
+    const SkipList& l = index_->list();
     const ZNode* x = l.ByRank(reverse ? l.size() - start : start + 1);
     for (; n > 0 && x != nullptr; --n, x = reverse ? x->prev() : x->next()) {
       fn(x->member(), x->score);
@@ -170,8 +173,8 @@ template <typename Range>
 bool ZSetObject::MayIntersect(const Range& r) const {
   if (r.Empty() || size() == 0) return false;
   if (encoding_ == Encoding::kSkiplist) {
-    const ZNode* lo = index_.list().first();
-    const ZNode* hi = index_.list().last();
+    const ZNode* lo = index_->list().first();
+    const ZNode* hi = index_->list().last();
     return PairAboveMin(r, hi->member(), hi->score) && PairBelowMax(r, lo->member(), lo->score);
   }
   char buf[kMemberBuf];
@@ -186,7 +189,7 @@ size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_
   if (limit == 0 || !MayIntersect(r)) return 0;
   size_t calls = 0;
   if (encoding_ == Encoding::kSkiplist) {
-    const SkipList& l = index_.list();
+    const SkipList& l = index_->list();
     const ZNode* x = reverse ? l.LastInRange(r) : l.FirstInRange(r);
     if (x == nullptr) return 0;
     if (offset > 0) {
