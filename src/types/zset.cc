@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -97,11 +98,19 @@ size_t ZSetObject::size() const {
   return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
 }
 
+// A stored score is our own (or a validated RDB's) text: "inf", "-inf" or "%.17g" digits, so
+// strtod on a stack copy reads it, with no allocation on this hot path of every listpack walk.
 double ZSetObject::ScoreOf(const ListpackEntry& e) {
   if (e.is_int) return static_cast<double>(e.num);
-  double d = 0;
-  ParseDouble(e.str, &d);
-  return d;
+  char buf[64];
+  if (e.str.size() >= sizeof(buf)) {
+    double d = 0;
+    ParseDouble(e.str, &d);
+    return d;
+  }
+  std::memcpy(buf, e.str.data(), e.str.size());
+  buf[e.str.size()] = '\0';
+  return std::strtod(buf, nullptr);
 }
 
 Listpack::Pos ZSetObject::FindListpack(std::string_view member) const {
@@ -115,8 +124,8 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
     double s = ScoreOf(lp_.Get(lp_.Next(p)));
     if (s > score) break;
     if (s == score) {
-      std::string cur = lp_.Get(p).ToString();
-      if (std::string_view(cur) > member) break;
+      char buf[kMemberBuf];
+      if (MemberAt(p, buf) > member) break;
     }
   }
   char buf[32];
