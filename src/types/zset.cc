@@ -156,13 +156,7 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
       InsertListpack(member, score);
       return AddResult::kUpdated;
     }
-    if (size() + 1 > limits.zset_max_listpack_entries || !FitsListpack(member, limits) ||
-        !lp_.SafeToAdd(member.size())) {
-      ConvertToSkiplist();
-    } else {
-      InsertListpack(member, score);
-      return AddResult::kAdded;
-    }
+    return AddAbsent(member, score, limits);
   }
   switch (index_->Add(member, score)) {
     case ZSetIndex::AddResult::kAdded:
@@ -172,6 +166,20 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
     default:
       return AddResult::kUnchanged;
   }
+}
+
+ZSetObject::AddResult ZSetObject::AddAbsent(std::string_view member, double score,
+                                            const TypeLimits& limits) {
+  if (encoding_ == Encoding::kListpack) {
+    if (size() + 1 <= limits.zset_max_listpack_entries && FitsListpack(member, limits) &&
+        lp_.SafeToAdd(member.size())) {
+      InsertListpack(member, score);
+      return AddResult::kAdded;
+    }
+    ConvertToSkiplist();
+  }
+  index_->Add(member, score);
+  return AddResult::kAdded;
 }
 
 bool ZSetObject::Remove(std::string_view member) {

@@ -51,6 +51,11 @@ class ZSetObject {
   std::optional<double> Score(std::string_view member);
   // Adds `member` with `score` (never NaN), or moves an existing member to the new score.
   AddResult Add(std::string_view member, double score, const TypeLimits& limits);
+  // ZADD's step with one lookup: calls decide(current), current pointing at the member's score
+  // or nullptr when it is absent; decide returns the score to store (never NaN), or nullopt to
+  // leave the set as it is (then, or when it returns the current score, kUnchanged).
+  template <typename Decide>
+  AddResult Upsert(std::string_view member, const TypeLimits& limits, Decide&& decide);
   bool Remove(std::string_view member);
   // Calls fn(member, score) in ascending (score, member) order. No change during the walk.
   template <typename Fn>
@@ -127,6 +132,8 @@ class ZSetObject {
   // Position of member in the listpack, or kNone.
   Listpack::Pos FindListpack(std::string_view member) const;
   void InsertListpack(std::string_view member, double score);
+  // Adds a member known to be absent, converting to a skiplist first when a limit would pass.
+  AddResult AddAbsent(std::string_view member, double score, const TypeLimits& limits);
 
   Encoding encoding_ = Encoding::kListpack;
   Listpack lp_;
@@ -148,6 +155,32 @@ void ZSetObject::ForEach(Fn&& fn) const {
     std::string_view ms = m.is_int ? std::string_view(buf, FormatInt64(m.num, buf)) : m.str;
     fn(ms, ScoreOf(lp_.Get(lp_.Next(p))));
   }
+}
+
+template <typename Decide>
+ZSetObject::AddResult ZSetObject::Upsert(std::string_view member, const TypeLimits& limits,
+                                         Decide&& decide) {
+  double current;
+  if (encoding_ == Encoding::kListpack) {
+    Listpack::Pos p = FindListpack(member);
+    if (p != Listpack::kNone) {
+      current = ScoreAt(p);
+      std::optional<double> s = decide(&current);
+      if (!s || *s == current) return AddResult::kUnchanged;
+      lp_.Delete(lp_.Delete(p));
+      InsertListpack(member, *s);
+      return AddResult::kUpdated;
+    }
+  } else if (ZNode* n = index_->Find(member)) {
+    current = n->score;
+    std::optional<double> s = decide(&current);
+    if (!s || *s == current) return AddResult::kUnchanged;
+    index_->Add(member, *s);
+    return AddResult::kUpdated;
+  }
+  std::optional<double> s = decide(nullptr);
+  if (!s) return AddResult::kUnchanged;
+  return AddAbsent(member, *s, limits);
 }
 
 template <typename Fn>
