@@ -61,6 +61,9 @@ bool FitsListpack(std::string_view member, const TypeLimits& limits) {
 
 }  // namespace
 
+// Two pointers: the listpack and the (skiplist-only) index; small sets fit a 16-byte block.
+static_assert(sizeof(ZSetObject) == 16);
+
 const TypeOps kZSetOps = {
     .type = ValueType::kZSet,
     .encoding = ZSetEncoding,
@@ -89,13 +92,12 @@ size_t ScoreText(double score, char* buf) {
 
 ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
   if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
-    encoding_ = Encoding::kSkiplist;
     index_ = std::make_unique<ZSetIndex>();
   }
 }
 
 size_t ZSetObject::size() const {
-  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
+  return encoding() == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
 }
 
 // A stored score is our own (or a validated RDB's) text: "inf", "-inf" or "%.17g" digits, so
@@ -140,7 +142,7 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
 }
 
 std::optional<double> ZSetObject::Score(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_->Score(member);
+  if (encoding() == Encoding::kSkiplist) return index_->Score(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return std::nullopt;
   return ScoreOf(lp_.Get(lp_.Next(p)));
@@ -148,7 +150,7 @@ std::optional<double> ZSetObject::Score(std::string_view member) {
 
 ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
                                       const TypeLimits& limits) {
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     Listpack::Pos p = FindListpack(member);
     if (p != Listpack::kNone) {
       if (ScoreOf(lp_.Get(lp_.Next(p))) == score) return AddResult::kUnchanged;
@@ -170,7 +172,7 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
 
 ZSetObject::AddResult ZSetObject::AddAbsent(std::string_view member, double score,
                                             const TypeLimits& limits) {
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     if (size() + 1 <= limits.zset_max_listpack_entries && FitsListpack(member, limits) &&
         lp_.SafeToAdd(member.size())) {
       InsertListpack(member, score);
@@ -183,7 +185,7 @@ ZSetObject::AddResult ZSetObject::AddAbsent(std::string_view member, double scor
 }
 
 bool ZSetObject::Remove(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_->Remove(member);
+  if (encoding() == Encoding::kSkiplist) return index_->Remove(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return false;
   lp_.Delete(lp_.Delete(p));
@@ -191,7 +193,7 @@ bool ZSetObject::Remove(std::string_view member) {
 }
 
 std::optional<size_t> ZSetObject::Rank(std::string_view member, bool reverse) {
-  if (encoding_ == Encoding::kSkiplist) return index_->Rank(member, reverse);
+  if (encoding() == Encoding::kSkiplist) return index_->Rank(member, reverse);
   size_t rank = 0;
   for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
     if (lp_.Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
@@ -216,7 +218,7 @@ std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
 
 // On the skiplist, the ranks of the first and last member inside give the count in O(log N).
 size_t ZSetObject::Count(const ScoreRange& r) const {
-  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
   const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
@@ -226,7 +228,7 @@ size_t ZSetObject::Count(const ScoreRange& r) const {
 }
 
 size_t ZSetObject::Count(const LexRange& r) const {
-  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
   const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
@@ -237,34 +239,34 @@ size_t ZSetObject::Count(const LexRange& r) const {
 }
 
 size_t ZSetObject::RemoveRanks(size_t start, size_t end) {
-  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRankRange(start + 1, end + 1);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRankRange(start + 1, end + 1);
   return lp_.DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const ScoreRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const LexRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_->RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 void ZSetObject::ConvertToSkiplist() {
-  if (encoding_ == Encoding::kSkiplist) return;
-  index_ = std::make_unique<ZSetIndex>();
-  ForEach([this](std::string_view m, double s) { index_->Add(m, s); });
-  encoding_ = Encoding::kSkiplist;
+  if (encoding() == Encoding::kSkiplist) return;
+  auto index = std::make_unique<ZSetIndex>();
+  ForEach([&index](std::string_view m, double s) { index->Add(m, s); });
+  index_ = std::move(index);
   lp_ = Listpack();
 }
 
 void ZSetObject::ConvertToListpack() {
-  if (encoding_ == Encoding::kListpack) return;
+  if (encoding() == Encoding::kListpack) return;
   Listpack lp;
   char buf[32];
   ForEach([&](std::string_view m, double s) {
@@ -272,14 +274,12 @@ void ZSetObject::ConvertToListpack() {
     lp.Append(std::string_view(buf, ScoreText(s, buf)));
   });
   lp_ = std::move(lp);
-  encoding_ = Encoding::kListpack;
   index_.reset();
 }
 
 ZSetObject* ZSetObject::Clone() const {
   auto* c = new ZSetObject();
-  c->encoding_ = encoding_;
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     c->lp_ = lp_.Clone();
   } else {
     c->index_ = std::make_unique<ZSetIndex>();
@@ -289,7 +289,7 @@ ZSetObject* ZSetObject::Clone() const {
 }
 
 size_t ZSetObject::MemoryBytes(size_t samples) const {
-  if (encoding_ == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
+  if (encoding() == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
   (void)samples;  // the index keeps an exact byte count, cheaper than sampling
   return sizeof(ZSetObject) + index_->bytes();
 }

@@ -46,7 +46,8 @@ class ZSetObject {
   ZSetObject(const ZSetObject&) = delete;
   ZSetObject& operator=(const ZSetObject&) = delete;
 
-  Encoding encoding() const { return encoding_; }
+  // The encoding is implied by the index: present exactly in the skiplist encoding.
+  Encoding encoding() const { return index_ ? Encoding::kSkiplist : Encoding::kListpack; }
   size_t size() const;
   std::optional<double> Score(std::string_view member);
   // Adds `member` with `score` (never NaN), or moves an existing member to the new score.
@@ -135,7 +136,6 @@ class ZSetObject {
   // Adds a member known to be absent, converting to a skiplist first when a limit would pass.
   AddResult AddAbsent(std::string_view member, double score, const TypeLimits& limits);
 
-  Encoding encoding_ = Encoding::kListpack;
   Listpack lp_;
   // Allocated only for the skiplist encoding: a small set pays for its listpack alone.
   std::unique_ptr<ZSetIndex> index_;
@@ -143,7 +143,7 @@ class ZSetObject {
 
 template <typename Fn>
 void ZSetObject::ForEach(Fn&& fn) const {
-  if (encoding_ == Encoding::kSkiplist) {
+  if (encoding() == Encoding::kSkiplist) {
     for (const ZNode* n = index_->list().first(); n != nullptr; n = n->next()) {
       fn(n->member(), n->score);
     }
@@ -161,7 +161,7 @@ template <typename Decide>
 ZSetObject::AddResult ZSetObject::Upsert(std::string_view member, const TypeLimits& limits,
                                          Decide&& decide) {
   double current;
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     Listpack::Pos p = FindListpack(member);
     if (p != Listpack::kNone) {
       current = ScoreAt(p);
@@ -186,7 +186,7 @@ ZSetObject::AddResult ZSetObject::Upsert(std::string_view member, const TypeLimi
 template <typename Fn>
 void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const {
   size_t n = end - start + 1;
-  if (encoding_ == Encoding::kSkiplist) {
+  if (encoding() == Encoding::kSkiplist) {
     const SkipList& l = index_->list();
     const ZNode* x = l.ByRank(reverse ? l.size() - start : start + 1);
     for (; n > 0 && x != nullptr; --n, x = reverse ? x->prev() : x->next()) {
@@ -205,7 +205,7 @@ void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) cons
 template <typename Range>
 bool ZSetObject::MayIntersect(const Range& r) const {
   if (r.Empty() || size() == 0) return false;
-  if (encoding_ == Encoding::kSkiplist) {
+  if (encoding() == Encoding::kSkiplist) {
     const ZNode* lo = index_->list().first();
     const ZNode* hi = index_->list().last();
     return PairAboveMin(r, hi->member(), hi->score) && PairBelowMax(r, lo->member(), lo->score);
@@ -221,7 +221,7 @@ size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_
                              Fn&& fn) const {
   if (limit == 0 || !MayIntersect(r)) return 0;
   size_t calls = 0;
-  if (encoding_ == Encoding::kSkiplist) {
+  if (encoding() == Encoding::kSkiplist) {
     const SkipList& l = index_->list();
     const ZNode* x = reverse ? l.LastInRange(r) : l.FirstInRange(r);
     if (x == nullptr) return 0;
