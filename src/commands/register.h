@@ -39,6 +39,7 @@ void RegisterTransactionCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 
 // sorted sets:
+void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
 
