@@ -390,6 +390,7 @@ void RegisterListCommands(CommandTable& t) {
                       .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
                       .args = {Key("key", 0), Integer("start"), Integer("stop")}},
               .handler = LRangeCommand});
+  RegisterListEditCommands(t);
 }
 
 }  // namespace redistp

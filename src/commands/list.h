@@ -76,4 +76,7 @@ void ListPopReplyWithKey(Database& db, Entry* e, std::string_view key, ListEnd e
 void ListMoveReply(Database& db, Entry* src, std::string_view dst_key, Entry* dst, ListEnd from,
                    ListEnd to, const TypeLimits& limits, ReplyBuilder& reply);
 
+// The list-family registrations that list.cc's RegisterListCommands calls.
+void RegisterListEditCommands(CommandTable& t);
+
 }  // namespace redistp

@@ -182,6 +182,174 @@ start_server {tags {list}} {
     r config set list-max-listpack-size -2
     r config set list-compress-depth 0
 
+    test {LSET replaces by index from either end} {
+        r del l
+        r rpush l a b c
+        assert_equal OK [r lset l 0 x]
+        assert_equal OK [r lset l -1 z]
+        assert_equal OK [r lset l 1 12345]
+        assert_equal {x 12345 z} [r lrange l 0 -1]
+    }
+
+    test {LSET errors: missing key first, then the index} {
+        r del l nolist
+        r rpush l a
+        assert_error {ERR no such key} {r lset nolist 0 x}
+        assert_error {ERR no such key} {r lset nolist x x}
+        assert_error {ERR index out of range} {r lset l 1 x}
+        assert_error {ERR index out of range} {r lset l -2 x}
+        assert_error {ERR value is not an integer*} {r lset l x x}
+        assert_equal {a} [r lrange l 0 -1]
+    }
+
+    test {LINSERT before and after the first pivot, -1 and 0 when nothing to do} {
+        r del l nolist
+        r rpush l a b a
+        assert_equal 4 [r linsert l before a x]
+        assert_equal 5 [r linsert l AFTER a y]
+        assert_equal {x a y b a} [r lrange l 0 -1]
+        assert_equal -1 [r linsert l before nope z]
+        assert_equal 0 [r linsert nolist before a z]
+        assert_equal 0 [r exists nolist]
+        assert_error {ERR syntax error} {r linsert l middle a z}
+        assert_error {ERR wrong number of arguments*} {r linsert l before a}
+    }
+
+    test {LREM from the head, from the tail and all} {
+        r del l
+        r rpush l a b a c a b a
+        assert_equal 2 [r lrem l 2 a]
+        assert_equal {b c a b a} [r lrange l 0 -1]
+        assert_equal 1 [r lrem l -1 b]
+        assert_equal {b c a a} [r lrange l 0 -1]
+        assert_equal 2 [r lrem l 0 a]
+        assert_equal {b c} [r lrange l 0 -1]
+        assert_equal 0 [r lrem l 0 zz]
+        assert_equal 0 [r lrem nolist 0 a]
+    }
+
+    test {LREM compares integers by their text} {
+        r del l
+        r rpush l 1 01 1 10 1
+        assert_equal 3 [r lrem l 0 1]
+        assert_equal {01 10} [r lrange l 0 -1]
+        assert_error {ERR value is not an integer*} {r lrem l x 1}
+    }
+
+    test {LREM that empties the list deletes the key} {
+        r del l
+        r rpush l a a a
+        assert_equal 3 [r lrem l -5 a]
+        assert_equal 0 [r exists l]
+    }
+
+    test {LTRIM keeps a range and deletes the key on an empty range} {
+        r del l
+        r rpush l 0 1 2 3 4 5 6 7 8 9
+        assert_equal OK [r ltrim l 2 -3]
+        assert_equal {2 3 4 5 6 7} [r lrange l 0 -1]
+        assert_equal OK [r ltrim l -100 100]
+        assert_equal {2 3 4 5 6 7} [r lrange l 0 -1]
+        assert_equal OK [r ltrim l 1 1]
+        assert_equal {3} [r lrange l 0 -1]
+        assert_equal OK [r ltrim l 5 2]
+        assert_equal 0 [r exists l]
+        assert_equal OK [r ltrim nolist 0 1]
+        assert_error {ERR value is not an integer*} {r ltrim l x 1}
+    }
+
+    test {LPOS finds the first match, by rank, with count and maxlen} {
+        r del l
+        r rpush l a b c a b c a
+        assert_equal 1 [r lpos l b]
+        assert_equal 3 [r lpos l a rank 2]
+        assert_equal 6 [r lpos l a rank -1]
+        assert_equal 3 [r lpos l a rank -2]
+        assert_equal {0 3 6} [r lpos l a count 0]
+        assert_equal {6 3} [r lpos l a rank -1 count 2]
+        assert_equal {3} [r lpos l a rank 2 count 2 maxlen 4]
+        assert_equal {0} [r lpos l a count 0 maxlen 1]
+        assert_equal {} [r lpos l a rank 4]
+        assert_equal {} [r lpos l zz]
+        assert_equal {} [r lpos l zz count 0]
+        assert_equal 3 [r lpos l a rank 1 rank 2]
+    }
+
+    test {LPOS errors and the missing key} {
+        r del l nolist
+        r rpush l a
+        assert_error {ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list} {r lpos l a rank 0}
+        assert_error {ERR value is not an integer*} {r lpos l a rank x}
+        assert_error {ERR COUNT can't be negative} {r lpos l a count -1}
+        assert_error {ERR COUNT can't be negative} {r lpos l a count x}
+        assert_error {ERR MAXLEN can't be negative} {r lpos l a maxlen -1}
+        assert_error {ERR syntax error} {r lpos l a foo}
+        assert_error {ERR syntax error} {r lpos l a count}
+        assert_equal {} [r lpos nolist a]
+        assert_equal {} [r lpos nolist a count 0]
+        assert_equal {_} [list_raw_reply 3 lpos nolist a]
+        assert_equal {*0} [list_raw_reply 3 lpos nolist a count 1]
+    }
+
+    test {LPOS takes RANK -9223372036854775808 as -1, as Redis 7.0 does} {
+        r del l
+        r rpush l a b a
+        assert_equal 2 [r lpos l a rank -9223372036854775808]
+    }
+
+    test {Edits against a key of another type} {
+        r del s
+        r set s x
+        foreach cmd {{lset s 0 a} {linsert s before a b} {lrem s 0 a} {ltrim s 0 1} {lpos s a}} {
+            assert_error {WRONGTYPE*} {r {*}$cmd}
+        }
+    }
+
+    test {Edits work across quicklist nodes with compression} {
+        r config set list-max-listpack-size 4
+        r config set list-compress-depth 1
+        r del l
+        set model {}
+        for {set i 0} {$i < 200} {incr i} {
+            r rpush l [expr {$i % 7}]
+            lappend model [expr {$i % 7}]
+        }
+        r lset l 100 hundred
+        lset model 100 hundred
+        r linsert l after hundred new
+        set model [linsert $model 101 new]
+        assert_equal 29 [r lrem l 0 3]
+        set model [lsearch -all -inline -not -exact $model 3]
+        r ltrim l 10 -10
+        set model [lrange $model 10 end-9]
+        assert_equal $model [r lrange l 0 -1]
+        assert_equal [lsearch -exact $model new] [r lpos l new]
+        r config set list-max-listpack-size -2
+        r config set list-compress-depth 0
+    }
+
+    test {LINSERT, LREM and LSET that change nothing leave a WATCH alone; LTRIM does not} {
+        r del l
+        r rpush l a b
+        foreach cmd {{linsert l before zz x} {lrem l 0 zz}} {
+            r watch l
+            r {*}$cmd
+            r multi
+            r ping
+            assert_equal PONG [r exec]
+        }
+        r watch l
+        r ltrim l 0 -1
+        r multi
+        r ping
+        assert_equal {} [r exec]
+        r watch l
+        r lset l 0 a
+        r multi
+        r ping
+        assert_equal {} [r exec]
+    }
+
     test {MULTI/WATCH: a push and a pop invalidate a watched list} {
         r del l
         r rpush l a b
