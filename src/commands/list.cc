@@ -391,6 +391,7 @@ void RegisterListCommands(CommandTable& t) {
                       .args = {Key("key", 0), Integer("start"), Integer("stop")}},
               .handler = LRangeCommand});
   RegisterListEditCommands(t);
+  RegisterListBlockingCommands(t);
 }
 
 }  // namespace redistp
