@@ -284,10 +284,12 @@ bool ParseMPop(CommandContext& c, size_t numkeys_at, MPopArgs* out) {
   return true;
 }
 
-// LMPOP (timeout_ms < 0) and BLMPOP.
-void MPopCommand(CommandContext& c, size_t numkeys_at, bool blocking, int64_t timeout_ms) {
+// LMPOP and BLMPOP (whose timeout, at args[1], Redis 7.0 parses after the other arguments).
+void MPopCommand(CommandContext& c, size_t numkeys_at, bool blocking) {
   MPopArgs a;
   if (!ParseMPop(c, numkeys_at, &a)) return;
+  int64_t timeout_ms = 0;
+  if (blocking && !ParseBlockTimeout(c, c.args[1], &timeout_ms)) return;
   const int64_t count = a.count == -1 ? 1 : a.count;
   for (size_t i = a.first_key; i < a.first_key + a.numkeys; ++i) {
     Entry* e;
@@ -314,13 +316,8 @@ void MPopCommand(CommandContext& c, size_t numkeys_at, bool blocking, int64_t ti
   Wait(c, keys, std::move(state), timeout_ms);
 }
 
-void LMPopCommand(CommandContext& c) { MPopCommand(c, 1, false, 0); }
-
-void BLMPopCommand(CommandContext& c) {
-  int64_t timeout_ms;
-  if (!ParseBlockTimeout(c, c.args[1], &timeout_ms)) return;
-  MPopCommand(c, 2, true, timeout_ms);
-}
+void LMPopCommand(CommandContext& c) { MPopCommand(c, 1, false); }
+void BLMPopCommand(CommandContext& c) { MPopCommand(c, 2, true); }
 
 }  // namespace
 

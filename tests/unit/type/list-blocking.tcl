@@ -146,6 +146,23 @@ start_server {tags {list-blocking}} {
         assert_error {ERR count should be greater than 0} {r blmpop 0 1 l left count 0}
     }
 
+    test {Timeouts as Redis 7.0 computes them: overflowing milliseconds are negative} {
+        foreach t {1e16 inf -inf 1.7976931348623157e308} {
+            assert_error {ERR timeout is negative} {r blpop l $t}
+        }
+        assert_error {ERR timeout is not a float or out of range} {r blpop l nan}
+        # Above -1 ms the milliseconds truncate to 0: wait forever.
+        r del l
+        set rd [lb_client]
+        $rd client id
+        set id [$rd read]
+        $rd blpop l -0.0001
+        wait_for_blocked_clients_count 1
+        assert_equal 1 [r client unblock $id]
+        assert_equal {} [$rd read]
+        $rd close
+    }
+
     test {Blocking commands on a key of another type reply WRONGTYPE} {
         r del s l
         r set s x
