@@ -70,6 +70,9 @@ start_server {tags {list}} {
         assert_equal {} [r lindex l -4]
         assert_equal {} [r lindex nolist 0]
         assert_error {ERR value is not an integer*} {r lindex l x}
+        # The key is looked up first: a missing key is null whatever the index.
+        assert_equal {} [r lindex nolist x]
+        assert_equal {} [r lindex nolist -0]
     }
 
     test {LPOP and RPOP one element, and the list disappears when emptied} {
