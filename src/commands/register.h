@@ -33,6 +33,7 @@ void RegisterTransactionCommands(CommandTable& table);
 // hashes:
 
 // lists:
+void RegisterListCommands(CommandTable& table);
 
 // sets:
 
