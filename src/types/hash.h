@@ -56,6 +56,8 @@ class HashObject {
   static HashObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
+  // The hashtable encoding's table (HSCAN walks it with HashTable::Scan).
+  HashTable<FieldTableTraits>& table() { return table_; }
 
  private:
   Encoding encoding_ = Encoding::kListpack;

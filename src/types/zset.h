@@ -62,6 +62,8 @@ class ZSetObject {
 
   const Listpack& listpack() const { return lp_; }
   const ZSetIndex& index() const { return index_; }
+  // Mutable access for ZSCAN, whose ZSetIndex::Scan pauses the table's rehashing while it walks.
+  ZSetIndex& index() { return index_; }
 
  private:
   ZSetObject() = default;
