@@ -32,6 +32,8 @@ Status RegisterCommands(CommandTable& table) {
   // sorted-set operations:
 
   // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+  RegisterSortCommands(table);
+  RegisterAggregateScanCommands(table);
 
   // (end of the aggregate families)
   return table.first_error();

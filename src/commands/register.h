@@ -41,6 +41,8 @@ void RegisterTransactionCommands(CommandTable& table);
 // sorted-set operations:
 
 // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+void RegisterSortCommands(CommandTable& table);
+void RegisterAggregateScanCommands(CommandTable& table);
 
 // (end of the aggregate families)
 

@@ -221,6 +221,9 @@ inline constexpr std::string_view kNoConfigFile = "ERR The server is running wit
 // ---- sorted-set operations (issue 8) ----
 
 // ---- SORT and the aggregate SCANs (issue 8) ----
+// A numeric SORT met an element (or BY value) that is not a number.
+inline constexpr std::string_view kSortNotDouble =
+    "ERR One or more scores can't be converted into double";
 
 // ---- end of family sections ----
 
