@@ -24,8 +24,10 @@ Status RegisterCommands(CommandTable& table) {
   // hashes:
 
   // lists:
+  RegisterListCommands(table);
 
   // sets:
+  RegisterSetCommands(table);
 
   // sorted sets:
 
