@@ -30,6 +30,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterSetCommands(table);
 
   // sorted sets:
+  RegisterZSetCommands(table);
 
   // sorted-set operations:
 

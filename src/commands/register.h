@@ -40,6 +40,7 @@ void RegisterListCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 
 // sorted sets:
+void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
 
