@@ -22,6 +22,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
   // hashes:
+  RegisterHashCommands(table);
 
   // lists:
   RegisterListCommands(table);

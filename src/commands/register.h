@@ -31,6 +31,7 @@ void RegisterTransactionCommands(CommandTable& table);
 
 // The aggregate families (issue 8): one line each below its family's comment.
 // hashes:
+void RegisterHashCommands(CommandTable& table);
 
 // lists:
 void RegisterListCommands(CommandTable& table);

@@ -211,6 +211,15 @@ inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments spe
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
 // ---- hashes (issue 8) ----
+inline constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";
+inline constexpr std::string_view kHashValueNotFloat = "ERR hash value is not a float";
+// HINCRBYFLOAT's increment itself is NaN or infinite.
+inline constexpr std::string_view kHashIncrNanInf = "ERR value is NaN or Infinity";
+// HRANDFIELD's count is INT64_MIN (it must be negatable) ...
+inline constexpr std::string_view kHashRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+// ... or, with WITHVALUES, its double (the reply's length in RESP2) would not fit.
+inline constexpr std::string_view kHashRandWithValuesRange = "ERR value is out of range";
 
 // ---- lists (issue 8) ----
 inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
