@@ -14,8 +14,8 @@
 //   2. Patterns. "#" is the element itself. Otherwise the first '*' is replaced by the element
 //      to make a key name, and a "->field" after the star (with a non-empty field) reads that
 //      field of a hash there instead of a string. A missing key or field, or a key of another
-//      type, gives no value. A BY pattern with no '*' at all (conventionally "nosort") means
-//      "do not sort".
+//      type, gives no value. A BY pattern with no '*' at all (conventionally "nosort", but "#"
+//      too) means "do not sort", for good: a later BY with a star does not turn sorting back on.
 //   3. "Do not sort" keeps the native order: a list's, a sorted set's by score (DESC reverses
 //      both, and LIMIT then reads just the asked ranks), a set's iteration order -- except that
 //      a set sorted into a STORE or from a script is ordered ALPHA anyway, so that what a
@@ -105,7 +105,8 @@ bool ParseSortOptions(CommandContext& c, bool read_only, SortOptions* o) {
     } else if (EqualsIgnoreCase(opt, "by") && left >= 1) {
       o->by = a[++j];
       o->has_by = true;
-      o->dont_sort = o->by.find('*') == std::string_view::npos;
+      // Once a BY without '*' was seen the sort stays off, even if a later BY has one.
+      if (o->by.find('*') == std::string_view::npos) o->dont_sort = true;
     } else if (EqualsIgnoreCase(opt, "get") && left >= 1) {
       o->gets.push_back(a[++j]);
     } else {

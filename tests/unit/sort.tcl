@@ -75,6 +75,9 @@ start_server {tags {sort}} {
         assert_equal {d e} [r sort z by nosort limit 3 10]
         assert_equal {} [r sort z by nosort limit 5 1]
         assert_equal {a b c d e} [r sort z by noSuchPattern]
+        # "#" has no star either; and once off, a later BY with a star does not sort.
+        assert_equal {a b c d e} [r sort z by #]
+        assert_equal {a b c d e} [r sort z by nosort by w_*]
     }
 
     test {SORT turns a listpack sorted set into a skiplist, as Redis 7.0 does} {
