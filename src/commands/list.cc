@@ -214,16 +214,18 @@ void LLenCommand(CommandContext& c) {
   c.reply.Int(e == nullptr ? 0 : static_cast<int64_t>(ListOf(e->value).Size()));
 }
 
+// The key is looked up before the index is parsed (Redis 7.0's order: a missing key answers
+// null, a string WRONGTYPE, whatever the index).
 void LIndexCommand(CommandContext& c) {
-  int64_t index;
-  if (!ParseInt64(c.args[2], &index)) {
-    c.reply.Error(err::kNotInteger);
-    return;
-  }
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kList, Access::kRead, &e)) return;
   if (e == nullptr) {
     c.reply.Null();
+    return;
+  }
+  int64_t index;
+  if (!ParseInt64(c.args[2], &index)) {
+    c.reply.Error(err::kNotInteger);
     return;
   }
   const Quicklist& ql = ListOf(e->value);
@@ -391,6 +393,7 @@ void RegisterListCommands(CommandTable& t) {
                       .args = {Key("key", 0), Integer("start"), Integer("stop")}},
               .handler = LRangeCommand});
   RegisterListEditCommands(t);
+  RegisterListBlockingCommands(t);
 }
 
 }  // namespace redistp

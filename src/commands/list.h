@@ -78,5 +78,6 @@ void ListMoveReply(Database& db, Entry* src, std::string_view dst_key, Entry* ds
 
 // The list-family registrations that list.cc's RegisterListCommands calls.
 void RegisterListEditCommands(CommandTable& t);
+void RegisterListBlockingCommands(CommandTable& t);
 
 }  // namespace redistp

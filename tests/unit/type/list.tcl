@@ -70,6 +70,9 @@ start_server {tags {list}} {
         assert_equal {} [r lindex l -4]
         assert_equal {} [r lindex nolist 0]
         assert_error {ERR value is not an integer*} {r lindex l x}
+        # The key is looked up first: a missing key is null whatever the index.
+        assert_equal {} [r lindex nolist x]
+        assert_equal {} [r lindex nolist -0]
     }
 
     test {LPOP and RPOP one element, and the list disappears when emptied} {
@@ -350,6 +353,100 @@ start_server {tags {list}} {
         assert_equal {} [r exec]
     }
 
+    test {LMOVE between lists, all four directions} {
+        r del src dst
+        r rpush src a b c d
+        assert_equal a [r lmove src dst left left]
+        assert_equal d [r lmove src dst right right]
+        assert_equal b [r lmove src dst LEFT RIGHT]
+        assert_equal c [r lmove src dst Right Left]
+        assert_equal {c a d b} [r lrange dst 0 -1]
+        assert_equal 0 [r exists src]
+    }
+
+    test {LMOVE and RPOPLPUSH rotate a list onto itself} {
+        r del l
+        r rpush l 1 2 3
+        assert_equal 3 [r rpoplpush l l]
+        assert_equal {3 1 2} [r lrange l 0 -1]
+        assert_equal 3 [r lmove l l left right]
+        assert_equal {1 2 3} [r lrange l 0 -1]
+        assert_equal 1 [r lmove l l left left]
+        assert_equal {1 2 3} [r lrange l 0 -1]
+        r del one
+        r rpush one x
+        assert_equal x [r lmove one one right left]
+        assert_equal {x} [r lrange one 0 -1]
+    }
+
+    test {LMOVE and RPOPLPUSH: missing source, wrong types, syntax} {
+        r del src dst s
+        r set s x
+        assert_equal {} [r lmove src dst left left]
+        assert_equal {} [r rpoplpush src dst]
+        assert_equal 0 [r exists dst]
+        assert_error {WRONGTYPE*} {r lmove s dst left left}
+        r rpush src a
+        assert_error {WRONGTYPE*} {r lmove src s left left}
+        assert_error {WRONGTYPE*} {r rpoplpush src s}
+        assert_equal {a} [r lrange src 0 -1]
+        assert_error {ERR syntax error} {r lmove src dst up left}
+        assert_error {ERR syntax error} {r lmove src dst left down}
+        assert_equal {} [r lmove nolist s left left]
+    }
+
+    test {RPOPLPUSH creates the destination and keeps integers as text} {
+        r del src dst
+        r rpush src 12345 -7
+        assert_equal -7 [r rpoplpush src dst]
+        assert_equal 12345 [r rpoplpush src dst]
+        assert_equal {12345 -7} [r lrange dst 0 -1]
+    }
+
+    test {LMPOP pops from the first non-empty list} {
+        r del m1 m2 m3
+        r rpush m2 a b c d
+        r rpush m3 z
+        assert_equal {m2 a} [r lmpop 3 m1 m2 m3 left]
+        assert_equal {m2 {d c}} [r lmpop 3 m1 m2 m3 right count 2]
+        assert_equal {m2 b} [r lmpop 2 m2 m3 LEFT COUNT 10]
+        assert_equal 0 [r exists m2]
+        assert_equal {m3 z} [r lmpop 2 m2 m3 left]
+        assert_equal {} [r lmpop 3 m1 m2 m3 left]
+    }
+
+    test {LMPOP errors} {
+        r del m1 s
+        r set s x
+        r rpush m1 a
+        assert_error {ERR numkeys should be greater than 0} {r lmpop 0 m1 left}
+        assert_error {ERR numkeys should be greater than 0} {r lmpop -1 m1 left}
+        assert_error {ERR numkeys should be greater than 0} {r lmpop x m1 left}
+        assert_error {ERR syntax error} {r lmpop 2 m1 left}
+        assert_error {ERR syntax error} {r lmpop 1000000 m1 left}
+        assert_error {ERR syntax error} {r lmpop 1 m1 middle}
+        assert_error {ERR syntax error} {r lmpop 1 m1 left foo}
+        assert_error {ERR syntax error} {r lmpop 1 m1 left count}
+        assert_error {ERR syntax error} {r lmpop 1 m1 left count 1 count 2}
+        assert_error {ERR count should be greater than 0} {r lmpop 1 m1 left count 0}
+        assert_error {ERR count should be greater than 0} {r lmpop 1 m1 left count -1}
+        assert_error {ERR count should be greater than 0} {r lmpop 1 m1 left count x}
+        assert_error {WRONGTYPE*} {r lmpop 2 nolist s left}
+        assert_equal {m1 a} [r lmpop 2 m1 s left]
+        assert_error {ERR wrong number of arguments for 'lmpop' command} {r lmpop 1 m1}
+    }
+
+    foreach proto {2 3} {
+        test "LMPOP and LMOVE null forms in RESP$proto" {
+            r del nolist
+            set null [expr {$proto == 3 ? "_" : {$-1}}]
+            set nullarray [expr {$proto == 3 ? "_" : "*-1"}]
+            assert_equal $nullarray [list_raw_reply $proto lmpop 1 nolist left]
+            assert_equal $null [list_raw_reply $proto lmove nolist x left left]
+            assert_equal $null [list_raw_reply $proto rpoplpush nolist x]
+        }
+    }
+
     test {MULTI/WATCH: a push and a pop invalidate a watched list} {
         r del l
         r rpush l a b
@@ -368,5 +465,58 @@ start_server {tags {list}} {
         r multi
         r ping
         assert_equal PONG [r exec]
+    }
+}
+
+# Existence watches (redis-tp's WATCHEX): a list that a push creates sends ADD, one that its
+# last pop, LREM, LTRIM, LMOVE or LMPOP empties sends DEL; other edits send nothing.
+start_server {tags {list redistp}} {
+    proc lw_expect {c key event} {
+        assert_equal [list watchex $key $event] [$c read]
+    }
+
+    test {WATCHEX sees a list appear on its first push and vanish when emptied} {
+        set w [redis_client]
+        $w timeout 3000
+        $w watchex wl
+        r rpush wl a b
+        lw_expect $w wl ADD
+        r lpush wl c
+        r lset wl 0 z
+        r linsert wl before z y
+        assert_equal PONG [$w ping]
+        r lpop wl 2
+        r rpop wl
+        assert_equal PONG [$w ping]
+        r lpop wl
+        lw_expect $w wl DEL
+        foreach {fill empty} {
+            {rpush wl a} {lrem wl 0 a}
+            {rpush wl a} {ltrim wl 1 0}
+            {rpush wl a} {lmpop 1 wl left}
+            {rpush wl a} {lmove wl other left left}
+        } {
+            r {*}$fill
+            lw_expect $w wl ADD
+            r {*}$empty
+            lw_expect $w wl DEL
+        }
+        r del other
+        $w close
+    }
+
+    test {WATCHEX sees a served BLMOVE create its destination and empty its source} {
+        set w [redis_client]
+        $w timeout 3000
+        $w watchex bsrc bdst
+        set rd [redis_deferring_client]
+        $rd blmove bsrc bdst left left 0
+        wait_for_blocked_clients_count 1
+        r rpush bsrc v
+        assert_equal v [$rd read]
+        set got [list [$w read] [$w read] [$w read]]
+        assert_equal [list {watchex bsrc ADD} {watchex bdst ADD} {watchex bsrc DEL}] $got
+        $rd close
+        $w close
     }
 }
