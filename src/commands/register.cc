@@ -22,11 +22,13 @@ Status RegisterCommands(CommandTable& table) {
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
   // hashes:
+  RegisterHashCommands(table);
 
   // lists:
   RegisterListCommands(table);
 
   // sets:
+  RegisterSetCommands(table);
 
   // sorted sets:
   RegisterZSetCommands(table);
@@ -34,6 +36,8 @@ Status RegisterCommands(CommandTable& table) {
   // sorted-set operations:
 
   // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+  RegisterSortCommands(table);
+  RegisterAggregateScanCommands(table);
 
   // (end of the aggregate families)
   return table.first_error();

@@ -31,11 +31,14 @@ void RegisterTransactionCommands(CommandTable& table);
 
 // The aggregate families (issue 8): one line each below its family's comment.
 // hashes:
+void RegisterHashCommands(CommandTable& table);
 
 // lists:
 void RegisterListCommands(CommandTable& table);
 
 // sets:
+// (SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc)
+void RegisterSetCommands(CommandTable& table);
 
 // sorted sets:
 void RegisterZSetCommands(CommandTable& table);
@@ -43,6 +46,8 @@ void RegisterZSetCommands(CommandTable& table);
 // sorted-set operations:
 
 // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+void RegisterSortCommands(CommandTable& table);
+void RegisterAggregateScanCommands(CommandTable& table);
 
 // (end of the aggregate families)
 

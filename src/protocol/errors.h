@@ -211,6 +211,15 @@ inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments spe
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
 // ---- hashes (issue 8) ----
+inline constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";
+inline constexpr std::string_view kHashValueNotFloat = "ERR hash value is not a float";
+// HINCRBYFLOAT's increment itself is NaN or infinite.
+inline constexpr std::string_view kHashIncrNanInf = "ERR value is NaN or Infinity";
+// HRANDFIELD's count is INT64_MIN (it must be negatable) ...
+inline constexpr std::string_view kHashRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+// ... or, with WITHVALUES, its double (the reply's length in RESP2) would not fit.
+inline constexpr std::string_view kHashRandWithValuesRange = "ERR value is out of range";
 
 // ---- lists (issue 8) ----
 inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
@@ -224,6 +233,13 @@ inline constexpr std::string_view kNumKeysPositive = "ERR numkeys should be grea
 inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // ---- sets (issue 8) ----
+inline constexpr std::string_view kSRandMemberCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+inline constexpr std::string_view kSetNumKeysNotPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kSetNumKeysTooMany =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kSetLimitNegative = "ERR LIMIT can't be negative";
 
 // ---- sorted sets (issue 8) ----
 inline constexpr std::string_view kZAddXxNx =
@@ -243,6 +259,9 @@ inline constexpr std::string_view kZWithScoresByLex =
 // ---- sorted-set operations (issue 8) ----
 
 // ---- SORT and the aggregate SCANs (issue 8) ----
+// A numeric SORT met an element (or BY value) that is not a number.
+inline constexpr std::string_view kSortNotDouble =
+    "ERR One or more scores can't be converted into double";
 
 // ---- end of family sections ----
 

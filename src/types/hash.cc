@@ -82,6 +82,33 @@ bool HashObject::Get(std::string_view field, std::string* out) {
   return true;
 }
 
+bool HashObject::GetView(std::string_view field, char* scratch, std::string_view* out) {
+  if (encoding_ == Encoding::kHashtable) {
+    FieldNode* n = table_.Find(field);
+    if (n == nullptr) return false;
+    *out = n->value();
+    return true;
+  }
+  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  if (p == Listpack::kNone) return false;
+  *out = EntryText(lp_.Get(lp_.Next(p)), scratch);
+  return true;
+}
+
+void HashObject::PrepareWrite(size_t longest, size_t total, const TypeLimits& limits) {
+  if (encoding_ != Encoding::kListpack) return;
+  if (longest > limits.hash_max_listpack_value || !lp_.SafeToAdd(total)) ConvertToHashtable();
+}
+
+std::vector<Listpack::Pos> HashObject::FieldPositions() const {
+  std::vector<Listpack::Pos> pos;
+  pos.reserve(size());
+  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
+    pos.push_back(p);
+  }
+  return pos;
+}
+
 bool HashObject::Exists(std::string_view field) {
   if (encoding_ == Encoding::kHashtable) return table_.Find(field) != nullptr;
   return lp_.Find(lp_.First(), field, 1) != Listpack::kNone;

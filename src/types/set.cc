@@ -1,9 +1,12 @@
 #include "types/set.h"
 
 #include <string>
+#include <unordered_set>
+#include <utility>
 
 #include "types/digest.h"
 #include "types/serialize.h"
+#include "util/hash.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -98,7 +101,69 @@ bool SetObject::Remove(std::string_view member) {
   MemberNode* n = table_.Unlink(member);
   if (n == nullptr) return false;
   MemberNode::Destroy(n);
+  // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
+  // picks keep finding non-empty buckets quickly.
+  table_.MaybeShrink();
   return true;
+}
+
+void SetObject::Clear() {
+  intset_ = Intset();
+  table_.Clear();
+}
+
+SetObject::MemberRef SetObject::RandomMember() {
+  if (encoding_ == Encoding::kIntset) return {intset_.Random(RandomWord()), nullptr};
+  return {0, table_.Random()};
+}
+
+void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
+  out->clear();
+  const size_t n = size();
+  if (count > n) count = n;
+  out->reserve(count);
+  if (count * 3 > n) {
+    // Dense: every member in a vector, then the first `count` slots of a Fisher-Yates shuffle.
+    std::vector<MemberRef> all;
+    all.reserve(n);
+    if (encoding_ == Encoding::kIntset) {
+      for (size_t i = 0; i < n; ++i) all.push_back({intset_.At(i), nullptr});
+    } else {
+      table_.ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
+    }
+    for (size_t i = 0; i < count; ++i) {
+      std::swap(all[i], all[i + RandomWord() % (n - i)]);
+      out->push_back(all[i]);
+    }
+    return;
+  }
+  // Sparse: at most one in three members is wanted, so a random pick is new with probability
+  // at least 2/3 and the expected number of picks is under 1.5 * count.
+  if (encoding_ == Encoding::kIntset) {
+    std::unordered_set<int64_t> seen;
+    seen.reserve(count);
+    while (out->size() < count) {
+      MemberRef r = RandomMember();
+      if (seen.insert(r.value).second) out->push_back(r);
+    }
+    return;
+  }
+  std::unordered_set<const MemberNode*> seen;
+  seen.reserve(count);
+  while (out->size() < count) {
+    MemberRef r = RandomMember();
+    if (seen.insert(r.node).second) out->push_back(r);
+  }
+}
+
+void SetObject::RemoveRef(const MemberRef& r) {
+  if (r.node == nullptr) {
+    intset_.Remove(r.value);
+    return;
+  }
+  MemberNode* n = table_.Unlink(r.node->member());
+  MemberNode::Destroy(n);
+  table_.MaybeShrink();
 }
 
 void SetObject::ConvertToHashtable() {
@@ -145,6 +210,10 @@ size_t SetObject::MemoryBytes(size_t samples) const {
 
 Value NewSetValue(std::string_view first) {
   return Value::Object(ValueType::kSet, new SetObject(first));
+}
+
+Value NewIntsetSetValue() {
+  return Value::Object(ValueType::kSet, SetObject::FromIntset(Intset()));
 }
 
 Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
