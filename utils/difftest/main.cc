@@ -9,6 +9,7 @@
 // could not be started. With --test-line the outcome is one line in the test suite's format:
 //   [ok]: differential test vs Redis 7.0 (N commands, seed S)
 //   [err]: differential test vs Redis 7.0 (N commands, seed S)   (details follow, indented)
+// With --compare-commands it compares the two command tables instead (compare_commands.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "command_table.h"
+#include "compare_commands.h"
 #include "generator.h"
 #include "policy.h"
 #include "resp.h"
@@ -38,6 +40,8 @@ struct Options {
   int connections = 2;
   bool test_line = false;
   bool list = false;
+  bool compare_commands = false;
+  bool generic = true;        // --no-generic: hand-written families only
   long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
   bool quiet = false;
@@ -48,7 +52,8 @@ struct Options {
 void Usage() {
   std::cerr << "usage: difftest [--count N] [--seed S] [--ours PATH] [--redis PATH]\n"
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
-               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n";
+               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n"
+               "                [--compare-commands] [--no-generic]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -60,6 +65,10 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.test_line = true;
     } else if (a == "--list") {
       o.list = true;
+    } else if (a == "--compare-commands") {
+      o.compare_commands = true;
+    } else if (a == "--no-generic") {
+      o.generic = false;
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--print" && i + 2 < argc) {
@@ -98,9 +107,9 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // run keeps no history) and returns the last `keep` of them: the shrinker replays suffixes, and
 // a divergence that needs more than `keep` commands of history is not worth a minimal form.
 std::vector<Step> Regenerate(uint64_t seed, const CommandTable& table,
-                             const std::vector<std::string>& skip, int connections, long long n,
-                             size_t keep) {
-  Generator gen(seed, table, skip, connections);
+                             const std::vector<std::string>& skip, int connections, bool generic,
+                             long long n, size_t keep) {
+  Generator gen(seed, table, skip, connections, generic);
   std::vector<Step> steps;
   long long dropped = 0;
   while (dropped + static_cast<long long>(steps.size()) < n) {
@@ -131,6 +140,7 @@ int Run(const Options& o) {
     std::cerr << "difftest: " << ours.error() << redis.error() << "\n";
     return 2;
   }
+  if (o.compare_commands) return CompareCommands(ours.port(), redis.port(), o.test_line);
 
   CommandTable table;
   std::string error;
@@ -164,16 +174,18 @@ int Run(const Options& o) {
   size_t redis_only = 0;
   for (const auto& n : redis_names) redis_only += table.Find(n) == nullptr ? 1 : 0;
 
-  Generator gen(o.seed, table, skip, o.connections);
+  Generator gen(o.seed, table, skip, o.connections, o.generic);
   if (o.list) {
     std::cout << "policy table:\n";
     for (const auto& r : PolicyTable()) {
       std::cout << "  " << r.command << "  "
-                << (r.rule == Rule::kNeverSend   ? "never sent"
-                    : r.rule == Rule::kShape     ? "shape"
-                    : r.rule == Rule::kTolerance ? "tolerance " + std::to_string(r.tolerance)
-                    : r.rule == Rule::kUnordered ? "unordered"
-                                                 : "hello")
+                << (r.rule == Rule::kNeverSend       ? "never sent"
+                    : r.rule == Rule::kShape         ? "shape"
+                    : r.rule == Rule::kTolerance     ? "tolerance " + std::to_string(r.tolerance)
+                    : r.rule == Rule::kUnordered     ? "unordered"
+                    : r.rule == Rule::kSameSize      ? "same size"
+                    : r.rule == Rule::kEncodingOrder ? "order of the encoding"
+                                                     : "hello")
                 << ": " << r.reason << "\n";
     }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
@@ -183,7 +195,7 @@ int Run(const Options& o) {
   }
 
   if (o.print_from >= 0) {
-    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.print_to,
+    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.generic, o.print_to,
                                          static_cast<size_t>(o.print_to - o.print_from));
     for (size_t i = 0; i < steps.size(); ++i) {
       std::cout << "#" << o.print_from + static_cast<long long>(i) << " " << Line(steps[i]) << "\n";
@@ -249,7 +261,8 @@ int Run(const Options& o) {
          << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n"
          << "  (" << bad.why << ")\n";
   if (bad.ours.kind == Value::Kind::kLost) report << "  redis-tp log:\n" << ours.LogTail(20);
-  std::vector<Step> prefix = Regenerate(o.seed, table, skip, o.connections, index + 1, 100000);
+  std::vector<Step> prefix =
+      Regenerate(o.seed, table, skip, o.connections, o.generic, index + 1, 100000);
   std::vector<Step> minimal =
       runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
   Outcome last;
