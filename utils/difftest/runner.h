@@ -80,8 +80,8 @@ class Runner {
   // Compares the two replies to `step` and follows its connection's MULTI state. `a` and `b`
   // are the step's connections, for the encoding probe of kEncodingOrder replies.
   Outcome Compare(const Step& step, Value ours, Value theirs, Connection& a, Connection& b);
-  bool ProbeEncodings(const Step& step, const std::string& name, Connection& a, Connection& b,
-                      bool& unordered, std::string& why);
+  bool ProbeEncodings(const Step& step, const std::string& name, size_t reply_size, Connection& a,
+                      Connection& b, bool& unordered, std::string& why);
   bool ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed, std::string& why);
   void Track(const Step& step, const Value& reply);
   bool Fails(const std::vector<Step>& candidate);
