@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ unit tests and the client library's tests (GoogleTest, the client
 # binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
-# the differential test against Debian's Redis 7.0 (the difftest binary next to them) and
+# the differential test against Debian's Redis 7.0 and the check of COMMAND INFO/DOCS against
+# its table (the difftest binary next to them) and
 # the tcl integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
@@ -104,6 +105,12 @@ server_bin="$(dirname "$unit_bin")/redis-server"
 if [[ -x $difftest_bin && -x /usr/bin/redis-server ]]; then
   if "$difftest_bin" --test-line --quiet --ours "$server_bin" --count 50000 --seed 20261123 \
     --shrink-seconds 30; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+  # COMMAND INFO and COMMAND DOCS of every command both servers have, field by field.
+  if "$difftest_bin" --test-line --compare-commands --ours "$server_bin"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
