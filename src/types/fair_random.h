@@ -7,12 +7,12 @@
 //
 // Model. A random SCAN cursor below the smaller table's size names one bucket group: a bucket
 // of the table, or while it rehashes the bucket of the smaller table together with the buckets
-// of the larger one that it expands into. Every node lies in exactly one group and every group is equally likely. A round
-// draws a group and a slot in [0, kSlots): the slot's node is the pick if the group has that
-// many nodes, otherwise the round is repeated. Each node is thus taken with the same chance per
-// round, 1 / (groups * kSlots): rejection sampling, exact as long as no group holds more than
-// kSlots nodes (at the table's load factor of at most 1, a chain of 9 has odds of about one in
-// a million per bucket). A node in a larger group is still returned, with a proportionally
+// of the larger one that it expands into. Every node lies in exactly one group and every group is
+// equally likely. A round draws a group and a slot in [0, kSlots): the slot's node is the pick if
+// the group has that many nodes, otherwise the round is repeated. Each node is thus taken with the
+// same chance per round, 1 / (groups * kSlots): rejection sampling, exact as long as no group holds
+// more than kSlots nodes (at the table's load factor of at most 1, a chain of 9 has odds of about
+// one in a million per bucket). A node in a larger group is still returned, with a proportionally
 // smaller chance.
 //
 // Cost: kSlots / load rounds on average, each reading one bucket group (8 at a full table).
