@@ -288,6 +288,24 @@ start_server {tags {hash}} {
 
     # ---- encodings -------------------------------------------------------------------------
 
+    # Redis 7.0's built-in default is 512 entries (its sample redis.conf sets 128).
+    test {The default limits are 512 entries and 64 bytes} {
+        assert_equal [r config get hash-max-listpack-entries] {hash-max-listpack-entries 512}
+        assert_equal [r config get hash-max-listpack-value] {hash-max-listpack-value 64}
+        r del h
+        set pairs {}
+        for {set i 0} {$i < 512} {incr i} {lappend pairs f$i [string repeat x 64]}
+        r hset h {*}$pairs
+        assert_encoding listpack h
+        r hset h f512 v
+        assert_encoding hashtable h
+        r del h
+        r hset h [string repeat f 64] v
+        assert_encoding listpack h
+        r hset h [string repeat f 65] v
+        assert_encoding hashtable h
+    }
+
     test {A hash converts to hashtable past hash-max-listpack-entries, and never back} {
         r del h
         r config set hash-max-listpack-entries 4
@@ -298,7 +316,7 @@ start_server {tags {hash}} {
         r hdel h a b c d
         assert_encoding hashtable h
         assert_equal {e 5} [r hgetall h]
-        r config set hash-max-listpack-entries 128
+        r config set hash-max-listpack-entries 512
     }
 
     test {A field or value longer than hash-max-listpack-value converts} {
@@ -325,7 +343,7 @@ start_server {tags {hash}} {
         assert_equal {a 1 b 2 c 3} [r hgetall h]
         r hset h a 9
         assert_encoding hashtable h
-        r config set hash-max-listpack-entries 128
+        r config set hash-max-listpack-entries 512
         r del h
         r hset h a 1 b 2 c 3
         assert_encoding listpack h
@@ -369,7 +387,7 @@ start_server {tags {hash}} {
         r hset ht {*}$pairs
         r config set hash-max-listpack-entries 10
         r hset ht f0 0
-        r config set hash-max-listpack-entries 128
+        r config set hash-max-listpack-entries 512
         assert_encoding listpack lp
         assert_encoding hashtable ht
         assert_equal [lsort [r hkeys lp]] [lsort [r hkeys ht]]
@@ -536,9 +554,9 @@ start_server {tags {hash}} {
                 r del h
                 set pairs {}
                 for {set i 0} {$i < 100} {incr i} {lappend pairs f$i $i}
-                r config set hash-max-listpack-entries [expr {$big ? 64 : 128}]
+                r config set hash-max-listpack-entries [expr {$big ? 64 : 512}]
                 r hset h {*}$pairs
-                r config set hash-max-listpack-entries 128
+                r config set hash-max-listpack-entries 512
                 assert_encoding $enc h
                 set fields [r hkeys h]
 
