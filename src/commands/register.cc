@@ -29,6 +29,7 @@ Status RegisterCommands(CommandTable& table) {
   // sets:
 
   // sorted sets:
+  RegisterZSetCommands(table);
 
   // sorted-set operations:
 

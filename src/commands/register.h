@@ -38,6 +38,7 @@ void RegisterHashCommands(CommandTable& table);
 // sets:
 
 // sorted sets:
+void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
 
