@@ -5,14 +5,14 @@
 // That is fine for eviction sampling but not for commands whose users count on a fair draw
 // (HRANDFIELD; Redis's tests check the histogram of its picks).
 //
-// Model. A random SCAN cursor names one bucket group: a bucket of the table, or while it
-// rehashes the bucket of the smaller table together with the buckets of the larger one that it
-// expands into. Every node lies in exactly one group and every group is equally likely. A round
-// draws a group and a slot in [0, kSlots): the slot's node is the pick if the group has that
-// many nodes, otherwise the round is repeated. Each node is thus taken with the same chance per
-// round, 1 / (groups * kSlots): rejection sampling, exact as long as no group holds more than
-// kSlots nodes (at the table's load factor of at most 1, a chain of 9 has odds of about one in
-// a million per bucket). A node in a larger group is still returned, with a proportionally
+// Model. A random SCAN cursor below the smaller table's size names one bucket group: a bucket
+// of the table, or while it rehashes the bucket of the smaller table together with the buckets
+// of the larger one that it expands into. Every node lies in exactly one group and every group is
+// equally likely. A round draws a group and a slot in [0, kSlots): the slot's node is the pick if
+// the group has that many nodes, otherwise the round is repeated. Each node is thus taken with the
+// same chance per round, 1 / (groups * kSlots): rejection sampling, exact as long as no group holds
+// more than kSlots nodes (at the table's load factor of at most 1, a chain of 9 has odds of about
+// one in a million per bucket). A node in a larger group is still returned, with a proportionally
 // smaller chance.
 //
 // Cost: kSlots / load rounds on average, each reading one bucket group (8 at a full table).
@@ -35,8 +35,14 @@ typename Traits::Node* FairRandomNode(HashTable<Traits>& table) {
   constexpr uint64_t kSlots = 8;
   constexpr int kMaxRounds = 1000;
   if (table.empty()) return nullptr;
+  // Groups are the buckets of the smaller table. Table sizes are powers of two, so that is
+  // the lowest set bit of the bucket total (one table, or two of different sizes). A cursor
+  // with no bits above it makes Scan walk the whole group: Scan continues a walk over the
+  // larger table's buckets from the cursor's high bits, which must start at zero.
+  const uint64_t buckets = table.buckets();
+  const uint64_t group_mask = (buckets & (~buckets + 1)) - 1;
   for (int round = 0; round < kMaxRounds; ++round) {
-    const uint64_t cursor = RandomWord();
+    const uint64_t cursor = RandomWord() & group_mask;
     uint64_t slot = RandomWord() % kSlots;
     uint64_t seen = 0;
     Node* picked = nullptr;

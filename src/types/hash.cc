@@ -120,14 +120,17 @@ bool HashObject::Set(std::string_view field, std::string_view value, const TypeL
   }
   if (encoding_ == Encoding::kListpack) {
     Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
-    if (p != Listpack::kNone) {
+    const bool added = p == Listpack::kNone;
+    if (added) {
+      lp_.Append(field);
+      lp_.Append(value);
+    } else {
       lp_.Replace(lp_.Next(p), value);
-      return false;
     }
-    lp_.Append(field);
-    lp_.Append(value);
+    // Checked after an update too, as Redis does: a hash left over the limit by a lowered
+    // hash-max-listpack-entries converts at its next write.
     if (size() > limits.hash_max_listpack_entries) ConvertToHashtable();
-    return true;
+    return added;
   }
   FieldNode* old = table_.Find(field);
   if (old != nullptr && old->value_len == value.size()) {
