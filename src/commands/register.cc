@@ -30,6 +30,7 @@ Status RegisterCommands(CommandTable& table) {
   // sorted sets:
 
   // sorted-set operations:
+  RegisterZSetOpsCommands(table);
 
   // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
 

@@ -39,6 +39,7 @@ void RegisterTransactionCommands(CommandTable& table);
 // sorted sets:
 
 // sorted-set operations:
+void RegisterZSetOpsCommands(CommandTable& table);
 
 // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
 
