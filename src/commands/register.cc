@@ -28,6 +28,7 @@ Status RegisterCommands(CommandTable& table) {
   // sets:
 
   // sorted sets:
+  RegisterZSetCommands(table);
 
   // sorted-set operations:
   RegisterZSetOpsCommands(table);

@@ -37,6 +37,7 @@ void RegisterTransactionCommands(CommandTable& table);
 // sets:
 
 // sorted sets:
+void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
 void RegisterZSetOpsCommands(CommandTable& table);

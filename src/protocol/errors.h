@@ -217,6 +217,19 @@ inline constexpr std::string_view kNoConfigFile = "ERR The server is running wit
 // ---- sets (issue 8) ----
 
 // ---- sorted sets (issue 8) ----
+inline constexpr std::string_view kZAddXxNx =
+    "ERR XX and NX options at the same time are not compatible";
+inline constexpr std::string_view kZAddGtLtNx =
+    "ERR GT, LT, and/or NX options at the same time are not compatible";
+inline constexpr std::string_view kZAddIncrPairs =
+    "ERR INCR option supports a single increment-element pair";
+inline constexpr std::string_view kZAddNaN = "ERR resulting score is not a number (NaN)";
+inline constexpr std::string_view kZMinMaxNotFloat = "ERR min or max is not a float";
+inline constexpr std::string_view kZMinMaxNotLex = "ERR min or max not valid string range item";
+inline constexpr std::string_view kZLimitNeedsBy =
+    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+inline constexpr std::string_view kZWithScoresByLex =
+    "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
 
 // ---- sorted-set operations (issue 8) ----
 // ZMPOP/BZMPOP, ZINTERCARD, ZRANDMEMBER, ZUNION/ZINTER/ZDIFF[STORE] (src/commands/zset_*.cc).

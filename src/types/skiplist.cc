@@ -219,6 +219,20 @@ bool SkipList::BelowMax(std::string_view m, const LexBound& b) {
   return false;
 }
 
+bool LexRange::AboveMin(std::string_view m) const { return SkipList::AboveMin(m, min); }
+bool LexRange::BelowMax(std::string_view m) const { return SkipList::BelowMax(m, max); }
+
+bool LexRange::Empty() const {
+  // Rank each bound: -inf < any bytes < +inf; equal ranks compare the bytes.
+  auto rank = [](const LexBound& b) {
+    return b.kind == LexBound::kNegInf ? 0 : b.kind == LexBound::kPosInf ? 2 : 1;
+  };
+  int a = rank(min), b = rank(max);
+  int cmp = a != b ? (a < b ? -1 : 1) : a != 1 ? 0 : min.bytes.compare(max.bytes);
+  bool open = min.kind != LexBound::kInclusive || max.kind != LexBound::kInclusive;
+  return cmp > 0 || (cmp == 0 && open);
+}
+
 ZNode* SkipList::FirstInRange(const ScoreRange& r) const {
   ZNode* x = head_;
   for (int i = height_ - 1; i >= 0; --i) {

@@ -59,6 +59,12 @@ struct ScoreRange {
   double max;
   bool min_exclusive = false;
   bool max_exclusive = false;
+
+  bool AboveMin(double s) const { return min_exclusive ? s > min : s >= min; }
+  bool BelowMax(double s) const { return max_exclusive ? s < max : s <= max; }
+  bool Contains(double s) const { return AboveMin(s) && BelowMax(s); }
+  // True when no score can be inside (min > max, or min == max with an open end).
+  bool Empty() const { return min > max || (min == max && (min_exclusive || max_exclusive)); }
 };
 
 // One end of a lex interval: "-" (below everything), "+" (above everything), "[x" or "(x".
@@ -70,6 +76,13 @@ struct LexBound {
 struct LexRange {
   LexBound min;
   LexBound max;
+
+  bool AboveMin(std::string_view m) const;
+  bool BelowMax(std::string_view m) const;
+  bool Contains(std::string_view m) const { return AboveMin(m) && BelowMax(m); }
+  // True when no member can be inside: min sorts after max ("-" before everything, "+" after),
+  // or they are equal and either end is open ("-" and "+" count as open).
+  bool Empty() const;
 };
 
 class SkipList {
@@ -120,20 +133,18 @@ class SkipList {
   size_t DeleteRange(const LexRange& r, const std::function<void(ZNode*)>& on_delete);
   size_t DeleteRankRange(size_t start, size_t end, const std::function<void(ZNode*)>& on_delete);
 
+  // Whether member bytes `m` are on the inside of a lex range's lower / upper end.
+  static bool AboveMin(std::string_view m, const LexBound& b);
+  static bool BelowMax(std::string_view m, const LexBound& b);
+
   // Ordering of a node against a (score, member) pair.
   static bool Less(const ZNode* n, double score, std::string_view member) {
     return n->score < score || (n->score == score && n->member() < member);
   }
 
  private:
-  static bool AboveMin(double s, const ScoreRange& r) {
-    return r.min_exclusive ? s > r.min : s >= r.min;
-  }
-  static bool BelowMax(double s, const ScoreRange& r) {
-    return r.max_exclusive ? s < r.max : s <= r.max;
-  }
-  static bool AboveMin(std::string_view m, const LexBound& b);
-  static bool BelowMax(std::string_view m, const LexBound& b);
+  static bool AboveMin(double s, const ScoreRange& r) { return r.AboveMin(s); }
+  static bool BelowMax(double s, const ScoreRange& r) { return r.BelowMax(s); }
 
   static int RandomHeight();
   ZNode* NewNode(int height, double score, std::string_view member);

@@ -1,6 +1,7 @@
 #include "types/zset.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -76,17 +77,10 @@ size_t ScoreText(double score, char* buf) {
     std::memcpy(buf, score > 0 ? "inf" : "-inf", score > 0 ? 3 : 4);
     return score > 0 ? 3 : 4;
   }
-  if (score == 0) {
-    if (std::signbit(score)) {
-      std::memcpy(buf, "-0", 2);
-      return 2;
-    }
-    buf[0] = '0';
-    return 1;
-  }
-  // Integral and inside the 64-bit range (with a margin, as Redis checks): integer digits.
-  constexpr double kMin = -4503599627370495.0, kMax = 4503599627370496.0;
-  if (score > kMin && score < kMax && score == std::trunc(score)) {
+  // Integral and inside half the 64-bit range (Redis's double2ll test): integer digits, which
+  // the listpack stores as an integer. -0 is integral too and becomes "0", as in Redis 7.0.
+  constexpr double kLimit = static_cast<double>(INT64_MAX / 2);
+  if (score >= -kLimit && score <= kLimit && score == std::trunc(score)) {
     return FormatInt64(static_cast<int64_t>(score), buf);
   }
   return static_cast<size_t>(std::snprintf(buf, 32, "%.17g", score));
@@ -152,7 +146,8 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
       InsertListpack(member, score);
       return AddResult::kUpdated;
     }
-    if (size() + 1 > limits.zset_max_listpack_entries || !FitsListpack(member, limits)) {
+    if (size() + 1 > limits.zset_max_listpack_entries || !FitsListpack(member, limits) ||
+        !lp_.SafeToAdd(member.size())) {
       ConvertToSkiplist();
     } else {
       InsertListpack(member, score);
@@ -175,6 +170,71 @@ bool ZSetObject::Remove(std::string_view member) {
   if (p == Listpack::kNone) return false;
   lp_.Delete(lp_.Delete(p));
   return true;
+}
+
+std::optional<size_t> ZSetObject::Rank(std::string_view member, bool reverse) {
+  if (encoding_ == Encoding::kSkiplist) return index_.Rank(member, reverse);
+  size_t rank = 0;
+  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
+    if (lp_.Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
+  }
+  return std::nullopt;
+}
+
+template <typename Range>
+std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
+  if (!MayIntersect(r)) return {0, 0};
+  char buf[kMemberBuf];
+  size_t first = 0, count = 0;
+  Listpack::Pos p = lp_.First();
+  for (; p != Listpack::kNone; p = NextPair(p), ++first) {
+    if (PairAboveMin(r, MemberAt(p, buf), ScoreAt(p))) break;
+  }
+  for (; p != Listpack::kNone; p = NextPair(p), ++count) {
+    if (!PairBelowMax(r, MemberAt(p, buf), ScoreAt(p))) break;
+  }
+  return {first, count};
+}
+
+// On the skiplist, the ranks of the first and last member inside give the count in O(log N).
+size_t ZSetObject::Count(const ScoreRange& r) const {
+  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (!MayIntersect(r)) return 0;
+  const SkipList& l = index_.list();
+  const ZNode* lo = l.FirstInRange(r);
+  const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
+  if (hi == nullptr) return 0;
+  return l.Rank(hi->score, hi->member()) - l.Rank(lo->score, lo->member()) + 1;
+}
+
+size_t ZSetObject::Count(const LexRange& r) const {
+  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (!MayIntersect(r)) return 0;
+  const SkipList& l = index_.list();
+  const ZNode* lo = l.FirstInRange(r);
+  const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
+  if (hi == nullptr) return 0;
+  size_t a = l.Rank(lo->score, lo->member()), b = l.Rank(hi->score, hi->member());
+  return b >= a ? b - a + 1 : 0;
+}
+
+size_t ZSetObject::RemoveRanks(size_t start, size_t end) {
+  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRankRange(start + 1, end + 1);
+  return lp_.DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
+}
+
+size_t ZSetObject::RemoveRange(const ScoreRange& r) {
+  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  auto [first, count] = ListpackSpan(r);
+  if (count == 0) return 0;
+  return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
+}
+
+size_t ZSetObject::RemoveRange(const LexRange& r) {
+  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  auto [first, count] = ListpackSpan(r);
+  if (count == 0) return 0;
+  return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 void ZSetObject::ConvertToSkiplist() {

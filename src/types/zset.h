@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "types/listpack.h"
 #include "types/type_limits.h"
@@ -54,6 +55,32 @@ class ZSetObject {
   template <typename Fn>
   void ForEach(Fn&& fn) const;
 
+  // ---- ranks and ranges (ZRANK, ZRANGE, ZCOUNT, ZREMRANGEBY*) ----
+  // Ranks are 0-based, counted from the lowest (score, member), or from the highest when
+  // `reverse`. On the skiplist every lookup below is O(log N) (spans), and a walk then costs
+  // O(1) per member; on a listpack (at most zset-max-listpack-entries pairs) they are linear.
+  // fn(member, score) gets views valid only during the call; no change during a walk.
+
+  // The rank of `member`, or nullopt when it is not in the set.
+  std::optional<size_t> Rank(std::string_view member, bool reverse);
+  // Calls fn for the members of ranks start..end (start <= end < size()), in rank order.
+  template <typename Fn>
+  void WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const;
+  // Calls fn for the members inside `r` (a ScoreRange or LexRange), from the lowest or (reverse)
+  // the highest, skipping the first `offset` of them and stopping after `limit` calls when
+  // limit >= 0. Returns how many calls were made. A lex range assumes equal scores, as Redis's
+  // does: it walks the (score, member) order.
+  template <typename Range, typename Fn>
+  size_t WalkRange(const Range& r, bool reverse, size_t offset, int64_t limit, Fn&& fn) const;
+  // The number of members inside `r`.
+  size_t Count(const ScoreRange& r) const;
+  size_t Count(const LexRange& r) const;
+  // Remove the members of ascending ranks start..end (start <= end < size()), or inside a
+  // range; return how many went. An emptied set stays (the caller's Mutation deletes the key).
+  size_t RemoveRanks(size_t start, size_t end);
+  size_t RemoveRange(const ScoreRange& r);
+  size_t RemoveRange(const LexRange& r);
+
   ZSetObject* Clone() const;
   size_t MemoryBytes(size_t samples) const;
   void ConvertToSkiplist();
@@ -66,6 +93,35 @@ class ZSetObject {
  private:
   ZSetObject() = default;
   static double ScoreOf(const ListpackEntry& e);
+  // Listpack walking by pair: `p` is the position of a member; its score follows it.
+  static constexpr size_t kMemberBuf = kMaxInt64Chars + 1;
+  std::string_view MemberAt(Listpack::Pos p, char* buf) const {
+    ListpackEntry m = lp_.Get(p);
+    return m.is_int ? std::string_view(buf, FormatInt64(m.num, buf)) : m.str;
+  }
+  double ScoreAt(Listpack::Pos p) const { return ScoreOf(lp_.Get(lp_.Next(p))); }
+  Listpack::Pos NextPair(Listpack::Pos p) const { return lp_.Next(lp_.Next(p)); }
+  Listpack::Pos PrevPair(Listpack::Pos p) const {
+    Listpack::Pos s = lp_.Prev(p);
+    return s == Listpack::kNone ? Listpack::kNone : lp_.Prev(s);
+  }
+  Listpack::Pos LastPair() const { return lp_.Empty() ? Listpack::kNone : lp_.Prev(lp_.Last()); }
+  // Whether a pair is inside the low / high end of a range (by score or by member bytes).
+  static bool PairAboveMin(const ScoreRange& r, std::string_view, double s) {
+    return r.AboveMin(s);
+  }
+  static bool PairBelowMax(const ScoreRange& r, std::string_view, double s) {
+    return r.BelowMax(s);
+  }
+  static bool PairAboveMin(const LexRange& r, std::string_view m, double) { return r.AboveMin(m); }
+  static bool PairBelowMax(const LexRange& r, std::string_view m, double) { return r.BelowMax(m); }
+  // Redis's "is any member possibly inside" test before a range walk: the range is not empty,
+  // the highest member is above its low end and the lowest below its high end.
+  template <typename Range>
+  bool MayIntersect(const Range& r) const;
+  // Index (in pairs) of the first listpack pair inside `r` and how many consecutive pairs are.
+  template <typename Range>
+  std::pair<size_t, size_t> ListpackSpan(const Range& r) const;
   // Position of member in the listpack, or kNone.
   Listpack::Pos FindListpack(std::string_view member) const;
   void InsertListpack(std::string_view member, double score);
@@ -89,6 +145,85 @@ void ZSetObject::ForEach(Fn&& fn) const {
     std::string_view ms = m.is_int ? std::string_view(buf, FormatInt64(m.num, buf)) : m.str;
     fn(ms, ScoreOf(lp_.Get(lp_.Next(p))));
   }
+}
+
+template <typename Fn>
+void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const {
+  size_t n = end - start + 1;
+  if (encoding_ == Encoding::kSkiplist) {
+    const SkipList& l = index_.list();
+    const ZNode* x = l.ByRank(reverse ? l.size() - start : start + 1);
+    for (; n > 0 && x != nullptr; --n, x = reverse ? x->prev() : x->next()) {
+      fn(x->member(), x->score);
+    }
+    return;
+  }
+  char buf[kMemberBuf];
+  const int64_t at = static_cast<int64_t>(2 * start);
+  Listpack::Pos p = lp_.Seek(reverse ? -at - 2 : at);
+  for (; n > 0 && p != Listpack::kNone; --n, p = reverse ? PrevPair(p) : NextPair(p)) {
+    fn(MemberAt(p, buf), ScoreAt(p));
+  }
+}
+
+template <typename Range>
+bool ZSetObject::MayIntersect(const Range& r) const {
+  if (r.Empty() || size() == 0) return false;
+  if (encoding_ == Encoding::kSkiplist) {
+    const ZNode* lo = index_.list().first();
+    const ZNode* hi = index_.list().last();
+    return PairAboveMin(r, hi->member(), hi->score) && PairBelowMax(r, lo->member(), lo->score);
+  }
+  char buf[kMemberBuf];
+  Listpack::Pos hi = LastPair(), lo = lp_.First();
+  return PairAboveMin(r, MemberAt(hi, buf), ScoreAt(hi)) &&
+         PairBelowMax(r, MemberAt(lo, buf), ScoreAt(lo));
+}
+
+template <typename Range, typename Fn>
+size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_t limit,
+                             Fn&& fn) const {
+  if (limit == 0 || !MayIntersect(r)) return 0;
+  size_t calls = 0;
+  if (encoding_ == Encoding::kSkiplist) {
+    const SkipList& l = index_.list();
+    const ZNode* x = reverse ? l.LastInRange(r) : l.FirstInRange(r);
+    if (x == nullptr) return 0;
+    if (offset > 0) {
+      // Jump over the offset by rank rather than node by node.
+      size_t rank = l.Rank(x->score, x->member());
+      if (reverse) {
+        x = offset < rank ? l.ByRank(rank - offset) : nullptr;
+      } else {
+        x = l.ByRank(rank + offset);
+      }
+    }
+    for (; x != nullptr && SkipList::InRange(x, r); x = reverse ? x->prev() : x->next()) {
+      fn(x->member(), x->score);
+      if (++calls == static_cast<size_t>(limit)) break;
+    }
+    return calls;
+  }
+  char buf[kMemberBuf];
+  Listpack::Pos p = reverse ? LastPair() : lp_.First();
+  // Skip the pairs outside the starting end, then the offset, then call while inside.
+  for (; p != Listpack::kNone; p = reverse ? PrevPair(p) : NextPair(p)) {
+    std::string_view m = MemberAt(p, buf);
+    double s = ScoreAt(p);
+    if (reverse ? PairBelowMax(r, m, s) : PairAboveMin(r, m, s)) break;
+  }
+  for (; p != Listpack::kNone; p = reverse ? PrevPair(p) : NextPair(p)) {
+    std::string_view m = MemberAt(p, buf);
+    double s = ScoreAt(p);
+    if (!(reverse ? PairAboveMin(r, m, s) : PairBelowMax(r, m, s))) break;
+    if (offset > 0) {
+      --offset;
+      continue;
+    }
+    fn(m, s);
+    if (++calls == static_cast<size_t>(limit)) break;
+  }
+  return calls;
 }
 
 extern const TypeOps kZSetOps;
