@@ -31,6 +31,7 @@
 
 #include "commands/zset_ops_internal.h"
 #include "commands/zset_pop.h"
+#include "commands/zset_util.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
@@ -220,7 +221,7 @@ bool ParseSetOp(CommandContext& c, size_t numkeys_pos, SetOp op, bool store, boo
     if (algebra && remaining >= n + 1 && EqualsIgnoreCase(args[j], "weights")) {
       for (size_t i = 0; i < n; ++i) {
         ++j;
-        if (!ParseDouble(args[j], &a->sources[i].weight)) {
+        if (!ParseScore(args[j], &a->sources[i].weight)) {
           c.reply.Error(err::kZOpsWeightNotFloat);
           return false;
         }
@@ -271,12 +272,9 @@ void SetOpReply(CommandContext& c, SetOp op) {
   if (!ParseSetOp(c, 1, op, false, false, &a)) return;
   Pairs result = Compute(op, a);
   SortPairs(result);
-  const bool nested = a.withscores && c.reply.resp() >= 3;
-  c.reply.Array(a.withscores && !nested ? 2 * result.size() : result.size());
+  ReplyRangeHeader(c.reply, result.size(), a.withscores);
   for (const auto& [member, score] : result) {
-    if (nested) c.reply.Array(2);
-    c.reply.Bulk(member);
-    if (a.withscores) ReplyScore(c.reply, score);
+    ReplyRangeItem(c.reply, member, score, a.withscores);
   }
 }
 

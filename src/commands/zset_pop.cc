@@ -14,38 +14,16 @@
 #include "commands/zset_pop.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "commands/lookup.h"
 #include "commands/zset_ops_internal.h"
+#include "commands/zset_util.h"
 #include "protocol/errors.h"
 #include "types/zset.h"
 #include "util/numbers.h"
 
 namespace redistp {
-
-void ReplyScore(ReplyBuilder& reply, double score) {
-  // buf: ',' + up to 24 characters of "%.17g" + CRLF.
-  char buf[40];
-  buf[0] = ',';
-  size_t n;
-  if (std::isinf(score)) {
-    n = score > 0 ? 3 : 4;
-    std::memcpy(buf + 1, score > 0 ? "inf" : "-inf", n);
-  } else {
-    n = static_cast<size_t>(std::snprintf(buf + 1, 32, "%.17g", score));
-  }
-  if (reply.resp() >= 3) {
-    buf[n + 1] = '\r';
-    buf[n + 2] = '\n';
-    reply.Raw(std::string_view(buf, n + 3));
-  } else {
-    reply.Bulk(std::string_view(buf + 1, n));
-  }
-}
 
 namespace {
 

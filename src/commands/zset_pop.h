@@ -1,6 +1,6 @@
 // Pops from a sorted set's ends, shared by ZPOPMIN/ZPOPMAX/ZMPOP (zset_pop.cc) and their
 // blocking forms BZPOPMIN/BZPOPMAX/BZMPOP (zset_blocking.cc), and the sorted-set operations'
-// keyspace notices.
+// keyspace notices (those of the core are in zset_util.h).
 //
 // Model. A pop is one in-place edit of an existing sorted set: one Mutation whose end emits one
 // kModified event with the "zpopmin"/"zpopmax" notice (and deletes the key, with its "del",
@@ -26,10 +26,6 @@ inline constexpr KeyNotice kZUnionStore{kNotifyZset, "zunionstore"};
 inline constexpr KeyNotice kZInterStore{kNotifyZset, "zinterstore"};
 inline constexpr KeyNotice kZDiffStore{kNotifyZset, "zdiffstore"};
 }  // namespace notice
-
-// A score in a reply: a bulk string with "%.17g" ("inf", "-inf") in RESP2, a double in RESP3,
-// as Redis 7.0's addReplyDouble. Formats on the stack (no allocation).
-void ReplyScore(ReplyBuilder& reply, double score);
 
 // How popped pairs are written: kFlat as member, score, member, score ... in one array of 2n
 // items; kNested as an array of n [member, score] arrays; kBare as member, score ... with no

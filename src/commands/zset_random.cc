@@ -20,7 +20,7 @@
 
 #include "commands/lookup.h"
 #include "commands/zset_ops_internal.h"
-#include "commands/zset_pop.h"
+#include "commands/zset_util.h"
 #include "protocol/errors.h"
 #include "types/zset.h"
 #include "util/hash.h"
@@ -29,23 +29,19 @@
 namespace redistp {
 namespace {
 
-// Writes (member, score) items in the reply's shape.
+// Writes (member, score) items in the reply's shape (zset_util.h's range replies).
 class PairWriter {
  public:
-  PairWriter(ReplyBuilder& reply, bool withscores)
-      : reply_(reply), withscores_(withscores), nested_(withscores && reply.resp() >= 3) {}
+  PairWriter(ReplyBuilder& reply, bool withscores) : reply_(reply), withscores_(withscores) {}
   // The array header for n items.
-  void Header(uint64_t n) { reply_.Array(withscores_ && !nested_ ? 2 * n : n); }
+  void Header(uint64_t n) { ReplyRangeHeader(reply_, n, withscores_); }
   void operator()(std::string_view member, double score) {
-    if (nested_) reply_.Array(2);
-    reply_.Bulk(member);
-    if (withscores_) ReplyScore(reply_, score);
+    ReplyRangeItem(reply_, member, score, withscores_);
   }
 
  private:
   ReplyBuilder& reply_;
   bool withscores_;
-  bool nested_;
 };
 
 // Uniform random index in [0, n), n > 0.
@@ -167,8 +163,9 @@ void ZRandMemberCommand(CommandContext& c) {
     out.Header(n);
     for (uint64_t i = 0; i < n; ++i) picker.At(RandomBelow(size), out);
   } else if (static_cast<uint64_t>(count) >= size) {
+    // Highest first, the order Redis 7.0 walks a sorted set in here.
     out.Header(size);
-    z.ForEach(out);
+    z.WalkRanks(0, size - 1, true, out);
   } else {
     ReplyDistinct(z, static_cast<uint64_t>(count), out);
   }
