@@ -26,6 +26,7 @@ Status RegisterCommands(CommandTable& table) {
   // lists:
 
   // sets:
+  RegisterSetCommands(table);
 
   // sorted sets:
   RegisterZSetCommands(table);

@@ -35,6 +35,8 @@ void RegisterTransactionCommands(CommandTable& table);
 // lists:
 
 // sets:
+// (SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc)
+void RegisterSetCommands(CommandTable& table);
 
 // sorted sets:
 void RegisterZSetCommands(CommandTable& table);

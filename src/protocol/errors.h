@@ -215,6 +215,13 @@ inline constexpr std::string_view kNoConfigFile = "ERR The server is running wit
 // ---- lists (issue 8) ----
 
 // ---- sets (issue 8) ----
+inline constexpr std::string_view kSRandMemberCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+inline constexpr std::string_view kSetNumKeysNotPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kSetNumKeysTooMany =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kSetLimitNegative = "ERR LIMIT can't be negative";
 
 // ---- sorted sets (issue 8) ----
 inline constexpr std::string_view kZAddXxNx =

@@ -1,9 +1,13 @@
 #include "types/set.h"
 
+#include <algorithm>
 #include <string>
+#include <unordered_set>
+#include <utility>
 
 #include "types/digest.h"
 #include "types/serialize.h"
+#include "util/hash.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -98,7 +102,98 @@ bool SetObject::Remove(std::string_view member) {
   MemberNode* n = table_.Unlink(member);
   if (n == nullptr) return false;
   MemberNode::Destroy(n);
+  // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
+  // picks keep finding non-empty buckets quickly.
+  table_.MaybeShrink();
   return true;
+}
+
+void SetObject::Clear() {
+  intset_ = Intset();
+  table_.Clear();
+}
+
+// A hashtable member is drawn by rejection sampling, so every member is equally likely
+// whatever the chain lengths (HashTable::Random favours members alone in their bucket, by a
+// factor of 2 or more against a chain of two, which a chi-square test of SRANDMEMBER sees).
+// Each trial takes a uniformly random SCAN cursor, i.e. one bucket group (a bucket of the
+// smaller array, plus its expansions in the larger one while the table rehashes), holding L
+// members, and a slot j uniform in
+// [0, kSlots): it accepts member j when j < L. So each member is drawn with probability
+// 1/(groups * kSlots) per trial: uniform. Groups longer than kSlots (practically never at a
+// load factor <= 1) are drawn from uniformly and always accepted, which slightly favours
+// nothing and starves no member. Expected trials: kSlots / load factor (8 to 16 in a table
+// that is not shrinking); a bounded number of failed trials falls back to HashTable::Random.
+SetObject::MemberRef SetObject::RandomMember() {
+  if (encoding_ == Encoding::kIntset) return {intset_.Random(RandomWord()), nullptr};
+  constexpr size_t kSlots = 8;
+  constexpr size_t kKept = 64;
+  const MemberNode* group[kKept];
+  // The smaller bucket array's size (both sizes are powers of two): a cursor below it names
+  // one group, and Scan then walks all of that group's expansions.
+  const uint64_t buckets = table_.buckets();
+  const uint64_t groups = buckets & (~buckets + 1);
+  for (int trial = 0; trial < 4096; ++trial) {
+    size_t len = 0;
+    table_.Scan(RandomWord() & (groups - 1), [&](MemberNode* n) {
+      if (len < kKept) group[len] = n;
+      ++len;
+    });
+    if (len == 0) continue;
+    if (len > kSlots) return {0, group[RandomWord() % std::min(len, kKept)]};
+    size_t slot = RandomWord() % kSlots;
+    if (slot < len) return {0, group[slot]};
+  }
+  return {0, table_.Random()};
+}
+
+void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
+  out->clear();
+  const size_t n = size();
+  if (count > n) count = n;
+  out->reserve(count);
+  if (count * 3 > n) {
+    // Dense: every member in a vector, then the first `count` slots of a Fisher-Yates shuffle.
+    std::vector<MemberRef> all;
+    all.reserve(n);
+    if (encoding_ == Encoding::kIntset) {
+      for (size_t i = 0; i < n; ++i) all.push_back({intset_.At(i), nullptr});
+    } else {
+      table_.ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
+    }
+    for (size_t i = 0; i < count; ++i) {
+      std::swap(all[i], all[i + RandomWord() % (n - i)]);
+      out->push_back(all[i]);
+    }
+    return;
+  }
+  // Sparse: at most one in three members is wanted, so a random pick is new with probability
+  // at least 2/3 and the expected number of picks is under 1.5 * count.
+  if (encoding_ == Encoding::kIntset) {
+    std::unordered_set<int64_t> seen;
+    seen.reserve(count);
+    while (out->size() < count) {
+      MemberRef r = RandomMember();
+      if (seen.insert(r.value).second) out->push_back(r);
+    }
+    return;
+  }
+  std::unordered_set<const MemberNode*> seen;
+  seen.reserve(count);
+  while (out->size() < count) {
+    MemberRef r = RandomMember();
+    if (seen.insert(r.node).second) out->push_back(r);
+  }
+}
+
+void SetObject::RemoveRef(const MemberRef& r) {
+  if (r.node == nullptr) {
+    intset_.Remove(r.value);
+    return;
+  }
+  MemberNode* n = table_.Unlink(r.node->member());
+  MemberNode::Destroy(n);
+  table_.MaybeShrink();
 }
 
 void SetObject::ConvertToHashtable() {
@@ -145,6 +240,10 @@ size_t SetObject::MemoryBytes(size_t samples) const {
 
 Value NewSetValue(std::string_view first) {
   return Value::Object(ValueType::kSet, new SetObject(first));
+}
+
+Value NewIntsetSetValue() {
+  return Value::Object(ValueType::kSet, SetObject::FromIntset(Intset()));
 }
 
 Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "types/intset.h"
 #include "types/member_nodes.h"
@@ -42,10 +43,39 @@ class SetObject {
   // Adds `member`; false if it was there already. May convert intset -> hashtable.
   bool Add(std::string_view member, const TypeLimits& limits);
   bool Remove(std::string_view member);
+  // Drops every member (the set is then empty; its encoding stays).
+  void Clear();
+
+  // Random members (SPOP, SRANDMEMBER). A MemberRef names one member while the set does not
+  // change: the value of an intset member, or the node of a hashtable member.
+  struct MemberRef {
+    int64_t value = 0;
+    const MemberNode* node = nullptr;
+  };
+  // The member's text; an intset member is formatted into `buf` (kMaxInt64Chars + 1 bytes).
+  std::string_view View(const MemberRef& r, char* buf) const {
+    return r.node != nullptr ? r.node->member() : std::string_view(buf, FormatInt64(r.value, buf));
+  }
+  // A member chosen uniformly at random, O(1) (HashTable::Random's fairness for a hashtable).
+  // The set must not be empty.
+  MemberRef RandomMember();
+  // Replaces *out with `count` distinct members chosen at random, in random order
+  // (0 < count <= size()). Redis's two strategies: when count is a large share of the set,
+  // a partial shuffle of every member (O(size)); otherwise random picks with a seen-set for
+  // the duplicates (O(count) expected).
+  void PickDistinct(size_t count, std::vector<MemberRef>* out);
+  // Removes a member named by a MemberRef taken since the set last changed (other than by
+  // RemoveRef of other refs of the same pick).
+  void RemoveRef(const MemberRef& r);
+
   // Calls fn(member) for every member (intset members as their decimal text), in no
   // particular order. The set must not change during the walk.
   template <typename Fn>
   void ForEach(Fn&& fn) const;
+  // As ForEach, but stops as soon as fn(member) returns false (SINTERCARD's LIMIT). A
+  // hashtable is walked bucket by bucket with its SCAN cursor; the set must not change.
+  template <typename Fn>
+  void ForEachWhile(Fn&& fn);
 
   // A set holding `is` in the intset encoding (RDB loading).
   static SetObject* FromIntset(Intset is);
@@ -76,12 +106,33 @@ void SetObject::ForEach(Fn&& fn) const {
   table_.ForEach([&fn](const MemberNode* n) { fn(n->member()); });
 }
 
+template <typename Fn>
+void SetObject::ForEachWhile(Fn&& fn) {
+  if (encoding_ == Encoding::kIntset) {
+    char buf[kMaxInt64Chars + 1];
+    for (size_t i = 0; i < intset_.Size(); ++i) {
+      if (!fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)))) return;
+    }
+    return;
+  }
+  bool go_on = true;
+  uint64_t cursor = 0;
+  do {
+    cursor = table_.Scan(cursor, [&](MemberNode* n) {
+      if (go_on) go_on = fn(n->member());
+    });
+  } while (cursor != 0 && go_on);
+}
+
 extern const TypeOps kSetOps;
 
 inline SetObject& SetOf(Value& v) { return *static_cast<SetObject*>(v.object()); }
 inline const SetObject& SetOf(const Value& v) { return *static_cast<const SetObject*>(v.object()); }
 // A new empty set value whose encoding suits a first member `first`.
 Value NewSetValue(std::string_view first);
+// A new empty set value in the intset encoding: the start of a SINTERSTORE/SUNIONSTORE/
+// SDIFFSTORE result, which Redis builds as an intset that converts when a member asks for it.
+Value NewIntsetSetValue();
 
 Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits);
 Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits);
