@@ -11,9 +11,9 @@
 // Serving pops exactly what the command would have popped had the member been there, through
 // the same PopZSetPairs (one "zpopmin"/"zpopmax" event; an emptied key is deleted), and
 // records the pop for propagation the way Redis 7.0 does: `ZPOPMIN key` for BZPOPMIN,
-// `ZPOPMIN key count` for BZMPOP (MAX alike), since a replay must never block. A ready key that
-// holds no sorted set (deleted again, or now another type) serves no waiter of this kind: they
-// keep waiting, as in Redis.
+// `ZPOPMIN key <number popped>` for BZMPOP (MAX alike), since a replay must never block. A ready
+// key that holds no sorted set (deleted again, or now another type) serves no waiter of this kind:
+// they keep waiting, as in Redis.
 //
 // Replies: BZPOPMIN/BZPOPMAX [key, member, score]; BZMPOP [key, [[member, score] ...]]; nil
 // (RESP2 *-1, RESP3 _) on timeout.
@@ -43,18 +43,17 @@ struct ZPopBlockState : BlockState {
 };
 
 // Pops from `e` (a non-empty sorted set at `key`) and writes the whole reply of a BZPOP* or
-// BZMPOP.
-void ReplyPopped(Database& db, Entry* e, std::string_view key, const ZPopBlockState& st,
-                 ReplyBuilder& reply) {
+// BZMPOP. Returns how many members were popped.
+size_t ReplyPopped(Database& db, Entry* e, std::string_view key, const ZPopBlockState& st,
+                   ReplyBuilder& reply) {
   if (st.mpop) {
     reply.Array(2);
     reply.Bulk(key);
-    PopZSetPairs(db, e, st.max, static_cast<size_t>(st.count), PairShape::kNested, reply);
-  } else {
-    reply.Array(3);
-    reply.Bulk(key);
-    PopZSetPairs(db, e, st.max, 1, PairShape::kBare, reply);
+    return PopZSetPairs(db, e, st.max, static_cast<size_t>(st.count), PairShape::kNested, reply);
   }
+  reply.Array(3);
+  reply.Bulk(key);
+  return PopZSetPairs(db, e, st.max, 1, PairShape::kBare, reply);
 }
 
 class ZSetPopKind : public BlockKind {
@@ -64,15 +63,15 @@ class ZSetPopKind : public BlockKind {
     Database::Typed t = db.Lookup(key, ValueType::kZSet, Access::kWrite);
     if (t.entry == nullptr) return ServeResult::kKindDone;  // absent or another type
     const auto& st = static_cast<const ZPopBlockState&>(*w.state);
+    const size_t popped = ReplyPopped(db, t.entry, key, st, reply);
+    // Recorded with the number popped, not the COUNT asked, as Redis 7.0's AOF shows.
     const std::string_view cmd = st.max ? "ZPOPMAX" : "ZPOPMIN";
     if (st.mpop) {
-      char count_text[kMaxInt64Chars + 1];
-      st.propagation->Emit(
-          db.index(), {cmd, key, std::string_view(count_text, FormatInt64(st.count, count_text))});
+      char n[kMaxInt64Chars + 1];
+      st.propagation->Emit(db.index(), {cmd, key, std::string_view(n, FormatInt64(popped, n))});
     } else {
       st.propagation->Emit(db.index(), {cmd, key});
     }
-    ReplyPopped(db, t.entry, key, st, reply);
     return ServeResult::kServed;
   }
   void TimeoutReply(BlockedClient& /*w*/, ReplyBuilder& reply) override { reply.NullArray(); }
@@ -93,14 +92,14 @@ void PopOrBlock(CommandContext& c, const std::vector<std::string_view>& keys, in
   if (!FindPoppableZSet(c, keys, &e, &index)) return;
   if (e != nullptr) {
     const std::string_view key = keys[index];
+    const size_t popped = ReplyPopped(c.db, e, key, *st, c.reply);
     const std::string_view cmd = st->max ? "ZPOPMAX" : "ZPOPMIN";
     if (st->mpop) {
-      char count_text[kMaxInt64Chars + 1];
-      c.ReplicateAs({cmd, key, std::string_view(count_text, FormatInt64(st->count, count_text))});
+      char n[kMaxInt64Chars + 1];
+      c.ReplicateAs({cmd, key, std::string_view(n, FormatInt64(popped, n))});
     } else {
       c.ReplicateAs({cmd, key});
     }
-    ReplyPopped(c.db, e, key, *st, c.reply);
     return;
   }
   if (c.origin != ExecOrigin::kClient) {

@@ -9,8 +9,8 @@
 // Argument checks come in Redis's order: the count before the key's type, so
 // `ZPOPMIN string-key -1` is a range error, not WRONGTYPE.
 //
-// Propagation: ZPOPMIN/ZPOPMAX replay as sent; ZMPOP replays as `ZPOPMIN|ZPOPMAX key count`
-// for the key it popped from, as Redis 7.0 rewrites it.
+// Propagation: ZPOPMIN/ZPOPMAX replay as sent; ZMPOP replays as `ZPOPMIN|ZPOPMAX key n` for
+// the key it popped from, n the number popped (not the COUNT asked), as Redis 7.0's AOF shows.
 #include "commands/zset_pop.h"
 
 #include <algorithm>
@@ -175,12 +175,12 @@ void ZMPopCommand(CommandContext& c) {
     return;
   }
   std::string_view key = keys[index];
-  char count_text[kMaxInt64Chars + 1];
-  const std::string_view count_arg(count_text, FormatInt64(a.count, count_text));
-  c.ReplicateAs({a.max ? "ZPOPMAX" : "ZPOPMIN", key, count_arg});
   c.reply.Array(2);
   c.reply.Bulk(key);
-  PopZSetPairs(c.db, e, a.max, static_cast<size_t>(a.count), PairShape::kNested, c.reply);
+  const size_t popped =
+      PopZSetPairs(c.db, e, a.max, static_cast<size_t>(a.count), PairShape::kNested, c.reply);
+  char n[kMaxInt64Chars + 1];
+  c.ReplicateAs({a.max ? "ZPOPMAX" : "ZPOPMIN", key, std::string_view(n, FormatInt64(popped, n))});
 }
 
 }  // namespace
