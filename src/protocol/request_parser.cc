@@ -21,6 +21,28 @@ int HexValue(char c) {
   return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
 }
 
+// The fast path for the length lines of nearly every request ("*3\r", "$5\r"): a canonical
+// decimal ("0", or 1 to 18 digits without a leading zero) starting at buf[p] and ending at a
+// '\r' that is followed by one more byte. Stores the value and returns the '\r' position, or
+// npos when the line is anything else (a sign, a leading zero, too long, not yet complete):
+// the general path then decides, with its checks and error texts, so both paths accept the
+// same lines.
+size_t ScanLengthLine(std::string_view buf, size_t p, int64_t* out) {
+  const size_t n = buf.size();
+  size_t i = p;
+  int64_t v = 0;
+  if (i < n && buf[i] == '0') {
+    ++i;
+  } else {
+    const size_t stop = p + 18 < n ? p + 18 : n;
+    while (i < stop && static_cast<unsigned>(buf[i] - '0') <= 9) v = v * 10 + (buf[i++] - '0');
+    if (i == p) return std::string_view::npos;
+  }
+  if (i + 1 >= n || buf[i] != '\r') return std::string_view::npos;
+  *out = v;
+  return i;
+}
+
 }  // namespace
 
 bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
@@ -150,17 +172,19 @@ RequestParser::Status RequestParser::ParseInline(std::string_view buf) {
 RequestParser::Status RequestParser::ParseMultibulk(std::string_view buf,
                                                     const ParserLimits& limits) {
   if (multibulk_len_ == 0) {
-    size_t cr = buf.find('\r');
-    if (cr == std::string_view::npos) {
-      if (buf.size() > kInlineMaxSize) return Fail(err::kProtoBigMultibulk);
-      return Status::kNeedMore;
-    }
-    if (cr > kInlineMaxSize) return Fail(err::kProtoBigMultibulk);
-    if (cr + 1 >= buf.size()) return Status::kNeedMore;  // wait for the '\n'
     int64_t n;
-    if (!ParseInt64(buf.substr(1, cr - 1), &n) || n > kMaxMultibulkLen) {
-      return Fail(err::kProtoInvalidMultibulk);
+    size_t cr = ScanLengthLine(buf, 1, &n);
+    if (cr == std::string_view::npos) {
+      cr = buf.find('\r');
+      if (cr == std::string_view::npos) {
+        if (buf.size() > kInlineMaxSize) return Fail(err::kProtoBigMultibulk);
+        return Status::kNeedMore;
+      }
+      if (cr > kInlineMaxSize) return Fail(err::kProtoBigMultibulk);
+      if (cr + 1 >= buf.size()) return Status::kNeedMore;  // wait for the '\n'
+      if (!ParseInt64(buf.substr(1, cr - 1), &n)) return Fail(err::kProtoInvalidMultibulk);
     }
+    if (n > kMaxMultibulkLen) return Fail(err::kProtoInvalidMultibulk);
     if (!limits.authenticated && n > kUnauthMultibulkLen) return Fail(err::kProtoUnauthMultibulk);
     pos_ = cr + 2;
     if (n <= 0) {
@@ -176,19 +200,22 @@ RequestParser::Status RequestParser::ParseMultibulk(std::string_view buf,
   while (static_cast<int64_t>(spans_.size()) < multibulk_len_) {
     if (bulk_len_ < 0) {
       if (pos_ >= buf.size()) return Status::kNeedMore;
-      size_t cr = buf.find('\r', pos_);
-      if (cr == std::string_view::npos) {
-        if (buf.size() - pos_ > kInlineMaxSize) return Fail(err::kProtoBigBulk);
-        return Status::kNeedMore;
-      }
-      if (cr - pos_ > kInlineMaxSize) return Fail(err::kProtoBigBulk);
-      if (cr + 1 >= buf.size()) return Status::kNeedMore;
-      if (buf[pos_] != '$') return Fail(err::ProtoExpectedDollar(buf[pos_]));
       int64_t len;
-      if (!ParseInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0 ||
-          len > limits.max_bulk_len) {
-        return Fail(err::kProtoInvalidBulk);
+      size_t cr = buf[pos_] == '$' ? ScanLengthLine(buf, pos_ + 1, &len) : std::string_view::npos;
+      if (cr == std::string_view::npos) {
+        cr = buf.find('\r', pos_);
+        if (cr == std::string_view::npos) {
+          if (buf.size() - pos_ > kInlineMaxSize) return Fail(err::kProtoBigBulk);
+          return Status::kNeedMore;
+        }
+        if (cr - pos_ > kInlineMaxSize) return Fail(err::kProtoBigBulk);
+        if (cr + 1 >= buf.size()) return Status::kNeedMore;
+        if (buf[pos_] != '$') return Fail(err::ProtoExpectedDollar(buf[pos_]));
+        if (!ParseInt64(buf.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0) {
+          return Fail(err::kProtoInvalidBulk);
+        }
       }
+      if (len > limits.max_bulk_len) return Fail(err::kProtoInvalidBulk);
       if (!limits.authenticated && len > kUnauthBulkLen) return Fail(err::kProtoUnauthBulk);
       bulk_len_ = len;
       pos_ = cr + 2;

@@ -78,7 +78,9 @@ class Client {
   int64_t ctime_ms = 0;             // creation time
   int64_t last_interaction_ms = 0;  // last byte received or command executed (idle timeout)
   int64_t obuf_soft_limit_since_ms = 0;
-  std::string last_cmd = "NULL";  // full name of the last command ("client|list")
+  // Full name of the last command ("client|list"): a view of its row's full_name (the table
+  // lives as long as the server) or "NULL", so setting it per command copies nothing.
+  std::string_view last_cmd = "NULL";
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
 

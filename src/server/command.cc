@@ -1,5 +1,6 @@
 #include "server/command.h"
 
+#include <array>
 #include <cctype>
 
 #include "server/propagation.h"
@@ -9,30 +10,41 @@ namespace redistp {
 
 namespace {
 
-// ASCII case folding without the C locale machinery: this runs for every command.
-inline unsigned char FoldAscii(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return (u >= 'A' && u <= 'Z') ? static_cast<unsigned char>(u + 32) : u;
+// ASCII case folding without the C locale machinery, one table load per byte: this runs for
+// every request (the name's hash and its comparison).
+constexpr std::array<unsigned char, 256> MakeFoldTable() {
+  std::array<unsigned char, 256> t{};
+  for (int i = 0; i < 256; ++i)
+    t[i] = static_cast<unsigned char>(i >= 'A' && i <= 'Z' ? i + 32 : i);
+  return t;
 }
+constexpr std::array<unsigned char, 256> kFold = MakeFoldTable();
+inline unsigned char FoldAscii(char c) { return kFold[static_cast<unsigned char>(c)]; }
 
 }  // namespace
 
-size_t CommandTable::Hash::operator()(std::string_view s) const {
+uint64_t CommandTable::HashName(std::string_view s) {
   // FNV-1a over lower-cased bytes: command names are short.
   uint64_t h = 1469598103934665603ULL;
   for (char c : s) {
-    h ^= FoldAscii(c);
+    h ^= static_cast<unsigned char>(FoldAscii(c));
     h *= 1099511628211ULL;
   }
-  return static_cast<size_t>(h);
+  return h;
 }
 
-bool CommandTable::Eq::operator()(std::string_view a, std::string_view b) const {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (FoldAscii(a[i]) != FoldAscii(b[i])) return false;
+void CommandTable::Insert(const CommandSpec* spec) {
+  if ((commands_.size() + 1) * 4 > slots_.size()) {
+    std::vector<const CommandSpec*> old(slots_.empty() ? 64 : slots_.size() * 2, nullptr);
+    old.swap(slots_);
+    for (const CommandSpec* s : old) {
+      if (s != nullptr) Insert(s);
+    }
   }
-  return true;
+  const size_t mask = slots_.size() - 1;
+  size_t i = HashName(spec->name) & mask;
+  while (slots_[i] != nullptr) i = (i + 1) & mask;
+  slots_[i] = spec;
 }
 
 namespace {
@@ -78,14 +90,23 @@ Status CommandTable::Register(CommandSpec spec) {
   }
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   Link(owned.get(), nullptr);
-  by_name_[owned->name] = owned.get();
+  Insert(owned.get());
   commands_.push_back(std::move(owned));
   return Status::Ok();
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : it->second;
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = HashName(name) & mask;; i = (i + 1) & mask) {
+    const CommandSpec* s = slots_[i];
+    if (s == nullptr) return nullptr;
+    if (s->name.size() == name.size()) {
+      size_t k = 0;
+      while (k < name.size() && FoldAscii(name[k]) == FoldAscii(s->name[k])) ++k;
+      if (k == name.size()) return s;
+    }
+  }
 }
 
 const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {

@@ -187,7 +187,9 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
     // CLIENT LIST's cmd= names the command being run, set as soon as it is looked up (even if
     // rejected below), as Redis does; commands run by EXEC leave it at "exec".
-    if (!c->has_flag(kClientInExec)) c->last_cmd = rejection.empty() ? spec->full_name : "NULL";
+    if (!c->has_flag(kClientInExec))
+      c->last_cmd =
+          rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
     if (rejection.empty()) {
       int argc = static_cast<int>(args.size());
       if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {

@@ -315,15 +315,16 @@ std::string Server::ClientInfoLine(const Client& c) const {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
       "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d tk=%zu wx=%zu",
+      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d tk=%zu wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
       c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1, c.query.Readable(),
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
-      sizeof(Client) + c.query.Capacity() + c.out.allocated(), events, c.last_cmd.c_str(),
-      c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
+      sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
+      static_cast<int>(c.last_cmd.size()), c.last_cmd.data(), c.reply.resp(),
+      owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }
 
