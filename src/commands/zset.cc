@@ -53,29 +53,36 @@ enum ZAddFlag : unsigned {
 // What one zsetAdd step did.
 enum class AddOutcome : uint8_t { kAdded, kUpdated, kUnchanged, kSkipped, kNaN };
 
-// Applies one (score, member) pair under `flags` to `z`; *final_score receives the member's
-// score afterwards (meaningful unless kSkipped/kNaN). kUnchanged still counts as processed.
+// Applies one (score, member) pair under `flags` to `z` with a single lookup; *final_score
+// receives the member's score afterwards (meaningful unless kSkipped/kNaN). kUnchanged still
+// counts as processed (ZADD INCR replies the score).
 AddOutcome AddOne(ZSetObject& z, std::string_view member, double score, unsigned flags,
                   const TypeLimits& limits, double* final_score) {
-  std::optional<double> current = z.Score(member);
-  if (!current) {
-    if (flags & kZAddXx) return AddOutcome::kSkipped;
-    z.Add(member, score, limits);
-    *final_score = score;
-    return AddOutcome::kAdded;
-  }
-  if (flags & kZAddNx) return AddOutcome::kSkipped;
-  if (flags & kZAddIncr) {
-    score += *current;
-    if (std::isnan(score)) return AddOutcome::kNaN;
-  }
-  if (((flags & kZAddLt) && score >= *current) || ((flags & kZAddGt) && score <= *current)) {
-    return AddOutcome::kSkipped;
-  }
-  *final_score = score;
-  if (score == *current) return AddOutcome::kUnchanged;
-  z.Add(member, score, limits);
-  return AddOutcome::kUpdated;
+  AddOutcome out = AddOutcome::kSkipped;
+  z.Upsert(member, limits, [&](const double* current) -> std::optional<double> {
+    if (current == nullptr) {
+      if (flags & kZAddXx) return std::nullopt;
+      out = AddOutcome::kAdded;
+      *final_score = score;
+      return score;
+    }
+    if (flags & kZAddNx) return std::nullopt;
+    double s = score;
+    if (flags & kZAddIncr) {
+      s += *current;
+      if (std::isnan(s)) {
+        out = AddOutcome::kNaN;
+        return std::nullopt;
+      }
+    }
+    if (((flags & kZAddLt) && s >= *current) || ((flags & kZAddGt) && s <= *current)) {
+      return std::nullopt;
+    }
+    out = s == *current ? AddOutcome::kUnchanged : AddOutcome::kUpdated;
+    *final_score = s;
+    return s;
+  });
+  return out;
 }
 
 // Parses "nx", "xx" ... from args[2] on; returns the index of the first score.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -60,6 +61,9 @@ bool FitsListpack(std::string_view member, const TypeLimits& limits) {
 
 }  // namespace
 
+// Two pointers: the listpack and the (skiplist-only) index; small sets fit a 16-byte block.
+static_assert(sizeof(ZSetObject) == 16);
+
 const TypeOps kZSetOps = {
     .type = ValueType::kZSet,
     .encoding = ZSetEncoding,
@@ -88,19 +92,27 @@ size_t ScoreText(double score, char* buf) {
 
 ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
   if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
-    encoding_ = Encoding::kSkiplist;
+    index_ = std::make_unique<ZSetIndex>();
   }
 }
 
 size_t ZSetObject::size() const {
-  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : index_.size();
+  return encoding() == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
 }
 
+// A stored score is our own (or a validated RDB's) text: "inf", "-inf" or "%.17g" digits, so
+// strtod on a stack copy reads it, with no allocation on this hot path of every listpack walk.
 double ZSetObject::ScoreOf(const ListpackEntry& e) {
   if (e.is_int) return static_cast<double>(e.num);
-  double d = 0;
-  ParseDouble(e.str, &d);
-  return d;
+  char buf[64];
+  if (e.str.size() >= sizeof(buf)) {
+    double d = 0;
+    ParseDouble(e.str, &d);
+    return d;
+  }
+  std::memcpy(buf, e.str.data(), e.str.size());
+  buf[e.str.size()] = '\0';
+  return std::strtod(buf, nullptr);
 }
 
 Listpack::Pos ZSetObject::FindListpack(std::string_view member) const {
@@ -114,8 +126,8 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
     double s = ScoreOf(lp_.Get(lp_.Next(p)));
     if (s > score) break;
     if (s == score) {
-      std::string cur = lp_.Get(p).ToString();
-      if (std::string_view(cur) > member) break;
+      char buf[kMemberBuf];
+      if (MemberAt(p, buf) > member) break;
     }
   }
   char buf[32];
@@ -130,7 +142,7 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
 }
 
 std::optional<double> ZSetObject::Score(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Score(member);
+  if (encoding() == Encoding::kSkiplist) return index_->Score(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return std::nullopt;
   return ScoreOf(lp_.Get(lp_.Next(p)));
@@ -138,7 +150,7 @@ std::optional<double> ZSetObject::Score(std::string_view member) {
 
 ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
                                       const TypeLimits& limits) {
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     Listpack::Pos p = FindListpack(member);
     if (p != Listpack::kNone) {
       if (ScoreOf(lp_.Get(lp_.Next(p))) == score) return AddResult::kUnchanged;
@@ -146,15 +158,9 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
       InsertListpack(member, score);
       return AddResult::kUpdated;
     }
-    if (size() + 1 > limits.zset_max_listpack_entries || !FitsListpack(member, limits) ||
-        !lp_.SafeToAdd(member.size())) {
-      ConvertToSkiplist();
-    } else {
-      InsertListpack(member, score);
-      return AddResult::kAdded;
-    }
+    return AddAbsent(member, score, limits);
   }
-  switch (index_.Add(member, score)) {
+  switch (index_->Add(member, score)) {
     case ZSetIndex::AddResult::kAdded:
       return AddResult::kAdded;
     case ZSetIndex::AddResult::kUpdated:
@@ -164,8 +170,22 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
   }
 }
 
+ZSetObject::AddResult ZSetObject::AddAbsent(std::string_view member, double score,
+                                            const TypeLimits& limits) {
+  if (encoding() == Encoding::kListpack) {
+    if (size() + 1 <= limits.zset_max_listpack_entries && FitsListpack(member, limits) &&
+        lp_.SafeToAdd(member.size())) {
+      InsertListpack(member, score);
+      return AddResult::kAdded;
+    }
+    ConvertToSkiplist();
+  }
+  index_->Add(member, score);
+  return AddResult::kAdded;
+}
+
 bool ZSetObject::Remove(std::string_view member) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Remove(member);
+  if (encoding() == Encoding::kSkiplist) return index_->Remove(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return false;
   lp_.Delete(lp_.Delete(p));
@@ -173,7 +193,7 @@ bool ZSetObject::Remove(std::string_view member) {
 }
 
 std::optional<size_t> ZSetObject::Rank(std::string_view member, bool reverse) {
-  if (encoding_ == Encoding::kSkiplist) return index_.Rank(member, reverse);
+  if (encoding() == Encoding::kSkiplist) return index_->Rank(member, reverse);
   size_t rank = 0;
   for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
     if (lp_.Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
@@ -198,9 +218,9 @@ std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
 
 // On the skiplist, the ranks of the first and last member inside give the count in O(log N).
 size_t ZSetObject::Count(const ScoreRange& r) const {
-  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_.list();
+  const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -208,9 +228,9 @@ size_t ZSetObject::Count(const ScoreRange& r) const {
 }
 
 size_t ZSetObject::Count(const LexRange& r) const {
-  if (encoding_ == Encoding::kListpack) return ListpackSpan(r).second;
+  if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_.list();
+  const SkipList& l = index_->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -219,33 +239,34 @@ size_t ZSetObject::Count(const LexRange& r) const {
 }
 
 size_t ZSetObject::RemoveRanks(size_t start, size_t end) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRankRange(start + 1, end + 1);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRankRange(start + 1, end + 1);
   return lp_.DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const ScoreRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const LexRange& r) {
-  if (encoding_ == Encoding::kSkiplist) return index_.RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
   return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 void ZSetObject::ConvertToSkiplist() {
-  if (encoding_ == Encoding::kSkiplist) return;
-  ForEach([this](std::string_view m, double s) { index_.Add(m, s); });
-  encoding_ = Encoding::kSkiplist;
+  if (encoding() == Encoding::kSkiplist) return;
+  auto index = std::make_unique<ZSetIndex>();
+  ForEach([&index](std::string_view m, double s) { index->Add(m, s); });
+  index_ = std::move(index);
   lp_ = Listpack();
 }
 
 void ZSetObject::ConvertToListpack() {
-  if (encoding_ == Encoding::kListpack) return;
+  if (encoding() == Encoding::kListpack) return;
   Listpack lp;
   char buf[32];
   ForEach([&](std::string_view m, double s) {
@@ -253,29 +274,24 @@ void ZSetObject::ConvertToListpack() {
     lp.Append(std::string_view(buf, ScoreText(s, buf)));
   });
   lp_ = std::move(lp);
-  encoding_ = Encoding::kListpack;
-  std::vector<std::string> members;
-  for (const ZNode* n = index_.list().first(); n != nullptr; n = n->next()) {
-    members.emplace_back(n->member());
-  }
-  for (const std::string& m : members) index_.Remove(m);
+  index_.reset();
 }
 
 ZSetObject* ZSetObject::Clone() const {
   auto* c = new ZSetObject();
-  c->encoding_ = encoding_;
-  if (encoding_ == Encoding::kListpack) {
+  if (encoding() == Encoding::kListpack) {
     c->lp_ = lp_.Clone();
   } else {
-    ForEach([c](std::string_view m, double s) { c->index_.Add(m, s); });
+    c->index_ = std::make_unique<ZSetIndex>();
+    ForEach([c](std::string_view m, double s) { c->index_->Add(m, s); });
   }
   return c;
 }
 
 size_t ZSetObject::MemoryBytes(size_t samples) const {
-  if (encoding_ == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
+  if (encoding() == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
   (void)samples;  // the index keeps an exact byte count, cheaper than sampling
-  return sizeof(ZSetObject) - sizeof(ZSetIndex) + index_.bytes();
+  return sizeof(ZSetObject) + index_->bytes();
 }
 
 ZSetObject* ZSetObject::FromListpack(Listpack lp) {

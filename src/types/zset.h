@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,11 +46,17 @@ class ZSetObject {
   ZSetObject(const ZSetObject&) = delete;
   ZSetObject& operator=(const ZSetObject&) = delete;
 
-  Encoding encoding() const { return encoding_; }
+  // The encoding is implied by the index: present exactly in the skiplist encoding.
+  Encoding encoding() const { return index_ ? Encoding::kSkiplist : Encoding::kListpack; }
   size_t size() const;
   std::optional<double> Score(std::string_view member);
   // Adds `member` with `score` (never NaN), or moves an existing member to the new score.
   AddResult Add(std::string_view member, double score, const TypeLimits& limits);
+  // ZADD's step with one lookup: calls decide(current), current pointing at the member's score
+  // or nullptr when it is absent; decide returns the score to store (never NaN), or nullopt to
+  // leave the set as it is (then, or when it returns the current score, kUnchanged).
+  template <typename Decide>
+  AddResult Upsert(std::string_view member, const TypeLimits& limits, Decide&& decide);
   bool Remove(std::string_view member);
   // Calls fn(member, score) in ascending (score, member) order. No change during the walk.
   template <typename Fn>
@@ -88,7 +95,8 @@ class ZSetObject {
   static ZSetObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
-  const ZSetIndex& index() const { return index_; }
+  // The skiplist encoding's index; only valid when encoding() is kSkiplist.
+  const ZSetIndex& index() const { return *index_; }
 
  private:
   ZSetObject() = default;
@@ -125,16 +133,18 @@ class ZSetObject {
   // Position of member in the listpack, or kNone.
   Listpack::Pos FindListpack(std::string_view member) const;
   void InsertListpack(std::string_view member, double score);
+  // Adds a member known to be absent, converting to a skiplist first when a limit would pass.
+  AddResult AddAbsent(std::string_view member, double score, const TypeLimits& limits);
 
-  Encoding encoding_ = Encoding::kListpack;
   Listpack lp_;
-  ZSetIndex index_;
+  // Allocated only for the skiplist encoding: a small set pays for its listpack alone.
+  std::unique_ptr<ZSetIndex> index_;
 };
 
 template <typename Fn>
 void ZSetObject::ForEach(Fn&& fn) const {
-  if (encoding_ == Encoding::kSkiplist) {
-    for (const ZNode* n = index_.list().first(); n != nullptr; n = n->next()) {
+  if (encoding() == Encoding::kSkiplist) {
+    for (const ZNode* n = index_->list().first(); n != nullptr; n = n->next()) {
       fn(n->member(), n->score);
     }
     return;
@@ -147,11 +157,37 @@ void ZSetObject::ForEach(Fn&& fn) const {
   }
 }
 
+template <typename Decide>
+ZSetObject::AddResult ZSetObject::Upsert(std::string_view member, const TypeLimits& limits,
+                                         Decide&& decide) {
+  double current;
+  if (encoding() == Encoding::kListpack) {
+    Listpack::Pos p = FindListpack(member);
+    if (p != Listpack::kNone) {
+      current = ScoreAt(p);
+      std::optional<double> s = decide(&current);
+      if (!s || *s == current) return AddResult::kUnchanged;
+      lp_.Delete(lp_.Delete(p));
+      InsertListpack(member, *s);
+      return AddResult::kUpdated;
+    }
+  } else if (ZNode* n = index_->Find(member)) {
+    current = n->score;
+    std::optional<double> s = decide(&current);
+    if (!s || *s == current) return AddResult::kUnchanged;
+    index_->Add(member, *s);
+    return AddResult::kUpdated;
+  }
+  std::optional<double> s = decide(nullptr);
+  if (!s) return AddResult::kUnchanged;
+  return AddAbsent(member, *s, limits);
+}
+
 template <typename Fn>
 void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const {
   size_t n = end - start + 1;
-  if (encoding_ == Encoding::kSkiplist) {
-    const SkipList& l = index_.list();
+  if (encoding() == Encoding::kSkiplist) {
+    const SkipList& l = index_->list();
     const ZNode* x = l.ByRank(reverse ? l.size() - start : start + 1);
     for (; n > 0 && x != nullptr; --n, x = reverse ? x->prev() : x->next()) {
       fn(x->member(), x->score);
@@ -169,9 +205,9 @@ void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) cons
 template <typename Range>
 bool ZSetObject::MayIntersect(const Range& r) const {
   if (r.Empty() || size() == 0) return false;
-  if (encoding_ == Encoding::kSkiplist) {
-    const ZNode* lo = index_.list().first();
-    const ZNode* hi = index_.list().last();
+  if (encoding() == Encoding::kSkiplist) {
+    const ZNode* lo = index_->list().first();
+    const ZNode* hi = index_->list().last();
     return PairAboveMin(r, hi->member(), hi->score) && PairBelowMax(r, lo->member(), lo->score);
   }
   char buf[kMemberBuf];
@@ -185,8 +221,8 @@ size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_
                              Fn&& fn) const {
   if (limit == 0 || !MayIntersect(r)) return 0;
   size_t calls = 0;
-  if (encoding_ == Encoding::kSkiplist) {
-    const SkipList& l = index_.list();
+  if (encoding() == Encoding::kSkiplist) {
+    const SkipList& l = index_->list();
     const ZNode* x = reverse ? l.LastInRange(r) : l.FirstInRange(r);
     if (x == nullptr) return 0;
     if (offset > 0) {

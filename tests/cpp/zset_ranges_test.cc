@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -194,6 +195,54 @@ TEST_P(ZSetRanges, LexRangeOverMixedScoresChecksTheEnds) {
   z.Add("a", 1, limits);  // last in (score, member) order, yet below "(x"
   LexRange above_x{{LexBound::kExclusive, "x"}, {LexBound::kPosInf, {}}};
   EXPECT_TRUE(Walk(z, above_x, false, 0, -1).empty());
+}
+
+TEST_P(ZSetRanges, UpsertLooksUpOnceAndFollowsTheDecision) {
+  const TypeLimits limits = LimitsFor(GetParam());
+  ZSetObject z("a", limits);
+  using R = ZSetObject::AddResult;
+  const double* seen = nullptr;
+  double seen_value = 0;
+  auto keep = [&](const double* cur) -> std::optional<double> {
+    seen = cur;
+    if (cur != nullptr) seen_value = *cur;
+    return std::nullopt;
+  };
+  EXPECT_EQ(z.Upsert("a", limits, keep), R::kUnchanged);
+  EXPECT_EQ(seen, nullptr);
+  EXPECT_EQ(z.size(), 0u);
+  EXPECT_EQ(z.Upsert("a", limits, [](const double*) { return std::optional<double>(2); }),
+            R::kAdded);
+  EXPECT_EQ(z.Upsert("a", limits, keep), R::kUnchanged);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen_value, 2);
+  EXPECT_EQ(z.Upsert("a", limits, [](const double* c) { return std::optional<double>(*c); }),
+            R::kUnchanged);
+  EXPECT_EQ(z.Upsert("a", limits, [](const double* c) { return std::optional<double>(*c - 5); }),
+            R::kUpdated);
+  EXPECT_EQ(z.Score("a"), -3);
+  z.Add("b", 0, limits);
+  EXPECT_EQ(z.Rank("a", false), 0u);
+  EXPECT_EQ(z.encoding(), GetParam());
+}
+
+TEST(ZSetUpsert, ConvertsWhenANewMemberPassesTheLimits) {
+  TypeLimits limits;
+  limits.zset_max_listpack_entries = 2;
+  limits.zset_max_listpack_value = 4;
+  ZSetObject z("a", limits);
+  auto one = [](const double*) { return std::optional<double>(1); };
+  z.Upsert("a", limits, one);
+  z.Upsert("b", limits, one);
+  EXPECT_EQ(z.encoding(), Enc::kListpack);
+  z.Upsert("c", limits, one);
+  EXPECT_EQ(z.encoding(), Enc::kSkiplist);
+  EXPECT_EQ(AllByRank(z, false), (std::vector<Pair>{{1, "a"}, {1, "b"}, {1, "c"}}));
+  ZSetObject w("a", limits);
+  w.Upsert("a", limits, one);
+  w.Upsert("toolong", limits, one);
+  EXPECT_EQ(w.encoding(), Enc::kSkiplist);
+  EXPECT_EQ(w.size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothEncodings, ZSetRanges,
