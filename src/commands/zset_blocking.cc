@@ -125,10 +125,11 @@ void BZPopMaxCommand(CommandContext& c) { BZPopCommand(c, true); }
 
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
 void BZMPopCommand(CommandContext& c) {
-  int64_t timeout_ms;
-  if (!ParseBlockTimeout(c, c.args[1], &timeout_ms)) return;
+  // Redis 7.0 reads the timeout last here (BZPOPMIN reads it first).
   MPopArgs a;
   if (!ParseMPopArgs(c, 2, &a)) return;
+  int64_t timeout_ms;
+  if (!ParseBlockTimeout(c, c.args[1], &timeout_ms)) return;
   std::vector<std::string_view> keys(
       c.args.begin() + static_cast<ptrdiff_t>(a.first_key),
       c.args.begin() + static_cast<ptrdiff_t>(a.first_key + a.num_keys));

@@ -235,6 +235,11 @@ start_server {tags {zset-blocking}} {
         assert_error {ERR syntax error} {r bzmpop 0 2 z min}
         assert_error {ERR syntax error} {r bzmpop 0 1 z foo}
         assert_error {ERR count should be greater than 0} {r bzmpop 0 1 z min count 0}
+        # BZMPOP checks its timeout after the rest, BZPOPMIN before its keys.
+        assert_error {ERR numkeys should be greater than 0} {r bzmpop -inf 1e309 "" MIN}
+        assert_error {ERR syntax error} {r bzmpop -1 1 z foo}
+        assert_error {ERR count should be greater than 0} {r bzmpop x 1 z min count 0}
+        assert_error {ERR timeout is negative} {r bzpopmin str -1}
         assert_error {WRONGTYPE*} {r bzpopmin str 0}
         assert_error {WRONGTYPE*} {r bzpopmax nokey str 0}
         assert_error {WRONGTYPE*} {r bzmpop 0 2 nokey str min}
