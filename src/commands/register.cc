@@ -24,6 +24,7 @@ Status RegisterCommands(CommandTable& table) {
   // hashes:
 
   // lists:
+  RegisterListCommands(table);
 
   // sets:
   RegisterSetCommands(table);

@@ -33,6 +33,7 @@ void RegisterTransactionCommands(CommandTable& table);
 // hashes:
 
 // lists:
+void RegisterListCommands(CommandTable& table);
 
 // sets:
 // (SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc)

@@ -19,9 +19,11 @@
 // O(log N) search and the offset is jumped by rank, so a page costs O(log N + M).
 //
 // ZRANGESTORE builds the destination fully, as a new set whose encoding follows from its
-// members exactly as ZADD's would, then writes it over dst (any type, TTL cleared, notice
-// "zrangestore"); an empty result deletes dst instead. The source may be the destination.
-// ZREMRANGEBY* remove through one Mutation ("zremrangebyrank" ...), which deletes an emptied key.
+// members exactly as ZADD's would (except that a rank range longer than the listpack limit
+// starts as a skiplist, as Redis sizes it up front), then writes it over dst (any type, TTL
+// cleared, notice "zrangestore"); an empty result deletes dst instead. The source may be the
+// destination. ZREMRANGEBY* remove through one Mutation ("zremrangebyrank" ...), which deletes an
+// emptied key.
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -197,10 +199,20 @@ void ZRangeStoreCommand(CommandContext& c) {
   Entry* src;
   if (!LookupTyped(c, c.args[2], ValueType::kZSet, Access::kRead, &src)) return;
   const TypeLimits& limits = c.server.keyspace().limits;
+  // A rank range knows its size before the first member: past the listpack limit Redis makes
+  // the destination a skiplist from the start (so a -0 score stays -0), otherwise a listpack
+  // that converts as members arrive.
+  TypeLimits first_limits = limits;
+  size_t from, to;
+  if (src != nullptr && req.kind == RangeKind::kRank &&
+      NormalizeRanks(req.start, req.end, ZSetOf(src->value).size(), &from, &to) &&
+      to - from + 1 > limits.zset_max_listpack_entries) {
+    first_limits.zset_max_listpack_entries = 0;
+  }
   std::optional<Value> result;
   if (src != nullptr) {
     WalkRequest(ZSetOf(src->value), req, [&](std::string_view m, double s) {
-      if (!result) result.emplace(NewZSetValue(m, limits));
+      if (!result) result.emplace(NewZSetValue(m, first_limits));
       ZSetOf(*result).Add(m, s, limits);
     });
   }

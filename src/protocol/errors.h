@@ -213,6 +213,15 @@ inline constexpr std::string_view kNoConfigFile = "ERR The server is running wit
 // ---- hashes (issue 8) ----
 
 // ---- lists (issue 8) ----
+inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
+inline constexpr std::string_view kLPosRankZero =
+    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+inline constexpr std::string_view kLPosCountNegative = "ERR COUNT can't be negative";
+inline constexpr std::string_view kLPosMaxlenNegative = "ERR MAXLEN can't be negative";
+// LMPOP/BLMPOP (and, with the same words, ZMPOP/BZMPOP).
+inline constexpr std::string_view kNumKeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // ---- sets (issue 8) ----
 inline constexpr std::string_view kSRandMemberCountRange =

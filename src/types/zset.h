@@ -6,7 +6,8 @@
 //              (types/listpack.h), kept in (score, member) order; a score is stored as Redis
 //              writes it (an integral score as an integer, others as "%.17g" text);
 //   skiplist   otherwise: a skiplist ordered by (score, member) plus a member index
-//              (types/zset_index.h).
+//              (types/zset_index.h), allocated only in this encoding, whose presence is
+//              what encoding() reports (the object is two pointers, 16 bytes).
 // A new sorted set is a listpack unless its first member is already over the limits; a write
 // that would pass a limit converts it to a skiplist. Loading a ZSET_2 record converts a set that
 // fits back to a listpack, as Redis does. OBJECT ENCODING answers "listpack" or "skiplist".

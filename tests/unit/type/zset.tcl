@@ -513,6 +513,24 @@ start_server {tags {zset}} {
         r del src dst
     }
 
+    test {ZRANGESTORE of a long rank range starts as a skiplist and keeps a -0 score} {
+        r del src d1 d2 d3
+        r config set zset-max-listpack-entries 0
+        r zadd src -0 a 1 b 2 c 3 d 4 e 5 f
+        r config set zset-max-listpack-entries 4
+        assert_equal 5 [r zrangestore d1 src 0 4]
+        assert_equal -0 [r zscore d1 a]
+        assert_encoding skiplist d1
+        # Four fit a listpack, which stores -0 as 0; a score range grows one and converts.
+        assert_equal 4 [r zrangestore d2 src 0 3]
+        assert_equal 0 [r zscore d2 a]
+        assert_equal 6 [r zrangestore d3 src -inf 10 byscore]
+        assert_equal 0 [r zscore d3 a]
+        assert_encoding skiplist d3
+        r config set zset-max-listpack-entries 128
+        r del src d1 d2 d3
+    }
+
     test {RESP2 replies: WITHSCORES is a flat array of bulk strings} {
         r del z
         r zadd z 1 a 2.5 b
