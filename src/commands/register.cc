@@ -34,6 +34,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterZSetCommands(table);
 
   // sorted-set operations:
+  RegisterZSetOpsCommands(table);
 
   // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
   RegisterSortCommands(table);

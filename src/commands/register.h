@@ -44,6 +44,7 @@ void RegisterSetCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
+void RegisterZSetOpsCommands(CommandTable& table);
 
 // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
 void RegisterSortCommands(CommandTable& table);

@@ -257,6 +257,18 @@ inline constexpr std::string_view kZWithScoresByLex =
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
 
 // ---- sorted-set operations (issue 8) ----
+// ZMPOP/BZMPOP, ZINTERCARD, ZRANDMEMBER, ZUNION/ZINTER/ZDIFF[STORE] (src/commands/zset_*.cc).
+inline constexpr std::string_view kZOpsNumKeysNotPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kZOpsCountNotPositive = "ERR count should be greater than 0";
+inline constexpr std::string_view kZOpsLimitNegative = "ERR LIMIT can't be negative";
+inline constexpr std::string_view kZOpsWeightNotFloat = "ERR weight value is not a float";
+inline constexpr std::string_view kZOpsRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+inline constexpr std::string_view kZOpsOutOfRange = "ERR value is out of range";
+// "ERR at least 1 input key is needed for 'zunionstore' command"
+inline std::string ZOpsNoInputKey(std::string_view command) {
+  return "ERR at least 1 input key is needed for '" + std::string(command) + "' command";
+}
 
 // ---- SORT and the aggregate SCANs (issue 8) ----
 // A numeric SORT met an element (or BY value) that is not a number.
