@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -44,7 +45,9 @@ class HashObject {
   HashObject(const HashObject&) = delete;
   HashObject& operator=(const HashObject&) = delete;
 
-  Encoding encoding() const { return encoding_; }
+  Encoding encoding() const {
+    return table_ != nullptr ? Encoding::kHashtable : Encoding::kListpack;
+  }
   size_t size() const;
   // The value of `field` into *out; false if the field does not exist.
   bool Get(std::string_view field, std::string* out);
@@ -86,7 +89,8 @@ class HashObject {
 
   const Listpack& listpack() const { return lp_; }
   // The hashtable encoding's table (HSCAN walks it with HashTable::Scan).
-  HashTable<FieldTableTraits>& table() { return table_; }
+  // The hashtable encoding's table; only valid when encoding() is kHashtable.
+  HashTable<FieldTableTraits>& table() { return *table_; }
 
  private:
   // The text of a listpack entry, formatted into buf (kMaxInt64Chars + 1 bytes) if an integer.
@@ -102,15 +106,16 @@ class HashObject {
   // The listpack positions of every field, in order.
   std::vector<Listpack::Pos> FieldPositions() const;
 
-  Encoding encoding_ = Encoding::kListpack;
   Listpack lp_;
-  HashTable<FieldTableTraits> table_;
+  // Allocated on conversion: a listpack hash is 16 bytes (two pointers), as small hashes are
+  // the common case and a table header is 72 bytes. Its presence is the encoding.
+  std::unique_ptr<HashTable<FieldTableTraits>> table_;
 };
 
 template <typename Fn>
 void HashObject::ForEach(Fn&& fn) const {
-  if (encoding_ == Encoding::kHashtable) {
-    table_.ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
+  if (table_ != nullptr) {
+    table_->ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
     return;
   }
   char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
@@ -125,9 +130,9 @@ void HashObject::ForEach(Fn&& fn) const {
 
 template <typename Fn>
 void HashObject::RandomPairs(size_t count, Fn&& fn) {
-  if (encoding_ == Encoding::kHashtable) {
+  if (table_ != nullptr) {
     while (count-- > 0) {
-      const FieldNode* n = FairRandomNode(table_);
+      const FieldNode* n = FairRandomNode(*table_);
       fn(n->field(), n->value());
     }
     return;
@@ -145,7 +150,7 @@ void HashObject::RandomPairs(size_t count, Fn&& fn) {
 template <typename Fn>
 void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
   size_t left = size();
-  if (encoding_ == Encoding::kListpack) {
+  if (table_ == nullptr) {
     // Selection sampling (Knuth's algorithm S): one walk, each field taken with probability
     // needed / left, which yields every subset of `count` fields with the same chance.
     size_t needed = count;
@@ -161,7 +166,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
     // Many of them: shuffle the first `count` slots of an array of every node (Fisher-Yates).
     std::vector<const FieldNode*> nodes;
     nodes.reserve(left);
-    table_.ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
+    table_->ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
     for (size_t i = 0; i < count; ++i) {
       std::swap(nodes[i], nodes[i + RandomWord() % (nodes.size() - i)]);
       fn(nodes[i]->field(), nodes[i]->value());
@@ -173,7 +178,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
   std::unordered_set<const FieldNode*> seen;
   seen.reserve(count);
   while (seen.size() < count) {
-    const FieldNode* n = FairRandomNode(table_);
+    const FieldNode* n = FairRandomNode(*table_);
     if (seen.insert(n).second) fn(n->field(), n->value());
   }
 }
