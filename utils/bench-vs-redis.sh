@@ -2,17 +2,24 @@
 # Side-by-side benchmark of redis-tp against Debian's Redis 7.0.
 #
 # Usage: utils/bench-vs-redis.sh [--ours PATH] [--redis PATH] [--requests N] [--rounds N]
-#                                [--quick] [--memory-only] [--no-memory]
+#                                [--quick] [--memory-only] [--no-memory] [--only REGEX]
 #   --ours PATH     server under test (default: src/redis-server in this repository)
 #   --redis PATH    reference server (default: /usr/bin/redis-server)
 #   --requests N    requests per -P 1 run; the other runs scale from it (default 300000)
 #   --rounds N      runs per side and test; the median is reported (default 3)
-#   --quick         about a minute: --requests 100000 unless given explicitly
+#   --quick         a few minutes: --requests 50000 unless given explicitly
 #   --memory-only   only the memory test;  --no-memory   only the throughput tests
+#   --only REGEX    only the throughput tests whose label matches (grep -E), e.g. 'LPUSH|ZADD'
 #
 # Method. Both servers run at once on free loopback ports with persistence off and no config
 # file. Throughput comes from redis-benchmark (-c 50, random keys over -r 100000) for SET, GET,
-# INCR and MSET at pipeline depths 1 and 16, and SET/GET with 1 KB values. Runs alternate
+# INCR and MSET at pipeline depths 1 and 16, and SET/GET with 1 KB values, and for the aggregate
+# families LPUSH, RPUSH, LPOP, RPOP, SADD, SPOP, HSET, ZADD, ZPOPMIN, LRANGE 0 99 and LRANGE 0 599
+# at both depths. Every run of an aggregate test starts from the same state: its key is deleted,
+# and refilled with `redis-cli --pipe` when the test reads or pops it (a pop test gets as many
+# elements as it has requests, so no request pops from an empty key; LRANGE gets a 600-element
+# list), all before the CPU sample. LRANGE goes through redis-benchmark's custom-command form
+# rather than `-t lrange_100`, whose own LPUSH prefill would land in the CPU figure. Runs alternate
 # between the two servers (ours, redis, ours, redis, ...) so that whatever else the shared
 # machine is doing lands on both sides alike, and each side's median over the rounds is
 # compared. A -P 16 run carries more requests than a -P 1 run so that each lasts about as long.
@@ -36,8 +43,12 @@ readonly CLIENTS=50
 readonly KEYSPACE=100000
 readonly MEMORY_KEYS=1000000
 
-# One test per line: label | pipeline depth | value size | redis-benchmark -t name |
-# request count as a multiple of --requests, in quarters (4 = the base count).
+# One test per line: label | pipeline depth | value size | what to run | request count as a
+# multiple of --requests, in quarters (4 = the base count) | state before each run.
+# "What to run" is a redis-benchmark -t name, or "cmd:" and a custom command line. The state is
+# empty (none), "del:KEY" (the key deleted), or "fill:KIND:KEY:N" (the key deleted, then filled
+# with N elements, or with as many as the run has requests when N is "requests"; KIND is list,
+# set, hash or zset).
 readonly TESTS=(
   "SET -P 1|1|3|set|4"
   "GET -P 1|1|3|get|4"
@@ -51,14 +62,36 @@ readonly TESTS=(
   "MSET (10 keys) -P 16|16|3|mset|10"
   "SET 1 KB -P 16|16|1024|set|20"
   "GET 1 KB -P 16|16|1024|get|20"
+  "LPUSH -P 1|1|3|lpush|4|del:mylist"
+  "RPUSH -P 1|1|3|rpush|4|del:mylist"
+  "LPOP -P 1|1|3|lpop|4|fill:list:mylist:requests"
+  "RPOP -P 1|1|3|rpop|4|fill:list:mylist:requests"
+  "SADD -P 1|1|3|sadd|4|del:myset"
+  "SPOP -P 1|1|3|spop|4|fill:set:myset:requests"
+  "HSET -P 1|1|3|hset|4|del:myhash"
+  "ZADD -P 1|1|3|zadd|4|del:myzset"
+  "ZPOPMIN -P 1|1|3|zpopmin|4|fill:zset:myzset:requests"
+  "LRANGE 0 99 -P 1|1|3|cmd:LRANGE mylist 0 99|2|fill:list:mylist:600"
+  "LRANGE 0 599 -P 1|1|3|cmd:LRANGE mylist 0 599|1|fill:list:mylist:600"
+  "LPUSH -P 16|16|3|lpush|40|del:mylist"
+  "RPUSH -P 16|16|3|rpush|40|del:mylist"
+  "LPOP -P 16|16|3|lpop|40|fill:list:mylist:requests"
+  "RPOP -P 16|16|3|rpop|40|fill:list:mylist:requests"
+  "SADD -P 16|16|3|sadd|40|del:myset"
+  "SPOP -P 16|16|3|spop|40|fill:set:myset:requests"
+  "HSET -P 16|16|3|hset|40|del:myhash"
+  "ZADD -P 16|16|3|zadd|40|del:myzset"
+  "ZPOPMIN -P 16|16|3|zpopmin|20|fill:zset:myzset:requests"
+  "LRANGE 0 99 -P 16|16|3|cmd:LRANGE mylist 0 99|8|fill:list:mylist:600"
+  "LRANGE 0 599 -P 16|16|3|cmd:LRANGE mylist 0 599|2|fill:list:mylist:600"
 )
 
 # Prints the usage text at the top of this file; exits with $1 (2, to stderr, by default).
 usage() {
   if [[ ${1:-2} == 0 ]]; then
-    sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '4,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
   else
-    sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '4,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
   fi
   exit "${1:-2}"
 }
@@ -125,25 +158,52 @@ measure_memory() {
   fi
 }
 
+# Puts a side in the state a test starts from (the sixth field of its TESTS line): nothing,
+# "del:KEY", or "fill:KIND:KEY:N" (see TESTS); $3 is the run's request count.
+prepare_state() {
+  local side=$1 state=$2 requests=$3 kind key count out
+  [[ -z $state ]] && return 0
+  IFS=':' read -r _ kind key count <<<"$state"
+  if [[ $state == del:* ]]; then key=$kind; fi
+  bench_cli "$side" del "$key" >/dev/null || die "DEL $key failed on '$side'"
+  [[ $state == fill:* ]] || return 0
+  [[ $count == requests ]] && count=$requests
+  out=$("$ROOT/utils/bench/gen-fill-commands.sh" "$kind" "$key" "$count" |
+    timeout 300 redis-cli -h 127.0.0.1 -p "${BENCH_PORT[$side]}" --pipe 2>&1) || true
+  require_alive "$side" "filling $key"
+  if ! grep -q "errors: 0, replies: $(((count + 99) / 100))" <<<"$out"; then
+    die "filling $kind $key with $count elements on '$side' failed: $(tail -n 2 <<<"$out")"
+  fi
+}
+
 # Runs test number IDX once against SIDE and appends requests/s and CPU us/request to the
 # RPS and CPU tables.
 run_benchmark() {
-  local side=$1 idx=$2 label pipeline size name quarters requests limit
+  local side=$1 idx=$2 label pipeline size name quarters state requests limit
   local cpu0 cpu1 out rc=0 rps us
-  IFS='|' read -r label pipeline size name quarters <<<"${TESTS[idx]}"
+  local -a what
+  IFS='|' read -r label pipeline size name quarters state <<<"${TESTS[idx]}"
   requests=$((REQUESTS * quarters / 4))
+  if [[ $name == cmd:* ]]; then
+    read -r -a what <<<"${name#cmd:}"
+  else
+    what=(-t "$name")
+  fi
+  prepare_state "$side" "$state" "$requests"
   # Generous: a server 20 times slower than Redis still finishes; a stuck one is cut off.
   limit=$((30 + requests / 5000))
   cpu0=$(bench_cpu_seconds "$side")
   out=$(timeout "$limit" redis-benchmark -h 127.0.0.1 -p "${BENCH_PORT[$side]}" \
-    -c "$CLIENTS" -P "$pipeline" -d "$size" -r "$KEYSPACE" -n "$requests" -t "$name" \
-    --csv 2>"$WORK/benchmark.err") || rc=$?
+    -c "$CLIENTS" -P "$pipeline" -d "$size" -r "$KEYSPACE" -n "$requests" --csv \
+    "${what[@]}" 2>"$WORK/benchmark.err") || rc=$?
   require_alive "$side" "$label"
   if ((rc == 124)); then
     die "redis-benchmark '$label' against '$side' did not finish within $limit s"
   fi
   cpu1=$(bench_cpu_seconds "$side")
-  rps=$(awk -F, '{ gsub(/"/, "") } $1 != "test" && $2 + 0 > 0 { print $2; exit }' <<<"$out")
+  # The last row: the one test run, after any helper rows redis-benchmark adds.
+  rps=$(awk -F, '{ gsub(/"/, "") } $1 != "test" && $2 + 0 > 0 { r = $2 } END { print r }' \
+    <<<"$out")
   if ((rc != 0)) || [[ -z $rps ]]; then
     cat "$WORK/benchmark.err" >&2
     die "redis-benchmark '$label' against '$side' failed (exit $rc): ${out:-no output}"
@@ -154,7 +214,7 @@ run_benchmark() {
       'BEGIN { printf "%.3f", (b - a) * 1e6 / n }')
     CPU["$idx,$side"]+=" $us"
   fi
-  bench_log "$(printf '[%2d/%d] %-22s %-5s %12.0f rps  %s us/req' "$STEP" "$STEPS" "$label" \
+  bench_log "$(printf '[%3d/%d] %-22s %-5s %12.0f rps  %s us/req' "$STEP" "$STEPS" "$label" \
     "$side" "$rps" "${us:-n/a}")"
 }
 
@@ -166,8 +226,8 @@ report_throughput() {
   echo "| test | requests | ours rps | redis rps | ratio | goal | result |" \
     "ours CPU us/req | redis CPU us/req |"
   echo "|---|---:|---:|---:|---:|---:|---|---:|---:|"
-  for idx in "${!TESTS[@]}"; do
-    IFS='|' read -r label pipeline _ _ quarters <<<"${TESTS[idx]}"
+  for idx in "${SELECTED[@]}"; do
+    IFS='|' read -r label pipeline _ _ quarters _ <<<"${TESTS[idx]}"
     # shellcheck disable=SC2086  # the tables hold space-separated lists
     ours=$(median ${RPS["$idx,ours"]:-})
     # shellcheck disable=SC2086
@@ -189,12 +249,12 @@ report_throughput() {
       "$(fmt '%.2f' "$cpu_r") |"
   done
   echo
-  echo "$met of ${#TESTS[@]} tests meet their goal. CPU is the server's user+system time per" \
+  echo "$met of ${#SELECTED[@]} tests meet their goal. CPU is the server's user+system time per" \
     "request (ours: ${BENCH_CPU_SOURCE[ours]}, redis: ${BENCH_CPU_SOURCE[redis]}); lower is better."
   echo
   echo "Every round, requests/s (ours | redis):"
   echo
-  for idx in "${!TESTS[@]}"; do
+  for idx in "${SELECTED[@]}"; do
     IFS='|' read -r label _ <<<"${TESTS[idx]}"
     echo "- $label:${RPS["$idx,ours"]:-} |${RPS["$idx,redis"]:-}"
   done
@@ -240,7 +300,7 @@ cleanup() {
 
 main() {
   local ours="$ROOT/src/redis-server" redis=/usr/bin/redis-server requests="" quick=0
-  local memory=1 throughput=1 command_line stamp report_file round idx side
+  local memory=1 throughput=1 only="" label command_line stamp report_file round idx side
   command_line=$(printf '%q ' "$0" "$@")
   ROUNDS=3
   while (($# > 0)); do
@@ -252,6 +312,7 @@ main() {
       --quick) quick=1 ;;
       --memory-only) throughput=0 ;;
       --no-memory) memory=0 ;;
+      --only) need_value "$1" "${2-}" '.'; only=$2; shift ;;
       -h | --help) usage 0 ;;
       *) bench_log "bench: unknown argument '$1'"; usage ;;
     esac
@@ -264,7 +325,7 @@ main() {
   if [[ -n $requests ]]; then
     REQUESTS=$requests
   elif ((quick)); then
-    REQUESTS=100000
+    REQUESTS=50000
   else
     REQUESTS=300000
   fi
@@ -297,10 +358,16 @@ main() {
     measure_memory ours
     measure_memory redis
   fi
+  SELECTED=()
+  for idx in "${!TESTS[@]}"; do
+    IFS='|' read -r label _ <<<"${TESTS[idx]}"
+    if [[ -z $only ]] || grep -Eq -- "$only" <<<"$label"; then SELECTED+=("$idx"); fi
+  done
+  ((${#SELECTED[@]} > 0 || throughput == 0)) || die "--only '$only' matches no test"
   if ((throughput)); then
-    STEPS=$((${#TESTS[@]} * ROUNDS * 2))
+    STEPS=$((${#SELECTED[@]} * ROUNDS * 2))
     STEP=0
-    for idx in "${!TESTS[@]}"; do
+    for idx in "${SELECTED[@]}"; do
       for ((round = 1; round <= ROUNDS; round++)); do
         for side in ours redis; do
           STEP=$((STEP + 1))
@@ -320,7 +387,8 @@ main() {
     echo "- ours: \`$ours\` (redis_version $(server_version ours))"
     echo "- redis: \`$redis\` (redis_version $(server_version redis))"
     echo "- machine: $(nproc) cores, load average at start $load_avg"
-    echo "- requests per -P 1 run: $REQUESTS (-P 16 runs: x10, MSET x2.5, 1 KB values x5)"
+    echo "- requests per -P 1 run: $REQUESTS (-P 16 runs: x10, MSET x2.5, 1 KB values x5;" \
+      "aggregate tests: see the requests column)"
     echo
     if ((throughput)); then report_throughput; fi
     if ((memory)); then report_memory; fi

@@ -39,6 +39,8 @@
 #include "server/client.h"
 #include "server/server.h"
 #include "types/digest.h"
+#include "types/list.h"
+#include "types/quicklist.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/numbers.h"
@@ -109,6 +111,25 @@ bool ReportsSharedInteger(Server& s, const Value& v) {
   return s.config().maxmemory == 0 || !per_key_lru;
 }
 
+// The quicklist fields Redis 7.0 adds to DEBUG OBJECT for a list: node count, average elements
+// per node, the fill setting, whether compression is on (a depth, not whether a node is
+// compressed now), and the nodes' listpack bytes before compression.
+void AppendQuicklistFields(const Quicklist& ql, std::string* line) {
+  size_t raw = 0;
+  for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next) {
+    raw += ql.NodeListpack(n).Bytes();
+  }
+  ql.Recompress();  // reading a compressed node above decompressed it
+  const size_t nodes = ql.NodeCount();
+  char buf[160];
+  std::snprintf(buf, sizeof(buf),
+                " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
+                "ql_uncompressed_size:%zu",
+                nodes, nodes != 0 ? static_cast<double>(ql.Size()) / nodes : 0.0, ql.fill(),
+                ql.compress_depth() != 0 ? 1 : 0, raw);
+  line->append(buf);
+}
+
 void ObjectSub(CommandContext& c) {
   const Entry* e = c.db.FindRaw(c.args[2]);  // like Redis: no expiry check, no LRU touch
   if (e == nullptr) {
@@ -125,7 +146,9 @@ void ObjectSub(CommandContext& c) {
                 static_cast<const void*>(e),
                 ReportsSharedInteger(c.server, e->value) ? INT32_MAX : 1, e->value.EncodingName(),
                 SerializedLength(c.server, e->value), lru, static_cast<unsigned long long>(idle));
-  c.reply.Simple(buf);
+  std::string line = buf;
+  if (e->value.type() == ValueType::kList) AppendQuicklistFields(ListOf(e->value), &line);
+  c.reply.Simple(line);
 }
 
 // --- the rest ----------------------------------------------------------------------------------

@@ -25,6 +25,7 @@
 #include "commands/help_reply.h"
 #include "commands/keys_util.h"
 #include "commands/register.h"
+#include "commands/scan_util.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/server.h"
@@ -49,34 +50,6 @@ void KeysCommand(CommandContext& c) {
   c.reply.SetDeferredLen(handle, '*', n);
 }
 
-// SCAN's cursor is an unsigned 64-bit number parsed like C's strtoull: optional sign (a minus
-// negates modulo 2^64), decimal digits, nothing after; leading spaces are refused and an empty
-// string is cursor 0. Anything else, or a value over 2^64-1, is an invalid cursor. Like
-// strtoull on Redis's C string, the parse ends at a NUL byte ("1\0x" is cursor 1).
-bool ParseScanCursor(std::string_view s, uint64_t* out) {
-  s = s.substr(0, s.find('\0'));
-  size_t i = 0;
-  bool negative = false;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-    negative = s[i] == '-';
-    ++i;
-  }
-  if (i == s.size()) {
-    // "" parses as 0 (nothing consumed, nothing left); a lone sign leaves the sign unparsed.
-    *out = 0;
-    return s.empty();
-  }
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = negative ? (~v + 1) : v;
-  return true;
-}
-
 // SCAN cursor [MATCH pattern] [COUNT n] [TYPE type].
 void ScanCommand(CommandContext& c) {
   uint64_t cursor;
@@ -84,37 +57,11 @@ void ScanCommand(CommandContext& c) {
     c.reply.Error(err::kInvalidCursor);
     return;
   }
-  std::string_view pattern;
-  std::string_view type;
-  bool has_pattern = false, has_type = false;
-  int64_t count = 10;
-  for (size_t j = 2; j < c.args.size(); j += 2) {
-    if (j + 1 >= c.args.size()) {
-      c.reply.Error(err::kSyntax);
-      return;
-    }
-    std::string_view opt = c.args[j];
-    std::string_view val = c.args[j + 1];
-    if (EqualsIgnoreCase(opt, "count")) {
-      if (!ParseInt64(val, &count)) {
-        c.reply.Error(err::kNotInteger);
-        return;
-      }
-      if (count < 1) {
-        c.reply.Error(err::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(opt, "match")) {
-      pattern = val;
-      has_pattern = val != "*";
-    } else if (EqualsIgnoreCase(opt, "type")) {
-      type = val;
-      has_type = true;
-    } else {
-      c.reply.Error(err::kSyntax);
-      return;
-    }
-  }
+  ScanOptions opt;
+  if (!ParseScanOptions(c.args, 2, /*allow_type=*/true, c.reply, &opt)) return;
+  const std::string_view pattern = opt.pattern, type = opt.type;
+  const bool has_pattern = opt.has_pattern, has_type = opt.has_type;
+  const int64_t count = opt.count;
 
   KeyspaceContext& ks = c.server.keyspace();
   std::vector<Entry*> keys;
@@ -138,9 +85,7 @@ void ScanCommand(CommandContext& c) {
   } while (cursor != 0 && max_steps-- > 0 && gathered < target);
 
   c.reply.Array(2);
-  char buf[24];
-  int len = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
-  c.reply.Bulk(std::string_view(buf, static_cast<size_t>(len)));
+  ReplyScanCursor(c.reply, cursor);
   c.reply.Array(keys.size());
   for (Entry* e : keys) c.reply.Bulk(e->key());
 }

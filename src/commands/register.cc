@@ -22,8 +22,10 @@ Status RegisterCommands(CommandTable& table) {
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
   // hashes:
+  RegisterHashCommands(table);
 
   // lists:
+  RegisterListCommands(table);
 
   // sets:
   RegisterSetCommands(table);
@@ -32,8 +34,11 @@ Status RegisterCommands(CommandTable& table) {
   RegisterZSetCommands(table);
 
   // sorted-set operations:
+  RegisterZSetOpsCommands(table);
 
   // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+  RegisterSortCommands(table);
+  RegisterAggregateScanCommands(table);
 
   // (end of the aggregate families)
   return table.first_error();

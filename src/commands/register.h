@@ -31,8 +31,10 @@ void RegisterTransactionCommands(CommandTable& table);
 
 // The aggregate families (issue 8): one line each below its family's comment.
 // hashes:
+void RegisterHashCommands(CommandTable& table);
 
 // lists:
+void RegisterListCommands(CommandTable& table);
 
 // sets:
 // (SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc)
@@ -42,8 +44,11 @@ void RegisterSetCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 
 // sorted-set operations:
+void RegisterZSetOpsCommands(CommandTable& table);
 
 // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+void RegisterSortCommands(CommandTable& table);
+void RegisterAggregateScanCommands(CommandTable& table);
 
 // (end of the aggregate families)
 

@@ -211,8 +211,26 @@ inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments spe
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
 // ---- hashes (issue 8) ----
+inline constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";
+inline constexpr std::string_view kHashValueNotFloat = "ERR hash value is not a float";
+// HINCRBYFLOAT's increment itself is NaN or infinite.
+inline constexpr std::string_view kHashIncrNanInf = "ERR value is NaN or Infinity";
+// HRANDFIELD's count is INT64_MIN (it must be negatable) ...
+inline constexpr std::string_view kHashRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+// ... or, with WITHVALUES, its double (the reply's length in RESP2) would not fit.
+inline constexpr std::string_view kHashRandWithValuesRange = "ERR value is out of range";
 
 // ---- lists (issue 8) ----
+inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
+inline constexpr std::string_view kLPosRankZero =
+    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+inline constexpr std::string_view kLPosCountNegative = "ERR COUNT can't be negative";
+inline constexpr std::string_view kLPosMaxlenNegative = "ERR MAXLEN can't be negative";
+// LMPOP/BLMPOP (and, with the same words, ZMPOP/BZMPOP).
+inline constexpr std::string_view kNumKeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // ---- sets (issue 8) ----
 inline constexpr std::string_view kSRandMemberCountRange =
@@ -239,8 +257,23 @@ inline constexpr std::string_view kZWithScoresByLex =
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
 
 // ---- sorted-set operations (issue 8) ----
+// ZMPOP/BZMPOP, ZINTERCARD, ZRANDMEMBER, ZUNION/ZINTER/ZDIFF[STORE] (src/commands/zset_*.cc).
+inline constexpr std::string_view kZOpsNumKeysNotPositive = "ERR numkeys should be greater than 0";
+inline constexpr std::string_view kZOpsCountNotPositive = "ERR count should be greater than 0";
+inline constexpr std::string_view kZOpsLimitNegative = "ERR LIMIT can't be negative";
+inline constexpr std::string_view kZOpsWeightNotFloat = "ERR weight value is not a float";
+inline constexpr std::string_view kZOpsRandCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+inline constexpr std::string_view kZOpsOutOfRange = "ERR value is out of range";
+// "ERR at least 1 input key is needed for 'zunionstore' command"
+inline std::string ZOpsNoInputKey(std::string_view command) {
+  return "ERR at least 1 input key is needed for '" + std::string(command) + "' command";
+}
 
 // ---- SORT and the aggregate SCANs (issue 8) ----
+// A numeric SORT met an element (or BY value) that is not a number.
+inline constexpr std::string_view kSortNotDouble =
+    "ERR One or more scores can't be converted into double";
 
 // ---- end of family sections ----
 

@@ -204,6 +204,7 @@ void FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
 std::vector<KeyRef> ExtractKeys(const CommandSpec& spec,
                                 const std::vector<std::string_view>& args) {
   const CommandDoc* doc = &spec.doc;
+  if (doc->find_keys != nullptr) return doc->find_keys(args);
   std::vector<KeyRef> keys;
   if (doc->key_specs.empty()) {
     for (int i : CommandKeyIndexes(spec, args.size())) keys.push_back({i, 0});

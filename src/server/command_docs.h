@@ -139,6 +139,13 @@ struct HistoryEntry {
   std::string_view change;
 };
 
+struct KeyRef;
+
+// Finds the keys of one invocation by reading its arguments, for the rare command whose key
+// specs cannot say where a key is (SORT's STORE destination may come anywhere); args[0] is the
+// command name. Redis calls this a command's getkeys procedure.
+using KeyFinder = std::vector<KeyRef> (*)(const std::vector<std::string_view>& args);
+
 // Decides the flags of key spec `spec_index` for one invocation (args[0] is the command name).
 using KeyFlagsRefiner = uint32_t (*)(const std::vector<std::string_view>& args, size_t spec_index,
                                      uint32_t declared_flags);
@@ -156,6 +163,8 @@ struct CommandDoc {
   std::vector<std::string_view> tips;
   std::vector<KeySpec> key_specs;
   KeyFlagsRefiner refine_key_flags = nullptr;
+  // When set, ExtractKeys asks it instead of walking the key specs.
+  KeyFinder find_keys = nullptr;
   std::vector<ArgDoc> args;
 };
 
@@ -175,8 +184,8 @@ bool CommandHasMovableKeys(const CommandSpec& spec);
 
 // The keys of one invocation, args[0] being the (sub)command's name as the caller would send it
 // (for a subcommand, args[0] is the container and args[1] the subcommand). Uses the row's key
-// specs when it has them, else its legacy first/last/step (flags then 0). Positions that fall
-// outside args are skipped; the caller has checked arity.
+// finder when it has one, else its key specs when it has them, else its legacy first/last/step
+// (flags then 0). Positions that fall outside args are skipped; the caller has checked arity.
 std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const std::vector<std::string_view>& args);
 
 }  // namespace redistp

@@ -65,13 +65,11 @@ const TypeOps kHashOps = {
     .serialize = HashSerialize,
 };
 
-size_t HashObject::size() const {
-  return encoding_ == Encoding::kListpack ? lp_.Size() / 2 : table_.size();
-}
+size_t HashObject::size() const { return table_ == nullptr ? lp_.Size() / 2 : table_->size(); }
 
 bool HashObject::Get(std::string_view field, std::string* out) {
-  if (encoding_ == Encoding::kHashtable) {
-    FieldNode* n = table_.Find(field);
+  if (table_ != nullptr) {
+    FieldNode* n = table_->Find(field);
     if (n == nullptr) return false;
     out->assign(n->value());
     return true;
@@ -82,40 +80,70 @@ bool HashObject::Get(std::string_view field, std::string* out) {
   return true;
 }
 
+bool HashObject::GetView(std::string_view field, char* scratch, std::string_view* out) {
+  if (table_ != nullptr) {
+    FieldNode* n = table_->Find(field);
+    if (n == nullptr) return false;
+    *out = n->value();
+    return true;
+  }
+  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  if (p == Listpack::kNone) return false;
+  *out = EntryText(lp_.Get(lp_.Next(p)), scratch);
+  return true;
+}
+
+void HashObject::PrepareWrite(size_t longest, size_t total, const TypeLimits& limits) {
+  if (table_ != nullptr) return;
+  if (longest > limits.hash_max_listpack_value || !lp_.SafeToAdd(total)) ConvertToHashtable();
+}
+
+std::vector<Listpack::Pos> HashObject::FieldPositions() const {
+  std::vector<Listpack::Pos> pos;
+  pos.reserve(size());
+  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
+    pos.push_back(p);
+  }
+  return pos;
+}
+
 bool HashObject::Exists(std::string_view field) {
-  if (encoding_ == Encoding::kHashtable) return table_.Find(field) != nullptr;
+  if (table_ != nullptr) return table_->Find(field) != nullptr;
   return lp_.Find(lp_.First(), field, 1) != Listpack::kNone;
 }
 
 bool HashObject::Set(std::string_view field, std::string_view value, const TypeLimits& limits) {
-  if (encoding_ == Encoding::kListpack && !FitsListpack(field, value, limits)) {
+  if (table_ == nullptr && !FitsListpack(field, value, limits)) {
     ConvertToHashtable();
   }
-  if (encoding_ == Encoding::kListpack) {
+  if (table_ == nullptr) {
     Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
-    if (p != Listpack::kNone) {
+    const bool added = p == Listpack::kNone;
+    if (added) {
+      lp_.Append(field);
+      lp_.Append(value);
+    } else {
       lp_.Replace(lp_.Next(p), value);
-      return false;
     }
-    lp_.Append(field);
-    lp_.Append(value);
+    // Checked after an update too, as Redis does: a hash left over the limit by a lowered
+    // hash-max-listpack-entries converts at its next write.
     if (size() > limits.hash_max_listpack_entries) ConvertToHashtable();
-    return true;
+    return added;
   }
-  FieldNode* old = table_.Find(field);
+  FieldNode* old = table_->Find(field);
   if (old != nullptr && old->value_len == value.size()) {
     old->SetValue(value);
     return false;
   }
   const bool existed = old != nullptr;
-  if (existed) FieldNode::Destroy(table_.Unlink(field));
-  table_.Insert(FieldNode::Create(field, value));
+  if (existed) FieldNode::Destroy(table_->Unlink(field));
+  table_->Insert(FieldNode::Create(field, value));
   return !existed;
 }
 
 bool HashObject::Delete(std::string_view field) {
-  if (encoding_ == Encoding::kHashtable) {
-    FieldNode* n = table_.Unlink(field);
+  if (table_ != nullptr) {
+    FieldNode* n = table_->Unlink(field);
     if (n == nullptr) return false;
     FieldNode::Destroy(n);
     return true;
@@ -127,36 +155,37 @@ bool HashObject::Delete(std::string_view field) {
 }
 
 void HashObject::ConvertToHashtable() {
-  if (encoding_ == Encoding::kHashtable) return;
+  if (table_ != nullptr) return;
+  auto table = std::make_unique<HashTable<FieldTableTraits>>();
   ForEach(
-      [this](std::string_view f, std::string_view v) { table_.Insert(FieldNode::Create(f, v)); });
-  encoding_ = Encoding::kHashtable;
+      [&table](std::string_view f, std::string_view v) { table->Insert(FieldNode::Create(f, v)); });
+  table_ = std::move(table);
   lp_ = Listpack();
 }
 
 HashObject* HashObject::Clone() const {
   auto* c = new HashObject();
-  c->encoding_ = encoding_;
-  if (encoding_ == Encoding::kListpack) {
+  if (table_ == nullptr) {
     c->lp_ = lp_.Clone();
   } else {
-    table_.ForEach(
-        [c](const FieldNode* n) { c->table_.Insert(FieldNode::Create(n->field(), n->value())); });
+    c->table_ = std::make_unique<HashTable<FieldTableTraits>>();
+    table_->ForEach(
+        [c](const FieldNode* n) { c->table_->Insert(FieldNode::Create(n->field(), n->value())); });
   }
   return c;
 }
 
 size_t HashObject::MemoryBytes(size_t samples) const {
   size_t bytes = sizeof(HashObject);
-  if (encoding_ == Encoding::kListpack) return bytes + lp_.AllocatedBytes();
-  bytes += table_.BucketBytes();
+  if (table_ == nullptr) return bytes + lp_.AllocatedBytes();
+  bytes += table_->BucketBytes();
   size_t seen = 0, node_bytes = 0;
-  table_.ForEach([&](const FieldNode* n) {
+  table_->ForEach([&](const FieldNode* n) {
     if (samples != 0 && seen >= samples) return;
     node_bytes += n->AllocSize();
     ++seen;
   });
-  return seen == 0 ? bytes : bytes + node_bytes / seen * table_.size();
+  return seen == 0 ? bytes : bytes + node_bytes / seen * table_->size();
 }
 
 HashObject* HashObject::FromListpack(Listpack lp) {

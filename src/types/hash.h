@@ -8,15 +8,25 @@
 // A new hash starts as a listpack; it converts for good once a write passes either limit.
 // OBJECT ENCODING answers "listpack" or "hashtable".
 //
+// Random fields (HRANDFIELD). A listpack hash picks a uniform index into its fields; a hashtable
+// hash uses FairRandomNode (types/fair_random.h), which gives every field the same chance
+// whatever the length of its bucket chain. RandomPairs repeats fields (a negative count),
+// DistinctRandomPairs never does (a positive count smaller than the hash).
+//
 // RDB: a listpack hash is RDB_TYPE_HASH_LISTPACK (the blob, byte-compatible with Redis's), a
 // hashtable hash RDB_TYPE_HASH (the count, then field and value of each). Loading validates the
 // blob (an even number of entries, no duplicate field) and converts a hash over the limits.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "types/fair_random.h"
 #include "types/listpack.h"
 #include "types/member_nodes.h"
 #include "types/type_limits.h"
@@ -35,11 +45,23 @@ class HashObject {
   HashObject(const HashObject&) = delete;
   HashObject& operator=(const HashObject&) = delete;
 
-  Encoding encoding() const { return encoding_; }
+  Encoding encoding() const {
+    return table_ != nullptr ? Encoding::kHashtable : Encoding::kListpack;
+  }
   size_t size() const;
   // The value of `field` into *out; false if the field does not exist.
   bool Get(std::string_view field, std::string* out);
+  // The value of `field` as a view into the hash, or into `scratch` (kMaxInt64Chars + 1 bytes)
+  // for an integer-encoded listpack value; false if the field does not exist. The view is
+  // valid until the hash or scratch changes. Allocation-free (HGET, HMGET, HSTRLEN, HINCRBY).
+  bool GetView(std::string_view field, char* scratch, std::string_view* out);
   bool Exists(std::string_view field);
+  // Converts a listpack hash to a hashtable before a write whose longest argument is `longest`
+  // bytes and whose arguments add up to `total` bytes, when that write could not stay a
+  // listpack: an argument over hash-max-listpack-value, or a blob that would pass the
+  // listpack's safe size. Redis checks the arguments of HSET/HMSET this way before it looks at
+  // the fields (so all pairs of one HSET see the same encoding).
+  void PrepareWrite(size_t longest, size_t total, const TypeLimits& limits);
   // Sets field to value; true if the field is new. Converts to a hashtable when the hash
   // passes a limit.
   bool Set(std::string_view field, std::string_view value, const TypeLimits& limits);
@@ -49,6 +71,16 @@ class HashObject {
   template <typename Fn>
   void ForEach(Fn&& fn) const;
 
+  // Calls fn(field, value) `count` times, each for a field drawn uniformly at random (repeats
+  // allowed), in random order. The hash must not be empty, nor change during the calls.
+  template <typename Fn>
+  void RandomPairs(size_t count, Fn&& fn);
+  // Calls fn(field, value) for `count` distinct fields drawn uniformly at random; requires
+  // 0 < count < size(). A listpack hash answers them in its own order, a hashtable hash in
+  // random order. O(size) when count is more than a third of the hash, else O(count).
+  template <typename Fn>
+  void DistinctRandomPairs(size_t count, Fn&& fn);
+
   HashObject* Clone() const;
   size_t MemoryBytes(size_t samples) const;
   void ConvertToHashtable();
@@ -56,17 +88,34 @@ class HashObject {
   static HashObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
+  // The hashtable encoding's table (HSCAN walks it with HashTable::Scan).
+  // The hashtable encoding's table; only valid when encoding() is kHashtable.
+  HashTable<FieldTableTraits>& table() { return *table_; }
 
  private:
-  Encoding encoding_ = Encoding::kListpack;
+  // The text of a listpack entry, formatted into buf (kMaxInt64Chars + 1 bytes) if an integer.
+  static std::string_view EntryText(const ListpackEntry& e, char* buf) {
+    return e.is_int ? std::string_view(buf, FormatInt64(e.num, buf)) : e.str;
+  }
+  // Calls fn for the field at listpack position p and its value.
+  template <typename Fn>
+  void VisitListpackPair(Listpack::Pos p, Fn& fn) const {
+    char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
+    fn(EntryText(lp_.Get(p), fbuf), EntryText(lp_.Get(lp_.Next(p)), vbuf));
+  }
+  // The listpack positions of every field, in order.
+  std::vector<Listpack::Pos> FieldPositions() const;
+
   Listpack lp_;
-  HashTable<FieldTableTraits> table_;
+  // Allocated on conversion: a listpack hash is 16 bytes (two pointers), as small hashes are
+  // the common case and a table header is 72 bytes. Its presence is the encoding.
+  std::unique_ptr<HashTable<FieldTableTraits>> table_;
 };
 
 template <typename Fn>
 void HashObject::ForEach(Fn&& fn) const {
-  if (encoding_ == Encoding::kHashtable) {
-    table_.ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
+  if (table_ != nullptr) {
+    table_->ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
     return;
   }
   char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
@@ -76,6 +125,61 @@ void HashObject::ForEach(Fn&& fn) const {
     std::string_view fs = f.is_int ? std::string_view(fbuf, FormatInt64(f.num, fbuf)) : f.str;
     std::string_view vs = v.is_int ? std::string_view(vbuf, FormatInt64(v.num, vbuf)) : v.str;
     fn(fs, vs);
+  }
+}
+
+template <typename Fn>
+void HashObject::RandomPairs(size_t count, Fn&& fn) {
+  if (table_ != nullptr) {
+    while (count-- > 0) {
+      const FieldNode* n = FairRandomNode(*table_);
+      fn(n->field(), n->value());
+    }
+    return;
+  }
+  const size_t fields = size();
+  if (count == 1) {
+    VisitListpackPair(lp_.Seek(static_cast<int64_t>(2 * (RandomWord() % fields))), fn);
+    return;
+  }
+  // One walk to learn where the fields are, then O(1) per pick.
+  const std::vector<Listpack::Pos> pos = FieldPositions();
+  while (count-- > 0) VisitListpackPair(pos[RandomWord() % fields], fn);
+}
+
+template <typename Fn>
+void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
+  size_t left = size();
+  if (table_ == nullptr) {
+    // Selection sampling (Knuth's algorithm S): one walk, each field taken with probability
+    // needed / left, which yields every subset of `count` fields with the same chance.
+    size_t needed = count;
+    for (Listpack::Pos p = lp_.First(); needed > 0; p = lp_.Next(lp_.Next(p)), --left) {
+      if (RandomWord() % left < needed) {
+        VisitListpackPair(p, fn);
+        --needed;
+      }
+    }
+    return;
+  }
+  if (count * 3 > left) {
+    // Many of them: shuffle the first `count` slots of an array of every node (Fisher-Yates).
+    std::vector<const FieldNode*> nodes;
+    nodes.reserve(left);
+    table_->ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
+    for (size_t i = 0; i < count; ++i) {
+      std::swap(nodes[i], nodes[i + RandomWord() % (nodes.size() - i)]);
+      fn(nodes[i]->field(), nodes[i]->value());
+    }
+    return;
+  }
+  // Few of them: draw until `count` distinct nodes came up (at most 1.5 draws per node on
+  // average, since count <= size / 3).
+  std::unordered_set<const FieldNode*> seen;
+  seen.reserve(count);
+  while (seen.size() < count) {
+    const FieldNode* n = FairRandomNode(*table_);
+    if (seen.insert(n).second) fn(n->field(), n->value());
   }
 }
 

@@ -5,6 +5,7 @@
 // delete costs one realloc and one memmove of the bytes after the edit point.
 #include "types/listpack.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -319,14 +320,34 @@ Listpack::Pos Listpack::Seek(int64_t index) const {
 
 ListpackEntry Listpack::Get(Pos p) const { return Decode(buf_ + p); }
 
+// One pass over raw bytes: each entry's size is read once from its first bytes, a short string
+// (the usual hash field or list element) is compared by length before its bytes, and skipped
+// entries are never decoded. HGET/HSET on a listpack hash spend their time here.
 Listpack::Pos Listpack::Find(Pos from, std::string_view value, unsigned skip) const {
+  if (from == kNone) return kNone;
   int64_t v = 0;
-  bool value_is_int = AsCanonicalInt(value, &v);
-  for (Pos p = from; p != kNone;) {
-    ListpackEntry e = Get(p);
-    if (e.is_int ? (value_is_int && e.num == v) : e.str == value) return p;
-    p = Next(p);
-    for (unsigned s = 0; s < skip && p != kNone; s++) p = Next(p);
+  const bool value_is_int = AsCanonicalInt(value, &v);
+  unsigned to_skip = 0;  // entries left to pass over before the next comparison
+  for (const uint8_t* p = buf_ + from; *p != kEnd;) {
+    const uint8_t b = *p;
+    size_t len;  // encoding + data
+    if ((b & 0xC0) == 0x80) {
+      len = 1 + (b & 0x3F);
+      if (to_skip == 0 && len - 1 == value.size() &&
+          std::memcmp(p + 1, value.data(), value.size()) == 0) {
+        return static_cast<Pos>(p - buf_);
+      }
+    } else {
+      len = EncodedSize(p, SIZE_MAX);
+      if (to_skip == 0) {
+        ListpackEntry e = Decode(p);
+        if (e.is_int ? (value_is_int && e.num == v) : e.str == value) {
+          return static_cast<Pos>(p - buf_);
+        }
+      }
+    }
+    p += len + BacklenSize(len);
+    to_skip = to_skip == 0 ? skip : to_skip - 1;
   }
   return kNone;
 }

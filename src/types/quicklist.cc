@@ -442,10 +442,22 @@ size_t Quicklist::DeleteRange(int64_t index, size_t count) {
   if (index < 0) index += static_cast<int64_t>(count_);
   if (index < 0 || static_cast<size_t>(index) >= count_ || count == 0) return 0;
   size_t local = static_cast<size_t>(index);
-  Node* n = head_;
-  while (local >= Count(n)) {
-    local -= Count(n);
-    n = n->next;
+  Node* n;
+  if (local < count_ / 2) {
+    n = head_;
+    while (local >= Count(n)) {
+      local -= Count(n);
+      n = n->next;
+    }
+  } else {
+    // From the tail, so trimming the end of a long list (LTRIM 0 99) skips no nodes.
+    size_t before = count_;  // elements before the end of node n
+    n = tail_;
+    while (before - Count(n) > local) {
+      before -= Count(n);
+      n = n->prev;
+    }
+    local -= before - Count(n);
   }
   size_t deleted = 0;
   while (n != nullptr && deleted < count) {

@@ -96,8 +96,10 @@ class ZSetObject {
   static ZSetObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
-  // The skiplist encoding's index; only valid when encoding() is kSkiplist.
+  // The skiplist encoding's index; only valid when encoding() is kSkiplist. The mutable form
+  // is for ZSCAN, whose ZSetIndex::Scan pauses the table's rehashing while it walks.
   const ZSetIndex& index() const { return *index_; }
+  ZSetIndex& index() { return *index_; }
 
  private:
   ZSetObject() = default;

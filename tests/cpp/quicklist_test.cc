@@ -354,3 +354,34 @@ TEST(QuicklistTest, CompressedNodesReadAndEditLikeRawOnes) {
 
 }  // namespace
 }  // namespace redistp
+
+namespace redistp {
+namespace {
+
+// DeleteRange finds its first node from the nearer end: ranges starting in either half, across
+// node boundaries, with positive and negative indexes, leave exactly the model.
+TEST(QuicklistDeleteRange, FromEitherHalfAcrossNodes) {
+  for (int fill : {1, 3, 7, -2}) {
+    for (int64_t start : {0, 1, 5, 49, 50, 51, 90, 99}) {
+      for (size_t count : {1u, 2u, 9u, 40u, 200u}) {
+        Quicklist ql(fill, fill == 3 ? 1 : 0);
+        std::vector<std::string> model;
+        for (int i = 0; i < 100; ++i) {
+          ql.PushBack("e" + std::to_string(i));
+          model.push_back("e" + std::to_string(i));
+        }
+        size_t expect = std::min<size_t>(count, model.size() - static_cast<size_t>(start));
+        int64_t index = start % 2 == 0 ? start : start - 100;  // some from the tail
+        ASSERT_EQ(ql.DeleteRange(index, count), expect) << fill << " " << start << " " << count;
+        model.erase(model.begin() + start, model.begin() + start + static_cast<int64_t>(expect));
+        std::vector<std::string> got;
+        for (auto c = ql.First(); c.Valid(); c = ql.Next(c)) got.push_back(ql.Get(c).ToString());
+        ASSERT_EQ(got, model) << fill << " " << start << " " << count;
+        ASSERT_EQ(ql.Size(), model.size());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace redistp

@@ -350,18 +350,16 @@ start_server {tags {bitfield}} {
         assert_encoding raw n
     }
 
-    tags {needs:types} {
-        test {BITFIELD against a key of another type} {
-            r del lst
-            r rpush lst a
-            assert_error WRONGTYPE* {r bitfield lst get u8 0}
-            assert_error WRONGTYPE* {r bitfield lst set u8 0 1}
-            assert_error WRONGTYPE* {r bitfield lst}
-            assert_error WRONGTYPE* {r bitfield_ro lst get u8 0}
-            assert_error WRONGTYPE* {r bitfield_ro lst}
-            assert_error {ERR value is not an integer*} {r bitfield lst set u8 0 x}
-            assert_equal [r type lst] list
-        }
+    test {BITFIELD against a key of another type} {
+        r del lst
+        r rpush lst a
+        assert_error WRONGTYPE* {r bitfield lst get u8 0}
+        assert_error WRONGTYPE* {r bitfield lst set u8 0 1}
+        assert_error WRONGTYPE* {r bitfield lst}
+        assert_error WRONGTYPE* {r bitfield_ro lst get u8 0}
+        assert_error WRONGTYPE* {r bitfield_ro lst}
+        assert_error {ERR value is not an integer*} {r bitfield lst set u8 0 x}
+        assert_equal [r type lst] list
     }
 
     test {BITFIELD touches a watched key only when a write changes bits or grows the string} {

@@ -154,31 +154,29 @@ start_server {tags {bitops}} {
         assert_error {ERR bit is not an integer or out of range} {r setbit bm 1 01}
     }
 
-    tags {needs:types} {
-        test {Bit commands against a key of another type} {
-            r del lst
-            r rpush lst a
-            assert_error WRONGTYPE* {r setbit lst 0 1}
-            assert_error WRONGTYPE* {r getbit lst 0}
-            assert_error WRONGTYPE* {r bitcount lst}
-            assert_error WRONGTYPE* {r bitcount lst 0 1}
-            assert_error WRONGTYPE* {r bitpos lst 1}
-            assert_error WRONGTYPE* {r bitop and dest lst}
-            assert_error WRONGTYPE* {r bitop not dest lst}
-            r set a foo
-            r set d keep
-            assert_error WRONGTYPE* {r bitop and d a lst}
-            assert_equal [r get d] keep
-            # Argument errors are reported before the type check.
-            assert_error {ERR bit offset*} {r setbit lst -1 1}
-            assert_error {ERR bit is not*} {r setbit lst 0 5}
-            assert_error {ERR bit offset*} {r getbit lst x}
-            assert_error {ERR The bit argument must be 1 or 0.} {r bitpos lst 2}
-            assert_equal [r type lst] list
-            # A BITOP destination of another type is simply replaced.
-            assert_equal [r bitop or lst a] 3
-            assert_equal [r type lst] string
-        }
+    test {Bit commands against a key of another type} {
+        r del lst
+        r rpush lst a
+        assert_error WRONGTYPE* {r setbit lst 0 1}
+        assert_error WRONGTYPE* {r getbit lst 0}
+        assert_error WRONGTYPE* {r bitcount lst}
+        assert_error WRONGTYPE* {r bitcount lst 0 1}
+        assert_error WRONGTYPE* {r bitpos lst 1}
+        assert_error WRONGTYPE* {r bitop and dest lst}
+        assert_error WRONGTYPE* {r bitop not dest lst}
+        r set a foo
+        r set d keep
+        assert_error WRONGTYPE* {r bitop and d a lst}
+        assert_equal [r get d] keep
+        # Argument errors are reported before the type check.
+        assert_error {ERR bit offset*} {r setbit lst -1 1}
+        assert_error {ERR bit is not*} {r setbit lst 0 5}
+        assert_error {ERR bit offset*} {r getbit lst x}
+        assert_error {ERR The bit argument must be 1 or 0.} {r bitpos lst 2}
+        assert_equal [r type lst] list
+        # A BITOP destination of another type is simply replaced.
+        assert_equal [r bitop or lst a] 3
+        assert_equal [r type lst] string
     }
 
     test {SETBIT at random offsets matches a model} {

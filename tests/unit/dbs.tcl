@@ -38,24 +38,22 @@ start_server {tags {dbs}} {
         assert_equal [getInfoProperty [r info keyspace] db0] {}
     }
 
-    tags {needs:types} {
-        test {Same key name, different types and TTLs per database} {
-            set a [redis_client]
-            set b [redis_client]
-            $a select 1
-            $b select 2
-            $a set k v ex 100
-            $b rpush k x y
-            assert_equal [$a type k] string
-            assert_equal [$b type k] list
-            assert_range [$a ttl k] 99 100
-            assert_equal [$b ttl k] -1
-            assert_equal [$b del k] 1
-            assert_equal [$a get k] v
-            $a flushall
-            $a close
-            $b close
-        }
+    test {Same key name, different types and TTLs per database} {
+        set a [redis_client]
+        set b [redis_client]
+        $a select 1
+        $b select 2
+        $a set k v ex 100
+        $b rpush k x y
+        assert_equal [$a type k] string
+        assert_equal [$b type k] list
+        assert_range [$a ttl k] 99 100
+        assert_equal [$b ttl k] -1
+        assert_equal [$b del k] 1
+        assert_equal [$a get k] v
+        $a flushall
+        $a close
+        $b close
     }
 
     test {FLUSHDB and DBSIZE are per database} {

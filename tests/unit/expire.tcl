@@ -207,23 +207,21 @@ start_server {tags {expire}} {
         assert_equal [r getex nokey ex 10] {}
     }
 
-    tags {needs:types} {
-        test {GETEX errors} {
-            r set k v
-            assert_error {ERR syntax error} {r getex k foo}
-            assert_error {ERR syntax error} {r getex k ex 10 px 10}
-            assert_error {ERR value is not an integer or out of range} {r getex k ex abc}
-            assert_error {ERR invalid expire time in 'getex' command} {r getex k ex 0}
-            assert_error {ERR invalid expire time in 'getex' command} {
-                r getex k exat 9223372036854775807
-            }
-            assert_error {ERR wrong number of arguments for 'getex' command} {r getex}
-            r rpush list a
-            assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} {
-                r getex list
-            }
-            r del list
+    test {GETEX errors} {
+        r set k v
+        assert_error {ERR syntax error} {r getex k foo}
+        assert_error {ERR syntax error} {r getex k ex 10 px 10}
+        assert_error {ERR value is not an integer or out of range} {r getex k ex abc}
+        assert_error {ERR invalid expire time in 'getex' command} {r getex k ex 0}
+        assert_error {ERR invalid expire time in 'getex' command} {
+            r getex k exat 9223372036854775807
         }
+        assert_error {ERR wrong number of arguments for 'getex' command} {r getex}
+        r rpush list a
+        assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} {
+            r getex list
+        }
+        r del list
     }
 
     test {A key is gone once its TTL elapses} {

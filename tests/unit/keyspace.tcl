@@ -11,15 +11,13 @@ start_server {tags {keyspace}} {
         assert_equal [r del k3] 0
     }
 
-    tags {needs:types} {
-        test {UNLINK removes keys like DEL, including big ones} {
-            r set u1 x
-            r rpush u2 a b c
-            for {set i 0} {$i < 1000} {incr i} {lappend members m$i}
-            r sadd u3 {*}$members
-            assert_equal [r unlink u1 u2 u3 nokey] 3
-            assert_equal [r exists u1 u2 u3] 0
-        }
+    test {UNLINK removes keys like DEL, including big ones} {
+        r set u1 x
+        r rpush u2 a b c
+        for {set i 0} {$i < 1000} {incr i} {lappend members m$i}
+        r sadd u3 {*}$members
+        assert_equal [r unlink u1 u2 u3 nokey] 3
+        assert_equal [r exists u1 u2 u3] 0
     }
 
     test {EXISTS counts every argument, duplicates included} {
@@ -31,22 +29,26 @@ start_server {tags {keyspace}} {
         r del e1
     }
 
-    tags {needs:types} {
-        test {TYPE reports each data type} {
-            r set t:string v
-            r rpush t:list a
-            r sadd t:set a
-            r zadd t:zset 1 a
-            r hset t:hash f v
+    test {TYPE reports each data type} {
+        r set t:string v
+        r rpush t:list a
+        r sadd t:set a
+        r zadd t:zset 1 a
+        r hset t:hash f v
+        assert_equal [r type t:string] string
+        assert_equal [r type t:list] list
+        assert_equal [r type t:set] set
+        assert_equal [r type t:zset] zset
+        assert_equal [r type t:hash] hash
+        assert_equal [r type nokey] none
+        r del t:string t:list t:set t:zset t:hash
+    }
+
+    tags {needs:streams} {
+        test {TYPE reports a stream} {
             r xadd t:stream * f v
-            assert_equal [r type t:string] string
-            assert_equal [r type t:list] list
-            assert_equal [r type t:set] set
-            assert_equal [r type t:zset] zset
-            assert_equal [r type t:hash] hash
             assert_equal [r type t:stream] stream
-            assert_equal [r type nokey] none
-            r del t:string t:list t:set t:zset t:hash t:stream
+            r del t:stream
         }
     }
 
@@ -58,19 +60,17 @@ start_server {tags {keyspace}} {
         r del t1 t2
     }
 
-    tags {needs:types} {
-        test {RENAME moves the value and overwrites the destination} {
-            r set src hello
-            r set dst old
-            assert_equal [r rename src dst] OK
-            assert_equal [r get dst] hello
-            assert_equal [r exists src] 0
-            r rpush src a b
-            r rename src dst
-            assert_equal [r type dst] list
-            assert_equal [r lrange dst 0 -1] {a b}
-            r del dst
-        }
+    test {RENAME moves the value and overwrites the destination} {
+        r set src hello
+        r set dst old
+        assert_equal [r rename src dst] OK
+        assert_equal [r get dst] hello
+        assert_equal [r exists src] 0
+        r rpush src a b
+        r rename src dst
+        assert_equal [r type dst] list
+        assert_equal [r lrange dst 0 -1] {a b}
+        r del dst
     }
 
     test {RENAME of a missing key and onto itself} {
@@ -161,17 +161,15 @@ start_server {tags {keyspace}} {
         r del cf cf2 ci ci2 cr cr2
     }
 
-    tags {needs:types} {
-        test {COPY of aggregates is deep and keeps the TTL} {
-            r hset h1 a 1 b 2
-            r expire h1 100
-            assert_equal [r copy h1 h2] 1
-            r hset h2 c 3
-            assert_equal [r hlen h1] 2
-            assert_equal [r hlen h2] 3
-            assert_range [r ttl h2] 90 100
-            r del h1 h2
-        }
+    test {COPY of aggregates is deep and keeps the TTL} {
+        r hset h1 a 1 b 2
+        r expire h1 100
+        assert_equal [r copy h1 h2] 1
+        r hset h2 c 3
+        assert_equal [r hlen h1] 2
+        assert_equal [r hlen h2] 3
+        assert_range [r ttl h2] 90 100
+        r del h1 h2
     }
 
     test {COPY to another database} {

@@ -155,17 +155,15 @@ start_server {tags {limits}} {
         r del big
     }
 
-    tags {needs:types} {
-        test {A blocked client that disconnects does not take the pushed element} {
-            set rd [redis_deferring_client]
-            $rd blpop blocked:list 0
-            wait_for_blocked_client
-            $rd close
-            wait_for_blocked_clients_count 0
-            r rpush blocked:list a
-            assert_equal [r lrange blocked:list 0 -1] {a}
-            r del blocked:list
-        }
+    test {A blocked client that disconnects does not take the pushed element} {
+        set rd [redis_deferring_client]
+        $rd blpop blocked:list 0
+        wait_for_blocked_client
+        $rd close
+        wait_for_blocked_clients_count 0
+        r rpush blocked:list a
+        assert_equal [r lrange blocked:list 0 -1] {a}
+        r del blocked:list
     }
 
     test {Many clients disconnecting at once leave the server healthy} {

@@ -148,15 +148,13 @@ start_server {tags {protocol}} {
         raw_close $s
     }
 
-    tags {needs:types} {
-        test {A command with 100000 arguments} {
-            set elements {}
-            for {set i 0} {$i < 100000} {incr i} {lappend elements $i}
-            assert_equal [r rpush manyargs {*}$elements] 100000
-            assert_equal [r llen manyargs] 100000
-            assert_equal [r lindex manyargs 99999] 99999
-            r del manyargs
-        }
+    test {A command with 100000 arguments} {
+        set elements {}
+        for {set i 0} {$i < 100000} {incr i} {lappend elements $i}
+        assert_equal [r rpush manyargs {*}$elements] 100000
+        assert_equal [r llen manyargs] 100000
+        assert_equal [r lindex manyargs 99999] 99999
+        r del manyargs
     }
 
     test {Protocol error: invalid multibulk length} {
@@ -279,49 +277,45 @@ start_server {tags {protocol resp3}} {
         $c close
     }
 
-    tags {needs:types} {
-        test {RESP3 frames: null, map, double, set} {
-            set rd [redis_deferring_client]
-            $rd hello 3
-            $rd read
-            $rd readraw 1
-            $rd get nokey
-            assert_equal [$rd read] _
-            $rd hset h f v
-            assert_equal [$rd read] :1
-            $rd hgetall h
-            assert_equal [$rd read] %1
-            assert_equal [$rd read] {$1}
-            assert_equal [$rd read] f
-            assert_equal [$rd read] {$1}
-            assert_equal [$rd read] v
-            $rd zadd z 1.5 m
-            assert_equal [$rd read] :1
-            $rd zscore z m
-            assert_equal [$rd read] ,1.5
-            $rd sadd s a
-            assert_equal [$rd read] :1
-            $rd smembers s
-            assert_equal [$rd read] ~1
-            assert_equal [$rd read] {$1}
-            assert_equal [$rd read] a
-            $rd close
-        }
+    test {RESP3 frames: null, map, double, set} {
+        set rd [redis_deferring_client]
+        $rd hello 3
+        $rd read
+        $rd readraw 1
+        $rd get nokey
+        assert_equal [$rd read] _
+        $rd hset h f v
+        assert_equal [$rd read] :1
+        $rd hgetall h
+        assert_equal [$rd read] %1
+        assert_equal [$rd read] {$1}
+        assert_equal [$rd read] f
+        assert_equal [$rd read] {$1}
+        assert_equal [$rd read] v
+        $rd zadd z 1.5 m
+        assert_equal [$rd read] :1
+        $rd zscore z m
+        assert_equal [$rd read] ,1.5
+        $rd sadd s a
+        assert_equal [$rd read] :1
+        $rd smembers s
+        assert_equal [$rd read] ~1
+        assert_equal [$rd read] {$1}
+        assert_equal [$rd read] a
+        $rd close
     }
 
-    tags {needs:types} {
-        test {RESP2 frames for the same commands} {
-            set rd [redis_deferring_client]
-            $rd readraw 1
-            $rd get nokey
-            assert_equal [$rd read] {$-1}
-            $rd zscore z m
-            assert_equal [$rd read] {$3}
-            assert_equal [$rd read] 1.5
-            $rd hgetall h
-            assert_equal [$rd read] *2
-            $rd close
-        }
+    test {RESP2 frames for the same commands} {
+        set rd [redis_deferring_client]
+        $rd readraw 1
+        $rd get nokey
+        assert_equal [$rd read] {$-1}
+        $rd zscore z m
+        assert_equal [$rd read] {$3}
+        assert_equal [$rd read] 1.5
+        $rd hgetall h
+        assert_equal [$rd read] *2
+        $rd close
     }
 
     test {HELLO without arguments keeps the protocol; HELLO 2 switches back} {

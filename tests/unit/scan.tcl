@@ -58,28 +58,26 @@ start_server {tags {scan}} {
         assert_equal $keys {}
     }
 
-    tags {needs:types} {
-        test {SCAN with TYPE} {
-            r flushdb
-            for {set i 0} {$i < 100} {incr i} {
-                r set s:$i v
-                if {$i % 10 == 0} {
-                    r rpush l:$i a
-                    r hset h:$i f v
-                    r zadd z:$i 1 m
-                }
+    test {SCAN with TYPE} {
+        r flushdb
+        for {set i 0} {$i < 100} {incr i} {
+            r set s:$i v
+            if {$i % 10 == 0} {
+                r rpush l:$i a
+                r hset h:$i f v
+                r zadd z:$i 1 m
             }
-            foreach {type prefix count} {string s: 100 list l: 10 hash h: 10 zset z: 10} {
-                lassign [scan_all [list type $type]] keys calls
-                set keys [lsort -unique $keys]
-                assert_equal [llength $keys] $count "TYPE $type"
-                foreach k $keys {assert_match $prefix* $k}
-            }
-            lassign [scan_all {type set}] keys calls
-            assert_equal $keys {}
-            lassign [scan_all {type list match l:1*}] keys calls
-            assert_equal [lsort $keys] {l:10}
         }
+        foreach {type prefix count} {string s: 100 list l: 10 hash h: 10 zset z: 10} {
+            lassign [scan_all [list type $type]] keys calls
+            set keys [lsort -unique $keys]
+            assert_equal [llength $keys] $count "TYPE $type"
+            foreach k $keys {assert_match $prefix* $k}
+        }
+        lassign [scan_all {type set}] keys calls
+        assert_equal $keys {}
+        lassign [scan_all {type list match l:1*}] keys calls
+        assert_equal [lsort $keys] {l:10}
     }
 
     test {SCAN guarantees hold while the keyspace grows and shrinks} {
@@ -148,64 +146,60 @@ start_server {tags {scan}} {
         r debug set-active-expire 1
     } {} {needs:debug}
 
-    tags {needs:types} {
-        test {SSCAN, HSCAN and ZSCAN return small collections in one call} {
-            r del s h z
-            r sadd s a b c
-            r hset h f1 v1 f2 v2
-            r zadd z 1 a 2 b
-            lassign [r sscan s 0] cursor items
-            assert_equal $cursor 0
-            assert_equal [lsort $items] {a b c}
-            lassign [r hscan h 0] cursor items
-            assert_equal $cursor 0
-            assert_equal [dict get $items f1] v1
-            assert_equal [dict get $items f2] v2
-            lassign [r zscan z 0] cursor items
-            assert_equal $cursor 0
-            assert_equal $items {a 1 b 2}
-            lassign [r hscan h 0 match f1] cursor items
-            assert_equal $items {f1 v1}
-        }
+    test {SSCAN, HSCAN and ZSCAN return small collections in one call} {
+        r del s h z
+        r sadd s a b c
+        r hset h f1 v1 f2 v2
+        r zadd z 1 a 2 b
+        lassign [r sscan s 0] cursor items
+        assert_equal $cursor 0
+        assert_equal [lsort $items] {a b c}
+        lassign [r hscan h 0] cursor items
+        assert_equal $cursor 0
+        assert_equal [dict get $items f1] v1
+        assert_equal [dict get $items f2] v2
+        lassign [r zscan z 0] cursor items
+        assert_equal $cursor 0
+        assert_equal $items {a 1 b 2}
+        lassign [r hscan h 0 match f1] cursor items
+        assert_equal $items {f1 v1}
     }
 
-    tags {needs:types} {
-        test {SSCAN, HSCAN and ZSCAN iterate big collections completely} {
-            r del s h z
-            set members {}
-            set pairs {}
-            set zpairs {}
-            for {set i 0} {$i < 1000} {incr i} {
-                lappend members m$i
-                lappend pairs f$i v$i
-                lappend zpairs $i m$i
-            }
-            r sadd s {*}$members
-            r hset h {*}$pairs
-            r zadd z {*}$zpairs
-            foreach {cmd key} {sscan s hscan h zscan z} {
-                set cursor 0
-                set got {}
-                set calls 0
-                while 1 {
-                    lassign [r $cmd $key $cursor count 50] cursor items
-                    lappend got {*}$items
-                    if {$cursor == 0 || [incr calls] > 10000} break
-                }
-                if {$cmd eq "sscan"} {
-                    assert_equal [llength [lsort -unique $got]] 1000
-                } else {
-                    assert_equal [dict size $got] 1000 $cmd
-                    if {$cmd eq "hscan"} {assert_equal [dict get $got f7] v7}
-                    if {$cmd eq "zscan"} {assert_equal [dict get $got m7] 7}
-                }
-            }
-            assert_error {ERR invalid cursor} {r sscan s abc}
-            r set str v
-            assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} {
-                r hscan str 0
-            }
-            assert_equal [r sscan nokey 0] {0 {}}
+    test {SSCAN, HSCAN and ZSCAN iterate big collections completely} {
+        r del s h z
+        set members {}
+        set pairs {}
+        set zpairs {}
+        for {set i 0} {$i < 1000} {incr i} {
+            lappend members m$i
+            lappend pairs f$i v$i
+            lappend zpairs $i m$i
         }
+        r sadd s {*}$members
+        r hset h {*}$pairs
+        r zadd z {*}$zpairs
+        foreach {cmd key} {sscan s hscan h zscan z} {
+            set cursor 0
+            set got {}
+            set calls 0
+            while 1 {
+                lassign [r $cmd $key $cursor count 50] cursor items
+                lappend got {*}$items
+                if {$cursor == 0 || [incr calls] > 10000} break
+            }
+            if {$cmd eq "sscan"} {
+                assert_equal [llength [lsort -unique $got]] 1000
+            } else {
+                assert_equal [dict size $got] 1000 $cmd
+                if {$cmd eq "hscan"} {assert_equal [dict get $got f7] v7}
+                if {$cmd eq "zscan"} {assert_equal [dict get $got m7] 7}
+            }
+        }
+        assert_error {ERR invalid cursor} {r sscan s abc}
+        r set str v
+        assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} {
+            r hscan str 0
+        }
+        assert_equal [r sscan nokey 0] {0 {}}
     }
 }

@@ -19,13 +19,15 @@ constexpr int kMaxDepth = 8;
 }  // namespace
 
 Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-                     int connections)
-    : rng_(seed), table_(table), skip_(skip), connections_(connections) {
+                     int connections, bool generic)
+    : rng_(seed), table_(table), skip_(skip), connections_(connections), generic_(generic) {
   for (const auto& c : table_.commands()) {
     if (table_.IsContainer(c.name)) continue;
     if (std::find(skip_.begin(), skip_.end(), c.name) != skip_.end()) continue;
+    if (FamilyOnly(c.name)) continue;
     sendable_.push_back(&c);
   }
+  has_aggregates_ = Has("hset") || Has("rpush") || Has("sadd") || Has("zadd");
 }
 
 std::vector<std::string> Generator::SendableNames() const {
@@ -283,11 +285,17 @@ std::vector<std::string> Generator::ServerFamily() {
 }
 
 std::vector<std::string> Generator::AnyFamilyCommand() {
-  switch (rng_.Below(4)) {
+  switch (rng_.Below(has_aggregates_ ? 7 : 4)) {
     case 0:
       return KeyFamily();
     case 1:
       return ExpiryFamily();
+    case 4:
+    case 5:
+    case 6: {
+      std::vector<std::string> a = AggregateCommand();
+      return a.empty() ? StringFamily() : a;
+    }
     default:
       return StringFamily();
   }
@@ -314,7 +322,9 @@ void Generator::Transaction(std::vector<Step>& out) {
   }
   out.push_back({c, {Token("MULTI")}});
   for (int i = 0, n = static_cast<int>(rng_.Range(0, 5)); i < n; ++i) {
+    in_multi_ = true;  // queued: a blocking command does not block, whatever its timeout
     std::vector<std::string> argv = AnyFamilyCommand();
+    in_multi_ = false;
     if (rng_.Percent(8)) Mutate(argv);
     if (rng_.Percent(3))
       argv = {rng_.Pick(std::vector<std::string>{"WATCH", "MULTI", "SELECT"}),
@@ -377,6 +387,10 @@ void Generator::NextUntamed(std::vector<Step>& out) {
     Transaction(out);
     return;
   }
+  if (has_aggregates_ && rng_.Percent(45)) {
+    AggregateBlock(conn, out);
+    return;
+  }
   if (r < 30) {
     argv = StringFamily();
   } else if (r < 44) {
@@ -391,6 +405,8 @@ void Generator::NextUntamed(std::vector<Step>& out) {
     argv = {
         Token(rng_.Pick(std::vector<std::string>{"MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH"}))};
     if (argv[0] == "WATCH" || rng_.Percent(10)) argv.push_back(Key());
+  } else if (!generic_) {
+    argv = AnyFamilyCommand();
   } else if (!sendable_.empty()) {
     argv = FromSpec(*rng_.Pick(sendable_));
   } else {

@@ -22,6 +22,17 @@
 // reclaims it, on the clock (EXPIREAT/GETEX with a past time delete at once and are fine).
 // Mutations that put a junk number into a timed command use 10^12 instead of a small positive
 // one. Sizes and bit offsets are bounded so no command allocates more than a few KB.
+//
+// Aggregates (gen_aggregates.cc). Hashes, lists, sets and sorted sets get hand-written shapes:
+// keys mostly from a per-type pool, sometimes from a pool the four types share and from the
+// string keys, so WRONGTYPE happens; members from small pools so they collide, with long ones
+// (past the 64-byte listpack limit) and bulk adds (past the entry limits) so encodings convert,
+// and CONFIG SET of the encoding thresholds (the runner restores Redis's defaults on every
+// reset). Random and blocking commands are "family only": the generic generator never draws
+// them, because a random shape could hang or desynchronise the servers. SPOP is followed at
+// once by a DEL of its key (the servers popped different members); a blocking command outside
+// MULTI gets a timeout of a few milliseconds, never 0, and is never mutated; inside MULTI it
+// does not block and any timeout is fine. A family whose commands our server lacks is skipped.
 #pragma once
 
 #include <cstdint>
@@ -61,11 +72,25 @@ struct Step {
 // Renders argv for humans: words separated by spaces, quoted when not plain.
 std::string RenderArgv(const std::vector<std::string>& argv);
 
+// One encoding threshold the generator may change with CONFIG SET, and Redis 7.0's default,
+// which the runner restores on every reset.
+struct EncodingThreshold {
+  const char* name;
+  const char* default_value;
+};
+const std::vector<EncodingThreshold>& EncodingThresholds();
+
+// Commands the generic generator never draws (see the essay): the families send them safely.
+bool FamilyOnly(const std::string& name);
+
 class Generator {
  public:
-  // `skip` lists command names (as in the table) the generator must never draw.
+  // `skip` lists command names (as in the table) the generator must never draw. Without
+  // `generic`, only the hand-written families are used (the share of the generic generator
+  // goes to them): for a run of Redis against itself, whose table has commands the
+  // generic walk cannot send safely (REPLICAOF, SUBSCRIBE ...), or to focus a run.
   Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-            int connections);
+            int connections, bool generic = true);
   // Appends the next block of steps to `out`.
   void Next(std::vector<Step>& out);
   // The names the generic generator can draw, for --list.
@@ -105,12 +130,42 @@ class Generator {
   std::vector<std::string> AnyFamilyCommand();
   void Transaction(std::vector<Step>& out);
 
+  // Aggregate families (gen_aggregates.cc). Each returns one command, or an empty vector when
+  // our server lacks the command it drew.
+  std::vector<std::string> HashFamily();
+  std::vector<std::string> ListFamily();
+  std::vector<std::string> SetFamily();
+  std::vector<std::string> ZSetFamily();
+  std::vector<std::string> SortCommand();
+  std::vector<std::string> ThresholdCommand();
+  std::vector<std::string> BlockingCommand();
+  std::vector<std::string> AggregateCommand();
+  // Appends one aggregate block (a command; SPOP and its DEL) to `out` on connection `conn`.
+  void AggregateBlock(int conn, std::vector<Step>& out);
+  bool Has(const char* name) const { return table_.Find(name) != nullptr; }
+  bool has_aggregates_ = false;
+  bool in_multi_ = false;  // building a transaction: blocking commands do not block
+
+  // Aggregate argument pools.
+  std::string AggKey(const char* type);
+  std::string Field();
+  std::string Member();
+  std::string ZMember();
+  std::string Score();
+  std::string ScoreBound();
+  std::string LexBound();
+  std::string Index();
+  std::string Count();
+  std::string Timeout();
+  void NumKeysAnd(const char* type, std::vector<std::string>& argv);
+
   Rng rng_;
   const CommandTable& table_;
   std::vector<const CommandSpec*> sendable_;
   std::vector<std::string> skip_;
   int connections_;
   bool started_ = false;
+  bool generic_ = true;
   std::string current_;  // the command FromSpec is filling
 };
 

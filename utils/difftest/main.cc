@@ -9,6 +9,10 @@
 // could not be started. With --test-line the outcome is one line in the test suite's format:
 //   [ok]: differential test vs Redis 7.0 (N commands, seed S)
 //   [err]: differential test vs Redis 7.0 (N commands, seed S)   (details follow, indented)
+// With --compare-commands it compares the two command tables instead (compare_commands.h).
+// With --keep-going N it goes on after a divergence (on flushed servers, from the next command)
+// up to N times, shrinking only the first divergence of each kind (command and both replies),
+// so one long run maps every difference instead of stopping at the first.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "command_table.h"
+#include "compare_commands.h"
 #include "generator.h"
 #include "policy.h"
 #include "resp.h"
@@ -38,6 +43,9 @@ struct Options {
   int connections = 2;
   bool test_line = false;
   bool list = false;
+  bool compare_commands = false;
+  bool generic = true;        // --no-generic: hand-written families only
+  int keep_going = 0;         // --keep-going N: go on after up to N divergences
   long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
   bool quiet = false;
@@ -48,7 +56,8 @@ struct Options {
 void Usage() {
   std::cerr << "usage: difftest [--count N] [--seed S] [--ours PATH] [--redis PATH]\n"
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
-               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n";
+               "                [--test-line] [--quiet] [--list] [--print FROM TO]\n"
+               "                [--compare-commands] [--no-generic] [--keep-going N]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -60,14 +69,18 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.test_line = true;
     } else if (a == "--list") {
       o.list = true;
+    } else if (a == "--compare-commands") {
+      o.compare_commands = true;
+    } else if (a == "--no-generic") {
+      o.generic = false;
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--print" && i + 2 < argc) {
       o.print_from = std::atoll(argv[++i]);
       o.print_to = std::atoll(argv[++i]);
     } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
-                a == "--shrink-seconds" || a == "--shrink-replays" || a == "--ours" ||
-                a == "--redis") &&
+                a == "--shrink-seconds" || a == "--shrink-replays" || a == "--keep-going" ||
+                a == "--ours" || a == "--redis") &&
                (v = value()) != nullptr) {
       if (a == "--ours") {
         o.ours = v;
@@ -82,6 +95,7 @@ bool ParseOptions(int argc, char** argv, Options& o) {
         if (a == "--connections") o.connections = std::max(1, static_cast<int>(n));
         if (a == "--shrink-seconds") o.shrink_seconds = static_cast<int>(n);
         if (a == "--shrink-replays") o.shrink_replays = static_cast<int>(n);
+        if (a == "--keep-going") o.keep_going = static_cast<int>(std::min(n, 1000000ULL));
       }
     } else {
       return false;
@@ -98,9 +112,9 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // run keeps no history) and returns the last `keep` of them: the shrinker replays suffixes, and
 // a divergence that needs more than `keep` commands of history is not worth a minimal form.
 std::vector<Step> Regenerate(uint64_t seed, const CommandTable& table,
-                             const std::vector<std::string>& skip, int connections, long long n,
-                             size_t keep) {
-  Generator gen(seed, table, skip, connections);
+                             const std::vector<std::string>& skip, int connections, bool generic,
+                             long long n, size_t keep) {
+  Generator gen(seed, table, skip, connections, generic);
   std::vector<Step> steps;
   long long dropped = 0;
   while (dropped + static_cast<long long>(steps.size()) < n) {
@@ -123,6 +137,44 @@ std::string Clip(const std::string& s, size_t max = 2000) {
   return s.size() <= max ? s : s.substr(0, max) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
+// The report of one divergence: the step, both replies, and (when `shrink`) a minimal sequence
+// found by replaying subsets on flushed servers; without `shrink` (a divergence of a kind
+// already reported) just the step and the replies.
+std::string Divergence(const Options& o, const CommandTable& table,
+                       const std::vector<std::string>& skip, Runner& runner, ServerProcess& ours,
+                       const Step& bad_step, const Outcome& bad, long long index, bool shrink) {
+  std::ostringstream report;
+  report << "DIVERGENCE at command #" << index << " (seed " << o.seed << ")\n"
+         << "  " << Line(bad_step) << "\n"
+         << "  redis-tp:  " << Clip(bad.ours.Render()) << "\n"
+         << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n"
+         << "  (" << bad.why << ")\n";
+  if (bad.ours.kind == Value::Kind::kLost) report << "  redis-tp log:\n" << ours.LogTail(20);
+  if (!shrink) {
+    report << "  (the same kind of divergence as one above: not shrunk)\n";
+    return report.str();
+  }
+  std::vector<Step> prefix =
+      Regenerate(o.seed, table, skip, o.connections, o.generic, index + 1, 100000);
+  int replays_before = runner.replays();
+  std::vector<Step> minimal =
+      runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
+  Outcome last;
+  long at = runner.Replay(minimal, last);
+  if (at == static_cast<long>(minimal.size()) - 1) {
+    report << "minimal sequence (" << minimal.size() << " of " << prefix.size() << " commands, "
+           << runner.replays() - replays_before << " replays), on flushed servers:\n";
+    for (const auto& s : minimal) report << "  " << Line(s) << "\n";
+    report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
+           << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+  } else {
+    report << "the divergence did not reproduce on a fresh replay ("
+           << runner.replays() - replays_before << " replays); rerun with --seed " << o.seed
+           << " --count " << index + 1 << "\n";
+  }
+  return report.str();
+}
+
 int Run(const Options& o) {
   auto started = std::chrono::steady_clock::now();
   ServerProcess ours("redis-tp", o.ours);
@@ -131,6 +183,7 @@ int Run(const Options& o) {
     std::cerr << "difftest: " << ours.error() << redis.error() << "\n";
     return 2;
   }
+  if (o.compare_commands) return CompareCommands(ours.port(), redis.port(), o.test_line);
 
   CommandTable table;
   std::string error;
@@ -164,16 +217,18 @@ int Run(const Options& o) {
   size_t redis_only = 0;
   for (const auto& n : redis_names) redis_only += table.Find(n) == nullptr ? 1 : 0;
 
-  Generator gen(o.seed, table, skip, o.connections);
+  Generator gen(o.seed, table, skip, o.connections, o.generic);
   if (o.list) {
     std::cout << "policy table:\n";
     for (const auto& r : PolicyTable()) {
       std::cout << "  " << r.command << "  "
-                << (r.rule == Rule::kNeverSend   ? "never sent"
-                    : r.rule == Rule::kShape     ? "shape"
-                    : r.rule == Rule::kTolerance ? "tolerance " + std::to_string(r.tolerance)
-                    : r.rule == Rule::kUnordered ? "unordered"
-                                                 : "hello")
+                << (r.rule == Rule::kNeverSend       ? "never sent"
+                    : r.rule == Rule::kShape         ? "shape"
+                    : r.rule == Rule::kTolerance     ? "tolerance " + std::to_string(r.tolerance)
+                    : r.rule == Rule::kUnordered     ? "unordered"
+                    : r.rule == Rule::kSameSize      ? "same size"
+                    : r.rule == Rule::kEncodingOrder ? "order of the encoding"
+                                                     : "hello")
                 << ": " << r.reason << "\n";
     }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
@@ -183,7 +238,7 @@ int Run(const Options& o) {
   }
 
   if (o.print_from >= 0) {
-    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.print_to,
+    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.generic, o.print_to,
                                          static_cast<size_t>(o.print_to - o.print_from));
     for (size_t i = 0; i < steps.size(); ++i) {
       std::cout << "#" << o.print_from + static_cast<long long>(i) << " " << Line(steps[i]) << "\n";
@@ -202,8 +257,10 @@ int Run(const Options& o) {
   std::set<std::string> names;
   long long index = 0;
   Outcome bad;
-  Step bad_step;
   long long next_progress = 100000;
+  int divergences = 0;
+  std::set<std::string> signatures;  // of the divergences reported, shrunk once each
+  std::ostringstream report;
   while (index < o.count) {
     while (chunk.size() < kChunk) gen.Next(chunk);
     size_t n = static_cast<size_t>(std::min<long long>(kChunk, o.count - index));
@@ -212,24 +269,39 @@ int Run(const Options& o) {
       names.insert(runner.PolicyName(chunk[i].argv));
     }
     if (at >= 0) {
-      bad_step = chunk[static_cast<size_t>(at)];
       index += at;
-      break;
+      ++divergences;
+      std::string signature = runner.PolicyName(chunk[static_cast<size_t>(at)].argv) + " " +
+                              bad.ours.Render().substr(0, 40) + " " +
+                              bad.theirs.Render().substr(0, 40);
+      bool shrink = signatures.insert(signature).second;
+      report << Divergence(o, table, skip, runner, ours, chunk[static_cast<size_t>(at)], bad, index,
+                           shrink);
+      if (divergences > o.keep_going) break;
+      // --keep-going: start again on flushed servers after the divergent command.
+      std::string error;
+      if (!runner.Reset(error)) {
+        report << "difftest: could not reset after the divergence: " << error << "\n";
+        break;
+      }
+      index += 1;
+      chunk.erase(chunk.begin(), chunk.begin() + at + 1);
+      continue;
     }
     index += static_cast<long long>(n);
     chunk.erase(chunk.begin(), chunk.begin() + static_cast<long>(n));
     if (!o.quiet && index >= next_progress) {
       next_progress += 100000;
       auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started);
-      std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s\n",
-                   static_cast<unsigned long long>(o.seed), index, secs.count());
+      std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s, %d divergences\n",
+                   static_cast<unsigned long long>(o.seed), index, secs.count(), divergences);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::ostringstream title;
   title << "differential test vs Redis 7.0 (" << index << " commands, seed " << o.seed << ")";
 
-  if (bad.same) {
+  if (divergences == 0) {
     if (o.test_line) {
       std::cout << "[ok]: " << title.str() << "\n";
     } else {
@@ -241,35 +313,19 @@ int Run(const Options& o) {
     }
     return 0;
   }
-
-  std::ostringstream report;
-  report << "DIVERGENCE at command #" << index << " (seed " << o.seed << ")\n"
-         << "  " << Line(bad_step) << "\n"
-         << "  redis-tp:  " << Clip(bad.ours.Render()) << "\n"
-         << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n"
-         << "  (" << bad.why << ")\n";
-  if (bad.ours.kind == Value::Kind::kLost) report << "  redis-tp log:\n" << ours.LogTail(20);
-  std::vector<Step> prefix = Regenerate(o.seed, table, skip, o.connections, index + 1, 100000);
-  std::vector<Step> minimal =
-      runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
-  Outcome last;
-  long at = runner.Replay(minimal, last);
-  if (at == static_cast<long>(minimal.size()) - 1) {
-    report << "minimal sequence (" << minimal.size() << " of " << prefix.size() << " commands, "
-           << runner.replays() << " replays), on flushed servers:\n";
-    for (const auto& s : minimal) report << "  " << Line(s) << "\n";
-    report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
-           << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
-  } else {
-    report << "the divergence did not reproduce on a fresh replay (" << runner.replays()
-           << " replays); rerun with --seed " << o.seed << " --count " << index + 1 << "\n";
-  }
   if (o.test_line) {
     std::cout << "[err]: " << title.str() << "\n";
     std::istringstream lines(report.str());
     for (std::string l; std::getline(lines, l);) std::cout << "    " << l << "\n";
   } else {
     std::cout << report.str();
+    if (o.keep_going > 0) {
+      std::printf(
+          "difftest: seed %llu: %lld commands in %.1f s, %d divergences (%zu distinct), %zu "
+          "distinct commands\n",
+          static_cast<unsigned long long>(o.seed), index, secs, divergences, signatures.size(),
+          names.size());
+    }
   }
   return 1;
 }

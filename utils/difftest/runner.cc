@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "policy.h"
 
@@ -57,6 +58,15 @@ bool Runner::OpenAll(Side& side, std::string& error) {
     error = side.server->label() + ": FLUSHALL answered " + v.Render();
     return false;
   }
+  // The generator may have changed the encoding thresholds; every replay starts from Redis's
+  // defaults on both sides.
+  for (const auto& t : EncodingThresholds()) {
+    v = side.conns[0]->Call({"CONFIG", "SET", t.name, t.default_value});
+    if (v.kind != Value::Kind::kStatus) {
+      error = side.server->label() + ": CONFIG SET " + t.name + " answered " + v.Render();
+      return false;
+    }
+  }
   return true;
 }
 
@@ -94,7 +104,13 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
   for (size_t i = begin; i < end;) {
     size_t conn = static_cast<size_t>(steps[i].conn);
     size_t j = i;
-    while (j < end && j - i < kMaxPipeline && static_cast<size_t>(steps[j].conn) == conn) ++j;
+    while (j < end && j - i < kMaxPipeline && static_cast<size_t>(steps[j].conn) == conn) {
+      // A reply whose order depends on an encoding may need the encoding asked right after it.
+      const PolicyRow* row = FindPolicy(PolicyName(steps[j++].argv));
+      if (row != nullptr && (row->rule == Rule::kEncodingOrder || row->rule == Rule::kLexRange)) {
+        break;
+      }
+    }
     auto& a = *ours_.conns[conn];
     auto& b = *theirs_.conns[conn];
     for (size_t k = i; k < j; ++k) a.Send(steps[k].argv);
@@ -104,7 +120,7 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
     for (size_t k = i; k < j; ++k) ours.push_back(a.Receive(kReplyTimeout));
     for (size_t k = i; k < j; ++k) theirs.push_back(b.Receive(kReplyTimeout));
     for (size_t k = i; k < j; ++k) {
-      Outcome o = Compare(steps[k], std::move(ours[k - i]), std::move(theirs[k - i]));
+      Outcome o = Compare(steps[k], std::move(ours[k - i]), std::move(theirs[k - i]), a, b);
       if (!o.same) {
         bad = std::move(o);
         return static_cast<long>(k);
@@ -115,7 +131,61 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
   return -1;
 }
 
-Outcome Runner::Compare(const Step& step, Value ours, Value theirs) {
+// Asks both servers OBJECT ENCODING of the step's source keys. Sets `unordered` when a source is
+// hash-table encoded (or, for SUNION/SDIFF, when the `reply_size` members of Redis's reply are
+// more than its temporary intset may hold); returns false (with `why`) when the encodings differ.
+bool Runner::ProbeEncodings(const Step& step, const std::string& name, size_t reply_size,
+                            Connection& a, Connection& b, bool& unordered, std::string& why) {
+  unordered = false;
+  for (const auto& key : EncodingSourceKeys(name, step.argv)) {
+    Value ea = a.Call({"OBJECT", "ENCODING", key});
+    Value eb = b.Call({"OBJECT", "ENCODING", key});
+    if (ea.Render() != eb.Render()) {
+      why = "replies differ, and so do the encodings of " + Quote(key) + ": " + ea.Render() +
+            " vs " + eb.Render();
+      return false;
+    }
+    if (ea.kind == Value::Kind::kBulk && UnorderedEncoding(ea.str)) unordered = true;
+  }
+  // SUNION and SDIFF build their result in a temporary set, an intset only while it holds at
+  // most set-max-intset-entries integers: past that its order is a hash table's too.
+  if ((name == "sunion" || name == "sdiff") && !unordered) {
+    Value limit = b.Call({"CONFIG", "GET", "set-max-intset-entries"});
+    if (limit.elements.size() == 2 &&
+        reply_size > std::strtoull(limit.elements[1].str.c_str(), nullptr, 10)) {
+      unordered = true;
+    }
+  }
+  return true;
+}
+
+// Asks both servers the lowest and highest score of the step's sorted set. Sets `mixed` when
+// they differ; returns false (with `why`) when the two servers' answers differ.
+bool Runner::ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed,
+                         std::string& why) {
+  mixed = false;
+  if (step.argv.size() < 2) return true;
+  std::string scores[2];
+  for (int end = 0; end < 2; ++end) {
+    std::string at = end == 0 ? "0" : "-1";
+    Value sa = a.Call({"ZRANGE", step.argv[1], at, at, "WITHSCORES"});
+    Value sb = b.Call({"ZRANGE", step.argv[1], at, at, "WITHSCORES"});
+    if (sa.Render() != sb.Render()) {
+      why = "replies differ, and so do the sorted sets: ZRANGE " + at + " " + at + ": " +
+            sa.Render() + " vs " + sb.Render();
+      return false;
+    }
+    scores[end] = sb.Render();
+    // RESP2: [member, score]; RESP3: [[member, score]].
+    const Value* v = &sb;
+    if (v->elements.size() == 1) v = &v->elements[0];
+    scores[end] = v->elements.size() == 2 ? v->elements[1].Render() : "";
+  }
+  mixed = scores[0] != scores[1];
+  return true;
+}
+
+Outcome Runner::Compare(const Step& step, Value ours, Value theirs, Connection& a, Connection& b) {
   Outcome out;
   out.ours = std::move(ours);
   out.theirs = std::move(theirs);
@@ -134,7 +204,18 @@ Outcome Runner::Compare(const Step& step, Value ours, Value theirs) {
       out.theirs.elements.size() == tx.queued.size()) {
     for (size_t i = 0; i < tx.queued.size(); ++i) {
       std::string why;
-      if (!SameReply(out.ours.elements[i], out.theirs.elements[i], FindPolicy(tx.queued[i]), why)) {
+      const PolicyRow* row = FindPolicy(tx.queued[i]);
+      if (!SameReply(out.ours.elements[i], out.theirs.elements[i], row, why) &&
+          // Past commands of the transaction: no encoding to ask, so the relaxed form is used.
+          // Lex ranges inside a transaction (ZRANGE may be one): the scores cannot be asked,
+          // so the kinds must agree.
+          !(row != nullptr && row->rule == Rule::kLexRange &&
+            out.ours.elements[i].kind == out.theirs.elements[i].kind) &&
+          !(row != nullptr && row->rule == Rule::kEncodingOrder &&
+            SameRelaxed(out.ours.elements[i], out.theirs.elements[i],
+                        tx.queued[i].rfind("sort", 0) == 0 ? Relaxed::kSize
+                                                           : EncodingRelaxation(tx.queued[i], {}),
+                        tx.queued[i] == "hgetall", why))) {
         out.same = false;
         out.why = "EXEC element " + std::to_string(i) + " (" + tx.queued[i] + "): " + why;
         break;
@@ -146,6 +227,25 @@ Outcome Runner::Compare(const Step& step, Value ours, Value theirs) {
             ? nullptr  // +QUEUED is compared exactly
             : FindPolicy(name);
     out.same = SameReply(out.ours, out.theirs, rule, out.why);
+    if (!out.same && rule != nullptr && rule->rule == Rule::kEncodingOrder && !tx.in_multi &&
+        !out.ours.IsError() && !out.theirs.IsError()) {
+      bool unordered = false;
+      if (!ProbeEncodings(step, name, out.theirs.elements.size(), a, b, unordered, out.why)) {
+        out.same = false;
+      } else if (unordered) {
+        out.same = SameRelaxed(out.ours, out.theirs, EncodingRelaxation(name, step.argv),
+                               name == "hgetall", out.why);
+      }
+    }
+    if (!out.same && rule != nullptr && rule->rule == Rule::kLexRange && !tx.in_multi &&
+        IsLexRange(name, step.argv) && !out.ours.IsError() && !out.theirs.IsError()) {
+      bool mixed = false;
+      if (!ProbeScores(step, a, b, mixed, out.why)) {
+        out.same = false;
+      } else if (mixed) {
+        out.same = SameRelaxed(out.ours, out.theirs, Relaxed::kShape, false, out.why);
+      }
+    }
   }
   Track(step, out.ours);
   // A lost connection cannot carry on; the shrinker and the caller reset before going on.

@@ -8,6 +8,10 @@
 // state from the replies, so the elements of an EXEC reply are compared under the rule of the
 // command that queued them (a TTL inside a transaction keeps its tolerance).
 //
+// A step whose reply order depends on an encoding or whose result on the scores (policy.h,
+// kEncodingOrder, kLexRange) ends its pipeline batch, so that when its replies differ the
+// encodings or scores can be asked on the same connections before anything else runs there.
+//
 // Shrinking (delta debugging). A candidate is a subset of the steps before the divergent one,
 // plus that step. Each candidate is replayed from scratch: crashed servers restarted, every
 // connection reopened (so database, protocol, name and MULTI state start clean) and FLUSHALL.
@@ -73,8 +77,12 @@ class Runner {
   };
   static constexpr size_t kMaxPipeline = 64;
   bool OpenAll(Side& side, std::string& error);
-  // Compares the two replies to `step` and follows its connection's MULTI state.
-  Outcome Compare(const Step& step, Value ours, Value theirs);
+  // Compares the two replies to `step` and follows its connection's MULTI state. `a` and `b`
+  // are the step's connections, for the encoding probe of kEncodingOrder replies.
+  Outcome Compare(const Step& step, Value ours, Value theirs, Connection& a, Connection& b);
+  bool ProbeEncodings(const Step& step, const std::string& name, size_t reply_size, Connection& a,
+                      Connection& b, bool& unordered, std::string& why);
+  bool ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed, std::string& why);
   void Track(const Step& step, const Value& reply);
   bool Fails(const std::vector<Step>& candidate);
 

@@ -103,20 +103,18 @@ start_server {tags {incr}} {
         assert_error {ERR increment or decrement would overflow} {r decrby i:d 1}
     }
 
-    tags {needs:types} {
-        test {INCR family against a key of another type} {
-            r del i:list
-            r rpush i:list a
-            foreach cmd {{incr i:list} {decr i:list} {incrby i:list 1} {decrby i:list 1}
-                         {incrbyfloat i:list 1}} {
-                assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} \
-                    {r {*}$cmd}
-            }
-            # The step of INCRBY/DECRBY is checked before the key's type.
-            assert_error {ERR value is not an integer or out of range} {r incrby i:list x}
-            assert_error {ERR decrement would overflow} {r decrby i:list -9223372036854775808}
-            assert_equal [r type i:list] list
+    test {INCR family against a key of another type} {
+        r del i:list
+        r rpush i:list a
+        foreach cmd {{incr i:list} {decr i:list} {incrby i:list 1} {decrby i:list 1}
+                     {incrbyfloat i:list 1}} {
+            assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} \
+                {r {*}$cmd}
         }
+        # The step of INCRBY/DECRBY is checked before the key's type.
+        assert_error {ERR value is not an integer or out of range} {r incrby i:list x}
+        assert_error {ERR decrement would overflow} {r decrby i:list -9223372036854775808}
+        assert_equal [r type i:list] list
     }
 
     test {INCR family arity errors} {

@@ -202,55 +202,49 @@ start_server {tags {string}} {
         assert_equal [r get s:getex] c
     }
 
-    tags {needs:types} {
-        test {SET GET against a key of another type fails and keeps the key} {
-            r del s:list
-            r rpush s:list a
-            assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} \
-                {r set s:list v GET}
-            assert_equal [r type s:list] list
-            assert_equal [r set s:list v] OK
-            assert_equal [r get s:list] v
-        }
+    test {SET GET against a key of another type fails and keeps the key} {
+        r del s:list
+        r rpush s:list a
+        assert_error {WRONGTYPE Operation against a key holding the wrong kind of value} \
+            {r set s:list v GET}
+        assert_equal [r type s:list] list
+        assert_equal [r set s:list v] OK
+        assert_equal [r get s:list] v
     }
 
-    tags {needs:types} {
-        test {Reading or editing a key of another type fails with WRONGTYPE} {
-            r del s:list
-            r rpush s:list a
-            assert_error {WRONGTYPE*} {r get s:list}
-            assert_error {WRONGTYPE*} {r strlen s:list}
-            assert_error {WRONGTYPE*} {r getdel s:list}
-            assert_error {WRONGTYPE*} {r getex s:list}
-            assert_error {WRONGTYPE*} {r getex s:list EX abc}
-            assert_error {WRONGTYPE*} {r getset s:list v}
-            assert_error {WRONGTYPE*} {r append s:list v}
-            assert_error {WRONGTYPE*} {r getrange s:list 0 -1}
-            assert_error {WRONGTYPE*} {r setrange s:list 0 v}
-            assert_error {WRONGTYPE*} {r setrange s:list 0 ""}
-            assert_error {ERR The specified keys must contain string values} {r lcs s:list nokey}
-            assert_error {ERR The specified keys must contain string values} \
-                {r lcs nokey s:list BADOPTION}
-            assert_equal [r type s:list] list
-        }
+    test {Reading or editing a key of another type fails with WRONGTYPE} {
+        r del s:list
+        r rpush s:list a
+        assert_error {WRONGTYPE*} {r get s:list}
+        assert_error {WRONGTYPE*} {r strlen s:list}
+        assert_error {WRONGTYPE*} {r getdel s:list}
+        assert_error {WRONGTYPE*} {r getex s:list}
+        assert_error {WRONGTYPE*} {r getex s:list EX abc}
+        assert_error {WRONGTYPE*} {r getset s:list v}
+        assert_error {WRONGTYPE*} {r append s:list v}
+        assert_error {WRONGTYPE*} {r getrange s:list 0 -1}
+        assert_error {WRONGTYPE*} {r setrange s:list 0 v}
+        assert_error {WRONGTYPE*} {r setrange s:list 0 ""}
+        assert_error {ERR The specified keys must contain string values} {r lcs s:list nokey}
+        assert_error {ERR The specified keys must contain string values} \
+            {r lcs nokey s:list BADOPTION}
+        assert_equal [r type s:list] list
     }
 
-    tags {needs:types} {
-        test {MGET, SETNX, SETEX and MSET against a key of another type} {
-            r del s:list
-            r rpush s:list x
-            r set s:str v
-            assert_equal [r mget s:str s:list] {v {}}
-            assert_equal [r setnx s:list y] 0
-            assert_equal [r msetnx s:list y s:other z] 0
-            assert_equal [r type s:list] list
-            assert_equal [r setex s:list 100 v] OK
-            assert_equal [r get s:list] v
-            r del s:list
-            r rpush s:list x
-            assert_equal [r mset s:list w] OK
-            assert_equal [r get s:list] w
-        }
+    test {MGET, SETNX, SETEX and MSET against a key of another type} {
+        r del s:list
+        r rpush s:list x
+        r set s:str v
+        assert_equal [r mget s:str s:list] {v {}}
+        assert_equal [r setnx s:list y] 0
+        assert_equal [r msetnx s:list y s:other z] 0
+        assert_equal [r type s:list] list
+        assert_equal [r setex s:list 100 v] OK
+        assert_equal [r get s:list] v
+        r del s:list
+        r rpush s:list x
+        assert_equal [r mset s:list w] OK
+        assert_equal [r get s:list] w
     }
 
     test {SETNX sets only missing keys and answers 1 or 0} {
