@@ -43,14 +43,11 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
-      {"spop", Rule::kNeverSend, 0,
-       "removes random members: the two servers' sets would differ from then on"},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
       {"lastsave", Rule::kShape, 0, "the servers' start times"},
       {"randomkey", Rule::kShape, 0, "random by definition"},
-      {"srandmember", Rule::kShape, 0, "random by definition"},
       {"scan", Rule::kShape, 0,
        "the cursor encodes a hash-table position, which differs between implementations; "
        "errors are still compared exactly"},
@@ -111,10 +108,6 @@ const std::vector<PolicyRow>& PolicyTable() {
        "absolute expiry computed from each server's clock when set relatively"},
       // ---- compared as sets -------------------------------------------------------------------
       {"keys", Rule::kUnordered, 0, "hash-table iteration order"},
-      {"smembers", Rule::kUnordered, 0, "hash-table iteration order"},
-      {"sinter", Rule::kUnordered, 0, "hash-table iteration order"},
-      {"sunion", Rule::kUnordered, 0, "hash-table iteration order"},
-      {"sdiff", Rule::kUnordered, 0, "hash-table iteration order"},
       {"hello", Rule::kHello, 0, "the `id` field is the connection id"},
   };
   return rows;
