@@ -64,23 +64,21 @@ const TypeOps kSetOps = {
 
 SetObject::SetObject(std::string_view first) {
   int64_t v;
-  encoding_ = AsSetInteger(first, &v) ? Encoding::kIntset : Encoding::kHashtable;
+  if (!AsSetInteger(first, &v)) table_ = std::make_unique<HashTable<MemberTableTraits>>();
 }
 
-size_t SetObject::size() const {
-  return encoding_ == Encoding::kIntset ? intset_.Size() : table_.size();
-}
+size_t SetObject::size() const { return table_ == nullptr ? intset_.Size() : table_->size(); }
 
 bool SetObject::Contains(std::string_view member) {
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     int64_t v;
     return AsSetInteger(member, &v) && intset_.Contains(v);
   }
-  return table_.Find(member) != nullptr;
+  return table_->Find(member) != nullptr;
 }
 
 bool SetObject::Add(std::string_view member, const TypeLimits& limits) {
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     int64_t v;
     if (AsSetInteger(member, &v)) {
       if (!intset_.Add(v)) return false;
@@ -89,28 +87,28 @@ bool SetObject::Add(std::string_view member, const TypeLimits& limits) {
     }
     ConvertToHashtable();
   }
-  if (table_.Find(member) != nullptr) return false;
-  table_.Insert(MemberNode::Create(member));
+  if (table_->Find(member) != nullptr) return false;
+  table_->Insert(MemberNode::Create(member));
   return true;
 }
 
 bool SetObject::Remove(std::string_view member) {
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     int64_t v;
     return AsSetInteger(member, &v) && intset_.Remove(v);
   }
-  MemberNode* n = table_.Unlink(member);
+  MemberNode* n = table_->Unlink(member);
   if (n == nullptr) return false;
   MemberNode::Destroy(n);
   // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
   // picks keep finding non-empty buckets quickly.
-  table_.MaybeShrink();
+  table_->MaybeShrink();
   return true;
 }
 
 void SetObject::Clear() {
   intset_ = Intset();
-  table_.Clear();
+  if (table_ != nullptr) table_->Clear();
 }
 
 // A hashtable member is drawn by rejection sampling, so every member is equally likely
@@ -125,17 +123,17 @@ void SetObject::Clear() {
 // nothing and starves no member. Expected trials: kSlots / load factor (8 to 16 in a table
 // that is not shrinking); a bounded number of failed trials falls back to HashTable::Random.
 SetObject::MemberRef SetObject::RandomMember() {
-  if (encoding_ == Encoding::kIntset) return {intset_.Random(RandomWord()), nullptr};
+  if (table_ == nullptr) return {intset_.Random(RandomWord()), nullptr};
   constexpr size_t kSlots = 8;
   constexpr size_t kKept = 64;
   const MemberNode* group[kKept];
   // The smaller bucket array's size (both sizes are powers of two): a cursor below it names
   // one group, and Scan then walks all of that group's expansions.
-  const uint64_t buckets = table_.buckets();
+  const uint64_t buckets = table_->buckets();
   const uint64_t groups = buckets & (~buckets + 1);
   for (int trial = 0; trial < 4096; ++trial) {
     size_t len = 0;
-    table_.Scan(RandomWord() & (groups - 1), [&](MemberNode* n) {
+    table_->Scan(RandomWord() & (groups - 1), [&](MemberNode* n) {
       if (len < kKept) group[len] = n;
       ++len;
     });
@@ -144,7 +142,7 @@ SetObject::MemberRef SetObject::RandomMember() {
     size_t slot = RandomWord() % kSlots;
     if (slot < len) return {0, group[slot]};
   }
-  return {0, table_.Random()};
+  return {0, table_->Random()};
 }
 
 void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
@@ -156,10 +154,10 @@ void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
     // Dense: every member in a vector, then the first `count` slots of a Fisher-Yates shuffle.
     std::vector<MemberRef> all;
     all.reserve(n);
-    if (encoding_ == Encoding::kIntset) {
+    if (table_ == nullptr) {
       for (size_t i = 0; i < n; ++i) all.push_back({intset_.At(i), nullptr});
     } else {
-      table_.ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
+      table_->ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
     }
     for (size_t i = 0; i < count; ++i) {
       std::swap(all[i], all[i + RandomWord() % (n - i)]);
@@ -169,7 +167,7 @@ void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
   }
   // Sparse: at most one in three members is wanted, so a random pick is new with probability
   // at least 2/3 and the expected number of picks is under 1.5 * count.
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     std::unordered_set<int64_t> seen;
     seen.reserve(count);
     while (out->size() < count) {
@@ -191,17 +189,17 @@ void SetObject::RemoveRef(const MemberRef& r) {
     intset_.Remove(r.value);
     return;
   }
-  MemberNode* n = table_.Unlink(r.node->member());
+  MemberNode* n = table_->Unlink(r.node->member());
   MemberNode::Destroy(n);
-  table_.MaybeShrink();
+  table_->MaybeShrink();
 }
 
 void SetObject::ConvertToHashtable() {
-  if (encoding_ == Encoding::kHashtable) return;
-  encoding_ = Encoding::kHashtable;
+  if (table_ != nullptr) return;
+  table_ = std::make_unique<HashTable<MemberTableTraits>>();
   char buf[kMaxInt64Chars + 1];
   for (size_t i = 0; i < intset_.Size(); ++i) {
-    table_.Insert(MemberNode::Create(std::string_view(buf, FormatInt64(intset_.At(i), buf))));
+    table_->Insert(MemberNode::Create(std::string_view(buf, FormatInt64(intset_.At(i), buf))));
   }
   intset_ = Intset();
 }
@@ -214,11 +212,12 @@ SetObject* SetObject::FromIntset(Intset is) {
 
 SetObject* SetObject::Clone() const {
   auto* c = new SetObject();
-  c->encoding_ = encoding_;
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     c->intset_ = intset_.Clone();
   } else {
-    table_.ForEach([c](const MemberNode* n) { c->table_.Insert(MemberNode::Create(n->member())); });
+    c->table_ = std::make_unique<HashTable<MemberTableTraits>>();
+    table_->ForEach(
+        [c](const MemberNode* n) { c->table_->Insert(MemberNode::Create(n->member())); });
   }
   return c;
 }
@@ -227,15 +226,15 @@ SetObject* SetObject::Clone() const {
 // times the member count (every node when samples is 0).
 size_t SetObject::MemoryBytes(size_t samples) const {
   size_t bytes = sizeof(SetObject);
-  if (encoding_ == Encoding::kIntset) return bytes + intset_.AllocatedBytes();
-  bytes += table_.BucketBytes();
+  if (table_ == nullptr) return bytes + intset_.AllocatedBytes();
+  bytes += table_->BucketBytes();
   size_t seen = 0, node_bytes = 0;
-  table_.ForEach([&](const MemberNode* n) {
+  table_->ForEach([&](const MemberNode* n) {
     if (samples != 0 && seen >= samples) return;
     node_bytes += n->AllocSize();
     ++seen;
   });
-  return seen == 0 ? bytes : bytes + node_bytes / seen * table_.size();
+  return seen == 0 ? bytes : bytes + node_bytes / seen * table_->size();
 }
 
 Value NewSetValue(std::string_view first) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +38,7 @@ class SetObject {
   SetObject(const SetObject&) = delete;
   SetObject& operator=(const SetObject&) = delete;
 
-  Encoding encoding() const { return encoding_; }
+  Encoding encoding() const { return table_ != nullptr ? Encoding::kHashtable : Encoding::kIntset; }
   size_t size() const;
   bool Contains(std::string_view member);
   // Adds `member`; false if it was there already. May convert intset -> hashtable.
@@ -84,31 +85,34 @@ class SetObject {
   void ConvertToHashtable();
 
   const Intset& intset() const { return intset_; }
-  HashTable<MemberTableTraits>& table() { return table_; }
-  const HashTable<MemberTableTraits>& table() const { return table_; }
+  // The hashtable encoding's table; only valid when encoding() is kHashtable.
+  HashTable<MemberTableTraits>& table() { return *table_; }
+  const HashTable<MemberTableTraits>& table() const { return *table_; }
 
  private:
   SetObject() = default;
-  Encoding encoding_ = Encoding::kIntset;
   Intset intset_;
-  HashTable<MemberTableTraits> table_;
+  // Allocated when the set becomes a hashtable: an intset set is 16 bytes (two pointers), as
+  // small sets are the common case and a table header is 72 bytes. Its presence is the
+  // encoding.
+  std::unique_ptr<HashTable<MemberTableTraits>> table_;
 };
 
 template <typename Fn>
 void SetObject::ForEach(Fn&& fn) const {
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     char buf[kMaxInt64Chars + 1];
     for (size_t i = 0; i < intset_.Size(); ++i) {
       fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)));
     }
     return;
   }
-  table_.ForEach([&fn](const MemberNode* n) { fn(n->member()); });
+  table_->ForEach([&fn](const MemberNode* n) { fn(n->member()); });
 }
 
 template <typename Fn>
 void SetObject::ForEachWhile(Fn&& fn) {
-  if (encoding_ == Encoding::kIntset) {
+  if (table_ == nullptr) {
     char buf[kMaxInt64Chars + 1];
     for (size_t i = 0; i < intset_.Size(); ++i) {
       if (!fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)))) return;
@@ -118,7 +122,7 @@ void SetObject::ForEachWhile(Fn&& fn) {
   bool go_on = true;
   uint64_t cursor = 0;
   do {
-    cursor = table_.Scan(cursor, [&](MemberNode* n) {
+    cursor = table_->Scan(cursor, [&](MemberNode* n) {
       if (go_on) go_on = fn(n->member());
     });
   } while (cursor != 0 && go_on);
