@@ -670,9 +670,11 @@ void Generator::AggregateBlock(int conn, std::vector<Step>& out) {
   for (auto& c : before_last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (a[0] == "SORT" && before_last == "store") {
     // Redis may refuse a numeric SORT on a stale errno (policy.cc) and leave the destination
-    // alone where we store it: the destination is deleted right after.
+    // alone where we store it: the destination is overwritten, then deleted, right after (SET
+    // first, so that DEL's reply does not tell whether the SORT stored anything).
     std::string dst = a.back();
     out.push_back({conn, std::move(a)});
+    out.push_back({conn, {"SET", dst, "x"}});
     out.push_back({conn, {"DEL", dst}});
     return;
   }
