@@ -76,7 +76,7 @@ void HRandFieldCommand(CommandContext& c) {
   if (c.args.size() == 4) {
     with_values = true;
     if (count < -(INT64_MAX / 2) || count > INT64_MAX / 2) {
-      c.reply.Error(err::kHashRandWithValuesRange);
+      c.reply.Error(err::kValueOutOfRange);
       return;
     }
   }

@@ -145,7 +145,7 @@ void SInterStoreCommand(CommandContext& c) {
 void SInterCardCommand(CommandContext& c) {
   int64_t numkeys;
   if (!ParseInt64(c.args[1], &numkeys) || numkeys <= 0) {
-    c.reply.Error(err::kSetNumKeysNotPositive);
+    c.reply.Error(err::kNumKeysPositive);
     return;
   }
   if (static_cast<uint64_t>(numkeys) > c.args.size() - 2) {
@@ -157,7 +157,7 @@ void SInterCardCommand(CommandContext& c) {
   for (size_t i = keys_end; i < c.args.size(); ++i) {
     if (EqualsIgnoreCase(c.args[i], "limit") && i + 1 < c.args.size()) {
       if (!ParseInt64(c.args[++i], &limit) || limit < 0) {
-        c.reply.Error(err::kSetLimitNegative);
+        c.reply.Error(err::kLimitNegative);
         return;
       }
     } else {

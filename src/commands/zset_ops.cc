@@ -243,7 +243,7 @@ bool ParseSetOp(CommandContext& c, size_t numkeys_pos, SetOp op, bool store, boo
     } else if (card && remaining >= 2 && EqualsIgnoreCase(args[j], "limit")) {
       ++j;
       if (!ParseInt64(args[j], &a->limit) || a->limit < 0) {
-        c.reply.Error(err::kZOpsLimitNegative);
+        c.reply.Error(err::kLimitNegative);
         return false;
       }
     } else {

@@ -76,7 +76,7 @@ bool ParseMPopArgs(CommandContext& c, size_t numkeys_pos, MPopArgs* out) {
   const auto& args = c.args;
   int64_t numkeys;
   if (!ParseInt64(args[numkeys_pos], &numkeys) || numkeys < 1) {
-    c.reply.Error(err::kZOpsNumKeysNotPositive);
+    c.reply.Error(err::kNumKeysPositive);
     return false;
   }
   // The MIN|MAX word must follow the keys.
@@ -102,7 +102,7 @@ bool ParseMPopArgs(CommandContext& c, size_t numkeys_pos, MPopArgs* out) {
     if (!count_seen && pos + 1 < args.size() && EqualsIgnoreCase(args[pos], "count")) {
       int64_t count;
       if (!ParseInt64(args[pos + 1], &count) || count < 1) {
-        c.reply.Error(err::kZOpsCountNotPositive);
+        c.reply.Error(err::kCountPositive);
         return false;
       }
       out->count = count;

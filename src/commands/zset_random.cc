@@ -134,7 +134,7 @@ void ZRandMemberCommand(CommandContext& c) {
     withscores = c.args.size() == 4;
     // Redis refuses counts whose reply length (2 * |count|) would overflow.
     if (withscores && (count < -(INT64_MAX / 2) || count > INT64_MAX / 2)) {
-      c.reply.Error(err::kZOpsOutOfRange);
+      c.reply.Error(err::kValueOutOfRange);
       return;
     }
   }

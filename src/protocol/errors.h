@@ -8,6 +8,10 @@
 namespace redistp::err {
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
+// Argument checks shared by several families (LMPOP/ZMPOP/SINTERCARD/ZINTERCARD, the random
+// picks' range checks).
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+inline constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kWrongType =
@@ -218,8 +222,8 @@ inline constexpr std::string_view kHashIncrNanInf = "ERR value is NaN or Infinit
 // HRANDFIELD's count is INT64_MIN (it must be negatable) ...
 inline constexpr std::string_view kHashRandCountRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-// ... or, with WITHVALUES, its double (the reply's length in RESP2) would not fit.
-inline constexpr std::string_view kHashRandWithValuesRange = "ERR value is out of range";
+// ... or, with WITHVALUES, its double (the reply's length in RESP2) would not fit:
+// kValueOutOfRange.
 
 // ---- lists (issue 8) ----
 inline constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
@@ -236,10 +240,8 @@ inline constexpr std::string_view kCountPositive = "ERR count should be greater 
 inline constexpr std::string_view kSRandMemberCountRange =
     "ERR value is out of range, value must between -9223372036854775807 and "
     "9223372036854775807";
-inline constexpr std::string_view kSetNumKeysNotPositive = "ERR numkeys should be greater than 0";
 inline constexpr std::string_view kSetNumKeysTooMany =
     "ERR Number of keys can't be greater than number of args";
-inline constexpr std::string_view kSetLimitNegative = "ERR LIMIT can't be negative";
 
 // ---- sorted sets (issue 8) ----
 inline constexpr std::string_view kZAddXxNx =
@@ -258,13 +260,9 @@ inline constexpr std::string_view kZWithScoresByLex =
 
 // ---- sorted-set operations (issue 8) ----
 // ZMPOP/BZMPOP, ZINTERCARD, ZRANDMEMBER, ZUNION/ZINTER/ZDIFF[STORE] (src/commands/zset_*.cc).
-inline constexpr std::string_view kZOpsNumKeysNotPositive = "ERR numkeys should be greater than 0";
-inline constexpr std::string_view kZOpsCountNotPositive = "ERR count should be greater than 0";
-inline constexpr std::string_view kZOpsLimitNegative = "ERR LIMIT can't be negative";
 inline constexpr std::string_view kZOpsWeightNotFloat = "ERR weight value is not a float";
 inline constexpr std::string_view kZOpsRandCountRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-inline constexpr std::string_view kZOpsOutOfRange = "ERR value is out of range";
 // "ERR at least 1 input key is needed for 'zunionstore' command"
 inline std::string ZOpsNoInputKey(std::string_view command) {
   return "ERR at least 1 input key is needed for '" + std::string(command) + "' command";
