@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/float_increment.h"
 #include "commands/hash_family.h"
 #include "commands/lookup.h"
 #include "commands/register.h"
@@ -296,12 +297,8 @@ void HIncrByFloatCommand(CommandContext& c) {
     c.reply.Error(err::kHashValueNotFloat);
     return;
   }
-  const long double result = current + step;
-  if (std::isnan(result) || std::isinf(result)) {
-    c.reply.Error(err::kIncrFloatNanInf);
-    return;
-  }
-  const std::string text = FormatLongDoubleHuman(result);
+  std::string text;
+  if (!FloatIncrementText(c, current, step, &text)) return;
   StoreField(c, e, text, notice::kHIncrByFloat);
   // Float formatting and precision may differ between servers: replicas and the AOF get the
   // value this one computed, as Redis 7.0 sends it.

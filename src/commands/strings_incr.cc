@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/float_increment.h"
 #include "commands/lookup.h"
 #include "commands/register.h"
 #include "db/database.h"
@@ -102,12 +103,8 @@ void IncrByFloatCommand(CommandContext& c) {
     c.reply.Error(err::kNotFloat);
     return;
   }
-  const long double result = current + step;
-  if (std::isnan(result) || std::isinf(result)) {
-    c.reply.Error(err::kIncrFloatNanInf);
-    return;
-  }
-  const std::string text = FormatLongDoubleHuman(result);
+  std::string text;
+  if (!FloatIncrementText(c, current, step, &text)) return;
   if (e != nullptr) {
     c.db.Overwrite(e, Value::TextString(text), true, notice::kIncrByFloat);
   } else {
