@@ -41,6 +41,12 @@ Status RegisterCommands(CommandTable& table) {
   RegisterAggregateScanCommands(table);
 
   // (end of the aggregate families)
+
+  // Pub/Sub:
+
+  // client-side caching:
+
+  // (end of issue 9)
   return table.first_error();
 }
 

@@ -52,6 +52,13 @@ void RegisterAggregateScanCommands(CommandTable& table);
 
 // (end of the aggregate families)
 
+// Pub/Sub, notifications and client-side caching (issue 9):
+// Pub/Sub:
+
+// client-side caching (CLIENT TRACKING is a CLIENT subcommand; its rows, if separate):
+
+// (end of issue 9)
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

@@ -273,6 +273,14 @@ inline std::string ZOpsNoInputKey(std::string_view command) {
 inline constexpr std::string_view kSortNotDouble =
     "ERR One or more scores can't be converted into double";
 
+// ---- Pub/Sub (issue 9) ----
+
+// ---- keyspace notifications (issue 9) ----
+
+// ---- client-side caching (issue 9) ----
+
+// ---- existence events over Pub/Sub (issue 9) ----
+
 // ---- end of family sections ----
 
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"

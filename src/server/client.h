@@ -103,6 +103,12 @@ class Client {
   // change reads its reply first (the spec's ordering promise).
   ReplyBuffer pending_pushes;
 
+  // --- Pub/Sub (issue 9) ---
+
+  // --- client-side caching (issue 9) ---
+
+  // --- (end of issue 9) ---
+
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;

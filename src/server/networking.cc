@@ -445,7 +445,10 @@ void Server::EndSession(Client& c) {
   keyspace_.now_ms = NowMs();
   owners_.ReleaseAll(c.id);
   SetLease(&c, 0);
-  // 5. Reserved: Pub/Sub subscriptions and client-side tracking end here when they exist.
+  // 5. Pub/Sub subscriptions (issue 9):
+
+  // 6. Client-side tracking (issue 9):
+
 }
 
 void Server::CloseClient(Client* c, const char* reason) {

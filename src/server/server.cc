@@ -30,11 +30,18 @@ Server::Server(Config config, Clock* clock)
   keyspace_.listener = &hub_;
   keyspace_.clock = clock_;
   blocking_.set_interest(&watches_);
+  // The hub calls listeners in this order, which is the order in which one key change reaches
+  // a connection (issue 9 decision, documented in docs/): ownership first (no messages), then
+  // the tracking invalidation, the WATCHEX push and its `__watchex@` Pub/Sub message, and the
+  // keyspace notifications (`__keyspace@` then `__keyevent@`) last, as Redis sends an
+  // invalidation before the notification of the same change.
   hub_.Subscribe(&owners_);
+  // (issue 9) client-side caching subscribes here.
   hub_.Subscribe(&watches_);
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
   hub_.Subscribe(&propagator_);
+  // (issue 9) keyspace notifications subscribe here.
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   keyspace_.now_ms = start_time_ms_;

@@ -158,6 +158,13 @@ class Server : public WatchSink {
   void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) override;
   void OnWatchDeadlineChanged(int64_t deadline_ms) override;
 
+  // --- Pub/Sub, keyspace notifications, client-side caching (issue 9) -----------------------
+  // Pub/Sub:
+
+  // client-side caching:
+
+  // (end of issue 9)
+
   // --- command execution -------------------------------------------------------------------
   // Processes as many complete commands as the client's query buffer holds.
   void ProcessInput(Client* c);
@@ -329,6 +336,15 @@ class Server : public WatchSink {
 
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
+
+  // --- issue 9 members ---
+  // Pub/Sub:
+
+  // keyspace notifications:
+
+  // client-side caching:
+
+  // --- (end of issue 9 members) ---
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.
