@@ -104,14 +104,18 @@ publish_messages() {
 
 # Part 1: every (subscribers, pipeline) case, ROUNDS times, the servers' order rotating.
 run_publish() {
-  local round n p m label line side order
+  local round n p m label line side order cpu1
   local -a sides=(ours redis)
+  local -A cpu0=()
   for ((round = 0; round < ROUNDS; round++)); do
     for n in "${PUBLISH_SUBSCRIBERS[@]}"; do
       for p in "${PUBLISH_PIPELINES[@]}"; do
         m=$(publish_messages "$n" "$p")
         label="publish-$n-$p-$round"
         order=("${sides[round % 2]}" "${sides[(round + 1) % 2]}")
+        # Each server works only during its own target's turn, so CPU sampled around the whole
+        # run is that target's (its subscribers' SUBSCRIBE included, a small share).
+        for side in "${sides[@]}"; do cpu0[$side]=$(bench_cpu_seconds "$side"); done
         run_tool "$label" 300 publish --subscribers "$n" --pipeline "$p" --messages "$m" \
           --max-seconds 120 --target "${order[0]}=${BENCH_PORT[${order[0]}]}:resp2" \
           --target "${order[1]}=${BENCH_PORT[${order[1]}]}:resp2"
@@ -120,6 +124,12 @@ run_publish() {
         for side in "${sides[@]}"; do
           line=$(result_line "$WORK/$label.out" "$side")
           [[ -n $line ]] || die "no result for $side in $label"
+          cpu1=$(bench_cpu_seconds "$side")
+          if [[ -n ${cpu0[$side]} && -n $cpu1 ]]; then
+            PUB_CPU["$n,$p,$side"]+=" $(awk -v a="${cpu0[$side]}" -v b="$cpu1" \
+              -v d="$(field "$line" messages)" -v n="$n" \
+              'BEGIN { printf "%.3f", (b - a) * 1e6 / (d * n) }')"
+          fi
           PUB_RATE["$n,$p,$side"]+=" $(field "$line" published_per_s)"
           PUB_DELIVERED["$n,$p,$side"]+=" $(field "$line" delivered_per_s)"
           PUB_BAD["$n,$p,$side"]=$((${PUB_BAD["$n,$p,$side"]:-0} + $(field "$line" lost) + \
@@ -257,13 +267,13 @@ verdict() {
 }
 
 report_publish() {
-  local n p o r od rd ratio_v bad_o bad_r v
+  local n p o r od rd ratio_v bad_o bad_r v co cr
   echo "## 1. PUBLISH throughput (one channel, RESP2 subscribers, median of $ROUNDS rounds)"
   echo
   echo "| subscribers | pipeline | messages | ours published/s | redis published/s |" \
     "ours delivered/s | redis delivered/s | ours/redis | goal | result | losses ours |" \
-    "losses redis |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"
+    "losses redis | CPU us/delivery ours | redis | CPU ours/redis |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
   for n in "${PUBLISH_SUBSCRIBERS[@]}"; do
     for p in "${PUBLISH_PIPELINES[@]}"; do
       # shellcheck disable=SC2086  # the tables hold space-separated lists
@@ -275,13 +285,17 @@ report_publish() {
       # shellcheck disable=SC2086
       rd=$(median ${PUB_DELIVERED["$n,$p,redis"]:-})
       ratio_v=$(ratio "$o" "$r")
+      # shellcheck disable=SC2086
+      co=$(median ${PUB_CPU["$n,$p,ours"]:-})
+      # shellcheck disable=SC2086
+      cr=$(median ${PUB_CPU["$n,$p,redis"]:-})
       bad_o=${PUB_BAD["$n,$p,ours"]:-0}
       bad_r=${PUB_BAD["$n,$p,redis"]:-0}
       v=$(verdict "$ratio_v" 1.0 ge)
       ((bad_o == 0)) || v="$v, **messages lost or misordered**"
       echo "| $n | $p | ${PUB_MESSAGES["$n,$p"]:-} | $(fmt '%.0f' "$o") | $(fmt '%.0f' "$r") |" \
         "$(fmt '%.0f' "$od") | $(fmt '%.0f' "$rd") | $ratio_v | >= 1.0 | $v | $bad_o |" \
-        "$bad_r |"
+        "$bad_r | $(fmt '%.3f' "$co") | $(fmt '%.3f' "$cr") | $(ratio "$co" "$cr") |"
     done
   done
   echo
@@ -289,7 +303,8 @@ report_publish() {
   echo "subscribers / (first send to the last subscriber's last message). Losses: messages lost,"
   echo "out of order, PUBLISH replies other than the subscriber count, and subscribers the server"
   echo "disconnected, summed over the rounds. The publisher stays within 1,000 messages of the"
-  echo "slowest subscriber. Every round (published/s, ours | redis):"
+  echo "slowest subscriber. CPU: the server's user+system time per delivered message (median),"
+  echo "steadier than rates on a shared machine. Every round (published/s, ours | redis):"
   echo
   for n in "${PUBLISH_SUBSCRIBERS[@]}"; do
     for p in "${PUBLISH_PIPELINES[@]}"; do
@@ -427,7 +442,7 @@ main() {
   local command_line part started start_s load_avg stamp report_file version_o version_r
   command_line=$(printf '%q ' "$0" "$@")
   declare -gA MEM=() IDLE_RPS=() IDLE_CPU=() FANOUT_CHANGES=() PUB_RATE=() PUB_DELIVERED=()
-  declare -gA PUB_BAD=() PUB_MESSAGES=()
+  declare -gA PUB_BAD=() PUB_MESSAGES=() PUB_CPU=()
   declare -ga FANOUT_SKIPPED=()
   OURS="$ROOT/src/redis-server" BASE="" QUICK=0
   while (($# > 0)); do
@@ -487,6 +502,7 @@ main() {
   version_o=$(bench_info_field ours server redis_version)
   if [[ $parts == *[a-z]* && $parts != " idle" ]]; then
     bench_start redis "$redis" || die "could not start Redis '$redis'"
+    bench_probe_cpu_source redis
     version_r=$(bench_info_field redis server redis_version)
   fi
   if [[ $parts == *idle* ]]; then
