@@ -700,6 +700,33 @@ start_server {tags {notifications needs:config needs:debug}} {
         $sub close
     }
 
+    test {A write that meets an expired key publishes expired before its own events} {
+        set sub [kn_subscriber {__key*__:*}]
+        kn_set_flags ""
+        r flushall
+        r debug set-active-expire 0
+        foreach k {e1 e2 e3 e4 e5 e6 e7} {r set $k v px 1}
+        r rpush e8 a
+        r pexpire e8 1
+        r set src v
+        # Server-side sleep: every TTL above has passed when it returns.
+        r debug sleep 0.01
+        kn_set_flags KEAn
+        kn_table $sub {
+            {set e1 w} {{expired e1} {new e1} {set e1}}
+            {incr e2} {{expired e2} {new e2} {incrby e2}}
+            {rename src e3} {{expired e3} {new e3} {rename_from src} {rename_to e3}}
+            {copy e3 e4} {{expired e4} {new e4} {copy_to e4}}
+            {lpush e5 x} {{expired e5} {new e5} {lpush e5}}
+            {append e6 x} {{expired e6} {new e6} {append e6}}
+            {del e7} {{expired e7}}
+            {rpop e8} {{expired e8}}
+        }
+        r debug set-active-expire 1
+        kn_set_flags ""
+        $sub close
+    }
+
     test {expired: a key nobody touches is expired by the active cycle} {
         set sub [kn_subscriber {__key*__:*}]
         kn_set_flags ""
