@@ -739,6 +739,22 @@ start_server {tags {notifications needs:config needs:debug}} {
         $sub close
     }
 
+    test {Long keys and binary-safe keys are published intact} {
+        set sub [kn_subscriber {__key*__:*}]
+        kn_set_flags ""
+        r flushall
+        kn_set_flags KEg$
+        set long [string repeat "k0123456789" 40]
+        set odd "kn:a b\r\n\x00c"
+        r set $long v
+        r set $odd v
+        r del $long $odd
+        assert_equal [kn_messages [list [list set $long] [list set $odd] [list del $long] \
+                                       [list del $odd]]] [kn_drain $sub]
+        kn_set_flags ""
+        $sub close
+    }
+
     test {Commands inside MULTI publish when EXEC runs, in order} {
         set sub [kn_subscriber {__key*__:*}]
         kn_set_flags ""
