@@ -59,6 +59,8 @@ bool PubSub::Subscribe(Client& c, Kind kind, std::string_view name) {
   if (t == nullptr) {
     t = NewTopic(kind, name);
     table.Insert(t);
+    // A new topic may be a `__watchex@` channel, or a pattern that can see them.
+    if (kind != kShard) server_->watchex_pubsub().OnTopicAdded(kind == kPattern, name);
   } else if (t->subscribers.Contains(&c)) {
     return false;
   }
@@ -81,6 +83,7 @@ void PubSub::Detach(Client& c, PubSubTopic* t) {
   t->subscribers.Erase(&c);
   if (IsWatchExChannel(kind, t->name())) --watchex_channels_;
   if (t->subscribers.empty()) {
+    if (kind != kShard) server_->watchex_pubsub().OnTopicRemoved(kind == kPattern, t->name());
     PubSubTopic* unlinked = tables_[kind].Unlink(t->name());
     TopicTraits::Destroy(unlinked);
   }
