@@ -70,6 +70,13 @@ readonly MEMORY_SHAPES=(
   "1,000 conns x the same 100 patterns|psubscribe|1000|100|shared"
   "100 conns x 1,000 own patterns|psubscribe|100|1000|distinct"
 )
+# Part 3: names per (P)SUBSCRIBE, few enough that neither server's per-connection buffers grow
+# for the confirmations (ours keeps a grown reply buffer, Redis shrinks its buffers in a cron
+# pass), and the pause before each used_memory sample, long enough for that pass over 1,000
+# connections: otherwise per-connection buffers, not subscriptions, dominate the 100,000-pair
+# shapes.
+readonly MEMORY_BATCH=10
+readonly MEMORY_SETTLE_S=2.5
 # Part 2 targets: name | side | coord-bench fanout mode | what the row says.
 readonly FANOUT_TARGETS=(
   "ours-keyspace|ours|keyspace|keyspace notifications (KEA), __keyspace@0__:key"
@@ -198,17 +205,17 @@ measure_sub_memory() {
   bench_log "memory: $side, $label"
   m0=$(used_memory "$side")
   hold_start "$name" "$side" --mode "$mode" --conns "$conns" --keys "$keys" --layout "$layout" \
-    --batch 100 --prefix "mem$idx:"
-  sleep 0.5
+    --batch "$MEMORY_BATCH" --prefix "mem$idx:"
+  sleep "$MEMORY_SETTLE_S"
   m1=$(used_memory "$side")
   hold_register "$name" "$side"
-  sleep 0.5
+  sleep "$MEMORY_SETTLE_S"
   m2=$(used_memory "$side")
   count=$(bench_info_field "$side" stats "$field_name")
   [[ $count == "$unique" ]] ||
     die "$side reports $field_name:$count in INFO, expected $unique"
   hold_release
-  sleep 0.5
+  sleep "$MEMORY_SETTLE_S"
   m3=$(used_memory "$side")
   require_alive "$side" "the memory measurement"
   MEM["$side,$idx"]="$m0 $m1 $m2 $m3 $pairs $(field "$(result_line "$WORK/$name.out" "$name")" \
@@ -382,9 +389,10 @@ report_memory() {
       "$v | $o_seconds | $seconds | $o_release | $((m3 - m0)) |"
   done
   echo
-  echo "B per pair = (after subscribing - after the connections' first PING) / pairs; each"
-  echo "server's INFO pubsub_channels / pubsub_patterns is checked against the shape. \"after"
-  echo "release - before\": memory still held once every subscription and connection is gone."
+  echo "B per pair = (after subscribing - after the connections' first PING) / pairs, names sent"
+  echo "$MEMORY_BATCH per command, each sample taken $MEMORY_SETTLE_S s after the step; each server's INFO"
+  echo "pubsub_channels / pubsub_patterns is checked against the shape. \"after release -"
+  echo "before\": memory still held once every subscription and connection is gone."
   echo
 }
 
