@@ -6,7 +6,6 @@
 #include <new>
 
 #include "server/server.h"
-#include "util/glob.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -75,8 +74,12 @@ bool PubSub::Unsubscribe(Client& c, Kind kind, std::string_view name) {
 }
 
 void PubSub::Detach(Client& c, PubSubTopic* t) {
+  c.subscriptions[t->kind].Erase(t);
+  DetachTopicSide(c, t);
+}
+
+void PubSub::DetachTopicSide(Client& c, PubSubTopic* t) {
   Kind kind = static_cast<Kind>(t->kind);
-  c.subscriptions[kind].Erase(t);
   t->subscribers.Erase(&c);
   if (IsWatchExChannel(kind, t->name())) --watchex_channels_;
   if (t->subscribers.empty()) {
@@ -121,7 +124,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message) {
   }
   if (!tables_[kPattern].empty()) {
     tables_[kPattern].ForEach([&](const PubSubTopic* p) {
-      if (!GlobMatch(p->name(), channel)) return;
+      if (!Matches(p->name(), channel)) return;
       head_.assign("4\r\n$8\r\npmessage\r\n");
       AppendBulk(head_, p->name());
       AppendBulk(head_, channel);
