@@ -365,7 +365,7 @@ class Server : public WatchSink {
   // client-side caching:
 
   // existence events over Pub/Sub:
-  WatchexPublisher watchex_pubsub_{this};
+  WatchexPublisher watchex_pubsub_{this, &hub_};
 
   // --- (end of issue 9 members) ---
 

@@ -7,6 +7,7 @@
 
 #include "db/database.h"
 #include "db/entry.h"
+#include "server/keyspace_hub.h"
 #include "server/server.h"
 #include "util/glob.h"
 #include "util/numbers.h"
@@ -33,7 +34,7 @@ bool WatchexPublisher::ParseChannel(std::string_view channel, int* db, std::stri
 
 void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
   if (pattern) {
-    if (GlobCanMatchPrefix(name, kPrefix)) ++patterns_;
+    if (GlobCanMatchPrefix(name, kPrefix) && ++patterns_ == 1) hub_->SetEnabled(this, true);
     return;
   }
   int db;
@@ -47,7 +48,9 @@ void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
 
 void WatchexPublisher::OnTopicRemoved(bool pattern, std::string_view name) {
   if (pattern) {
-    if (GlobCanMatchPrefix(name, kPrefix) && patterns_ > 0) --patterns_;
+    if (GlobCanMatchPrefix(name, kPrefix) && patterns_ > 0 && --patterns_ == 0) {
+      hub_->SetEnabled(this, false);
+    }
     return;
   }
   int db;
@@ -73,7 +76,7 @@ void WatchexPublisher::PublishUnmarked(int db, std::string_view key, bool added)
 }
 
 void WatchexPublisher::OnKeyEvent(const KeyEvent& ev) {
-  if (patterns_ == 0) return;  // the whole cost while no pattern can see these channels
+  if (patterns_ == 0) return;  // (the hub calls it only while enabled: patterns_ > 0)
   bool added;
   switch (ev.kind) {
     case KeyEventKind::kAdded:

@@ -28,9 +28,10 @@
 // made the change until its reply.
 //
 // Cost. Nothing is formatted or looked up while no subscription can receive these messages:
-// the index returns at once while it holds no record, and OnKeyEvent here is one branch on a
-// counter. Publishing reuses one channel-name buffer (no allocation per message once it has
-// grown to the longest channel).
+// the index returns at once while it holds no record (one branch, as before this feature), and
+// this listener is switched off in the hub (KeyspaceHub::SetEnabled) while no subscribed pattern
+// can match, so key events do not even call it. Publishing reuses one channel-name buffer (no
+// allocation per message once it has grown to the longest channel).
 #pragma once
 
 #include <cstddef>
@@ -41,13 +42,16 @@
 
 namespace redistp {
 
+class KeyspaceHub;
 class Server;
 
 class WatchexPublisher : public KeyspaceListener {
  public:
   static constexpr std::string_view kPrefix = "__watchex@";
 
-  explicit WatchexPublisher(Server* server) : server_(server) {}
+  // `hub` is where this listener is subscribed (disabled); it is enabled while a subscribed
+  // pattern can match a `__watchex@` channel.
+  WatchexPublisher(Server* server, KeyspaceHub* hub) : server_(server), hub_(hub) {}
   WatchexPublisher(const WatchexPublisher&) = delete;
   WatchexPublisher& operator=(const WatchexPublisher&) = delete;
 
@@ -77,6 +81,7 @@ class WatchexPublisher : public KeyspaceListener {
   void PublishUnmarked(int db, std::string_view key, bool added);
 
   Server* server_;
+  KeyspaceHub* hub_;
   size_t patterns_ = 0;
   std::string channel_;  // the channel name of the message being published, reused
 };
