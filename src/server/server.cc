@@ -43,10 +43,12 @@ Server::Server(Config config, Clock* clock)
   hub_.Subscribe(&owners_);
   // (issue 9) client-side caching subscribes here.
   hub_.Subscribe(&watches_);
+  // `__watchex@` messages of pattern subscribers; enabled only while a pattern can see them.
+  hub_.Subscribe(&watchex_pubsub_, false);
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
   hub_.Subscribe(&propagator_);
-  // (issue 9) keyspace notifications subscribe here.
+  hub_.Subscribe(&notifier_);
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   keyspace_.now_ms = start_time_ms_;
