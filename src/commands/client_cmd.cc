@@ -16,14 +16,16 @@
 // UNBLOCK ends a blocking command's wait through Server::UnblockClient, which replies to the
 // waiter as a timeout or with the UNBLOCKED error.
 //
-// Not here: TRACKING, TRACKINGINFO and CACHING (client-side caching is not implemented, so
-// they answer "unknown subcommand"), and SETINFO (added after Redis 7.0).
+// Not here: TRACKING, CACHING, GETREDIR and TRACKINGINFO, the client-side caching rows of
+// commands/tracking_cmd.cc (ClientTrackingSubcommands, appended to this container's rows), and
+// SETINFO (added after Redis 7.0).
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands/help_reply.h"
+#include "commands/register.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -343,9 +345,6 @@ void ClientNoEvictCommand(CommandContext& c) {
   c.reply.Ok();
 }
 
-// Tracking redirection is never active (no client-side caching): always -1.
-void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(-1); }
-
 void ClientHelpCommand(CommandContext& c) {
   ReplyHelp(
       c.reply, "CLIENT",
@@ -380,8 +379,16 @@ void ClientHelpCommand(CommandContext& c) {
           "    Turns replies to this connection on, off, or off for the next command only.",
           "NO-EVICT (ON|OFF)",
           "    Exempts this connection from client eviction.",
+          "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT]",
+          "         [NOLOOP]",
+          "    Turns client-side caching invalidations for this connection on or off.",
+          "CACHING (YES|NO)",
+          "    With OPTIN (YES) or OPTOUT (NO) tracking: whether the next command's keys are",
+          "    tracked.",
           "GETREDIR",
-          "    The client-tracking redirection id (always -1: tracking is not supported).",
+          "    The id invalidations are redirected to: 0 for none, -1 when tracking is off.",
+          "TRACKINGINFO",
+          "    The client-side caching state of this connection (flags, redirect, prefixes).",
           "LEASE <milliseconds>",
           "    Closes this connection (deleting its temporary keys) if nothing is received from",
           "    it for that long; 0 removes the lease.",
@@ -402,8 +409,8 @@ void RegisterClientCommands(CommandTable& t) {
   constexpr uint64_t kConnAcl = kAclSlow | kAclConnection;
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous | kAclConnection;
   // One row per (sub)command reads better than one field per line.
-  t.Register(
-      {.name = "client",
+  CommandSpec client{
+      .name = "client",
        .arity = -2,
        .acl = kAclSlow,
        .doc = {.summary = "Container for the commands that inspect and manage client connections",
@@ -579,17 +586,6 @@ void RegisterClientCommands(CommandTable& t) {
                        .args = {OneOf("enabled", {PureToken("ON"), PureToken("OFF")})}},
                .handler = ClientNoEvictCommand},
            CommandSpec{
-               .name = "getredir",
-               .arity = 2,
-               .flags = kBase,
-               .acl = kConnAcl,
-               .doc = {.summary =
-                           "Returns the client that tracking invalidations are redirected to",
-                       .since = "6.0.0",
-                       .group = "connection",
-                       .complexity = "O(1)"},
-               .handler = ClientGetRedirCommand},
-           CommandSpec{
                .name = "lease",
                .arity = 3,
                .flags = kBase,
@@ -611,7 +607,9 @@ void RegisterClientCommands(CommandTable& t) {
                        .group = "connection",
                        .complexity = "O(1)"},
                .handler = ClientHelpCommand},
-       }});
+       }};
+  for (CommandSpec& row : ClientTrackingSubcommands()) client.subcommands.push_back(std::move(row));
+  t.Register(std::move(client));
 }
 
 }  // namespace redistp

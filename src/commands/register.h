@@ -56,6 +56,8 @@ void RegisterAggregateScanCommands(CommandTable& table);
 // Pub/Sub:
 
 // client-side caching (CLIENT TRACKING is a CLIENT subcommand; its rows, if separate):
+// CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO (tracking_cmd.cc), for RegisterClientCommands.
+std::vector<CommandSpec> ClientTrackingSubcommands();
 
 // (end of issue 9)
 

@@ -447,7 +447,10 @@ void Server::EndSession(Client& c) {
   SetLease(&c, 0);
   // 5. Pub/Sub subscriptions (issue 9):
 
-  // 6. Client-side tracking (issue 9):
+  // 6. Client-side tracking (issue 9): off, BCAST prefixes left at once; the client's ids in
+  //    the key table are dropped lazily, when their keys change (ids are never reused). A
+  //    client redirecting here finds out at its next invalidation (then "broken", as Redis).
+  tracking_.Disable(c);
 
 }
 
