@@ -308,7 +308,8 @@ inline std::string TrackingPrefixOverlap(std::string_view prefix, std::string_vi
                                          bool existing) {
   std::string s = "ERR Prefix '";
   s.append(prefix.substr(0, prefix.find('\0')));
-  s.append(existing ? "' overlaps with an existing prefix '" : "' overlaps with another provided prefix '");
+  s.append(existing ? "' overlaps with an existing prefix '"
+                    : "' overlaps with another provided prefix '");
   s.append(other.substr(0, other.find('\0')));
   s.append("'. Prefixes for a single client must not overlap.");
   return s;

@@ -451,7 +451,6 @@ void Server::EndSession(Client& c) {
   //    the key table are dropped lazily, when their keys change (ids are never reused). A
   //    client redirecting here finds out at its next invalidation (then "broken", as Redis).
   tracking_.Disable(c);
-
 }
 
 void Server::CloseClient(Client* c, const char* reason) {

@@ -329,7 +329,8 @@ std::string Server::ClientInfoLine(const Client& c) const {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
       "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=%lld resp=%d tk=%zu wx=%zu",
+      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=%lld resp=%d tk=%zu "
+      "wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
@@ -339,8 +340,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
       (c.tracking & kTrackingOn) != 0 ? static_cast<long long>(c.tracking_redirect) : -1LL,
-      c.reply.resp(),
-      owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
+      c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }
 
