@@ -114,7 +114,7 @@ class Server : public WatchSink {
   //   4. temporary keys: each deleted like DEL (watchers get DEL pushes, BSETTP waiters are
   //      served after the current command), and the lease;
   //   5. Pub/Sub subscriptions, silently (no unsubscribe confirmations);
-  //   6. (to come) client-side tracking.
+  //   6. client-side tracking off (its key-table rows are dropped lazily: server/tracking.h).
   // Shared by CloseClient and RESET; the connection itself stays usable afterwards.
   void EndSession(Client& c);
   Client* FindClient(uint64_t id) const;
