@@ -108,8 +108,9 @@ Status Tracking::Enable(Client& c, const Options& o) {
   }
 
   if ((c.tracking & kTrackingOn) == 0) ++clients_;
-  // The modes are replaced; BCAST prefixes accumulate (re-enabling adds to them).
-  c.tracking = kTrackingOn |
+  // The modes are replaced (a broken redirect is forgotten, a pending CLIENT CACHING is not, as
+  // in Redis); BCAST prefixes accumulate (re-enabling adds to them).
+  c.tracking = kTrackingOn | (c.tracking & kTrackingCaching) |
                (o.modes & (kTrackingBcast | kTrackingOptin | kTrackingOptout | kTrackingNoloop));
   c.tracking_redirect = o.redirect;
   if (bcast) {
