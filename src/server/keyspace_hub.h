@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 #include "db/keyspace_events.h"
@@ -41,6 +42,9 @@ class KeyspaceHub : public KeyspaceListener {
   }
   void OnSwap(Database& a, Database& b) override {
     for (KeyspaceListener* l : listeners_) l->OnSwap(a, b);
+  }
+  void OnKeyMiss(Database& db, std::string_view key) override {
+    for (KeyspaceListener* l : listeners_) l->OnKeyMiss(db, key);
   }
 
  private:
