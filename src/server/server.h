@@ -28,8 +28,10 @@
 #include "server/notifications.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
+#include "server/tracking.h"
 #include "server/watchex_pubsub.h"
 #include "util/clock.h"
+#include "util/function_ref.h"
 #include "util/status.h"
 #include "watch/blocking.h"
 #include "watch/bsettp_kind.h"
@@ -176,6 +178,11 @@ class Server : public WatchSink {
   void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
   // client-side caching:
+  // Push with a frame of any shape: `write` gets a builder in the target's protocol and must
+  // write one complete frame (a push header and its parts). Same hold rule as Push: a frame for
+  // the client running its own command follows that command's reply.
+  void PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write);
+  Tracking& tracking() { return tracking_; }
 
   // existence events over Pub/Sub (`__watchex@<db>__:<key>`; the registry calls its hooks):
   WatchexPublisher& watchex_pubsub() { return watchex_pubsub_; }
@@ -363,6 +370,7 @@ class Server : public WatchSink {
   KeyspaceNotifier notifier_{this};
 
   // client-side caching:
+  Tracking tracking_{this};
 
   // existence events over Pub/Sub:
   WatchexPublisher watchex_pubsub_{this, &hub_};
