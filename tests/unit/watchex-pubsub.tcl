@@ -617,3 +617,40 @@ start_server {tags {watchex-pubsub redistp}} {
         $b close
     }
 }
+
+start_server {tags {watchex-pubsub redistp needs:config}} {
+    set db [srv db]
+
+    test {One change reaches a connection as invalidation, WATCHEX push, __watchex@, __keyspace@, __keyevent@} {
+        r config set notify-keyspace-events KEA
+        r set wp:all v
+        set c [redis_client]
+        $c timeout 3000
+        $c hello 3
+        assert_equal OK [$c client tracking on]
+        assert_equal v [$c get wp:all]
+        assert_equal EXIST [$c watchex wp:all]
+        $c subscribe [wp_channel wp:all]
+        $c subscribe "__keyspace@${db}__:wp:all"
+        $c subscribe "__keyevent@${db}__:del"
+        $c subscribe "__keyevent@${db}__:set"
+        r del wp:all
+        assert_equal {invalidate wp:all} [$c read]
+        assert_equal {watchex wp:all DEL} [$c read]
+        assert_equal [list message [wp_channel wp:all] DEL] [$c read]
+        assert_equal [list message "__keyspace@${db}__:wp:all" del] [$c read]
+        assert_equal [list message "__keyevent@${db}__:del" wp:all] [$c read]
+        # The other direction, after reading the key again to track it.
+        assert_equal {} [$c get wp:all]
+        r set wp:all v
+        assert_equal {invalidate wp:all} [$c read]
+        assert_equal {watchex wp:all ADD} [$c read]
+        assert_equal [list message [wp_channel wp:all] ADD] [$c read]
+        assert_equal [list message "__keyspace@${db}__:wp:all" set] [$c read]
+        assert_equal [list message "__keyevent@${db}__:set" wp:all] [$c read]
+        assert_equal PONG [$c ping]
+        $c close
+        r config set notify-keyspace-events ""
+        r del wp:all
+    }
+}
