@@ -654,3 +654,27 @@ start_server {tags {watchex-pubsub redistp needs:config}} {
         r del wp:all
     }
 }
+
+start_server {tags {watchex-pubsub redistp}} {
+    test {RESET of a subscribed owner: others get DEL, the reset connection gets only +RESET} {
+        set other [wp_subscriber 2 subscribe [wp_channel wp:rst]]
+        set rd [redis_deferring_client]
+        $rd hello 3
+        $rd read
+        $rd settp wp:rst me
+        assert_equal 1 [$rd read]
+        expect_message $other wp:rst ADD
+        $rd subscribe [wp_channel wp:rst]
+        assert_equal [list subscribe [wp_channel wp:rst] 1] [$rd read]
+        $rd psubscribe "__watchex@*"
+        assert_equal [list psubscribe "__watchex@*" 2] [$rd read]
+        $rd readraw 1
+        $rd reset
+        assert_equal {+RESET} [$rd read]
+        $rd ping
+        assert_equal {+PONG} [$rd read] "nothing between RESET and the next reply"
+        expect_message $other wp:rst DEL
+        $rd close
+        $other close
+    }
+}
