@@ -457,6 +457,11 @@ void Server::EndSession(Client& c) {
   //    the key table are dropped lazily, when their keys change (ids are never reused). A
   //    client redirecting here finds out at its next invalidation (then "broken", as Redis).
   tracking_.Disable(c);
+  // 7. What the steps above pushed to this session itself is dropped: its subscriptions and
+  //    tracking were still in place when step 4 deleted its keys, and those messages concern
+  //    the session that ended (a RESET connection starts clean, as after step 2 for WATCHEX).
+  //    A session ends inside its own command (RESET) or is closed, so all of them are held.
+  c.pending_pushes.Clear();
 }
 
 void Server::CloseClient(Client* c, const char* reason) {

@@ -617,3 +617,64 @@ start_server {tags {watchex-pubsub redistp}} {
         $b close
     }
 }
+
+start_server {tags {watchex-pubsub redistp needs:config}} {
+    set db [srv db]
+
+    test {One change reaches a connection as invalidation, WATCHEX push, __watchex@, __keyspace@, __keyevent@} {
+        r config set notify-keyspace-events KEA
+        r set wp:all v
+        set c [redis_client]
+        $c timeout 3000
+        $c hello 3
+        assert_equal OK [$c client tracking on]
+        assert_equal v [$c get wp:all]
+        assert_equal EXIST [$c watchex wp:all]
+        $c subscribe [wp_channel wp:all]
+        $c subscribe "__keyspace@${db}__:wp:all"
+        $c subscribe "__keyevent@${db}__:del"
+        $c subscribe "__keyevent@${db}__:set"
+        r del wp:all
+        assert_equal {invalidate wp:all} [$c read]
+        assert_equal {watchex wp:all DEL} [$c read]
+        assert_equal [list message [wp_channel wp:all] DEL] [$c read]
+        assert_equal [list message "__keyspace@${db}__:wp:all" del] [$c read]
+        assert_equal [list message "__keyevent@${db}__:del" wp:all] [$c read]
+        # The other direction, after reading the key again to track it.
+        assert_equal {} [$c get wp:all]
+        r set wp:all v
+        assert_equal {invalidate wp:all} [$c read]
+        assert_equal {watchex wp:all ADD} [$c read]
+        assert_equal [list message [wp_channel wp:all] ADD] [$c read]
+        assert_equal [list message "__keyspace@${db}__:wp:all" set] [$c read]
+        assert_equal [list message "__keyevent@${db}__:set" wp:all] [$c read]
+        assert_equal PONG [$c ping]
+        $c close
+        r config set notify-keyspace-events ""
+        r del wp:all
+    }
+}
+
+start_server {tags {watchex-pubsub redistp}} {
+    test {RESET of a subscribed owner: others get DEL, the reset connection gets only +RESET} {
+        set other [wp_subscriber 2 subscribe [wp_channel wp:rst]]
+        set rd [redis_deferring_client]
+        $rd hello 3
+        $rd read
+        $rd settp wp:rst me
+        assert_equal 1 [$rd read]
+        expect_message $other wp:rst ADD
+        $rd subscribe [wp_channel wp:rst]
+        assert_equal [list subscribe [wp_channel wp:rst] 1] [$rd read]
+        $rd psubscribe "__watchex@*"
+        assert_equal [list psubscribe "__watchex@*" 2] [$rd read]
+        $rd readraw 1
+        $rd reset
+        assert_equal {+RESET} [$rd read]
+        $rd ping
+        assert_equal {+PONG} [$rd read] "nothing between RESET and the next reply"
+        expect_message $other wp:rst DEL
+        $rd close
+        $other close
+    }
+}
