@@ -281,6 +281,9 @@ inline constexpr std::string_view kSortNotDouble =
 
 // ---- existence events over Pub/Sub (issue 9) ----
 
+// ---- maxmemory ----
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+
 // ---- end of family sections ----
 
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"

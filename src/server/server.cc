@@ -278,6 +278,8 @@ void Server::Cron() {
 
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
   if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
+  // A maxmemory eviction pass that ran out of time continues here (eviction.h).
+  if (evictor_.follow_up()) evictor_.Perform();
 }
 
 Server::MemoryStats Server::ReadMemoryStats() const {
@@ -288,6 +290,8 @@ Server::MemoryStats Server::ReadMemoryStats() const {
   m.resident = a.resident;
   m.mapped = a.mapped;
   m.retained = a.retained;
+  // Eviction's cheap figure restarts from this total, so INFO and eviction agree.
+  evictor_.Rebase(a.allocated);
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (f != nullptr) {
     unsigned long pages_total = 0, pages_rss = 0;
