@@ -84,6 +84,20 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
+  // A maxmemory lowered below the used figure warns and evicts at once, as Redis 7.0 does.
+  config_.OnChange("maxmemory", [this]() {
+    if (config_.maxmemory == 0) return Status::Ok();
+    size_t used = UsedMemory();
+    if (config_.maxmemory < used) {
+      log_.Log(LogLevel::kWarning,
+               "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the "
+               "current memory usage (%zu). This will result in key eviction and/or the "
+               "inability to accept new write commands depending on the maxmemory-policy.",
+               static_cast<unsigned long long>(config_.maxmemory), used);
+    }
+    evictor_.Perform();
+    return Status::Ok();
+  });
 
   if (listeners == Listeners::kOpen) {
     for (int sig : {SIGTERM, SIGINT}) {
