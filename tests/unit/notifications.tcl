@@ -840,7 +840,7 @@ start_server {tags {notifications needs:config needs:debug}} {
     }
 }
 
-start_server {tags {notifications needs:eviction needs:config}} {
+start_server {tags {notifications needs:config}} {
     test {evicted: maxmemory with allkeys-random evicts and publishes} {
         set sub [kn_subscriber {__key*__:*}]
         r flushall
