@@ -170,6 +170,9 @@ Evictor::Result Evictor::Perform() {
   const Config& cfg = server_->config();
   follow_up_ = false;
   if (cfg.maxmemory == 0) return Result::kOk;
+  // While clients are paused (CLIENT PAUSE) the dataset must not change under them: Redis 7.0
+  // skips eviction then, as if it had not been needed.
+  if (server_->pause_end_ms() != 0) return Result::kOk;
   size_t used = UsedMemory();
   if (used <= cfg.maxmemory) return Result::kOk;
   if (cfg.maxmemory_policy_kind == MaxmemoryPolicy::kNoEviction) return Result::kFail;

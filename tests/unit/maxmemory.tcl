@@ -246,6 +246,23 @@ start_server {tags {maxmemory external:skip needs:config}} {
         assert_lessthan [s used_memory] [expr {$limit + 64 * 1024}]
         r config set maxmemory 0
     }
+
+    test {No eviction while clients are paused; it resumes with the next command after} {
+        r config set maxmemory 0
+        r flushall
+        r config set maxmemory-policy allkeys-random
+        assert_equal 0 [mm_fill k: 2000]
+        set before [s evicted_keys]
+        r client pause 100000 write
+        r config set maxmemory [expr {[s used_memory] - 1000000}]
+        assert_equal [string repeat x 1000] [r get k:1]
+        assert_equal $before [s evicted_keys]
+        assert_equal 2000 [r dbsize]
+        r client unpause
+        r get k:1
+        assert_morethan [s evicted_keys] $before
+        r config set maxmemory 0
+    }
 }
 
 start_server {tags {maxmemory redistp external:skip needs:config}} {
