@@ -46,7 +46,7 @@ uint64_t Evictor::TimeLimitUs() const {
   int t = server_->config().maxmemory_eviction_tenacity;
   if (t <= 10) return 50ULL * static_cast<uint64_t>(std::max(t, 0));
   if (t < 100) return static_cast<uint64_t>(500.0 * std::pow(1.15, t - 10.0));
-  return 0;
+  return UINT64_MAX;
 }
 
 uint64_t Evictor::Score(const Entry* e) const {
@@ -207,7 +207,7 @@ Evictor::Result Evictor::Perform() {
     // client that left), or hand over to the follow-up when the pass is out of time.
     if (keys_freed % 16 == 0) {
       if (UsedMemory() <= cfg.maxmemory) break;
-      if (limit_us != 0 && static_cast<uint64_t>(clock.MonotonicUs() - start_us) > limit_us) {
+      if (static_cast<uint64_t>(clock.MonotonicUs() - start_us) > limit_us) {
         result = Result::kRunning;
         follow_up_ = true;
         break;

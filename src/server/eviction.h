@@ -86,7 +86,7 @@ class Evictor {
   size_t PopulatePool(Database& db, bool volatile_only);
   void PoolInsert(uint64_t score, int db, std::string_view key);
   uint64_t Score(const Entry* e) const;
-  // The pass's time budget in µs from maxmemory-eviction-tenacity (0 = unlimited).
+  // The pass's time budget in µs from maxmemory-eviction-tenacity (UINT64_MAX = unlimited).
   uint64_t TimeLimitUs() const;
 
   Server* server_;
