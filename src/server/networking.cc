@@ -454,7 +454,6 @@ void Server::EndSession(Client& c) {
   pubsub_.RemoveClient(c);
 
   // 6. Client-side tracking (issue 9):
-
 }
 
 void Server::CloseClient(Client* c, const char* reason) {

@@ -11,6 +11,9 @@ namespace difftest {
 namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
+constexpr const char* kSubscribe =
+    "enters subscribed mode and answers one confirmation per channel, not one reply per "
+    "request; unsubscribing from all confirms in each server's hash-table order";
 
 }  // namespace
 
@@ -35,6 +38,12 @@ const std::vector<PolicyRow>& PolicyTable() {
        "server-wide state that FLUSHALL does not undo, so replays on flushed servers would "
        "start from a different configuration; the aggregate families send CONFIG SET of the "
        "encoding thresholds only, which every reset restores"},
+      {"subscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"psubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"ssubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"unsubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"punsubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"sunsubscribe", Rule::kNeverSend, 0, kSubscribe},
       {"settp", Rule::kNeverSend, 0, kOursOnly},
       {"bsettp", Rule::kNeverSend, 0, kOursOnly},
       {"deltp", Rule::kNeverSend, 0, kOursOnly},
@@ -108,6 +117,10 @@ const std::vector<PolicyRow>& PolicyTable() {
        "absolute expiry computed from each server's clock when set relatively"},
       // ---- compared as sets -------------------------------------------------------------------
       {"keys", Rule::kUnordered, 0, "hash-table iteration order"},
+      {"pubsub|channels", Rule::kUnordered, 0,
+       "the channels in the order of the registry's hash table"},
+      {"pubsub|shardchannels", Rule::kUnordered, 0,
+       "the shard channels in the order of the registry's hash table"},
       {"hello", Rule::kHello, 0, "the `id` field is the connection id"},
   };
   return rows;
