@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "util/hash.h"
+
 namespace redistp {
 namespace {
 
@@ -41,6 +43,25 @@ uint32_t LfuIncrement(uint32_t counter, int factor) {
 }
 
 }  // namespace
+
+uint32_t Database::LfuFrequency(uint32_t lfu_data, int64_t now_ms, int decay_time) {
+  return LfuDecayed(lfu_data, now_ms, decay_time);
+}
+
+void Database::SampleEntries(bool volatile_only, size_t n, std::vector<Entry*>* out) {
+  if (volatile_only) {
+    // The TTL index is an open-addressing set: a run of slots from a random start. A sparse
+    // stretch yields fewer than n, which sampling tolerates.
+    if (expires_.size() == 0) return;
+    expires_.Sample(static_cast<size_t>(RandomWord()), out->size() + n, n * 10, out);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Entry* e = dict_.Random();
+    if (e == nullptr) return;
+    out->push_back(e);
+  }
+}
 
 void Database::InitAccess(Entry* e) {
   if (ctx_->lfu) {

@@ -178,6 +178,14 @@ class Database {
   // RANDOMKEY: a random unexpired key (expired ones met on the way are deleted), or nullptr.
   Entry* RandomKey();
 
+  // Eviction (maxmemory): appends up to n entries picked at random, from the whole table or,
+  // when volatile_only, from the keys that carry a TTL. An entry may repeat; logically expired
+  // entries not yet reclaimed may be among them. Appends nothing when there is nothing.
+  void SampleEntries(bool volatile_only, size_t n, std::vector<Entry*>* out);
+  // The LFU counter of LFU access data (Entry::lru() under an LFU policy) after the decay owed
+  // at now_ms: one step per decay_time minutes (0 = no decay). Reads, never writes, the entry.
+  static uint32_t LfuFrequency(uint32_t lfu_data, int64_t now_ms, int decay_time);
+
   // One slice of active expiry: samples the TTL index and deletes expired keys, until the
   // deadline (steady-clock µs) or until few sampled keys are expired. Returns keys expired.
   size_t ActiveExpireCycle(int64_t deadline_us, int effort);

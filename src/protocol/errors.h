@@ -327,6 +327,9 @@ inline std::string TrackingPrefixOverlap(std::string_view prefix, std::string_vi
 
 // ---- existence events over Pub/Sub (issue 9) ----
 
+// ---- maxmemory ----
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+
 // ---- end of family sections ----
 
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"

@@ -125,6 +125,23 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
   return (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0;
 }
 
+bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
+  // Every command gives eviction its chance, whatever its flags (Redis evicts before each).
+  if (evictor_.Perform() != Evictor::Result::kFail) return false;
+  if ((spec->flags & kCmdDenyOom) != 0) return true;
+  // Inside MULTI queueing itself takes memory, so everything is refused but the commands that
+  // end the transaction or the connection; EXEC only if it would run a deny-oom command.
+  const std::string& name = spec->full_name;
+  if (name == "exec") {
+    for (const std::vector<std::string>& queued : c->multi_queue) {
+      const CommandSpec* q = commands_.Find(queued[0]);
+      if (q != nullptr && (q->flags & kCmdDenyOom) != 0) return true;
+    }
+    return false;
+  }
+  return c->in_multi && name != "discard" && name != "quit" && name != "reset";
+}
+
 void Server::PauseClients(int64_t until_ms, bool writes_only) {
   // A new pause extends, never shortens; ALL wins over WRITE while both are active, so a
   // WRITE pause never downgrades a running ALL pause (CLIENT fix: it used to).
@@ -216,6 +233,13 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // RESP2 subscribed mode: the connection reads messages, not replies (RESP3 tells the
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
+        rejected_spec = spec;
+      }
+      // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
+      // EXEC runs were admitted (or refused) as a whole when EXEC was.
+      if (rejection.empty() && config_.maxmemory != 0 && !c->has_flag(kClientInExec) &&
+          RefuseForMemory(c, spec)) {
+        rejection = std::string(err::kOom);
         rejected_spec = spec;
       }
     }

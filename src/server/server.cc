@@ -92,6 +92,20 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
+  // A maxmemory lowered below the used figure warns and evicts at once, as Redis 7.0 does.
+  config_.OnChange("maxmemory", [this]() {
+    if (config_.maxmemory == 0) return Status::Ok();
+    size_t used = UsedMemory();
+    if (config_.maxmemory < used) {
+      log_.Log(LogLevel::kWarning,
+               "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the "
+               "current memory usage (%zu). This will result in key eviction and/or the "
+               "inability to accept new write commands depending on the maxmemory-policy.",
+               static_cast<unsigned long long>(config_.maxmemory), used);
+    }
+    evictor_.Perform();
+    return Status::Ok();
+  });
 
   if (listeners == Listeners::kOpen) {
     for (int sig : {SIGTERM, SIGINT}) {
@@ -297,6 +311,8 @@ void Server::Cron() {
 
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
   if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
+  // A maxmemory eviction pass that ran out of time continues here (eviction.h).
+  if (evictor_.follow_up()) evictor_.Perform();
 }
 
 Server::MemoryStats Server::ReadMemoryStats() const {
@@ -307,6 +323,8 @@ Server::MemoryStats Server::ReadMemoryStats() const {
   m.resident = a.resident;
   m.mapped = a.mapped;
   m.retained = a.retained;
+  // Eviction's cheap figure restarts from this total, so INFO and eviction agree.
+  evictor_.Rebase(a.allocated);
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (f != nullptr) {
     unsigned long pages_total = 0, pages_rss = 0;

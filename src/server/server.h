@@ -23,6 +23,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/event_handle.h"
+#include "server/eviction.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "server/notifications.h"
@@ -189,6 +190,11 @@ class Server : public WatchSink {
 
   // (end of issue 9)
 
+  // --- maxmemory ------------------------------------------------------------------------------
+  Evictor& evictor() { return evictor_; }
+  // Used memory as INFO's used_memory and eviction see it (cheap; see eviction.h).
+  size_t UsedMemory() const { return evictor_.UsedMemory(); }
+
   // --- command execution -------------------------------------------------------------------
   // Processes as many complete commands as the client's query buffer holds.
   void ProcessInput(Client* c);
@@ -298,6 +304,9 @@ class Server : public WatchSink {
   // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
   bool HasServeWork() const;
   bool ShouldPause(const Client* c, const CommandSpec* spec) const;
+  // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
+  // whether `spec` from `c` must be refused with the OOM error.
+  bool RefuseForMemory(const Client* c, const CommandSpec* spec);
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   int64_t duration_us);
   void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
@@ -321,6 +330,7 @@ class Server : public WatchSink {
   KeyspaceHub hub_;
   Propagator propagator_{&keyspace_, &config_};
   std::vector<std::unique_ptr<Database>> dbs_;
+  Evictor evictor_{this};
   OwnerIndex owners_;
   WatchIndex watches_{this};
   BlockingCore blocking_;

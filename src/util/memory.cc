@@ -47,6 +47,40 @@ AllocatorStats ReadAllocatorStats() {
   return s;
 }
 
+#ifdef USE_JEMALLOC
+namespace {
+// jemalloc's "thread.allocatedp"/"thread.deallocatedp": pointers to the calling thread's
+// cumulative byte counters, fetched once per thread.
+struct ThreadCounters {
+  uint64_t* allocated = nullptr;
+  uint64_t* deallocated = nullptr;
+  ThreadCounters() {
+    size_t sz = sizeof(allocated);
+    if (mallctl("thread.allocatedp", &allocated, &sz, nullptr, 0) != 0) allocated = nullptr;
+    sz = sizeof(deallocated);
+    if (mallctl("thread.deallocatedp", &deallocated, &sz, nullptr, 0) != 0) deallocated = nullptr;
+  }
+};
+const ThreadCounters& Counters() {
+  static thread_local ThreadCounters counters;
+  return counters;
+}
+}  // namespace
+
+int64_t ThreadNetAllocated() {
+  const ThreadCounters& t = Counters();
+  if (t.allocated == nullptr || t.deallocated == nullptr) return -1;
+  return static_cast<int64_t>(*t.allocated - *t.deallocated);
+}
+bool ThreadCountersAvailable() {
+  const ThreadCounters& t = Counters();
+  return t.allocated != nullptr && t.deallocated != nullptr;
+}
+#else
+int64_t ThreadNetAllocated() { return -1; }
+bool ThreadCountersAvailable() { return false; }
+#endif
+
 const char* AllocatorName() {
 #ifdef USE_JEMALLOC
   return "jemalloc-5.3.0";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace redistp {
 
@@ -18,6 +19,12 @@ struct AllocatorStats {
 // Usable size of a live allocation (jemalloc size class).
 size_t AllocationSize(const void* p);
 AllocatorStats ReadAllocatorStats();
+// Net bytes the calling thread holds: its cumulative allocations minus its cumulative frees
+// (may be negative when it frees what another thread allocated). With jemalloc this reads two
+// per-thread counters through cached pointers, so it costs two loads; without jemalloc there
+// are no such counters and it returns -1 (ThreadCountersAvailable() is false).
+int64_t ThreadNetAllocated();
+bool ThreadCountersAvailable();
 // "jemalloc-5.3.0" or "libc".
 const char* AllocatorName();
 
