@@ -47,6 +47,8 @@ source "$ROOT/utils/bench/servers.sh"
 COORD_TOOL_ROOT=$ROOT
 # shellcheck source=utils/bench/coord-tool.sh
 source "$ROOT/utils/bench/coord-tool.sh"
+# shellcheck source=utils/bench/coord-run.sh
+source "$ROOT/utils/bench/coord-run.sh"
 
 TOOL=$(coord_tool_path)
 readonly TOOL
@@ -78,16 +80,6 @@ usage() {
   exit "${1:-2}"
 }
 
-# Prints the tool's result line for target NAME from a file of tool output.
-result_line() {
-  grep -E "^result name=$2 " "$1" | tail -n 1 || true
-}
-
-# Prints the side's used_memory in bytes (nothing when it is not reported).
-used_memory() {
-  bench_info_field "$1" memory used_memory
-}
-
 # Prints the sum of the wx= fields of the side's CLIENT LIST (our existence-watch count).
 watch_count() {
   bench_cli "$1" client list | { grep -o ' wx=[0-9]*' || true; } |
@@ -97,96 +89,6 @@ watch_count() {
 # Compiles the load tool when it is missing or older than any of its sources.
 build_tool() {
   coord_tool_build || die "the load tool did not compile"
-}
-
-# Raises the soft descriptor limit (inherited by the servers and the tool) when it is low.
-raise_fd_limit() {
-  local soft hard
-  soft=$(ulimit -Sn)
-  hard=$(ulimit -Hn)
-  if [[ $soft != unlimited ]] && ((soft < NOFILE_WANTED)); then
-    if [[ $hard == unlimited ]] || ((hard >= NOFILE_WANTED)); then
-      ulimit -Sn "$NOFILE_WANTED"
-    else
-      ulimit -Sn "$hard"
-    fi
-  fi
-  soft=$(ulimit -Sn)
-  if [[ $soft != unlimited ]] && ((soft < NOFILE_NEEDED)); then
-    die "open-file limit is $soft (hard $hard); parts 1 and 3 need $NOFILE_NEEDED." \
-      "Raise it (ulimit -n) and run again"
-  fi
-}
-
-# Runs the load tool under a time limit with its output in $WORK/$1.out and $WORK/$1.err.
-# Usage: run_tool LABEL SECONDS ARG...
-run_tool() {
-  local label=$1 limit=$2 rc=0
-  shift 2
-  timeout "$limit" "$TOOL" "$@" >"$WORK/$label.out" 2>"$WORK/$label.err" || rc=$?
-  if [[ -s $WORK/$label.err ]]; then
-    sed "s/^/  [$label] /" "$WORK/$label.err" >&2
-  fi
-  ((rc == 124)) && die "coord-bench $1 ($label) did not finish within $limit s"
-  ((rc == 0)) || die "coord-bench $1 ($label) failed with status $rc"
-  return 0
-}
-
-# Waits up to SECONDS for a line matching PATTERN in FILE while process PID lives.
-# Usage: wait_for_line FILE PATTERN SECONDS PID
-wait_for_line() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
-    grep -qE "$2" "$1" 2>/dev/null && return 0
-    kill -0 "$4" 2>/dev/null || { grep -qE "$2" "$1" 2>/dev/null; return; }
-    sleep 0.1
-  done
-  return 1
-}
-
-# Starts `coord-bench hold` as NAME against SIDE with stdin from a FIFO that this shell keeps
-# open (HOLD_FD), and waits until its connections are open. Usage: hold_start NAME SIDE ARG...
-hold_start() {
-  local name=$1 side=$2 fifo="$WORK/$1.ctl"
-  shift 2
-  mkfifo "$fifo"
-  timeout 900 "$TOOL" hold --port "${BENCH_PORT[$side]}" --name "$name" --max-seconds 800 "$@" \
-    <"$fifo" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-  HOLD_PID=$!
-  # Read-write, so that the open does not wait for the reader.
-  exec {HOLD_FD}<>"$fifo"
-  if ! wait_for_line "$WORK/$name.out" 'kind=connected' 120 "$HOLD_PID"; then
-    cat "$WORK/$name.err" >&2
-    require_alive "$side" "opening the connections of '$name'"
-    die "hold '$name' did not open its connections"
-  fi
-}
-
-# Lets the hold tool register its watches and waits until it has.
-hold_register() {
-  local name=$1 side=$2
-  echo go >&"$HOLD_FD"
-  if ! wait_for_line "$WORK/$name.out" 'kind=hold' 300 "$HOLD_PID"; then
-    cat "$WORK/$name.err" >&2
-    require_alive "$side" "registering the watches of '$name'"
-    die "hold '$name' did not register its watches"
-  fi
-}
-
-# Ends the hold tool (end of file on its stdin) and waits for it to close its connections.
-hold_release() {
-  local i
-  [[ -n ${HOLD_FD:-} ]] && exec {HOLD_FD}>&-
-  HOLD_FD=""
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$HOLD_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$HOLD_PID" 2>/dev/null; then
-    kill -TERM "$HOLD_PID" 2>/dev/null || true
-  fi
-  wait "$HOLD_PID" 2>/dev/null || true
-  HOLD_PID=""
 }
 
 # Part 1: fan-out latency for each watcher count.
@@ -264,29 +166,15 @@ run_memory() {
 
 # Part 4, one redis-benchmark run of test IDX against SIDE; appends to IDLE_RPS and IDLE_CPU.
 idle_benchmark() {
-  local side=$1 idx=$2 label pipeline name requests cpu0 cpu1 out rc=0 rps us
+  local side=$1 idx=$2 label pipeline name requests
   IFS='|' read -r label pipeline name <<<"${IDLE_TESTS[idx]}"
   if ((pipeline > 1)); then requests=$IDLE_REQUESTS_PIPELINED; else requests=$IDLE_REQUESTS; fi
-  cpu0=$(bench_cpu_seconds "$side")
-  out=$(timeout $((30 + requests / 5000)) redis-benchmark -h 127.0.0.1 \
-    -p "${BENCH_PORT[$side]}" -c "$BENCH_CLIENTS" -P "$pipeline" -r "$BENCH_KEYSPACE" \
-    -n "$requests" -t "$name" --csv 2>"$WORK/benchmark.err") || rc=$?
-  require_alive "$side" "redis-benchmark $label"
-  cpu1=$(bench_cpu_seconds "$side")
-  rps=$(awk -F, '{ gsub(/"/, "") } $1 != "test" && $2 + 0 > 0 { print $2; exit }' <<<"$out")
-  if ((rc != 0)) || [[ -z $rps ]]; then
-    cat "$WORK/benchmark.err" >&2
-    die "redis-benchmark '$label' against '$side' failed (exit $rc): ${out:-no output}"
-  fi
-  IDLE_RPS["$idx,$side"]+=" $rps"
-  if [[ -n $cpu0 && -n $cpu1 ]]; then
-    us=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$requests" \
-      'BEGIN { printf "%.3f", (b - a) * 1e6 / n }')
-    IDLE_CPU["$idx,$side"]+=" $us"
-  fi
+  redis_benchmark_run "$side" "$label" "$pipeline" "$name" "$requests"
+  IDLE_RPS["$idx,$side"]+=" $RUN_RPS"
+  [[ -n $RUN_US ]] && IDLE_CPU["$idx,$side"]+=" $RUN_US"
   STEP=$((STEP + 1))
   bench_log "$(printf '[%2d/%d] %-10s %-8s %10.0f rps  %s us/req' "$STEP" "$STEPS" "$label" \
-    "$side" "$rps" "${us:-n/a}")"
+    "$side" "$RUN_RPS" "${RUN_US:-n/a}")"
 }
 
 run_idle() {

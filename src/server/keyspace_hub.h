@@ -3,8 +3,13 @@
 // temporary-key ownership and existence watches register here (src/watch), as will MULTI WATCH
 // and keyspace notifications. Keeping one hub means a new subsystem never has to find every
 // place where keys change: the Database emits, the hub forwards.
+//
+// A listener that often has nothing to do (the `__watchex@` pattern path while no pattern can
+// see those channels) can be switched off with SetEnabled: it keeps its place in the order but
+// leaves the list the events walk, so while off it costs the key-event path nothing at all.
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -14,7 +19,21 @@ namespace redistp {
 
 class KeyspaceHub : public KeyspaceListener {
  public:
-  void Subscribe(KeyspaceListener* l) { listeners_.push_back(l); }
+  void Subscribe(KeyspaceListener* l, bool enabled = true) {
+    order_.push_back({l, enabled});
+    if (enabled) listeners_.push_back(l);
+  }
+  // Switches a subscribed listener on or off, keeping its place in the registration order.
+  // Not to be called from inside a listener's callback (the list being walked changes).
+  void SetEnabled(KeyspaceListener* l, bool enabled) {
+    auto it = std::find_if(order_.begin(), order_.end(), [l](const Slot& s) { return s.l == l; });
+    if (it == order_.end() || it->enabled == enabled) return;
+    it->enabled = enabled;
+    listeners_.clear();
+    for (const Slot& s : order_) {
+      if (s.enabled) listeners_.push_back(s.l);
+    }
+  }
   void OnKeyEvent(const KeyEvent& ev) override {
     for (KeyspaceListener* l : listeners_) l->OnKeyEvent(ev);
   }
@@ -29,7 +48,12 @@ class KeyspaceHub : public KeyspaceListener {
   }
 
  private:
-  std::vector<KeyspaceListener*> listeners_;
+  struct Slot {
+    KeyspaceListener* l;
+    bool enabled;
+  };
+  std::vector<Slot> order_;                   // every subscribed listener, in order
+  std::vector<KeyspaceListener*> listeners_;  // the enabled ones, in the same order
 };
 
 }  // namespace redistp

@@ -23,10 +23,11 @@
 // Publishing. A message reaches each subscriber through Server::PushEncoded (the push path's
 // hold rule: held while the target runs its own command, so the publisher's own copy follows
 // its PUBLISH reply). The frame is encoded once per publish (per matching pattern for
-// pmessage) and appended to every target as the same pieces; only the first byte differs
-// between protocols ('*' array for RESP2, '>' push for RESP3). The message body is never
-// copied into a scratch buffer: each target's output gets the header, then the body, then
-// CRLF. Publishing allocates nothing once the header scratch has grown to the channel's size.
+// pmessage) and appended to every target as the same bytes; only the first byte differs
+// between protocols ('*' array for RESP2, '>' push for RESP3). A small frame (up to 1 KB) is
+// assembled whole in a scratch buffer once, so each target costs one copy; a bigger body is
+// never copied into the scratch: each target's output gets the header, then the body, then
+// CRLF. Publishing allocates nothing once the scratch buffers have grown to the frame's size.
 // Pushing never closes a client synchronously (limits are checked when output is flushed), so
 // the subscriber sets are stable while a publish walks them.
 //
@@ -169,7 +170,8 @@ class PubSub {
   // Find advances incremental rehashing, hence mutable for the const lookups.
   mutable TopicTable tables_[kKinds];
   size_t watchex_channels_ = 0;
-  std::string head_;  // scratch for a frame header, reused by every publish
+  std::string head_;   // scratch for a frame header, reused by every publish
+  std::string frame_;  // scratch for a whole small frame (Deliver), reused likewise
 };
 
 template <typename Fn>

@@ -43,6 +43,8 @@ Server::Server(Config config, Clock* clock)
   hub_.Subscribe(&owners_);
   // (issue 9) client-side caching subscribes here.
   hub_.Subscribe(&watches_);
+  // `__watchex@` messages of pattern subscribers; enabled only while a pattern can see them.
+  hub_.Subscribe(&watchex_pubsub_, false);
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
   hub_.Subscribe(&propagator_);

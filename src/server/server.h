@@ -28,6 +28,7 @@
 #include "server/notifications.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
+#include "server/watchex_pubsub.h"
 #include "util/clock.h"
 #include "util/status.h"
 #include "watch/blocking.h"
@@ -160,6 +161,9 @@ class Server : public WatchSink {
   // WatchSink: a watched key appeared or disappeared.
   void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) override;
   void OnWatchDeadlineChanged(int64_t deadline_ms) override;
+  // WatchSink: a key whose `__watchex@` channel has subscribers appeared or disappeared
+  // (publishes it: server/watchex_pubsub.cc).
+  void OnPublishedKeyEvent(int db, std::string_view key, bool added) override;
 
   // --- Pub/Sub, keyspace notifications, client-side caching (issue 9) -----------------------
   // Pub/Sub:
@@ -172,6 +176,9 @@ class Server : public WatchSink {
   void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
   // client-side caching:
+
+  // existence events over Pub/Sub (`__watchex@<db>__:<key>`; the registry calls its hooks):
+  WatchexPublisher& watchex_pubsub() { return watchex_pubsub_; }
 
   // (end of issue 9)
 
@@ -356,6 +363,9 @@ class Server : public WatchSink {
   KeyspaceNotifier notifier_{this};
 
   // client-side caching:
+
+  // existence events over Pub/Sub:
+  WatchexPublisher watchex_pubsub_{this, &hub_};
 
   // --- (end of issue 9 members) ---
 

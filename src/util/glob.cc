@@ -92,4 +92,32 @@ bool GlobMatch(std::string_view pat, std::string_view str, bool nocase) {
   return p == pat.size();
 }
 
+bool GlobCanMatchPrefix(std::string_view pat, std::string_view prefix) {
+  // Walk the pattern over the prefix. Before the first star every element consumes exactly one
+  // byte, so the walk is deterministic; a star reached while prefix bytes remain can swallow
+  // them all (and the rest of the pattern is left to the unknown suffix), and a pattern left
+  // over when the prefix ends is matched by a suffix chosen for it. Only a mismatching byte or
+  // a pattern that ends before the prefix rules a match out.
+  size_t p = 0;
+  for (size_t s = 0; s < prefix.size(); ++s) {
+    if (p == pat.size()) return false;
+    char pc = pat[p];
+    if (pc == '*') return true;
+    if (pc == '?') {
+      ++p;
+      continue;
+    }
+    if (pc == '[') {
+      size_t end;
+      if (!MatchSet(pat, p + 1, static_cast<unsigned char>(prefix[s]), false, &end)) return false;
+      p = end;
+      continue;
+    }
+    if (pc == '\\' && p + 1 < pat.size()) pc = pat[++p];
+    if (pc != prefix[s]) return false;
+    ++p;
+  }
+  return true;
+}
+
 }  // namespace redistp

@@ -14,4 +14,10 @@ namespace redistp {
 
 bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase = false);
 
+// Can `pattern` match some string that starts with `prefix` (case-sensitive, as Pub/Sub
+// patterns are)? Answers in O(pattern + prefix) without building a string. It may say yes for a
+// pattern that matches nothing at all (an impossible set after a star), never no for one that
+// can match: callers use it to skip work ("no pattern can see `__watchex@` channels").
+bool GlobCanMatchPrefix(std::string_view pattern, std::string_view prefix);
+
 }  // namespace redistp

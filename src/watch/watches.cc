@@ -23,7 +23,8 @@ struct WatchIndex::KeyRecord {
   uint32_t heap_pos = kNotScheduled;  // index in deadlines_, kNotScheduled, or kRetired
   uint32_t interest = 0;              // AddInterest count; alive while watched or interested
   int32_t db = 0;
-  uint32_t key_len = 0;
+  uint32_t key_len : 31 = 0;   // keys are at most proto-max-bulk-len (512 MB) long
+  uint32_t published : 1 = 0;  // AddPublished mark (see watches.h)
 
   char* key_data() { return reinterpret_cast<char*>(this + 1); }
   const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }
@@ -121,7 +122,7 @@ WatchIndex::ClientWatches* WatchIndex::FindClient(uint64_t client) const {
 
 // Frees a record that has neither watchers nor interest: out of the heap, the table, memory.
 void WatchIndex::DropIfUnused(KeyRecord* rec) {
-  if (!rec->watchers.empty() || rec->interest > 0) return;
+  if (!rec->watchers.empty() || rec->interest > 0 || rec->published) return;
   Schedule(rec, 0);
   keys_.Erase(rec, HashDbKey(rec->db, rec->key()));
   Retire(rec);
@@ -141,6 +142,27 @@ void WatchIndex::RemoveInterest(int db, std::string_view key) {
   if (rec == nullptr || rec->interest == 0) return;
   --rec->interest;
   DropIfUnused(rec);
+}
+
+void WatchIndex::AddPublished(int db, std::string_view key, Entry* entry) {
+  KeyRecord* rec = FindOrCreate(db, key);
+  rec->published = 1;
+  if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
+  if (entry != nullptr && entry->expire_ms != 0 && DeadlineOf(rec) == 0) {
+    Schedule(rec, entry->expire_ms);
+  }
+}
+
+void WatchIndex::RemovePublished(int db, std::string_view key) {
+  KeyRecord* rec = Find(db, key);
+  if (rec == nullptr || !rec->published) return;
+  rec->published = 0;
+  DropIfUnused(rec);
+}
+
+bool WatchIndex::IsPublished(int db, std::string_view key) {
+  const KeyRecord* rec = Find(db, key);
+  return rec != nullptr && rec->published;
 }
 
 bool WatchIndex::Add(uint64_t client, int db, std::string_view key, Entry* entry) {
@@ -298,7 +320,12 @@ std::vector<std::pair<int, std::string>> WatchIndex::DueExpiries(int64_t now_ms)
 // ---- Keyspace events --------------------------------------------------------------------
 
 void WatchIndex::Notify(KeyRecord* rec, bool added) {
-  if (rec->watchers.empty()) return;
+  bool published = rec->published;
+  if (rec->watchers.empty()) {
+    // Nothing between here and the sink can drop the record: its key is read in place.
+    if (published) sink_->OnPublishedKeyEvent(rec->db, rec->key(), added);
+    return;
+  }
   // Copy the client ids first: a sink may close a client (output limit), editing the set.
   std::vector<uint64_t> clients;
   clients.reserve(rec->watchers.size());
@@ -306,6 +333,8 @@ void WatchIndex::Notify(KeyRecord* rec, bool added) {
   int db = rec->db;
   std::string key(rec->key());
   for (uint64_t c : clients) sink_->OnWatchedKeyEvent(c, db, key, added);
+  // The Pub/Sub message follows the pushes of the same change (the order in Server::Server).
+  if (published) sink_->OnPublishedKeyEvent(db, key, added);
 }
 
 void WatchIndex::OnKeyEvent(const KeyEvent& ev) {

@@ -29,6 +29,12 @@
 // watched keys carry Entry::kFlagWatched, so events of other keys skip the index (except an
 // addition, which is looked up: a new entry carries no flag yet).
 //
+// Published keys. Besides client watchers, a record can carry one `published` mark: the
+// Pub/Sub side's pseudo-watcher for a key whose `__watchex@<db>__:<key>` channel has
+// subscribers (server/watchex_pubsub.h). A published change is reported to the sink once,
+// after the key's watchers, so on one connection the WATCHEX push precedes the Pub/Sub message
+// of the same change; and the channel inherits every cause a watch sees, prompt expiry too.
+//
 // Prompt expiry: a watched key with a TTL is also kept in a binary min-heap of deadlines (16
 // bytes per volatile watched key, its position kept in the record for O(log n) updates); the
 // server arms one timer for the earliest deadline and calls DueExpiries(), then deletes the due
@@ -55,6 +61,9 @@ class WatchSink {
   virtual void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) = 0;
   // The earliest deadline of a watched volatile key changed (0: none left).
   virtual void OnWatchDeadlineChanged(int64_t deadline_ms) = 0;
+  // `key` of database `db`, marked published (WatchIndex::AddPublished), was added or deleted:
+  // called once per change, after every watcher of the key was told.
+  virtual void OnPublishedKeyEvent(int db, std::string_view key, bool added) = 0;
 };
 
 class WatchIndex : public KeyspaceListener {
@@ -76,6 +85,15 @@ class WatchIndex : public KeyspaceListener {
   // need the key's expiry promptly for their hand-off) without sending any push.
   void AddInterest(int db, std::string_view key, Entry* entry);
   void RemoveInterest(int db, std::string_view key);
+  // A published key: its existence changes go to the sink's OnPublishedKeyEvent, after the
+  // key's watchers, for every cause a watch sees (prompt expiry, FLUSHDB, SWAPDB and moves
+  // included). One mark per key, whoever asks (the Pub/Sub side marks a key while its
+  // `__watchex@` channel has subscribers); it keeps the record alive like a watch does.
+  // `entry` as for Add. AddPublished on a marked key and RemovePublished on an unmarked one
+  // do nothing.
+  void AddPublished(int db, std::string_view key, Entry* entry);
+  void RemovePublished(int db, std::string_view key);
+  bool IsPublished(int db, std::string_view key);
   size_t watch_count() const { return watch_count_; }
   size_t key_count() const { return keys_.size(); }
   bool empty() const { return keys_.empty(); }

@@ -28,6 +28,7 @@ class NullSink : public WatchSink {
  public:
   void OnWatchedKeyEvent(uint64_t, int, std::string_view, bool) override {}
   void OnWatchDeadlineChanged(int64_t) override {}
+  void OnPublishedKeyEvent(int, std::string_view, bool) override {}
 };
 
 struct ServeLog {

@@ -57,6 +57,8 @@ class FakeSink : public WatchSink {
     if (on_push) on_push(client);
   }
   void OnWatchDeadlineChanged(int64_t deadline_ms) override { deadlines.push_back(deadline_ms); }
+  // Published keys are tested in watches_published_test.cc.
+  void OnPublishedKeyEvent(int, std::string_view, bool) override {}
 
   // The pushes recorded since the last call, sorted (watcher order is unspecified).
   std::vector<Push> Take() {

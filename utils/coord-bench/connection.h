@@ -49,6 +49,12 @@ class Connection {
   // Moves the next complete buffered frame into `frame`: 1 when one was taken, 0 when the
   // buffer holds no complete frame, -1 when the stream is not RESP (see error()).
   int PopFrame(Frame* frame);
+  // The bytes received and not yet taken, for a caller that scans frames without building a
+  // Frame (the throughput benchmark); Consume(n) then drops the first `n` of them.
+  std::string_view Buffered() const {
+    return std::string_view(in_.data() + in_pos_, in_end_ - in_pos_);
+  }
+  void Consume(size_t n) { in_pos_ += n; }
 
   // Waits until `deadline_ns` for the next frame that is not a push; pushes met on the way are
   // queued in pushes(). False (see error()) on timeout, end of stream or a protocol error.

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "connection.h"
+#include "epoll_fd.h"
 #include "options.h"
 #include "resp.h"
 #include "stats.h"
@@ -31,21 +32,6 @@ struct FanoutConfig {
   int64_t change_timeout_ms = 2000;
   int64_t max_seconds = 120;
   std::string key = "coord:fanout";
-};
-
-// Closes an epoll descriptor when the benchmark ends, whichever way it ends.
-class EpollFd {
- public:
-  EpollFd() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
-  ~EpollFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  EpollFd(const EpollFd&) = delete;
-  EpollFd& operator=(const EpollFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 // One target under test: its writer, its watchers and what they have received.
@@ -88,7 +74,17 @@ class FanoutRun {
 
  private:
   bool keyspace() const { return target_.mode == "keyspace"; }
-  // The notification kind change `k` must produce.
+  bool publish() const { return target_.mode == "publish"; }
+  // Whether the watchers are Pub/Sub subscribers (every mode but WATCHEX's own pushes).
+  bool subscribes() const { return target_.mode != "watchex3" && target_.mode != "watchex2"; }
+  bool watchex_channel() const { return target_.mode == "watchex-channel"; }
+  // The channel the watchers subscribe to in the Pub/Sub modes.
+  std::string Channel() const {
+    if (keyspace()) return "__keyspace@0__:" + config_.key;
+    if (watchex_channel()) return "__watchex@0__:" + config_.key;
+    return config_.key;
+  }
+  // The notification kind change `k` must produce (in publish mode: the payload it sends).
   std::string_view ExpectedEvent(int64_t k) const {
     if (keyspace()) return k % 2 == 0 ? "set" : "del";
     return k % 2 == 0 ? "ADD" : "DEL";
@@ -133,7 +129,7 @@ bool FanoutRun::CheckSetupReplies(Connection& conn, bool is_writer, std::string*
     if (reply.type != '%') return fail("HELLO 3 replied " + reply.Describe());
   }
   if (!conn.NextReply(&reply, deadline)) return fail(conn.error());
-  if (keyspace()) {
+  if (subscribes()) {
     if (reply.type != '*' || reply.items.size() != 3 || !reply.items[0].IsString("subscribe")) {
       return fail("SUBSCRIBE replied " + reply.Describe());
     }
@@ -160,8 +156,8 @@ bool FanoutRun::Setup(int epoll_fd, uint32_t tag, std::string* error) {
   if (watchers_.empty()) return false;
   std::string setup;
   if (target_.mode == "watchex3") setup += EncodeCommand({"HELLO", "3"});
-  if (keyspace()) {
-    setup += EncodeCommand({"SUBSCRIBE", "__keyspace@0__:" + config_.key});
+  if (subscribes()) {
+    setup += EncodeCommand({"SUBSCRIBE", Channel()});
   } else {
     setup += EncodeCommand({"WATCHEX", config_.key});
   }
@@ -186,8 +182,14 @@ bool FanoutRun::Setup(int epoll_fd, uint32_t tag, std::string* error) {
 }
 
 bool FanoutRun::StartChange(int64_t k, std::string* error) {
-  std::string command =
-      k % 2 == 0 ? EncodeCommand({"SET", config_.key, "v"}) : EncodeCommand({"DEL", config_.key});
+  std::string command;
+  if (publish()) {
+    command = EncodeCommand({"PUBLISH", Channel(), std::string(ExpectedEvent(k))});
+  } else if (k % 2 == 0) {
+    command = EncodeCommand({"SET", config_.key, "v"});
+  } else {
+    command = EncodeCommand({"DEL", config_.key});
+  }
   current_ = k;
   t_send_[k] = NowNs();
   if (!writer_->Send(command, t_send_[k] + kSetupTimeoutNs)) {
@@ -215,7 +217,9 @@ bool FanoutRun::OnReadable(size_t index, std::string* error) {
         ++writer_errors_;
         continue;
       }
-      bool ok = change % 2 == 0 ? frame.IsString("OK") : frame.IsInteger(1);
+      bool ok = publish()         ? frame.IsInteger(config_.watchers)
+                : change % 2 == 0 ? frame.IsString("OK")
+                                  : frame.IsInteger(1);
       if (!ok) ++writer_errors_;
       write_samples_.Add(now - t_send_[change]);
       continue;
@@ -285,7 +289,8 @@ bool Pump(int epoll_fd, std::vector<std::unique_ptr<FanoutRun>>& runs,
 
 int RunFanout(Options& options) {
   FanoutConfig config;
-  std::vector<Target> targets = options.Targets({"watchex3", "watchex2", "keyspace"});
+  std::vector<Target> targets =
+      options.Targets({"watchex3", "watchex2", "keyspace", "watchex-channel", "publish"});
   config.watchers = options.Int("watchers", config.watchers, 1, 100000);
   config.changes = options.Int("changes", config.changes, 1, 1000000);
   config.pause_us = options.Int("pause-us", config.pause_us, 0, 1000000);

@@ -9,7 +9,11 @@
 //   watchex3  our WATCHEX on RESP3 connections (HELLO 3): `>3 watchex <key> ADD|DEL` pushes;
 //   watchex2  our WATCHEX on RESP2 connections: the same array in-band;
 //   keyspace  Redis keyspace notifications (CONFIG SET notify-keyspace-events KEA is sent by
-//             the writer): watchers SUBSCRIBE __keyspace@0__:<key> and get `set` / `del`.
+//             the writer): watchers SUBSCRIBE __keyspace@0__:<key> and get `set` / `del`;
+//   watchex-channel  our existence events over Pub/Sub: watchers SUBSCRIBE
+//             __watchex@0__:<key> and get `ADD` / `DEL` messages (no configuration);
+//   publish   plain Pub/Sub: watchers SUBSCRIBE <key> and the writer, instead of SET/DEL,
+//             sends PUBLISH <key> ADD|DEL, whose reply must count every watcher.
 // All connections of all targets live in one epoll loop in one thread, with CLOCK_MONOTONIC
 // stamps taken right after each read. Targets take turns change by change (change 1 on the
 // first, change 1 on the second, ..., then change 2 ...), so whatever else the machine does

@@ -24,7 +24,8 @@ constexpr int64_t kBatchTimeoutNs = 60 * kNsPerSec;
 
 struct HoldConfig {
   int port = 0;
-  bool subscribe = false;
+  bool subscribe = false;  // SUBSCRIBE or PSUBSCRIBE rather than WATCHEX
+  bool patterns = false;   // PSUBSCRIBE
   bool shared = true;
   int64_t conns = 1;
   int64_t keys = 1;
@@ -39,8 +40,13 @@ std::string KeyName(const HoldConfig& config, int64_t conn, int64_t index) {
   return key + std::to_string(index);
 }
 
+// The channel (or pattern) that stands for `key` in the Pub/Sub modes.
+std::string ChannelName(const HoldConfig& config, const std::string& key) {
+  return "__keyspace@0__:" + key + (config.patterns ? ":*" : "");
+}
+
 // Checks the replies to one batch of `count` keys on `conn`; `subscribed` is the connection's
-// channel count before the batch (SUBSCRIBE confirmations carry the running count).
+// channel (or pattern) count before the batch (confirmations carry the running count).
 bool CheckBatch(const HoldConfig& config, Connection& conn, int64_t count, int64_t subscribed,
                 std::string* error) {
   int64_t deadline = NowNs() + kBatchTimeoutNs;
@@ -48,9 +54,10 @@ bool CheckBatch(const HoldConfig& config, Connection& conn, int64_t count, int64
   if (config.subscribe) {
     for (int64_t i = 0; i < count; ++i) {
       if (!conn.NextReply(&reply, deadline)) return (*error = conn.error(), false);
-      if (reply.items.size() != 3 || !reply.items[0].IsString("subscribe") ||
+      if (reply.items.size() != 3 ||
+          !reply.items[0].IsString(config.patterns ? "psubscribe" : "subscribe") ||
           !reply.items[2].IsInteger(subscribed + i + 1)) {
-        return (*error = "SUBSCRIBE replied " + reply.Describe(), false);
+        return (*error = "(P)SUBSCRIBE replied " + reply.Describe(), false);
       }
     }
     return true;
@@ -107,7 +114,9 @@ bool PingAll(std::vector<std::unique_ptr<Connection>>& conns, std::string* error
 int RunHold(Options& options) {
   HoldConfig config;
   config.port = static_cast<int>(options.Int("port", 0, 1, 65535));
-  config.subscribe = options.String("mode", "watchex", {"watchex", "subscribe"}) == "subscribe";
+  std::string mode = options.String("mode", "watchex", {"watchex", "subscribe", "psubscribe"});
+  config.subscribe = mode != "watchex";
+  config.patterns = mode == "psubscribe";
   config.shared = options.String("layout", "shared", {"shared", "distinct"}) == "shared";
   config.conns = options.Int("conns", config.conns, 1, 100000);
   config.keys = options.Int("keys", config.keys, 1, 10000000);
@@ -142,10 +151,10 @@ int RunHold(Options& options) {
   for (int64_t first = 0; first < config.keys; first += config.batch) {
     int64_t count = std::min(config.batch, config.keys - first);
     for (int64_t c = 0; c < config.conns; ++c) {
-      std::vector<std::string> command = {config.subscribe ? "SUBSCRIBE" : "WATCHEX"};
+      std::vector<std::string> command = {mode == "watchex" ? "WATCHEX" : mode};
       for (int64_t i = first; i < first + count; ++i) {
         std::string key = KeyName(config, c, i);
-        command.push_back(config.subscribe ? "__keyspace@0__:" + key : key);
+        command.push_back(config.subscribe ? ChannelName(config, key) : key);
       }
       if (!conns[c]->SendCommand(command, NowNs() + kBatchTimeoutNs)) {
         fprintf(stderr, "coord-bench hold: connection %lld: %s\n", static_cast<long long>(c),
@@ -165,7 +174,7 @@ int RunHold(Options& options) {
   snprintf(seconds, sizeof(seconds), "%.2f",
            static_cast<double>(NowNs() - registration) / kNsPerSec);
   PrintResult(name, "hold",
-              {{"mode", config.subscribe ? "subscribe" : "watchex"},
+              {{"mode", mode},
                {"layout", config.shared ? "shared" : "distinct"},
                {"conns", std::to_string(config.conns)},
                {"keys", std::to_string(config.keys)},

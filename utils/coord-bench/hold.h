@@ -1,4 +1,4 @@
-// Hold: register many watches (or subscriptions) and keep them until told to let go.
+// Hold: register many watches (or subscriptions, or patterns) and keep them until told to let go.
 //
 // Used by the benchmark script to measure memory per watch and the cost of watches that never
 // fire. C connections each register K keys: with `--layout shared` every connection watches
@@ -6,7 +6,8 @@
 // `--layout distinct` each connection has its own K keys (C x K pairs over C x K keys). Modes:
 //   watchex    WATCHEX <keys...> in batches (RESP2), every status checked (EXIST/NOEXIST);
 //   subscribe  SUBSCRIBE __keyspace@0__:<key> ... in batches: the Redis counterpart of a watch,
-//              every confirmation checked, including the connection's channel count.
+//              every confirmation checked, including the connection's channel count;
+//   psubscribe PSUBSCRIBE __keyspace@0__:<key>:* ... likewise: one pattern per key.
 // Registration is spread over the connections: batch b is sent on every connection before the
 // replies to batch b are read, so the server works on many connections at once while each
 // connection has one command outstanding (its query buffer never holds more than one batch).

@@ -1,0 +1,56 @@
+// Unit tests for KeyspaceHub: listeners are called in registration order, and a listener
+// switched off (SetEnabled) is skipped but keeps its place when switched back on.
+#include "server/keyspace_hub.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace redistp {
+namespace {
+
+class NamedListener : public KeyspaceListener {
+ public:
+  NamedListener(char name, std::string* log) : name_(name), log_(log) {}
+  void OnKeyEvent(const KeyEvent&) override { log_->push_back(name_); }
+  void OnFlush(Database&) override { log_->push_back(name_); }
+  void OnSwap(Database&, Database&) override { log_->push_back(name_); }
+
+ private:
+  char name_;
+  std::string* log_;
+};
+
+TEST(KeyspaceHubTest, DisabledListenersAreSkippedAndKeepTheirPlace) {
+  std::string log;
+  NamedListener a('a', &log), b('b', &log), c('c', &log);
+  KeyspaceHub hub;
+  hub.Subscribe(&a);
+  hub.Subscribe(&b, false);
+  hub.Subscribe(&c);
+  KeyEvent ev{};
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "ac");
+  hub.SetEnabled(&b, true);
+  hub.SetEnabled(&b, true);  // already on: nothing changes
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "abc");
+  hub.SetEnabled(&a, false);
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "bc");
+  hub.SetEnabled(&a, true);
+  hub.SetEnabled(&c, false);
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "ab");
+  NamedListener stranger('x', &log);
+  hub.SetEnabled(&stranger, true);  // never subscribed: ignored
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "ab");
+}
+
+}  // namespace
+}  // namespace redistp
