@@ -92,7 +92,7 @@ start_server {tags {notifications needs:config needs:debug}} {
 
     test {notify-keyspace-events off (the default) publishes nothing} {
         r flushall
-        set sub [kn_subscriber {*}]
+        set sub [kn_subscriber {__key*__:*}]
         r set kn:off v
         r lpush kn:offl a
         r del kn:off kn:offl
