@@ -11,6 +11,9 @@ namespace difftest {
 namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
+constexpr const char* kSubscribe =
+    "enters subscribed mode and answers one confirmation per channel, not one reply per "
+    "request; the stream comparison's subscriber connection runs these (streams.h)";
 
 }  // namespace
 
@@ -35,6 +38,12 @@ const std::vector<PolicyRow>& PolicyTable() {
        "server-wide state that FLUSHALL does not undo, so replays on flushed servers would "
        "start from a different configuration; the aggregate families send CONFIG SET of the "
        "encoding thresholds only, which every reset restores"},
+      {"subscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"psubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"ssubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"unsubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"punsubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"sunsubscribe", Rule::kNeverSend, 0, kSubscribe},
       {"settp", Rule::kNeverSend, 0, kOursOnly},
       {"bsettp", Rule::kNeverSend, 0, kOursOnly},
       {"deltp", Rule::kNeverSend, 0, kOursOnly},
@@ -108,9 +117,22 @@ const std::vector<PolicyRow>& PolicyTable() {
        "absolute expiry computed from each server's clock when set relatively"},
       // ---- compared as sets -------------------------------------------------------------------
       {"keys", Rule::kUnordered, 0, "hash-table iteration order"},
+      {"pubsub|channels", Rule::kUnordered, 0,
+       "the channels in the order of the registry's hash table"},
+      {"pubsub|shardchannels", Rule::kUnordered, 0,
+       "the shard channels in the order of the registry's hash table"},
       {"hello", Rule::kHello, 0, "the `id` field is the connection id"},
   };
   return rows;
+}
+
+const char* const kResetNotifyFlags = "KEA";
+
+bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv) {
+  if (name != "config|get" || argv.size() != 3) return false;
+  std::string p = argv[2];
+  for (auto& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return p == "notify-keyspace-events";
 }
 
 std::vector<std::string> EncodingSourceKeys(const std::string& name,

@@ -68,6 +68,13 @@ struct PolicyRow {
   const char* reason;
 };
 
+// True for `CONFIG GET notify-keyspace-events` (the parameter alone, any case): compared exactly,
+// unlike other CONFIG GETs, since the canonical form of the flags is what a client reads back.
+bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv);
+
+// The notify-keyspace-events flags every reset starts from when keyspace events are compared.
+extern const char* const kResetNotifyFlags;
+
 // All rows, in table order.
 const std::vector<PolicyRow>& PolicyTable();
 
