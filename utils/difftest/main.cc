@@ -184,8 +184,12 @@ std::string Divergence(const Options& o, const CommandTable& table,
     report << "minimal sequence (" << minimal.size() << " of " << prefix.size() << " commands, "
            << runner.replays() - replays_before << " replays), on flushed servers:\n";
     for (const auto& s : minimal) report << "  " << Line(s) << "\n";
-    report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
-           << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+    if (last.stream) {
+      report << Messages("redis-tp", last.ours) << Messages("redis 7.0", last.theirs);
+    } else {
+      report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
+             << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+    }
   } else {
     report << "the divergence did not reproduce on a fresh replay ("
            << runner.replays() - replays_before << " replays); rerun with --seed " << o.seed

@@ -128,6 +128,8 @@ const std::vector<PolicyRow>& PolicyTable() {
 
 const char* const kResetNotifyFlags = "KEA";
 
+bool StreamRelaxed(const std::string& name) { return name == "sort" || name == "sort_ro"; }
+
 bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv) {
   if (name != "config|get" || argv.size() != 3) return false;
   std::string p = argv[2];

@@ -72,6 +72,11 @@ struct PolicyRow {
 // unlike other CONFIG GETs, since the canonical form of the flags is what a client reads back.
 bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv);
 
+// True for the commands whose notification messages are compared in any order (SORT, SORT_RO:
+// key misses of BY and GET patterns come in the order of the source, a set's hash table), or,
+// with LIMIT, by number only (BY nosort takes a different slice of a hash-table set).
+bool StreamRelaxed(const std::string& name);
+
 // The notify-keyspace-events flags every reset starts from when keyspace events are compared.
 extern const char* const kResetNotifyFlags;
 
