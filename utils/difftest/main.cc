@@ -48,6 +48,7 @@ struct Options {
   bool compare_commands = false;
   bool generic = true;        // --no-generic: hand-written families only
   bool streams = true;        // --no-streams: no subscribers, replies only
+  std::string tracking = "on";  // --tracking off|on|bcast (when our server has CLIENT TRACKING)
   int keep_going = 0;         // --keep-going N: go on after up to N divergences
   long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
@@ -61,7 +62,7 @@ void Usage() {
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
                "                [--test-line] [--quiet] [--list] [--print FROM TO]\n"
                "                [--compare-commands] [--no-generic] [--no-streams]\n"
-               "                [--keep-going N]\n";
+               "                [--tracking off|on|bcast] [--keep-going N]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -86,12 +87,15 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.print_to = std::atoll(argv[++i]);
     } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
                 a == "--shrink-seconds" || a == "--shrink-replays" || a == "--keep-going" ||
-                a == "--ours" || a == "--redis") &&
+                a == "--ours" || a == "--redis" || a == "--tracking") &&
                (v = value()) != nullptr) {
       if (a == "--ours") {
         o.ours = v;
       } else if (a == "--redis") {
         o.redis = v;
+      } else if (a == "--tracking") {
+        o.tracking = v;
+        if (o.tracking != "off" && o.tracking != "on" && o.tracking != "bcast") return false;
       } else {
         char* end = nullptr;
         unsigned long long n = std::strtoull(v, &end, 10);
@@ -251,7 +255,7 @@ int Run(const Options& o) {
                     : r.rule == Rule::kUnordered     ? "unordered"
                     : r.rule == Rule::kSameSize      ? "same size"
                     : r.rule == Rule::kEncodingOrder ? "order of the encoding"
-                                                     : "hello")
+                                                     : "map, ids ignored")
                 << ": " << r.reason << "\n";
     }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
@@ -285,6 +289,10 @@ int Run(const Options& o) {
     if (!emits) {
       std::cerr << "difftest: warning: redis-tp emits no keyspace events; the subscribers "
                    "compare published messages only\n";
+    }
+    if (table.Find("client|tracking") != nullptr && o.tracking != "off") {
+      streams.tracking = o.tracking == "bcast" ? StreamOptions::Tracking::kBcast
+                                               : StreamOptions::Tracking::kDefault;
     }
   } else if (o.streams && !o.quiet) {
     std::cerr << "difftest: note: redis-tp has no SUBSCRIBE/PSUBSCRIBE/PUBLISH; replies only\n";
@@ -354,7 +362,11 @@ int Run(const Options& o) {
           "error replies, %lld RESP3-typed replies, %lld subscriber messages%s)\n",
           static_cast<unsigned long long>(o.seed), index, secs, names.size(),
           runner.error_replies(), runner.resp3_replies(), runner.messages_compared(),
-          !streams.enabled ? ": no streams" : streams.keyspace ? "" : ", no keyspace events");
+          !streams.enabled                                        ? ": no streams"
+          : !streams.keyspace                                     ? ", no keyspace events"
+          : streams.tracking == StreamOptions::Tracking::kOff     ? ", no tracking"
+          : streams.tracking == StreamOptions::Tracking::kBcast   ? ", tracking in BCAST mode"
+                                                                  : ", with tracking");
     }
     return 0;
   }

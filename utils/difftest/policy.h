@@ -30,7 +30,7 @@ enum class Rule {
   kShape,          // same top-level RESP kind only (errors still compared exactly)
   kTolerance,      // integers equal, or both >= 0 and within `tolerance` (TTL-like replies)
   kUnordered,      // same elements in any order (hash-table iteration order)
-  kHello,          // HELLO's map, with the `id` value ignored (connection ids differ)
+  kHello,          // a map with the `id` and `redirect` values ignored (connection ids differ)
   kSameSize,       // random picks: same RESP kind and, for aggregates, the same number of elements
   kEncodingOrder,  // exact, unless the source is hash-table encoded (see above)
   kLexRange,       // exact, unless the sorted set's scores differ (see below)

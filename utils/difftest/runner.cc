@@ -99,7 +99,19 @@ bool Runner::OpenAll(Side& side, std::string& error) {
     error = side.server->label() + ": " + error;
     return false;
   }
+  for (auto& c : side.conns) {
+    if (!Retrack(*c, side)) {
+      error = side.server->label() + ": CLIENT TRACKING failed: " + c->error();
+      return false;
+    }
+  }
   return true;
+}
+
+bool Runner::Retrack(Connection& c, Side& side) {
+  if (!streams_.enabled || streams_.tracking == StreamOptions::Tracking::kOff) return true;
+  Value v = c.Call(TrackingRequest(streams_, side.subscriber.id()));
+  return v.kind == Value::Kind::kStatus;
 }
 
 bool Runner::Reset(std::string& error) {
@@ -141,8 +153,12 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
   for (size_t i = begin; i < end;) {
     size_t conn = static_cast<size_t>(steps[i].conn);
     size_t j = i;
-    bool state_last = false;  // the batch ends with a step that may enter or leave MULTI
-    while (j < end && j - i < kMaxPipeline && static_cast<size_t>(steps[j].conn) == conn) {
+    // The batch ends with a step that may enter or leave MULTI, or (BCAST) with its only step:
+    // the last step's sentinel waits for its reply.
+    bool state_last = false;
+    const bool bcast = streams_.enabled && streams_.tracking == StreamOptions::Tracking::kBcast;
+    size_t max_batch = bcast ? 1 : kMaxPipeline;
+    while (j < end && j - i < max_batch && static_cast<size_t>(steps[j].conn) == conn) {
       std::string name = PolicyName(steps[j++].argv);
       // A reply whose order depends on an encoding may need the encoding asked right after it.
       const PolicyRow* row = FindPolicy(name);
@@ -154,6 +170,7 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
         break;
       }
     }
+    state_last = state_last || bcast;
     auto& a = *ours_.conns[conn];
     auto& b = *theirs_.conns[conn];
     bool in_multi = tx_[conn].in_multi;
@@ -217,7 +234,13 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
       }
       if (state_last && k + 1 == j && !tx_[conn].in_multi) {
         // The last step may have left MULTI (EXEC): its messages, and those of the steps it
-        // ran, come before a sentinel sent now.
+        // ran, come before a sentinel sent now. RESET turned tracking off: on again, alike.
+        if (PolicyName(steps[k].argv) == "reset" && (!Retrack(a, ours_) || !Retrack(b, theirs_))) {
+          bad = o;
+          bad.same = false;
+          bad.why = "CLIENT TRACKING after RESET failed";
+          return static_cast<long>(k);
+        }
         std::vector<Value> m_ours;
         std::vector<Value> m_theirs;
         SyncStreams(a, b, m_ours, m_theirs);

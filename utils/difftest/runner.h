@@ -17,7 +17,10 @@
 // with the step, or, after MULTI/EXEC/DISCARD/RESET, which end their batch, sent once the reply
 // tells whether the connection is still inside MULTI). After a batch's replies the runner reads
 // each subscriber up to each sentinel and compares the two message sequences of every step
-// exactly, after its reply: a difference is a divergence of that step (Outcome::stream). A probe
+// exactly, after its reply: a difference is a divergence of that step (Outcome::stream). With
+// tracking, every command connection redirects its invalidations to the subscriber (again after
+// a RESET, which turns tracking off); in BCAST mode, whose invalidations Redis sends when its
+// loop goes to sleep, every step is a batch of its own with its sentinel after the reply. A probe
 // (OBJECT ENCODING, ZRANGE) that the comparison sends is followed by a sentinel whose messages
 // are read and dropped, since they are the tester's, not the stream's.
 //
@@ -107,6 +110,9 @@ class Runner {
                          const Value& reply);
   // Publishes one sentinel on each of `a` and `b` and reads both subscribers up to it into
   // `ours` and `theirs`; false (with the kLost value last) when a side is lost.
+  // Turns client tracking on for command connection `c` of `side`, redirected to its
+  // subscriber, when the streams include tracking; false when the server refuses.
+  bool Retrack(Connection& c, Side& side);
   bool SyncStreams(Connection& a, Connection& b, std::vector<Value>& ours,
                    std::vector<Value>& theirs);
   bool Fails(const std::vector<Step>& candidate);

@@ -50,6 +50,20 @@ const std::vector<std::string>& SubscribedChannels() {
   return channels;
 }
 
+const std::vector<std::string>& TrackingPrefixes() {
+  static const std::vector<std::string> prefixes = {"h:", "key:", "s:"};
+  return prefixes;
+}
+
+std::vector<std::string> TrackingRequest(const StreamOptions& options, long long id) {
+  std::vector<std::string> argv = {"CLIENT", "TRACKING", "ON", "REDIRECT", std::to_string(id)};
+  if (options.tracking == StreamOptions::Tracking::kBcast) {
+    argv.push_back("BCAST");
+    for (const auto& p : TrackingPrefixes()) argv.insert(argv.end(), {"PREFIX", p});
+  }
+  return argv;
+}
+
 std::vector<std::string> SentinelRequest(uint64_t n) {
   return {"PUBLISH", kSentinelChannel, std::to_string(n)};
 }
@@ -59,9 +73,20 @@ bool Subscriber::Open(int port, const StreamOptions& options, std::string& error
     error = "subscriber: " + conn_.error();
     return false;
   }
+  id_ = -1;
+  if (options.tracking != StreamOptions::Tracking::kOff) {
+    Value id = conn_.Call({"CLIENT", "ID"});
+    if (id.kind != Value::Kind::kInteger) {
+      error = "subscriber: CLIENT ID answered " + id.Render();
+      return false;
+    }
+    id_ = id.integer;
+  }
   std::vector<std::string> channels = SubscribedChannels();
   channels.push_back(kSentinelChannel);
-  if (options.invalidate) channels.push_back("__redis__:invalidate");
+  if (options.tracking != StreamOptions::Tracking::kOff) {
+    channels.push_back("__redis__:invalidate");
+  }
   std::vector<std::string> argv = {"SUBSCRIBE"};
   argv.insert(argv.end(), channels.begin(), channels.end());
   if (!SubscribeTo(conn_, argv, "subscribe", channels.size(), error)) return false;
