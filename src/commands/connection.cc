@@ -8,6 +8,7 @@
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
 #include "util/numbers.h"
@@ -18,6 +19,13 @@ namespace {
 void PingCommand(CommandContext& c) {
   if (c.args.size() > 2) {
     c.reply.Error(err::WrongArity("ping"));
+    return;
+  }
+  if (c.reply.resp() == 2 && PubSub::Subscribed(c.client)) {
+    // RESP2 subscribed mode: a reply shaped like a message, ["pong", argument or ""], as Redis.
+    c.reply.Array(2);
+    c.reply.Bulk("pong");
+    c.reply.Bulk(c.args.size() == 2 ? c.args[1] : std::string_view());
     return;
   }
   if (c.args.size() == 1) {
@@ -203,7 +211,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Register(
       {.name = "ping",
        .arity = -1,
-       .flags = kCmdFast | kCmdSentinel,
+       .flags = kCmdFast | kCmdSentinel | kCmdSubscribedContext,
        .acl = kConn | kAclFast,
        .doc = {.summary = "Checks that the server is alive, optionally echoing a message back",
                .since = "1.0.0",
@@ -235,7 +243,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Register({.name = "quit",
               .arity = -1,
               .flags = kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale |
-                       kCmdFast | kCmdRunsInMulti,
+                       kCmdFast | kCmdRunsInMulti | kCmdSubscribedContext,
               .acl = kConn | kAclFast,
               .doc = {.summary = "Closes the connection after replying",
                       .since = "1.0.0",
@@ -283,7 +291,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Register({.name = "reset",
               .arity = 1,
               .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth |
-                       kCmdAllowBusy | kCmdRunsInMulti,
+                       kCmdAllowBusy | kCmdRunsInMulti | kCmdSubscribedContext,
               .acl = kConn | kAclFast,
               .doc = {.summary = "Returns the connection to the state it had when it was opened",
                       .since = "6.2.0",

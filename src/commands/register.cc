@@ -43,6 +43,7 @@ Status RegisterCommands(CommandTable& table) {
   // (end of the aggregate families)
 
   // Pub/Sub:
+  RegisterPubSubCommands(table);
 
   // client-side caching:
 

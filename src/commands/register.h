@@ -54,6 +54,7 @@ void RegisterAggregateScanCommands(CommandTable& table);
 
 // Pub/Sub, notifications and client-side caching (issue 9):
 // Pub/Sub:
+void RegisterPubSubCommands(CommandTable& table);
 
 // client-side caching (CLIENT TRACKING is a CLIENT subcommand; its rows, if separate):
 

@@ -274,6 +274,16 @@ inline constexpr std::string_view kSortNotDouble =
     "ERR One or more scores can't be converted into double";
 
 // ---- Pub/Sub (issue 9) ----
+// SSUBSCRIBE from a context that expects one reply per command (EXEC, scripts).
+inline constexpr std::string_view kSSubscribeDenyBlocking =
+    "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client";
+// "ERR Can't execute 'get': only (P|S)SUBSCRIBE / ..." (RESP2 subscribed mode; the command's
+// full name, "client|info" for a subcommand).
+inline std::string SubscribedContext(std::string_view full_name) {
+  return "ERR Can't execute '" + std::string(full_name) +
+         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+         "context";
+}
 
 // ---- keyspace notifications (issue 9) ----
 

@@ -24,12 +24,19 @@
 #include "server/event_handle.h"
 #include "util/byte_buffer.h"
 #include "util/reply_buffer.h"
+#include "watch/compact_set.h"
 
 namespace redistp {
 
 class Database;
 class Server;
 struct CommandSpec;
+struct PubSubTopic;
+
+// Hashes a Pub/Sub topic by its address (a client's subscription sets compare by identity).
+struct PubSubTopicPtrTraits {
+  static uint64_t Hash(const PubSubTopic* t) { return MixBits(reinterpret_cast<uintptr_t>(t)); }
+};
 
 enum ClientFlag : uint32_t {
   kClientCloseAfterReply = 1u << 0,  // write pending output, then close (QUIT, protocol error)
@@ -104,6 +111,10 @@ class Client {
   ReplyBuffer pending_pushes;
 
   // --- Pub/Sub (issue 9) ---
+  // This client's subscriptions by PubSub::Kind (channels, patterns, shard channels): the
+  // registry's topics, which hold the names (server/pubsub.h). Changed only by the PubSub
+  // registry; empty again after EndSession.
+  CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
 
   // --- client-side caching (issue 9) ---
 

@@ -95,6 +95,9 @@ enum CommandFlag : uint64_t {
   // ... and when the dispatcher rejects it inside MULTI (arity, auth ...), the transaction is
   // aborted at once instead of being marked failed (EXEC).
   kCmdAbortsMultiOnReject = 1ULL << 41,
+  // ... and it may run while a RESP2 connection is in Pub/Sub subscribed mode ((P|S)SUBSCRIBE,
+  // (P|S)UNSUBSCRIBE, PING, QUIT, RESET); every other command is refused there.
+  kCmdSubscribedContext = 1ULL << 42,
 };
 
 // ACL categories (COMMAND INFO shows them as "@name").

@@ -42,6 +42,14 @@ void Server::Push(Client& target, std::span<const std::string_view> parts) {
   if (!hold) ScheduleFlush(&target);
 }
 
+void Server::PushEncoded(Client& target, std::span<const std::string_view> pieces) {
+  if (target.closed) return;
+  bool hold = target.has_flag(kClientExecuting);
+  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
+  for (std::string_view p : pieces) dst.Append(p);
+  if (!hold) ScheduleFlush(&target);
+}
+
 void Server::ReleaseHeldPushes(Client& c) {
   if (c.pending_pushes.Readable() == 0) return;
   c.out.Append(c.pending_pushes);

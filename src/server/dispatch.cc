@@ -206,6 +206,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
         rejection = std::string(err::kNotAllowedInMulti);
         rejected_spec = spec;
+      } else if ((spec->flags & kCmdSubscribedContext) == 0 && c->reply.resp() == 2 &&
+                 !c->has_flag(kClientInExec) && PubSub::Subscribed(*c)) {
+        // RESP2 subscribed mode: the connection reads messages, not replies (RESP3 tells the
+        // two apart, so it is not restricted).
+        rejection = err::SubscribedContext(spec->full_name);
+        rejected_spec = spec;
       }
     }
   }

@@ -401,7 +401,11 @@ void Server::FlushClient(Client* c) {
 
 void Server::CheckOutputLimits(Client* c) {
   if (c->closed || c->has_flag(kClientCloseAfterReply)) return;
-  int cls = c->has_flag(kClientMonitor) ? 1 : 0;  // monitors use the replica class like Redis
+  // Monitors use the replica class like Redis; a client with any subscription (RESP2 or 3)
+  // the pubsub class.
+  int cls = c->has_flag(kClientMonitor) ? kClientClassReplica
+            : PubSub::Subscribed(*c)    ? kClientClassPubsub
+                                        : kClientClassNormal;
   const auto& lim = config_.client_output_buffer_limits[cls];
   size_t used = c->pending_output();
   bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);
@@ -445,7 +449,9 @@ void Server::EndSession(Client& c) {
   keyspace_.now_ms = NowMs();
   owners_.ReleaseAll(c.id);
   SetLease(&c, 0);
-  // 5. Pub/Sub subscriptions (issue 9):
+  // 5. Pub/Sub subscriptions (issue 9): every channel, pattern and shard channel, without
+  //    confirmations (a disconnect has nobody to tell; RESET replies only +RESET, as Redis).
+  pubsub_.RemoveClient(c);
 
   // 6. Client-side tracking (issue 9):
 

@@ -238,8 +238,9 @@ void Server::Cron() {
   if (config_.timeout > 0 || !clients_.empty()) {
     std::vector<Client*> expired;
     for (auto& [id, c] : clients_) {
+      // Monitors, blocked clients and subscribers wait for the server, not the reverse.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
-          now - c->last_interaction_ms > config_.timeout * 1000) {
+          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }

@@ -26,6 +26,7 @@
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "server/propagation.h"
+#include "server/pubsub.h"
 #include "util/clock.h"
 #include "util/status.h"
 #include "watch/blocking.h"
@@ -110,7 +111,8 @@ class Server : public WatchSink {
   //   3. blocked state: leaves every queue without a reply;
   //   4. temporary keys: each deleted like DEL (watchers get DEL pushes, BSETTP waiters are
   //      served after the current command), and the lease;
-  //   5. (to come) Pub/Sub subscriptions and client-side tracking.
+  //   5. Pub/Sub subscriptions, silently (no unsubscribe confirmations);
+  //   6. (to come) client-side tracking.
   // Shared by CloseClient and RESET; the connection itself stays usable afterwards.
   void EndSession(Client& c);
   Client* FindClient(uint64_t id) const;
@@ -160,6 +162,13 @@ class Server : public WatchSink {
 
   // --- Pub/Sub, keyspace notifications, client-side caching (issue 9) -----------------------
   // Pub/Sub:
+  // The subscription registry and the publish path (server/pubsub.h).
+  PubSub& pubsub() { return pubsub_; }
+  const PubSub& pubsub() const { return pubsub_; }
+  // Appends a frame already encoded (as `pieces`, concatenated) to the target's output, under
+  // Push's rule: held in pending_pushes while the target runs its own command, else appended
+  // at once and written this loop turn. For fan-outs that encode a frame once for many targets.
+  void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
   // client-side caching:
 
@@ -339,6 +348,7 @@ class Server : public WatchSink {
 
   // --- issue 9 members ---
   // Pub/Sub:
+  PubSub pubsub_{this};
 
   // keyspace notifications:
 

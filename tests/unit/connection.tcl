@@ -27,7 +27,7 @@ start_server {tags {connection}} {
         $rd close
     }
 
-    tags {needs:pubsub} {
+    tags {pubsub} {
         test {PING inside a RESP2 subscription returns a pong array} {
             set rd [redis_deferring_client]
             $rd subscribe chan
@@ -112,7 +112,7 @@ start_server {tags {connection}} {
         $c close
     }
 
-    tags {needs:pubsub} {
+    tags {pubsub} {
         test {RESET returns to RESP2 and leaves subscriptions} {
             set rd [redis_deferring_client]
             $rd hello 3
@@ -262,7 +262,7 @@ start_server {tags {connection timeout slow} overrides {timeout 1}} {
         raw_close $s
     }
 
-    tags {needs:pubsub} {
+    tags {pubsub} {
         test {A subscribed client is not closed by the idle timeout} {
             set rd [redis_deferring_client]
             $rd subscribe chan

@@ -121,7 +121,7 @@ start_server {tags {limits}} {
         r del big
     } {} {needs:config slow}
 
-    tags {needs:pubsub} {
+    tags {pubsub} {
         test {A subscriber that does not read is dropped at the pubsub limit} {
             r config set client-output-buffer-limit "pubsub 200kb 0 0"
             set rd [redis_deferring_client]

@@ -394,7 +394,7 @@ start_server {tags {protocol resp3}} {
         $c close
     } {} {needs:debug}
 
-    tags {needs:pubsub} {
+    tags {pubsub} {
         test {Pub/Sub messages are push frames in RESP3} {
             set sub [redis_deferring_client]
             $sub hello 3
