@@ -6,9 +6,9 @@
 // UNBLOCK). Nothing here touches the keyspace.
 //
 // Client types. Redis sorts connections into normal, replica ("slave"), master and pubsub. A
-// MONITOR connection counts as normal, as in Redis. redis-tp has no replication, and pub/sub
-// state does not live in Client yet, so TypeOf() answers "normal" for every connection; it is
-// the one place to teach the other types when those subsystems land.
+// MONITOR connection counts as normal, as in Redis. redis-tp has no replication, so TypeOf()
+// answers "pubsub" for a connection with any subscription (RESP2 or RESP3, as Redis's
+// CLIENT_PUBSUB flag) and "normal" for the rest; it is the one place to teach the other types.
 //
 // Closing. KILL ends other connections through Server::CloseClient (the one teardown path).
 // The caller itself is never closed under its own feet: it is flagged close-after-reply, so it
@@ -26,6 +26,7 @@
 #include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "util/numbers.h"
 
@@ -45,8 +46,10 @@ std::optional<ClientType> ParseClientType(std::string_view name) {
   return std::nullopt;
 }
 
-// The type of a connection (see the file comment: everything is normal today).
-ClientType TypeOf(const Client& /*c*/) { return ClientType::kNormal; }
+// The type of a connection (see the file comment).
+ClientType TypeOf(const Client& c) {
+  return PubSub::Subscribed(c) ? ClientType::kPubSub : ClientType::kNormal;
+}
 
 // A name may hold only printable ASCII without spaces ('!' .. '~'), so CLIENT LIST stays
 // parseable as space-separated key=value pairs.

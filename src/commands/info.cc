@@ -28,6 +28,7 @@
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
 #include "util/memory.h"
@@ -251,9 +252,11 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "current_eviction_exceeded_time:0");
   Line(out, "keyspace_hits:%llu", U(ks.keyspace_hits));
   Line(out, "keyspace_misses:%llu", U(ks.keyspace_misses));
-  Line(out, "pubsub_channels:0");
-  Line(out, "pubsub_patterns:0");
-  Line(out, "pubsubshard_channels:0");
+  // Topics with at least one subscriber; patterns counted once however many clients use them.
+  const PubSub& ps = s.pubsub();
+  Line(out, "pubsub_channels:%llu", U(ps.topic_count(PubSub::kChannel)));
+  Line(out, "pubsub_patterns:%llu", U(ps.topic_count(PubSub::kPattern)));
+  Line(out, "pubsubshard_channels:%llu", U(ps.topic_count(PubSub::kShard)));
   Line(out, "latest_fork_usec:0");
   Line(out, "total_forks:0");
   Line(out, "migrate_cached_sockets:0");

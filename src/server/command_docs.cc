@@ -133,7 +133,12 @@ std::vector<std::string_view> KeyFlagNames(uint32_t flags) {
 }
 
 bool CommandHasKeys(const CommandSpec& spec) {
-  return !spec.doc.key_specs.empty() || spec.first_key > 0;
+  if (spec.doc.key_specs.empty()) return spec.doc.find_keys != nullptr || spec.first_key > 0;
+  // As Redis: specs flagged not_key (the shard channels of SSUBSCRIBE/SPUBLISH) name no key.
+  for (const KeySpec& ks : spec.doc.key_specs) {
+    if ((ks.flags & kKeyNotKey) == 0) return true;
+  }
+  return false;
 }
 
 bool CommandHasMovableKeys(const CommandSpec& spec) {
@@ -212,6 +217,7 @@ std::vector<KeyRef> ExtractKeys(const CommandSpec& spec,
   }
   for (size_t s = 0; s < doc->key_specs.size(); ++s) {
     const KeySpec& ks = doc->key_specs[s];
+    if ((ks.flags & kKeyNotKey) != 0) continue;  // not a key (a shard channel)
     int first = BeginPosition(ks, args);
     if (first <= 0) continue;
     uint32_t flags = ks.flags;

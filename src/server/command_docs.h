@@ -175,7 +175,8 @@ struct KeyRef {
   uint32_t flags;  // KeyFlag bits for this key
 };
 
-// True when the command can name keys at all (it has key specs or legacy key positions).
+// True when the command can name keys at all: a key spec not flagged not_key, a key finder, or
+// (without key specs) legacy key positions.
 bool CommandHasKeys(const CommandSpec& spec);
 
 // True when the keys' positions depend on the arguments (keyword or key-count specs), which
@@ -183,7 +184,8 @@ bool CommandHasKeys(const CommandSpec& spec);
 bool CommandHasMovableKeys(const CommandSpec& spec);
 
 // The keys of one invocation, args[0] being the (sub)command's name as the caller would send it
-// (for a subcommand, args[0] is the container and args[1] the subcommand). Uses the row's key
+// (for a subcommand, args[0] is the container and args[1] the subcommand); specs flagged
+// not_key are skipped, as Redis's default key search does. Uses the row's key
 // finder when it has one, else its key specs when it has them, else its legacy first/last/step
 // (flags then 0). Positions that fall outside args are skipped; the caller has checked arity.
 std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const std::vector<std::string_view>& args);

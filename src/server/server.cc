@@ -306,6 +306,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   size_t nf = 0;
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.in_multi) flags[nf++] = 'x';
   if (c.blocked) flags[nf++] = 'b';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
@@ -321,12 +322,14 @@ std::string Server::ClientInfoLine(const Client& c) const {
   char buf[1024];
   std::snprintf(
       buf, sizeof(buf),
-      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-      "ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
+      "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
       "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d tk=%zu wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
+      c.subscriptions[PubSub::kChannel].size(), c.subscriptions[PubSub::kPattern].size(),
+      c.subscriptions[PubSub::kShard].size(),
       c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1, c.query.Readable(),
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),

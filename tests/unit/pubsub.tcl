@@ -479,4 +479,124 @@ start_server {tags {pubsub}} {
         assert_equal {*2} [$c read]
         $c close
     }
+
+    # ---- visibility: CLIENT LIST / INFO, INFO stats ------------------------------------------
+
+    test {CLIENT LIST shows sub= psub= ssub= and the P flag} {
+        set c [ps_client 3]
+        $c client setname pslist
+        $c read
+        ps_subscribe $c {l1 l2}
+        ps_psubscribe $c {l*}
+        set line [lsearch -inline [split [r client list] "\n"] "*name=pslist *"]
+        assert_match {* flags=P *} $line
+        assert_match {* sub=2 psub=1 ssub=0 *} $line
+        $c client info
+        assert_match {* flags=P * sub=2 psub=1 ssub=0 *} [$c read]
+        ps_unsubscribe $c {l1 l2}
+        ps_punsubscribe $c {l*}
+        $c client info
+        set line [$c read]
+        assert_match {* flags=N * sub=0 psub=0 ssub=0 *} $line
+        $c close
+    }
+
+    test {CLIENT LIST TYPE pubsub lists subscribers of either protocol} {
+        set a [ps_client 2]
+        set b [ps_client 3]
+        set idle [ps_client 2]
+        set ids {}
+        foreach c [list $a $b $idle] {
+            $c client id
+            lappend ids [$c read]
+        }
+        lassign $ids ida idb idi
+        ps_subscribe $a {t1}
+        ps_psubscribe $b {t*}
+        set ids {}
+        foreach line [split [string trim [r client list type pubsub]] "\n"] {
+            lappend ids [client_field $line id]
+        }
+        assert_equal [lsort -integer [list $ida $idb]] [lsort -integer $ids]
+        set normal [r client list type normal]
+        assert_no_match "*id=$ida *" $normal
+        assert_match "*id=$idi *" $normal
+        $a close
+        $b close
+        $idle close
+    }
+
+    test {CLIENT KILL TYPE pubsub closes only subscribers} {
+        set a [ps_client 2]
+        set b [ps_client 3]
+        set keep [ps_client 2]
+        ps_subscribe $a {k1}
+        ps_subscribe $b {k1}
+        assert_equal 2 [r client kill type pubsub]
+        wait_for_condition 50 20 {[r pubsub numsub k1] eq {k1 0}} else {
+            fail "killed subscribers still listed"
+        }
+        $keep ping
+        assert_equal PONG [$keep read]
+        catch {$a close}
+        catch {$b close}
+        $keep close
+    }
+
+    test {INFO stats counts channels, distinct patterns and shard channels} {
+        set a [ps_client 2]
+        set b [ps_client 3]
+        set base_ch [s pubsub_channels]
+        set base_pat [s pubsub_patterns]
+        ps_subscribe $a {info:1 info:2}
+        ps_subscribe $b {info:2}
+        ps_psubscribe $a {info:*}
+        ps_psubscribe $b {info:*}
+        $b ssubscribe info:s
+        $b read
+        assert_equal [expr {$base_ch + 2}] [s pubsub_channels]
+        assert_equal [expr {$base_pat + 1}] [s pubsub_patterns]
+        assert_equal 1 [s pubsubshard_channels]
+        $a close
+        $b close
+        wait_for_condition 50 20 {[s pubsubshard_channels] == 0 && [s pubsub_channels] == $base_ch} else {
+            fail "INFO still counts closed subscribers' channels"
+        }
+    }
+}
+
+start_server {tags {pubsub}} {
+    test {A subscriber that stops reading is closed at the pubsub hard limit} {
+        r config set client-output-buffer-limit "pubsub 100kb 0 0"
+        set before [count_log_message "*overcoming of output buffer limits*"]
+        set c [ps_client 2]
+        ps_subscribe $c {obl}
+        set payload [string repeat x 4000]
+        set n 1
+        for {set i 0} {$i < 5000 && $n > 0} {incr i} {
+            set n [r publish obl $payload]
+        }
+        assert_equal 0 $n "subscriber dropped"
+        assert_equal {obl 0} [r pubsub numsub obl]
+        assert_morethan [count_log_message "*overcoming of output buffer limits*"] $before
+        catch {$c close}
+        r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+    } {} {needs:config external:skip}
+
+    test {The normal class does not apply to a subscriber} {
+        # A normal-class hard limit small enough to kill any backlog; the pubsub class has
+        # none. The subscriber survives its backlog, then reads all of it.
+        r config set client-output-buffer-limit "normal 50kb 0 0 pubsub 0 0 0"
+        set c [ps_client 2]
+        ps_subscribe $c {nolimit}
+        set payload [string repeat y 4000]
+        for {set i 0} {$i < 200} {incr i} {
+            assert_equal 1 [r publish nolimit $payload]
+        }
+        for {set i 0} {$i < 200} {incr i} {
+            assert_equal [list message nolimit $payload] [$c read]
+        }
+        $c close
+        r config set client-output-buffer-limit "normal 0 0 0 pubsub 32mb 8mb 60"
+    } {} {needs:config}
 }
