@@ -160,7 +160,8 @@ void CopyCommand(CommandContext& c) {
   if (old != nullptr) dst_db->Remove(old, RemoveCause::kOverwritten);
   Entry* added =
       dst_db->Add(dst_key, std::move(copy), notice::kCopyTo, /*replaced=*/old != nullptr);
-  if (expire_ms != 0) dst_db->SetExpire(added, expire_ms);
+  // The TTL travels with the copy unannounced: Redis publishes only "copy_to" (after "new").
+  if (expire_ms != 0) dst_db->SetExpire(added, expire_ms, notice::kNone);
   c.reply.Int(1);
 }
 

@@ -109,7 +109,7 @@ bool PolicyIsLru(Server& s) {
 
 // Looks up the OBJECT subcommand's key (argv[2]) without touching it; replies null if absent.
 Entry* ObjectLookupOrReply(CommandContext& c) {
-  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2], false);
   if (e == nullptr) c.reply.Null();
   return e;
 }
@@ -121,7 +121,7 @@ void ObjectEncodingCommand(CommandContext& c) {
 
 // OBJECT OWNER key: the client id owning a temporary key, nil for an ordinary key (or none).
 void ObjectOwnerCommand(CommandContext& c) {
-  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2], false);
   uint64_t owner = e != nullptr ? c.server.owners().OwnerOf(e) : 0;
   if (owner == 0) {
     c.reply.Null();
@@ -132,7 +132,7 @@ void ObjectOwnerCommand(CommandContext& c) {
 
 // OBJECT FENCE key: the fencing token of a temporary key created with FENCE, else nil.
 void ObjectFenceCommand(CommandContext& c) {
-  Entry* e = keycmd::LookupNoTouch(c, c.args[2]);
+  Entry* e = keycmd::LookupNoTouch(c, c.args[2], false);
   uint64_t fence = e != nullptr ? c.server.owners().FenceOf(e) : 0;
   if (fence == 0) {
     c.reply.Null();

@@ -17,12 +17,14 @@ namespace redistp::keycmd {
 
 // The lookup Redis does for EXISTS, TYPE, TTL and OBJECT: expired keys are deleted on sight and
 // keyspace hits/misses are counted, but the key's LRU/LFU data is left alone, so asking about
-// a key is not an access to it.
-inline Entry* LookupNoTouch(CommandContext& c, std::string_view key) {
+// a key is not an access to it. A miss is announced as "keymiss" unless `announce_miss` is
+// false (OBJECT: Redis looks its key up without notifying).
+inline Entry* LookupNoTouch(CommandContext& c, std::string_view key, bool announce_miss = true) {
   Entry* e = c.db.Peek(key);
   KeyspaceContext& ks = c.server.keyspace();
   if (e == nullptr) {
     ++ks.keyspace_misses;
+    if (announce_miss) c.db.ReportMiss(key);
   } else {
     ++ks.keyspace_hits;
   }

@@ -36,8 +36,8 @@ inline bool LookupTyped(CommandContext& c, std::string_view key, ValueType type,
 namespace notice {
 inline constexpr KeyNotice kAppend{kNotifyString, "append"};
 inline constexpr KeyNotice kSetRange{kNotifyString, "setrange"};
+// INCR, INCRBY, DECR and DECRBY are all announced as "incrby" (Redis 7.0 has one handler).
 inline constexpr KeyNotice kIncrBy{kNotifyString, "incrby"};
-inline constexpr KeyNotice kDecrBy{kNotifyString, "decrby"};
 inline constexpr KeyNotice kIncrByFloat{kNotifyString, "incrbyfloat"};
 inline constexpr KeyNotice kSetBit{kNotifyString, "setbit"};
 }  // namespace notice

@@ -69,7 +69,7 @@ bool ParseStep(CommandContext& c, int64_t* step) {
 
 void IncrCommand(CommandContext& c) { IncrementBy(c, 1, notice::kIncrBy); }
 
-void DecrCommand(CommandContext& c) { IncrementBy(c, -1, notice::kDecrBy); }
+void DecrCommand(CommandContext& c) { IncrementBy(c, -1, notice::kIncrBy); }
 
 void IncrByCommand(CommandContext& c) {
   int64_t step;
@@ -83,7 +83,7 @@ void DecrByCommand(CommandContext& c) {
     c.reply.Error(err::kDecrOverflow);
     return;
   }
-  IncrementBy(c, -step, notice::kDecrBy);
+  IncrementBy(c, -step, notice::kIncrBy);
 }
 
 // INCRBYFLOAT key increment: replies the new value as a bulk string (its stored form).

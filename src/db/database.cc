@@ -87,6 +87,7 @@ Entry* Database::LookupRead(std::string_view key) {
   Entry* e = LookupInternal(key);
   if (e == nullptr) {
     ++ctx_->keyspace_misses;
+    ReportMiss(key);
     return nullptr;
   }
   ++ctx_->keyspace_hits;
@@ -158,6 +159,9 @@ void Database::Remove(Entry* e, RemoveCause cause) {
       break;
     case RemoveCause::kEvicted:
       n = notice::kEvicted;
+      break;
+    case RemoveCause::kOwnerLeft:  // announced as the DEL that the owner's leaving amounts to
+      n = notice::kDel;
       break;
     default:
       break;

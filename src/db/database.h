@@ -35,6 +35,9 @@ struct KeyspaceContext {
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
   KeyspaceListener* listener = nullptr;
+  // Read misses are reported to listener->OnKeyMiss (keyspace notifications with class m);
+  // false keeps the miss path free of any call.
+  bool report_misses = false;
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;
@@ -111,6 +114,11 @@ class Database {
   Entry* LookupWrite(std::string_view key);
   // A lookup that neither counts stats nor touches LRU (EXISTS-like helpers, TYPE, OBJECT).
   Entry* Peek(std::string_view key);
+  // Announces that a read of `key` found nothing (keyspace notification "keymiss"), for the
+  // read lookups built on Peek (EXISTS, TYPE, TTL); LookupRead does it itself.
+  void ReportMiss(std::string_view key) {
+    if (ctx_->report_misses && ctx_->listener != nullptr) ctx_->listener->OnKeyMiss(*this, key);
+  }
   // The typed lookup commands use: the entry of `key` when it holds a `type` value, nullptr
   // when the key does not exist, or wrong_type (the WRONGTYPE error, entry nullptr) when it
   // holds another type (counted as a hit, like Redis, which looks the key up before checking
@@ -144,7 +152,8 @@ class Database {
   // Starts an in-place edit of e's value; see Mutation.
   [[nodiscard]] Mutation Mutate(Entry* e, KeyNotice notice) { return Mutation(this, e, notice); }
   // Removes a key: emits kRemoved(cause) then frees. The notice defaults to the cause's
-  // ("del", "expired", "evicted"; none for kOverwritten and kMovedOut).
+  // ("del" for kDeleted and kOwnerLeft, "expired", "evicted"; none for kOverwritten and
+  // kMovedOut).
   void Remove(Entry* e, RemoveCause cause = RemoveCause::kDeleted);
   void Remove(Entry* e, RemoveCause cause, KeyNotice notice);
 

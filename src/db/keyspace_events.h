@@ -103,6 +103,9 @@ class KeyspaceListener {
   virtual void OnFlush(Database& db) = 0;
   // After the contents of `a` and `b` were exchanged by SWAPDB.
   virtual void OnSwap(Database& a, Database& b) = 0;
+  // A read lookup of `key` found nothing (Redis's "keymiss"). Called only while
+  // KeyspaceContext::report_misses is set, so listeners that do not care need not override.
+  virtual void OnKeyMiss(Database& /*db*/, std::string_view /*key*/) {}
 };
 
 }  // namespace redistp

@@ -5,6 +5,7 @@
 // place where keys change: the Database emits, the hub forwards.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "db/keyspace_events.h"
@@ -22,6 +23,9 @@ class KeyspaceHub : public KeyspaceListener {
   }
   void OnSwap(Database& a, Database& b) override {
     for (KeyspaceListener* l : listeners_) l->OnSwap(a, b);
+  }
+  void OnKeyMiss(Database& db, std::string_view key) override {
+    for (KeyspaceListener* l : listeners_) l->OnKeyMiss(db, key);
   }
 
  private:
