@@ -16,14 +16,16 @@
 // UNBLOCK ends a blocking command's wait through Server::UnblockClient, which replies to the
 // waiter as a timeout or with the UNBLOCKED error.
 //
-// Not here: TRACKING, TRACKINGINFO and CACHING (client-side caching is not implemented, so
-// they answer "unknown subcommand"), and SETINFO (added after Redis 7.0).
+// Not here: TRACKING, CACHING, GETREDIR and TRACKINGINFO, the client-side caching rows of
+// commands/tracking_cmd.cc (ClientTrackingSubcommands, appended to this container's rows), and
+// SETINFO (added after Redis 7.0).
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands/help_reply.h"
+#include "commands/register.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/pubsub.h"
@@ -346,9 +348,6 @@ void ClientNoEvictCommand(CommandContext& c) {
   c.reply.Ok();
 }
 
-// Tracking redirection is never active (no client-side caching): always -1.
-void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(-1); }
-
 void ClientHelpCommand(CommandContext& c) {
   ReplyHelp(
       c.reply, "CLIENT",
@@ -383,8 +382,16 @@ void ClientHelpCommand(CommandContext& c) {
           "    Turns replies to this connection on, off, or off for the next command only.",
           "NO-EVICT (ON|OFF)",
           "    Exempts this connection from client eviction.",
+          "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT]",
+          "         [NOLOOP]",
+          "    Turns client-side caching invalidations for this connection on or off.",
+          "CACHING (YES|NO)",
+          "    With OPTIN (YES) or OPTOUT (NO) tracking: whether the next command's keys are",
+          "    tracked.",
           "GETREDIR",
-          "    The client-tracking redirection id (always -1: tracking is not supported).",
+          "    The id invalidations are redirected to: 0 for none, -1 when tracking is off.",
+          "TRACKINGINFO",
+          "    The client-side caching state of this connection (flags, redirect, prefixes).",
           "LEASE <milliseconds>",
           "    Closes this connection (deleting its temporary keys) if nothing is received from",
           "    it for that long; 0 removes the lease.",
@@ -405,216 +412,208 @@ void RegisterClientCommands(CommandTable& t) {
   constexpr uint64_t kConnAcl = kAclSlow | kAclConnection;
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous | kAclConnection;
   // One row per (sub)command reads better than one field per line.
-  t.Register(
-      {.name = "client",
-       .arity = -2,
-       .acl = kAclSlow,
-       .doc = {.summary = "Container for the commands that inspect and manage client connections",
-               .since = "2.4.0",
-               .group = "connection",
-               .complexity = "Depends on subcommand."},
-       .subcommands = {
-           CommandSpec{.name = "id",
-                       .arity = 2,
-                       .flags = kBase,
-                       .acl = kConnAcl,
-                       .doc = {.summary = "Returns the unique ID of this connection",
-                               .since = "5.0.0",
-                               .group = "connection",
-                               .complexity = "O(1)"},
-                       .handler = ClientIdCommand},
-           CommandSpec{.name = "setname",
-                       .arity = 3,
-                       .flags = kBase,
-                       .acl = kConnAcl,
-                       .doc = {.summary = "Gives this connection a name",
-                               .since = "2.6.9",
-                               .group = "connection",
-                               .complexity = "O(1)",
-                               .args = {String("connection-name")}},
-                       .handler = ClientSetNameCommand},
-           CommandSpec{.name = "getname",
-                       .arity = 2,
-                       .flags = kBase,
-                       .acl = kConnAcl,
-                       .doc = {.summary = "Returns the name given to this connection, if any",
-                               .since = "2.6.9",
-                               .group = "connection",
-                               .complexity = "O(1)"},
-                       .handler = ClientGetNameCommand},
-           CommandSpec{.name = "info",
-                       .arity = 2,
-                       .flags = kBase,
-                       .acl = kConnAcl,
-                       .doc = {.summary = "Describes this connection in the CLIENT LIST format",
-                               .since = "6.2.0",
-                               .group = "connection",
-                               .complexity = "O(1)",
-                               .tips = {"nondeterministic_output"}},
-                       .handler = ClientInfoCommand},
-           CommandSpec{
-               .name = "list",
-               .arity = -2,
-               .flags = kAdminFlags,
-               .acl = kAdminAcl,
-               .doc = {.summary = "Lists the open client connections with their attributes",
-                       .since = "2.4.0",
-                       .group = "connection",
-                       .complexity = "O(N) where N is the number of client connections",
-                       .history = {{"2.8.12", "Each line gained the client `id`."},
-                                   {"5.0.0", "New `TYPE` option to list one kind of client."},
-                                   {"6.0.0", "Each line gained the `user`."},
-                                   {"6.2.0",
-                                    "Lines gained `argv-mem`, `tot-mem`, `laddr` and `redir`; new "
-                                    "`ID` option to "
-                                    "pick clients."},
-                                   {"7.0.0", "Lines gained `resp`, `multi-mem`, `rbs` and `rbp`."},
-                                   {"7.0.3", "Lines gained `ssub`."}},
-                       .tips = {"nondeterministic_output"},
-                       .args = {OneOf("normal_master_replica_pubsub",
-                                      {PureToken("NORMAL"), PureToken("MASTER"),
-                                       PureToken("REPLICA"), PureToken("PUBSUB")})
-                                    .Token("TYPE")
-                                    .Since("5.0.0")
-                                    .Optional(),
-                                Block("id", {Integer("client-id").Multiple()})
-                                    .Token("ID")
-                                    .Since("6.2.0")
-                                    .Optional()}},
-               .handler = ClientListCommand},
-           CommandSpec{
-               .name = "kill",
-               .arity = -3,
-               .flags = kAdminFlags,
-               .acl = kAdminAcl,
-               .doc = {.summary = "Closes the client connections that match a filter",
-                       .since = "2.4.0",
-                       .group = "connection",
-                       .complexity = "O(N) where N is the number of client connections",
-                       .history =
-                           {{"2.8.12", "Filters may be given as `<field> <value>` pairs."},
-                            {"2.8.12", "New `ID` filter."},
-                            {"3.2.0", "The `TYPE` filter accepts `master`."},
-                            {"5.0.0",
-                             "The `TYPE` filter accepts `replica`; `slave` remains as an alias."},
-                            {"6.2.0", "New `LADDR` filter."}},
-                       .args = {OneOf(
-                           "filter",
-                           {String("ip:port").DeprecatedSince("2.8.12"),
-                            OneOf("new-format",
-                                  {Integer("client-id").Token("ID").Since("2.8.12").Optional(),
-                                   OneOf("normal_master_slave_pubsub",
-                                         {PureToken("NORMAL"), PureToken("MASTER").Since("3.2.0"),
-                                          PureToken("SLAVE"), PureToken("REPLICA").Since("5.0.0"),
-                                          PureToken("PUBSUB")})
-                                       .Token("TYPE")
-                                       .Since("2.8.12")
-                                       .Optional(),
-                                   String("username").Token("USER").Optional(),
-                                   String("ip:port").Token("ADDR").Optional(),
-                                   String("ip:port").Token("LADDR").Since("6.2.0").Optional(),
-                                   String("yes/no").Token("SKIPME").Optional()})
-                                .Multiple()})}},
-               .handler = ClientKillCommand},
-           CommandSpec{
-               .name = "pause",
-               .arity = -3,
-               .flags = kAdminFlags,
-               .acl = kAdminAcl,
-               .doc =
-                   {.summary = "Holds back command processing for other clients for a while",
-                    .since = "2.9.50",
-                    .group = "connection",
-                    .complexity = "O(1)",
-                    .history =
-                        {{"6.2.0",
-                          "New `mode` argument; `WRITE` holds back only commands that may write."}},
-                    .args = {Integer("timeout"),
-                             OneOf("mode", {PureToken("WRITE"), PureToken("ALL")})
-                                 .Since("6.2.0")
-                                 .Optional()}},
-               .handler = ClientPauseCommand},
-           CommandSpec{.name = "unpause",
-                       .arity = 2,
-                       .flags = kAdminFlags,
-                       .acl = kAdminAcl,
-                       .doc = {.summary = "Lifts a pause started with CLIENT PAUSE",
-                               .since = "6.2.0",
-                               .group = "connection",
-                               .complexity = "O(N) Where N is the number of paused clients"},
-                       .handler = ClientUnpauseCommand},
-           CommandSpec{
-               .name = "unblock",
-               .arity = -3,
-               .flags = kAdminFlags,
-               .acl = kAdminAcl,
-               .doc = {.summary = "Wakes a client that is waiting in a blocking command",
-                       .since = "5.0.0",
-                       .group = "connection",
-                       .complexity = "O(log N) where N is the number of client connections",
-                       .args = {Integer("client-id"),
-                                OneOf("timeout_error", {PureToken("TIMEOUT"), PureToken("ERROR")})
-                                    .Optional()}},
-               .handler = ClientUnblockCommand},
-           CommandSpec{
-               .name = "reply",
-               .arity = 3,
-               .flags = kBase,
-               .acl = kConnAcl,
-               .doc = {.summary =
-                           "Turns the replies to this connection on or off, or skips the next one",
-                       .since = "3.2.0",
-                       .group = "connection",
-                       .complexity = "O(1)",
-                       .args = {OneOf("on_off_skip",
-                                      {PureToken("ON"), PureToken("OFF"), PureToken("SKIP")})}},
-               .handler = ClientReplyCommand},
-           CommandSpec{
-               .name = "no-evict",
-               .arity = 3,
-               .flags = kAdminFlags,
-               .acl = kAdminAcl,
-               .doc = {.summary =
-                           "Exempts this connection from client eviction, or ends the exemption",
-                       .since = "7.0.0",
-                       .group = "connection",
-                       .complexity = "O(1)",
-                       .args = {OneOf("enabled", {PureToken("ON"), PureToken("OFF")})}},
-               .handler = ClientNoEvictCommand},
-           CommandSpec{
-               .name = "getredir",
-               .arity = 2,
-               .flags = kBase,
-               .acl = kConnAcl,
-               .doc = {.summary =
-                           "Returns the client that tracking invalidations are redirected to",
-                       .since = "6.0.0",
-                       .group = "connection",
-                       .complexity = "O(1)"},
-               .handler = ClientGetRedirCommand},
-           CommandSpec{
-               .name = "lease",
-               .arity = 3,
-               .flags = kBase,
-               .acl = kConnAcl,
-               .doc = {.summary =
-                           "redis-tp: closes this connection if it stays silent for the given time",
-                       .since = "7.0.15",
-                       .group = "connection",
-                       .complexity = "O(1)",
-                       .args = {Integer("milliseconds")}},
-               .handler = ClientLeaseCommand},
-           CommandSpec{
-               .name = "help",
-               .arity = 2,
-               .flags = kCmdLoading | kCmdStale,
-               .acl = kConnAcl,
-               .doc = {.summary = "Lists the CLIENT subcommands with a short description of each",
-                       .since = "5.0.0",
-                       .group = "connection",
-                       .complexity = "O(1)"},
-               .handler = ClientHelpCommand},
-       }});
+  CommandSpec client{
+      .name = "client",
+      .arity = -2,
+      .acl = kAclSlow,
+      .doc = {.summary = "Container for the commands that inspect and manage client connections",
+              .since = "2.4.0",
+              .group = "connection",
+              .complexity = "Depends on subcommand."},
+      .subcommands = {
+          CommandSpec{.name = "id",
+                      .arity = 2,
+                      .flags = kBase,
+                      .acl = kConnAcl,
+                      .doc = {.summary = "Returns the unique ID of this connection",
+                              .since = "5.0.0",
+                              .group = "connection",
+                              .complexity = "O(1)"},
+                      .handler = ClientIdCommand},
+          CommandSpec{.name = "setname",
+                      .arity = 3,
+                      .flags = kBase,
+                      .acl = kConnAcl,
+                      .doc = {.summary = "Gives this connection a name",
+                              .since = "2.6.9",
+                              .group = "connection",
+                              .complexity = "O(1)",
+                              .args = {String("connection-name")}},
+                      .handler = ClientSetNameCommand},
+          CommandSpec{.name = "getname",
+                      .arity = 2,
+                      .flags = kBase,
+                      .acl = kConnAcl,
+                      .doc = {.summary = "Returns the name given to this connection, if any",
+                              .since = "2.6.9",
+                              .group = "connection",
+                              .complexity = "O(1)"},
+                      .handler = ClientGetNameCommand},
+          CommandSpec{.name = "info",
+                      .arity = 2,
+                      .flags = kBase,
+                      .acl = kConnAcl,
+                      .doc = {.summary = "Describes this connection in the CLIENT LIST format",
+                              .since = "6.2.0",
+                              .group = "connection",
+                              .complexity = "O(1)",
+                              .tips = {"nondeterministic_output"}},
+                      .handler = ClientInfoCommand},
+          CommandSpec{
+              .name = "list",
+              .arity = -2,
+              .flags = kAdminFlags,
+              .acl = kAdminAcl,
+              .doc = {.summary = "Lists the open client connections with their attributes",
+                      .since = "2.4.0",
+                      .group = "connection",
+                      .complexity = "O(N) where N is the number of client connections",
+                      .history = {{"2.8.12", "Each line gained the client `id`."},
+                                  {"5.0.0", "New `TYPE` option to list one kind of client."},
+                                  {"6.0.0", "Each line gained the `user`."},
+                                  {"6.2.0",
+                                   "Lines gained `argv-mem`, `tot-mem`, `laddr` and `redir`; new "
+                                   "`ID` option to "
+                                   "pick clients."},
+                                  {"7.0.0", "Lines gained `resp`, `multi-mem`, `rbs` and `rbp`."},
+                                  {"7.0.3", "Lines gained `ssub`."}},
+                      .tips = {"nondeterministic_output"},
+                      .args = {OneOf("normal_master_replica_pubsub",
+                                     {PureToken("NORMAL"), PureToken("MASTER"),
+                                      PureToken("REPLICA"), PureToken("PUBSUB")})
+                                   .Token("TYPE")
+                                   .Since("5.0.0")
+                                   .Optional(),
+                               Block("id", {Integer("client-id").Multiple()})
+                                   .Token("ID")
+                                   .Since("6.2.0")
+                                   .Optional()}},
+              .handler = ClientListCommand},
+          CommandSpec{
+              .name = "kill",
+              .arity = -3,
+              .flags = kAdminFlags,
+              .acl = kAdminAcl,
+              .doc =
+                  {.summary = "Closes the client connections that match a filter",
+                   .since = "2.4.0",
+                   .group = "connection",
+                   .complexity = "O(N) where N is the number of client connections",
+                   .history =
+                       {{"2.8.12", "Filters may be given as `<field> <value>` pairs."},
+                        {"2.8.12", "New `ID` filter."},
+                        {"3.2.0", "The `TYPE` filter accepts `master`."},
+                        {"5.0.0",
+                         "The `TYPE` filter accepts `replica`; `slave` remains as an alias."},
+                        {"6.2.0", "New `LADDR` filter."}},
+                   .args = {OneOf(
+                       "filter",
+                       {String("ip:port").DeprecatedSince("2.8.12"),
+                        OneOf("new-format",
+                              {Integer("client-id").Token("ID").Since("2.8.12").Optional(),
+                               OneOf("normal_master_slave_pubsub",
+                                     {PureToken("NORMAL"), PureToken("MASTER").Since("3.2.0"),
+                                      PureToken("SLAVE"), PureToken("REPLICA").Since("5.0.0"),
+                                      PureToken("PUBSUB")})
+                                   .Token("TYPE")
+                                   .Since("2.8.12")
+                                   .Optional(),
+                               String("username").Token("USER").Optional(),
+                               String("ip:port").Token("ADDR").Optional(),
+                               String("ip:port").Token("LADDR").Since("6.2.0").Optional(),
+                               String("yes/no").Token("SKIPME").Optional()})
+                            .Multiple()})}},
+              .handler = ClientKillCommand},
+          CommandSpec{
+              .name = "pause",
+              .arity = -3,
+              .flags = kAdminFlags,
+              .acl = kAdminAcl,
+              .doc =
+                  {.summary = "Holds back command processing for other clients for a while",
+                   .since = "2.9.50",
+                   .group = "connection",
+                   .complexity = "O(1)",
+                   .history =
+                       {{"6.2.0",
+                         "New `mode` argument; `WRITE` holds back only commands that may write."}},
+                   .args = {Integer("timeout"),
+                            OneOf("mode", {PureToken("WRITE"), PureToken("ALL")})
+                                .Since("6.2.0")
+                                .Optional()}},
+              .handler = ClientPauseCommand},
+          CommandSpec{.name = "unpause",
+                      .arity = 2,
+                      .flags = kAdminFlags,
+                      .acl = kAdminAcl,
+                      .doc = {.summary = "Lifts a pause started with CLIENT PAUSE",
+                              .since = "6.2.0",
+                              .group = "connection",
+                              .complexity = "O(N) Where N is the number of paused clients"},
+                      .handler = ClientUnpauseCommand},
+          CommandSpec{
+              .name = "unblock",
+              .arity = -3,
+              .flags = kAdminFlags,
+              .acl = kAdminAcl,
+              .doc = {.summary = "Wakes a client that is waiting in a blocking command",
+                      .since = "5.0.0",
+                      .group = "connection",
+                      .complexity = "O(log N) where N is the number of client connections",
+                      .args = {Integer("client-id"),
+                               OneOf("timeout_error", {PureToken("TIMEOUT"), PureToken("ERROR")})
+                                   .Optional()}},
+              .handler = ClientUnblockCommand},
+          CommandSpec{
+              .name = "reply",
+              .arity = 3,
+              .flags = kBase,
+              .acl = kConnAcl,
+              .doc = {.summary =
+                          "Turns the replies to this connection on or off, or skips the next one",
+                      .since = "3.2.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {OneOf("on_off_skip",
+                                     {PureToken("ON"), PureToken("OFF"), PureToken("SKIP")})}},
+              .handler = ClientReplyCommand},
+          CommandSpec{
+              .name = "no-evict",
+              .arity = 3,
+              .flags = kAdminFlags,
+              .acl = kAdminAcl,
+              .doc = {.summary =
+                          "Exempts this connection from client eviction, or ends the exemption",
+                      .since = "7.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {OneOf("enabled", {PureToken("ON"), PureToken("OFF")})}},
+              .handler = ClientNoEvictCommand},
+          CommandSpec{
+              .name = "lease",
+              .arity = 3,
+              .flags = kBase,
+              .acl = kConnAcl,
+              .doc = {.summary =
+                          "redis-tp: closes this connection if it stays silent for the given time",
+                      .since = "7.0.15",
+                      .group = "connection",
+                      .complexity = "O(1)",
+                      .args = {Integer("milliseconds")}},
+              .handler = ClientLeaseCommand},
+          CommandSpec{
+              .name = "help",
+              .arity = 2,
+              .flags = kCmdLoading | kCmdStale,
+              .acl = kConnAcl,
+              .doc = {.summary = "Lists the CLIENT subcommands with a short description of each",
+                      .since = "5.0.0",
+                      .group = "connection",
+                      .complexity = "O(1)"},
+              .handler = ClientHelpCommand},
+      }};
+  for (CommandSpec& row : ClientTrackingSubcommands()) client.subcommands.push_back(std::move(row));
+  t.Register(std::move(client));
 }
 
 }  // namespace redistp

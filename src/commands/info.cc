@@ -115,7 +115,7 @@ void ClientsSection(Server& s, std::string* out) {
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   Line(out, "blocked_clients:%zu", s.blocking().blocked_count());
-  Line(out, "tracking_clients:0");
+  Line(out, "tracking_clients:%zu", s.tracking().clients());
   Line(out, "clients_in_timeout_table:%zu", s.blocking().timeout_count());
 }
 
@@ -267,9 +267,9 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "active_defrag_key_misses:0");
   Line(out, "total_active_defrag_time:0");
   Line(out, "current_active_defrag_time:0");
-  Line(out, "tracking_total_keys:0");
-  Line(out, "tracking_total_items:0");
-  Line(out, "tracking_total_prefixes:0");
+  Line(out, "tracking_total_keys:%zu", s.tracking().total_keys());
+  Line(out, "tracking_total_items:%zu", s.tracking().total_items());
+  Line(out, "tracking_total_prefixes:%zu", s.tracking().total_prefixes());
   Line(out, "unexpected_error_replies:%llu", U(st.unexpected_error_replies));
   Line(out, "total_error_replies:%llu", U(st.total_error_replies));
   Line(out, "dump_payload_sanitizations:0");

@@ -57,6 +57,8 @@ void RegisterAggregateScanCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 
 // client-side caching (CLIENT TRACKING is a CLIENT subcommand; its rows, if separate):
+// CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO (tracking_cmd.cc), for RegisterClientCommands.
+std::vector<CommandSpec> ClientTrackingSubcommands();
 
 // (end of issue 9)
 

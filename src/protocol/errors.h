@@ -288,6 +288,42 @@ inline std::string SubscribedContext(std::string_view full_name) {
 // ---- keyspace notifications (issue 9) ----
 
 // ---- client-side caching (issue 9) ----
+inline constexpr std::string_view kTrackingPrefixNeedsBcast =
+    "ERR PREFIX option requires BCAST mode to be enabled";
+inline constexpr std::string_view kTrackingBcastSwitch =
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kTrackingBcastOptInOut =
+    "ERR OPTIN and OPTOUT are not compatible with BCAST";
+inline constexpr std::string_view kTrackingOptInAndOut =
+    "ERR You can't specify both OPTIN mode and OPTOUT mode";
+inline constexpr std::string_view kTrackingOptSwitch =
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kTrackingRedirectTwice =
+    "ERR A client can only redirect to a single other client";
+inline constexpr std::string_view kTrackingNoSuchRedirect =
+    "ERR The client ID you want redirect to does not exist";
+inline constexpr std::string_view kCachingNotTracking =
+    "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+    "OPTOUT mode enabled";
+inline constexpr std::string_view kCachingYesNeedsOptin =
+    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+inline constexpr std::string_view kCachingNoNeedsOptout =
+    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+// "Prefix 'x' overlaps with an existing prefix 'y'..." (`existing`: one the client registered
+// before) or "... with another provided prefix 'y'..." (two of the same command). Redis prints
+// the prefixes as C strings: up to a NUL byte.
+inline std::string TrackingPrefixOverlap(std::string_view prefix, std::string_view other,
+                                         bool existing) {
+  std::string s = "ERR Prefix '";
+  s.append(prefix.substr(0, prefix.find('\0')));
+  s.append(existing ? "' overlaps with an existing prefix '"
+                    : "' overlaps with another provided prefix '");
+  s.append(other.substr(0, other.find('\0')));
+  s.append("'. Prefixes for a single client must not overlap.");
+  return s;
+}
 
 // ---- existence events over Pub/Sub (issue 9) ----
 

@@ -117,6 +117,12 @@ class Client {
   CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
 
   // --- client-side caching (issue 9) ---
+  // CLIENT TRACKING state (server/tracking.h owns the rules): its TrackingFlag bits, the client id
+  // invalidations are redirected to (0: none; kept after OFF but reported only while on), and
+  // the BCAST prefixes in byte order ("" for BCAST without PREFIX).
+  uint8_t tracking = 0;
+  uint64_t tracking_redirect = 0;
+  std::vector<std::string> tracking_prefixes;
 
   // --- (end of issue 9) ---
 

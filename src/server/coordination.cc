@@ -50,6 +50,15 @@ void Server::PushEncoded(Client& target, std::span<const std::string_view> piece
   if (!hold) ScheduleFlush(&target);
 }
 
+void Server::PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write) {
+  if (target.closed) return;
+  bool hold = target.has_flag(kClientExecuting);
+  ReplyBuilder rb(hold ? &target.pending_pushes : &target.out);
+  rb.SetResp(target.reply.resp());
+  write(rb);
+  if (!hold) ScheduleFlush(&target);
+}
+
 void Server::ReleaseHeldPushes(Client& c) {
   if (c.pending_pushes.Readable() == 0) return;
   c.out.Append(c.pending_pushes);
@@ -225,6 +234,7 @@ void Server::BeforeSleep() {
   // keys ready and produces pushes: run until nothing is left, then free closed clients.
   do {
     AfterCallback();
+    tracking_.BroadcastPending();  // BCAST: the keys this turn changed, once per prefix
     FlushPending();
   } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
   ArmBlockTimer();

@@ -154,7 +154,10 @@ void Server::Dispatch(Client* c) {
     c->set_flag(kClientReplySkip, true);
   }
   c->reply.SetEnabled(!c->has_flag(kClientReplyOff) && !c->has_flag(kClientReplySkip));
+  // Client-side caching: the key table is held to tracking-table-max-keys before each command.
+  if (tracking_.clients() > 0) tracking_.EnforceLimit(config_.tracking_table_max_keys);
   Execute(c, c->parser.args());
+  Tracking::EndTopLevelCommand(*c, c->parser.args()[0]);
   ++stats_.total_commands_processed;
   if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
   c->reply.SetEnabled(true);
@@ -270,6 +273,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     spec->handler(ctx);
     running_client_ = outer_client;
     running_args_ = outer_args;
+    tracking_.AfterCommand(*c, *spec, args);  // a tracking client's read keys (issue 9)
     if (propagate) propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;

@@ -453,8 +453,10 @@ void Server::EndSession(Client& c) {
   //    confirmations (a disconnect has nobody to tell; RESET replies only +RESET, as Redis).
   pubsub_.RemoveClient(c);
 
-  // 6. Client-side tracking (issue 9):
-
+  // 6. Client-side tracking (issue 9): off, BCAST prefixes left at once; the client's ids in
+  //    the key table are dropped lazily, when their keys change (ids are never reused). A
+  //    client redirecting here finds out at its next invalidation (then "broken", as Redis).
+  tracking_.Disable(c);
 }
 
 void Server::CloseClient(Client* c, const char* reason) {

@@ -37,6 +37,7 @@ Server::Server(Config config, Clock* clock)
   // invalidation before the notification of the same change.
   hub_.Subscribe(&owners_);
   // (issue 9) client-side caching subscribes here.
+  hub_.Subscribe(&tracking_);
   hub_.Subscribe(&watches_);
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
@@ -232,6 +233,9 @@ void Server::Cron() {
     }
   }
   for (auto& db : dbs_) db->Cron(1000);
+  // Client-side caching: the key table back under tracking-table-max-keys even while idle (a
+  // CONFIG SET lowering it takes effect without a next command).
+  if (tracking_.clients() > 0) tracking_.EnforceLimit(config_.tracking_table_max_keys);
 
   // Clients: idle timeout and soft output limits. Work proportional to clients, but only
   // `hz` times per second and O(1) each, like Redis's clientsCron.
@@ -302,13 +306,16 @@ Server::MemoryStats Server::ReadMemoryStats() const {
 }
 
 std::string Server::ClientInfoLine(const Client& c) const {
-  char flags[8];
+  char flags[16];
   size_t nf = 0;
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.in_multi) flags[nf++] = 'x';
   if (c.blocked) flags[nf++] = 'b';
+  if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
+  if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
+  if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
@@ -324,7 +331,8 @@ std::string Server::ClientInfoLine(const Client& c) const {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
       "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=-1 resp=%d tk=%zu wx=%zu",
+      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=%lld resp=%d tk=%zu "
+      "wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
@@ -334,8 +342,9 @@ std::string Server::ClientInfoLine(const Client& c) const {
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
-      static_cast<int>(c.last_cmd.size()), c.last_cmd.data(), c.reply.resp(),
-      owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
+      static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
+      (c.tracking & kTrackingOn) != 0 ? static_cast<long long>(c.tracking_redirect) : -1LL,
+      c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }
 

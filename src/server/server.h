@@ -27,7 +27,9 @@
 #include "server/log.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
+#include "server/tracking.h"
 #include "util/clock.h"
+#include "util/function_ref.h"
 #include "util/status.h"
 #include "watch/blocking.h"
 #include "watch/bsettp_kind.h"
@@ -171,6 +173,11 @@ class Server : public WatchSink {
   void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
   // client-side caching:
+  // Push with a frame of any shape: `write` gets a builder in the target's protocol and must
+  // write one complete frame (a push header and its parts). Same hold rule as Push: a frame for
+  // the client running its own command follows that command's reply.
+  void PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write);
+  Tracking& tracking() { return tracking_; }
 
   // (end of issue 9)
 
@@ -353,6 +360,7 @@ class Server : public WatchSink {
   // keyspace notifications:
 
   // client-side caching:
+  Tracking tracking_{this};
 
   // --- (end of issue 9 members) ---
 
