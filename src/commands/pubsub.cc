@@ -33,7 +33,6 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/server.h"
-#include "util/glob.h"
 
 namespace redistp {
 namespace {
@@ -115,7 +114,7 @@ void ListTopics(CommandContext& c, PubSub::Kind kind) {
   size_t handle = c.reply.DeferLen();
   size_t n = 0;
   c.server.pubsub().ForEachTopic(kind, [&](std::string_view name) {
-    if (filtered && !GlobMatch(pattern, name)) return;
+    if (filtered && !PubSub::Matches(pattern, name)) return;
     c.reply.Bulk(name);
     ++n;
   });

@@ -6,7 +6,6 @@
 #include <new>
 
 #include "server/server.h"
-#include "util/glob.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -118,7 +117,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message) {
   }
   if (!tables_[kPattern].empty()) {
     tables_[kPattern].ForEach([&](const PubSubTopic* p) {
-      if (!GlobMatch(p->name(), channel)) return;
+      if (!Matches(p->name(), channel)) return;
       head_.assign("4\r\n$8\r\npmessage\r\n");
       AppendBulk(head_, p->name());
       AppendBulk(head_, channel);

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "server/client.h"
+#include "util/glob.h"
 #include "util/hash_table.h"
 #include "watch/compact_set.h"
 
@@ -123,6 +124,13 @@ class PubSub {
   static bool Subscribed(const Client& c) {
     return !c.subscriptions[kChannel].empty() || !c.subscriptions[kPattern].empty() ||
            !c.subscriptions[kShard].empty();
+  }
+
+  // Pattern matching for PSUBSCRIBE delivery and PUBSUB (SHARD)CHANNELS <pattern>: KEYS's glob,
+  // except that an empty name matches only the empty pattern (Redis's matcher; KEYS/SCAN
+  // special-case a lone "*" to list the key "", Pub/Sub does not).
+  static bool Matches(std::string_view pattern, std::string_view name) {
+    return name.empty() ? pattern.empty() : GlobMatch(pattern, name);
   }
 
   // --- introspection (PUBSUB, INFO) ---------------------------------------------------------

@@ -188,6 +188,22 @@ start_server {tags {pubsub}} {
         $c close
     }
 
+    test {The empty channel matches only the empty pattern} {
+        set c [ps_client 2]
+        ps_subscribe $c {{}}
+        ps_psubscribe $c {* ** {}}
+        # Only the exact subscriber and the empty pattern: no glob matches an empty name.
+        assert_equal 2 [r publish {} hi]
+        set got [list [$c read] [$c read]]
+        assert_equal [lsort [list {message {} hi} {pmessage {} {} hi}]] [lsort $got]
+        assert_equal 2 [r publish x hi]
+        assert_equal {{pmessage * x hi} {pmessage ** x hi}} [lsort [list [$c read] [$c read]]]
+        # PUBSUB CHANNELS lists "" without a pattern only.
+        assert {[lsearch -exact [r pubsub channels] {}] >= 0}
+        assert {[lsearch -exact [r pubsub channels *] {}] < 0}
+        $c close
+    }
+
     test {A client subscribed to a channel and a matching pattern gets both messages} {
         foreach proto {2 3} {
             set c [ps_client $proto]
