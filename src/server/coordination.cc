@@ -42,20 +42,20 @@ void Server::Push(Client& target, std::span<const std::string_view> parts) {
   if (!hold) ScheduleFlush(&target);
 }
 
-void Server::PushEncoded(Client& target, std::span<const std::string_view> pieces) {
-  if (target.closed) return;
-  bool hold = target.has_flag(kClientExecuting);
-  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
-  for (std::string_view p : pieces) dst.Append(p);
-  if (!hold) ScheduleFlush(&target);
-}
-
 void Server::PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write) {
   if (target.closed) return;
   bool hold = target.has_flag(kClientExecuting);
   ReplyBuilder rb(hold ? &target.pending_pushes : &target.out);
   rb.SetResp(target.reply.resp());
   write(rb);
+  if (!hold) ScheduleFlush(&target);
+}
+
+void Server::PushEncoded(Client& target, std::span<const std::string_view> pieces) {
+  if (target.closed) return;
+  bool hold = target.has_flag(kClientExecuting);
+  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
+  for (std::string_view p : pieces) dst.Append(p);
   if (!hold) ScheduleFlush(&target);
 }
 

@@ -190,7 +190,7 @@ void Tracking::Deliver(Client& c, const Payload& p) {
       rb.Bulk("invalidate");
       write_keys(rb);
     });
-  } else if (redirected && false /* RESP2 redirect: with f/pubsub */) {
+  } else if (redirected && PubSub::Subscribed(*to)) {
     server_->PushWith(*to, [&](ReplyBuilder& rb) {
       rb.Push(3);
       rb.Bulk("message");
