@@ -90,14 +90,14 @@ Value SetDifference(const std::vector<SetObject*>& sets, const TypeLimits& limit
 namespace {
 
 // Looks up the sets named by keys [begin, end) of the command into *out (nullptr for a missing
-// key). On a key of another type replies WRONGTYPE and returns false.
-bool LookupSources(CommandContext& c, size_t begin, size_t end, Access access,
-                   std::vector<SetObject*>* out) {
+// key). On a key of another type replies WRONGTYPE and returns false. Always a read lookup,
+// STORE forms included (stats and "keymiss" as Redis's lookupKeyRead).
+bool LookupSources(CommandContext& c, size_t begin, size_t end, std::vector<SetObject*>* out) {
   out->clear();
   out->reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {
     Entry* e;
-    if (!LookupTyped(c, c.args[i], ValueType::kSet, access, &e)) return false;
+    if (!LookupTyped(c, c.args[i], ValueType::kSet, Access::kRead, &e)) return false;
     out->push_back(e == nullptr ? nullptr : &SetOf(e->value));
   }
   return true;
@@ -122,7 +122,7 @@ void ReplyMembers(CommandContext& c, const SetObject& set) {
 
 void SInterCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 1, c.args.size(), Access::kRead, &sets)) return;
+  if (!LookupSources(c, 1, c.args.size(), &sets)) return;
   const size_t handle = c.reply.DeferLen();
   size_t n = 0;
   ForEachIntersected(sets, [&](std::string_view m) {
@@ -135,7 +135,7 @@ void SInterCommand(CommandContext& c) {
 
 void SInterStoreCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 2, c.args.size(), Access::kWrite, &sets)) return;
+  if (!LookupSources(c, 2, c.args.size(), &sets)) return;
   StoreResult(c, c.args[1], SetIntersection(sets, c.server.keyspace().limits),
               notice::kSInterStore);
 }
@@ -166,7 +166,7 @@ void SInterCardCommand(CommandContext& c) {
     }
   }
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 2, keys_end, Access::kRead, &sets)) return;
+  if (!LookupSources(c, 2, keys_end, &sets)) return;
   int64_t n = 0;
   ForEachIntersected</*kText=*/false>(sets, [&](std::string_view) { return ++n != limit; });
   c.reply.Int(n);
@@ -174,27 +174,27 @@ void SInterCardCommand(CommandContext& c) {
 
 void SUnionCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 1, c.args.size(), Access::kRead, &sets)) return;
+  if (!LookupSources(c, 1, c.args.size(), &sets)) return;
   Value result = SetUnion(sets, c.server.keyspace().limits);
   ReplyMembers(c, SetOf(result));
 }
 
 void SUnionStoreCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 2, c.args.size(), Access::kWrite, &sets)) return;
+  if (!LookupSources(c, 2, c.args.size(), &sets)) return;
   StoreResult(c, c.args[1], SetUnion(sets, c.server.keyspace().limits), notice::kSUnionStore);
 }
 
 void SDiffCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 1, c.args.size(), Access::kRead, &sets)) return;
+  if (!LookupSources(c, 1, c.args.size(), &sets)) return;
   Value result = SetDifference(sets, c.server.keyspace().limits);
   ReplyMembers(c, SetOf(result));
 }
 
 void SDiffStoreCommand(CommandContext& c) {
   std::vector<SetObject*> sets;
-  if (!LookupSources(c, 2, c.args.size(), Access::kWrite, &sets)) return;
+  if (!LookupSources(c, 2, c.args.size(), &sets)) return;
   StoreResult(c, c.args[1], SetDifference(sets, c.server.keyspace().limits), notice::kSDiffStore);
 }
 

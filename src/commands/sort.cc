@@ -118,10 +118,10 @@ bool ParseSortOptions(CommandContext& c, bool read_only, SortOptions* o) {
 }
 
 // Resolves `pattern` for `element` (see the file comment, point 2) into *out. `key` is scratch
-// space for the key name. The lookup is a read (stats, LRU) unless `write` (a SORT ... STORE
-// looks keys up as a write command does). False when there is no value.
+// space for the key name. The lookup is a read (stats, LRU, "keymiss") with or without STORE,
+// as Redis's lookupKeyByPattern. False when there is no value.
 bool ResolvePattern(CommandContext& c, std::string_view pattern, std::string_view element,
-                    bool write, std::string* key, std::string* out) {
+                    std::string* key, std::string* out) {
   if (pattern == "#") {
     out->assign(element);
     return true;
@@ -138,7 +138,7 @@ bool ResolvePattern(CommandContext& c, std::string_view pattern, std::string_vie
   key->assign(pattern.substr(0, star));
   key->append(element);
   key->append(pattern.substr(star + 1, key_end - star - 1));
-  Entry* e = write ? c.db.LookupWrite(*key) : c.db.LookupRead(*key);
+  Entry* e = c.db.LookupRead(*key);
   if (e == nullptr) return false;
   if (!field.empty()) {
     if (e->value.type() != ValueType::kHash) return false;
@@ -263,7 +263,7 @@ bool WeighItems(CommandContext& c, const SortOptions& o, std::vector<SortItem>* 
   for (SortItem& it : *items) {
     const std::string* weight_text = &it.element;
     if (o.has_by) {
-      if (!ResolvePattern(c, o.by, it.element, o.has_store, &key, &value)) continue;
+      if (!ResolvePattern(c, o.by, it.element, &key, &value)) continue;
       weight_text = &value;
     }
     if (o.alpha) {
@@ -318,7 +318,7 @@ void OutputItems(CommandContext& c, const SortOptions& o, const std::vector<Sort
         continue;
       }
       for (std::string_view pattern : o.gets) {
-        if (ResolvePattern(c, pattern, it.element, false, &key, &value)) {
+        if (ResolvePattern(c, pattern, it.element, &key, &value)) {
           c.reply.Bulk(value);
         } else {
           c.reply.Null();
@@ -343,7 +343,7 @@ void OutputItems(CommandContext& c, const SortOptions& o, const std::vector<Sort
       continue;
     }
     for (std::string_view pattern : o.gets) {
-      if (ResolvePattern(c, pattern, it.element, true, &key, &value)) {
+      if (ResolvePattern(c, pattern, it.element, &key, &value)) {
         ql.PushBack(value);
       } else {
         ql.PushBack("");

@@ -206,8 +206,9 @@ bool ParseSetOp(CommandContext& c, size_t numkeys_pos, SetOp op, bool store, boo
   const size_t n = static_cast<size_t>(numkeys);
   a->sources.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    // Two types are welcome, so the type is checked here rather than by LookupTyped.
-    Entry* e = store ? c.db.LookupWrite(args[first + i]) : c.db.LookupRead(args[first + i]);
+    // Two types are welcome, so the type is checked here rather than by LookupTyped. A read
+    // lookup with or without a destination (stats and "keymiss" as Redis's lookupKeyRead).
+    Entry* e = c.db.LookupRead(args[first + i]);
     if (e == nullptr) continue;
     if (e->value.type() != ValueType::kZSet && e->value.type() != ValueType::kSet) {
       c.reply.Error(err::kWrongType);

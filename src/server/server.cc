@@ -42,7 +42,7 @@ Server::Server(Config config, Clock* clock)
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
   hub_.Subscribe(&propagator_);
-  // (issue 9) keyspace notifications subscribe here.
+  hub_.Subscribe(&notifier_);
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   keyspace_.now_ms = start_time_ms_;

@@ -25,6 +25,7 @@
 #include "server/event_handle.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
+#include "server/notifications.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
@@ -357,7 +358,9 @@ class Server : public WatchSink {
   // Pub/Sub:
   PubSub pubsub_{this};
 
-  // keyspace notifications:
+  // keyspace notifications: notify-keyspace-events published through pubsub_ (the hub's last
+  // listener, server/notifications.h).
+  KeyspaceNotifier notifier_{this};
 
   // client-side caching:
   Tracking tracking_{this};
