@@ -72,8 +72,12 @@ bool PubSub::Unsubscribe(Client& c, Kind kind, std::string_view name) {
 }
 
 void PubSub::Detach(Client& c, PubSubTopic* t) {
+  c.subscriptions[t->kind].Erase(t);
+  DetachTopicSide(c, t);
+}
+
+void PubSub::DetachTopicSide(Client& c, PubSubTopic* t) {
   Kind kind = static_cast<Kind>(t->kind);
-  c.subscriptions[kind].Erase(t);
   t->subscribers.Erase(&c);
   if (IsWatchExChannel(kind, t->name())) --watchex_channels_;
   if (t->subscribers.empty()) {

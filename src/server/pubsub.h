@@ -159,6 +159,8 @@ class PubSub {
   static PubSubTopic* NewTopic(Kind kind, std::string_view name);
   // Drops client c from topic t (both directions); frees t when it was the last subscriber.
   void Detach(Client& c, PubSubTopic* t);
+  // The topic's half of Detach (the caller has removed t from the client's set already).
+  void DetachTopicSide(Client& c, PubSubTopic* t);
   // Appends the encoded frame `head` + body + CRLF to every subscriber of t; returns how many.
   // `head` starts after the aggregate's type byte, which is chosen per target's protocol.
   size_t Deliver(const PubSubTopic* t, std::string_view head, std::string_view body);
@@ -172,15 +174,19 @@ class PubSub {
 
 template <typename Fn>
 void PubSub::UnsubscribeAll(Client& c, Kind kind, Fn on_removed) {
-  // The set cannot change while ForEach walks it: take the members first.
+  // Take the members, then empty the client's set in one step: erasing them one by one in the
+  // set's own slot order would rescan each probe cluster per erase (quadratic in a large set).
   std::vector<PubSubTopic*> topics;
   topics.reserve(c.subscriptions[kind].size());
   c.subscriptions[kind].ForEach([&](PubSubTopic* t) { topics.push_back(t); });
+  c.subscriptions[kind].Clear();
+  const size_t others = SubscriptionCount(c, kind);  // what stays: the other kind's count
+  size_t left = topics.size();
   std::string name;
   for (PubSubTopic* t : topics) {
-    name.assign(t->name());  // Detach may free t
-    Detach(c, t);
-    on_removed(std::string_view(name), SubscriptionCount(c, kind));
+    name.assign(t->name());  // DetachTopicSide may free t
+    DetachTopicSide(c, t);
+    on_removed(std::string_view(name), others + --left);
   }
 }
 

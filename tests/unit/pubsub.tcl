@@ -599,6 +599,23 @@ start_server {tags {pubsub}} {
         r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
     } {} {needs:config external:skip}
 
+    test {A subscriber over the pubsub soft limit for longer than its seconds is closed} {
+        r config set client-output-buffer-limit "pubsub 0 64kb 1"
+        set c [ps_client 2]
+        $c client setname softsub
+        $c read
+        ps_subscribe $c {soft}
+        # Keep publishing 200 KB messages (at most 100 of them): once the socket buffers are
+        # full the backlog stays over the soft limit, and after one second there a publish
+        # finds the subscriber closed.
+        set payload [string repeat s 200000]
+        wait_for_condition 100 50 {[r publish soft $payload] == 0} else {
+            fail "the slow subscriber was not closed at the soft limit"
+        }
+        catch {$c close}
+        r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+    } {} {needs:config}
+
     test {The normal class does not apply to a subscriber} {
         # A normal-class hard limit small enough to kill any backlog; the pubsub class has
         # none. The subscriber survives its backlog, then reads all of it.
