@@ -739,6 +739,47 @@ start_server {tags {notifications needs:config needs:debug}} {
         $sub close
     }
 
+    test {A waiting BLPOP / BLMOVE / BZPOPMIN served by a write publishes after the write} {
+        set sub [kn_subscriber {__key*__:*}]
+        kn_set_flags ""
+        r flushall
+        kn_set_flags KEAn
+        set rd [redis_deferring_client]
+        foreach {block write served events} {
+            {blpop kn:bl 0} {rpush kn:bl a b} {kn:bl a}
+            {{new kn:bl} {rpush kn:bl} {lpop kn:bl}}
+            {blmove kn:bl2 kn:dst left right 0} {rpush kn:bl2 a} a
+            {{new kn:bl2} {rpush kn:bl2} {new kn:dst} {rpush kn:dst} {lpop kn:bl2} {del kn:bl2}}
+            {bzpopmin kn:bz 0} {zadd kn:bz 1 a} {kn:bz a 1}
+            {{new kn:bz} {zadd kn:bz} {zpopmin kn:bz} {del kn:bz}}
+        } {
+            $rd {*}$block
+            wait_for_blocked_clients_count 1
+            r {*}$write
+            assert_equal $served [$rd read]
+            assert_equal [kn_messages $events] [kn_drain $sub] $block
+        }
+        $rd close
+        kn_set_flags ""
+        $sub close
+    }
+
+    test {Long keys and binary-safe keys are published intact} {
+        set sub [kn_subscriber {__key*__:*}]
+        kn_set_flags ""
+        r flushall
+        kn_set_flags KEg$
+        set long [string repeat "k0123456789" 40]
+        set odd "kn:a b\r\n\x00c"
+        r set $long v
+        r set $odd v
+        r del $long $odd
+        assert_equal [kn_messages [list [list set $long] [list set $odd] [list del $long] \
+                                       [list del $odd]]] [kn_drain $sub]
+        kn_set_flags ""
+        $sub close
+    }
+
     test {Commands inside MULTI publish when EXEC runs, in order} {
         set sub [kn_subscriber {__key*__:*}]
         kn_set_flags ""
