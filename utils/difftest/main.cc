@@ -46,8 +46,8 @@ struct Options {
   bool test_line = false;
   bool list = false;
   bool compare_commands = false;
-  bool generic = true;        // --no-generic: hand-written families only
-  bool streams = true;        // --no-streams: no subscribers, replies only
+  bool generic = true;  // --no-generic: hand-written families only
+  bool streams = true;  // --no-streams: no subscribers, replies only
   // --tracking off|on|bcast (when our server has CLIENT TRACKING). TODO(pdiff-findings 03:45,
   // f/tracking 3): "off" by default until tracking remembers the keys Redis does for a failing
   // read; then "on".
@@ -365,11 +365,11 @@ int Run(const Options& o) {
           "error replies, %lld RESP3-typed replies, %lld subscriber messages%s)\n",
           static_cast<unsigned long long>(o.seed), index, secs, names.size(),
           runner.error_replies(), runner.resp3_replies(), runner.messages_compared(),
-          !streams.enabled                                        ? ": no streams"
-          : !streams.keyspace                                     ? ", no keyspace events"
-          : streams.tracking == StreamOptions::Tracking::kOff     ? ", no tracking"
-          : streams.tracking == StreamOptions::Tracking::kBcast   ? ", tracking in BCAST mode"
-                                                                  : ", with tracking");
+          !streams.enabled                                      ? ": no streams"
+          : !streams.keyspace                                   ? ", no keyspace events"
+          : streams.tracking == StreamOptions::Tracking::kOff   ? ", no tracking"
+          : streams.tracking == StreamOptions::Tracking::kBcast ? ", tracking in BCAST mode"
+                                                                : ", with tracking");
     }
     return 0;
   }
