@@ -106,9 +106,10 @@ class Runner {
                       Connection& b, bool& unordered, std::string& why);
   bool ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed, std::string& why);
   void Track(const Step& step, const Value& reply);
-  // Compares the messages both subscribers received after `step` (whose reply was `reply`).
+  // Compares the messages both subscribers received after `step` (whose reply was `reply`);
+  // `exec_ran_sort`: the step is an EXEC that ran a SORT (its messages in any order).
   Outcome CompareStreams(const Step& step, std::vector<Value> ours, std::vector<Value> theirs,
-                         const Value& reply);
+                         const Value& reply, bool exec_ran_sort = false);
   // Publishes one sentinel on each of `a` and `b` and reads both subscribers up to it into
   // `ours` and `theirs`; false (with the kLost value last) when a side is lost.
   // Turns client tracking on for command connection `c` of `side`, redirected to its
