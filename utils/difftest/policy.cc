@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
-    "request; the stream comparison's subscriber connection runs these (streams.h)";
+    "request; unsubscribing from all confirms in each server's hash-table order; the stream "
+    "comparison's subscriber connection runs these (streams.h)";
 
 }  // namespace
 
