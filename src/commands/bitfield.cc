@@ -268,11 +268,13 @@ void BitfieldGeneric(CommandContext& c, bool read_only_command) {
   if (!LookupTyped(c, c.args[1], ValueType::kString, Access::kWrite, &e)) return;
   const size_t need = static_cast<size_t>(highest_bit >> 3) + 1;
   if (e == nullptr) {
-    // A new key is built off-table and added whole, even if every write FAILs.
+    // A new key is built off-table and added whole, even if every write FAILs; it is announced
+    // as "setbit" only if some write did not fail (it grew the string from nothing), as Redis
+    // 7.0 does (its creation alone is a "new").
     Value v = Value::RawString("");
     auto* p = reinterpret_cast<unsigned char*>(v.MutableBytes(need));
-    RunFieldOps(ops, p, need, p, c.reply);
-    c.db.Add(c.args[1], std::move(v), notice::kSetBit);
+    const size_t changes = RunFieldOps(ops, p, need, p, c.reply, /*grew=*/true);
+    c.db.Add(c.args[1], std::move(v), changes > 0 ? notice::kSetBit : notice::kNone);
     return;
   }
   Mutation m = c.db.Mutate(e, notice::kSetBit);

@@ -2,7 +2,7 @@
 
 #include <charconv>
 #include <cstring>
-#include <string>
+#include <memory>
 
 #include "db/database.h"
 #include "server/pubsub.h"
@@ -12,23 +12,25 @@ namespace redistp {
 namespace {
 
 // A channel name `<prefix><db>__:<suffix>` built in place: on the stack when it fits (the
-// common case: no allocation), in a heap string for a longer key. Not copyable: view() points
+// common case: no allocation), in a heap block for a longer key. Not copyable: view() points
 // into the object.
 class ChannelName {
  public:
   ChannelName(std::string_view prefix, std::string_view db, std::string_view suffix) {
-    constexpr std::string_view kMid = "__:";
-    size_t n = prefix.size() + db.size() + kMid.size() + suffix.size();
+    const size_t n = prefix.size() + db.size() + 3 + suffix.size();
     char* p = stack_;
     if (n > sizeof(stack_)) {
-      heap_.resize(n);
-      p = heap_.data();
+      heap_.reset(new char[n]);
+      p = heap_.get();
     }
     char* w = p;
-    for (std::string_view part : {prefix, db, kMid, suffix}) {
-      if (!part.empty()) std::memcpy(w, part.data(), part.size());
-      w += part.size();
-    }
+    std::memcpy(w, prefix.data(), prefix.size());
+    w += prefix.size();
+    std::memcpy(w, db.data(), db.size());
+    w += db.size();
+    std::memcpy(w, "__:", 3);
+    w += 3;
+    if (!suffix.empty()) std::memcpy(w, suffix.data(), suffix.size());
     view_ = std::string_view(p, n);
   }
   ChannelName(const ChannelName&) = delete;
@@ -37,7 +39,7 @@ class ChannelName {
 
  private:
   char stack_[192];
-  std::string heap_;
+  std::unique_ptr<char[]> heap_;
   std::string_view view_;
 };
 

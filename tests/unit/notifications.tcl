@@ -212,6 +212,11 @@ start_server {tags {notifications needs:config needs:debug}} {
             {bitfield bf set u8 0 1} {{new bf} {setbit bf}}
             {bitfield bf get u8 0} {}
             {bitfield bf incrby u8 0 1} {{setbit bf}}
+            {bitfield bf set u8 0 5} {{setbit bf}}
+            {bitfield bf set u8 0 5} {}
+            {bitfield bf overflow fail incrby u8 500 -1} {}
+            {bitfield bfn overflow fail incrby u16 59 -932} {{new bfn}}
+            {bitfield bfn3 overflow fail incrby u8 0 -1 set u8 8 0} {{new bfn3} {setbit bfn3}}
             {getdel s5} {{del s5}}
             {getdel s5} {}
             {getex s} {}
