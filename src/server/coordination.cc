@@ -215,6 +215,7 @@ void Server::FlushPending() {
 }
 
 void Server::AfterCallback() {
+  tracking_.SendHeldInvalidations();  // normally sent after each command already (ProcessInput)
   // Hand-offs can resume clients whose input makes more keys ready: run until both are done.
   do {
     ServeReadyKeys();

@@ -104,7 +104,9 @@ void Server::ProcessInput(Client* c) {
     c->query.Consume(c->parser.consumed());
     c->parser.Reset();
     // Waiters of keys this command made ready are served once it has completed (after EXEC
-    // as a whole); then the pushes it caused follow its reply.
+    // as a whole); then the pushes it caused follow its reply. The client's own tracking
+    // invalidations, held until now as Redis 7.0 does, go first.
+    tracking_.SendHeldInvalidations();
     ServeReadyKeys();
     ReleaseHeldPushes(*c);
   }

@@ -2,11 +2,11 @@
 #include "server/tracking.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "db/entry.h"
 #include "protocol/errors.h"
 #include "server/command.h"
-#include "server/command_docs.h"
 #include "server/server.h"
 #include "util/hash.h"
 #include "util/numbers.h"
@@ -23,7 +23,55 @@ bool Overlap(std::string_view a, std::string_view b) {
   return a.substr(0, n) == b.substr(0, n);
 }
 
+// C's atoi, which Redis's key procedures read numkeys with: leading white space, a sign, digits
+// up to the first other byte ("1e3" is 1, "x" is 0); out of range as glibc (strtol's clamp,
+// truncated to int).
+int AtoiLike(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  constexpr int64_t kMax = INT64_MAX;
+  int64_t v = 0;
+  bool clamped = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    int d = s[i] - '0';
+    if (!clamped && v > (kMax - d) / 10) clamped = true;
+    if (!clamped) v = v * 10 + d;
+  }
+  int64_t r = clamped ? (negative ? INT64_MIN : kMax) : (negative ? -v : v);
+  return static_cast<int>(static_cast<uint32_t>(static_cast<uint64_t>(r)));
+}
+
 }  // namespace
+
+std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
+                                       const std::vector<std::string_view>& args) {
+  std::vector<int> keys;
+  const int argc = static_cast<int>(args.size());
+  const std::string_view name = spec.full_name;
+  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
+      name == "sintercard") {
+    // numkeys at 1, the keys from 2; nothing when the command is bound to fail on them.
+    int num = argc > 1 ? AtoiLike(args[1]) : 0;
+    if (num < 1 || num > argc - 2) return keys;
+    for (int i = 0; i < num; ++i) keys.push_back(2 + i);
+    return keys;
+  }
+  if (name == "sort_ro") {
+    if (argc > 1) keys.push_back(1);
+    return keys;
+  }
+  if (spec.first_key <= 0) return keys;
+  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+  const int step = spec.key_step > 0 ? spec.key_step : 1;
+  for (int i = spec.first_key; i <= last; i += step) {
+    // Positions past the arguments (a variadic command given too few): no keys at all.
+    if (i >= argc) return {};
+    keys.push_back(i);
+  }
+  return keys;
+}
 
 size_t Tracking::NameHash::operator()(std::string_view s) const { return HashBytes(s); }
 
@@ -105,8 +153,8 @@ void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
   const bool caching = (c.tracking & kTrackingCaching) != 0;
   if ((c.tracking & kTrackingOptin) != 0 && !caching) return;
   if ((c.tracking & kTrackingOptout) != 0 && caching) return;
-  for (const KeyRef& k : ExtractKeys(spec, args)) {
-    std::string_view key = args[static_cast<size_t>(k.index)];
+  for (int index : TrackedKeys(spec, args)) {
+    std::string_view key = args[static_cast<size_t>(index)];
     auto it = table_.find(key);
     if (it == table_.end()) it = table_.emplace(std::string(key), std::vector<uint64_t>{}).first;
     std::vector<uint64_t>& ids = it->second;
@@ -147,13 +195,32 @@ void Tracking::Invalidate(std::string_view key, bool broadcast, uint64_t bcast_c
   total_items_ -= ids.size();
   table_.erase(row);
   const Client* running = server_->running_client();
-  const std::string_view one[] = {key};
   for (uint64_t id : ids) {
     Client* t = server_->FindClient(id);
     // Gone, off, or switched to BCAST since it read the key: nothing to tell.
     if (t == nullptr || (t->tracking & (kTrackingOn | kTrackingBcast)) != kTrackingOn) continue;
     if ((t->tracking & kTrackingNoloop) != 0 && t == running) continue;
-    Deliver(*t, Payload{one});
+    DeliverOrHold(*t, key, false);
+  }
+}
+
+void Tracking::DeliverOrHold(Client& c, std::string_view key, bool null) {
+  if (&c == server_->running_client()) {
+    held_.push_back(Held{c.id, null, std::string(key)});
+    return;
+  }
+  const std::string_view one[] = {key};
+  Deliver(c, null ? Payload{{}, true} : Payload{one});
+}
+
+void Tracking::SendHeld() {
+  std::vector<Held> held;
+  held.swap(held_);
+  for (const Held& h : held) {
+    Client* c = server_->FindClient(h.client);
+    if (c == nullptr) continue;
+    const std::string_view one[] = {h.key};
+    Deliver(*c, h.null ? Payload{{}, true} : Payload{one});
   }
 }
 
@@ -255,7 +322,7 @@ void Tracking::OnFlush(Database& /*db*/) {
   if (clients_ > 0 && flushed_at_seq_ != command_seq_) {
     flushed_at_seq_ = command_seq_;
     for (const auto& [id, c] : server_->clients()) {
-      if ((c->tracking & kTrackingOn) != 0) Deliver(*c, Payload{{}, true});
+      if ((c->tracking & kTrackingOn) != 0) DeliverOrHold(*c, {}, true);
     }
   }
   table_.clear();

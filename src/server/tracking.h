@@ -3,11 +3,16 @@
 // A tracking connection is told when a key it may have cached changes, as an `invalidate`
 // message with the key names. Two ways to decide who is told:
 //   - Default mode: the server remembers which connections read which key. After a read-only
-//     command of a tracking connection (not BCAST), the command's keys (as COMMAND GETKEYS
-//     finds them) enter the table key -> client ids. OPTIN remembers only for the command after
-//     CLIENT CACHING YES (a whole MULTI/EXEC counting as one), OPTOUT skips the command after
-//     CLIENT CACHING NO. When the key changes, every id listed is told once and the key's row is
-//     dropped: a client is told again only if it reads the key again.
+//     command of a tracking connection (not BCAST), failed or not, the command's keys enter the
+//     table key -> client ids. "The command's keys" are what Redis 7.0's tracking takes
+//     (getKeysFromCommand, not COMMAND GETKEYS's key specs): the row's legacy first/last/step
+//     positions, or for the few read-only commands with a key procedure (ZUNION ZINTER ZDIFF
+//     ZINTERCARD SINTERCARD: numkeys read like C's atoi, nothing if it is < 1 or more keys than
+//     arguments; SORT_RO: its first argument) what that procedure gives (TrackedKeys). OPTIN
+//     remembers only for the command after CLIENT CACHING YES (a whole MULTI/EXEC counting as one),
+//     OPTOUT skips the command after CLIENT CACHING NO. When the key changes, every id listed is
+//     told once and the key's row is dropped: a client is told again only if it reads the key
+//     again.
 //   - BCAST: the client registers prefixes ("" = every key); changed keys matching a prefix
 //     are collected per prefix (deduplicated, byte order, with the last client that changed
 //     each) and sent in one message per prefix per event-loop turn (BroadcastPending, called
@@ -26,7 +31,10 @@
 // client "broken" (flag R in CLIENT LIST): that is found lazily, when an invalidation is due, as
 // Redis does, and a RESP3 client is then sent `tracking-redir-broken <id>`. Every frame goes
 // through Server::PushWith, so a client's own invalidations follow its reply (after EXEC as a
-// whole), the 7.0 rule.
+// whole), the 7.0 rule. Also as in 7.0, an invalidation whose tracking client is the one running
+// the command is held in Tracking until the command (EXEC as a whole) ends, even when it goes to
+// a redirect target: SendHeldInvalidations, called after each top-level command, sends it then
+// (after the command's keyspace notifications); other clients' invalidations go at once.
 //
 // FLUSHDB/FLUSHALL: every tracking client (BCAST too) is sent one `invalidate` with a null
 // (once per command, however many databases it empties) and the table is forgotten. SWAPDB
@@ -97,6 +105,14 @@ class Tracking : public KeyspaceListener {
     ++command_seq_;
     if ((c.tracking & (kTrackingOn | kTrackingBcast)) == kTrackingOn) RememberKeys(c, spec, args);
   }
+  // After each top-level command (before blocked clients are served): sends the invalidations
+  // held for the client that ran it (see the file comment), in the order they were caused.
+  void SendHeldInvalidations() {
+    if (!held_.empty()) SendHeld();
+  }
+  // The positions in `args` of the keys tracking remembers for `spec` (see the file comment).
+  static std::vector<int> TrackedKeys(const CommandSpec& spec,
+                                      const std::vector<std::string_view>& args);
   // After a top-level command: CLIENT CACHING's effect ends with the next command (a whole
   // transaction), so it is cleared unless the command was CLIENT itself or MULTI is open.
   static void EndTopLevelCommand(Client& c, std::string_view command_name);
@@ -141,6 +157,9 @@ class Tracking : public KeyspaceListener {
   void Invalidate(std::string_view key, bool broadcast, uint64_t bcast_changer);
   // Sends `p` to `c` (or its redirect target): see the file comment.
   void Deliver(Client& c, const Payload& p);
+  // Delivers to `c` now, or holds it when `c` is the client running a command.
+  void DeliverOrHold(Client& c, std::string_view key, bool null);
+  void SendHeld();
 
   Server* server_;
   std::unordered_map<std::string, std::vector<uint64_t>, NameHash, std::equal_to<>> table_;
@@ -150,7 +169,15 @@ class Tracking : public KeyspaceListener {
   size_t clients_ = 0;
   uint64_t command_seq_ = 0;         // advanced after every command
   uint64_t flushed_at_seq_ = ~0ull;  // the command that last sent the null invalidation
-  unsigned limit_rounds_ = 0;        // EnforceLimit calls in a row that ended over the limit
+  unsigned limit_rounds_ = 0;
+  // Invalidations for the running client, held until its command ends: the client's id, and
+  // each key or (null = true) a flush.
+  struct Held {
+    uint64_t client;
+    bool null;
+    std::string key;
+  };
+  std::vector<Held> held_;  // EnforceLimit calls in a row that ended over the limit
 };
 
 }  // namespace redistp

@@ -123,5 +123,26 @@ TEST_F(TrackingTest, OneNullPerFlushingCommand) {
             (std::vector<std::string>{">[\"invalidate\", (nil)]", ">[\"invalidate\", (nil)]"}));
 }
 
+// The key positions tracking remembers (Redis's getKeysFromCommand), for a command line.
+std::vector<int> Tracked(Harness& h, const std::vector<std::string_view>& args) {
+  const CommandSpec* spec = h.server().commands().Find(args[0]);
+  EXPECT_NE(spec, nullptr);
+  return Tracking::TrackedKeys(*spec, args);
+}
+
+TEST(TrackedKeysTest, LegacyPositionsAndTheNumkeysProcedures) {
+  Harness h;
+  EXPECT_EQ(Tracked(h, {"get", "k"}), std::vector<int>{1});
+  EXPECT_EQ(Tracked(h, {"mget", "a", "b", "c"}), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(Tracked(h, {"zunion", "2", "a", "b", "WEIGHTS", "1", "2"}), (std::vector<int>{2, 3}));
+  EXPECT_EQ(Tracked(h, {"zunion", "1e3", "a", "b"}), std::vector<int>{2}) << "atoi(\"1e3\") = 1";
+  EXPECT_EQ(Tracked(h, {"zinter", " +2x", "a", "b"}), (std::vector<int>{2, 3}));
+  EXPECT_TRUE(Tracked(h, {"zdiff", "3", "a", "b"}).empty()) << "more keys than arguments";
+  EXPECT_TRUE(Tracked(h, {"sintercard", "0", "a"}).empty());
+  EXPECT_TRUE(Tracked(h, {"zintercard", "-1", "a"}).empty());
+  EXPECT_TRUE(Tracked(h, {"sintercard", "99999999999999999999", "a"}).empty()) << "clamped";
+  EXPECT_EQ(Tracked(h, {"sort_ro", "s", "BY", "nosort"}), std::vector<int>{1});
+}
+
 }  // namespace
 }  // namespace redistp

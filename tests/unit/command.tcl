@@ -140,6 +140,9 @@ set command_info_facts {
     {client|reply 3 {loading noscript stale} 0 0 0 {@connection @slow} {} {}}
     {client|no-evict 3 {admin loading noscript stale} 0 0 0 {@admin @connection @dangerous @slow} {} {}}
     {client|getredir 2 {loading noscript stale} 0 0 0 {@connection @slow} {} {}}
+    {client|tracking -3 {loading noscript stale} 0 0 0 {@connection @slow} {} {}}
+    {client|caching 3 {loading noscript stale} 0 0 0 {@connection @slow} {} {}}
+    {client|trackinginfo 2 {loading noscript stale} 0 0 0 {@connection @slow} {} {}}
     {client|help 2 {loading stale} 0 0 0 {@connection @slow} {} {}}
     {command -1 {loading stale} 0 0 0 {@connection @slow} {nondeterministic_output_order} {}}
     {command|count 2 {loading stale} 0 0 0 {@connection @slow} {} {}}
@@ -271,6 +274,9 @@ set command_docs_facts {
     {client|reply 3.2.0 connection {O(1)} {} {} {} {on_off_skip(ON|OFF|SKIP)}}
     {client|no-evict 7.0.0 connection {O(1)} {} {} {} {enabled(ON|OFF)}}
     {client|getredir 6.0.0 connection {O(1)} {} {} {} {}}
+    {client|tracking 6.0.0 connection {O(1). Some options may introduce additional complexity.} {} {} {} {status(ON|OFF) [REDIRECT client-id:integer] [PREFIX prefix:string...!] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]}}
+    {client|caching 6.0.0 connection {O(1)} {} {} {} {mode(YES|NO)}}
+    {client|trackinginfo 6.2.0 connection {O(1)} {} {} {} {}}
     {client|help 5.0.0 connection {O(1)} {} {} {} {}}
     {command 2.8.13 server {O(N) where N is the total number of Redis commands} {} {} {} {}}
     {command|count 2.8.13 server {O(1)} {} {} {} {}}

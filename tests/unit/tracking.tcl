@@ -120,6 +120,39 @@ start_server {tags {tracking}} {
         trk_close $t
     }
 
+    test {Keys of a failing read are remembered as Redis's key procedures find them} {
+        r flushall
+        set t [trk_tracker]
+        # numkeys is read like C's atoi: "1e3" is 1, so `b` is the one key (the command fails).
+        catch {$t zunion 1e3 b key:1 x}
+        r set key:1 v
+        r set b v
+        assert_equal {invalidate b} [$t read]
+        trk_expect_nothing $t
+        # More keys announced than arguments given: no key at all.
+        catch {$t sintercard 5 s:c s:i}
+        r sadd s:c m
+        trk_expect_nothing $t
+        trk_close $t
+    }
+
+    test {A client's own invalidations follow those of other clients for the same command} {
+        r flushall
+        lassign [trk_redirect_target] rd id
+        set a [trk_client 2]
+        set b [trk_client 2]
+        $a client tracking on redirect $id
+        $b client tracking on redirect $id
+        $a mget c x
+        $b get c
+        # b's invalidation goes at once; a's own are held until its command ends.
+        $a mset x 1 c 2
+        assert_equal {message __redis__:invalidate c} [$rd read]
+        assert_equal {message __redis__:invalidate x} [$rd read]
+        assert_equal {message __redis__:invalidate c} [$rd read]
+        trk_close $a $b $rd
+    }
+
     test {The tracking table knows key names, not databases} {
         r flushall
         set t [trk_tracker]
