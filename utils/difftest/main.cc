@@ -46,14 +46,11 @@ struct Options {
   bool test_line = false;
   bool list = false;
   bool compare_commands = false;
-  bool generic = true;  // --no-generic: hand-written families only
-  bool streams = true;  // --no-streams: no subscribers, replies only
-  // --tracking off|on|bcast (when our server has CLIENT TRACKING). TODO(pdiff-findings 03:45,
-  // f/tracking 3): "off" by default until tracking remembers the keys Redis does for a failing
-  // read; then "on".
-  std::string tracking = "off";
-  int keep_going = 0;         // --keep-going N: go on after up to N divergences
-  long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
+  bool generic = true;          // --no-generic: hand-written families only
+  bool streams = true;          // --no-streams: no subscribers, replies only
+  std::string tracking = "on";  // --tracking off|on|bcast (when our server has CLIENT TRACKING)
+  int keep_going = 0;           // --keep-going N: go on after up to N divergences
+  long long print_from = -1;    // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
   bool quiet = false;
   int shrink_seconds = 120;
