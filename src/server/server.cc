@@ -21,6 +21,11 @@
 
 namespace redistp {
 
+namespace {
+// How long a connection sends nothing before the cron frees its empty query buffer.
+constexpr int64_t kIdleQueryBufferMs = 2000;
+}  // namespace
+
 Server::Server(Config config, Clock* clock)
     : clock_(clock != nullptr ? clock : &system_clock_), config_(std::move(config)) {
   std::random_device rd;
@@ -249,6 +254,13 @@ void Server::Cron() {
         continue;
       }
       if (c->out.Readable() > 0) CheckOutputLimits(c);
+      // A connection that has sent nothing for two seconds and has no partial command gives
+      // its 16 KB read buffer back (Redis trims idle query buffers in its clients cron too):
+      // a thousand idle subscribers or pooled connections cost their state, not their buffers.
+      if (c->query.Capacity() > 0 && c->query.Readable() == 0 &&
+          now - c->last_read_ms > kIdleQueryBufferMs) {
+        c->query.Release();
+      }
     }
     for (Client* c : expired) {
       log_.Log(LogLevel::kVerbose, "Closing idle client");

@@ -51,6 +51,14 @@ class ByteBuffer {
     data_ = p;
     cap_ = new_cap;
   }
+  // Frees the storage of an empty buffer (an idle connection's query buffer); the next
+  // Reserve allocates again. Does nothing while bytes are readable.
+  void Release() {
+    if (wpos_ != rpos_ || data_ == nullptr) return;
+    std::free(data_);
+    data_ = nullptr;
+    cap_ = rpos_ = wpos_ = 0;
+  }
   void Compact() {
     if (rpos_ == 0) return;
     std::memmove(data_, data_ + rpos_, wpos_ - rpos_);

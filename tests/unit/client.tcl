@@ -30,6 +30,24 @@ start_server {tags {client}} {
         assert_error {ERR wrong number of arguments for 'client|id' command} {r client id x}
     }
 
+    test {An idle connection's read buffer is given back by the cron (qbuf-free drops to 0)} {
+        set c [redis_client]
+        $c client setname idle-reader
+        set id [$c client id]
+        # Just after its command the connection still holds a read buffer.
+        set line [r client list id $id]
+        assert {[client_field $line qbuf-free] > 0}
+        # After two seconds without input the clients cron frees it.
+        wait_for_condition 60 100 {
+            [client_field [r client list id $id] qbuf-free] == 0
+        } else {
+            fail "the idle connection kept its read buffer: [r client list id $id]"
+        }
+        # The connection still works and reads again.
+        assert_equal idle-reader [$c client getname]
+        $c close
+    }
+
     test {CLIENT SETNAME and GETNAME} {
         set c [redis_client]
         assert_equal {} [$c client getname]
