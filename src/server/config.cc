@@ -399,7 +399,10 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
     Status s = ParseConfigValue(def, args, values_[rows[i]], /*loading=*/false, &text);
     if (!s.ok()) {
       restore();
-      return Status::Error(SetFailed(pairs[i].first, s.message()));
+      // A value is refused under the parameter's own name (lower case; the alias when the
+      // alias was given), unlike the name checks above, which echo the argument as typed.
+      bool by_alias = !def.alias.empty() && EqualsIgnoreCase(pairs[i].first, def.alias);
+      return Status::Error(SetFailed(by_alias ? def.alias : def.name, s.message()));
     }
     StoreRow(rows[i], std::move(text));
   }

@@ -61,6 +61,14 @@ start_server {tags {config needs:config}} {
         assert_error {ERR CONFIG SET failed (possibly related to argument 'maxclients') - duplicate parameter} \
             {r config set maxclients 10 maxclients 20}
         assert_error {ERR syntax error} {r config set maxclients 10 hz}
+        # A refused value names the parameter in lower case (the alias if that was given);
+        # a refused name is echoed as typed.
+        assert_error {ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'.} \
+            {r config set Notify-Keyspace-Events KE-A}
+        assert_error {ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-entries') - argument couldn't be parsed into an integer} \
+            {r config set HASH-max-ziplist-entries abc}
+        assert_error {ERR CONFIG SET failed (possibly related to argument 'Daemonize') - can't set immutable config} \
+            {r config set Daemonize yes}
         assert_error {ERR wrong number of arguments for 'config|set' command} {r config set maxclients}
         assert_error {ERR wrong number of arguments for 'config|get' command} {r config get}
     }

@@ -28,6 +28,7 @@ Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector
     sendable_.push_back(&c);
   }
   has_aggregates_ = Has("hset") || Has("rpush") || Has("sadd") || Has("zadd");
+  has_pubsub_ = Has("publish") || Has("pubsub|channels");
 }
 
 std::vector<std::string> Generator::SendableNames() const {
@@ -331,6 +332,10 @@ void Generator::Transaction(std::vector<Step>& out) {
               rng_.Percent(50) ? Key() : "1"};
     out.push_back({c, argv});
     if (rng_.Percent(10)) out.push_back({other, AnyFamilyCommand()});
+    if (has_pubsub_ && rng_.Percent(8)) {
+      std::vector<std::string> p = PubSubCommand();
+      if (!p.empty()) out.push_back({c, p});
+    }
   }
   uint64_t end = rng_.Below(100);
   if (end < 75) {
@@ -390,6 +395,17 @@ void Generator::NextUntamed(std::vector<Step>& out) {
   if (has_aggregates_ && rng_.Percent(45)) {
     AggregateBlock(conn, out);
     return;
+  }
+  if (rng_.Percent(1)) {
+    NotifyConfigBlock(conn, out);
+    return;
+  }
+  if (has_pubsub_ && rng_.Percent(5)) {
+    argv = PubSubCommand();
+    if (!argv.empty()) {
+      out.push_back({conn, std::move(argv)});
+      return;
+    }
   }
   if (r < 30) {
     argv = StringFamily();

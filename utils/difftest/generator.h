@@ -33,6 +33,10 @@
 // once by a DEL of its key (the servers popped different members); a blocking command outside
 // MULTI gets a timeout of a few milliseconds, never 0, and is never mutated; inside MULTI it
 // does not block and any timeout is fine. A family whose commands our server lacks is skipped.
+//
+// Pub/Sub (gen_pubsub.cc): PUBLISH/SPUBLISH to channels some of which the stream comparison's
+// subscriber listens to, PUBSUB's introspection, and now and then CONFIG SET of
+// notify-keyspace-events followed by CONFIG GET of it, which the runner compares exactly.
 #pragma once
 
 #include <cstdint>
@@ -140,6 +144,12 @@ class Generator {
   std::vector<std::string> ThresholdCommand();
   std::vector<std::string> BlockingCommand();
   std::vector<std::string> AggregateCommand();
+  // Pub/Sub (gen_pubsub.cc): one PUBLISH, SPUBLISH or PUBSUB command (some malformed), or an
+  // empty vector when our server lacks it; and CONFIG SET notify-keyspace-events followed by
+  // CONFIG GET of it, on connection `conn`.
+  std::vector<std::string> PubSubCommand();
+  void NotifyConfigBlock(int conn, std::vector<Step>& out);
+  bool has_pubsub_ = false;
   // Appends one aggregate block (a command; SPOP and its DEL) to `out` on connection `conn`.
   void AggregateBlock(int conn, std::vector<Step>& out);
   bool Has(const char* name) const { return table_.Find(name) != nullptr; }

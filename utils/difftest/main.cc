@@ -10,6 +10,8 @@
 //   [ok]: differential test vs Redis 7.0 (N commands, seed S)
 //   [err]: differential test vs Redis 7.0 (N commands, seed S)   (details follow, indented)
 // With --compare-commands it compares the two command tables instead (compare_commands.h).
+// With Pub/Sub in our server, a subscriber on each side receives keyspace notifications and
+// published messages, compared after every command (streams.h); --no-streams turns that off.
 // With --keep-going N it goes on after a divergence (on flushed servers, from the next command)
 // up to N times, shrinking only the first divergence of each kind (command and both replies),
 // so one long run maps every difference instead of stopping at the first.
@@ -44,9 +46,11 @@ struct Options {
   bool test_line = false;
   bool list = false;
   bool compare_commands = false;
-  bool generic = true;        // --no-generic: hand-written families only
-  int keep_going = 0;         // --keep-going N: go on after up to N divergences
-  long long print_from = -1;  // --print FROM TO: print steps [FROM, TO) of the stream and exit
+  bool generic = true;          // --no-generic: hand-written families only
+  bool streams = true;          // --no-streams: no subscribers, replies only
+  std::string tracking = "on";  // --tracking off|on|bcast (when our server has CLIENT TRACKING)
+  int keep_going = 0;           // --keep-going N: go on after up to N divergences
+  long long print_from = -1;    // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
   bool quiet = false;
   int shrink_seconds = 120;
@@ -57,7 +61,8 @@ void Usage() {
   std::cerr << "usage: difftest [--count N] [--seed S] [--ours PATH] [--redis PATH]\n"
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
                "                [--test-line] [--quiet] [--list] [--print FROM TO]\n"
-               "                [--compare-commands] [--no-generic] [--keep-going N]\n";
+               "                [--compare-commands] [--no-generic] [--no-streams]\n"
+               "                [--tracking off|on|bcast] [--keep-going N]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -73,6 +78,8 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.compare_commands = true;
     } else if (a == "--no-generic") {
       o.generic = false;
+    } else if (a == "--no-streams") {
+      o.streams = false;
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--print" && i + 2 < argc) {
@@ -80,12 +87,15 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.print_to = std::atoll(argv[++i]);
     } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
                 a == "--shrink-seconds" || a == "--shrink-replays" || a == "--keep-going" ||
-                a == "--ours" || a == "--redis") &&
+                a == "--ours" || a == "--redis" || a == "--tracking") &&
                (v = value()) != nullptr) {
       if (a == "--ours") {
         o.ours = v;
       } else if (a == "--redis") {
         o.redis = v;
+      } else if (a == "--tracking") {
+        o.tracking = v;
+        if (o.tracking != "off" && o.tracking != "on" && o.tracking != "bcast") return false;
       } else {
         char* end = nullptr;
         unsigned long long n = std::strtoull(v, &end, 10);
@@ -137,6 +147,14 @@ std::string Clip(const std::string& s, size_t max = 2000) {
   return s.size() <= max ? s : s.substr(0, max) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
+// The messages one side's subscriber received after a step, one per line.
+std::string Messages(const char* side, const Value& messages) {
+  std::string out = "  " + std::string(side) + "'s subscriber received " +
+                    std::to_string(messages.elements.size()) + " message(s):\n";
+  for (const auto& m : messages.elements) out += "      " + Clip(m.Render(), 400) + "\n";
+  return out;
+}
+
 // The report of one divergence: the step, both replies, and (when `shrink`) a minimal sequence
 // found by replaying subsets on flushed servers; without `shrink` (a divergence of a kind
 // already reported) just the step and the replies.
@@ -145,10 +163,15 @@ std::string Divergence(const Options& o, const CommandTable& table,
                        const Step& bad_step, const Outcome& bad, long long index, bool shrink) {
   std::ostringstream report;
   report << "DIVERGENCE at command #" << index << " (seed " << o.seed << ")\n"
-         << "  " << Line(bad_step) << "\n"
-         << "  redis-tp:  " << Clip(bad.ours.Render()) << "\n"
-         << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n"
-         << "  (" << bad.why << ")\n";
+         << "  " << Line(bad_step) << "\n";
+  if (bad.stream) {
+    report << "  reply (the same on both): " << Clip(bad.reply) << "\n"
+           << Messages("redis-tp", bad.ours) << Messages("redis 7.0", bad.theirs);
+  } else {
+    report << "  redis-tp:  " << Clip(bad.ours.Render()) << "\n"
+           << "  redis 7.0: " << Clip(bad.theirs.Render()) << "\n";
+  }
+  report << "  (" << bad.why << ")\n";
   if (bad.ours.kind == Value::Kind::kLost) report << "  redis-tp log:\n" << ours.LogTail(20);
   if (!shrink) {
     report << "  (the same kind of divergence as one above: not shrunk)\n";
@@ -165,8 +188,12 @@ std::string Divergence(const Options& o, const CommandTable& table,
     report << "minimal sequence (" << minimal.size() << " of " << prefix.size() << " commands, "
            << runner.replays() - replays_before << " replays), on flushed servers:\n";
     for (const auto& s : minimal) report << "  " << Line(s) << "\n";
-    report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
-           << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+    if (last.stream) {
+      report << Messages("redis-tp", last.ours) << Messages("redis 7.0", last.theirs);
+    } else {
+      report << "  redis-tp:  " << Clip(last.ours.Render()) << "\n"
+             << "  redis 7.0: " << Clip(last.theirs.Render()) << "\n";
+    }
   } else {
     report << "the divergence did not reproduce on a fresh replay ("
            << runner.replays() - replays_before << " replays); rerun with --seed " << o.seed
@@ -228,7 +255,7 @@ int Run(const Options& o) {
                     : r.rule == Rule::kUnordered     ? "unordered"
                     : r.rule == Rule::kSameSize      ? "same size"
                     : r.rule == Rule::kEncodingOrder ? "order of the encoding"
-                                                     : "hello")
+                                                     : "map, ids ignored")
                 << ": " << r.reason << "\n";
     }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
@@ -246,7 +273,32 @@ int Run(const Options& o) {
     return 0;
   }
 
-  Runner runner(ours, redis, table, o.connections);
+  // The notification streams, when our server has Pub/Sub: keyspace events too when it emits
+  // them (a server without them would differ at every write).
+  StreamOptions streams;
+  streams.enabled = o.streams && table.Find("subscribe") != nullptr &&
+                    table.Find("psubscribe") != nullptr && table.Find("publish") != nullptr;
+  streams.shard = streams.enabled && table.Find("ssubscribe") != nullptr;
+  if (streams.enabled) {
+    bool emits = false;
+    if (!EmitsKeyspaceEvents(ours.port(), emits, error)) {
+      std::cerr << "difftest: " << error << "\n";
+      return 2;
+    }
+    streams.keyspace = emits;
+    if (!emits) {
+      std::cerr << "difftest: warning: redis-tp emits no keyspace events; the subscribers "
+                   "compare published messages only\n";
+    }
+    if (table.Find("client|tracking") != nullptr && o.tracking != "off") {
+      streams.tracking = o.tracking == "bcast" ? StreamOptions::Tracking::kBcast
+                                               : StreamOptions::Tracking::kDefault;
+    }
+  } else if (o.streams && !o.quiet) {
+    std::cerr << "difftest: note: redis-tp has no SUBSCRIBE/PSUBSCRIBE/PUBLISH; replies only\n";
+  }
+
+  Runner runner(ours, redis, table, o.connections, streams);
   if (!runner.Reset(error)) {
     std::cerr << "difftest: " << error << "\n";
     return 2;
@@ -307,9 +359,14 @@ int Run(const Options& o) {
     } else {
       std::printf(
           "difftest: seed %llu: %lld commands matched in %.1f s (%zu distinct commands, %lld "
-          "error replies, %lld RESP3-typed replies)\n",
+          "error replies, %lld RESP3-typed replies, %lld subscriber messages%s)\n",
           static_cast<unsigned long long>(o.seed), index, secs, names.size(),
-          runner.error_replies(), runner.resp3_replies());
+          runner.error_replies(), runner.resp3_replies(), runner.messages_compared(),
+          !streams.enabled                                      ? ": no streams"
+          : !streams.keyspace                                   ? ", no keyspace events"
+          : streams.tracking == StreamOptions::Tracking::kOff   ? ", no tracking"
+          : streams.tracking == StreamOptions::Tracking::kBcast ? ", tracking in BCAST mode"
+                                                                : ", with tracking");
     }
     return 0;
   }

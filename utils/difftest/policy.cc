@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
-    "request; unsubscribing from all confirms in each server's hash-table order";
+    "request; unsubscribing from all confirms in each server's hash-table order; the stream "
+    "comparison's subscriber connection runs these (streams.h)";
 
 }  // namespace
 
@@ -32,6 +33,10 @@ const std::vector<PolicyRow>& PolicyTable() {
        "could kill the tester's own connections; ids and addresses differ between the servers"},
       {"client|pause", Rule::kNeverSend, 0,
        "stops serving every client for a wall-clock duration: time-dependent by nature"},
+      {"client|tracking", Rule::kNeverSend, 0,
+       "the stream comparison turns tracking on for every command connection, redirected to its "
+       "subscriber; a random CLIENT TRACKING (a redirect to an id, RESP3 pushes on the command "
+       "connection) would break the one-reply-per-request lock-step"},
       {"client|reply", Rule::kNeverSend, 0,
        "OFF/SKIP suppress replies, so a request no longer has exactly one reply to compare"},
       {"config|set", Rule::kNeverSend, 0,
@@ -63,6 +68,8 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"client|list", Rule::kShape, 0, "ids, addresses, ages and buffer sizes differ"},
       {"client|info", Rule::kShape, 0, "ids, addresses, ages and buffer sizes differ"},
       {"client|id", Rule::kShape, 0, "connection ids depend on how many connections came before"},
+      {"client|getredir", Rule::kShape, 0,
+       "the id of the stream comparison's subscriber connection, to which tracking redirects"},
       {"object|idletime", Rule::kShape, 0, "seconds since the last access: the clock"},
       {"memory|usage", Rule::kShape, 0, "allocator- and encoding-dependent byte counts"},
       {"memory|stats", Rule::kShape, 0, "allocator statistics"},
@@ -122,8 +129,21 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"pubsub|shardchannels", Rule::kUnordered, 0,
        "the shard channels in the order of the registry's hash table"},
       {"hello", Rule::kHello, 0, "the `id` field is the connection id"},
+      {"client|trackinginfo", Rule::kHello, 0,
+       "the `redirect` field is the id of the stream comparison's subscriber connection"},
   };
   return rows;
+}
+
+const char* const kResetNotifyFlags = "KEA";
+
+bool StreamRelaxed(const std::string& name) { return name == "sort" || name == "sort_ro"; }
+
+bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv) {
+  if (name != "config|get" || argv.size() != 3) return false;
+  std::string p = argv[2];
+  for (auto& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return p == "notify-keyspace-events";
 }
 
 std::vector<std::string> EncodingSourceKeys(const std::string& name,
@@ -258,7 +278,10 @@ bool SameReply(const Value& ours, const Value& theirs, const PolicyRow* rule, st
           ours.elements.size() == theirs.elements.size()) {
         bool same = true;
         for (size_t i = 0; i < ours.elements.size() && same; ++i) {
-          if (i % 2 == 1 && ours.elements[i - 1].str == "id") continue;
+          if (i % 2 == 1 &&
+              (ours.elements[i - 1].str == "id" || ours.elements[i - 1].str == "redirect")) {
+            continue;
+          }
           same = ours.elements[i].Render() == theirs.elements[i].Render();
         }
         if (same) return true;

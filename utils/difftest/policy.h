@@ -30,7 +30,7 @@ enum class Rule {
   kShape,          // same top-level RESP kind only (errors still compared exactly)
   kTolerance,      // integers equal, or both >= 0 and within `tolerance` (TTL-like replies)
   kUnordered,      // same elements in any order (hash-table iteration order)
-  kHello,          // HELLO's map, with the `id` value ignored (connection ids differ)
+  kHello,          // a map with the `id` and `redirect` values ignored (connection ids differ)
   kSameSize,       // random picks: same RESP kind and, for aggregates, the same number of elements
   kEncodingOrder,  // exact, unless the source is hash-table encoded (see above)
   kLexRange,       // exact, unless the sorted set's scores differ (see below)
@@ -67,6 +67,18 @@ struct PolicyRow {
   long long tolerance;  // for kTolerance
   const char* reason;
 };
+
+// True for `CONFIG GET notify-keyspace-events` (the parameter alone, any case): compared exactly,
+// unlike other CONFIG GETs, since the canonical form of the flags is what a client reads back.
+bool ExactConfigGet(const std::string& name, const std::vector<std::string>& argv);
+
+// True for the commands whose notification messages are compared in any order (SORT, SORT_RO:
+// key misses of BY and GET patterns come in the order of the source, a set's hash table), or,
+// with LIMIT, by number only (BY nosort takes a different slice of a hash-table set).
+bool StreamRelaxed(const std::string& name);
+
+// The notify-keyspace-events flags every reset starts from when keyspace events are compared.
+extern const char* const kResetNotifyFlags;
 
 // All rows, in table order.
 const std::vector<PolicyRow>& PolicyTable();

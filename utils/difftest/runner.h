@@ -12,6 +12,18 @@
 // kEncodingOrder, kLexRange) ends its pipeline batch, so that when its replies differ the
 // encodings or scores can be asked on the same connections before anything else runs there.
 //
+// Notification streams (streams.h). With StreamOptions::enabled each side also has a subscriber
+// connection, and each step is followed by a sentinel PUBLISH on its own connection (pipelined
+// with the step, or, after MULTI/EXEC/DISCARD/RESET, which end their batch, sent once the reply
+// tells whether the connection is still inside MULTI). After a batch's replies the runner reads
+// each subscriber up to each sentinel and compares the two message sequences of every step
+// exactly, after its reply: a difference is a divergence of that step (Outcome::stream). With
+// tracking, every command connection redirects its invalidations to the subscriber (again after
+// a RESET, which turns tracking off); in BCAST mode, whose invalidations Redis sends when its
+// loop goes to sleep, every step is a batch of its own with its sentinel after the reply. A probe
+// (OBJECT ENCODING, ZRANGE) that the comparison sends is followed by a sentinel whose messages
+// are read and dropped, since they are the tester's, not the stream's.
+//
 // Shrinking (delta debugging). A candidate is a subset of the steps before the divergent one,
 // plus that step. Each candidate is replayed from scratch: crashed servers restarted, every
 // connection reopened (so database, protocol, name and MULTI state start clean) and FLUSHALL.
@@ -29,6 +41,7 @@
 #include "generator.h"
 #include "resp.h"
 #include "server_proc.h"
+#include "streams.h"
 
 namespace difftest {
 
@@ -37,11 +50,16 @@ struct Outcome {
   Value ours;
   Value theirs;
   std::string why;
+  // A difference in the messages the subscribers received after the step (the replies were the
+  // same: `reply` is Redis's); `ours` and `theirs` are then arrays of those messages.
+  bool stream = false;
+  std::string reply;
 };
 
 class Runner {
  public:
-  Runner(ServerProcess& ours, ServerProcess& theirs, const CommandTable& table, int connections);
+  Runner(ServerProcess& ours, ServerProcess& theirs, const CommandTable& table, int connections,
+         const StreamOptions& streams);
 
   // Restarts dead servers, reopens every connection and flushes both servers.
   bool Reset(std::string& error);
@@ -62,6 +80,8 @@ class Runner {
   // Replies compared so far that were errors, and that used a RESP3-only type.
   long long error_replies() const { return error_replies_; }
   long long resp3_replies() const { return resp3_replies_; }
+  // Subscriber messages compared so far (each side's count; sentinels not included).
+  long long messages_compared() const { return messages_compared_; }
 
   // The policy name of a request: "get", or "client|list" for a container's subcommand.
   std::string PolicyName(const std::vector<std::string>& argv) const;
@@ -70,10 +90,12 @@ class Runner {
   struct Side {
     ServerProcess* server;
     std::vector<std::unique_ptr<Connection>> conns;
+    Subscriber subscriber;
   };
   struct TxState {
     bool in_multi = false;
     std::vector<std::string> queued;  // policy names of the queued commands
+    std::vector<bool> notify_set;     // per queued command: CONFIG SET notify-keyspace-events
   };
   static constexpr size_t kMaxPipeline = 64;
   bool OpenAll(Side& side, std::string& error);
@@ -84,6 +106,17 @@ class Runner {
                       Connection& b, bool& unordered, std::string& why);
   bool ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed, std::string& why);
   void Track(const Step& step, const Value& reply);
+  // Compares the messages both subscribers received after `step` (whose reply was `reply`);
+  // `exec_ran_sort`: the step is an EXEC that ran a SORT (its messages in any order).
+  Outcome CompareStreams(const Step& step, std::vector<Value> ours, std::vector<Value> theirs,
+                         const Value& reply, bool exec_ran_sort = false);
+  // Publishes one sentinel on each of `a` and `b` and reads both subscribers up to it into
+  // `ours` and `theirs`; false (with the kLost value last) when a side is lost.
+  // Turns client tracking on for command connection `c` of `side`, redirected to its
+  // subscriber, when the streams include tracking; false when the server refuses.
+  bool Retrack(Connection& c, Side& side);
+  bool SyncStreams(Connection& a, Connection& b, std::vector<Value>& ours,
+                   std::vector<Value>& theirs);
   bool Fails(const std::vector<Step>& candidate);
 
   Side ours_;
@@ -93,6 +126,10 @@ class Runner {
   int replays_ = 0;
   long long error_replies_ = 0;
   long long resp3_replies_ = 0;
+  StreamOptions streams_;
+  uint64_t sentinel_ = 0;  // the number of the last sentinel published
+  bool probed_ = false;    // Compare() sent a probe whose messages must be dropped
+  long long messages_compared_ = 0;
 };
 
 }  // namespace difftest
