@@ -59,6 +59,12 @@ void KeyspaceNotifier::Sync() {
   // OnKeyEvent ends every event (Redis accepts such a setting and is silent too).
   flags_ = (bits & (kNotifyKeyspace | kNotifyKeyevent)) != 0 ? bits : 0;
   server_->keyspace().report_misses = (flags_ & kNotifyKeyMiss) != 0;
+  if (hub_ != nullptr) hub_->SetEnabled(this, flags_ != 0);
+}
+
+void KeyspaceNotifier::Attach(KeyspaceHub* hub) {
+  hub_ = hub;
+  hub_->Subscribe(this, flags_ != 0);
 }
 
 void KeyspaceNotifier::OnKeyEvent(const KeyEvent& ev) {

@@ -24,8 +24,8 @@
 //     lookups of EXISTS, TYPE, TTL, as Redis's lookupKeyRead); write lookups never.
 //   - FLUSHDB, FLUSHALL and SWAPDB announce nothing per key (Redis 7.0 neither).
 //
-// Cost. With notify-keyspace-events empty (the default) OnKeyEvent returns at its first test,
-// and keymiss is not even called (KeyspaceContext::report_misses is false). With flags set but
+// Cost. With notify-keyspace-events empty (the default) the notifier is switched out of the
+// hub (KeyspaceHub::SetEnabled), so a key event does not even call it, and keymiss is not even called (KeyspaceContext::report_misses is false). With flags set but
 // no subscription at all, no channel name is formatted. Channel names are formatted into a
 // stack buffer (a heap string only for keys longer than it), so a notification allocates
 // nothing of its own, and a nested notification (a publish that causes a key change) cannot
@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "db/keyspace_events.h"
+#include "server/keyspace_hub.h"
 
 namespace redistp {
 
@@ -45,6 +46,9 @@ class KeyspaceNotifier : public KeyspaceListener {
  public:
   // Reads notify-keyspace-events from the server's config now and on every change.
   explicit KeyspaceNotifier(Server* server);
+  // Subscribes to `hub` (at the caller's point of the listener order), enabled only while some
+  // notification class is on; every later config change switches it in or out.
+  void Attach(KeyspaceHub* hub);
 
   void OnKeyEvent(const KeyEvent& ev) override;
   void OnKeyMiss(Database& db, std::string_view key) override;
@@ -62,6 +66,7 @@ class KeyspaceNotifier : public KeyspaceListener {
   void Publish(int db, std::string_view event, std::string_view key);
 
   Server* server_;
+  KeyspaceHub* hub_ = nullptr;
   uint32_t flags_ = 0;
   // The source half of a RENAME/MOVE, held until the destination is added (see above).
   KeyNotice pending_from_{};

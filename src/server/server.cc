@@ -49,7 +49,7 @@ Server::Server(Config config, Clock* clock)
   hub_.Subscribe(&blocking_);
   hub_.Subscribe(&exec_watches_);
   hub_.Subscribe(&propagator_);
-  hub_.Subscribe(&notifier_);
+  notifier_.Attach(&hub_);  // in the hub only while notify-keyspace-events has a class on
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
   keyspace_.now_ms = start_time_ms_;
