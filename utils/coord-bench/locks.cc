@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "connection.h"
+#include "epoll_fd.h"
 #include "options.h"
 #include "resp.h"
 #include "stats.h"
@@ -55,21 +56,6 @@ struct LockClient {
   // Channel messages read so far, and that count when the last SET NX was sent.
   int64_t messages = 0;
   int64_t messages_at_send = 0;
-};
-
-// Closes an epoll descriptor however the run ends.
-class EpollFd {
- public:
-  EpollFd() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
-  ~EpollFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  EpollFd(const EpollFd&) = delete;
-  EpollFd& operator=(const EpollFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 class LockRun {
