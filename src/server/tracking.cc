@@ -167,6 +167,9 @@ void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
 
 void Tracking::OnKeyEvent(const KeyEvent& ev) {
   if (table_.empty() && prefixes_.empty()) return;
+  // A creation with no notice (DEBUG POPULATE, a BITFIELD whose every write FAILed) is one
+  // Redis makes with dbAdd alone, which signals no modification: nobody is invalidated.
+  if (ev.kind == KeyEventKind::kAdded && ev.notice.name == nullptr) return;
   // Expiry and eviction are nobody's change for BCAST's NOLOOP (Redis signals them with no
   // client); any other change is the running command's.
   const bool no_changer = ev.kind == KeyEventKind::kRemoved &&

@@ -71,6 +71,20 @@ start_server {tags {tracking}} {
         trk_close $t
     }
 
+    test {A BITFIELD that creates a key but FAILs every write invalidates nothing} {
+        r flushall
+        set t [trk_tracker]
+        $t get bf
+        # The key appears (as Redis's dbAdd makes it) but no write happened: no modification.
+        assert_equal {{}} [r bitfield bf overflow fail incrby u2 0 10]
+        assert_equal 1 [r exists bf]
+        trk_expect_nothing $t
+        # A write that succeeds is a change again.
+        r bitfield bf set u8 0 1
+        assert_equal {invalidate bf} [$t read]
+        trk_close $t
+    }
+
     test {Every key of a multi-key read is remembered and invalidated on its own} {
         r flushall
         set t [trk_tracker]
