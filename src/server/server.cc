@@ -22,8 +22,9 @@
 namespace redistp {
 
 namespace {
-// How long a connection sends nothing before the cron frees its empty query buffer.
-constexpr int64_t kIdleQueryBufferMs = 2000;
+// How long a connection sends nothing before the cron frees its empty query buffer and
+// shrinks its written-out reply buffer.
+constexpr int64_t kIdleBufferMs = 2000;
 }  // namespace
 
 Server::Server(Config config, Clock* clock)
@@ -271,11 +272,14 @@ void Server::Cron() {
       }
       if (c->out.Readable() > 0) CheckOutputLimits(c);
       // A connection that has sent nothing for two seconds and has no partial command gives
-      // its 16 KB read buffer back (Redis trims idle query buffers in its clients cron too):
-      // a thousand idle subscribers or pooled connections cost their state, not their buffers.
-      if (c->query.Capacity() > 0 && c->query.Readable() == 0 &&
-          now - c->last_read_ms > kIdleQueryBufferMs) {
-        c->query.Release();
+      // its 16 KB read buffer back, and its reply buffer shrinks to 1 KB once written out
+      // (Redis trims idle query and reply buffers in its clients cron too): a thousand idle
+      // subscribers or pooled connections cost their state, not their buffers.
+      if (now - c->last_read_ms > kIdleBufferMs) {
+        if (c->query.Capacity() > 0 && c->query.Readable() == 0) c->query.Release();
+        if (c->out.static_capacity() > ReplyBuffer::kStaticMin && c->out.Readable() == 0) {
+          c->out.ShrinkIdle();
+        }
       }
     }
     for (Client* c : expired) {

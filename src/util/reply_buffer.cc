@@ -11,6 +11,20 @@ ReplyBuffer::~ReplyBuffer() {
   std::free(static_);
 }
 
+void ReplyBuffer::ShrinkIdle() {
+  if (send_ != sstart_ || !blocks_.empty()) return;
+  sstart_ = send_ = 0;
+  // Used more than half since the last call (a subscriber that still gets big bursts): keep
+  // it this time and start measuring again.
+  const bool busy = static_peak_ * 2 > static_cap_;
+  static_peak_ = 0;
+  if (busy || static_cap_ <= kStaticMin) return;
+  char* s = static_cast<char*>(std::realloc(static_, kStaticMin));
+  if (s == nullptr) return;  // keeping the bigger buffer is correct too
+  static_ = s;
+  static_cap_ = kStaticMin;
+}
+
 ReplyBuffer::Block* ReplyBuffer::NewBlock(size_t min_cap) {
   size_t cap = std::max(kBlockBytes, min_cap);
   void* mem = std::malloc(sizeof(Block) + cap);

@@ -69,6 +69,12 @@ class ReplyBuffer {
   void Clear();
   // The pending bytes as one string (tests, diagnostics).
   std::string ToString() const;
+  // With nothing pending, gives a static buffer grown past its minimum back (it becomes
+  // kStaticMin again) unless more than half of it was used since the previous call, and
+  // resets the peak: an idle connection keeps 1 KB, not the 16 KB one big reply grew it to,
+  // while one that keeps receiving big bursts keeps its buffer. Does nothing while bytes are
+  // pending.
+  void ShrinkIdle();
 
   size_t static_used() const { return send_ - sstart_; }  // obl
   size_t static_capacity() const { return static_cap_; }  // rbs

@@ -104,5 +104,23 @@ TEST(ReplyBufferTest, AppendCopiesAnotherBuffer) {
   EXPECT_EQ(b.Readable(), 20000u);
 }
 
+TEST(ReplyBufferTest, ShrinkIdleGivesBackAGrownStaticBufferOnlyWhenWrittenOutAndQuiet) {
+  ReplyBuffer b;
+  std::string big(9000, 'x');
+  b.Append(big);
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
+  b.ShrinkIdle();  // bytes pending: nothing happens
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
+  EXPECT_EQ(b.Readable(), big.size());
+  b.Consume(big.size());
+  b.ShrinkIdle();  // used more than half since the last call: kept, peak reset
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
+  EXPECT_EQ(b.static_peak(), 0u);
+  b.ShrinkIdle();  // quiet since: back to the minimum
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
+  b.Append("abc");
+  EXPECT_EQ(b.ToString(), "abc");
+}
+
 }  // namespace
 }  // namespace redistp

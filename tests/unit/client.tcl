@@ -48,6 +48,22 @@ start_server {tags {client}} {
         $c close
     }
 
+    test {An idle connection's grown reply buffer shrinks back (rbs drops to 1024)} {
+        set c [redis_client]
+        r set big-reply [string repeat x 12000]
+        assert_equal 12000 [string length [$c get big-reply]]
+        set id [$c client id]
+        assert {[client_field [r client list id $id] rbs] > 1024}
+        wait_for_condition 100 100 {
+            [client_field [r client list id $id] rbs] == 1024
+        } else {
+            fail "the idle connection kept its reply buffer: [r client list id $id]"
+        }
+        assert_equal 12000 [string length [$c get big-reply]]
+        r del big-reply
+        $c close
+    }
+
     test {CLIENT SETNAME and GETNAME} {
         set c [redis_client]
         assert_equal {} [$c client getname]
