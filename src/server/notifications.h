@@ -25,11 +25,12 @@
 //   - FLUSHDB, FLUSHALL and SWAPDB announce nothing per key (Redis 7.0 neither).
 //
 // Cost. With notify-keyspace-events empty (the default) the notifier is switched out of the
-// hub (KeyspaceHub::SetEnabled), so a key event does not even call it, and keymiss is not even called (KeyspaceContext::report_misses is false). With flags set but
-// no subscription at all, no channel name is formatted. Channel names are formatted into a
-// stack buffer (a heap string only for keys longer than it), so a notification allocates
-// nothing of its own, and a nested notification (a publish that causes a key change) cannot
-// clobber the buffer of the one that caused it.
+// hub (KeyspaceHub::SetEnabled), so a key event does not even call it, and keymiss is not even
+// called (KeyspaceContext::report_misses is false). With flags set but no subscription at all, no
+// channel name is formatted. Channel names are formatted into a stack buffer (a heap string only
+// for keys longer than it), so a notification allocates nothing of its own, and a nested
+// notification (a publish that causes a key change) cannot clobber the buffer of the one that
+// caused it.
 #pragma once
 
 #include <cstdint>
