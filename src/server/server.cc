@@ -262,7 +262,10 @@ void Server::Cron() {
   // Clients: idle timeout and soft output limits. Work proportional to clients, but only
   // `hz` times per second and O(1) each, like Redis's clientsCron.
   if (config_.timeout > 0 || !clients_.empty()) {
+    // Closing a client erases it from clients_, so the walk only collects; the closing comes
+    // after it (an output-limit check may close the client it checks).
     std::vector<Client*> expired;
+    std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
@@ -270,7 +273,7 @@ void Server::Cron() {
         expired.push_back(c);
         continue;
       }
-      if (c->out.Readable() > 0) CheckOutputLimits(c);
+      if (c->out.Readable() > 0) with_output.push_back(c);
       // A connection that has sent nothing for two seconds and has no partial command gives
       // its 16 KB read buffer back, and its reply buffer shrinks to 1 KB once written out
       // (Redis trims idle query and reply buffers in its clients cron too): a thousand idle
@@ -286,6 +289,7 @@ void Server::Cron() {
       log_.Log(LogLevel::kVerbose, "Closing idle client");
       CloseClient(c, "idle timeout");
     }
+    for (Client* c : with_output) CheckOutputLimits(c);  // returns at once for a closed client
   }
   // CLIENT LEASE: no bytes received for lease_ms closes the connection, blocked or not.
   if (!leased_.empty()) {

@@ -82,8 +82,13 @@ start_server {tags {maxmemory external:skip needs:config}} {
             assert_morethan $kept 0
             assert_lessthan $kept 4000
             assert_morethan [s evicted_keys] $before
-            # Eviction runs before each command, so at most the last write is over the limit.
-            assert_lessthan [s used_memory] [expr {$limit + 64 * 1024}]
+            # Eviction runs before each command, so at most the last write is over the limit;
+            # a pass that ran out of its time budget (slow builds) is finished by the cron.
+            wait_for_condition 50 100 {
+                [s used_memory] < $limit + 64 * 1024
+            } else {
+                fail "used_memory stays over maxmemory: [s used_memory] > $limit"
+            }
             r config set maxmemory 0
         }
     }
@@ -243,7 +248,12 @@ start_server {tags {maxmemory external:skip needs:config}} {
         r set trigger 1
         assert_morethan [s evicted_keys] $before
         assert_lessthan [r dbsize] 2001
-        assert_lessthan [s used_memory] [expr {$limit + 64 * 1024}]
+        # The cron finishes a pass that ran out of its time budget (slow builds).
+        wait_for_condition 50 100 {
+            [s used_memory] < $limit + 64 * 1024
+        } else {
+            fail "used_memory stays over maxmemory: [s used_memory] > $limit"
+        }
         r config set maxmemory 0
     }
 
