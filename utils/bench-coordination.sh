@@ -71,14 +71,7 @@ readonly MEMORY_SHAPES=(
   "100 conns x 10,000 own keys|100|10000|distinct"
 )
 
-usage() {
-  if [[ ${1:-2} == 0 ]]; then
-    sed -n '4,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  else
-    sed -n '4,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
-  fi
-  exit "${1:-2}"
-}
+usage() { bench_usage 4 10 "${1:-2}"; }
 
 # Prints the sum of the wx= fields of the side's CLIENT LIST (our existence-watch count).
 watch_count() {

@@ -52,14 +52,7 @@ readonly SCHEMES=(
   "redis|redis|redis-redisson|redis 7.0|SET NX PX + pub/sub + Lua release"
 )
 
-usage() {
-  if [[ ${1:-2} == 0 ]]; then
-    sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  else
-    sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
-  fi
-  exit "${1:-2}"
-}
+usage() { bench_usage 4 9 "${1:-2}"; }
 
 # Runs every scheme with CLIENTS clients; result lines go to $WORK/locks-CLIENTS.out.
 run_cell() {

@@ -86,14 +86,7 @@ readonly FANOUT_TARGETS=(
   "redis-publish|redis|publish|PUBLISH to the subscribers' channel"
 )
 
-usage() {
-  if [[ ${1:-2} == 0 ]]; then
-    sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  else
-    sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
-  fi
-  exit "${1:-2}"
-}
+usage() { bench_usage 4 11 "${1:-2}"; }
 
 # Prints the number of messages part 1 publishes with N subscribers at pipeline depth P: about
 # the same amount of server work per run (fewer messages when each reaches 1,000 connections).

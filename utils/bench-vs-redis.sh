@@ -87,14 +87,7 @@ readonly TESTS=(
 )
 
 # Prints the usage text at the top of this file; exits with $1 (2, to stderr, by default).
-usage() {
-  if [[ ${1:-2} == 0 ]]; then
-    sed -n '4,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  else
-    sed -n '4,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
-  fi
-  exit "${1:-2}"
-}
+usage() { bench_usage 4 12 "${1:-2}"; }
 
 # Prints "USED RSS SOURCE" for a side: used_memory and RSS in bytes ("-" when unknown), and
 # where RSS came from: "info", or "proc" when the server does not report used_memory_rss.

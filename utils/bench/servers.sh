@@ -227,3 +227,15 @@ field() {
   awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
     if (kv[1] == want) { print substr($i, length(want) + 2); exit } } }' <<<"$1"
 }
+
+# Prints lines FIRST..LAST of the calling script's header comment (its usage text, without the
+# leading "# ") and exits with STATUS: to stdout for 0 (--help), to stderr otherwise.
+bench_usage() {
+  local first=$1 last=$2 status=${3:-2} script=${BASH_SOURCE[1]}
+  if [[ $status == 0 ]]; then
+    sed -n "${first},${last}s/^# \{0,1\}//p" "$script"
+  else
+    sed -n "${first},${last}s/^# \{0,1\}//p" "$script" >&2
+  fi
+  exit "$status"
+}
