@@ -9,8 +9,11 @@ ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(JOBS)
 endif
 
-BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc
-LDLIBS := -levent -lcrypto -llzf -lpthread
+# Lua 5.1 and the two Lua libraries Debian packages (cjson, bit) for scripting.
+LUA_CFLAGS := -I/usr/include/lua5.1
+BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc $(LUA_CFLAGS)
+LUA_LIBS := -llua5.1-cjson -llua5.1-bitop -llua5.1
+LDLIBS := -levent -lcrypto -llzf -lpthread $(LUA_LIBS)
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -25,7 +28,7 @@ CXXFLAGS += $(BASE_CXXFLAGS) $(OPT)
 
 # Layers, lowest first. A layer may include only from layers listed before it
 # (checked by utils/check-layers.sh, run by `make test`).
-LAYERS := util protocol types db watch server commands
+LAYERS := util protocol types db watch server scripting commands
 LIB_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.cc=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/main.o

@@ -16,7 +16,9 @@ packages=(
   g++ make pkg-config
   libevent-dev        # event loop
   libjemalloc-dev     # allocator and memory statistics
-  liblua5.1-0-dev     # scripting
+  liblua5.1-0-dev     # scripting: Lua 5.1
+  lua-cjson-dev       # scripting: the cjson library scripts see
+  lua-bitop-dev       # scripting: the bit library scripts see
   libhiredis-dev      # client side: tools, client library
   tcl                 # integration test suite
   redis-tools         # redis-cli / redis-benchmark for tests and benchmarks

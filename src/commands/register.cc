@@ -48,6 +48,13 @@ Status RegisterCommands(CommandTable& table) {
   // client-side caching:
 
   // (end of issue 9)
+
+  // scripting (issue 10):
+  // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT:
+
+  // FUNCTION, FCALL, FCALL_RO:
+
+  // (end of issue 10)
   return table.first_error();
 }
 

@@ -62,6 +62,13 @@ std::vector<CommandSpec> ClientTrackingSubcommands();
 
 // (end of issue 9)
 
+// scripting (issue 10):
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT (scripting.cc):
+
+// FUNCTION, FCALL, FCALL_RO:
+
+// (end of issue 10)
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

@@ -327,6 +327,12 @@ inline std::string TrackingPrefixOverlap(std::string_view prefix, std::string_vi
 
 // ---- existence events over Pub/Sub (issue 9) ----
 
+// ---- scripting: EVAL, SCRIPT, the Lua environment (issue 10) ----
+
+// ---- scripting: busy scripts, SCRIPT KILL / FUNCTION KILL (issue 10) ----
+
+// ---- functions: FUNCTION, FCALL (issue 10) ----
+
 // ---- maxmemory ----
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 

@@ -126,6 +126,10 @@ class Client {
 
   // --- (end of issue 9) ---
 
+  // --- scripting (issue 10) ---
+
+  // --- (end of issue 10) ---
+
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;
