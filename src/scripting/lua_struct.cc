@@ -26,8 +26,9 @@
 // Numbers. Lua numbers are doubles. Packing converts a double to a 64-bit word as Redis's
 // compiled C does on x86-64 (truncation; NaN and out-of-range values give the bit patterns of
 // cvttsd2si, see WordFromNumber), writes its low n bytes and zeros beyond 8. Unpacking keeps
-// the last 8 significant bytes and sign-extends with a shift of (8n - 1) mod 64 (x86 masks the
-// shift count; that is what sizes over 8 give in Redis).
+// the 8 least significant bytes and sign-extends from bit (8n - 1) mod 64 (x86 masks a shift
+// count to 6 bits; that is what sizes over 8 give in Redis). Unpacked integers are doubles,
+// exact up to 2^53.
 //
 // Errors. Every failure raises a Lua error (luaL_error / luaL_argerror) with Redis's text,
 // including its argument numbers: pack's "string too short" names the argument after the
