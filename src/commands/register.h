@@ -68,6 +68,9 @@ void RegisterScriptingCommands(CommandTable& table);
 
 // FUNCTION, FCALL, FCALL_RO:
 
+// busy scripts: the FUNCTION KILL row, for the FUNCTION container (script_kill.cc):
+CommandSpec FunctionKillSubcommand();
+
 // (end of issue 10)
 
 // Calls every Register*Commands above. Fails with the table's first registration error (a

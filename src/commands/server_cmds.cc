@@ -83,6 +83,12 @@ void ShutdownCommand(CommandContext& c) {
     c.reply.Error(err::kNoShutdownInProgress);
     return;
   }
+  if (!nosave && c.server.busy_script()) {
+    // While a script is busy only SHUTDOWN NOSAVE may end the server (a save would write the
+    // script's half-done effects): the others get the BUSY error, as in Redis.
+    c.reply.Error(c.server.BusyError());
+    return;
+  }
   Logger& log = c.server.log();
   if (save && !force) {
     log.Log(LogLevel::kWarning, "User requested shutdown...");

@@ -308,13 +308,38 @@ void ScriptEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
   auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   if (engine == nullptr || !engine->running_) return;
-  if (engine->run_.kill_requested) {
-    engine->server_.log().Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
-    std::string msg = "-";
-    msg.append(err::kScriptKilled);
-    PushErrorTable(L, msg.data(), msg.size());
-    lua_error(L);
+  ScriptRun& run = engine->run_;
+  Server& server = engine->server_;
+  if (!run.busy) {
+    // busy-reply-threshold 0 means no limit: the script runs to its end unseen, as in Redis.
+    const int64_t threshold = server.config().busy_reply_threshold;
+    if (threshold <= 0) return;
+    const int64_t elapsed = server.NowMs() - run.start_ms;
+    if (elapsed < threshold) return;
+    server.log().Log(LogLevel::kWarning,
+                     "Slow script detected: still in execution after %lld milliseconds. You can "
+                     "try killing the script using the %s command. Script name is: %s.",
+                     static_cast<long long>(elapsed), run.is_eval ? "SCRIPT KILL" : "FUNCTION KILL",
+                     run.name.c_str());
+    run.busy = true;
+    server.BeginBusyScript(run.caller, run.is_eval);
   }
+  server.ProcessEventsWhileBusy();
+  // SHUTDOWN NOSAVE was served: the script stops here and its caller gets no reply (RunScript);
+  // the process exits when the stack has unwound to the event loop.
+  const bool shutdown = server.shutdown_requested();
+  if (!run.kill_requested && !shutdown) return;
+  if (!shutdown) {
+    server.log().Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
+  }
+  // From now on the hook runs at every line, so a script that catches the error with pcall is
+  // stopped again at its next line (Redis does the same), not 100,000 instructions later.
+  lua_sethook(L, Hook, LUA_MASKLINE, 0);
+  engine->line_hook_ = true;
+  std::string msg = "-";
+  msg.append(err::kScriptKilled);
+  PushErrorTable(L, msg.data(), msg.size());
+  lua_error(L);
 }
 
 void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run) {
@@ -333,7 +358,12 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   lua_insert(L, func_index);
   const int handler_index = func_index;
   int rc = lua_pcall(L, nargs, 1, handler_index);
-  if (rc == 0) {
+  if (run_.busy && server_.shutdown_requested()) {
+    // Stopped by SHUTDOWN NOSAVE: the caller sees its connection end without a reply, as with
+    // Redis (whose process exits inside the script), and nothing after the script in its
+    // pipeline runs.
+    caller.set_flag(kClientCloseAfterReply, true);
+  } else if (rc == 0) {
     WriteLuaAsReply(L, -1, ctx.reply, run_.resp);
   } else if (lua_istable(L, -1)) {
     // {err, source, line} from the handler: "<err> script: <name>, on <source>:<line>."
@@ -370,6 +400,11 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   }
   lua_settop(L, func_index - 1);
 
+  if (run_.busy) server_.EndBusyScript();
+  if (line_hook_) {
+    lua_sethook(L, Hook, LUA_MASKCOUNT, kHookInstructions);
+    line_hook_ = false;
+  }
   running_ = false;
   client_->script_caller = nullptr;
   client_->db = &server_.db(0);

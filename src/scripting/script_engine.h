@@ -20,7 +20,11 @@
 // (server/propagation.h), and EVAL itself is never propagated.
 //
 // One script runs at a time; scripts do not nest (EVAL is `noscript`). `running()` describes the
-// running one for the busy-script machinery and SCRIPT KILL.
+// running one for the busy-script machinery and SCRIPT KILL. A script that runs past
+// busy-reply-threshold makes the server busy (server/busy.cc): from then on the hook serves the
+// other connections, which get BUSY for everything but SCRIPT KILL / FUNCTION KILL, SHUTDOWN
+// NOSAVE and the few allow-busy commands, until the script ends, is killed (if it has not
+// written) or the server shuts down.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +69,8 @@ struct ScriptRun {
   int64_t start_ms = 0;
   bool wrote = false;           // a write command ran: SCRIPT KILL may no longer stop it
   bool kill_requested = false;  // SCRIPT KILL / FUNCTION KILL asked to stop it
+  // It ran past busy-reply-threshold: the server is busy (server/busy.cc) until it ends.
+  bool busy = false;
   int resp = 2;                 // redis.setresp
   int repl = kReplAll;          // redis.set_repl
 };
@@ -131,7 +137,11 @@ class ScriptEngine : public ServerModule {
   Result<const CachedScript*> Compile(const ShaKey& key, std::string_view body);
   const CachedScript* Find(std::string_view sha) const;
   void CreateState();
-  // Called by Lua every kHookInstructions instructions of a script: stops a killed script.
+  // Called by Lua every kHookInstructions instructions of a script (at every line once the
+  // script is being stopped). Past busy-reply-threshold it logs Redis's slow-script warning and
+  // makes the server busy, then at each call serves the other connections
+  // (Server::ProcessEventsWhileBusy) and stops the script if SCRIPT KILL / FUNCTION KILL asked
+  // for it or SHUTDOWN NOSAVE was served.
   static void Hook(lua_State* L, lua_Debug* ar);
   void CloseState();
 
@@ -146,6 +156,7 @@ class ScriptEngine : public ServerModule {
   std::vector<std::string_view> args_;  // redis.call's arguments (views into Lua strings) ...
   std::vector<std::string> num_args_;   // ... and the text of its number arguments
   int gc_count_ = 0;
+  bool line_hook_ = false;  // the hook runs at every line (a script being stopped)
 };
 
 // Lower-case hex SHA1 of `data` (script names; redis.sha1hex).

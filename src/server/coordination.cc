@@ -165,7 +165,8 @@ void Server::FinishBlock(Client* c) {
 bool Server::HasServeWork() const {
   // While CLIENT PAUSE holds writes (either mode) nobody is served: serving runs the blocked
   // command's write. Ready keys stay listed and are served once the pause ends.
-  return blocking_.has_ready() && pause_end_ms_ == 0;
+  // Nor while a script is busy: the keyspace changes only through the script until it ends.
+  return blocking_.has_ready() && pause_end_ms_ == 0 && busy_caller_ == nullptr;
 }
 
 void Server::ServeReadyKeys() {
@@ -216,6 +217,8 @@ void Server::FlushPending() {
 
 void Server::AfterCallback() {
   tracking_.SendHeldInvalidations();  // normally sent after each command already (ProcessInput)
+  // Temporary keys of sessions that ended while a script was busy go now (server/busy.cc).
+  if (!busy_ended_owners_.empty()) ReleaseDeferredOwners();
   // Hand-offs can resume clients whose input makes more keys ready: run until both are done.
   do {
     ServeReadyKeys();

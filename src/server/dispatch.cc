@@ -226,11 +226,6 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       } else if (!c->authenticated && (spec->flags & kCmdNoAuth) == 0) {
         rejection = std::string(err::kNoAuth);
         rejected_spec = spec;
-      } else if (c->has_flag(kClientMonitor) &&
-                 (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate)) != 0) {
-        // A MONITOR connection is a replica to Redis, and replicas may not touch keys.
-        rejection = std::string(err::kReplicaKeyspace);
-        rejected_spec = spec;
       } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
         rejection = std::string(err::kNotAllowedInMulti);
         rejected_spec = spec;
@@ -240,12 +235,25 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
         rejected_spec = spec;
+      } else if (busy_caller_ != nullptr && (spec->flags & kCmdAllowBusy) == 0 && !from_script) {
+        // A script has run past busy-reply-threshold (server/busy.cc): only the commands that
+        // can end it, or that touch no data, are served. Inside MULTI this fails the
+        // transaction like any rejection, as in Redis.
+        rejection = std::string(BusyError());
+        rejected_spec = spec;
+      } else if (c->has_flag(kClientMonitor) &&
+                 (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate)) != 0) {
+        // A MONITOR connection is a replica to Redis, and replicas may not touch keys (checked
+        // after the subscribed context and BUSY, in Redis's order).
+        rejection = std::string(err::kReplicaKeyspace);
+        rejected_spec = spec;
       }
       // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
       // EXEC runs were admitted (or refused) as a whole when EXEC was.
-      // Scripts apply their own OOM rule (scripting/script_engine.h).
-      if (rejection.empty() && config_.maxmemory != 0 && !c->has_flag(kClientInExec | kClientScript) &&
-          RefuseForMemory(c, spec)) {
+      // Scripts apply their own OOM rule (scripting/script_engine.h). While a script is busy
+      // nothing is evicted (the script's keys stay put) and nothing refused for memory.
+      if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
+          !c->has_flag(kClientInExec | kClientScript) && RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
       }

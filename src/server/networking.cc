@@ -446,8 +446,13 @@ void Server::EndSession(Client& c) {
   }
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.
+  //    While a script is busy the keys stay until it ends (server/busy.cc).
   keyspace_.now_ms = NowMs();
-  owners_.ReleaseAll(c.id);
+  if (busy_caller_ == nullptr) {
+    owners_.ReleaseAll(c.id);
+  } else {
+    busy_ended_owners_.push_back(c.id);
+  }
   SetLease(&c, 0);
   // 5. Pub/Sub subscriptions (issue 9): every channel, pattern and shard channel, without
   //    confirmations (a disconnect has nobody to tell; RESET replies only +RESET, as Redis).

@@ -205,6 +205,20 @@ class Server : public WatchSink {
   bool pre_command_oom() const { return pre_command_oom_; }
 
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
+  // A script that has run for busy-reply-threshold makes the server "busy" (server/busy.cc):
+  // from BeginBusyScript to EndBusyScript the dispatcher refuses every command without the
+  // allow-busy flag with BusyError(), and the script engine's hook calls
+  // ProcessEventsWhileBusy to serve every connection but the script's caller.
+  void BeginBusyScript(Client* caller, bool is_eval);
+  void EndBusyScript();
+  bool busy_script() const { return busy_caller_ != nullptr; }
+  // The BUSY error for the running script: the SCRIPT KILL text (EVAL) or the FUNCTION KILL one.
+  std::string_view BusyError() const;
+  // One non-blocking pass over the listeners and the connections (never the caller's): accepts,
+  // reads and runs what arrived, writes the replies. Returns at once when nothing is ready.
+  void ProcessEventsWhileBusy();
+  // SHUTDOWN (or a signal) asked the server to exit: a busy script stops at its next hook.
+  bool shutdown_requested() const { return shutdown_requested_; }
 
   // (end of issue 10)
 
@@ -410,7 +424,18 @@ class Server : public WatchSink {
   std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
 
-  // busy scripts:
+  // busy scripts (server/busy.cc):
+  Client* busy_caller_ = nullptr;  // the busy script's caller; null while no script is busy
+  bool busy_is_eval_ = true;
+  int busy_poll_fd_ = -1;  // epoll set of the listeners and the connections while busy
+  // Sessions that ended while busy: their temporary keys are released after the script
+  // (ReleaseDeferredOwners), so a script never sees keys vanish under it.
+  std::vector<uint64_t> busy_ended_owners_;
+  void ReleaseDeferredOwners();
+  // Adds the client to the busy poll set (add) or updates its events to its write state.
+  void BusyWatch(Client* c, bool add);
+  // One round of ProcessEventsWhileBusy; false when nothing was ready.
+  bool BusyRound();
 
   // --- (end of issue 10 members) ---
 

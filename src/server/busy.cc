@@ -1,0 +1,144 @@
+// Busy scripts: serving the other connections while a long script runs.
+//
+// Model. A script runs inside its caller's command, deep in a libevent callback, and libevent's
+// loop is not re-entrant. Once the script has run for busy-reply-threshold, the script engine's
+// instruction hook calls BeginBusyScript, then ProcessEventsWhileBusy at every hook until the
+// script ends (EndBusyScript). The pass is a miniature loop turn of our own: an epoll set made
+// at BeginBusyScript holds the listeners and every connection but the caller; each pass waits
+// for nothing (timeout 0), accepts, reads and runs what arrived through the server's ordinary
+// accept and read paths (OnAccept, OnReadable: the one admission gate answers BUSY to every
+// command without allow-busy), and writes the replies. Building the set costs one walk of the
+// clients per busy script; a pass costs one epoll_wait when nothing is ready, else up to
+// kMaxRounds rounds of at most kMaxEvents ready connections each.
+//
+// Invariants while busy:
+//   - the caller is never read, written or closed: it is not in the epoll set and the write
+//     pass skips it (its pending flush stays queued), so its script and its reply stay intact;
+//     a caller whose peer left is found closed by the ordinary loop after the script;
+//   - the keyspace changes only through the script: blocked clients are not served
+//     (HasServeWork), there is no eviction (the dispatcher skips the memory check) and no cron,
+//     and a session that ends (disconnect, QUIT, RESET) releases its temporary keys only after
+//     the script (busy_ended_owners_, released by the next AfterCallback);
+//   - the script's frozen time (keyspace now_ms) is restored after each pass;
+//   - no Client object is freed: closed clients are reaped by BeforeSleep, after the script.
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "protocol/errors.h"
+#include "server/server.h"
+
+namespace redistp {
+namespace {
+
+// Epoll entries carry a client id, or this bit plus the listener's index.
+constexpr uint64_t kListenerTag = 1ULL << 63;
+// Ready connections handled per pass, so a pass stays short however many clients there are.
+constexpr int kMaxEvents = 128;
+// Rounds per pass at most (each ends with its write pass).
+constexpr int kMaxRounds = 4;
+
+}  // namespace
+
+std::string_view Server::BusyError() const {
+  return busy_is_eval_ ? err::kBusyEval : err::kBusyFunction;
+}
+
+void Server::BusyWatch(Client* c, bool add) {
+  if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->fd < 0) return;
+  // Readable always; writable only while replies wait for room in the socket.
+  epoll_event ev{};
+  ev.events = EPOLLIN | (c->write_armed ? EPOLLOUT : 0u);
+  ev.data.u64 = c->id;
+  epoll_ctl(busy_poll_fd_, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void Server::BeginBusyScript(Client* caller, bool is_eval) {
+  busy_caller_ = caller;
+  busy_is_eval_ = is_eval;
+  busy_poll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (busy_poll_fd_ < 0) {
+    // Without a poll set the server answers nobody until the script ends (as before busy).
+    log_.Log(LogLevel::kWarning, "Cannot serve clients during the busy script: %s",
+             std::strerror(errno));
+    return;
+  }
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kListenerTag | i;
+    epoll_ctl(busy_poll_fd_, EPOLL_CTL_ADD, listeners_[i]->fd, &ev);
+  }
+  for (auto& [id, c] : clients_) BusyWatch(c, true);
+}
+
+void Server::EndBusyScript() {
+  if (busy_poll_fd_ >= 0) close(busy_poll_fd_);
+  busy_poll_fd_ = -1;
+  busy_caller_ = nullptr;
+}
+
+void Server::ProcessEventsWhileBusy() {
+  if (busy_poll_fd_ < 0) return;
+  // A few rounds while there is work, as Redis does, so that a connection accepted in one
+  // round has its first command read in the next.
+  for (int round = 0; round < kMaxRounds; ++round) {
+    if (!BusyRound()) break;
+  }
+}
+
+bool Server::BusyRound() {
+  epoll_event events[kMaxEvents];
+  int n = epoll_wait(busy_poll_fd_, events, kMaxEvents, 0);
+  if (n <= 0) return false;
+  const int64_t script_now_ms = keyspace_.now_ms;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t tag = events[i].data.u64;
+    if ((tag & kListenerTag) != 0) {
+      const size_t index = tag & ~kListenerTag;
+      if (index >= listeners_.size()) continue;
+      // The connections accepted now have the next ids: watch them too.
+      const uint64_t first_new = next_client_id_;
+      OnAccept(listeners_[index]->fd, listeners_[index]->unix_socket);
+      for (auto it = clients_.lower_bound(first_new); it != clients_.end(); ++it) {
+        BusyWatch(it->second, true);
+      }
+      continue;
+    }
+    Client* c = FindClient(tag);
+    if (c == nullptr || c->closed || c == busy_caller_) continue;
+    if ((events[i].events & EPOLLOUT) != 0) {
+      FlushClient(c);
+      if (!c->write_armed) BusyWatch(c, false);  // drained: readable only again
+    }
+    if ((events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0 && !c->closed) OnReadable(c);
+  }
+  // The write pass: every client with output but the caller, whose queue entry is kept.
+  std::vector<Client*> batch;
+  batch.swap(pending_flush_);
+  for (Client* c : batch) {
+    if (c == busy_caller_) {
+      pending_flush_.push_back(c);
+      continue;
+    }
+    c->set_flag(kClientPendingFlush, false);
+    if (c->closed) continue;
+    FlushClient(c);
+    // A socket that is full is watched for writability until it drains.
+    if (!c->closed && c->write_armed) BusyWatch(c, false);
+  }
+  keyspace_.now_ms = script_now_ms;
+  return true;
+}
+
+void Server::ReleaseDeferredOwners() {
+  if (busy_caller_ != nullptr) return;
+  std::vector<uint64_t> ids;
+  ids.swap(busy_ended_owners_);
+  keyspace_.now_ms = NowMs();
+  for (uint64_t id : ids) owners_.ReleaseAll(id);
+}
+
+}  // namespace redistp
