@@ -308,35 +308,41 @@ void ScriptEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
   lua_rawget(L, LUA_REGISTRYINDEX);
   auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
-  if (engine == nullptr || !engine->running_) return;
-  ScriptRun& run = engine->run_;
-  Server& server = engine->server_;
-  if (!run.busy) {
+  if (engine != nullptr) engine->Interrupt(L);
+}
+
+void ScriptEngine::Interrupt(lua_State* L) {
+  if (!running_) return;
+  if (!run_.busy) {
     // busy-reply-threshold 0 means no limit: the script runs to its end unseen, as in Redis.
-    const int64_t threshold = server.config().busy_reply_threshold;
+    const int64_t threshold = server_.config().busy_reply_threshold;
     if (threshold <= 0) return;
-    const int64_t elapsed = server.NowMs() - run.start_ms;
+    const int64_t elapsed = server_.NowMs() - run_.start_ms;
     if (elapsed < threshold) return;
-    server.log().Log(LogLevel::kWarning,
-                     "Slow script detected: still in execution after %lld milliseconds. You can "
-                     "try killing the script using the %s command. Script name is: %s.",
-                     static_cast<long long>(elapsed), run.is_eval ? "SCRIPT KILL" : "FUNCTION KILL",
-                     run.name.c_str());
-    run.busy = true;
-    server.BeginBusyScript(run.caller, run.is_eval);
+    server_.log().Log(LogLevel::kWarning,
+                      "Slow script detected: still in execution after %lld milliseconds. You can "
+                      "try killing the script using the %s command. Script name is: %s.",
+                      static_cast<long long>(elapsed),
+                      run_.is_eval ? "SCRIPT KILL" : "FUNCTION KILL", run_.name.c_str());
+    run_.busy = true;
+    server_.BeginBusyScript(run_.caller, run_.is_eval);
   }
-  server.ProcessEventsWhileBusy();
+  server_.ProcessEventsWhileBusy();
   // SHUTDOWN NOSAVE was served: the script stops here and its caller gets no reply (RunScript);
   // the process exits when the stack has unwound to the event loop.
-  const bool shutdown = server.shutdown_requested();
-  if (!run.kill_requested && !shutdown) return;
+  const bool shutdown = server_.shutdown_requested();
+  if (!run_.kill_requested && !shutdown) return;
   if (!shutdown) {
-    server.log().Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
+    server_.log().Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
   }
   // From now on the hook runs at every line, so a script that catches the error with pcall is
   // stopped again at its next line (Redis does the same), not 100,000 instructions later.
-  lua_sethook(L, Hook, LUA_MASKLINE, 0);
-  engine->line_hook_ = true;
+  if (line_hook_ == nullptr) {
+    line_hook_ = L;
+    saved_hook_mask_ = lua_gethookmask(L);
+    saved_hook_count_ = lua_gethookcount(L);
+    lua_sethook(L, lua_gethook(L), LUA_MASKLINE, 0);
+  }
   std::string msg = "-";
   msg.append(err::kScriptKilled);
   PushErrorTable(L, msg.data(), msg.size());
@@ -402,9 +408,9 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   lua_settop(L, func_index - 1);
 
   if (run_.busy) server_.EndBusyScript();
-  if (line_hook_) {
-    lua_sethook(L, Hook, LUA_MASKCOUNT, kHookInstructions);
-    line_hook_ = false;
+  if (line_hook_ != nullptr) {
+    lua_sethook(line_hook_, lua_gethook(line_hook_), saved_hook_mask_, saved_hook_count_);
+    line_hook_ = nullptr;
   }
   running_ = false;
   client_->script_caller = nullptr;

@@ -116,6 +116,13 @@ class ScriptEngine : public ServerModule {
   // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names
   // the source in error traces ("user_script", "user_function").
   void RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run);
+  // For the instruction hook of every Lua state RunScript runs functions of (the EVAL state's
+  // is Hook below; the functions engine's hook calls it while no library is loading). Past
+  // busy-reply-threshold it logs Redis's slow-script warning and makes the server busy, then at
+  // each call serves the other connections (Server::ProcessEventsWhileBusy), and raises the
+  // kill error if SCRIPT KILL / FUNCTION KILL asked for it or SHUTDOWN NOSAVE was served; from
+  // then on L's hook runs at every line until the script ends (pcall cannot keep it alive).
+  void Interrupt(lua_State* L);
 
  private:
   // Keyed by the 40 lower-case hex digits, stored inline (no heap string per script).
@@ -137,11 +144,8 @@ class ScriptEngine : public ServerModule {
   Result<const CachedScript*> Compile(const ShaKey& key, std::string_view body);
   const CachedScript* Find(std::string_view sha) const;
   void CreateState();
-  // Called by Lua every kHookInstructions instructions of a script (at every line once the
-  // script is being stopped). Past busy-reply-threshold it logs Redis's slow-script warning and
-  // makes the server busy, then at each call serves the other connections
-  // (Server::ProcessEventsWhileBusy) and stops the script if SCRIPT KILL / FUNCTION KILL asked
-  // for it or SHUTDOWN NOSAVE was served.
+  // Called by Lua every kHookInstructions instructions of an EVAL script (at every line once
+  // the script is being stopped): Interrupt.
   static void Hook(lua_State* L, lua_Debug* ar);
   void CloseState();
 
@@ -156,7 +160,11 @@ class ScriptEngine : public ServerModule {
   std::vector<std::string_view> args_;  // redis.call's arguments (views into Lua strings) ...
   std::vector<std::string> num_args_;   // ... and the text of its number arguments
   int gc_count_ = 0;
-  bool line_hook_ = false;  // the hook runs at every line (a script being stopped)
+  // The state whose hook runs at every line (a script being stopped), and its hook's settings
+  // before, restored when the script ends.
+  lua_State* line_hook_ = nullptr;
+  int saved_hook_mask_ = 0;
+  int saved_hook_count_ = 0;
 };
 
 // Lower-case hex SHA1 of `data` (script names; redis.sha1hex).
