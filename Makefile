@@ -161,7 +161,7 @@ clean-tools:
 FUZZ_CXX ?= clang++
 FUZZ_BUILD := build/fuzz
 FUZZ_FLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsized-deallocation -MMD -MP -Isrc \
-  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined $(LUA_CFLAGS)
+  $(LUA_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:src/%.cc=$(FUZZ_BUILD)/obj/%.o)
 FUZZERS := request_parser_fuzz dispatch_fuzz
 FUZZ_BINS := $(FUZZERS:%=$(FUZZ_BUILD)/%)
