@@ -71,8 +71,8 @@ struct ScriptRun {
   bool kill_requested = false;  // SCRIPT KILL / FUNCTION KILL asked to stop it
   // It ran past busy-reply-threshold: the server is busy (server/busy.cc) until it ends.
   bool busy = false;
-  int resp = 2;                 // redis.setresp
-  int repl = kReplAll;          // redis.set_repl
+  int resp = 2;         // redis.setresp
+  int repl = kReplAll;  // redis.set_repl
 };
 
 class ScriptEngine : public ServerModule {
