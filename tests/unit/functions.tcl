@@ -559,10 +559,10 @@ start_server {tags {functions}} {
     test {FUNCTION HELP lists the subcommands} {
         set help [r function help]
         assert_equal {FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:} [lindex $help 0]
-        foreach sub {{LOAD [REPLACE] <FUNCTION CODE>} {DELETE <LIBRARY NAME>} {LIST [LIBRARYNAME PATTERN] [WITHCODE]} STATS KILL {FLUSH [ASYNC|SYNC]} DUMP {RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]} HELP} {
+        foreach sub {{LOAD [REPLACE] <FUNCTION CODE>} {DELETE <LIBRARY NAME>} {LIST [LIBRARYNAME PATTERN] [WITHCODE]} STATS KILL {FLUSH [ASYNC|SYNC]} DUMP {RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]}} {
             assert {[lsearch -exact $help $sub] >= 0} $sub
         }
-        assert_equal 40 [llength $help]
+        assert_equal {HELP {    Prints this help.}} [lrange $help end-1 end]
     }
 
     test {FUNCTION subcommand errors} {
