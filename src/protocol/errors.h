@@ -387,8 +387,14 @@ inline constexpr std::string_view kRegisterNoName =
     "ERR redis.register_function must get a function name argument";
 inline constexpr std::string_view kRegisterNoCallback =
     "ERR redis.register_function must get a callback argument";
+inline constexpr std::string_view kRegisterDescriptionType =
+    "ERR description argument given to redis.register_function must be a string";
+// Called through a reference kept past the load (raised inside the running function).
+inline constexpr std::string_view kRegisterOutsideLoad =
+    "ERR redis.register_function can only be called on FUNCTION LOAD command";
 // FCALL, FUNCTION DELETE / FLUSH / LIST / LOAD / RESTORE.
 inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+inline constexpr std::string_view kFunctionBadNumKeys = "ERR Bad number of keys provided";
 inline constexpr std::string_view kFunctionLibraryNotFound = "ERR Library not found";
 // (FUNCTION FLUSH's mode and LIST's missing pattern: kFunctionFlushMode, kFunctionNoLibraryName.)
 inline std::string FunctionListUnknownArg(std::string_view arg) {

@@ -89,13 +89,15 @@ void LibrarySet::Drop(std::unique_ptr<FunctionLibrary> lib) {
 }
 
 Status LibrarySet::Add(std::unique_ptr<FunctionLibrary> lib) {
-  if (libraries_.count(lib->name) != 0) {
-    return Status::Error(err::FunctionLibraryExists(lib->name));
+  Status s;
+  if (libraries_.count(lib->name) != 0) s = Status::Error(err::FunctionLibraryExists(lib->name));
+  for (size_t i = 0; s.ok() && i < lib->functions.size(); ++i) {
+    const std::string& fname = lib->functions[i]->name;
+    if (functions_.count(ToLower(fname)) != 0) s = Status::Error(err::FunctionExists(fname));
   }
-  for (const auto& f : lib->functions) {
-    if (functions_.count(ToLower(f->name)) != 0) {
-      return Status::Error(err::FunctionExists(f->name));
-    }
+  if (!s.ok()) {
+    Drop(std::move(lib));  // not indexed: only releases its functions
+    return s;
   }
   Index(*lib);
   std::string name = lib->name;

@@ -94,7 +94,8 @@ class LibrarySet {
   // library that stays ("Function x already exists"). On success the replaced libraries are
   // dropped and `from` is left empty. On error `from` is left as it was.
   Status Merge(LibrarySet& from, OnCollision policy);
-  // Adds a library to a candidate set; an error when the set already has one of that name.
+  // Adds a library to a candidate set; an error when the set already has a library of that name
+  // or one of its functions (the library is then dropped, its functions released).
   Status Add(std::unique_ptr<FunctionLibrary> lib);
 
   // Drops one library and its functions; false if there is none of that name.
