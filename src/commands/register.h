@@ -67,6 +67,7 @@ std::vector<CommandSpec> ClientTrackingSubcommands();
 void RegisterScriptingCommands(CommandTable& table);
 
 // FUNCTION, FCALL, FCALL_RO:
+void RegisterFunctionCommands(CommandTable& table);
 
 // (end of issue 10)
 

@@ -54,6 +54,15 @@ int LoadMissingGlobal(lua_State* L) {
                     name != nullptr ? name : "?");
 }
 
+// __index of the load-time `redis` (its table is upvalue 1): a missing field raises as a missing
+// global does, as in Redis.
+int LoadApiIndex(lua_State* L) {
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  if (!lua_isnil(L, -1)) return 1;
+  return LoadMissingGlobal(L);
+}
+
 // __newindex of the load-time `redis`.
 int LoadReadonly(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
 
@@ -154,6 +163,7 @@ void FunctionEngine::BuildLoadEnvironment() {
   lua_newtable(L);
   lua_createtable(L, 0, 3);
   lua_pushvalue(L, api);
+  lua_pushcclosure(L, LoadApiIndex, 1);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, LoadReadonly);
   lua_setfield(L, -2, "__newindex");
@@ -415,7 +425,9 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     lua_pushlstring(L, args[3 + nk + i].data(), args[3 + nk + i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
+  running_args_ = &args;
   ScriptEngine::Of(server_).RunScript(ctx, L, 2, std::move(run));
+  running_args_ = nullptr;
 }
 
 size_t FunctionEngine::lua_memory() const {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scripting/function_library.h"
 #include "server/command.h"
@@ -72,6 +73,8 @@ class FunctionEngine : public ServerModule {
   void Call(CommandContext& ctx, bool read_only);
 
   const LibrarySet& libraries() const { return libraries_; }
+  // The FCALL command line of the function running now (FUNCTION STATS), or nullptr.
+  const std::vector<std::string_view>* running_args() const { return running_args_; }
   // INFO: used_memory_vm_functions (the Lua heap) and used_memory_functions (the records).
   size_t lua_memory() const;
   size_t memory() const;
@@ -99,6 +102,7 @@ class FunctionEngine : public ServerModule {
   int64_t load_deadline_us_ = 0;
   int load_env_ref_ = 0;  // the load-time globals fallback
   int real_globals_ref_ = 0;
+  const std::vector<std::string_view>* running_args_ = nullptr;
 };
 
 }  // namespace redistp

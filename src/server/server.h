@@ -203,6 +203,8 @@ class Server : public WatchSink {
   // Whether the memory check of the command being run found the server out of memory (after
   // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
   bool pre_command_oom() const { return pre_command_oom_; }
+  // functions: the functions engine (src/scripting/function_engine.h, FunctionEngine::Of).
+  std::unique_ptr<ServerModule>& functions_module() { return functions_; }
 
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
 
@@ -409,6 +411,8 @@ class Server : public WatchSink {
   // scripting:
   std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
+  // functions (its Lua state refers to nothing of the server's: destroyed with the members):
+  std::unique_ptr<ServerModule> functions_;
 
   // busy scripts:
 
