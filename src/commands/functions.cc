@@ -43,6 +43,7 @@ void FunctionLoadCommand(CommandContext& c) {
     c.reply.Error(name.status().message());
     return;
   }
+  c.ForceReplication();  // libraries are not keys: replicas replay the command itself
   c.reply.Bulk(name.value());
 }
 
@@ -52,6 +53,7 @@ void FunctionDeleteCommand(CommandContext& c) {
     c.reply.Error(s.message());
     return;
   }
+  c.ForceReplication();
   c.reply.Ok();
 }
 
@@ -66,6 +68,7 @@ void FunctionFlushCommand(CommandContext& c) {
     return;
   }
   FunctionEngine::Of(c.server).Flush();
+  c.ForceReplication();
   c.reply.Ok();
 }
 
@@ -190,6 +193,7 @@ void FunctionRestoreCommand(CommandContext& c) {
     c.reply.Error(s.message());
     return;
   }
+  c.ForceReplication();
   c.reply.Ok();
 }
 
