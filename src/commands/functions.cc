@@ -114,7 +114,7 @@ void FunctionListCommand(CommandContext& c) {
       has_pattern = true;
       pattern = c.args[++i];
     } else {
-      c.reply.Error(err::FunctionListUnknownArg(c.args[i]));
+      c.reply.Error(err::UnknownArgument(c.args[i]));
       return;
     }
   }

@@ -392,20 +392,21 @@ inline constexpr std::string_view kFunctionBadName =
     "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least "
     "one character long";
 inline std::string FunctionInvalidMetadataValue(std::string_view word) {
-  return "ERR Invalid metadata value given: " + std::string(word);
+  return "ERR Invalid metadata value given: " + std::string(UpToNul(word));
 }
 inline std::string FunctionEngineNotFound(std::string_view engine) {
-  return "ERR Engine '" + std::string(engine) + "' not found";
+  return "ERR Engine '" + std::string(UpToNul(engine)) + "' not found";
 }
+// Arguments end at a NUL byte, as Redis's %s formats them.
 // Collisions: LOAD quotes the library name, RESTORE APPEND does not.
 inline std::string FunctionLibraryExists(std::string_view name) {
-  return "ERR Library '" + std::string(name) + "' already exists";
+  return "ERR Library '" + std::string(UpToNul(name)) + "' already exists";
 }
 inline std::string FunctionLibraryExistsBare(std::string_view name) {
-  return "ERR Library " + std::string(name) + " already exists";
+  return "ERR Library " + std::string(UpToNul(name)) + " already exists";
 }
 inline std::string FunctionExists(std::string_view name) {
-  return "ERR Function " + std::string(name) + " already exists";
+  return "ERR Function " + std::string(UpToNul(name)) + " already exists";
 }
 // Loading a library's code.
 inline constexpr std::string_view kFunctionNoneRegistered = "ERR No functions registered";
@@ -446,11 +447,8 @@ inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
 inline constexpr std::string_view kFunctionBadNumKeys = "ERR Bad number of keys provided";
 inline constexpr std::string_view kFunctionLibraryNotFound = "ERR Library not found";
 // (FUNCTION FLUSH's mode and LIST's missing pattern: kFunctionFlushMode, kFunctionNoLibraryName.)
-inline std::string FunctionListUnknownArg(std::string_view arg) {
-  return "ERR Unknown argument " + std::string(arg);
-}
 inline std::string FunctionLoadUnknownOption(std::string_view arg) {
-  return "ERR Unknown option given: " + std::string(arg);
+  return "ERR Unknown option given: " + std::string(UpToNul(arg));
 }
 inline constexpr std::string_view kFunctionBadPayload =
     "ERR DUMP payload version or checksum are wrong";
