@@ -203,6 +203,20 @@ class Server : public WatchSink {
   // Whether the memory check of the command being run found the server out of memory (after
   // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
   bool pre_command_oom() const { return pre_command_oom_; }
+  // MONITOR shows a script call (EVAL, FCALL: flagged skip-monitor) before the commands the
+  // script runs, as Redis 7.0 does; the engine calls this as the script starts.
+  void FeedMonitorsNow(const Client& c, const std::vector<std::string_view>& args) {
+    if (!monitors_.empty()) FeedMonitors(c, args);
+  }
+
+  // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts run commands flagged noscript (for tests).
+  bool scripts_may_run_noscript() const { return scripts_may_run_noscript_; }
+  void set_scripts_may_run_noscript(bool on) { scripts_may_run_noscript_ = on; }
+  // Bytes the Lua states hold (their allocator keeps this count). Redis's allocator does not
+  // see Lua's heap, so used_memory and maxmemory leave it out here too (used_memory_lua and
+  // used_memory_vm_* report it).
+  size_t& script_heap_bytes() { return script_heap_bytes_; }
+  size_t script_heap_bytes() const { return script_heap_bytes_; }
   // functions: the functions engine (src/scripting/function_engine.h, FunctionEngine::Of).
   std::unique_ptr<ServerModule>& functions_module() { return functions_; }
 
@@ -411,7 +425,10 @@ class Server : public WatchSink {
   // scripting:
   std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
-  // functions (its Lua state refers to nothing of the server's: destroyed with the members):
+  bool scripts_may_run_noscript_ = false;
+  size_t script_heap_bytes_ = 0;
+  // functions (declared after script_heap_bytes_, which its Lua state's allocator counts in, so
+  // destroyed before it):
   std::unique_ptr<ServerModule> functions_;
 
   // busy scripts:
@@ -445,6 +462,7 @@ class Server : public WatchSink {
   bool shutdown_requested_ = false;
   int exit_code_ = 0;
   const Client* running_client_ = nullptr;
+  const CommandSpec* running_spec_ = nullptr;
   const std::vector<std::string_view>* running_args_ = nullptr;
 };
 
