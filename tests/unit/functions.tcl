@@ -413,14 +413,16 @@ start_server {tags {functions}} {
 
     test {Functions run with the same globals as scripts, minus KEYS and ARGV} {
         r function load [fn_lib g g {local n = {} for k in pairs(_G) do table.insert(n, k) end table.sort(n) return table.concat(n, ',')}]
-        assert_equal {_G,_VERSION,assert,bit,cjson,cmsgpack,collectgarbage,coroutine,error,gcinfo,getmetatable,ipairs,load,loadstring,math,next,pairs,pcall,rawequal,rawget,rawset,redis,select,setmetatable,string,struct,table,tonumber,tostring,type,unpack,xpcall} [r fcall g 0]
+        set globals [r fcall g 0]
         r function delete g
+        assert_equal {_G,_VERSION,assert,bit,cjson,cmsgpack,collectgarbage,coroutine,error,gcinfo,getmetatable,ipairs,load,loadstring,math,next,pairs,pcall,rawequal,rawget,rawset,redis,select,setmetatable,string,struct,table,tonumber,tostring,type,unpack,xpcall} $globals
     }
 
     test {The redis table of a running function} {
         r function load [fn_lib rt rt {local n = {} for k in pairs(redis) do table.insert(n, k) end table.sort(n) return table.concat(n, ',')}]
-        assert_equal {LOG_DEBUG,LOG_NOTICE,LOG_VERBOSE,LOG_WARNING,REDIS_VERSION,REDIS_VERSION_NUM,REPL_ALL,REPL_AOF,REPL_NONE,REPL_REPLICA,REPL_SLAVE,acl_check_cmd,call,error_reply,log,pcall,set_repl,setresp,sha1hex,status_reply} [r fcall rt 0]
+        set fields [r fcall rt 0]
         r function delete rt
+        assert_equal {LOG_DEBUG,LOG_NOTICE,LOG_VERBOSE,LOG_WARNING,REDIS_VERSION,REDIS_VERSION_NUM,REPL_ALL,REPL_AOF,REPL_NONE,REPL_REPLICA,REPL_SLAVE,acl_check_cmd,call,error_reply,log,pcall,set_repl,setresp,sha1hex,status_reply} $fields
     }
 
     test {Load code sees only register_function, log and the version in redis} {
@@ -449,6 +451,64 @@ start_server {tags {functions}} {
                 r function load "#!lua name=no\nlocal x = $name\nredis.register_function('no', function() return 1 end)"
             } $name
         }
+    }
+
+    test {Load code can not create globals or change redis} {
+        assert_error {ERR Error registering functions: ERR user_function:2: Attempt to modify a readonly table} {
+            r function load "#!lua name=w\nx = 1\nredis.register_function('w', function() return 1 end)"
+        }
+        assert_error {ERR Error registering functions: ERR user_function:2: Attempt to modify a readonly table} {
+            r function load "#!lua name=w\nredis.x = 1\nredis.register_function('w', function() return 1 end)"
+        }
+        assert_error {ERR Function not found} {r fcall w 0}
+    }
+
+    test {Helpers defined by the load code see every global when functions run} {
+        r function load "#!lua name=helpers\nlocal function shout(s) return string.upper(s) .. '!' end\nredis.register_function('shout', function(keys, args) return shout(args\[1\]) end)"
+        assert_equal {HI!} [r fcall shout 0 hi]
+        r function delete helpers
+    }
+
+    test {A kept reference to the load-time redis table stays the load-time table} {
+        r function load "#!lua name=kept\nlocal r = redis\n
+            redis.register_function('keptcall', function() return r.call('ping') end)
+            redis.register_function('keptlog', function() r.log(r.LOG_DEBUG, 'kept') return r.REDIS_VERSION end)
+            redis.register_function('keptreg', function() r.register_function('x', function() end) return 1 end)"
+        assert_error {ERR user_function:4: Script attempted to access nonexistent global variable 'call' script: keptcall, on @user_function:4.} {
+            r fcall keptcall 0
+        }
+        assert_equal [r fcall keptlog 0] [dict get [r hello] version]
+        assert_error {ERR redis.register_function can only be called on FUNCTION LOAD command script: keptreg, on @user_function:6.} {
+            r fcall keptreg 0
+        }
+        assert_error {ERR Function not found} {r fcall x 0}
+        r function delete kept
+    }
+
+    test {register_function refuses a description that is not a string} {
+        assert_error {ERR Error registering functions: ERR description argument given to redis.register_function must be a string} {
+            r function load "#!lua name=d\nredis.register_function{function_name='d', callback=function() return 1 end, description={}}"
+        }
+        assert_error {ERR Error registering functions: ERR unknown argument given to redis.register_function} {
+            r function load "#!lua name=d\nredis.register_function{\[1\]='d', callback=function() return 1 end}"
+        }
+    }
+
+    test {FUNCTION LOAD and RESTORE are refused under maxmemory} {
+        set dump [r function dump]
+        r config set maxmemory 1
+        set err [catch {
+            assert_error {OOM command not allowed when used memory > 'maxmemory'.} {
+                r function load [fn_lib oomlib oomf {return 1}]
+            }
+            assert_error {OOM command not allowed when used memory > 'maxmemory'.} {
+                r function restore $dump
+            }
+            assert_equal OK [r function flush]
+        } e opts]
+        r config set maxmemory 0
+        if {$err} {return -options $opts $e}
+        assert_equal OK [r function restore $dump]
     }
 
     test {Load code can write to the server log} {
