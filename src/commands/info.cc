@@ -27,6 +27,7 @@
 
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
 #include "server/client.h"
 #include "server/pubsub.h"
@@ -146,20 +147,20 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "allocator_resident:%zu", m.allocator_resident);
   Line(out, "total_system_memory:%zu", sysmem);
   Line(out, "total_system_memory_human:%s", BytesToHuman(sysmem).c_str());
-  // Scripting: the EVAL Lua state's heap and the script cache's bookkeeping; function
-  // libraries (none until FUNCTION LOAD) have their own state.
-  ScriptEngine& scripts = ScriptEngine::Of(s);
+  // Scripting: the EVAL Lua state and script cache, the functions' Lua state and libraries.
+  const ScriptEngine& scripts = ScriptEngine::Of(s);
+  const FunctionEngine& functions = FunctionEngine::Of(s);
   const size_t vm_eval = scripts.lua_memory();
+  const size_t vm_functions = functions.lua_memory();
   const size_t scripts_eval = scripts.cache_memory();
-  const size_t vm_functions = 0;
-  const size_t functions_mem = 0;
+  const size_t functions_mem = functions.memory();
   Line(out, "used_memory_lua:%zu", vm_eval);
   Line(out, "used_memory_vm_eval:%zu", vm_eval);
   Line(out, "used_memory_lua_human:%s", BytesToHuman(vm_eval).c_str());
   Line(out, "used_memory_scripts_eval:%zu", scripts_eval);
   Line(out, "number_of_cached_scripts:%zu", scripts.cached_scripts());
-  Line(out, "number_of_functions:0");
-  Line(out, "number_of_libraries:0");
+  Line(out, "number_of_functions:%zu", functions.libraries().function_count());
+  Line(out, "number_of_libraries:%zu", functions.libraries().library_count());
   Line(out, "used_memory_vm_functions:%zu", vm_functions);
   Line(out, "used_memory_vm_total:%zu", vm_eval + vm_functions);
   Line(out, "used_memory_vm_total_human:%s", BytesToHuman(vm_eval + vm_functions).c_str());

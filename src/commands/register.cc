@@ -54,6 +54,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterScriptingCommands(table);
 
   // FUNCTION, FCALL, FCALL_RO:
+  RegisterFunctionCommands(table);
 
   // (end of issue 10)
   return table.first_error();

@@ -67,6 +67,7 @@ std::vector<CommandSpec> ClientTrackingSubcommands();
 void RegisterScriptingCommands(CommandTable& table);
 
 // FUNCTION, FCALL, FCALL_RO:
+void RegisterFunctionCommands(CommandTable& table);
 
 // busy scripts: the FUNCTION KILL row, for the FUNCTION container (script_kill.cc):
 CommandSpec FunctionKillSubcommand();

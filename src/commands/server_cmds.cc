@@ -1,5 +1,5 @@
-// Server-level commands: TIME, LASTSAVE, SHUTDOWN, MEMORY, FUNCTION (DEBUG is in debug_cmd.cc,
-// INFO in info.cc, CONFIG in config_cmd.cc).
+// Server-level commands: TIME, LASTSAVE, SHUTDOWN, MEMORY (DEBUG is in debug_cmd.cc, INFO in
+// info.cc, CONFIG in config_cmd.cc, FUNCTION in functions.cc).
 //
 // SHUTDOWN and persistence. redis-tp cannot write an RDB snapshot yet, so the `save` points of
 // the configuration never trigger anything, and plain SHUTDOWN behaves as Redis does with no save
@@ -8,10 +8,6 @@
 // SHUTDOWN. Check logs.", with the reason in the log) and the server keeps running, unless FORCE
 // is given, which exits anyway. There are no replicas to wait for, so NOW changes nothing and
 // ABORT always finds no shutdown in progress.
-//
-// FUNCTION. redis-tp has no scripting engine yet, so the function library is empty and stays
-// empty: FLUSH succeeds, LIST lists nothing, STATS reports no running script and no engines.
-// LOAD, DELETE, DUMP, RESTORE and KILL are not in the table, so they are unknown subcommands.
 //
 // MEMORY. STATS and DOCTOR read the accounting of server_info.h; MALLOC-STATS and PURGE talk to
 // the allocator; USAGE is the key family's row (MemoryUsageSubcommand, keys_inspect.cc).
@@ -35,13 +31,6 @@
 
 namespace redistp {
 namespace {
-
-// "ERR unknown subcommand or wrong number of arguments for 'x'. Try FUNCTION HELP."
-std::string SubcommandSyntaxError(const CommandContext& c) {
-  std::string upper(c.args[0]);
-  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return err::SubcommandSyntax(c.args[1], upper);
-}
 
 // --- TIME, LASTSAVE --------------------------------------------------------------------------
 
@@ -253,63 +242,6 @@ void MemoryHelpCommand(CommandContext& c) {
             });
 }
 
-// --- FUNCTION --------------------------------------------------------------------------------
-
-void FunctionFlushCommand(CommandContext& c) {
-  if (c.args.size() > 3) {
-    c.reply.Error(SubcommandSyntaxError(c));
-    return;
-  }
-  if (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "sync") &&
-      !EqualsIgnoreCase(c.args[2], "async")) {
-    c.reply.Error(err::kFunctionFlushMode);
-    return;
-  }
-  c.reply.Ok();  // the library is empty already
-}
-
-void FunctionListCommand(CommandContext& c) {
-  bool with_code = false, has_pattern = false;
-  for (size_t i = 2; i < c.args.size(); ++i) {
-    if (!with_code && EqualsIgnoreCase(c.args[i], "withcode")) {
-      with_code = true;
-    } else if (!has_pattern && EqualsIgnoreCase(c.args[i], "libraryname")) {
-      if (i + 1 >= c.args.size()) {
-        c.reply.Error(err::kFunctionNoLibraryName);
-        return;
-      }
-      has_pattern = true;
-      ++i;
-    } else {
-      c.reply.Error(err::UnknownArgument(c.args[i]));
-      return;
-    }
-  }
-  c.reply.Array(0);  // no libraries, whatever the pattern
-}
-
-void FunctionStatsCommand(CommandContext& c) {
-  c.reply.Map(2);
-  c.reply.Bulk("running_script");
-  c.reply.Null();
-  c.reply.Bulk("engines");
-  c.reply.Map(0);  // no scripting engine is built in yet
-}
-
-void FunctionHelpCommand(CommandContext& c) {
-  ReplyHelp(c.reply, "FUNCTION",
-            {
-                "LIST [LIBRARYNAME <pattern>] [WITHCODE]",
-                "    Return the libraries (optionally those whose name matches <pattern>) with",
-                "    their engine, description, functions and, with WITHCODE, their code.",
-                "STATS",
-                "    Return the running function (nil when none) and each engine's library and",
-                "    function counts.",
-                "FLUSH [ASYNC|SYNC]",
-                "    Delete all the libraries.",
-            });
-}
-
 }  // namespace
 
 using docs::OneOf;
@@ -412,60 +344,6 @@ void RegisterServerCommands(CommandTable& t) {
                              "response_policy:special"}},
             .handler = MemoryStatsCommand},
            MemoryUsageSubcommand(),  // the key family's (keys_inspect.cc)
-       }});
-  constexpr uint64_t kScript = kAclSlow | kAclScripting;
-  t.Register(
-      {.name = "function",
-       .arity = -2,
-       .acl = kAclSlow,
-       .doc = {.summary = "Container for the commands that manage function libraries",
-               .since = "7.0.0",
-               .group = "scripting",
-               .complexity = "Depends on subcommand."},
-       .subcommands = {
-           {.name = "flush",
-            .arity = -2,
-            .flags = kCmdWrite | kCmdNoScript,
-            .acl = kAclWrite | kScript,
-            .doc = {.summary = "Removes every function library",
-                    .since = "7.0.0",
-                    .group = "scripting",
-                    .complexity = "O(N) where N is the number of functions deleted",
-                    .tips = {"request_policy:all_shards", "response_policy:all_succeeded"},
-                    .args = {OneOf("async", {PureToken("ASYNC"), PureToken("SYNC")}).Optional()}},
-            .handler = FunctionFlushCommand},
-           {.name = "help",
-            .arity = 2,
-            .flags = kCmdLoading | kCmdStale,
-            .acl = kScript,
-            .doc = {.summary = "Lists the FUNCTION subcommands with a short description of each",
-                    .since = "7.0.0",
-                    .group = "scripting",
-                    .complexity = "O(1)"},
-            .handler = FunctionHelpCommand},
-           {.name = "list",
-            .arity = -2,
-            .flags = kCmdNoScript,
-            .acl = kScript,
-            .doc = {.summary = "Lists the loaded function libraries and their functions",
-                    .since = "7.0.0",
-                    .group = "scripting",
-                    .complexity = "O(N) where N is the number of functions",
-                    .tips = {"nondeterministic_output_order"},
-                    .args = {String("library-name-pattern").Token("LIBRARYNAME").Optional(),
-                             PureToken("WITHCODE").Optional()}},
-            .handler = FunctionListCommand},
-           {.name = "stats",
-            .arity = 2,
-            .flags = kCmdNoScript | kCmdAllowBusy,
-            .acl = kScript,
-            .doc = {.summary = "Reports the running function and the available engines",
-                    .since = "7.0.0",
-                    .group = "scripting",
-                    .complexity = "O(1)",
-                    .tips = {"nondeterministic_output", "request_policy:all_shards",
-                             "response_policy:special"}},
-            .handler = FunctionStatsCommand},
        }});
   RegisterDebugCommand(t);
 }

@@ -381,6 +381,86 @@ inline constexpr std::string_view kBusyFunction =
 inline constexpr std::string_view kScriptKilled = "ERR Script killed by user with SCRIPT KILL...";
 
 // ---- functions: FUNCTION, FCALL (issue 10) ----
+// The library's shebang (FUNCTION LOAD, FUNCTION RESTORE).
+inline constexpr std::string_view kFunctionMissingMetadata = "ERR Missing library metadata";
+inline constexpr std::string_view kFunctionInvalidMetadata = "ERR Invalid library metadata";
+inline constexpr std::string_view kFunctionShebangNoName = "ERR Library name was not given";
+inline constexpr std::string_view kFunctionNameGivenTwice =
+    "ERR Invalid metadata value, name argument was given multiple times";
+// Redis 7.0 says "Library names" for function names too.
+inline constexpr std::string_view kFunctionBadName =
+    "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least "
+    "one character long";
+inline std::string FunctionInvalidMetadataValue(std::string_view word) {
+  return "ERR Invalid metadata value given: " + std::string(UpToNul(word));
+}
+inline std::string FunctionEngineNotFound(std::string_view engine) {
+  return "ERR Engine '" + std::string(UpToNul(engine)) + "' not found";
+}
+// Arguments end at a NUL byte, as Redis's %s formats them.
+// Collisions: LOAD quotes the library name, RESTORE APPEND does not.
+inline std::string FunctionLibraryExists(std::string_view name) {
+  return "ERR Library '" + std::string(UpToNul(name)) + "' already exists";
+}
+inline std::string FunctionLibraryExistsBare(std::string_view name) {
+  return "ERR Library " + std::string(UpToNul(name)) + " already exists";
+}
+inline std::string FunctionExists(std::string_view name) {
+  return "ERR Function " + std::string(UpToNul(name)) + " already exists";
+}
+// Loading a library's code.
+inline constexpr std::string_view kFunctionNoneRegistered = "ERR No functions registered";
+inline constexpr std::string_view kFunctionCompilePrefix = "ERR Error compiling function: ";
+inline constexpr std::string_view kFunctionRegisterPrefix = "ERR Error registering functions: ";
+inline constexpr std::string_view kFunctionLoadTimeout = "ERR FUNCTION LOAD timeout";
+// redis.register_function (after kFunctionRegisterPrefix).
+inline constexpr std::string_view kRegisterDuplicate = "ERR Function already exists in the library";
+inline constexpr std::string_view kRegisterArgCount =
+    "ERR wrong number of arguments to redis.register_function";
+inline constexpr std::string_view kRegisterSingleArg =
+    "ERR calling redis.register_function with a single argument is only applicable to Lua table "
+    "(representing named arguments).";
+inline constexpr std::string_view kRegisterFirstArg =
+    "ERR first argument to redis.register_function must be a string";
+inline constexpr std::string_view kRegisterSecondArg =
+    "ERR second argument to redis.register_function must be a function";
+inline constexpr std::string_view kRegisterNameType =
+    "ERR function_name argument given to redis.register_function must be a string";
+inline constexpr std::string_view kRegisterCallbackType =
+    "ERR callback argument given to redis.register_function must be a function";
+inline constexpr std::string_view kRegisterFlagsType =
+    "ERR flags argument to redis.register_function must be a table representing function flags";
+inline constexpr std::string_view kRegisterUnknownFlag = "ERR unknown flag given";
+inline constexpr std::string_view kRegisterUnknownArg =
+    "ERR unknown argument given to redis.register_function";
+inline constexpr std::string_view kRegisterNoName =
+    "ERR redis.register_function must get a function name argument";
+inline constexpr std::string_view kRegisterNoCallback =
+    "ERR redis.register_function must get a callback argument";
+inline constexpr std::string_view kRegisterDescriptionType =
+    "ERR description argument given to redis.register_function must be a string";
+// Called through a reference kept past the load (raised inside the running function).
+inline constexpr std::string_view kRegisterOutsideLoad =
+    "ERR redis.register_function can only be called on FUNCTION LOAD command";
+// FCALL, FUNCTION DELETE / FLUSH / LIST / LOAD / RESTORE.
+inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+inline constexpr std::string_view kFunctionBadNumKeys = "ERR Bad number of keys provided";
+inline constexpr std::string_view kFunctionLibraryNotFound = "ERR Library not found";
+// (FUNCTION FLUSH's mode and LIST's missing pattern: kFunctionFlushMode, kFunctionNoLibraryName.)
+inline std::string FunctionLoadUnknownOption(std::string_view arg) {
+  return "ERR Unknown option given: " + std::string(UpToNul(arg));
+}
+inline constexpr std::string_view kFunctionBadPayload =
+    "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kFunctionRestorePolicy =
+    "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.";
+inline constexpr std::string_view kFunctionNotAFunction = "ERR given type is not a function";
+inline constexpr std::string_view kFunctionLoadPayload = "ERR Failed loading library payload";
+inline constexpr std::string_view kFunctionLoadName = "ERR Failed loading library name";
+inline constexpr std::string_view kFunctionLoadEngine = "ERR Failed loading engine name";
+inline constexpr std::string_view kFunctionLoadDescription =
+    "ERR Failed loading library description";
+inline constexpr std::string_view kFunctionLoadBlob = "ERR Failed loading library blob";
 
 // ---- maxmemory ----
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";

@@ -217,6 +217,8 @@ class Server : public WatchSink {
   // used_memory_vm_* report it).
   size_t& script_heap_bytes() { return script_heap_bytes_; }
   size_t script_heap_bytes() const { return script_heap_bytes_; }
+  // functions: the functions engine (src/scripting/function_engine.h, FunctionEngine::Of).
+  std::unique_ptr<ServerModule>& functions_module() { return functions_; }
 
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
   // A script that has run for busy-reply-threshold makes the server "busy" (server/busy.cc):
@@ -439,6 +441,9 @@ class Server : public WatchSink {
   bool pre_command_oom_ = false;
   bool scripts_may_run_noscript_ = false;
   size_t script_heap_bytes_ = 0;
+  // functions (declared after script_heap_bytes_, which its Lua state's allocator counts in, so
+  // destroyed before it):
+  std::unique_ptr<ServerModule> functions_;
 
   // busy scripts (server/busy.cc):
   Client* busy_caller_ = nullptr;  // the busy script's caller; null while no script is busy
