@@ -206,6 +206,46 @@ start_server {tags {scripting}} {
         assert_equal {*3 :1 :0 :1} [wire 2 eval {redis.setresp(3) return {1, false, true}} 0]
     }
 
+    test {Deeply nested tables convert; a table containing itself ends in an error element} {
+        # Read raw: the client library's recursive reader is not meant for this depth.
+        set c [redis_deferring_client]
+        $c readraw 1
+        $c eval {
+            local t = {} local cur = t
+            for i = 1, 1000 do cur[1] = {} cur = cur[1] end
+            return t
+        } 0
+        for {set i 0} {$i < 1000} {incr i} {assert_equal {*1} [$c read] "level $i"}
+        assert_equal {*0} [$c read]
+        # A cycle is followed until the Lua stack is exhausted, then the error closes it.
+        $c eval {local t = {} t[1] = t return t} 0
+        set depth 0
+        while {[set line [$c read]] eq "*1" && $depth < 100000} {incr depth}
+        assert_equal {-ERR reached lua stack limit} $line
+        assert_range $depth 1000 99999
+        # The connection is still in step.
+        $c ping
+        assert_equal {+PONG} [$c read]
+        $c close
+    }
+
+    # ---- arguments of redis.call -----------------------------------------------------------
+
+    test {Lua numbers passed to redis.call become strings with 17 significant digits} {
+        foreach {lua stored} {
+            100     100
+            0.1     0.10000000000000001
+            1/3     0.33333333333333331
+            1e20    1e+20
+            -0.0    -0
+            2^53    9007199254740992
+        } {
+            assert_equal $stored [r eval "redis.call('set', KEYS\[1\], $lua)\
+                                          return redis.call('get', KEYS\[1\])" 1 num:key] $lua
+        }
+        r del num:key
+    }
+
     # ---- Redis to Lua, RESP2 (the default) -------------------------------------------------
 
     test {redis.call in RESP2: integers, bulk strings, nil as false, arrays, statuses} {

@@ -241,6 +241,123 @@ start_server {tags {scripting}} {
         assert_equal 0 [r exists oom2:o]
     } {} {needs:config}
 
+    test {EVAL_RO refuses a shebang script that does not declare no-writes} {
+        assert_error {ERR Can not execute a script with write flag using \*_ro command.} \
+            {r eval_ro "#!lua\nreturn redis.call('get', 'k')" 0}
+        assert_equal 5 [r eval_ro "#!lua flags=no-writes\nreturn 5" 0]
+        set sha [r script load "#!lua\nreturn 6"]
+        assert_error {ERR Can not execute a script with write flag using \*_ro command.} \
+            {r evalsha_ro $sha 0}
+        assert_equal 6 [r evalsha $sha 0]
+    }
+
+    test {The flags of a loaded script hold for EVALSHA too} {
+        set sha [r script load "#!lua flags=no-writes\nreturn redis.call('set', KEYS\[1\], 'x')"]
+        assert_error "ERR Write commands are not allowed from read-only scripts. script: $sha,\
+                      on @user_script:2." {r evalsha $sha 1 fl:key}
+        assert_equal 0 [r exists fl:key]
+    }
+
+    test {PUBLISH counts as a write in a read-only script} {
+        assert_equal 0 [r eval {return redis.call('publish', 'ro:ch', 'x')} 0]
+        assert_error {ERR Write commands are not allowed from read-only scripts.*} \
+            {r eval_ro {return redis.call('publish', 'ro:ch', 'x')} 0}
+        assert_error {ERR Write commands are not allowed from read-only scripts.*} \
+            {r eval "#!lua flags=no-writes\nreturn redis.call('publish', 'ro:ch', 'x')" 0}
+        assert_error {ERR Write commands are not allowed from read-only scripts.*} \
+            {r eval_ro {return redis.call('expire', 'ro:key', 10)} 0}
+    }
+
+    test {An empty script replies nil} {
+        assert_equal {} [r eval {} 0]
+        assert_equal {} [r eval { } 0]
+    }
+
+    # ---- scripts among transactions, watches and notifications -----------------------------
+
+    test {Writes made before a script fails stay: there is no rollback} {
+        r del nr:key
+        assert_error {ERR user_script:1: after write script: *} \
+            {r eval {redis.call('set', KEYS[1], '1') error('after write')} 1 nr:key}
+        assert_equal 1 [r get nr:key]
+    }
+
+    test {EVAL inside MULTI runs at EXEC, its errors are elements of the EXEC reply} {
+        r del mx:key
+        r multi
+        assert_equal QUEUED [r eval {return redis.call('incr', KEYS[1])} 1 mx:key]
+        assert_equal QUEUED [r eval {return 1 +} 0]
+        assert_equal QUEUED [r evalsha ffffffffffffffffffffffffffffffffffffffff 0]
+        assert_equal QUEUED [r eval {return 1} -1]
+        assert_equal QUEUED [r eval {return {1, 2}} 0]
+        set reply [r exec]
+        assert_equal 5 [llength $reply]
+        assert_equal 1 [lindex $reply 0]
+        assert_match {ERR Error compiling script (new function): user_script:1: *} [lindex $reply 1]
+        assert_equal {NOSCRIPT No matching script. Please use EVAL.} [lindex $reply 2]
+        assert_equal {ERR Number of keys can't be negative} [lindex $reply 3]
+        assert_equal {1 2} [lindex $reply 4]
+        # An arity error is caught when queuing and aborts the transaction.
+        r multi
+        assert_error {ERR wrong number of arguments for 'eval' command} {r eval {return 1}}
+        assert_error {EXECABORT Transaction discarded because of previous errors.} {r exec}
+    }
+
+    test {A key changed by a script fails another connection's WATCH} {
+        r set wt:key 1
+        set c [redis_client]
+        $c watch wt:key
+        r eval {return redis.call('incr', KEYS[1])} 1 wt:key
+        $c multi
+        $c get wt:key
+        assert_equal {} [$c exec]
+        # A script that only reads leaves the watch intact.
+        $c watch wt:key
+        r eval {return redis.call('get', KEYS[1])} 1 wt:key
+        $c multi
+        $c get wt:key
+        assert_equal {2} [$c exec]
+        $c close
+    }
+
+    test {The commands a script runs send their keyspace notifications} {
+        r config set notify-keyspace-events KEA
+        set sub [redis_deferring_client]
+        $sub psubscribe {__keyevent@*__:*}
+        assert_equal {psubscribe __keyevent@*__:* 1} [$sub read]
+        r eval {redis.call('set', KEYS[1], 'v') redis.call('del', KEYS[1])} 1 kn:key
+        assert_equal {pmessage __keyevent@*__:* __keyevent@9__:set kn:key} [$sub read]
+        assert_equal {pmessage __keyevent@*__:* __keyevent@9__:del kn:key} [$sub read]
+        $sub close
+        r config set notify-keyspace-events ""
+    } {} {needs:config}
+
+    test {INFO commandstats counts EVAL and the commands run inside it} {
+        r config resetstat
+        r eval {redis.call('set', KEYS[1], '1') return redis.call('get', KEYS[1])} 1 cs:key
+        r eval {return redis.call('get', KEYS[1])} 1 cs:key
+        set stats [r info commandstats]
+        assert_match {*calls=2,*} [getInfoProperty $stats cmdstat_eval]
+        assert_match {*calls=1,*} [getInfoProperty $stats cmdstat_set]
+        assert_match {*calls=2,*} [getInfoProperty $stats cmdstat_get]
+    } {} {needs:config}
+
+    test {Errors inside scripts in INFO errorstats and failed_calls} {
+        r config resetstat
+        r set es:str v
+        # Each failed inner command counts once; so does each failed EVAL.
+        catch {r eval {return redis.call('lpush', KEYS[1], 'x')} 1 es:str}
+        catch {r eval {return redis.pcall('lpush', KEYS[1], 'x')} 1 es:str}
+        catch {r eval {error('x')} 0}
+        set errors [r info errorstats]
+        assert_equal {count=2} [getInfoProperty $errors errorstat_WRONGTYPE]
+        assert_equal {count=1} [getInfoProperty $errors errorstat_ERR]
+        set stats [r info commandstats]
+        assert_match {*calls=2,*failed_calls=2} [getInfoProperty $stats cmdstat_lpush]
+        assert_match {*calls=3,*failed_calls=3} [getInfoProperty $stats cmdstat_eval]
+        assert_equal 3 [s total_error_replies]
+    } {} {needs:config}
+
     # ---- commands refused or changed inside scripts ----------------------------------------
 
     test {Commands flagged noscript are refused inside scripts} {
