@@ -411,8 +411,8 @@ string}}
             assert_equal {0 0 1 1 2 0} [sorted_pairs [r eval $probe 0 map 3]]
             r hello 3
             assert_equal {0 0 1 1 2 0} [sorted_pairs [r eval $probe 0 map 3]]
-            r hello 2
         } err opts
+        r hello 2
         r debug set-disable-deny-scripts 0
         if {[dict get $opts -code] == 1} {return -options $opts $err}
     } {} {needs:debug}

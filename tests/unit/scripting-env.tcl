@@ -203,6 +203,17 @@ start_server {tags {scripting}} {
         }
     }
 
+    test {redis.acl_check_cmd answers for the script's user and knows the commands} {
+        # The default user may run everything.
+        assert_equal {1 1} [r eval {
+            return {redis.acl_check_cmd('get', 'k') and 1 or 0, redis.acl_check_cmd('set') and 1 or 0}
+        } 0]
+        assert_match {ERR Invalid command passed to redis.acl_check_cmd() script: *} \
+            [script_error {return redis.acl_check_cmd('nosuch')} 0]
+        assert_match {ERR Please specify at least one argument for this redis lib call script: *} \
+            [script_error {return redis.acl_check_cmd()} 0]
+    }
+
     # ---- libraries -------------------------------------------------------------------------
 
     test {math.random is seeded the same way: randomseed gives Redis's sequence} {
