@@ -353,11 +353,14 @@ start_server {tags {scripting}} {
 }
 
 start_server {tags {scripting}} {
-    test {math.random gives the same first values on every new server} {
-        # A fresh server: the generator starts from the same state as Redis's.
-        assert_equal {40 85 353337 0.44658343468168} [r eval {
+    test {math.random starts from the same state on every new server and goes on across scripts} {
+        set body {
             return {math.random(100), math.random(100), math.random(1000000),
                     tostring(math.random())}
-        } 0]
+        }
+        # A fresh server: the generator starts from the same state as Redis's.
+        assert_equal {40 85 353337 0.44658343468168} [r eval $body 0]
+        # Redis 7 does not reseed per script: the next script continues the sequence.
+        assert_equal {32 89 15583 0.58409022054825} [r eval $body 0]
     }
 }
