@@ -84,6 +84,10 @@ start_server {tags {scripting}} {
             assert_match {ERR user_script:1: Attempt to modify a readonly table script: *} \
                 [script_error $body 0] $body
         }
+        # Still the very library tables: strings index `string` itself, pairs walks them.
+        assert_equal 1 [r eval {return getmetatable('').__index == string} 0]
+        assert_equal 1 [r eval {return type(rawget(string, 'len')) == 'function'} 0]
+        assert_equal 1 [r eval {local n = 0 for _ in pairs(math) do n = n + 1 end return n > 20} 0]
     }
 
     test {The metatable of _G cannot be replaced, a local table's can} {
