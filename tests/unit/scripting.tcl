@@ -65,11 +65,19 @@ start_server {tags {scripting}} {
         assert_error {ERR wrong number of arguments for 'evalsha_ro' command} {r evalsha_ro abc}
     }
 
-    test {EVALSHA numkeys errors come before the script lookup} {
+    test {EVALSHA numkeys errors come before the script lookup, unless the SHA is malformed} {
         set sha [r script load {return 1}]
         assert_error {ERR Number of keys can't be negative} {r evalsha $sha -1}
         assert_error {ERR Number of keys can't be greater than number of args} {r evalsha $sha 1}
         assert_error {ERR Number of keys can't be negative} {r evalsha_ro $sha -1}
+        # So do they for a well-formed SHA that is not cached ...
+        set unknown ffffffffffffffffffffffffffffffffffffffff
+        assert_error {ERR Number of keys can't be greater than number of args} {r evalsha $unknown 6}
+        assert_error {ERR value is not an integer or out of range} {r evalsha $unknown x}
+        # ... but a SHA that is not 40 characters long is NOSCRIPT before anything else.
+        assert_error {NOSCRIPT No matching script. Please use EVAL.} {r evalsha OK 6 1.5}
+        assert_error {NOSCRIPT No matching script. Please use EVAL.} {r evalsha OK x}
+        assert_error {NOSCRIPT No matching script. Please use EVAL.} {r evalsha_ro abc -1}
     }
 
     # ---- the script cache ------------------------------------------------------------------
