@@ -495,7 +495,7 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   OpenLibrary(L, luaopen_cjson, "cjson");
   OpenLibrary(L, luaopen_bit, "bit");
   OpenLibrary(L, OpenLuaStruct, "struct");
-  // cmsgpack joins with its library (lua_cmsgpack.cc).
+  OpenLibrary(L, OpenLuaCmsgpack, "cmsgpack");
 
   // What Redis's scripts do not see.
   for (const char* hidden : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {

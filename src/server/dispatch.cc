@@ -330,6 +330,9 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     spec->stats.usec += static_cast<uint64_t>(duration);
     if (c->reply.errors_written() != errors_before) ++spec->stats.failed_calls;
     RecordCall(c, spec, args, duration);
+    // A script's commands count as processed commands too (Redis 7.0); the network path counts
+    // its own in Dispatch.
+    if (from_script) ++stats_.total_commands_processed;
   }
   if (c->reply.errors_written() - errors_before > c->reply.errors_uncounted() - uncounted_before) {
     ++stats_.total_error_replies;
