@@ -33,6 +33,16 @@ proc raw_first_line {args} {
     return $line
 }
 
+# The same in RESP3: the first line after HELLO 3.
+proc raw_first_line_resp3 {args} {
+    set c [redis_client]
+    $c hello 3
+    $c readraw 1
+    set line [$c {*}$args]
+    $c close
+    return $line
+}
+
 # A deferring client subscribed to `channel`, the subscription confirmed.
 proc subscriber_of {channel} {
     set c [redis_deferring_client]
@@ -732,6 +742,28 @@ start_server {tags {scripting}} {
         $sub close
     }
 
+    test {Redisson lock: in RESP3 the acquire replies null, and the remaining lease an integer} {
+        r del mylock
+        assert_equal {_} [raw_first_line_resp3 eval $redisson_acquire 1 mylock 30000 $uuid:1]
+        set reply [raw_first_line_resp3 eval $redisson_acquire 1 mylock 30000 $uuid:2]
+        assert_match {:*} $reply
+        assert_range [string range $reply 1 end] 1 30000
+        r del mylock
+    }
+
+    test {Redisson lock: a batch (MULTI/EXEC) of two threads' acquires replies nil, then the lease} {
+        r del mylock
+        r multi
+        assert_equal QUEUED [r eval $redisson_acquire 1 mylock 30000 $uuid:1]
+        assert_equal QUEUED [r eval $redisson_acquire 1 mylock 30000 $uuid:2]
+        set replies [r exec]
+        assert_equal 2 [llength $replies]
+        assert_equal {} [lindex $replies 0]
+        assert_range [lindex $replies 1] 1 30000
+        assert_equal [list $uuid:1 1] [r hgetall mylock]
+        r del mylock
+    }
+
     test {Redisson lock: a lock name holding another type fails with WRONGTYPE from the script} {
         r set mylock plain
         catch {r eval $redisson_acquire 1 mylock 30000 $uuid:1} err
@@ -971,5 +1003,28 @@ start_server {tags {scripting}} {
         assert_equal [list message bull:mail:drained {}] [$sub read]
         $sub close
         assert_equal {p2} [r lrange bull:mail:active 0 -1]
+    }
+
+    test {Bull: the rate limiter's runtime error is reported with its line, and nothing is undone} {
+        # With a limit given, this version of the script counts in the limiter key on the first
+        # job, then on the next compares the count with tonumber(<key name>), which is nil.
+        set mk [list bull:mail:wait bull:mail:active bull:mail:priority bull:mail:active@ \
+            bull:mail:stalled bull:mail:limiter bull:mail:delayed bull:mail:drained]
+        r del bull:mail:limiter
+        r rpush bull:mail:wait j2 j1
+        set reply [r eval $bull_move_to_active 8 {*}$mk bull:mail: token-3 30000 $ts "" \
+            10 1000 false]
+        assert_equal j1 [lindex $reply 1]
+        assert_equal 1 [r get bull:mail:limiter]
+        assert_range [r pttl bull:mail:limiter] 1 1000
+        set sha [r script load $bull_move_to_active]
+        catch {r eval $bull_move_to_active 8 {*}$mk bull:mail: token-4 30000 $ts "" \
+            10 1000 false} err
+        assert_equal "ERR user_script:56: attempt to compare nil with number script: $sha,\
+            on @user_script:56." $err
+        # Redis does not roll a script back: the RPOPLPUSH before the error stays done.
+        assert_equal {j2 j1 p2} [r lrange bull:mail:active 0 -1]
+        assert_equal {} [r lrange bull:mail:wait 0 -1]
+        assert_equal 0 [r exists bull:mail:j2:lock]
     }
 }
