@@ -1010,7 +1010,7 @@ start_server {tags {scripting}} {
         # job, then on the next compares the count with tonumber(<key name>), which is nil.
         set mk [list bull:mail:wait bull:mail:active bull:mail:priority bull:mail:active@ \
             bull:mail:stalled bull:mail:limiter bull:mail:delayed bull:mail:drained]
-        r del bull:mail:limiter
+        r del bull:mail:limiter bull:mail:wait bull:mail:active
         r rpush bull:mail:wait j2 j1
         set reply [r eval $bull_move_to_active 8 {*}$mk bull:mail: token-3 30000 $ts "" \
             10 1000 false]
@@ -1023,7 +1023,7 @@ start_server {tags {scripting}} {
         assert_equal "ERR user_script:56: attempt to compare nil with number script: $sha,\
             on @user_script:56." $err
         # Redis does not roll a script back: the RPOPLPUSH before the error stays done.
-        assert_equal {j2 j1 p2} [r lrange bull:mail:active 0 -1]
+        assert_equal {j2 j1} [r lrange bull:mail:active 0 -1]
         assert_equal {} [r lrange bull:mail:wait 0 -1]
         assert_equal 0 [r exists bull:mail:j2:lock]
     }
