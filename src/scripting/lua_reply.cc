@@ -113,7 +113,9 @@ const char* PushValue(lua_State* L, const char* p, const char* end) {
     case '~': {
       const bool is_map = type == '%';
       lua_createtable(L, 0, 1);
-      lua_createtable(L, 0, static_cast<int>(n));
+      // Grown from empty, not presized: small integer members then move to the array part as
+      // in Redis, so pairs() visits them in Redis's order.
+      lua_newtable(L);
       for (long long i = 0; i < n; ++i) {
         next = PushValue(L, next, end);
         if (is_map) {
@@ -172,7 +174,14 @@ void WriteTable(lua_State* L, ReplyBuilder& out, int script_resp) {
   std::string text;
   if (StringField(L, "err", &text)) {
     ReplaceNewlines(&text);
-    out.Error(text);
+    lua_getfield(L, -1, kIgnoreStatsField);
+    const bool counted = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    if (counted) {
+      out.ErrorCounted(text);
+    } else {
+      out.Error(text);
+    }
     return;
   }
   if (StringField(L, "ok", &text)) {

@@ -58,6 +58,14 @@ std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
     for (int i = 0; i < num; ++i) keys.push_back(2 + i);
     return keys;
   }
+  if (name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro" ||
+      name == "fcall" || name == "fcall_ro") {
+    // numkeys at 2, the keys from 3 (a script call's declared KEYS).
+    int num = argc > 2 ? AtoiLike(args[2]) : 0;
+    if (num < 1 || num > argc - 3) return keys;
+    for (int i = 0; i < num; ++i) keys.push_back(3 + i);
+    return keys;
+  }
   if (name == "sort_ro") {
     if (argc > 1) keys.push_back(1);
     return keys;
@@ -150,6 +158,11 @@ void Tracking::EndTopLevelCommand(Client& c, std::string_view command_name) {
 void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
                             const std::vector<std::string_view>& args) {
   if ((spec.flags & kCmdReadOnly) == 0 || (spec.flags & kCmdPubSub) != 0) return;
+  RememberKeysOf(c, spec, args);
+}
+
+void Tracking::RememberKeysOf(Client& c, const CommandSpec& spec,
+                              const std::vector<std::string_view>& args) {
   // OPTIN remembers only with CACHING YES given; OPTOUT only without CACHING NO.
   const bool caching = (c.tracking & kTrackingCaching) != 0;
   if ((c.tracking & kTrackingOptin) != 0 && !caching) return;
