@@ -114,6 +114,15 @@ bool Runner::OpenAll(Side& side, std::string& error) {
     error = side.server->label() + ": FLUSHALL answered " + v.Render();
     return false;
   }
+  // EVAL and SCRIPT LOAD fill the script cache, which FLUSHALL keeps: every replay starts from an
+  // empty cache, so that SCRIPT EXISTS and EVALSHA answer the same as in the run.
+  if (table_.Find("script|flush") != nullptr) {
+    v = side.conns[0]->Call({"SCRIPT", "FLUSH"});
+    if (v.kind != Value::Kind::kStatus) {
+      error = side.server->label() + ": SCRIPT FLUSH answered " + v.Render();
+      return false;
+    }
+  }
   // The generator may have changed the encoding thresholds; every replay starts from Redis's
   // defaults on both sides.
   for (const auto& t : EncodingThresholds()) {
