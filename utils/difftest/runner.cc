@@ -289,8 +289,10 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
       }
       if (state_last && k + 1 == j && !tx_[conn].in_multi) {
         // The last step may have left MULTI (EXEC): its messages, and those of the steps it
-        // ran, come before a sentinel sent now. RESET turned tracking off: on again, alike.
-        if (PolicyName(steps[k].argv) == "reset" && (!Retrack(a, ours_) || !Retrack(b, theirs_))) {
+        // ran, come before a sentinel sent now. RESET turned tracking off: on again, alike (not
+        // after `RESET x`, refused: tracking is still on, and BCAST refuses its prefixes twice).
+        if (PolicyName(steps[k].argv) == "reset" && !IsArityError(o.ours) &&
+            (!Retrack(a, ours_) || !Retrack(b, theirs_))) {
           bad = o;
           bad.same = false;
           bad.why = "CLIENT TRACKING after RESET failed";
