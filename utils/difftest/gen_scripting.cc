@@ -117,6 +117,23 @@ const std::vector<Script>& Corpus() {
        "for i = 1, 12 do redis.call('RPUSH', KEYS[1], i * ARGV[1]) end\n"
        "return {redis.call('LLEN', KEYS[1]), redis.call('LINDEX', KEYS[1], -1)}",
        "l", "i", true, nullptr},
+      {"return {redis.call('HINCRBYFLOAT', KEYS[1], ARGV[1], ARGV[2]), redis.call('HLEN', "
+       "KEYS[1])}",
+       "h", "hf", true, nullptr},
+      {"return redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')", "ll", "", true, nullptr},
+      {"local s = redis.call('ZINCRBY', KEYS[1], ARGV[1], ARGV[2])\nreturn {s, type(s)}", "z", "sm",
+       true, nullptr},
+      {"return redis.call('SINTERCARD', 2, KEYS[1], KEYS[2])", "ss", "", false, nullptr},
+      {"return redis.call('SORT', KEYS[1], 'LIMIT', 0, 5, 'ALPHA')", "l", "", false, nullptr},
+      {"redis.call('SETRANGE', KEYS[1], tonumber(ARGV[1]) % 64, 'xyz')\n"
+       "return redis.call('GETRANGE', KEYS[1], 0, -1)",
+       "k", "i", true, nullptr},
+      {"return redis.call('LCS', KEYS[1], KEYS[2])", "kk", "", false, nullptr},
+      {"return redis.call('GETEX', KEYS[1], 'PERSIST')", "k", "", true, nullptr},
+      {"return redis.call('LPOS', KEYS[1], ARGV[1])", "l", "v", false, nullptr},
+      {"redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3])\n"
+       "return redis.call('ZRANGE', KEYS[1], 0, 5, 'WITHSCORES')",
+       "zzz", "", true, nullptr},
       // ---- errors from calls, caught or not ----------------------------------------------------
       {"return redis.pcall('INCR', KEYS[1])", "k", "", true, nullptr},
       {"local r = redis.pcall('LPUSH', KEYS[1], ARGV[1])\n"
