@@ -51,6 +51,7 @@ Status RegisterCommands(CommandTable& table) {
 
   // scripting (issue 10):
   // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT:
+  RegisterScriptingCommands(table);
 
   // FUNCTION, FCALL, FCALL_RO:
 

@@ -64,6 +64,7 @@ std::vector<CommandSpec> ClientTrackingSubcommands();
 
 // scripting (issue 10):
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT (scripting.cc):
+void RegisterScriptingCommands(CommandTable& table);
 
 // FUNCTION, FCALL, FCALL_RO:
 

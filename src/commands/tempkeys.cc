@@ -40,7 +40,7 @@ bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool*
 
 // Creates `key` owned by the calling client; replies 1 or the fencing token.
 void CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
-  c.reply.Int(c.server.owners().CreateOwned(c.db, key, value, c.client.id, fence));
+  c.reply.Int(c.server.owners().CreateOwned(c.db, key, value, c.client.session().id, fence));
 }
 
 void SetTpCommand(CommandContext& c) {
@@ -104,7 +104,7 @@ void DelTpCommand(CommandContext& c) {
   std::vector<std::string> record{"DEL"};
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
-    if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.id) {
+    if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.session().id) {
       c.db.Remove(e, RemoveCause::kDeleted);
       record.emplace_back(c.args[i]);
       ++deleted;

@@ -328,8 +328,57 @@ inline std::string TrackingPrefixOverlap(std::string_view prefix, std::string_vi
 // ---- existence events over Pub/Sub (issue 9) ----
 
 // ---- scripting: EVAL, SCRIPT, the Lua environment (issue 10) ----
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kScriptNegativeKeys = "ERR Number of keys can't be negative";
+inline constexpr std::string_view kScriptTooManyKeys =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kInvalidShebang = "ERR Invalid script shebang";
+inline std::string UnexpectedShebangEngine(std::string_view engine) {
+  return "ERR Unexpected engine in script shebang: " + std::string(engine);
+}
+inline std::string UnknownShebangOption(std::string_view option) {
+  return "ERR Unknown lua shebang option: " + std::string(option);
+}
+inline std::string UnexpectedShebangFlag(std::string_view flag) {
+  return "ERR Unexpected flag in script shebang: " + std::string(flag);
+}
+// "ERR Error compiling script (new function): user_script:1: <Lua's message>"
+inline std::string ScriptCompileError(std::string_view lua_message) {
+  return "ERR Error compiling script (new function): " + std::string(lua_message);
+}
+inline constexpr std::string_view kScriptWriteFlagRo =
+    "ERR Can not execute a script with write flag using *_ro command.";
+inline constexpr std::string_view kScriptOomFlag =
+    "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'";
+// redis.call / redis.pcall refusals (the error table's text).
+inline constexpr std::string_view kScriptNoArgs =
+    "ERR Please specify at least one argument for this redis lib call";
+inline constexpr std::string_view kScriptCallOutside =
+    "ERR redis.call/pcall can only be called inside a script invocation";
+inline constexpr std::string_view kScriptBadArgs =
+    "ERR Lua redis lib command arguments must be strings or integers";
+inline constexpr std::string_view kScriptUnknownCommand =
+    "ERR Unknown Redis command called from script";
+inline constexpr std::string_view kScriptWrongArgs =
+    "ERR Wrong number of args calling Redis command from script";
+inline constexpr std::string_view kScriptCommandNotAllowed =
+    "ERR This Redis command is not allowed from script";
+inline constexpr std::string_view kScriptReadOnlyWrite =
+    "ERR Write commands are not allowed from read-only scripts.";
+inline constexpr std::string_view kScriptFlushOption =
+    "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
 
 // ---- scripting: busy scripts, SCRIPT KILL / FUNCTION KILL (issue 10) ----
+inline constexpr std::string_view kScriptNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kScriptUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+inline constexpr std::string_view kBusyEval =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kScriptKilled = "ERR Script killed by user with SCRIPT KILL...";
 
 // ---- functions: FUNCTION, FCALL (issue 10) ----
 

@@ -50,6 +50,7 @@ enum ClientFlag : uint32_t {
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
+  kClientScript = 1u << 12,        // the scripting engine's own client (no socket)
 };
 
 class Client {
@@ -127,6 +128,12 @@ class Client {
   // --- (end of issue 9) ---
 
   // --- scripting (issue 10) ---
+  // Set on the scripting engine's own client (no socket) while a script runs: the connection
+  // that called the script. Commands that act for a session use session() below, so a script's
+  // SETTP makes a key the caller owns and a script's reads are tracked for the caller.
+  Client* script_caller = nullptr;
+  Client& session() { return script_caller != nullptr ? *script_caller : *this; }
+  const Client& session() const { return script_caller != nullptr ? *script_caller : *this; }
 
   // --- (end of issue 10) ---
 

@@ -127,7 +127,8 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
 
 bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   // Every command gives eviction its chance, whatever its flags (Redis evicts before each).
-  if (evictor_.Perform() != Evictor::Result::kFail) return false;
+  pre_command_oom_ = evictor_.Perform() == Evictor::Result::kFail;
+  if (!pre_command_oom_) return false;
   if ((spec->flags & kCmdDenyOom) != 0) return true;
   // Inside MULTI queueing itself takes memory, so everything is refused but the commands that
   // end the transaction or the connection; EXEC only if it would run a deny-oom command.
@@ -185,8 +186,13 @@ void Server::Dispatch(Client* c) {
 
 void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   int64_t start_us = NowUs();
-  keyspace_.now_ms = start_us / 1000;
-  c->last_interaction_ms = keyspace_.now_ms;
+  // Inside a script time stands still for the keyspace: a key does not expire between two
+  // commands of one script (Redis 7.0 uses the script's start time).
+  const bool from_script = c->has_flag(kClientScript);
+  if (!from_script) {
+    keyspace_.now_ms = start_us / 1000;
+    c->last_interaction_ms = keyspace_.now_ms;
+  }
 
   uint64_t errors_before = c->reply.errors_written();
   const CommandSpec* spec = commands_.Find(args[0]);
@@ -194,7 +200,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   std::string rejection;
   if (spec == nullptr) {
     rejection = UnknownCommandError(args);
-    if (!c->has_flag(kClientInExec)) c->last_cmd = "NULL";
+    if (!c->has_flag(kClientInExec | kClientScript)) c->last_cmd = "NULL";
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
       const CommandSpec* sub = spec->FindSubcommand(args[1]);
@@ -209,7 +215,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
     // CLIENT LIST's cmd= names the command being run, set as soon as it is looked up (even if
     // rejected below), as Redis does; commands run by EXEC leave it at "exec".
-    if (!c->has_flag(kClientInExec))
+    if (!c->has_flag(kClientInExec | kClientScript))
       c->last_cmd =
           rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
     if (rejection.empty()) {
@@ -237,7 +243,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       }
       // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
       // EXEC runs were admitted (or refused) as a whole when EXEC was.
-      if (rejection.empty() && config_.maxmemory != 0 && !c->has_flag(kClientInExec) &&
+      // Scripts apply their own OOM rule (scripting/script_engine.h).
+      if (rejection.empty() && config_.maxmemory != 0 && !c->has_flag(kClientInExec | kClientScript) &&
           RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
@@ -284,7 +291,9 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         *this,       *c,
         *c->db,      args,
         c->reply,    *spec,
-        propagator_, c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient};
+        propagator_,
+        from_script ? ExecOrigin::kScript
+                    : (c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient)};
     const int db_index = c->db_index;
     // Records are only built while a consumer (AOF, replica, a test) is attached; without one
     // the bracket is skipped altogether, which keeps the common path free of it.
@@ -299,7 +308,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     spec->handler(ctx);
     running_client_ = outer_client;
     running_args_ = outer_args;
-    tracking_.AfterCommand(*c, *spec, args);  // a tracking client's read keys (issue 9)
+    tracking_.AfterCommand(c->session(), *spec, args);  // a tracking client's read keys (issue 9)
     if (propagate) propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;

@@ -58,6 +58,8 @@ Server::Server(Config config, Clock* clock)
 }
 
 Server::~Server() {
+  // The scripting engine's client refers to a database: it goes first.
+  scripting_.reset();
   // Clients (and their events) go first; the other events are members declared after base_,
   // so they are freed before it.
   for (auto& [id, c] : clients_) {

@@ -83,6 +83,13 @@ struct ServerStats {
   uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
 };
 
+// A subsystem from a layer above the server (scripting) that the server owns: created on first
+// use by that layer, destroyed before the server's clients and databases.
+class ServerModule {
+ public:
+  virtual ~ServerModule() = default;
+};
+
 class Server : public WatchSink {
  public:
   // `clock` (not owned) is the time source; nullptr uses the system clock. Tests pass a
@@ -189,6 +196,17 @@ class Server : public WatchSink {
   WatchexPublisher& watchex_pubsub() { return watchex_pubsub_; }
 
   // (end of issue 9)
+
+  // --- scripting (issue 10) -------------------------------------------------------------------
+  // The scripting engine (src/scripting/script_engine.h reaches it with ScriptEngine::Of).
+  std::unique_ptr<ServerModule>& scripting_module() { return scripting_; }
+  // Whether the memory check of the command being run found the server out of memory (after
+  // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
+  bool pre_command_oom() const { return pre_command_oom_; }
+
+  // busy scripts, SCRIPT KILL / FUNCTION KILL:
+
+  // (end of issue 10)
 
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
@@ -386,6 +404,15 @@ class Server : public WatchSink {
   WatchexPublisher watchex_pubsub_{this, &hub_};
 
   // --- (end of issue 9 members) ---
+
+  // --- issue 10 members ---
+  // scripting:
+  std::unique_ptr<ServerModule> scripting_;
+  bool pre_command_oom_ = false;
+
+  // busy scripts:
+
+  // --- (end of issue 10 members) ---
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.

@@ -5,6 +5,8 @@
 namespace redistp {
 
 inline constexpr const char* kRedisVersion = "7.0.15";
+// The same as one number, 0x00MMmmpp (Lua scripts read it as redis.REDIS_VERSION_NUM).
+inline constexpr int kRedisVersionNum = 0x07000f;
 inline constexpr const char* kRedisTpVersion = "0.1.0";
 
 }  // namespace redistp

@@ -1,0 +1,173 @@
+// Lua scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/HELP, as
+// Redis 7.0. The handlers parse and reply; the engine (scripting/script_engine.h) runs.
+#include "commands/help_reply.h"
+#include "commands/register.h"
+#include "protocol/errors.h"
+#include "scripting/script_engine.h"
+#include "server/server.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+void EvalCommand(CommandContext& c) { ScriptEngine::Of(c.server).Eval(c, false, false); }
+void EvalShaCommand(CommandContext& c) { ScriptEngine::Of(c.server).Eval(c, true, false); }
+void EvalRoCommand(CommandContext& c) { ScriptEngine::Of(c.server).Eval(c, false, true); }
+void EvalShaRoCommand(CommandContext& c) { ScriptEngine::Of(c.server).Eval(c, true, true); }
+
+void ScriptLoadCommand(CommandContext& c) {
+  Result<std::string> sha = ScriptEngine::Of(c.server).Load(c.args[2]);
+  if (!sha.ok()) {
+    c.reply.Error(sha.status().message());
+    return;
+  }
+  c.reply.Bulk(sha.value());
+}
+
+void ScriptExistsCommand(CommandContext& c) {
+  ScriptEngine& engine = ScriptEngine::Of(c.server);
+  c.reply.Array(c.args.size() - 2);
+  for (size_t i = 2; i < c.args.size(); ++i) c.reply.Int(engine.Exists(c.args[i]) ? 1 : 0);
+}
+
+void ScriptFlushCommand(CommandContext& c) {
+  // ASYNC and SYNC differ only in who frees the memory; the cache is empty at once either way.
+  if (c.args.size() > 3 ||
+      (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "async") &&
+       !EqualsIgnoreCase(c.args[2], "sync"))) {
+    c.reply.Error(err::kScriptFlushOption);
+    return;
+  }
+  ScriptEngine::Of(c.server).Flush();
+  c.reply.Ok();
+}
+
+void ScriptKillCommand(CommandContext& c) {
+  Status s = ScriptEngine::Of(c.server).Kill(/*eval=*/true);
+  if (!s.ok()) {
+    c.reply.Error(s.message());
+    return;
+  }
+  c.reply.Ok();
+}
+
+void ScriptHelpCommand(CommandContext& c) {
+  ReplyHelp(c.reply, "SCRIPT",
+            {
+                "EXISTS <sha1> [<sha1> ...]",
+                "    For each <sha1>, 1 if a script with that SHA1 is in the script cache, else 0.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Empty the script cache (ASYNC and SYNC are accepted; the cache is emptied",
+                "    at once either way).",
+                "KILL",
+                "    Stop the script running now, if it has not written yet.",
+                "LOAD <script>",
+                "    Compile <script> into the script cache without running it; reply its SHA1.",
+            });
+}
+
+CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandler handler) {
+  uint64_t flags = kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys |
+                   kCmdMovableKeys;
+  if (read_only) flags |= kCmdReadOnly;
+  else flags |= kCmdMayReplicate;
+  KeySpec keys{.flags = read_only ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate,
+               .notes = read_only ? std::string_view()
+                                  : std::string_view("We cannot tell how the keys will be used so "
+                                                     "we assume the worst, RW and UPDATE"),
+               .index = 2,
+               .find = KeyFind::kKeynum,
+               .keynum_index = 0,
+               .first_key = 1};
+  return {.name = name,
+          .arity = -3,
+          .flags = flags,
+          .acl = kAclSlow | kAclScripting,
+          .doc = {.summary = by_sha ? "Runs a cached Lua script by its SHA1"
+                                    : "Runs a Lua script on the server",
+                  .since = read_only ? "7.0.0" : (by_sha ? "2.6.0" : "2.6.0"),
+                  .group = "scripting",
+                  .complexity = "Depends on the script that is executed.",
+                  .key_specs = {keys},
+                  .args = {docs::String(by_sha ? "sha1" : "script"), docs::Integer("numkeys"),
+                           docs::Key("key", 0).Optional().Multiple(),
+                           docs::String("arg").Optional().Multiple()}},
+          .handler = handler};
+}
+
+}  // namespace
+
+void RegisterScriptingCommands(CommandTable& t) {
+  t.Register(EvalRow("eval", false, false, EvalCommand));
+  t.Register(EvalRow("evalsha", true, false, EvalShaCommand));
+  t.Register(EvalRow("eval_ro", false, true, EvalRoCommand));
+  t.Register(EvalRow("evalsha_ro", true, true, EvalShaRoCommand));
+  constexpr uint64_t kAcl = kAclSlow | kAclScripting;
+  t.Register(
+      {.name = "script",
+       .arity = -2,
+       .acl = kAclSlow,
+       .doc = {.summary = "Manages the Lua script cache",
+               .since = "2.6.0",
+               .group = "scripting",
+               .complexity = "Depends on subcommand."},
+       .subcommands = {
+           CommandSpec{.name = "exists",
+                       .arity = -3,
+                       .flags = kCmdNoScript,
+                       .acl = kAcl,
+                       .doc = {.summary = "Tells which scripts are in the script cache",
+                               .since = "2.6.0",
+                               .group = "scripting",
+                               .complexity = "O(N) with N being the number of scripts to check "
+                                             "(so checking a single script is an O(1) operation).",
+                               .args = {docs::String("sha1").Multiple()}},
+                       .handler = ScriptExistsCommand},
+           CommandSpec{
+               .name = "flush",
+               .arity = -2,
+               .flags = kCmdNoScript,
+               .acl = kAcl,
+               .doc = {.summary = "Empties the script cache",
+                       .since = "2.6.0",
+                       .group = "scripting",
+                       .complexity = "O(N) with N being the number of scripts in cache",
+                       .history = {{"6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers."}},
+                       .args = {docs::OneOf("async", {docs::PureToken("ASYNC"), docs::PureToken("SYNC")})
+                                    .Since("6.2.0")
+                                    .Optional()}},
+               .handler = ScriptFlushCommand},
+           CommandSpec{.name = "help",
+                       .arity = 2,
+                       .flags = kCmdLoading | kCmdStale,
+                       .acl = kAcl,
+                       .doc = {.summary = "Lists the SCRIPT subcommands with a short description "
+                                          "of each",
+                               .since = "5.0.0",
+                               .group = "scripting",
+                               .complexity = "O(1)"},
+                       .handler = ScriptHelpCommand},
+           CommandSpec{.name = "kill",
+                       .arity = 2,
+                       .flags = kCmdNoScript | kCmdAllowBusy,
+                       .acl = kAcl,
+                       .doc = {.summary = "Stops the running script if it has not written",
+                               .since = "2.6.0",
+                               .group = "scripting",
+                               .complexity = "O(1)"},
+                       .handler = ScriptKillCommand},
+           CommandSpec{.name = "load",
+                       .arity = 3,
+                       .flags = kCmdNoScript | kCmdStale,
+                       .acl = kAcl,
+                       .doc = {.summary = "Compiles a script into the script cache",
+                               .since = "2.6.0",
+                               .group = "scripting",
+                               .complexity = "O(N) with N being the length in bytes of the script "
+                                             "body.",
+                               .args = {docs::String("script")}},
+                       .handler = ScriptLoadCommand},
+       }});
+}
+
+}  // namespace redistp

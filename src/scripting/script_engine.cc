@@ -1,0 +1,444 @@
+// The scripting engine (model in script_engine.h).
+#include "scripting/script_engine.h"
+
+#include <openssl/evp.h>
+#include <sys/uio.h>
+
+#include <cstring>
+
+#include "protocol/errors.h"
+#include "scripting/lua_env.h"
+#include "scripting/lua_reply.h"
+#include "util/hash.h"
+#include "util/numbers.h"
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+}
+
+namespace redistp {
+namespace {
+
+constexpr int kHookInstructions = 100000;
+char kEngineKey;  // registry key of the engine (for the hook)
+// A collection step after this many scripts, so garbage from scripts that allocate little does
+// not wait for Lua's own allocation-driven cycle.
+constexpr int kGcPeriod = 50;
+
+char ToLowerHex(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Appends `num` as redis.call passes a Lua number: "%.17g".
+std::string_view FormatNumberArg(double num, std::string* storage) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof(buf), "%.17g", num);
+  storage->assign(buf, static_cast<size_t>(n));
+  return *storage;
+}
+
+// The bytes written to the script client's reply buffer (contiguous in the common case).
+std::string_view ReplyBytes(const ReplyBuffer& out, std::string* scratch) {
+  if (out.block_count() == 0) {
+    iovec iov{};
+    if (out.Gather(&iov, 1) == 0) return {};
+    return {static_cast<const char*>(iov.iov_base), iov.iov_len};
+  }
+  *scratch = out.ToString();
+  return *scratch;
+}
+
+}  // namespace
+
+std::string Sha1Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha1(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(2 * n, '0');
+  for (unsigned int i = 0; i < n; ++i) {
+    hex[2 * i] = kHex[md[i] >> 4];
+    hex[2 * i + 1] = kHex[md[i] & 15];
+  }
+  return hex;
+}
+
+uint32_t ScriptFlagByName(std::string_view name) {
+  if (name == "no-writes") return kScriptNoWrites;
+  if (name == "allow-oom") return kScriptAllowOom;
+  if (name == "allow-stale") return kScriptAllowStale;
+  if (name == "no-cluster") return kScriptNoCluster;
+  if (name == "allow-cross-slot-keys") return kScriptAllowCrossSlotKeys;
+  return 0;
+}
+
+Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start) {
+  *code_start = 0;
+  if (body.substr(0, 2) != "#!") {
+    *flags = kScriptEvalCompat;
+    return Status::Ok();
+  }
+  *flags = 0;
+  size_t eol = body.find('\n');
+  if (eol == std::string_view::npos) return Status::Error(std::string(err::kInvalidShebang));
+  *code_start = eol;
+  std::string_view line = body.substr(0, eol);
+  // Space-separated parts: the engine, then options.
+  size_t pos = 0;
+  bool first = true;
+  while (pos < line.size()) {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\r')) ++pos;
+    if (pos >= line.size()) break;
+    size_t end = pos;
+    while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '\r') ++end;
+    std::string_view part = line.substr(pos, end - pos);
+    pos = end;
+    if (first) {
+      first = false;
+      if (part != "#!lua") return Status::Error(err::UnexpectedShebangEngine(part));
+      continue;
+    }
+    if (part.substr(0, 6) != "flags=") return Status::Error(err::UnknownShebangOption(part));
+    std::string_view list = part.substr(6);
+    while (!list.empty()) {
+      size_t comma = list.find(',');
+      std::string_view flag = list.substr(0, comma);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      uint32_t f = ScriptFlagByName(flag);
+      if (f == 0) return Status::Error(err::UnexpectedShebangFlag(flag));
+      *flags |= f;
+    }
+  }
+  return Status::Ok();
+}
+
+bool ScriptEngine::ShaKey::operator==(const ShaKey& o) const {
+  return std::memcmp(hex, o.hex, sizeof(hex)) == 0;
+}
+
+size_t ScriptEngine::ShaKeyHash::operator()(const ShaKey& k) const {
+  uint64_t h;
+  std::memcpy(&h, k.hex, sizeof(h));
+  uint64_t h2;
+  std::memcpy(&h2, k.hex + 8, sizeof(h2));
+  return MixBits(h ^ (h2 * 0x9E3779B97F4A7C15ULL));
+}
+
+ScriptEngine::ScriptEngine(Server& server) : server_(server) {
+  client_ = std::make_unique<Client>(0, -1);
+  client_->server = &server_;
+  client_->authenticated = true;
+  client_->addr = "lua";
+  client_->set_flag(kClientScript, true);
+  client_->db = &server_.db(0);
+  CreateState();
+}
+
+ScriptEngine::~ScriptEngine() { CloseState(); }
+
+ScriptEngine& ScriptEngine::Of(Server& server) {
+  std::unique_ptr<ServerModule>& slot = server.scripting_module();
+  if (slot == nullptr) slot = std::make_unique<ScriptEngine>(server);
+  return static_cast<ScriptEngine&>(*slot);
+}
+
+void ScriptEngine::CreateState() {
+  lua_ = NewScriptLuaState(this, LuaStateKind::kEval);
+  lua_pushlightuserdata(lua_, &kEngineKey);
+  lua_pushlightuserdata(lua_, this);
+  lua_rawset(lua_, LUA_REGISTRYINDEX);
+  lua_sethook(lua_, Hook, LUA_MASKCOUNT, kHookInstructions);
+}
+
+void ScriptEngine::CloseState() {
+  if (lua_ != nullptr) lua_close(lua_);
+  lua_ = nullptr;
+}
+
+size_t ScriptEngine::lua_memory() const {
+  if (lua_ == nullptr) return 0;
+  return static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNT, 0)) * 1024 +
+         static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNTB, 0));
+}
+
+void ScriptEngine::Flush() {
+  scripts_.clear();
+  cache_bytes_ = 0;
+  CloseState();
+  CreateState();
+}
+
+const ScriptEngine::CachedScript* ScriptEngine::Find(std::string_view sha) const {
+  if (sha.size() != 40) return nullptr;
+  ShaKey key;
+  for (size_t i = 0; i < 40; ++i) key.hex[i] = ToLowerHex(sha[i]);
+  auto it = scripts_.find(key);
+  return it == scripts_.end() ? nullptr : &it->second;
+}
+
+bool ScriptEngine::Exists(std::string_view sha) const { return Find(sha) != nullptr; }
+
+Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& key,
+                                                                 std::string_view body) {
+  uint32_t flags = 0;
+  size_t code_start = 0;
+  Status s = ParseShebang(body, &flags, &code_start);
+  if (!s.ok()) return s;
+  std::string_view code = body.substr(code_start);
+  if (luaL_loadbuffer(lua_, code.data(), code.size(), "@user_script") != 0) {
+    size_t len = 0;
+    const char* msg = lua_tolstring(lua_, -1, &len);
+    std::string text = err::ScriptCompileError(std::string_view(msg != nullptr ? msg : "", len));
+    lua_pop(lua_, 1);
+    return Status::Error(std::move(text));
+  }
+  CachedScript entry;
+  entry.ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  entry.flags = flags;
+  auto [it, inserted] = scripts_.emplace(key, entry);
+  if (inserted) cache_bytes_ += sizeof(ShaKey) + sizeof(CachedScript) + 2 * sizeof(void*);
+  return &it->second;
+}
+
+Result<std::string> ScriptEngine::Load(std::string_view body) {
+  std::string sha = Sha1Hex(body);
+  ShaKey key;
+  std::memcpy(key.hex, sha.data(), 40);
+  if (scripts_.find(key) != scripts_.end()) return sha;
+  Result<const CachedScript*> r = Compile(key, body);
+  if (!r.ok()) return r.status();
+  return sha;
+}
+
+void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
+  const std::vector<std::string_view>& args = ctx.args;
+  int64_t numkeys = 0;
+  if (!ParseInt64(args[2], &numkeys)) {
+    ctx.reply.Error(err::kNotInteger);
+    return;
+  }
+  if (numkeys > static_cast<int64_t>(args.size()) - 3) {
+    ctx.reply.Error(err::kScriptTooManyKeys);
+    return;
+  }
+  if (numkeys < 0) {
+    ctx.reply.Error(err::kScriptNegativeKeys);
+    return;
+  }
+  const CachedScript* script = nullptr;
+  std::string sha_text;
+  if (by_sha) {
+    script = Find(args[1]);
+    if (script == nullptr) {
+      ctx.reply.Error(err::kNoScript);
+      return;
+    }
+    sha_text.resize(40);
+    for (size_t i = 0; i < 40; ++i) sha_text[i] = ToLowerHex(args[1][i]);
+  } else {
+    sha_text = Sha1Hex(args[1]);
+    ShaKey key;
+    std::memcpy(key.hex, sha_text.data(), 40);
+    auto it = scripts_.find(key);
+    if (it != scripts_.end()) {
+      script = &it->second;
+    } else {
+      Result<const CachedScript*> r = Compile(key, args[1]);
+      if (!r.ok()) {
+        ctx.reply.Error(r.status().message());
+        return;
+      }
+      script = r.value();
+    }
+  }
+  const uint32_t flags = script->flags;
+  if ((flags & kScriptEvalCompat) == 0) {
+    // A script that declared its flags is admitted by them as a whole.
+    if (read_only && (flags & kScriptNoWrites) == 0) {
+      ctx.reply.Error(err::kScriptWriteFlagRo);
+      return;
+    }
+    if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
+        server_.pre_command_oom()) {
+      ctx.reply.Error(err::kScriptOomFlag);
+      return;
+    }
+  }
+  ScriptRun run;
+  run.caller = &ctx.client;
+  run.flags = flags;
+  run.read_only = read_only || (flags & kScriptNoWrites) != 0;
+  run.is_eval = true;
+  run.name = std::move(sha_text);
+
+  lua_State* L = lua_;
+  // KEYS and ARGV, set on the real globals (scripts see them read-only through the proxy).
+  PushRealGlobals(L);
+  const auto nk = static_cast<size_t>(numkeys);
+  lua_createtable(L, static_cast<int>(nk), 0);
+  for (size_t i = 0; i < nk; ++i) {
+    lua_pushlstring(L, args[3 + i].data(), args[3 + i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setfield(L, -2, "KEYS");
+  const size_t na = args.size() - 3 - nk;
+  lua_createtable(L, static_cast<int>(na), 0);
+  for (size_t i = 0; i < na; ++i) {
+    lua_pushlstring(L, args[3 + nk + i].data(), args[3 + nk + i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setfield(L, -2, "ARGV");
+  lua_pop(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, script->ref);
+  RunScript(ctx, L, 0, std::move(run));
+}
+
+Status ScriptEngine::Kill(bool eval) {
+  if (!running_) return Status::Error(std::string(err::kScriptNotBusy));
+  if (run_.wrote) return Status::Error(std::string(err::kScriptUnkillable));
+  if (eval != run_.is_eval) {
+    return Status::Error(std::string(run_.is_eval ? err::kBusyEval : err::kBusyFunction));
+  }
+  run_.kill_requested = true;
+  return Status::Ok();
+}
+
+void ScriptEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
+  lua_pushlightuserdata(L, &kEngineKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  if (engine == nullptr || !engine->running_) return;
+  if (engine->run_.kill_requested) {
+    engine->server_.log().Log(LogLevel::kWarning, "Lua script killed by user with SCRIPT KILL.");
+    std::string msg = "-";
+    msg.append(err::kScriptKilled);
+    PushErrorTable(L, msg.data(), msg.size());
+    lua_error(L);
+  }
+}
+
+void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run) {
+  Client& caller = ctx.client;
+  client_->db_index = caller.db_index;
+  client_->db = caller.db;
+  client_->script_caller = &caller;
+  client_->reply.SetResp(2);
+  run.start_ms = server_.NowMs();
+  run_ = std::move(run);
+  running_ = true;
+
+  // The handler goes below the function and its arguments.
+  const int func_index = lua_gettop(L) - nargs;
+  PushErrorHandler(L);
+  lua_insert(L, func_index);
+  const int handler_index = func_index;
+  int rc = lua_pcall(L, nargs, 1, handler_index);
+  if (rc == 0) {
+    WriteLuaAsReply(L, -1, ctx.reply, run_.resp);
+  } else if (lua_istable(L, -1)) {
+    // {err, source, line} from the handler: "<err> script: <name>, on <source>:<line>."
+    std::string text;
+    lua_getfield(L, -1, "err");
+    size_t len = 0;
+    const char* e = lua_tolstring(L, -1, &len);
+    if (e != nullptr) {
+      text.assign(e, len);
+    } else {
+      text = "ERR Error running script: the error object has no 'err' field";
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "source");
+    lua_getfield(L, -2, "line");
+    if (lua_isstring(L, -2) && lua_isnumber(L, -1)) {
+      text.append(" script: ");
+      text.append(run_.name);
+      text.append(", on ");
+      text.append(lua_tostring(L, -2));
+      text.push_back(':');
+      text.append(std::to_string(lua_tointeger(L, -1)));
+      text.push_back('.');
+    }
+    lua_pop(L, 2);
+    ctx.reply.Error(text);
+  } else {
+    // Errors the handler could not run for (out of memory inside Lua).
+    size_t len = 0;
+    const char* e = lua_tolstring(L, -1, &len);
+    std::string text = "ERR Error running script: ";
+    if (e != nullptr) text.append(e, len);
+    ctx.reply.Error(text);
+  }
+  lua_settop(L, func_index - 1);
+
+  running_ = false;
+  client_->script_caller = nullptr;
+  client_->db = &server_.db(0);
+  client_->db_index = 0;
+  client_->out.Clear();
+  if (++gc_count_ >= kGcPeriod) {
+    gc_count_ = 0;
+    lua_gc(L, LUA_GCSTEP, kGcPeriod);
+  }
+}
+
+int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
+  // Raises (call) or returns (pcall) an error table for `msg` ("-CODE text" or "text").
+  auto fail = [&](std::string_view msg) -> int {
+    std::string coded = "-";
+    coded.append(msg);
+    PushErrorTable(L, coded.data(), coded.size());
+    if (raise) return lua_error(L);
+    return 1;
+  };
+  const int argc = lua_gettop(L);
+  if (argc == 0) return fail(err::kScriptNoArgs);
+  if (!running_) return fail(err::kScriptCallOutside);
+  args_.clear();
+  if (num_args_.size() < static_cast<size_t>(argc)) num_args_.resize(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; ++i) {
+    int t = lua_type(L, i);
+    if (t == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      args_.emplace_back(s, len);
+    } else if (t == LUA_TNUMBER) {
+      args_.push_back(FormatNumberArg(lua_tonumber(L, i), &num_args_[static_cast<size_t>(i - 1)]));
+    } else {
+      return fail(err::kScriptBadArgs);
+    }
+  }
+  const CommandSpec* spec = server_.commands().Find(args_[0]);
+  if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
+    spec = spec->FindSubcommand(args_[1]);
+  }
+  if (spec == nullptr) return fail(err::kScriptUnknownCommand);
+  const int n = static_cast<int>(args_.size());
+  if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) return fail(err::kScriptWrongArgs);
+  if ((spec->flags & kCmdNoScript) != 0) return fail(err::kScriptCommandNotAllowed);
+  const bool write = (spec->flags & kCmdWrite) != 0;
+  if (write) {
+    if (run_.read_only) return fail(err::kScriptReadOnlyWrite);
+    // Before the first write: the OOM state at the script's start refuses a command that may
+    // grow memory, unless the script allows it (after a write failing would leave half a
+    // script applied).
+    if (!run_.wrote && (run_.flags & kScriptAllowOom) == 0 && (spec->flags & kCmdDenyOom) != 0 &&
+        server_.config().maxmemory != 0 && server_.pre_command_oom()) {
+      return fail(err::kOom);
+    }
+    run_.wrote = true;
+  }
+  client_->reply.SetResp(run_.resp);
+  server_.Execute(client_.get(), args_);
+  std::string_view bytes = ReplyBytes(client_->out, &reply_scratch_);
+  PushReplyAsLua(L, bytes);
+  client_->out.Clear();
+  if (raise && lua_istable(L, -1)) {
+    lua_getfield(L, -1, "err");
+    const bool is_error = lua_isstring(L, -1);
+    lua_pop(L, 1);
+    if (is_error) return lua_error(L);
+  }
+  return 1;
+}
+
+}  // namespace redistp

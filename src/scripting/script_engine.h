@@ -1,0 +1,161 @@
+// ScriptEngine: Lua scripting as Redis 7.0 has it (EVAL and friends; functions build on it).
+//
+// Model. One Lua state serves every EVAL script (lua_env.h builds it: Redis 7.0's libraries,
+// the `redis` table, read-only globals). A script's body is compiled once into a function kept
+// in the Lua registry under its SHA1 (the cache SCRIPT LOAD/EXISTS/FLUSH manage); EVAL compiles
+// and caches, EVALSHA only looks up. Running a script sets the globals KEYS and ARGV, calls the
+// function under an error handler that records where the error was raised, and writes the
+// value it returns to the caller's reply (lua_reply.h).
+//
+// Commands the script runs (redis.call/pcall) go through the server's one admission gate,
+// Server::Execute, on the engine's own client: a Client with no socket whose database follows
+// SELECT inside the script and whose protocol follows redis.setresp. Its `script_caller` is the
+// calling connection, so commands that act for a session (SETTP, DELTP, OBJECT OWNER, client
+// tracking) act for the caller: a key a script SETTPs is the caller's and goes when it leaves.
+// Before the gate the engine applies the checks Redis applies to script calls, in its order:
+// unknown command, arity, `noscript` commands, writes from read-only scripts (EVAL_RO, FCALL_RO,
+// `no-writes`), and the OOM rule. Each reply is read back from the client's buffer as a Lua
+// value. Because every command runs inside the script's own command (EVAL's frame), the
+// propagation stream gets the script's effects, wrapped in MULTI/EXEC when more than one
+// (server/propagation.h), and EVAL itself is never propagated.
+//
+// One script runs at a time; scripts do not nest (EVAL is `noscript`). `running()` describes the
+// running one for the busy-script machinery and SCRIPT KILL.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "server/command.h"
+#include "server/server.h"
+#include "util/status.h"
+
+struct lua_State;
+struct lua_Debug;
+
+namespace redistp {
+
+// Script flags: the shebang's `flags=` (EVAL) or register_function's flags (functions).
+enum ScriptFlag : uint32_t {
+  kScriptNoWrites = 1u << 0,
+  kScriptAllowOom = 1u << 1,
+  kScriptAllowStale = 1u << 2,
+  kScriptNoCluster = 1u << 3,
+  kScriptAllowCrossSlotKeys = 1u << 4,
+  // An EVAL script without a shebang: Redis's pre-7.0 rules (it may write unless run with
+  // EVAL_RO; the OOM check applies to its first write, not to the whole script).
+  kScriptEvalCompat = 1u << 8,
+};
+
+// redis.set_repl targets.
+enum ScriptRepl : int { kReplNone = 0, kReplAof = 1, kReplReplica = 2, kReplAll = 3 };
+
+// The script being run (at most one).
+struct ScriptRun {
+  Client* caller = nullptr;
+  uint32_t flags = 0;
+  bool read_only = false;  // EVAL_RO / FCALL_RO, or the no-writes flag
+  bool is_eval = true;     // EVAL family; false for FCALL (BUSY and KILL texts differ)
+  // What error traces name: "script: <name>, on @<chunk>:<line>." (sha or function name).
+  std::string name;
+  int64_t start_ms = 0;
+  bool wrote = false;           // a write command ran: SCRIPT KILL may no longer stop it
+  bool kill_requested = false;  // SCRIPT KILL / FUNCTION KILL asked to stop it
+  int resp = 2;                 // redis.setresp
+  int repl = kReplAll;          // redis.set_repl
+};
+
+class ScriptEngine : public ServerModule {
+ public:
+  explicit ScriptEngine(Server& server);
+  ~ScriptEngine() override;
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // The server's engine, created on first use.
+  static ScriptEngine& Of(Server& server);
+
+  // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: args are "eval" body|sha numkeys key... arg...
+  void Eval(CommandContext& ctx, bool by_sha, bool read_only);
+  // SCRIPT LOAD: compiles and caches `body`; its SHA1 (lower-case hex) or the compile error.
+  Result<std::string> Load(std::string_view body);
+  bool Exists(std::string_view sha) const;
+  // SCRIPT FLUSH: forgets every cached script (and starts a fresh Lua state, as Redis does).
+  void Flush();
+
+  // INFO: number_of_cached_scripts, used_memory_scripts (the cache's bookkeeping: bodies and
+  // entries), used_memory_lua (the Lua state's heap).
+  size_t cached_scripts() const { return scripts_.size(); }
+  size_t cache_memory() const { return cache_bytes_; }
+  size_t lua_memory() const;
+
+  // The running script, or nullptr.
+  ScriptRun* running() { return running_ ? &run_ : nullptr; }
+  // SCRIPT KILL (eval) / FUNCTION KILL (!eval): asks the running script to stop at its next
+  // hook. Errors: NOTBUSY (none running), UNKILLABLE (it wrote), BUSY (the other kind runs).
+  Status Kill(bool eval);
+
+  // --- for the redis.* functions (lua_env.cc) and the functions engine --------------------
+  Server& server() { return server_; }
+  // redis.call (raise = true) / redis.pcall: runs the command whose arguments are on the Lua
+  // stack and leaves its reply (or the error table) on the stack; returns the Lua result count
+  // or raises the error (call).
+  int CallFromLua(lua_State* L, bool raise);
+  // Runs the function on top of L's stack with `nargs` arguments below it... as the running
+  // script described by `run` for the command in `ctx`: sets up the script client, calls it
+  // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names
+  // the source in error traces ("user_script", "user_function").
+  void RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run);
+
+ private:
+  // Keyed by the 40 lower-case hex digits, stored inline (no heap string per script).
+  struct ShaKey {
+    char hex[40];
+    bool operator==(const ShaKey& o) const;
+  };
+  struct ShaKeyHash {
+    size_t operator()(const ShaKey& k) const;
+  };
+  // The compiled function lives in the Lua registry (ref); the body itself is not kept: with
+  // effects replication nothing needs it again.
+  struct CachedScript {
+    int ref = 0;
+    uint32_t flags = 0;  // from the shebang
+  };
+
+  // Compiles `body` (after the shebang check) and caches it under `key`.
+  Result<const CachedScript*> Compile(const ShaKey& key, std::string_view body);
+  const CachedScript* Find(std::string_view sha) const;
+  void CreateState();
+  // Called by Lua every kHookInstructions instructions of a script: stops a killed script.
+  static void Hook(lua_State* L, lua_Debug* ar);
+  void CloseState();
+
+  Server& server_;
+  lua_State* lua_ = nullptr;
+  std::unordered_map<ShaKey, CachedScript, ShaKeyHash> scripts_;
+  size_t cache_bytes_ = 0;
+  std::unique_ptr<Client> client_;  // runs the scripts' commands
+  bool running_ = false;
+  ScriptRun run_;
+  std::string reply_scratch_;
+  std::vector<std::string_view> args_;  // redis.call's arguments (views into Lua strings) ...
+  std::vector<std::string> num_args_;   // ... and the text of its number arguments
+  int gc_count_ = 0;
+};
+
+// Lower-case hex SHA1 of `data` (script names; redis.sha1hex).
+std::string Sha1Hex(std::string_view data);
+
+// Parses a script's first line when it starts with "#!": "#!lua [flags=a,b]". Without a
+// shebang the flags are kScriptEvalCompat. `code_start` is where the Lua code begins (the
+// newline ending the shebang, so line numbers stay those of the body).
+Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start);
+// One flag name of a shebang or of register_function ("no-writes" ...); 0 if unknown.
+uint32_t ScriptFlagByName(std::string_view name);
+
+}  // namespace redistp
