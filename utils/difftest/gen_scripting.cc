@@ -20,8 +20,9 @@
 // (the encoding thresholds may be set as low as 0, so even three elements may be a hash table
 // whose order differs between two Redis processes), and sorted otherwise. Lua's own table
 // order is the same on both sides: both servers link Debian's Lua 5.1, whose string hash has no
-// seed. math.random is deterministic: Redis reseeds it before every script. Every loop is
-// bounded and small, every TTL far in the future (generator.h).
+// seed. math.random is deterministic: one rand48 generator per process, seeded at start and
+// advanced by every script, which the runner puts back in its first state on every reset
+// (runner.cc). Every loop is bounded and small, every TTL far in the future (generator.h).
 //
 // The script cache. EVAL caches its script as SCRIPT LOAD does, so SCRIPT EXISTS and EVALSHA
 // depend on the stream's history, which both servers share; the runner sends SCRIPT FLUSH on
