@@ -29,6 +29,7 @@
 #include "db/database.h"
 #include "server/client.h"
 #include "server/pubsub.h"
+#include "scripting/script_engine.h"
 #include "server/server.h"
 #include "server/version.h"
 #include "util/memory.h"
@@ -145,20 +146,26 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "allocator_resident:%zu", m.allocator_resident);
   Line(out, "total_system_memory:%zu", sysmem);
   Line(out, "total_system_memory_human:%s", BytesToHuman(sysmem).c_str());
-  // No scripting engine yet: no Lua VM, no scripts, no function libraries.
-  Line(out, "used_memory_lua:0");
-  Line(out, "used_memory_vm_eval:0");
-  Line(out, "used_memory_lua_human:0B");
-  Line(out, "used_memory_scripts_eval:0");
-  Line(out, "number_of_cached_scripts:0");
+  // Scripting: the EVAL Lua state's heap and the script cache's bookkeeping; function
+  // libraries (none until FUNCTION LOAD) have their own state.
+  ScriptEngine& scripts = ScriptEngine::Of(s);
+  const size_t vm_eval = scripts.lua_memory();
+  const size_t scripts_eval = scripts.cache_memory();
+  const size_t vm_functions = 0;
+  const size_t functions_mem = 0;
+  Line(out, "used_memory_lua:%zu", vm_eval);
+  Line(out, "used_memory_vm_eval:%zu", vm_eval);
+  Line(out, "used_memory_lua_human:%s", BytesToHuman(vm_eval).c_str());
+  Line(out, "used_memory_scripts_eval:%zu", scripts_eval);
+  Line(out, "number_of_cached_scripts:%zu", scripts.cached_scripts());
   Line(out, "number_of_functions:0");
   Line(out, "number_of_libraries:0");
-  Line(out, "used_memory_vm_functions:0");
-  Line(out, "used_memory_vm_total:0");
-  Line(out, "used_memory_vm_total_human:0B");
-  Line(out, "used_memory_functions:0");
-  Line(out, "used_memory_scripts:0");
-  Line(out, "used_memory_scripts_human:0B");
+  Line(out, "used_memory_vm_functions:%zu", vm_functions);
+  Line(out, "used_memory_vm_total:%zu", vm_eval + vm_functions);
+  Line(out, "used_memory_vm_total_human:%s", BytesToHuman(vm_eval + vm_functions).c_str());
+  Line(out, "used_memory_functions:%zu", functions_mem);
+  Line(out, "used_memory_scripts:%zu", scripts_eval + functions_mem);
+  Line(out, "used_memory_scripts_human:%s", BytesToHuman(scripts_eval + functions_mem).c_str());
   Line(out, "maxmemory:%llu", U(maxmemory));
   Line(out, "maxmemory_human:%s", BytesToHuman(maxmemory).c_str());
   Line(out, "maxmemory_policy:%s", s.config().maxmemory_policy.c_str());

@@ -121,6 +121,8 @@ void RegisterScriptingCommands(CommandTable& t) {
                                .group = "scripting",
                                .complexity = "O(N) with N being the number of scripts to check "
                                              "(so checking a single script is an O(1) operation).",
+                               .tips = {"request_policy:all_shards",
+                                        "response_policy:agg_logical_and"},
                                .args = {docs::String("sha1").Multiple()}},
                        .handler = ScriptExistsCommand},
            CommandSpec{
@@ -133,6 +135,7 @@ void RegisterScriptingCommands(CommandTable& t) {
                        .group = "scripting",
                        .complexity = "O(N) with N being the number of scripts in cache",
                        .history = {{"6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers."}},
+                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
                        .args = {docs::OneOf("async", {docs::PureToken("ASYNC"), docs::PureToken("SYNC")})
                                     .Since("6.2.0")
                                     .Optional()}},
@@ -154,7 +157,9 @@ void RegisterScriptingCommands(CommandTable& t) {
                        .doc = {.summary = "Stops the running script if it has not written",
                                .since = "2.6.0",
                                .group = "scripting",
-                               .complexity = "O(1)"},
+                               .complexity = "O(1)",
+                               .tips = {"request_policy:all_shards",
+                                        "response_policy:one_succeeded"}},
                        .handler = ScriptKillCommand},
            CommandSpec{.name = "load",
                        .arity = 3,
@@ -165,6 +170,8 @@ void RegisterScriptingCommands(CommandTable& t) {
                                .group = "scripting",
                                .complexity = "O(N) with N being the length in bytes of the script "
                                              "body.",
+                               .tips = {"request_policy:all_nodes",
+                                        "response_policy:all_succeeded"},
                                .args = {docs::String("script")}},
                        .handler = ScriptLoadCommand},
        }});

@@ -127,7 +127,7 @@ ScriptEngine::ScriptEngine(Server& server) : server_(server) {
   client_ = std::make_unique<Client>(0, -1);
   client_->server = &server_;
   client_->authenticated = true;
-  client_->addr = "lua";
+  client_->addr = "?:0";
   client_->set_flag(kClientScript, true);
   client_->db = &server_.db(0);
   CreateState();
@@ -211,6 +211,7 @@ Result<std::string> ScriptEngine::Load(std::string_view body) {
 
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
+  server_.FeedMonitorsNow(ctx.client, args);
   int64_t numkeys = 0;
   if (!ParseInt64(args[2], &numkeys)) {
     ctx.reply.Error(err::kNotInteger);
@@ -428,7 +429,10 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
     run_.wrote = true;
   }
   client_->reply.SetResp(run_.resp);
+  const bool narrowed = run_.repl != kReplAll;
+  if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
   server_.Execute(client_.get(), args_);
+  if (narrowed) server_.propagator().SetTargets(kPropagateAll);
   std::string_view bytes = ReplyBytes(client_->out, &reply_scratch_);
   PushReplyAsLua(L, bytes);
   client_->out.Clear();

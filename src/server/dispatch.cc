@@ -370,7 +370,10 @@ void Server::RecordCall(Client* c, const CommandSpec* spec,
 void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& args) {
   int64_t now_us = NowUs();
   char head[96];
-  std::string where = c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket : c.addr;
+  // A script's commands show as "lua" (its client's peer address is "?:0", as SLOWLOG shows).
+  std::string where = c.has_flag(kClientScript)       ? std::string("lua")
+                      : c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket
+                                                      : c.addr;
   std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(now_us / 1000000),
                 static_cast<long>(now_us % 1000000), c.db_index);
   std::string line = head;

@@ -72,10 +72,11 @@ void Propagator::OnKeyEvent(const KeyEvent& ev) {
 }
 
 void Propagator::Append(int db, std::vector<std::string> argv) {
+  if (targets_ == kPropagateNone) return;
   if (depth_ > 0) {
-    held_.push_back(Record{db, std::move(argv)});
+    held_.push_back(Record{db, std::move(argv), targets_});
   } else {
-    SendIn(db, argv);
+    SendIn(db, argv, targets_);
   }
 }
 
@@ -84,25 +85,27 @@ void Propagator::FlushHeld() {
   std::vector<Record> records;
   records.swap(held_);
   if (records.size() == 1) {
-    SendIn(records[0].db, records[0].argv);
+    SendIn(records[0].db, records[0].argv, records[0].targets);
     return;
   }
   // MULTI belongs to the database of the first record, so its SELECT comes first.
   SendIn(records[0].db, {"MULTI"});
-  for (const Record& r : records) SendIn(r.db, r.argv);
+  for (const Record& r : records) SendIn(r.db, r.argv, r.targets);
   Send({"EXEC"});
 }
 
-void Propagator::SendIn(int db, const std::vector<std::string>& argv) {
+void Propagator::SendIn(int db, const std::vector<std::string>& argv, uint8_t targets) {
   if (db != selected_db_) {
     Send({"SELECT", std::to_string(db)});
     selected_db_ = db;
   }
-  Send(argv);
+  Send(argv, targets);
 }
 
-void Propagator::Send(const std::vector<std::string>& argv) {
-  for (PropagationSink* s : sinks_) s->OnPropagate(argv);
+void Propagator::Send(const std::vector<std::string>& argv, uint8_t targets) {
+  for (PropagationSink* s : sinks_) {
+    if ((s->targets() & targets) != 0) s->OnPropagate(argv);
+  }
 }
 
 }  // namespace redistp

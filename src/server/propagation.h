@@ -46,11 +46,23 @@ namespace redistp {
 
 class Config;
 
+// Where a record goes: the AOF, replicas, or both. A script narrows it for the commands it runs
+// after redis.set_repl (the bits are Lua's redis.REPL_AOF and redis.REPL_REPLICA).
+enum PropagationTarget : uint8_t {
+  kPropagateNone = 0,
+  kPropagateAof = 1,
+  kPropagateReplicas = 2,
+  kPropagateAll = 3,
+};
+
 // Receives the propagation stream, one command at a time, SELECT/MULTI/EXEC included.
 class PropagationSink {
  public:
   virtual ~PropagationSink() = default;
   virtual void OnPropagate(const std::vector<std::string>& argv) = 0;
+  // Which records this sink takes (an AOF writer answers kPropagateAof, a replica link
+  // kPropagateReplicas); SELECT, MULTI and EXEC go to every sink.
+  virtual uint8_t targets() const { return kPropagateAll; }
 };
 
 class Propagator : public KeyspaceListener {
@@ -98,6 +110,10 @@ class Propagator : public KeyspaceListener {
   void ReplicateNothing();
   void ForceReplication();
 
+  // The targets of the records appended from now on (a script's redis.set_repl; kPropagateAll
+  // again when the script's command ends). kPropagateNone drops them.
+  void SetTargets(uint8_t targets) { targets_ = targets; }
+
   // A record produced outside any command's own arguments (a BSETTP hand-off served when a
   // key was freed): emitted now, in database `db`, covering one key change.
   void Emit(int db, std::initializer_list<std::string_view> argv);
@@ -111,6 +127,7 @@ class Propagator : public KeyspaceListener {
   struct Record {
     int db;
     std::vector<std::string> argv;
+    uint8_t targets = kPropagateAll;
   };
   // The running command's record: its arguments, or the rewrite its handler set.
   void RecordCommand(int db, const std::vector<std::string_view>& args);
@@ -118,8 +135,8 @@ class Propagator : public KeyspaceListener {
   void Append(int db, std::vector<std::string> argv);
   // Sends the held records of the top-level command that just ended.
   void FlushHeld();
-  void SendIn(int db, const std::vector<std::string>& argv);
-  void Send(const std::vector<std::string>& argv);
+  void SendIn(int db, const std::vector<std::string>& argv, uint8_t targets = kPropagateAll);
+  void Send(const std::vector<std::string>& argv, uint8_t targets = kPropagateAll);
 
   const KeyspaceContext* keyspace_;
   const Config* config_;
@@ -132,6 +149,7 @@ class Propagator : public KeyspaceListener {
   bool have_rewrite_ = false;
   bool suppress_ = false;
   bool force_ = false;
+  uint8_t targets_ = kPropagateAll;
   std::vector<std::string> rewrite_;
 };
 

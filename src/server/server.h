@@ -203,6 +203,11 @@ class Server : public WatchSink {
   // Whether the memory check of the command being run found the server out of memory (after
   // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
   bool pre_command_oom() const { return pre_command_oom_; }
+  // MONITOR shows a script call (EVAL, FCALL: flagged skip-monitor) before the commands the
+  // script runs, as Redis 7.0 does; the engine calls this as the script starts.
+  void FeedMonitorsNow(const Client& c, const std::vector<std::string_view>& args) {
+    if (!monitors_.empty()) FeedMonitors(c, args);
+  }
 
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
 
