@@ -178,8 +178,7 @@ std::string Divergence(const Options& o, const CommandTable& table,
     report << "  (the same kind of divergence as one above: not shrunk)\n";
     return report.str();
   }
-  std::vector<Step> prefix =
-      Regenerate(o, table, skip, index + 1, 100000);
+  std::vector<Step> prefix = Regenerate(o, table, skip, index + 1, 100000);
   int replays_before = runner.replays();
   std::vector<Step> minimal =
       runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
