@@ -321,6 +321,10 @@ void DebugCommand(CommandContext& c) {
     // atoi semantics, as Redis: any non-zero number enables, anything else disables.
     c.server.keyspace().active_expire = std::atoi(std::string(c.args[2]).c_str()) != 0;
     c.reply.Ok();
+  } else if (is("set-disable-deny-scripts") && argc == 3) {
+    // Lets scripts call commands flagged noscript (DEBUG PROTOCOL ...), for tests; atoi as Redis.
+    c.server.set_scripts_may_run_noscript(std::atoi(std::string(c.args[2]).c_str()) != 0);
+    c.reply.Ok();
   } else if (is("object") && argc == 3) {
     ObjectSub(c);
   } else if (is("digest") && argc == 2) {

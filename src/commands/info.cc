@@ -27,9 +27,9 @@
 
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "scripting/script_engine.h"
 #include "server/client.h"
 #include "server/pubsub.h"
-#include "scripting/script_engine.h"
 #include "server/server.h"
 #include "server/version.h"
 #include "util/memory.h"
@@ -414,7 +414,8 @@ std::string InfoSections(Server& s, bool all, bool defaults, const std::set<std:
 MemoryOverview ComputeMemoryOverview(Server& s) {
   MemoryOverview m;
   Server::MemoryStats ms = s.ReadMemoryStats();
-  m.used = ms.allocated;
+  // Lua's heap is reported apart (used_memory_lua), as in Redis, whose allocator never sees it.
+  m.used = ms.allocated > s.script_heap_bytes() ? ms.allocated - s.script_heap_bytes() : 0;
   m.peak = std::max(s.used_memory_peak(), m.used);
   m.startup = std::min(s.used_memory_startup(), m.used);
   m.rss = ms.rss;

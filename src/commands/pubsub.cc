@@ -224,7 +224,7 @@ void RegisterPubSubCommands(CommandTable& t) {
        .handler = PUnsubscribeCommand});
   t.Register({.name = "publish",
               .arity = 3,
-              .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast,
+              .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate,
               .acl = kAclPubSub | kAclFast,
               .doc = {.summary = "Sends a message to a channel's subscribers",
                       .since = "2.0.0",
@@ -266,7 +266,7 @@ void RegisterPubSubCommands(CommandTable& t) {
               .handler = SUnsubscribeCommand});
   t.Register({.name = "spublish",
               .arity = 3,
-              .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast,
+              .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate,
               .first_key = 1,
               .last_key = 1,
               .key_step = 1,

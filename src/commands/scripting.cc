@@ -32,9 +32,8 @@ void ScriptExistsCommand(CommandContext& c) {
 
 void ScriptFlushCommand(CommandContext& c) {
   // ASYNC and SYNC differ only in who frees the memory; the cache is empty at once either way.
-  if (c.args.size() > 3 ||
-      (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "async") &&
-       !EqualsIgnoreCase(c.args[2], "sync"))) {
+  if (c.args.size() > 3 || (c.args.size() == 3 && !EqualsIgnoreCase(c.args[2], "async") &&
+                            !EqualsIgnoreCase(c.args[2], "sync"))) {
     c.reply.Error(err::kScriptFlushOption);
     return;
   }
@@ -67,10 +66,12 @@ void ScriptHelpCommand(CommandContext& c) {
 }
 
 CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandler handler) {
-  uint64_t flags = kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys |
-                   kCmdMovableKeys;
-  if (read_only) flags |= kCmdReadOnly;
-  else flags |= kCmdMayReplicate;
+  uint64_t flags =
+      kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys;
+  if (read_only)
+    flags |= kCmdReadOnly;
+  else
+    flags |= kCmdMayReplicate;
   KeySpec keys{.flags = read_only ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate,
                .notes = read_only ? std::string_view()
                                   : std::string_view("We cannot tell how the keys will be used so "
@@ -112,19 +113,19 @@ void RegisterScriptingCommands(CommandTable& t) {
                .group = "scripting",
                .complexity = "Depends on subcommand."},
        .subcommands = {
-           CommandSpec{.name = "exists",
-                       .arity = -3,
-                       .flags = kCmdNoScript,
-                       .acl = kAcl,
-                       .doc = {.summary = "Tells which scripts are in the script cache",
-                               .since = "2.6.0",
-                               .group = "scripting",
-                               .complexity = "O(N) with N being the number of scripts to check "
-                                             "(so checking a single script is an O(1) operation).",
-                               .tips = {"request_policy:all_shards",
-                                        "response_policy:agg_logical_and"},
-                               .args = {docs::String("sha1").Multiple()}},
-                       .handler = ScriptExistsCommand},
+           CommandSpec{
+               .name = "exists",
+               .arity = -3,
+               .flags = kCmdNoScript,
+               .acl = kAcl,
+               .doc = {.summary = "Tells which scripts are in the script cache",
+                       .since = "2.6.0",
+                       .group = "scripting",
+                       .complexity = "O(N) with N being the number of scripts to check "
+                                     "(so checking a single script is an O(1) operation).",
+                       .tips = {"request_policy:all_shards", "response_policy:agg_logical_and"},
+                       .args = {docs::String("sha1").Multiple()}},
+               .handler = ScriptExistsCommand},
            CommandSpec{
                .name = "flush",
                .arity = -2,
@@ -134,9 +135,11 @@ void RegisterScriptingCommands(CommandTable& t) {
                        .since = "2.6.0",
                        .group = "scripting",
                        .complexity = "O(N) with N being the number of scripts in cache",
-                       .history = {{"6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers."}},
+                       .history = {{"6.2.0",
+                                    "Added the `ASYNC` and `SYNC` flushing mode modifiers."}},
                        .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
-                       .args = {docs::OneOf("async", {docs::PureToken("ASYNC"), docs::PureToken("SYNC")})
+                       .args = {docs::OneOf("async",
+                                            {docs::PureToken("ASYNC"), docs::PureToken("SYNC")})
                                     .Since("6.2.0")
                                     .Optional()}},
                .handler = ScriptFlushCommand},
@@ -150,30 +153,30 @@ void RegisterScriptingCommands(CommandTable& t) {
                                .group = "scripting",
                                .complexity = "O(1)"},
                        .handler = ScriptHelpCommand},
-           CommandSpec{.name = "kill",
-                       .arity = 2,
-                       .flags = kCmdNoScript | kCmdAllowBusy,
-                       .acl = kAcl,
-                       .doc = {.summary = "Stops the running script if it has not written",
-                               .since = "2.6.0",
-                               .group = "scripting",
-                               .complexity = "O(1)",
-                               .tips = {"request_policy:all_shards",
-                                        "response_policy:one_succeeded"}},
-                       .handler = ScriptKillCommand},
-           CommandSpec{.name = "load",
-                       .arity = 3,
-                       .flags = kCmdNoScript | kCmdStale,
-                       .acl = kAcl,
-                       .doc = {.summary = "Compiles a script into the script cache",
-                               .since = "2.6.0",
-                               .group = "scripting",
-                               .complexity = "O(N) with N being the length in bytes of the script "
-                                             "body.",
-                               .tips = {"request_policy:all_nodes",
-                                        "response_policy:all_succeeded"},
-                               .args = {docs::String("script")}},
-                       .handler = ScriptLoadCommand},
+           CommandSpec{
+               .name = "kill",
+               .arity = 2,
+               .flags = kCmdNoScript | kCmdAllowBusy,
+               .acl = kAcl,
+               .doc = {.summary = "Stops the running script if it has not written",
+                       .since = "2.6.0",
+                       .group = "scripting",
+                       .complexity = "O(1)",
+                       .tips = {"request_policy:all_shards", "response_policy:one_succeeded"}},
+               .handler = ScriptKillCommand},
+           CommandSpec{
+               .name = "load",
+               .arity = 3,
+               .flags = kCmdNoScript | kCmdStale,
+               .acl = kAcl,
+               .doc = {.summary = "Compiles a script into the script cache",
+                       .since = "2.6.0",
+                       .group = "scripting",
+                       .complexity = "O(N) with N being the length in bytes of the script "
+                                     "body.",
+                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
+                       .args = {docs::String("script")}},
+               .handler = ScriptLoadCommand},
        }});
 }
 

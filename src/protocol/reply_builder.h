@@ -30,6 +30,9 @@ class ReplyBuilder {
   bool enabled() const { return enabled_; }
   // Counts errors written since the last call; the dispatcher uses it for stats.
   uint64_t errors_written() const { return errors_written_; }
+  // Of those, the errors already counted in the error statistics where they arose (a script
+  // replying the error a command inside it gave): the dispatcher leaves them out of errorstats.
+  uint64_t errors_uncounted() const { return errors_uncounted_; }
   // The prefix ("ERR", "WRONGTYPE") of the last error written; for errorstats.
   std::string_view last_error_prefix() const { return {last_error_prefix_, last_error_len_}; }
 
@@ -37,6 +40,11 @@ class ReplyBuilder {
   void Simple(std::string_view s);
   // `msg` is the full error text, e.g. "ERR syntax error" (no leading '-', no CRLF).
   void Error(std::string_view msg);
+  // An error reply that the error statistics already counted (see errors_uncounted).
+  void ErrorCounted(std::string_view msg) {
+    ++errors_uncounted_;
+    Error(msg);
+  }
   void Int(int64_t v);
   void Bulk(std::string_view s);
   void Null();       // RESP2 $-1, RESP3 _
@@ -67,6 +75,7 @@ class ReplyBuilder {
   int resp_ = 2;
   bool enabled_ = true;
   uint64_t errors_written_ = 0;
+  uint64_t errors_uncounted_ = 0;
   char last_error_prefix_[32] = {};
   size_t last_error_len_ = 0;
 };

@@ -1,8 +1,12 @@
 // The scripts' Lua environment (model in lua_env.h).
 #include "scripting/lua_env.h"
 
+#include <malloc.h>
+
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -53,6 +57,13 @@ bool UnwrapProxy(lua_State* L, int idx) {
   return true;
 }
 
+// Raises {err = "ERR <msg>"}: Redis's helpers fail with an error table, so the script's error
+// carries no "user_script:N:" position (Lua's own library errors do).
+int RaiseError(lua_State* L, const char* msg) {
+  PushErrorTable(L, msg, std::strlen(msg));
+  return lua_error(L);
+}
+
 int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError); }
 
 // __index of the real globals: a name nobody defined.
@@ -98,13 +109,13 @@ void Wrap(lua_State* L, int idx, const char* name, lua_CFunction wrapper) {
 // Pushes a read-only proxy of the table at `idx` and records it in the proxy map.
 void PushProxy(lua_State* L, int idx) {
   if (idx < 0) idx = lua_gettop(L) + idx + 1;
-  lua_newtable(L);                  // proxy
-  lua_createtable(L, 0, 3);         // its metatable
+  lua_newtable(L);           // proxy
+  lua_createtable(L, 0, 3);  // its metatable
   lua_pushvalue(L, idx);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, ReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
-  lua_pushboolean(L, 0);            // getmetatable(proxy) answers this; setmetatable refuses
+  lua_pushboolean(L, 0);  // getmetatable(proxy) answers this; setmetatable refuses
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   lua_pushlightuserdata(L, &kReadonlyMapKey);
@@ -113,6 +124,28 @@ void PushProxy(lua_State* L, int idx) {
   lua_pushvalue(L, idx);
   lua_rawset(L, -3);
   lua_pop(L, 1);
+}
+
+// ---- the allocator: Lua's heap is counted apart ------------------------------------------------
+
+// Lua's allocation function, keeping in *ud the bytes its blocks occupy (usable sizes, as the
+// allocator's own statistics count them), so used_memory can leave the Lua heap out as Redis's
+// does.
+void* LuaAlloc(void* ud, void* ptr, size_t /*osize*/, size_t nsize) {
+  auto* counter = static_cast<size_t*>(ud);
+  if (ptr != nullptr) *counter -= malloc_usable_size(ptr);
+  if (nsize == 0) {
+    std::free(ptr);
+    return nullptr;
+  }
+  void* p = std::realloc(ptr, nsize);
+  if (p == nullptr) {
+    // Lua keeps the old block when a reallocation fails: it is still counted.
+    if (ptr != nullptr) *counter += malloc_usable_size(ptr);
+    return nullptr;
+  }
+  *counter += malloc_usable_size(p);
+  return p;
 }
 
 // ---- math.random: rand48 as Redis has it -------------------------------------------------------
@@ -185,6 +218,31 @@ int LoadString(lua_State* L) {
   return 1;
 }
 
+// ---- pcall: an error table becomes its text -------------------------------------------------
+
+// Redis 7.0's pcall: like Lua's, except that an error raised as a table with a string `err`
+// (redis.call's failures, redis.error_reply) is caught as that string.
+int PCall(lua_State* L) {
+  const int argc = lua_gettop(L);
+  luaL_checkany(L, 1);
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) {
+        lua_replace(L, -2);
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+    lua_pushboolean(L, 0);
+    lua_replace(L, 1);
+    lua_settop(L, 2);
+  }
+  return lua_gettop(L);
+}
+
 // ---- the error handler -------------------------------------------------------------------------
 
 int ErrorHandler(lua_State* L) {
@@ -224,7 +282,7 @@ int RedisCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, true); }
 int RedisPCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, false); }
 
 int RedisSha1Hex(lua_State* L) {
-  if (lua_gettop(L) != 1) return luaL_error(L, "wrong number of arguments");
+  if (lua_gettop(L) != 1) return RaiseError(L, "wrong number of arguments");
   size_t len = 0;
   const char* s = lua_tolstring(L, 1, &len);
   std::string hex = Sha1Hex(s != nullptr ? std::string_view(s, len) : std::string_view());
@@ -259,10 +317,10 @@ int RedisStatusReply(lua_State* L) {
 
 int RedisLog(lua_State* L) {
   int argc = lua_gettop(L);
-  if (argc < 2) return luaL_error(L, "redis.log() requires two arguments or more.");
-  if (!lua_isnumber(L, 1)) return luaL_error(L, "First argument must be a number (log level).");
+  if (argc < 2) return RaiseError(L, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) return RaiseError(L, "First argument must be a number (log level).");
   int level = static_cast<int>(lua_tonumber(L, 1));
-  if (level < 0 || level > 3) return luaL_error(L, "Invalid debug level.");
+  if (level < 0 || level > 3) return RaiseError(L, "Invalid debug level.");
   std::string line;
   for (int i = 2; i <= argc; ++i) {
     size_t len = 0;
@@ -275,9 +333,9 @@ int RedisLog(lua_State* L) {
 }
 
 int RedisSetResp(lua_State* L) {
-  if (lua_gettop(L) != 1) return luaL_error(L, "redis.setresp() requires one argument.");
+  if (lua_gettop(L) != 1) return RaiseError(L, "redis.setresp() requires one argument.");
   int resp = static_cast<int>(lua_tonumber(L, 1));
-  if (resp != 2 && resp != 3) return luaL_error(L, "RESP version must be 2 or 3.");
+  if (resp != 2 && resp != 3) return RaiseError(L, "RESP version must be 2 or 3.");
   ScriptRun* run = EngineOf(L)->running();
   if (run != nullptr) run->resp = resp;
   return 0;
@@ -285,11 +343,13 @@ int RedisSetResp(lua_State* L) {
 
 int RedisSetRepl(lua_State* L) {
   ScriptRun* run = EngineOf(L)->running();
-  if (run == nullptr) return luaL_error(L, "redis.set_repl() can only be called inside a script invocation");
-  if (lua_gettop(L) != 1) return luaL_error(L, "redis.set_repl() requires one argument.");
+  if (run == nullptr) {
+    return RaiseError(L, "redis.set_repl() can only be called inside a script invocation");
+  }
+  if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires one argument.");
   int flags = static_cast<int>(lua_tonumber(L, 1));
   if ((flags & ~kReplAll) != 0) {
-    return luaL_error(
+    return RaiseError(
         L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
   }
   run->repl = flags;
@@ -310,7 +370,8 @@ int RedisNoDebugger(lua_State* L) {
 
 int RedisAclCheckCmd(lua_State* L) {
   int argc = lua_gettop(L);
-  if (argc < 1) return luaL_error(L, "Please specify at least one argument for this redis lib call");
+  if (argc < 1)
+    return RaiseError(L, "Please specify at least one argument for this redis lib call");
   size_t len = 0;
   const char* name = lua_tolstring(L, 1, &len);
   ScriptEngine* engine = EngineOf(L);
@@ -321,7 +382,7 @@ int RedisAclCheckCmd(lua_State* L) {
     const char* sub = lua_tolstring(L, 2, &sub_len);
     spec = sub != nullptr ? spec->FindSubcommand(std::string_view(sub, sub_len)) : nullptr;
   }
-  if (spec == nullptr) return luaL_error(L, "Invalid command passed to redis.acl_check_cmd()");
+  if (spec == nullptr) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
   // Without ACL users every connection may run every command.
   lua_pushboolean(L, 1);
   return 1;
@@ -411,8 +472,14 @@ void PushErrorTable(lua_State* L, const char* msg, size_t len) {
 }
 
 lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
-  lua_State* L = luaL_newstate();
+  lua_State* L = lua_newstate(LuaAlloc, &engine->server().script_heap_bytes());
   if (L == nullptr) return nullptr;
+  lua_atpanic(L, [](lua_State* l) -> int {
+    // Only reached for an error outside any protected call (never by design): report and stop.
+    std::fprintf(stderr, "Lua panic: %s\n",
+                 lua_tostring(l, -1) != nullptr ? lua_tostring(l, -1) : "?");
+    std::abort();
+  });
   const struct {
     const char* name;
     lua_CFunction open;
@@ -428,7 +495,7 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   OpenLibrary(L, luaopen_cjson, "cjson");
   OpenLibrary(L, luaopen_bit, "bit");
   OpenLibrary(L, OpenLuaStruct, "struct");
-  // cmsgpack joins with its library (lua_cmsgpack.cc).
+  OpenLibrary(L, OpenLuaCmsgpack, "cmsgpack");
 
   // What Redis's scripts do not see.
   for (const char* hidden : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {
@@ -437,6 +504,8 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   }
   lua_pushcfunction(L, LoadString);
   lua_setglobal(L, "loadstring");
+  lua_pushcfunction(L, PCall);
+  lua_setglobal(L, "pcall");
 
   // math.random / math.randomseed on Redis's generator.
   auto* rand = static_cast<Rand48*>(lua_newuserdata(L, sizeof(Rand48)));
@@ -485,9 +554,12 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
     lua_setfield(L, g, lib);
     lua_pop(L, 1);
   }
-  // The string metatable: getmetatable("") answers a proxy of it.
+  // The string metatable: getmetatable("") answers a proxy of it, and its __index is the
+  // string table scripts see (the proxy), so getmetatable('').__index == string.
   lua_pushstring(L, "");
   if (lua_getmetatable(L, -1) != 0) {
+    lua_getfield(L, g, LUA_STRLIBNAME);
+    lua_setfield(L, -2, "__index");
     PushProxy(L, -1);
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);

@@ -172,7 +172,14 @@ void WriteTable(lua_State* L, ReplyBuilder& out, int script_resp) {
   std::string text;
   if (StringField(L, "err", &text)) {
     ReplaceNewlines(&text);
-    out.Error(text);
+    lua_getfield(L, -1, kIgnoreStatsField);
+    const bool counted = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    if (counted) {
+      out.ErrorCounted(text);
+    } else {
+      out.Error(text);
+    }
     return;
   }
   if (StringField(L, "ok", &text)) {

@@ -30,6 +30,10 @@ namespace redistp {
 
 class ReplyBuilder;
 
+// The field an error table carries when the error was already counted in the error statistics
+// (a command's error seen by redis.call/pcall); Redis 7.0 uses the same name.
+inline constexpr const char* kIgnoreStatsField = "ignore_error_stats_update";
+
 // Pushes the Lua value of the one complete reply at the start of `resp` and returns the number
 // of bytes it took. The bytes were produced by our ReplyBuilder, so they are well formed.
 size_t PushReplyAsLua(lua_State* L, std::string_view resp);

@@ -178,7 +178,7 @@ const ScriptEngine::CachedScript* ScriptEngine::Find(std::string_view sha) const
 bool ScriptEngine::Exists(std::string_view sha) const { return Find(sha) != nullptr; }
 
 Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& key,
-                                                                 std::string_view body) {
+                                                                std::string_view body) {
   uint32_t flags = 0;
   size_t code_start = 0;
   Status s = ParseShebang(body, &flags, &code_start);
@@ -212,6 +212,10 @@ Result<std::string> ScriptEngine::Load(std::string_view body) {
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
   server_.FeedMonitorsNow(ctx.client, args);
+  if (by_sha && args[1].size() != 40) {
+    ctx.reply.Error(err::kNoScript);
+    return;
+  }
   int64_t numkeys = 0;
   if (!ParseInt64(args[2], &numkeys)) {
     ctx.reply.Error(err::kNotInteger);
@@ -260,7 +264,8 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     }
     if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
         server_.pre_command_oom()) {
-      ctx.reply.Error(err::kScriptOomFlag);
+      // Such a script counts as a deny-oom command: the usual OOM error.
+      ctx.reply.Error(err::kOom);
       return;
     }
   }
@@ -360,7 +365,14 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
       text.push_back('.');
     }
     lua_pop(L, 2);
-    ctx.reply.Error(text);
+    lua_getfield(L, -1, kIgnoreStatsField);
+    const bool counted = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    if (counted) {
+      ctx.reply.ErrorCounted(text);
+    } else {
+      ctx.reply.Error(text);
+    }
   } else {
     // Errors the handler could not run for (out of memory inside Lua).
     size_t len = 0;
@@ -415,10 +427,15 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   if (spec == nullptr) return fail(err::kScriptUnknownCommand);
   const int n = static_cast<int>(args_.size());
   if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) return fail(err::kScriptWrongArgs);
-  if ((spec->flags & kCmdNoScript) != 0) return fail(err::kScriptCommandNotAllowed);
+  if ((spec->flags & kCmdNoScript) != 0 && !server_.scripts_may_run_noscript()) {
+    return fail(err::kScriptCommandNotAllowed);
+  }
+  // PUBLISH and the like (may-replicate) count as writes for read-only scripts.
+  if (run_.read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0) {
+    return fail(err::kScriptReadOnlyWrite);
+  }
   const bool write = (spec->flags & kCmdWrite) != 0;
   if (write) {
-    if (run_.read_only) return fail(err::kScriptReadOnlyWrite);
     // Before the first write: the OOM state at the script's start refuses a command that may
     // grow memory, unless the script allows it (after a write failing would leave half a
     // script applied).
@@ -436,11 +453,12 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   std::string_view bytes = ReplyBytes(client_->out, &reply_scratch_);
   PushReplyAsLua(L, bytes);
   client_->out.Clear();
-  if (raise && lua_istable(L, -1)) {
-    lua_getfield(L, -1, "err");
-    const bool is_error = lua_isstring(L, -1);
-    lua_pop(L, 1);
-    if (is_error) return lua_error(L);
+  if (!bytes.empty() && bytes[0] == '-') {
+    // The command's error was counted in the error statistics when it was replied; the mark
+    // keeps the script's own error reply (raised or returned) from counting it again.
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, kIgnoreStatsField);
+    if (raise) return lua_error(L);
   }
   return 1;
 }

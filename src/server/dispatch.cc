@@ -195,6 +195,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   }
 
   uint64_t errors_before = c->reply.errors_written();
+  uint64_t uncounted_before = c->reply.errors_uncounted();
   const CommandSpec* spec = commands_.Find(args[0]);
   const CommandSpec* rejected_spec = nullptr;
   std::string rejection;
@@ -244,8 +245,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
       // EXEC runs were admitted (or refused) as a whole when EXEC was.
       // Scripts apply their own OOM rule (scripting/script_engine.h).
-      if (rejection.empty() && config_.maxmemory != 0 && !c->has_flag(kClientInExec | kClientScript) &&
-          RefuseForMemory(c, spec)) {
+      if (rejection.empty() && config_.maxmemory != 0 &&
+          !c->has_flag(kClientInExec | kClientScript) && RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
       }
@@ -288,9 +289,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
   } else {
     CommandContext ctx{
-        *this,       *c,
-        *c->db,      args,
-        c->reply,    *spec,
+        *this,
+        *c,
+        *c->db,
+        args,
+        c->reply,
+        *spec,
         propagator_,
         from_script ? ExecOrigin::kScript
                     : (c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient)};
@@ -303,20 +307,34 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     // EXEC runs its commands from inside its own handler: restore the outer one afterwards.
     const Client* outer_client = running_client_;
     const std::vector<std::string_view>* outer_args = running_args_;
-    running_client_ = c;
+    const CommandSpec* outer_spec = running_spec_;
+    // A script's commands run for its caller: changes are the caller's (tracking's NOLOOP).
+    running_client_ = &c->session();
     running_args_ = &args;
+    running_spec_ = spec;
     spec->handler(ctx);
     running_client_ = outer_client;
     running_args_ = outer_args;
-    tracking_.AfterCommand(c->session(), *spec, args);  // a tracking client's read keys (issue 9)
+    running_spec_ = outer_spec;
+    // A tracking client's read keys (issue 9). A read inside a script makes Redis 7.0 remember
+    // the keys of the script call itself (EVAL's declared KEYS) for the caller.
+    if (!from_script) {
+      tracking_.AfterCommand(*c, *spec, args);
+    } else if ((spec->flags & kCmdReadOnly) != 0 && outer_spec != nullptr &&
+               outer_args != nullptr) {
+      tracking_.RememberCallerKeys(c->session(), *outer_spec, *outer_args);
+    }
     if (propagate) propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
     ++spec->stats.calls;
     spec->stats.usec += static_cast<uint64_t>(duration);
     if (c->reply.errors_written() != errors_before) ++spec->stats.failed_calls;
     RecordCall(c, spec, args, duration);
+    // A script's commands count as processed commands too (Redis 7.0); the network path counts
+    // its own in Dispatch.
+    if (from_script) ++stats_.total_commands_processed;
   }
-  if (c->reply.errors_written() != errors_before) {
+  if (c->reply.errors_written() - errors_before > c->reply.errors_uncounted() - uncounted_before) {
     ++stats_.total_error_replies;
     ++stats_.error_counts[std::string(c->reply.last_error_prefix())];
   }

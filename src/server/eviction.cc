@@ -30,8 +30,13 @@ bool Evictable(const Entry* e, bool volatile_only) {
 
 size_t Evictor::UsedMemory() const {
   int64_t net = ThreadNetAllocated();
-  if (net < 0 && !ThreadCountersAvailable()) return ReadAllocatorStats().allocated;
-  int64_t used = static_cast<int64_t>(base_allocated_) + (net - base_thread_net_);
+  if (net < 0 && !ThreadCountersAvailable()) {
+    size_t all = ReadAllocatorStats().allocated;
+    return all > server_->script_heap_bytes() ? all - server_->script_heap_bytes() : 0;
+  }
+  // Lua's heap is not the dataset's: left out, as Redis's allocator never sees it.
+  int64_t used = static_cast<int64_t>(base_allocated_) + (net - base_thread_net_) -
+                 static_cast<int64_t>(server_->script_heap_bytes());
   return used > 0 ? static_cast<size_t>(used) : 0;
 }
 

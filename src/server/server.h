@@ -209,6 +209,15 @@ class Server : public WatchSink {
     if (!monitors_.empty()) FeedMonitors(c, args);
   }
 
+  // DEBUG SET-DISABLE-DENY-SCRIPTS: lets scripts run commands flagged noscript (for tests).
+  bool scripts_may_run_noscript() const { return scripts_may_run_noscript_; }
+  void set_scripts_may_run_noscript(bool on) { scripts_may_run_noscript_ = on; }
+  // Bytes the Lua states hold (their allocator keeps this count). Redis's allocator does not
+  // see Lua's heap, so used_memory and maxmemory leave it out here too (used_memory_lua and
+  // used_memory_vm_* report it).
+  size_t& script_heap_bytes() { return script_heap_bytes_; }
+  size_t script_heap_bytes() const { return script_heap_bytes_; }
+
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
 
   // (end of issue 10)
@@ -414,6 +423,8 @@ class Server : public WatchSink {
   // scripting:
   std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
+  bool scripts_may_run_noscript_ = false;
+  size_t script_heap_bytes_ = 0;
 
   // busy scripts:
 
@@ -446,6 +457,7 @@ class Server : public WatchSink {
   bool shutdown_requested_ = false;
   int exit_code_ = 0;
   const Client* running_client_ = nullptr;
+  const CommandSpec* running_spec_ = nullptr;
   const std::vector<std::string_view>* running_args_ = nullptr;
 };
 

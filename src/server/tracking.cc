@@ -150,6 +150,11 @@ void Tracking::EndTopLevelCommand(Client& c, std::string_view command_name) {
 void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
                             const std::vector<std::string_view>& args) {
   if ((spec.flags & kCmdReadOnly) == 0 || (spec.flags & kCmdPubSub) != 0) return;
+  RememberKeysOf(c, spec, args);
+}
+
+void Tracking::RememberKeysOf(Client& c, const CommandSpec& spec,
+                              const std::vector<std::string_view>& args) {
   // OPTIN remembers only with CACHING YES given; OPTOUT only without CACHING NO.
   const bool caching = (c.tracking & kTrackingCaching) != 0;
   if ((c.tracking & kTrackingOptin) != 0 && !caching) return;

@@ -105,6 +105,14 @@ class Tracking : public KeyspaceListener {
     ++command_seq_;
     if ((c.tracking & (kTrackingOn | kTrackingBcast)) == kTrackingOn) RememberKeys(c, spec, args);
   }
+  // A script's read: remembers, for the script's caller, the keys of the script call itself
+  // (`spec`/`args` of EVAL, FCALL ...), as Redis 7.0 does, whatever the flags of that call.
+  void RememberCallerKeys(Client& caller, const CommandSpec& spec,
+                          const std::vector<std::string_view>& args) {
+    if ((caller.tracking & (kTrackingOn | kTrackingBcast)) == kTrackingOn) {
+      RememberKeysOf(caller, spec, args);
+    }
+  }
   // After each top-level command (before blocked clients are served): sends the invalidations
   // held for the client that ran it (see the file comment), in the order they were caused.
   void SendHeldInvalidations() {
@@ -150,7 +158,11 @@ class Tracking : public KeyspaceListener {
     bool null = false;
   };
 
+  // A read-only command's keys (others remember nothing) ...
   void RememberKeys(Client& c, const CommandSpec& spec, const std::vector<std::string_view>& args);
+  // ... and any command's keys, under the OPTIN/OPTOUT rules.
+  void RememberKeysOf(Client& c, const CommandSpec& spec,
+                      const std::vector<std::string_view>& args);
   // Default-mode invalidation of `key`: tells its readers and drops its row. `changer` is the
   // running client (for NOLOOP); `broadcast` also collects it for matching BCAST prefixes
   // with `bcast_changer` as its last changer.
