@@ -346,7 +346,7 @@ int RedisSetRepl(lua_State* L) {
   if (run == nullptr) {
     return RaiseError(L, "redis.set_repl() can only be called inside a script invocation");
   }
-  if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires one argument.");
+  if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires two arguments.");  // sic
   int flags = static_cast<int>(lua_tonumber(L, 1));
   if ((flags & ~kReplAll) != 0) {
     return RaiseError(

@@ -113,7 +113,9 @@ const char* PushValue(lua_State* L, const char* p, const char* end) {
     case '~': {
       const bool is_map = type == '%';
       lua_createtable(L, 0, 1);
-      lua_createtable(L, 0, static_cast<int>(n));
+      // Grown from empty, not presized: small integer members then move to the array part as
+      // in Redis, so pairs() visits them in Redis's order.
+      lua_newtable(L);
       for (long long i = 0; i < n; ++i) {
         next = PushValue(L, next, end);
         if (is_map) {

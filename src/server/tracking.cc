@@ -58,6 +58,14 @@ std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
     for (int i = 0; i < num; ++i) keys.push_back(2 + i);
     return keys;
   }
+  if (name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro" ||
+      name == "fcall" || name == "fcall_ro") {
+    // numkeys at 2, the keys from 3 (a script call's declared KEYS).
+    int num = argc > 2 ? AtoiLike(args[2]) : 0;
+    if (num < 1 || num > argc - 3) return keys;
+    for (int i = 0; i < num; ++i) keys.push_back(3 + i);
+    return keys;
+  }
   if (name == "sort_ro") {
     if (argc > 1) keys.push_back(1);
     return keys;
