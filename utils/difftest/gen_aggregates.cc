@@ -54,8 +54,9 @@ const std::vector<EncodingThreshold>& EncodingThresholds() {
 
 bool FamilyOnly(const std::string& name) {
   static const std::vector<std::string> names = {
-      "spop",     "blpop",    "brpop",  "brpoplpush", "blmove",        "blmpop",
-      "bzpopmin", "bzpopmax", "bzmpop", "config|set", "zremrangebylex"};
+      "spop",           "blpop",    "brpop",    "brpoplpush", "blmove",
+      "blmpop",         "bzpopmin", "bzpopmax", "bzmpop",     "config|set",
+      "zremrangebylex", "eval",     "evalsha",  "eval_ro",    "evalsha_ro"};
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <utility>
 
 namespace difftest {
 
@@ -19,8 +20,13 @@ constexpr int kMaxDepth = 8;
 }  // namespace
 
 Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-                     int connections, bool generic)
-    : rng_(seed), table_(table), skip_(skip), connections_(connections), generic_(generic) {
+                     int connections, bool generic, std::vector<std::string> lua_libs)
+    : lua_libs_(std::move(lua_libs)),
+      rng_(seed),
+      table_(table),
+      skip_(skip),
+      connections_(connections),
+      generic_(generic) {
   for (const auto& c : table_.commands()) {
     if (table_.IsContainer(c.name)) continue;
     if (std::find(skip_.begin(), skip_.end(), c.name) != skip_.end()) continue;
@@ -29,6 +35,7 @@ Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector
   }
   has_aggregates_ = Has("hset") || Has("rpush") || Has("sadd") || Has("zadd");
   has_pubsub_ = Has("publish") || Has("pubsub|channels");
+  has_scripting_ = Has("eval") && Has("evalsha") && Has("script|load");
 }
 
 std::vector<std::string> Generator::SendableNames() const {
@@ -327,6 +334,7 @@ void Generator::Transaction(std::vector<Step>& out) {
     std::vector<std::string> argv = AnyFamilyCommand();
     in_multi_ = false;
     if (rng_.Percent(8)) Mutate(argv);
+    if (has_scripting_ && rng_.Percent(5)) argv = ScriptCommand();
     if (rng_.Percent(3))
       argv = {rng_.Pick(std::vector<std::string>{"WATCH", "MULTI", "SELECT"}),
               rng_.Percent(50) ? Key() : "1"};
@@ -390,6 +398,10 @@ void Generator::NextUntamed(std::vector<Step>& out) {
   std::vector<std::string> argv;
   if (r < 6) {
     Transaction(out);
+    return;
+  }
+  if (has_scripting_ && rng_.Percent(5)) {
+    ScriptBlock(conn, out);
     return;
   }
   if (has_aggregates_ && rng_.Percent(45)) {

@@ -37,6 +37,13 @@
 // Pub/Sub (gen_pubsub.cc): PUBLISH/SPUBLISH to channels some of which the stream comparison's
 // subscriber listens to, PUBSUB's introspection, and now and then CONFIG SET of
 // notify-keyspace-events followed by CONFIG GET of it, which the runner compares exactly.
+//
+// Scripting (gen_scripting.cc, once our server has EVAL, EVALSHA and SCRIPT LOAD): about one
+// block in twenty (and one queued command in twenty inside MULTI) is EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO or SCRIPT LOAD/EXISTS/FLUSH/KILL over a corpus of small scripts on the tester's
+// keys, with wrong numkeys and unknown SHAs now and then. Scripts that need a Lua library our
+// server lacks are not drawn. EVAL and its kin are family only: a random script body is always a
+// compile error, and the family's weight is the one meant.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +91,9 @@ struct EncodingThreshold {
 };
 const std::vector<EncodingThreshold>& EncodingThresholds();
 
+// SHA-1 of `data` in lower-case hex, as EVALSHA names a script (gen_scripting.cc).
+std::string Sha1Hex(const std::string& data);
+
 // Commands the generic generator never draws (see the essay): the families send them safely.
 bool FamilyOnly(const std::string& name);
 
@@ -93,8 +103,10 @@ class Generator {
   // `generic`, only the hand-written families are used (the share of the generic generator
   // goes to them): for a run of Redis against itself, whose table has commands the
   // generic walk cannot send safely (REPLICAOF, SUBSCRIBE ...), or to focus a run.
+  // `lua_libs` names the Lua libraries (cjson, bit, struct, cmsgpack) our server's scripts see;
+  // scripts that need another are not drawn.
   Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-            int connections, bool generic = true);
+            int connections, bool generic = true, std::vector<std::string> lua_libs = {});
   // Appends the next block of steps to `out`.
   void Next(std::vector<Step>& out);
   // The names the generic generator can draw, for --list.
@@ -150,6 +162,19 @@ class Generator {
   std::vector<std::string> PubSubCommand();
   void NotifyConfigBlock(int conn, std::vector<Step>& out);
   bool has_pubsub_ = false;
+  // Scripting (gen_scripting.cc): one EVAL-like or SCRIPT command; a block of one, or of
+  // SCRIPT LOAD followed by EVALSHA of the script, on connection `conn`.
+  std::vector<std::string> ScriptCommand();
+  std::vector<std::string> ScriptAdminCommand(const std::string& body);
+  void ScriptBlock(int conn, std::vector<Step>& out);
+  std::string PickScript(std::string& keys, std::string& args, bool& writes);
+  void ScriptKeysAndArgs(const std::string& keys, const std::string& args,
+                         std::vector<std::string>& argv);
+  std::string ScriptKey(char kind);
+  std::string ScriptArg(char kind);
+  bool HasLuaLibrary(const std::string& name) const;
+  bool has_scripting_ = false;
+  std::vector<std::string> lua_libs_;
   // Appends one aggregate block (a command; SPOP and its DEL) to `out` on connection `conn`.
   void AggregateBlock(int conn, std::vector<Step>& out);
   bool Has(const char* name) const { return table_.Find(name) != nullptr; }

@@ -55,6 +55,8 @@ struct Options {
   bool quiet = false;
   int shrink_seconds = 120;
   int shrink_replays = 400;
+  // Not an option: the Lua libraries our server's scripts see, probed at start (LuaLibraries).
+  std::vector<std::string> lua_libs;
 };
 
 void Usage() {
@@ -121,10 +123,9 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // Regenerates steps [0, n) of the stream for `seed` (the generator is deterministic, so the
 // run keeps no history) and returns the last `keep` of them: the shrinker replays suffixes, and
 // a divergence that needs more than `keep` commands of history is not worth a minimal form.
-std::vector<Step> Regenerate(uint64_t seed, const CommandTable& table,
-                             const std::vector<std::string>& skip, int connections, bool generic,
-                             long long n, size_t keep) {
-  Generator gen(seed, table, skip, connections, generic);
+std::vector<Step> Regenerate(const Options& o, const CommandTable& table,
+                             const std::vector<std::string>& skip, long long n, size_t keep) {
+  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs);
   std::vector<Step> steps;
   long long dropped = 0;
   while (dropped + static_cast<long long>(steps.size()) < n) {
@@ -177,8 +178,7 @@ std::string Divergence(const Options& o, const CommandTable& table,
     report << "  (the same kind of divergence as one above: not shrunk)\n";
     return report.str();
   }
-  std::vector<Step> prefix =
-      Regenerate(o.seed, table, skip, o.connections, o.generic, index + 1, 100000);
+  std::vector<Step> prefix = Regenerate(o, table, skip, index + 1, 100000);
   int replays_before = runner.replays();
   std::vector<Step> minimal =
       runner.Shrink(prefix, o.shrink_replays, std::chrono::seconds(o.shrink_seconds));
@@ -202,7 +202,24 @@ std::string Divergence(const Options& o, const CommandTable& table,
   return report.str();
 }
 
-int Run(const Options& o) {
+// The Lua libraries (of those the scripting generator uses) that a script on our server sees, or
+// none when it has no EVAL; a warning names each one missing.
+std::vector<std::string> LuaLibraries(Connection& conn, const CommandTable& table) {
+  std::vector<std::string> libs;
+  if (table.Find("eval") == nullptr) return libs;
+  for (const char* name : {"cjson", "bit", "struct", "cmsgpack"}) {
+    Value v = conn.Call({"EVAL", std::string("return type(") + name + ")", "0"});
+    if (v.str == "table") {
+      libs.push_back(name);
+    } else {
+      std::cerr << "difftest: warning: redis-tp's scripts have no `" << name
+                << "` library; the scripts that use it are not sent\n";
+    }
+  }
+  return libs;
+}
+
+int Run(Options o) {
   auto started = std::chrono::steady_clock::now();
   ServerProcess ours("redis-tp", o.ours);
   ServerProcess redis("redis 7.0", o.redis);
@@ -219,6 +236,7 @@ int Run(const Options& o) {
     std::cerr << "difftest: reading our command table: " << error << probe.error() << "\n";
     return 2;
   }
+  o.lua_libs = LuaLibraries(probe, table);
   Connection redis_probe;
   Value redis_list =
       redis_probe.Open(redis.port()) ? redis_probe.Call({"COMMAND", "LIST"}) : Value{};
@@ -244,7 +262,7 @@ int Run(const Options& o) {
   size_t redis_only = 0;
   for (const auto& n : redis_names) redis_only += table.Find(n) == nullptr ? 1 : 0;
 
-  Generator gen(o.seed, table, skip, o.connections, o.generic);
+  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs);
   if (o.list) {
     std::cout << "policy table:\n";
     for (const auto& r : PolicyTable()) {
@@ -265,8 +283,8 @@ int Run(const Options& o) {
   }
 
   if (o.print_from >= 0) {
-    std::vector<Step> steps = Regenerate(o.seed, table, skip, o.connections, o.generic, o.print_to,
-                                         static_cast<size_t>(o.print_to - o.print_from));
+    std::vector<Step> steps =
+        Regenerate(o, table, skip, o.print_to, static_cast<size_t>(o.print_to - o.print_from));
     for (size_t i = 0; i < steps.size(); ++i) {
       std::cout << "#" << o.print_from + static_cast<long long>(i) << " " << Line(steps[i]) << "\n";
     }

@@ -37,6 +37,9 @@ const std::vector<PolicyRow>& PolicyTable() {
        "the stream comparison turns tracking on for every command connection, redirected to its "
        "subscriber; a random CLIENT TRACKING (a redirect to an id, RESP3 pushes on the command "
        "connection) would break the one-reply-per-request lock-step"},
+      {"script|debug", Rule::kNeverSend, 0,
+       "YES/SYNC turn the next EVAL into a session of the Lua debugger, which speaks its own "
+       "protocol, not one reply per request"},
       {"client|reply", Rule::kNeverSend, 0,
        "OFF/SKIP suppress replies, so a request no longer has exactly one reply to compare"},
       {"config|set", Rule::kNeverSend, 0,
