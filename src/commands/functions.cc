@@ -309,6 +309,7 @@ void RegisterFunctionCommands(CommandTable& t) {
                     .tips = kAllShards,
                     .args = {OneOf("async", {PureToken("ASYNC"), PureToken("SYNC")}).Optional()}},
             .handler = FunctionFlushCommand},
+           FunctionKillSubcommand(),
            {.name = "help",
             .arity = 2,
             .flags = kCmdLoading | kCmdStale,

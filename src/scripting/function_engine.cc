@@ -189,7 +189,12 @@ void FunctionEngine::ReleaseFunction(void* self, const FunctionInfo& f) {
 
 void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
   FunctionEngine* engine = EngineOf(L);
-  if (engine == nullptr || engine->loading_ == nullptr) return;
+  if (engine == nullptr) return;
+  if (engine->loading_ == nullptr) {
+    // A function is running: the core's busy-script rules (BUSY, FUNCTION KILL).
+    ScriptEngine::Of(engine->server_).Interrupt(L);
+    return;
+  }
   if (MonotonicUs() > engine->load_deadline_us_) {
     lua_pushstring(L, "FUNCTION LOAD timeout");
     lua_error(L);

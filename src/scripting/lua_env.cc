@@ -150,25 +150,23 @@ void* LuaAlloc(void* ud, void* ptr, size_t /*osize*/, size_t nsize) {
 
 // ---- math.random: rand48 as Redis has it -------------------------------------------------------
 
-struct Rand48 {
-  uint64_t x = 0x1234ABCD330EULL;  // the standard initial state when never seeded
-  int32_t Next() {
-    x = (0x5DEECE66DULL * x + 0xB) & ((1ULL << 48) - 1);
-    return static_cast<int32_t>(x >> 17);
-  }
-};
+// One rand48 step on the process's state (Server::script_rand_state); the top 31 bits.
+int32_t NextRand48(uint64_t* x) {
+  *x = (0x5DEECE66DULL * *x + 0xB) & ((1ULL << 48) - 1);
+  return static_cast<int32_t>(*x >> 17);
+}
 
-Rand48* RandOf(lua_State* L) {
+uint64_t* RandOf(lua_State* L) {
   lua_pushlightuserdata(L, &kRandStateKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
-  auto* r = static_cast<Rand48*>(lua_touserdata(L, -1));
+  auto* r = static_cast<uint64_t*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return r;
 }
 
 int MathRandom(lua_State* L) {
   constexpr double kMax = 2147483647.0;
-  double r = static_cast<double>(RandOf(L)->Next() % 2147483647) / kMax;
+  double r = static_cast<double>(NextRand48(RandOf(L)) % 2147483647) / kMax;
   switch (lua_gettop(L)) {
     case 0:
       lua_pushnumber(L, r);
@@ -194,7 +192,7 @@ int MathRandom(lua_State* L) {
 
 int MathRandomSeed(lua_State* L) {
   auto seed = static_cast<uint32_t>(luaL_checkint(L, 1));
-  RandOf(L)->x = (static_cast<uint64_t>(seed) << 16) | 0x330E;
+  *RandOf(L) = (static_cast<uint64_t>(seed) << 16) | 0x330E;
   return 0;
 }
 
@@ -508,10 +506,8 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   lua_setglobal(L, "pcall");
 
   // math.random / math.randomseed on Redis's generator.
-  auto* rand = static_cast<Rand48*>(lua_newuserdata(L, sizeof(Rand48)));
-  new (rand) Rand48();
   lua_pushlightuserdata(L, &kRandStateKey);
-  lua_insert(L, -2);
+  lua_pushlightuserdata(L, &engine->server().script_rand_state());
   lua_rawset(L, LUA_REGISTRYINDEX);
   lua_getglobal(L, LUA_MATHLIBNAME);
   lua_pushcfunction(L, MathRandom);

@@ -216,6 +216,9 @@ class Server : public WatchSink {
   // see Lua's heap, so used_memory and maxmemory leave it out here too (used_memory_lua and
   // used_memory_vm_* report it).
   size_t& script_heap_bytes() { return script_heap_bytes_; }
+  // math.random's rand48 state: one per process, as in Redis 7.0 (every script and function
+  // continues the sequence; SCRIPT FLUSH does not reset it). Starts in rand48's default state.
+  uint64_t& script_rand_state() { return script_rand_state_; }
   size_t script_heap_bytes() const { return script_heap_bytes_; }
   // functions: the functions engine (src/scripting/function_engine.h, FunctionEngine::Of).
   std::unique_ptr<ServerModule>& functions_module() { return functions_; }
@@ -441,6 +444,7 @@ class Server : public WatchSink {
   bool pre_command_oom_ = false;
   bool scripts_may_run_noscript_ = false;
   size_t script_heap_bytes_ = 0;
+  uint64_t script_rand_state_ = 0x1234ABCD330EULL;
   // functions (declared after script_heap_bytes_, which its Lua state's allocator counts in, so
   // destroyed before it):
   std::unique_ptr<ServerModule> functions_;

@@ -158,6 +158,10 @@ void Tracking::EndTopLevelCommand(Client& c, std::string_view command_name) {
 void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
                             const std::vector<std::string_view>& args) {
   if ((spec.flags & kCmdReadOnly) == 0 || (spec.flags & kCmdPubSub) != 0) return;
+  // A read-only script call remembers its keys only through the reads its script makes
+  // (RememberCallerKeys), as Redis 7.0 leaves the script commands themselves out.
+  const std::string_view name = spec.full_name;
+  if (name == "eval_ro" || name == "evalsha_ro" || name == "fcall_ro") return;
   RememberKeysOf(c, spec, args);
 }
 
