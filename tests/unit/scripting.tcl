@@ -396,7 +396,7 @@ start_server {tags {scripting}} {
         set refused {
             {subscribe ch} {psubscribe p*} {unsubscribe} {multi} {exec} {watch k}
             {eval {return 1} 0} {script load {return 1}} {client list} {monitor}
-            {auth x} {hello} {reset} {quit} {save} {function list}
+            {auth x} {hello} {reset} {quit} {function list}
             {blpop sc:list 0} {brpoplpush sc:a sc:b 0} {bzpopmin sc:z 0}
             {blmove sc:a sc:b left right 0} {debug sleep 0}
         }
@@ -413,6 +413,11 @@ start_server {tags {scripting}} {
         assert_equal {ERR This Redis command is not allowed from script} \
             [r eval {return redis.pcall('wait', '0', '0')['err']} 0]
     } {} {needs:repl}
+
+    test {SAVE is refused inside scripts} {
+        assert_equal {ERR This Redis command is not allowed from script} \
+            [r eval {return redis.pcall('save')['err']} 0]
+    } {} {needs:persistence}
 
     test {XREAD with BLOCK is refused inside scripts} {
         assert_equal {ERR xread command is not allowed with BLOCK option from scripts} \
