@@ -13,6 +13,7 @@
 
 #include "commands/help_reply.h"
 #include "commands/register.h"
+#include "commands/script_rows.h"
 #include "protocol/errors.h"
 #include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
@@ -228,21 +229,13 @@ void FcallCommand(CommandContext& c) { FunctionEngine::Of(c.server).Call(c, fals
 void FcallRoCommand(CommandContext& c) { FunctionEngine::Of(c.server).Call(c, true); }
 
 CommandSpec FcallRow(const char* name, bool read_only, CommandHandler handler) {
-  uint64_t flags =
-      kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys;
-  if (read_only) flags |= kCmdReadOnly;
-  KeySpec keys{.flags = read_only ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate,
-               .notes = read_only ? std::string_view("We cannot tell how the keys will be used so "
-                                                     "we assume the worst, RO and ACCESS")
-                                  : std::string_view("We cannot tell how the keys will be used so "
-                                                     "we assume the worst, RW and UPDATE"),
-               .index = 2,
-               .find = KeyFind::kKeynum,
-               .keynum_index = 0,
-               .first_key = 1};
+  const KeySpec keys = ScriptCallKeySpec(
+      read_only, read_only ? std::string_view("We cannot tell how the keys will be used so we "
+                                              "assume the worst, RO and ACCESS")
+                           : kScriptKeysRwNote);
   return {.name = name,
           .arity = -3,
-          .flags = flags,
+          .flags = ScriptCallFlags(read_only),
           .acl = kAclSlow | kAclScripting,
           .doc = {.summary = read_only ? "Runs a read-only function of a loaded library"
                                        : "Runs a function of a loaded library",

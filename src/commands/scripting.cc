@@ -2,6 +2,7 @@
 // Redis 7.0. The handlers parse and reply; the engine (scripting/script_engine.h) runs.
 #include "commands/help_reply.h"
 #include "commands/register.h"
+#include "commands/script_rows.h"
 #include "protocol/errors.h"
 #include "scripting/script_engine.h"
 #include "server/server.h"
@@ -66,27 +67,15 @@ void ScriptHelpCommand(CommandContext& c) {
 }
 
 CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandler handler) {
-  uint64_t flags =
-      kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys;
-  if (read_only)
-    flags |= kCmdReadOnly;
-  else
-    flags |= kCmdMayReplicate;
-  KeySpec keys{.flags = read_only ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate,
-               .notes = read_only ? std::string_view()
-                                  : std::string_view("We cannot tell how the keys will be used so "
-                                                     "we assume the worst, RW and UPDATE"),
-               .index = 2,
-               .find = KeyFind::kKeynum,
-               .keynum_index = 0,
-               .first_key = 1};
+  const KeySpec keys =
+      ScriptCallKeySpec(read_only, read_only ? std::string_view() : kScriptKeysRwNote);
   return {.name = name,
           .arity = -3,
-          .flags = flags,
+          .flags = ScriptCallFlags(read_only),
           .acl = kAclSlow | kAclScripting,
           .doc = {.summary = by_sha ? "Runs a cached Lua script by its SHA1"
                                     : "Runs a Lua script on the server",
-                  .since = read_only ? "7.0.0" : (by_sha ? "2.6.0" : "2.6.0"),
+                  .since = read_only ? "7.0.0" : "2.6.0",
                   .group = "scripting",
                   .complexity = "Depends on the script that is executed.",
                   .key_specs = {keys},
