@@ -39,14 +39,6 @@ FunctionEngine* EngineOf(lua_State* L) {
   return engine;
 }
 
-// Raises {err = text}: the error handler of a running function adds where it was raised.
-int RaiseErrorTable(lua_State* L, std::string_view text) {
-  lua_createtable(L, 0, 1);
-  lua_pushlstring(L, text.data(), text.size());
-  lua_setfield(L, -2, "err");
-  return lua_error(L);
-}
-
 // __index of the load-time globals: every name but `redis` is missing.
 int LoadMissingGlobal(lua_State* L) {
   const char* name = lua_tostring(L, 2);
@@ -262,21 +254,40 @@ Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* cal
   return Status::Ok();
 }
 
-int FunctionEngine::RegisterFunction(lua_State* L) {
+// Pushes {err = text} (raised by the caller once no C++ object is alive: lua_error longjmps).
+static void PushErrorTableText(lua_State* L, std::string_view text) {
+  lua_createtable(L, 0, 1);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "err");
+}
+
+bool FunctionEngine::TryRegisterFunction(lua_State* L) {
   FunctionEngine* engine = EngineOf(L);
   if (engine == nullptr || engine->loading_ == nullptr) {
-    return RaiseErrorTable(L, err::kRegisterOutsideLoad);
+    PushErrorTableText(L, err::kRegisterOutsideLoad);
+    return false;
   }
   auto f = std::make_unique<FunctionInfo>();
   int callback_index = 0;
   Status s = ParseRegistration(L, f.get(), &callback_index);
-  if (!s.ok()) return RaiseErrorTable(L, s.message());
+  if (!s.ok()) {
+    PushErrorTableText(L, s.message());
+    return false;
+  }
   for (const auto& g : engine->loading_->functions) {
-    if (g->name == f->name) return RaiseErrorTable(L, err::kRegisterDuplicate);
+    if (g->name == f->name) {
+      PushErrorTableText(L, err::kRegisterDuplicate);
+      return false;
+    }
   }
   lua_pushvalue(L, callback_index);
   f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
   engine->loading_->AddFunction(std::move(f));
+  return true;
+}
+
+int FunctionEngine::RegisterFunction(lua_State* L) {
+  if (!TryRegisterFunction(L)) return lua_error(L);
   return 0;
 }
 

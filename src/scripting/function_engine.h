@@ -90,6 +90,9 @@ class FunctionEngine : public ServerModule {
   void BuildLoadEnvironment();
   static void ReleaseFunction(void* self, const FunctionInfo& f);
   static int RegisterFunction(lua_State* L);
+  // Registers the function RegisterFunction was called with, or pushes the error table and
+  // returns false (its C++ objects are gone before RegisterFunction raises it).
+  static bool TryRegisterFunction(lua_State* L);
   static void Hook(lua_State* L, lua_Debug* ar);
   // register_function's argument parsing: fills `f` from the arguments on the stack.
   static Status ParseRegistration(lua_State* L, FunctionInfo* f, int* callback_index);
