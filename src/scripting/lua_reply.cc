@@ -30,7 +30,8 @@ long long ReadLine(const char* p, const char* end, const char** next, std::strin
     if (c == '-') {
       negative = true;
     } else if (c >= '0' && c <= '9') {
-      v = v * 10 - (c - '0');
+      // Lines of other types (a double's digits) may not fit: stop before overflowing.
+      if (__builtin_mul_overflow(v, 10LL, &v) || __builtin_sub_overflow(v, c - '0', &v)) break;
     } else {
       break;
     }
