@@ -1,7 +1,6 @@
 // The functions engine (model in function_engine.h).
 #include "scripting/function_engine.h"
 
-#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -25,12 +24,6 @@ char kFunctionEngineKey;  // registry key of the engine (register_function, the 
 constexpr int kHookInstructions = 100000;
 constexpr int64_t kLoadTimeoutUs = 500 * 1000;  // Redis 7.0's limit on a library's load code
 
-int64_t MonotonicUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 FunctionEngine* EngineOf(lua_State* L) {
   lua_pushlightuserdata(L, &kFunctionEngineKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
@@ -39,42 +32,13 @@ FunctionEngine* EngineOf(lua_State* L) {
   return engine;
 }
 
-// __index of the load-time globals: every name but `redis` is missing.
-int LoadMissingGlobal(lua_State* L) {
-  const char* name = lua_tostring(L, 2);
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    name != nullptr ? name : "?");
-}
-
 // __index of the load-time `redis` (its table is upvalue 1): a missing field raises as a missing
 // global does, as in Redis.
 int LoadApiIndex(lua_State* L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
   if (!lua_isnil(L, -1)) return 1;
-  return LoadMissingGlobal(L);
-}
-
-// __newindex of the load-time `redis`.
-int LoadReadonly(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
-
-// Pushes the table a read-only proxy (lua_env.h) reads through: its metatable's __index.
-void PushProxiedTable(lua_State* L, int proxy_index) {
-  if (lua_getmetatable(L, proxy_index) == 0) {
-    lua_pushnil(L);
-    return;
-  }
-  lua_getfield(L, -1, "__index");
-  lua_remove(L, -2);
-}
-
-// Points the thread's global proxy at `fallback_ref` (a registry reference): the globals every
-// chunk and closure of the state reads through.
-void SetGlobalsFallback(lua_State* L, int fallback_ref) {
-  if (lua_getmetatable(L, LUA_GLOBALSINDEX) == 0) return;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, fallback_ref);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  return LuaMissingGlobal(L);
 }
 
 // The text of an error value left by a failed pcall without a handler: an error table's `err`,
@@ -157,7 +121,7 @@ void FunctionEngine::BuildLoadEnvironment() {
   lua_pushvalue(L, api);
   lua_pushcclosure(L, LoadApiIndex, 1);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, LoadReadonly);
+  lua_pushcfunction(L, LuaReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
   lua_pushboolean(L, 0);
   lua_setfield(L, -2, "__metatable");
@@ -167,7 +131,7 @@ void FunctionEngine::BuildLoadEnvironment() {
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "redis");
   lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, LoadMissingGlobal);
+  lua_pushcfunction(L, LuaMissingGlobal);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, -2);
   load_env_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -187,7 +151,7 @@ void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
     ScriptEngine::Of(engine->server_).Interrupt(L);
     return;
   }
-  if (MonotonicUs() > engine->load_deadline_us_) {
+  if (engine->server_.clock().MonotonicUs() > engine->load_deadline_us_) {
     lua_pushstring(L, "FUNCTION LOAD timeout");
     lua_error(L);
   }
@@ -294,7 +258,7 @@ int FunctionEngine::RegisterFunction(lua_State* L) {
 Status FunctionEngine::RunLoadCode() {
   lua_State* L = lua_;
   SetGlobalsFallback(L, load_env_ref_);
-  load_deadline_us_ = MonotonicUs() + kLoadTimeoutUs;
+  load_deadline_us_ = server_.clock().MonotonicUs() + kLoadTimeoutUs;
   // No error handler: it would look globals up, and the load-time globals have none.
   int rc = lua_pcall(L, 0, 0, 0);
   SetGlobalsFallback(L, real_globals_ref_);

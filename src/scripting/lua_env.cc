@@ -64,14 +64,6 @@ int RaiseError(lua_State* L, const char* msg) {
   return lua_error(L);
 }
 
-int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError); }
-
-// __index of the real globals: a name nobody defined.
-int MissingGlobal(lua_State* L) {
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    lua_tostring(L, 2) != nullptr ? lua_tostring(L, 2) : "?");
-}
-
 // Wrapper for functions that read a table raw: a proxy stands for its table.
 int UnwrapFirstThenCall(lua_State* L) {
   UnwrapProxy(L, 1);
@@ -113,7 +105,7 @@ void PushProxy(lua_State* L, int idx) {
   lua_createtable(L, 0, 3);  // its metatable
   lua_pushvalue(L, idx);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, ReadonlyNewIndex);
+  lua_pushcfunction(L, LuaReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
   lua_pushboolean(L, 0);  // getmetatable(proxy) answers this; setmetatable refuses
   lua_setfield(L, -2, "__metatable");
@@ -439,6 +431,29 @@ void OpenLibrary(lua_State* L, lua_CFunction open, const char* name) {
 
 }  // namespace
 
+int LuaReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError); }
+
+int LuaMissingGlobal(lua_State* L) {
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    lua_tostring(L, 2) != nullptr ? lua_tostring(L, 2) : "?");
+}
+
+void PushProxiedTable(lua_State* L, int proxy_index) {
+  if (lua_getmetatable(L, proxy_index) == 0) {
+    lua_pushnil(L);
+    return;
+  }
+  lua_getfield(L, -1, "__index");
+  lua_remove(L, -2);
+}
+
+void SetGlobalsFallback(lua_State* L, int fallback_ref) {
+  if (lua_getmetatable(L, LUA_GLOBALSINDEX) == 0) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, fallback_ref);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
 void PushRealGlobals(lua_State* L) {
   lua_pushlightuserdata(L, &kRealGlobalsKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
@@ -563,7 +578,7 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   lua_pop(L, 1);
   // Missing globals raise; the globals' own metatable is out of reach (behind the proxy).
   lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, MissingGlobal);
+  lua_pushcfunction(L, LuaMissingGlobal);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, g);
   // Remember the real globals, then make the proxy the thread's global table.

@@ -36,6 +36,15 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind);
 // Pushes the real global table (not the read-only proxy scripts see).
 void PushRealGlobals(lua_State* L);
 
+// The proxy layout, for the functions engine (which gives a library's load code globals of its
+// own): pushes the table the proxy at `proxy_index` reads through (nil if none) ...
+void PushProxiedTable(lua_State* L, int proxy_index);
+// ... and points the thread's global proxy at the table registered as `fallback_ref`.
+void SetGlobalsFallback(lua_State* L, int fallback_ref);
+// __newindex of read-only tables and __index of missing globals (Redis's error texts).
+int LuaReadonlyNewIndex(lua_State* L);
+int LuaMissingGlobal(lua_State* L);
+
 // Pushes the error handler (a C function).
 void PushErrorHandler(lua_State* L);
 
