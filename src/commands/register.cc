@@ -57,6 +57,19 @@ Status RegisterCommands(CommandTable& table) {
   RegisterFunctionCommands(table);
 
   // (end of issue 10)
+
+  // streams, HyperLogLog, geo (issue 11):
+  // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
+
+  // streams: XREAD, XREADGROUP:
+
+  // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+
+  // HyperLogLog:
+
+  // geo:
+
+  // (end of issue 11)
   return table.first_error();
 }
 

@@ -74,6 +74,19 @@ CommandSpec FunctionKillSubcommand();
 
 // (end of issue 10)
 
+// streams, HyperLogLog, geo (issue 11):
+// streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
+
+// streams: XREAD, XREADGROUP (and their blocking):
+
+// streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+
+// HyperLogLog:
+
+// geo:
+
+// (end of issue 11)
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

@@ -482,4 +482,14 @@ inline std::string UnknownCommand(std::string_view name, std::string_view quoted
          "', with args beginning with: " + std::string(quoted_args);
 }
 
+// ---- streams: the type, XADD ... XSETID, XREAD (issue 11) ----
+
+// ---- streams: consumer groups (issue 11) ----
+
+// ---- HyperLogLog (issue 11) ----
+
+// ---- geo (issue 11) ----
+
+// (end of issue 11)
+
 }  // namespace redistp::err

@@ -137,6 +137,10 @@ class Client {
 
   // --- (end of issue 10) ---
 
+  // --- streams (issue 11) ---
+
+  // --- (end of issue 11) ---
+
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;

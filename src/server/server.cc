@@ -154,12 +154,15 @@ Status Server::Init(Listeners listeners) {
     l.set_max_intset_entries = static_cast<size_t>(config_.set_max_intset_entries);
     l.zset_max_listpack_entries = static_cast<size_t>(config_.zset_max_listpack_entries);
     l.zset_max_listpack_value = static_cast<size_t>(config_.zset_max_listpack_value);
+    l.stream_node_max_bytes = static_cast<size_t>(config_.stream_node_max_bytes);
+    l.stream_node_max_entries = static_cast<size_t>(config_.stream_node_max_entries);
     return Status::Ok();
   };
   sync_type_limits();
   config_.OnChange({"list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
                     "hash-max-listpack-value", "set-max-intset-entries",
-                    "zset-max-listpack-entries", "zset-max-listpack-value"},
+                    "zset-max-listpack-entries", "zset-max-listpack-value",
+                    "stream-node-max-bytes", "stream-node-max-entries"},
                    sync_type_limits);
   watch_timer_.reset(evtimer_new(base_.get(), &Server::WatchTimerCallback, this));
   block_timer_.reset(evtimer_new(base_.get(), &Server::BlockTimerCallback, this));

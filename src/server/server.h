@@ -241,6 +241,15 @@ class Server : public WatchSink {
 
   // (end of issue 10)
 
+  // --- streams, HyperLogLog, geo (issue 11) ---------------------------------------------------
+  // streams:
+
+  // HyperLogLog:
+
+  // geo:
+
+  // (end of issue 11)
+
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
   // Used memory as INFO's used_memory and eviction see it (cheap; see eviction.h).
@@ -463,6 +472,15 @@ class Server : public WatchSink {
   bool BusyRound();
 
   // --- (end of issue 10 members) ---
+
+  // --- issue 11 members ---
+  // streams:
+
+  // HyperLogLog:
+
+  // geo:
+
+  // --- (end of issue 11 members) ---
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.

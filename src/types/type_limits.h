@@ -19,6 +19,8 @@ struct TypeLimits {
   size_t set_max_intset_entries = 512;
   size_t zset_max_listpack_entries = 128;
   size_t zset_max_listpack_value = 64;
+  size_t stream_node_max_bytes = 4096;   // stream-node-max-bytes (0 = no byte limit)
+  size_t stream_node_max_entries = 100;  // stream-node-max-entries (0 = no count limit)
 };
 
 }  // namespace redistp
