@@ -62,6 +62,7 @@ Status RegisterCommands(CommandTable& table) {
   // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
 
   // streams: XREAD, XREADGROUP:
+  RegisterStreamReadCommands(table);
 
   // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
 

@@ -78,6 +78,7 @@ CommandSpec FunctionKillSubcommand();
 // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
 
 // streams: XREAD, XREADGROUP (and their blocking):
+void RegisterStreamReadCommands(CommandTable& t);
 
 // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
 
