@@ -64,6 +64,8 @@ Status RegisterCommands(CommandTable& table) {
   // streams: XREAD, XREADGROUP:
 
   // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+  RegisterStreamGroupCommands(table);
+  RegisterStreamClaimCommands(table);
 
   // HyperLogLog:
 

@@ -80,6 +80,10 @@ CommandSpec FunctionKillSubcommand();
 // streams: XREAD, XREADGROUP (and their blocking):
 
 // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+// XGROUP, XACK, XPENDING (stream_group.cc):
+void RegisterStreamGroupCommands(CommandTable& table);
+// XCLAIM, XAUTOCLAIM (stream_claim.cc):
+void RegisterStreamClaimCommands(CommandTable& table);
 
 // HyperLogLog:
 
