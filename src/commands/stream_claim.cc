@@ -401,7 +401,7 @@ void RegisterStreamClaimCommands(CommandTable& t) {
                             "The reply's third element: the deleted entries cleared "
                             "from the PEL."}},
                .tips = {"nondeterministic_output"},
-               .key_specs = {{.flags = kKeyRW | kKeyUpdate, .index = 1}},
+               .key_specs = {{.flags = kKeyRW | kKeyDelete, .index = 1}},
                .args = {Key("key", 0), String("group"), String("consumer"), String("min-idle-time"),
                         String("start"), Integer("count").Token("COUNT").Optional(),
                         PureToken("JUSTID").Optional()}},
