@@ -36,10 +36,26 @@ bool StreamID::Decrement() {
   return true;
 }
 
+namespace {
+
+// Writes v's decimal digits at buf; returns how many.
+size_t FormatU64(uint64_t v, char* buf) {
+  char tmp[20];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; ++i) buf[i] = tmp[n - 1 - i];
+  return n;
+}
+
+}  // namespace
+
 size_t StreamID::Format(char* buf) const {
-  int n = std::snprintf(buf, kMaxChars, "%llu-%llu", static_cast<unsigned long long>(ms),
-                        static_cast<unsigned long long>(seq));
-  return static_cast<size_t>(n);
+  size_t n = FormatU64(ms, buf);
+  buf[n++] = '-';
+  return n + FormatU64(seq, buf + n);
 }
 
 std::string StreamID::ToString() const {
@@ -749,9 +765,10 @@ void DigestStream(const void* obj, ValueDigest& d) {
   char buf[StreamID::kMaxChars];
   char num[kMaxInt64Chars + 1];
   while (it.Next(&v)) {
-    int n = std::snprintf(buf, sizeof(buf), "%llu.%llu", static_cast<unsigned long long>(v.id.ms),
-                          static_cast<unsigned long long>(v.id.seq));
-    d.Mix(d.current(), buf, static_cast<size_t>(n));
+    // Redis digests an id as "<ms>.<seq>".
+    const size_t n = v.id.Format(buf);
+    *static_cast<char*>(std::memchr(buf, '-', n)) = '.';
+    d.Mix(d.current(), buf, n);
     for (const ListpackEntry& e : *v.fields) {
       if (e.is_int) {
         d.Mix(d.current(), num, FormatInt64(e.num, num));

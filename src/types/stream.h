@@ -68,7 +68,8 @@ struct StreamID {
   bool Increment();
   // The previous id; false if this is Min().
   bool Decrement();
-  // "<ms>-<seq>" into buf (kMaxChars bytes); returns the length.
+  // "<ms>-<seq>" into buf (kMaxChars bytes: two 20-digit numbers and the dash, no NUL is
+  // written); returns the length.
   static constexpr size_t kMaxChars = 41;
   size_t Format(char* buf) const;
   std::string ToString() const;

@@ -102,6 +102,8 @@ TEST(StreamTest, ParseIds) {
   EXPECT_FALSE(ParseStreamID("18446744073709551616", &id, 0, false));
   EXPECT_TRUE(ParseStreamID("18446744073709551615-18446744073709551615", &id, 0, false));
   EXPECT_EQ(id, StreamID::Max());
+  EXPECT_EQ(id.ToString(), "18446744073709551615-18446744073709551615");
+  EXPECT_EQ((StreamID{0, 0}).ToString(), "0-0");
   EXPECT_FALSE(ParseStreamID(std::string(128, '1'), &id, 0, false));
 }
 
