@@ -60,6 +60,8 @@ Status RegisterCommands(CommandTable& table) {
 
   // streams, HyperLogLog, geo (issue 11):
   // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
+  RegisterStreamCommands(table);
+  RegisterStreamInfoCommands(table);
 
   // streams: XREAD, XREADGROUP:
 

@@ -76,6 +76,8 @@ CommandSpec FunctionKillSubcommand();
 
 // streams, HyperLogLog, geo (issue 11):
 // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
+void RegisterStreamCommands(CommandTable& table);      // stream.cc
+void RegisterStreamInfoCommands(CommandTable& table);  // stream_info.cc
 
 // streams: XREAD, XREADGROUP (and their blocking):
 

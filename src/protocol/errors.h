@@ -485,6 +485,43 @@ inline std::string UnknownCommand(std::string_view name, std::string_view quoted
 // ---- streams: the type, XADD ... XSETID, XREAD (issue 11) ----
 inline constexpr std::string_view kStreamInvalidId =
     "ERR Invalid stream ID specified as stream command argument";
+// XADD/XTRIM options (f/xbasic).
+inline constexpr std::string_view kStreamMaxlenAndMinid =
+    "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
+inline constexpr std::string_view kStreamNegativeMaxlen = "ERR The MAXLEN argument must be >= 0.";
+inline constexpr std::string_view kStreamNegativeLimit = "ERR The LIMIT argument must be >= 0.";
+inline constexpr std::string_view kStreamLimitWithoutStrategy =
+    "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy";
+inline constexpr std::string_view kStreamLimitWithoutApprox =
+    "ERR syntax error, LIMIT cannot be used without the special ~ option";
+inline constexpr std::string_view kStreamXTrimWithoutStrategy =
+    "ERR syntax error, XTRIM must be called with a trimming strategy";
+// XADD ids and sizes.
+inline constexpr std::string_view kStreamXAddIdZero =
+    "ERR The ID specified in XADD must be greater than 0-0";
+inline constexpr std::string_view kStreamXAddIdTooSmall =
+    "ERR The ID specified in XADD is equal or smaller than the target stream top item";
+inline constexpr std::string_view kStreamExhausted =
+    "ERR The stream has exhausted the last possible ID, unable to add more items";
+inline constexpr std::string_view kStreamElementsTooLarge =
+    "ERR Elements are too large to be stored";
+// XRANGE/XREVRANGE exclusive ends that cannot move inwards.
+inline constexpr std::string_view kStreamInvalidStartId = "ERR invalid start ID for the interval";
+inline constexpr std::string_view kStreamInvalidEndId = "ERR invalid end ID for the interval";
+// XSETID.
+inline constexpr std::string_view kStreamEntriesAddedNegative =
+    "ERR entries_added must be positive";
+inline constexpr std::string_view kStreamSetIdBelowMaxDeleted =
+    "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
+inline constexpr std::string_view kStreamSetIdBelowTop =
+    "ERR The ID specified in XSETID is smaller than the target stream top item";
+inline constexpr std::string_view kStreamEntriesAddedBelowLength =
+    "ERR The entries_added specified in XSETID is smaller than the target stream length";
+// XINFO: a group the key does not have ("NOGROUP No such consumer group 'g' for key name 'k'").
+inline std::string StreamNoGroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such consumer group '" + std::string(UpToNul(group)) + "' for key name '" +
+         std::string(UpToNul(key)) + "'";
+}
 
 // ---- streams: consumer groups (issue 11) ----
 // XGROUP (f/xgroup).
