@@ -64,6 +64,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterStreamInfoCommands(table);
 
   // streams: XREAD, XREADGROUP:
+  RegisterStreamReadCommands(table);
 
   // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
   RegisterStreamGroupCommands(table);

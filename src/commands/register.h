@@ -80,6 +80,7 @@ void RegisterStreamCommands(CommandTable& table);      // stream.cc
 void RegisterStreamInfoCommands(CommandTable& table);  // stream_info.cc
 
 // streams: XREAD, XREADGROUP (and their blocking):
+void RegisterStreamReadCommands(CommandTable& t);
 
 // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
 // XGROUP, XACK, XPENDING (stream_group.cc):

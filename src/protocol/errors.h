@@ -522,6 +522,36 @@ inline std::string StreamNoGroup(std::string_view key, std::string_view group) {
   return "NOGROUP No such consumer group '" + std::string(UpToNul(group)) + "' for key name '" +
          std::string(UpToNul(key)) + "'";
 }
+// XREAD, XREADGROUP
+inline constexpr std::string_view kXReadUnbalanced =
+    "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.";
+inline constexpr std::string_view kXReadGroupOption =
+    "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kXReadNoAckOption =
+    "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kXReadGroupMissingGroup =
+    "ERR Missing GROUP option for XREADGROUP";
+inline constexpr std::string_view kXReadGroupDollar =
+    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would "
+    "just return an empty result set.";
+inline constexpr std::string_view kXReadGreaterId =
+    "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+    "<consumer> option.";
+// A blocked XREADGROUP whose stream was deleted (or became another type) / whose group was
+// destroyed.
+inline constexpr std::string_view kXReadGroupKeyGone = "UNBLOCKED the stream key no longer exists";
+inline constexpr std::string_view kXReadGroupGroupGone =
+    "NOGROUP the consumer group this client was blocked on no longer exists";
+// "ERR xread command is not allowed with BLOCK option from scripts"
+inline std::string XReadBlockInScript(std::string_view command) {
+  return "ERR " + std::string(command) + " command is not allowed with BLOCK option from scripts";
+}
+// "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option"
+inline std::string XReadGroupNoGroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such key '" + std::string(UpToNul(key)) + "' or consumer group '" +
+         std::string(UpToNul(group)) + "' in XREADGROUP with GROUP option";
+}
 
 // ---- streams: consumer groups (issue 11) ----
 // XGROUP (f/xgroup).
