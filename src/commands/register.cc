@@ -67,6 +67,8 @@ Status RegisterCommands(CommandTable& table) {
   RegisterStreamReadCommands(table);
 
   // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+  RegisterStreamGroupCommands(table);
+  RegisterStreamClaimCommands(table);
 
   // HyperLogLog:
 

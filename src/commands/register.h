@@ -83,6 +83,10 @@ void RegisterStreamInfoCommands(CommandTable& table);  // stream_info.cc
 void RegisterStreamReadCommands(CommandTable& t);
 
 // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
+// XGROUP, XACK, XPENDING (stream_group.cc):
+void RegisterStreamGroupCommands(CommandTable& table);
+// XCLAIM, XAUTOCLAIM (stream_claim.cc):
+void RegisterStreamClaimCommands(CommandTable& table);
 
 // HyperLogLog:
 

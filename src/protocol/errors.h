@@ -554,6 +554,42 @@ inline std::string XReadGroupNoGroup(std::string_view key, std::string_view grou
 }
 
 // ---- streams: consumer groups (issue 11) ----
+// XGROUP (f/xgroup).
+inline constexpr std::string_view kXGroupKeyMissing =
+    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+    "the MKSTREAM option to create an empty stream automatically.";
+inline constexpr std::string_view kXGroupBusyGroup = "BUSYGROUP Consumer Group name already exists";
+inline constexpr std::string_view kXGroupEntriesRead =
+    "ERR value for ENTRIESREAD must be positive or -1";
+// XGROUP's missing group: "NOGROUP No such consumer group 'g' for key name 'k'".
+inline std::string XGroupNoGroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such consumer group '" + std::string(UpToNul(group)) + "' for key name '" +
+         std::string(UpToNul(key)) + "'";
+}
+// XPENDING, XCLAIM, XAUTOCLAIM: "NOGROUP No such key 'k' or consumer group 'g'".
+inline std::string XClaimNoGroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such key '" + std::string(UpToNul(key)) + "' or consumer group '" +
+         std::string(UpToNul(group)) + "'";
+}
+// XPENDING and XAUTOCLAIM exclusive ids that cannot move inwards.
+inline constexpr std::string_view kXPendingInvalidStart = "ERR invalid start ID for the interval";
+inline constexpr std::string_view kXPendingInvalidEnd = "ERR invalid end ID for the interval";
+// XCLAIM.
+inline constexpr std::string_view kXClaimMinIdle = "ERR Invalid min-idle-time argument for XCLAIM";
+inline constexpr std::string_view kXClaimIdle = "ERR Invalid IDLE option argument for XCLAIM";
+inline constexpr std::string_view kXClaimTime = "ERR Invalid TIME option argument for XCLAIM";
+inline constexpr std::string_view kXClaimRetryCount =
+    "ERR Invalid RETRYCOUNT option argument for XCLAIM";
+// "ERR Unrecognized XCLAIM option 'foo'"
+inline std::string XClaimUnknownOption(std::string_view opt) {
+  return "ERR Unrecognized XCLAIM option '" + std::string(UpToNul(opt)) + "'";
+}
+// XAUTOCLAIM.
+inline constexpr std::string_view kXAutoClaimMinIdle =
+    "ERR Invalid min-idle-time argument for XAUTOCLAIM";
+inline constexpr std::string_view kXAutoClaimCount = "ERR COUNT must be > 0";
+inline constexpr std::string_view kXAutoClaimCountTooHigh =
+    "ERR Insufficient memory, failed allocating transient memory, COUNT too high.";
 
 // ---- HyperLogLog (issue 11) ----
 
