@@ -3,8 +3,7 @@
 # entries beyond the waiter's id, FIFO among waiters, nil on timeout, errors for a blocked
 # XREADGROUP whose stream or group went away). Every expectation was read from Redis 7.0.15 first.
 #
-# Tests that need consumer groups are tagged needs:xgroup until XGROUP exists here too. Waiters
-# are deferring clients with a read timeout; every wait is bounded.
+# Waiters are deferring clients with a read timeout; every wait is bounded.
 
 proc xr_client {{proto 2}} {
     set c [redis_deferring_client]
@@ -218,7 +217,7 @@ start_server {tags {stream-read}} {
     }
 }
 
-start_server {tags {stream-read needs:xgroup}} {
+start_server {tags {stream-read}} {
     test {XREADGROUP > delivers new entries once, making them pending for the consumer} {
         r del s
         r xadd s 1-0 f 1
