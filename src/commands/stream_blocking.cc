@@ -8,7 +8,9 @@
 //   - XREAD serves the waiter when the key holds a stream with a live entry after the id it
 //     waits beyond (`$` was resolved to the stream's last id when it blocked). A key deleted or
 //     turned into another type serves nobody: XREAD waiters keep waiting, as in Redis.
-//   - XREADGROUP serves the waiter when the group holds undelivered live entries, delivering
+//   - XREADGROUP serves the waiter when entries were added since it last looked (the stream's
+//     last id moved: Redis wakes these waiters on XADD, so XGROUP SETID moving the group back
+//     serves nobody until the next XADD) and the group holds undelivered live entries, delivering
 //     them as the command would (ServeGroupNewEntries: pending records, the consumer created,
 //     propagation), so the next waiter of the same group sees only what is left. A key that no
 //     longer holds a stream ends the wait with "UNBLOCKED the stream key no longer exists", a
@@ -17,10 +19,9 @@
 // The reply names the one key served: RESP2 [[key, entries]], RESP3 {key: entries}. A timeout
 // (or CLIENT UNBLOCK ... TIMEOUT) answers nil.
 //
-// Deliberate difference: Redis 7.0 wakes stream waiters only on XADD, and then serves when the
-// stream's last id passed the waiter's id even if those entries were deleted again in the same
-// transaction (an empty entries array). Our core offers the key after any change, so the test is
-// for a live entry after the id: a waiter is never woken with nothing to read.
+// Deliberate difference: Redis 7.0 serves a woken waiter when the stream's last id passed its id
+// even if those entries were deleted again in the same transaction (an empty entries array);
+// here the test is for a live entry after the id: a waiter is never woken with nothing to read.
 #include <string_view>
 
 #include "commands/stream_read.h"
@@ -32,8 +33,8 @@
 namespace redistp {
 namespace {
 
-const StreamWaitState::Target* FindTarget(const StreamWaitState& st, std::string_view key) {
-  for (const auto& t : st.targets) {
+StreamWaitState::Target* FindTarget(StreamWaitState& st, std::string_view key) {
+  for (auto& t : st.targets) {
     if (t.key == key) return &t;
   }
   return nullptr;
@@ -65,7 +66,7 @@ class StreamReadWaitKind : public BlockKind {
   void TimeoutReply(BlockedClient& /*w*/, ReplyBuilder& reply) override { reply.NullArray(); }
 
  private:
-  static ServeResult ServePlain(const StreamWaitState& st, Entry* e, std::string_view key,
+  static ServeResult ServePlain(StreamWaitState& st, Entry* e, std::string_view key,
                                 ReplyBuilder& reply) {
     if (e == nullptr) return ServeResult::kKindDone;  // missing or not a stream: all keep waiting
     const StreamWaitState::Target* target = FindTarget(st, key);
@@ -79,8 +80,8 @@ class StreamReadWaitKind : public BlockKind {
     return ServeResult::kServed;
   }
 
-  static ServeResult ServeGroup(const StreamWaitState& st, Database& db, Entry* e,
-                                std::string_view key, ReplyBuilder& reply) {
+  static ServeResult ServeGroup(StreamWaitState& st, Database& db, Entry* e, std::string_view key,
+                                ReplyBuilder& reply) {
     if (e == nullptr) {
       reply.Error(err::kXReadGroupKeyGone);
       return ServeResult::kServed;
@@ -90,6 +91,10 @@ class StreamReadWaitKind : public BlockKind {
       reply.Error(err::kXReadGroupGroupGone);
       return ServeResult::kServed;
     }
+    StreamWaitState::Target* target = FindTarget(st, key);
+    const StreamID last = StreamOf(e)->last_id();
+    if (target == nullptr || last == target->seen_last) return ServeResult::kNotServed;
+    target->seen_last = last;
     if (!StreamHasEntryAfter(*StreamOf(e), group->last_id)) return ServeResult::kNotServed;
     // The served read is a command of its own for propagation: its records go out together
     // (MULTI ... EXEC when there are several), as Redis 7.0 writes them.

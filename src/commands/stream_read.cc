@@ -313,7 +313,9 @@ void ReadCommand(CommandContext& c, bool group_read) {
     bool seen = false;
     for (const auto& t : st->targets) seen = seen || t.key == key;
     if (seen) continue;  // a repeated key waits beyond the id given first
-    st->targets.push_back({std::string(key), ids[i]});
+    Entry* e = c.db.Lookup(key, ValueType::kStream, Access::kPeek).entry;
+    st->targets.push_back(
+        {std::string(key), ids[i], e != nullptr ? StreamOf(e)->last_id() : StreamID::Min()});
     keys.push_back(key);
   }
   // Past this a deadline (now + ms) would overflow; ~146 million years is forever anyway.

@@ -62,6 +62,10 @@ struct StreamWaitState : BlockState {
   struct Target {
     std::string key;
     StreamID after;
+    // XREADGROUP: the stream's last id when the waiter last looked. Redis wakes stream waiters
+    // on XADD (and on the key's deletion), not on XGROUP SETID moving the group back: a group
+    // waiter is served only once the last id moved past this.
+    StreamID seen_last;
   };
   std::vector<Target> targets;
   uint64_t count = 0;  // 0 = everything new
