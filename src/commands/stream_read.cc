@@ -55,7 +55,7 @@ void ServeGroupNewEntries(ReplyBuilder& reply, Database& db, Entry* e, StreamGro
                           const GroupReadNames& names, uint64_t count, bool noack, int64_t now_ms,
                           Propagator& prop) {
   const bool created = group.FindConsumer(names.consumer) == nullptr;
-  Mutation m = db.Mutate(e, created ? notice::kXReadGroupCreateConsumer : notice::kNone);
+  Mutation m = db.Mutate(e, created ? notice::kXReadGroupCreateConsumer : notice::kXReadGroupState);
   StreamObject& s = *StreamOf(e);
   StreamConsumer* consumer = group.CreateConsumer(names.consumer, now_ms);
   consumer->seen_time = now_ms;
@@ -223,7 +223,8 @@ bool ResolveIds(CommandContext& c, const ReadArgs& a, std::vector<StreamID>* ids
 void ServeGroupHistory(CommandContext& c, Entry* e, StreamGroup& group, const ReadArgs& a,
                        StreamID after, int64_t now_ms) {
   const bool created = group.FindConsumer(a.consumer) == nullptr;
-  Mutation m = c.db.Mutate(e, created ? notice::kXReadGroupCreateConsumer : notice::kNone);
+  Mutation m =
+      c.db.Mutate(e, created ? notice::kXReadGroupCreateConsumer : notice::kXReadGroupState);
   const StreamObject& s = *StreamOf(e);
   StreamConsumer* consumer = group.CreateConsumer(a.consumer, now_ms);
   consumer->seen_time = now_ms;

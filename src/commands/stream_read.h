@@ -30,8 +30,11 @@ class Propagator;
 class Server;
 
 namespace notice {
-// XREADGROUP creating its consumer (Redis 7.0 announces nothing else for a group read).
-inline constexpr KeyNotice kXReadGroupCreateConsumer{kNotifyStream, "xgroup-createconsumer"};
+// A group read changes only group state, which Redis 7.0 does not signal as a modification of
+// the key (no WATCH abort, no tracking invalidation); it announces only a consumer it created.
+inline constexpr KeyNotice kXReadGroupCreateConsumer{kNotifyStream, "xgroup-createconsumer",
+                                                     /*signals_modified=*/false};
+inline constexpr KeyNotice kXReadGroupState{kNotifyNone, nullptr, /*signals_modified=*/false};
 }  // namespace notice
 
 // True when `s` holds a live entry with an id greater than `id` (Redis's "the last valid id is

@@ -423,6 +423,21 @@ start_server {tags {stream-read}} {
             [r eval {return redis.pcall('xreadgroup', 'group', 'g', 'c', 'block', '0', 'streams', KEYS[1], '>')['err']} 1 s]
     }
 
+    test {XREADGROUP aborts no WATCH: it changes only group state} {
+        r del s
+        r xadd s 1-0 f 1
+        r xgroup create s g 0
+        set c2 [redis_client]
+        foreach id {> 0} {
+            r watch s
+            $c2 xreadgroup group g c streams s $id
+            r multi
+            r ping
+            assert_equal {PONG} [r exec]
+        }
+        $c2 close
+    }
+
     test {XREADGROUP creating a consumer announces xgroup-createconsumer, nothing else} {
         r del s
         r xadd s 1-0 f 1
