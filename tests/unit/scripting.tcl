@@ -422,7 +422,7 @@ start_server {tags {scripting}} {
     test {XREAD with BLOCK is refused inside scripts} {
         assert_equal {ERR xread command is not allowed with BLOCK option from scripts} \
             [r eval {return redis.pcall('xread', 'block', '0', 'streams', 's', '$')['err']} 0]
-    } {} {needs:streams}
+    }
 
     test {Blocking list commands are refused in scripts, even on a list with elements} {
         r del sc:full
