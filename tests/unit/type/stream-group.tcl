@@ -68,7 +68,7 @@ proc sg_raw_collect {c listvar} {
     }
 }
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {XGROUP CREATE needs the key unless MKSTREAM creates an empty stream} {
         r del s
         assert_error {ERR The XGROUP subcommand requires the key to exist*MKSTREAM*} {
@@ -641,7 +641,7 @@ start_server {tags {stream needs:streams}} {
     }
 }
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {Keyspace notifications of the consumer-group commands} {
         r config set notify-keyspace-events KEA
         r del s
