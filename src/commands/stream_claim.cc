@@ -125,7 +125,8 @@ class Claimer {
                            std::string_view(n_buf, FormatInt64(g_.entries_read, n_buf))});
     }
     c_.ReplicateNothing();
-    Mutation m = c_.db.Mutate(e_, created_ ? notice::kXGroupCreateConsumer : notice::kNone);
+    Mutation m =
+        c_.db.Mutate(e_, created_ ? notice::kXGroupCreateConsumer : notice::kStreamGroupState);
     m.Commit();
   }
 

@@ -240,7 +240,7 @@ void XAckCommand(CommandContext& c) {
   for (size_t i = 3; i < c.args.size(); ++i) {
     if (!ParseStreamIdOrReply(c.reply, c.args[i], &ids[i - 3], 0, /*strict=*/true)) return;
   }
-  Mutation m = c.db.Mutate(e, notice::kNone);
+  Mutation m = c.db.Mutate(e, notice::kStreamGroupState);
   int64_t acked = 0;
   for (StreamID id : ids) acked += g->Ack(id) ? 1 : 0;
   if (acked == 0) m.Abandon();

@@ -613,6 +613,33 @@ start_server {tags {stream}} {
         assert_equal {w1 w3} [sg_consumers jobs workers]
     }
 
+    test {Group-state changes leave a WATCH standing; MKSTREAM's new key aborts it} {
+        set c2 [redis_client]
+        foreach {cmd want} {
+            {xgroup create s g2 0} PONG
+            {xgroup setid s g 0} PONG
+            {xgroup createconsumer s g newc} PONG
+            {xgroup delconsumer s g c} PONG
+            {xgroup destroy s g} PONG
+            {xack s g 1-0} PONG
+            {xclaim s g other 0 1-0} PONG
+            {xclaim s g other 3600000 1-0 LASTID 9-0} PONG
+            {xautoclaim s g other 0 -} PONG
+            {xgroup create fresh g $ MKSTREAM} {}
+        } {
+            r del s fresh
+            sg_fill s 2
+            r xgroup create s g 0
+            r xreadgroup group g c streams s >
+            r watch [expr {[lindex $cmd end] eq "MKSTREAM" ? "fresh" : "s"}]
+            $c2 {*}$cmd
+            r multi
+            r ping
+            assert_equal $want [r exec] "WATCH after: $cmd"
+        }
+        $c2 close
+    }
+
     test {XGROUP DESTROY wakes an XREADGROUP blocked on the group} {
         r del s
         r xgroup create s g $ MKSTREAM
