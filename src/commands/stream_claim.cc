@@ -59,7 +59,7 @@ constexpr int64_t kAutoClaimMaxCount = INT64_MAX / 16;
 // ... and fails with "Insufficient memory" when its allocator cannot reserve COUNT x 16 bytes.
 // Below the 128 TB of a 64-bit Linux process's address space that depends on the machine's
 // memory and overcommit (10^12 ids pass or fail from one call to the next); at or above it,
-// more than 2^43 ids, it always fails, and so do we.
+// 2^43 ids and more, it always fails, and so do we.
 constexpr int64_t kAutoClaimMaxAllocatable = int64_t{1} << 43;
 // How many PEL records XAUTOCLAIM may look at per entry it is asked for.
 constexpr int64_t kAutoClaimAttemptsFactor = 10;
@@ -317,7 +317,7 @@ void XAutoClaimCommand(CommandContext& c) {
   Entry* e;
   StreamGroup* g = LookupGroupOrReply(c, Access::kWrite, &e);
   if (g == nullptr) return;
-  if (count > kAutoClaimMaxAllocatable) {
+  if (count >= kAutoClaimMaxAllocatable) {
     c.reply.Error(err::kXAutoClaimCountTooHigh);
     return;
   }
