@@ -56,9 +56,11 @@ namespace {
 // XAUTOCLAIM's COUNT at most: Redis refuses counts whose attempt budget (COUNT x 10) or id array
 // (COUNT x 16 bytes) would not fit a long ...
 constexpr int64_t kAutoClaimMaxCount = INT64_MAX / 16;
-// ... and fails with "Insufficient memory" when its allocator cannot reserve COUNT x 16 bytes,
-// which on 64-bit Linux happens between 10^11 and 10^12 ids; we refuse above 2^39 ids (8 TB).
-constexpr int64_t kAutoClaimMaxAllocatable = int64_t{1} << 39;
+// ... and fails with "Insufficient memory" when its allocator cannot reserve COUNT x 16 bytes.
+// Below the 128 TB of a 64-bit Linux process's address space that depends on the machine's
+// memory and overcommit (10^12 ids pass or fail from one call to the next); at or above it,
+// 2^43 ids and more, it always fails, and so do we.
+constexpr int64_t kAutoClaimMaxAllocatable = int64_t{1} << 43;
 // How many PEL records XAUTOCLAIM may look at per entry it is asked for.
 constexpr int64_t kAutoClaimAttemptsFactor = 10;
 
@@ -125,7 +127,8 @@ class Claimer {
                            std::string_view(n_buf, FormatInt64(g_.entries_read, n_buf))});
     }
     c_.ReplicateNothing();
-    Mutation m = c_.db.Mutate(e_, created_ ? notice::kXGroupCreateConsumer : notice::kNone);
+    Mutation m =
+        c_.db.Mutate(e_, created_ ? notice::kXGroupCreateConsumer : notice::kStreamGroupState);
     m.Commit();
   }
 
@@ -314,7 +317,7 @@ void XAutoClaimCommand(CommandContext& c) {
   Entry* e;
   StreamGroup* g = LookupGroupOrReply(c, Access::kWrite, &e);
   if (g == nullptr) return;
-  if (count > kAutoClaimMaxAllocatable) {
+  if (count >= kAutoClaimMaxAllocatable) {
     c.reply.Error(err::kXAutoClaimCountTooHigh);
     return;
   }

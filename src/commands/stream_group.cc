@@ -58,7 +58,7 @@ bool ParseIntervalIdOrReply(CommandContext& c, std::string_view arg, bool is_sta
   if (!ParseStreamIdOrReply(c.reply, arg, out, missing_seq, /*strict=*/exclusive)) return false;
   if (!exclusive) return true;
   if (is_start ? out->Increment() : out->Decrement()) return true;
-  c.reply.Error(is_start ? err::kXPendingInvalidStart : err::kXPendingInvalidEnd);
+  c.reply.Error(is_start ? err::kStreamInvalidStartId : err::kStreamInvalidEndId);
   return false;
 }
 
@@ -104,7 +104,7 @@ bool LookupXGroupKey(CommandContext& c, bool may_create, Entry** e) {
 // The group args[3] of the stream in e, or nullptr after replying NOGROUP.
 StreamGroup* FindXGroup(CommandContext& c, Entry* e) {
   StreamGroup* g = StreamOf(e)->FindGroup(c.args[3]);
-  if (g == nullptr) c.reply.Error(err::XGroupNoGroup(c.args[2], c.args[3]));
+  if (g == nullptr) c.reply.Error(err::StreamNoGroup(c.args[2], c.args[3]));
   return g;
 }
 
@@ -240,7 +240,7 @@ void XAckCommand(CommandContext& c) {
   for (size_t i = 3; i < c.args.size(); ++i) {
     if (!ParseStreamIdOrReply(c.reply, c.args[i], &ids[i - 3], 0, /*strict=*/true)) return;
   }
-  Mutation m = c.db.Mutate(e, notice::kNone);
+  Mutation m = c.db.Mutate(e, notice::kStreamGroupState);
   int64_t acked = 0;
   for (StreamID id : ids) acked += g->Ack(id) ? 1 : 0;
   if (acked == 0) m.Abandon();

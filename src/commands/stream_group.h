@@ -15,13 +15,16 @@
 namespace redistp {
 
 // Redis 7.0's names for consumer-group changes (class t). XACK and XCLAIM changes that create
-// no consumer are not announced at all.
+// no consumer are not announced at all (kStreamGroupState). None of them is a modification for
+// WATCH or client-side caching (signals_modified false: Redis calls no signalModifiedKey for
+// group state); XGROUP CREATE MKSTREAM's new key is an addition, which WATCH does see.
 namespace notice {
-inline constexpr KeyNotice kXGroupCreate{kNotifyStream, "xgroup-create"};
-inline constexpr KeyNotice kXGroupSetId{kNotifyStream, "xgroup-setid"};
-inline constexpr KeyNotice kXGroupDestroy{kNotifyStream, "xgroup-destroy"};
-inline constexpr KeyNotice kXGroupCreateConsumer{kNotifyStream, "xgroup-createconsumer"};
-inline constexpr KeyNotice kXGroupDelConsumer{kNotifyStream, "xgroup-delconsumer"};
+inline constexpr KeyNotice kXGroupCreate{kNotifyStream, "xgroup-create", false};
+inline constexpr KeyNotice kXGroupSetId{kNotifyStream, "xgroup-setid", false};
+inline constexpr KeyNotice kXGroupDestroy{kNotifyStream, "xgroup-destroy", false};
+inline constexpr KeyNotice kXGroupCreateConsumer{kNotifyStream, "xgroup-createconsumer", false};
+inline constexpr KeyNotice kXGroupDelConsumer{kNotifyStream, "xgroup-delconsumer", false};
+inline constexpr KeyNotice kStreamGroupState{kNotifyNone, nullptr, false};
 }  // namespace notice
 
 // Looks up the stream at args[1] and its group args[2] for XPENDING, XCLAIM and XAUTOCLAIM.

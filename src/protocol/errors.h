@@ -561,19 +561,13 @@ inline constexpr std::string_view kXGroupKeyMissing =
 inline constexpr std::string_view kXGroupBusyGroup = "BUSYGROUP Consumer Group name already exists";
 inline constexpr std::string_view kXGroupEntriesRead =
     "ERR value for ENTRIESREAD must be positive or -1";
-// XGROUP's missing group: "NOGROUP No such consumer group 'g' for key name 'k'".
-inline std::string XGroupNoGroup(std::string_view key, std::string_view group) {
-  return "NOGROUP No such consumer group '" + std::string(UpToNul(group)) + "' for key name '" +
-         std::string(UpToNul(key)) + "'";
-}
 // XPENDING, XCLAIM, XAUTOCLAIM: "NOGROUP No such key 'k' or consumer group 'g'".
 inline std::string XClaimNoGroup(std::string_view key, std::string_view group) {
   return "NOGROUP No such key '" + std::string(UpToNul(key)) + "' or consumer group '" +
          std::string(UpToNul(group)) + "'";
 }
-// XPENDING and XAUTOCLAIM exclusive ids that cannot move inwards.
-inline constexpr std::string_view kXPendingInvalidStart = "ERR invalid start ID for the interval";
-inline constexpr std::string_view kXPendingInvalidEnd = "ERR invalid end ID for the interval";
+// XGROUP's missing group is StreamNoGroup; XPENDING's and XAUTOCLAIM's exclusive ids that
+// cannot move inwards are kStreamInvalidStartId/kStreamInvalidEndId (above).
 // XCLAIM.
 inline constexpr std::string_view kXClaimMinIdle = "ERR Invalid min-idle-time argument for XCLAIM";
 inline constexpr std::string_view kXClaimIdle = "ERR Invalid IDLE option argument for XCLAIM";

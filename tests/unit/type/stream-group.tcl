@@ -10,19 +10,19 @@
 # min-idle-time either is far below or far above what an entry has.
 
 # Fills key with entries 1-0 .. n-0, each {f v<i>}.
-proc xg_fill {key n} {
+proc sg_fill {key n} {
     for {set i 1} {$i <= $n} {incr i} {r xadd $key $i-0 f v$i}
 }
 
 # The ids of an XRANGE-shaped reply.
-proc xg_ids {entries} {
+proc sg_ids {entries} {
     set out {}
     foreach e $entries {lappend out [lindex $e 0]}
     return $out
 }
 
 # The value of `field` in a flat field/value list (an XINFO reply).
-proc xg_field {reply field} {
+proc sg_field {reply field} {
     foreach {k v} $reply {
         if {$k eq $field} {return $v}
     }
@@ -30,45 +30,45 @@ proc xg_field {reply field} {
 }
 
 # XINFO GROUPS' entry for `group` of `key`.
-proc xg_group {key group} {
+proc sg_group {key group} {
     foreach g [r xinfo groups $key] {
-        if {[xg_field $g name] eq $group} {return $g}
+        if {[sg_field $g name] eq $group} {return $g}
     }
     fail "no group '$group' on '$key'"
 }
 
 # The consumer names of `group`, in XINFO CONSUMERS's order.
-proc xg_consumers {key group} {
+proc sg_consumers {key group} {
     set out {}
-    foreach c [r xinfo consumers $key $group] {lappend out [xg_field $c name]}
+    foreach c [r xinfo consumers $key $group] {lappend out [sg_field $c name]}
     return $out
 }
 
 # The lines of one reply on a fresh raw connection speaking RESP `proto`, flattened.
-proc xg_raw {proto args} {
+proc sg_raw {proto args} {
     set c [redis_client]
     $c hello $proto
     $c readraw 1
     $c deferred 1
     $c {*}$args
     set lines {}
-    xg_raw_collect $c lines
+    sg_raw_collect $c lines
     $c close
     return $lines
 }
-proc xg_raw_collect {c listvar} {
+proc sg_raw_collect {c listvar} {
     upvar 1 $listvar lines
     set line [$c read]
     lappend lines $line
     set n [string range $line 1 end]
     switch -- [string index $line 0] {
         $ {if {$n >= 0} {lappend lines [$c read]}}
-        * - ~ - > {for {set i 0} {$i < $n} {incr i} {xg_raw_collect $c lines}}
-        % {for {set i 0} {$i < 2 * $n} {incr i} {xg_raw_collect $c lines}}
+        * - ~ - > {for {set i 0} {$i < $n} {incr i} {sg_raw_collect $c lines}}
+        % {for {set i 0} {$i < 2 * $n} {incr i} {sg_raw_collect $c lines}}
     }
 }
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {XGROUP CREATE needs the key unless MKSTREAM creates an empty stream} {
         r del s
         assert_error {ERR The XGROUP subcommand requires the key to exist*MKSTREAM*} {
@@ -78,37 +78,37 @@ start_server {tags {stream needs:streams}} {
         assert_equal OK [r xgroup create s g $ MKSTREAM]
         assert_equal stream [r type s]
         assert_equal 0 [r xlen s]
-        assert_equal 0-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal 0-0 [sg_field [sg_group s g] last-delivered-id]
     }
 
     test {XGROUP CREATE: BUSYGROUP, `$`, ids without a sequence, entries-read left unknown} {
         r del s
-        xg_fill s 5
+        sg_fill s 5
         assert_equal OK [r xgroup create s g $]
         assert_error {BUSYGROUP Consumer Group name already exists} {r xgroup create s g 0}
         assert_error {BUSYGROUP*} {r xgroup create s g 0 MKSTREAM MKSTREAM}
-        set g [xg_group s g]
-        assert_equal 5-0 [xg_field $g last-delivered-id]
-        assert_equal {} [xg_field $g entries-read]
-        assert_equal 0 [xg_field $g lag]
+        set g [sg_group s g]
+        assert_equal 5-0 [sg_field $g last-delivered-id]
+        assert_equal {} [sg_field $g entries-read]
+        assert_equal 0 [sg_field $g lag]
         r xgroup create s three 3
-        assert_equal 3-0 [xg_field [xg_group s three] last-delivered-id]
+        assert_equal 3-0 [sg_field [sg_group s three] last-delivered-id]
         r xgroup create s big 18446744073709551615
-        assert_equal 18446744073709551615-0 [xg_field [xg_group s big] last-delivered-id]
+        assert_equal 18446744073709551615-0 [sg_field [sg_group s big] last-delivered-id]
         # Group names are binary-safe and case-sensitive.
         r xgroup create s G 0
-        assert_equal {G big g three} [lmap x [r xinfo groups s] {xg_field $x name}]
+        assert_equal {G big g three} [lmap x [r xinfo groups s] {sg_field $x name}]
     }
 
     test {XGROUP CREATE ENTRIESREAD sets the counter; -1 means unknown} {
         r del s
-        xg_fill s 5
+        sg_fill s 5
         r xgroup create s g 3 ENTRIESREAD 3
-        set g [xg_group s g]
-        assert_equal 3 [xg_field $g entries-read]
-        assert_equal 2 [xg_field $g lag]
+        set g [sg_group s g]
+        assert_equal 3 [sg_field $g entries-read]
+        assert_equal 2 [sg_field $g lag]
         r xgroup create s h 0 ENTRIESREAD -1 MKSTREAM
-        assert_equal {} [xg_field [xg_group s h] entries-read]
+        assert_equal {} [sg_field [sg_group s h] entries-read]
         assert_error {ERR value for ENTRIESREAD must be positive or -1} {
             r xgroup create s x 0 ENTRIESREAD -2
         }
@@ -148,21 +148,21 @@ start_server {tags {stream needs:streams}} {
 
     test {XGROUP SETID moves the last-delivered id and sets entries-read} {
         r del s
-        xg_fill s 5
+        sg_fill s 5
         r xgroup create s g 0 ENTRIESREAD 0
         assert_equal OK [r xgroup setid s g 3]
-        set g [xg_group s g]
-        assert_equal 3-0 [xg_field $g last-delivered-id]
-        assert_equal {} [xg_field $g entries-read]
+        set g [sg_group s g]
+        assert_equal 3-0 [sg_field $g last-delivered-id]
+        assert_equal {} [sg_field $g entries-read]
         assert_equal OK [r xgroup setid s g $ ENTRIESREAD 5]
-        set g [xg_group s g]
-        assert_equal 5-0 [xg_field $g last-delivered-id]
-        assert_equal 5 [xg_field $g entries-read]
-        assert_equal 0 [xg_field $g lag]
+        set g [sg_group s g]
+        assert_equal 5-0 [sg_field $g last-delivered-id]
+        assert_equal 5 [sg_field $g entries-read]
+        assert_equal 0 [sg_field $g lag]
         # Back to the start: everything is new again for the group.
         r xgroup setid s g 0 ENTRIESREAD 0
-        assert_equal 5 [xg_field [xg_group s g] lag]
-        assert_equal {1-0 2-0} [xg_ids [lindex [r xreadgroup group g c count 2 streams s >] 0 1]]
+        assert_equal 5 [sg_field [sg_group s g] lag]
+        assert_equal {1-0 2-0} [sg_ids [lindex [r xreadgroup group g c count 2 streams s >] 0 1]]
     }
 
     test {XGROUP SETID errors and their order} {
@@ -191,26 +191,26 @@ start_server {tags {stream needs:streams}} {
         # Unlike CREATE, SETID takes "-" and "+".
         assert_equal OK [r xgroup setid s g +]
         assert_equal 18446744073709551615-18446744073709551615 \
-            [xg_field [xg_group s g] last-delivered-id]
+            [sg_field [sg_group s g] last-delivered-id]
         assert_equal OK [r xgroup setid s g -]
-        assert_equal 0-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal 0-0 [sg_field [sg_group s g] last-delivered-id]
     }
 
     test {XGROUP DESTROY, CREATECONSUMER and DELCONSUMER} {
         r del s str nokey
-        xg_fill s 3
+        sg_fill s 3
         r set str x
         r xgroup create s g 0
         assert_equal 1 [r xgroup createconsumer s g alice]
         assert_equal 0 [r xgroup createconsumer s g alice]
         assert_equal 1 [r xgroup createconsumer s g bob]
-        assert_equal {alice bob} [xg_consumers s g]
+        assert_equal {alice bob} [sg_consumers s g]
         r xreadgroup group g alice count 2 streams s >
         # DELCONSUMER answers how many entries the consumer had pending; they leave the group.
         assert_equal 2 [r xgroup delconsumer s g alice]
         assert_equal 0 [r xgroup delconsumer s g alice]
         assert_equal 0 [r xgroup delconsumer s g bob]
-        assert_equal {} [xg_consumers s g]
+        assert_equal {} [sg_consumers s g]
         assert_equal 0 [lindex [r xpending s g] 0]
         assert_error {NOGROUP No such consumer group 'nog' for key name 's'} {
             r xgroup createconsumer s nog c
@@ -244,7 +244,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XACK counts the ids that were pending, each once} {
         r del s
-        xg_fill s 4
+        sg_fill s 4
         r xgroup create s g 0
         r xreadgroup group g c streams s >
         assert_equal 1 [r xack s g 1-0 1-0 99-0]
@@ -259,7 +259,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XACK checks every id before acknowledging any} {
         r del s str
-        xg_fill s 2
+        sg_fill s 2
         r set str x
         r xgroup create s g 0
         r xreadgroup group g c streams s >
@@ -275,7 +275,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XPENDING summary: count, smallest and greatest id, consumers with entries} {
         r del s
-        xg_fill s 6
+        sg_fill s 6
         r xgroup create s g 0
         r xgroup createconsumer s g idle-one
         r xreadgroup group g bob count 2 streams s >
@@ -288,46 +288,46 @@ start_server {tags {stream needs:streams}} {
     test {XPENDING summary of an empty group in RESP2 and RESP3} {
         r del s
         r xgroup create s g $ MKSTREAM
-        assert_equal [list *4 :0 {$-1} {$-1} *-1] [xg_raw 2 xpending s g]
-        assert_equal [list *4 :0 _ _ _] [xg_raw 3 xpending s g]
+        assert_equal [list *4 :0 {$-1} {$-1} *-1] [sg_raw 2 xpending s g]
+        assert_equal [list *4 :0 _ _ _] [sg_raw 3 xpending s g]
         r xadd s 1-0 f v
         r xreadgroup group g c streams s >
-        assert_equal [list *4 :1 {$3} 1-0 {$3} 1-0 *1 *2 {$1} c {$1} 1] [xg_raw 3 xpending s g]
+        assert_equal [list *4 :1 {$3} 1-0 {$3} 1-0 *1 *2 {$1} c {$1} 1] [sg_raw 3 xpending s g]
     }
 
     test {XPENDING extended form: ranges, exclusive ends, COUNT, a consumer} {
         r del s
-        xg_fill s 6
+        sg_fill s 6
         r xgroup create s g 0
         r xreadgroup group g alice count 3 streams s >
         r xreadgroup group g bob count 2 streams s >
         set all [r xpending s g - + 10]
-        assert_equal {1-0 2-0 3-0 4-0 5-0} [xg_ids $all]
+        assert_equal {1-0 2-0 3-0 4-0 5-0} [sg_ids $all]
         foreach e $all {
             assert_equal 4 [llength $e]
             assert_equal 1 [lindex $e 3]
         }
         assert_equal {alice alice alice bob bob} [lmap e $all {lindex $e 1}]
-        assert_equal {2-0 3-0 4-0} [xg_ids [r xpending s g (1-0 (5-0 10]]
-        assert_equal {1-0 2-0} [xg_ids [r xpending s g - + 2]]
-        assert_equal {3-0 4-0} [xg_ids [r xpending s g 3 4 10]]
-        assert_equal {4-0 5-0} [xg_ids [r xpending s g - + 10 bob]]
+        assert_equal {2-0 3-0 4-0} [sg_ids [r xpending s g (1-0 (5-0 10]]
+        assert_equal {1-0 2-0} [sg_ids [r xpending s g - + 2]]
+        assert_equal {3-0 4-0} [sg_ids [r xpending s g 3 4 10]]
+        assert_equal {4-0 5-0} [sg_ids [r xpending s g - + 10 bob]]
         assert_equal {} [r xpending s g - + 10 nobody]
         assert_equal {} [r xpending s g - + 0]
         assert_equal {} [r xpending s g - + -1]
         assert_equal {} [r xpending s g 5 3 10]
         # Arguments after the consumer are ignored (up to nine in all).
-        assert_equal {4-0 5-0} [xg_ids [r xpending s g - + 10 bob extra more]]
+        assert_equal {4-0 5-0} [sg_ids [r xpending s g - + 10 bob extra more]]
     }
 
     test {XPENDING IDLE filters by idle time} {
         r del s
-        xg_fill s 4
+        sg_fill s 4
         r xgroup create s g 0
         r xreadgroup group g c streams s >
         r xclaim s g c 0 1-0 3-0 IDLE 3600000 JUSTID
-        assert_equal {1-0 3-0} [xg_ids [r xpending s g IDLE 1800000 - + 10]]
-        assert_equal {3-0} [xg_ids [r xpending s g IDLE 1800000 (1-0 + 10 c]]
+        assert_equal {1-0 3-0} [sg_ids [r xpending s g IDLE 1800000 - + 10]]
+        assert_equal {3-0} [sg_ids [r xpending s g IDLE 1800000 (1-0 + 10 c]]
         assert_equal {} [r xpending s g IDLE 1800000 - + 10 nobody]
         assert_equal 4 [llength [r xpending s g idle -5 - + 10]]
         set e [lindex [r xpending s g IDLE 1800000 - + 1] 0]
@@ -336,7 +336,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XPENDING errors and their order} {
         r del s str nokey
-        xg_fill s 2
+        sg_fill s 2
         r xgroup create s g 0
         r set str x
         foreach args {{-} {- +} {IDLE 5 - +} {IDLE 10} {- + 10 c a b c} {IDLE 5 - + 10 c x}} {
@@ -364,7 +364,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XCLAIM gives idle entries to another consumer and counts a delivery} {
         r del s
-        xg_fill s 3
+        sg_fill s 3
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xclaim s g alice 0 1-0 2-0 IDLE 600000 JUSTID
@@ -378,7 +378,7 @@ start_server {tags {stream needs:streams}} {
         assert_equal {3-0} [r xclaim s g bob 0 3 JUSTID]
         assert_equal 1 [lindex [r xpending s g - + 10 bob] 2 3]
         assert_equal {{alice 0} {bob 3}} [lmap c [r xinfo consumers s g] {
-            list [xg_field $c name] [xg_field $c pending]
+            list [sg_field $c name] [sg_field $c pending]
         }]
         # An id given twice is claimed twice.
         assert_equal {1-0 1-0} [r xclaim s g carol 0 1-0 1-0 JUSTID]
@@ -386,7 +386,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XCLAIM IDLE, TIME and RETRYCOUNT set the record; the last of IDLE and TIME wins} {
         r del s
-        xg_fill s 2
+        sg_fill s 2
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xclaim s g alice 0 1-0 IDLE 500000 RETRYCOUNT 9 JUSTID
@@ -411,7 +411,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XCLAIM FORCE creates records for entries nobody had pending} {
         r del s
-        xg_fill s 3
+        sg_fill s 3
         r xgroup create s g 0
         assert_equal {} [r xclaim s g c 0 1-0]
         assert_equal {{1-0 {f v1}}} [r xclaim s g c 0 1-0 FORCE]
@@ -419,20 +419,20 @@ start_server {tags {stream needs:streams}} {
         # An id that is not in the stream is never forced.
         assert_equal {} [r xclaim s g c 0 9-0 FORCE]
         set pending [r xpending s g - + 10]
-        assert_equal {1-0 2-0} [xg_ids $pending]
+        assert_equal {1-0 2-0} [sg_ids $pending]
         assert_equal {2 1} [lmap e $pending {lindex $e 3}]
         # Forcing does not move the group's last-delivered id.
-        assert_equal 0-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal 0-0 [sg_field [sg_group s g] last-delivered-id]
     }
 
     test {XCLAIM drops entries deleted while pending (7.0)} {
         r del s
-        xg_fill s 3
+        sg_fill s 3
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xdel s 2-0
         assert_equal {{1-0 {f v1}} {3-0 {f v3}}} [r xclaim s g bob 0 1-0 2-0 3-0]
-        assert_equal {1-0 3-0} [xg_ids [r xpending s g - + 10]]
+        assert_equal {1-0 3-0} [sg_ids [r xpending s g - + 10]]
         r xdel s 3-0
         assert_equal {} [r xclaim s g bob 0 3-0 JUSTID]
         assert_equal {1 1-0 1-0 {{bob 1}}} [r xpending s g]
@@ -440,30 +440,30 @@ start_server {tags {stream needs:streams}} {
 
     test {XCLAIM creates the consumer only when it claims something} {
         r del s
-        xg_fill s 2
+        sg_fill s 2
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         assert_equal {} [r xclaim s g newbie 3600000 1-0]
         assert_equal {} [r xclaim s g newbie 0 9-0]
-        assert_equal {alice} [xg_consumers s g]
+        assert_equal {alice} [sg_consumers s g]
         r xclaim s g newbie 0 1-0
-        assert_equal {alice newbie} [xg_consumers s g]
+        assert_equal {alice newbie} [sg_consumers s g]
     }
 
     test {XCLAIM LASTID moves the group's last-delivered id forward only} {
         r del s
-        xg_fill s 3
+        sg_fill s 3
         r xgroup create s g 0
         r xreadgroup group g alice count 1 streams s >
         r xclaim s g bob 3600000 1-0 LASTID 50-0
-        assert_equal 50-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal 50-0 [sg_field [sg_group s g] last-delivered-id]
         r xclaim s g bob 0 1-0 LASTID 2-0
-        assert_equal 50-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal 50-0 [sg_field [sg_group s g] last-delivered-id]
     }
 
     test {XCLAIM errors and their order} {
         r del s str nokey
-        xg_fill s 2
+        sg_fill s 2
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r set str x
@@ -490,13 +490,13 @@ start_server {tags {stream needs:streams}} {
         assert_error {ERR Invalid stream ID*} {r xclaim s g c 0 1-0 LASTID +}
         assert_error {ERR wrong number of arguments for 'xclaim' command} {r xclaim s g c 0}
         # Nothing changed on the way.
-        assert_equal {alice} [xg_consumers s g]
-        assert_equal 2-0 [xg_field [xg_group s g] last-delivered-id]
+        assert_equal {alice} [sg_consumers s g]
+        assert_equal 2-0 [sg_field [sg_group s g] last-delivered-id]
     }
 
     test {XAUTOCLAIM claims idle entries from a start id and answers a cursor} {
         r del s
-        xg_fill s 5
+        sg_fill s 5
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xclaim s g alice 0 1-0 2-0 3-0 4-0 IDLE 3600000 JUSTID
@@ -518,7 +518,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XAUTOCLAIM reports entries deleted while pending and drops them (7.0)} {
         r del s
-        xg_fill s 5
+        sg_fill s 5
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xdel s 2-0 4-0
@@ -530,7 +530,7 @@ start_server {tags {stream needs:streams}} {
 
     test {XAUTOCLAIM looks at no more than COUNT x 10 records} {
         r del s
-        xg_fill s 12
+        sg_fill s 12
         r xgroup create s g 0
         r xreadgroup group g alice streams s >
         r xclaim s g alice 0 11-0 12-0 IDLE 3600000 JUSTID
@@ -538,14 +538,14 @@ start_server {tags {stream needs:streams}} {
         assert_equal {0-0 {11-0 12-0} {}} [r xautoclaim s g bob 1800000 - COUNT 2 JUSTID]
         # The consumer exists only once it claimed something.
         r xautoclaim s g nobody 3600000 -
-        assert_equal {alice bob} [xg_consumers s g]
+        assert_equal {alice bob} [sg_consumers s g]
         # The last COUNT wins.
         assert_equal {3-0 {1-0 2-0} {}} [r xautoclaim s g carol 0 - COUNT 1 COUNT 2 JUSTID JUSTID]
     }
 
     test {XAUTOCLAIM errors and their order} {
         r del s str nokey
-        xg_fill s 2
+        sg_fill s 2
         r xgroup create s g 0
         r set str x
         foreach n {0 -1 abc 9223372036854775807 576460752303423488} {
@@ -581,11 +581,11 @@ start_server {tags {stream needs:streams}} {
         # Two workers share the jobs; w1 acknowledges what it gets, w2 dies holding its share.
         set got1 [lindex [r xreadgroup group workers w1 count 10 streams jobs >] 0 1]
         set got2 [lindex [r xreadgroup group workers w2 count 10 streams jobs >] 0 1]
-        assert_equal 10 [r xack jobs workers {*}[xg_ids $got1]]
-        assert_equal [list 10 [lindex [xg_ids $got2] 0] [lindex [xg_ids $got2] end] {{w2 10}}] \
+        assert_equal 10 [r xack jobs workers {*}[sg_ids $got1]]
+        assert_equal [list 10 [lindex [sg_ids $got2] 0] [lindex [sg_ids $got2] end] {{w2 10}}] \
             [r xpending jobs workers]
         # Its entries look an hour old; a fresh one (never read) must not be taken.
-        r xclaim jobs workers w2 0 {*}[xg_ids $got2] IDLE 3600000 JUSTID
+        r xclaim jobs workers w2 0 {*}[sg_ids $got2] IDLE 3600000 JUSTID
         r xadd jobs * job late
         set late [lindex [r xreadgroup group workers w2 count 1 streams jobs >] 0 1]
         # The survivor scans with a small COUNT until the cursor comes back to 0-0.
@@ -599,10 +599,10 @@ start_server {tags {stream needs:streams}} {
             incr rounds
             if {$cursor eq "0-0" || $rounds > 20} break
         }
-        assert_equal [xg_ids $got2] $taken
+        assert_equal [sg_ids $got2] $taken
         assert_equal {job} [lindex [lindex $claimed 0 1] 0]
         # w3 now owns them, each delivered twice; w2 only keeps the fresh entry.
-        assert_equal [xg_ids $late] [xg_ids [r xpending jobs workers - + 100 w2]]
+        assert_equal [sg_ids $late] [sg_ids [r xpending jobs workers - + 100 w2]]
         set mine [r xpending jobs workers - + 100 w3]
         assert_equal 10 [llength $mine]
         foreach e $mine {assert_equal 2 [lindex $e 3]}
@@ -610,7 +610,34 @@ start_server {tags {stream needs:streams}} {
         # The dead consumer is removed with what it still holds.
         assert_equal 1 [r xgroup delconsumer jobs workers w2]
         assert_equal {0 {} {} {}} [r xpending jobs workers]
-        assert_equal {w1 w3} [xg_consumers jobs workers]
+        assert_equal {w1 w3} [sg_consumers jobs workers]
+    }
+
+    test {Group-state changes leave a WATCH standing; MKSTREAM's new key aborts it} {
+        set c2 [redis_client]
+        foreach {cmd want} {
+            {xgroup create s g2 0} PONG
+            {xgroup setid s g 0} PONG
+            {xgroup createconsumer s g newc} PONG
+            {xgroup delconsumer s g c} PONG
+            {xgroup destroy s g} PONG
+            {xack s g 1-0} PONG
+            {xclaim s g other 0 1-0} PONG
+            {xclaim s g other 3600000 1-0 LASTID 9-0} PONG
+            {xautoclaim s g other 0 -} PONG
+            {xgroup create fresh g $ MKSTREAM} {}
+        } {
+            r del s fresh
+            sg_fill s 2
+            r xgroup create s g 0
+            r xreadgroup group g c streams s >
+            r watch [expr {[lindex $cmd end] eq "MKSTREAM" ? "fresh" : "s"}]
+            $c2 {*}$cmd
+            r multi
+            r ping
+            assert_equal $want [r exec] "WATCH after: $cmd"
+        }
+        $c2 close
     }
 
     test {XGROUP DESTROY wakes an XREADGROUP blocked on the group} {
@@ -641,7 +668,7 @@ start_server {tags {stream needs:streams}} {
     }
 }
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {Keyspace notifications of the consumer-group commands} {
         r config set notify-keyspace-events KEA
         r del s
