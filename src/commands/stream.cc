@@ -183,21 +183,27 @@ std::vector<std::string> CopyArgs(const CommandContext& c) {
 }
 
 // The id XADD gives its entry on a stream whose last id is `last`, from the parsed id form.
-// False (the "equal or smaller than the top item" error) when the id would not grow.
-bool ResolveAddId(const AddTrimArgs& a, const StreamObject& s, int64_t now_ms, StreamID* out) {
+// Returns the error to reply when there is none: an id that would not grow, or (Redis 7.0's
+// answer when `<ms>-*` names the last id's ms and its sequence is exhausted) "too large".
+std::string_view ResolveAddId(const AddTrimArgs& a, const StreamObject& s, int64_t now_ms,
+                              StreamID* out) {
   const StreamID last = s.last_id();
-  if (a.auto_id) return s.NextAutoId(static_cast<uint64_t>(now_ms), out);
+  if (a.auto_id) {
+    return s.NextAutoId(static_cast<uint64_t>(now_ms), out) ? std::string_view()
+                                                            : err::kStreamExhausted;
+  }
   if (a.seq_star) {
     if (a.id.ms > last.ms) {
       *out = {a.id.ms, 0};
-      return true;
+      return {};
     }
-    if (a.id.ms < last.ms || last.seq == UINT64_MAX) return false;
+    if (a.id.ms < last.ms) return err::kStreamXAddIdTooSmall;
+    if (last.seq == UINT64_MAX) return err::kStreamElementsTooLarge;
     *out = {a.id.ms, last.seq + 1};
-    return true;
+    return {};
   }
   *out = a.id;
-  return a.id > last;
+  return a.id > last ? std::string_view() : err::kStreamXAddIdTooSmall;
 }
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value ...
@@ -234,8 +240,9 @@ void XAddCommand(CommandContext& c) {
     return;
   }
   StreamID id;
-  if (!ResolveAddId(a, current, c.server.keyspace().now_ms, &id)) {
-    c.reply.Error(err::kStreamXAddIdTooSmall);
+  if (std::string_view error = ResolveAddId(a, current, c.server.keyspace().now_ms, &id);
+      !error.empty()) {
+    c.reply.Error(error);
     return;
   }
   const std::vector<std::string_view> fields(c.args.begin() + field_pos, c.args.end());
