@@ -18,8 +18,8 @@
 // Replication. What Redis 7.0 propagates is made deterministic: XADD with a generated id
 // (`*`, `<ms>-*`) is replayed with the id it produced; approximate trimming (`~`), whose effect
 // depends on the node layout, is replayed exact (`=`) with the threshold it reached: the
-// length left for MAXLEN, the first id left for MINID. LIMIT stays as given. XTRIM and XDEL that
-// evict nothing are not propagated (the mutation is abandoned).
+// length left for MAXLEN, the first id left (a deleted entry's included) for MINID. LIMIT stays as
+// given. XTRIM and XDEL that evict nothing are not propagated (the mutation is abandoned).
 //
 // Errors, in Redis's order: XADD/XTRIM read the options left to right (integer syntax, negative
 // MAXLEN/LIMIT, MAXLEN with MINID, ids), then LIMIT without a strategy or without `~`, then
@@ -173,8 +173,11 @@ void RewriteApproxTrim(const AddTrimArgs& a, const StreamObject& s, std::vector<
   if (a.spec.by == StreamObject::TrimBy::kMaxLen) {
     (*out)[a.threshold_index] = std::to_string(s.length());
   } else {
-    // An empty stream has no first entry: Redis then names the greatest id.
-    (*out)[a.threshold_index] = (s.length() > 0 ? s.first_id() : StreamID::Max()).ToString();
+    // Redis names the first entry left, deleted ones included: the first node's master id (a
+    // node keeps its first entry, flagged, until the whole node goes). An empty stream has no
+    // node: Redis then names the greatest id.
+    const auto& nodes = s.nodes();
+    (*out)[a.threshold_index] = (nodes.empty() ? StreamID::Max() : nodes.begin()->first).ToString();
   }
 }
 

@@ -57,6 +57,23 @@ TEST(StreamPropagation, GeneratedIdsAndApproximateTrimsAreWrittenOut) {
                      {"xdel", "s", "1-1", "10000000000000-1", "3"}}));
 }
 
+// Redis 7.0.15's AOF: MINID ~ names the first entry left even when XDEL deleted it.
+TEST(StreamPropagation, ApproximateMinidNamesTheFirstEntryDeletedOrNot) {
+  Harness h;
+  h.Run("a", {"config", "set", "stream-node-max-entries", "10"});
+  for (int i = 1; i <= 10; ++i) {
+    h.Run("a", {"xadd", "s", std::to_string(i) + "-1", "f", std::to_string(i)});
+  }
+  h.Run("a", {"xdel", "s", "1-1"});
+  EXPECT_EQ(h.Run("a", {"xtrim", "s", "minid", "~", "1"}).integer, 0);
+  h.Run("a", {"xadd", "s", "minid", "~", "1", "11-1", "f", "v"});
+  Records got = h.Propagated();
+  ASSERT_EQ(got.size(), 13u);
+  EXPECT_EQ(got[11], (std::vector<std::string>{"xdel", "s", "1-1"}));
+  EXPECT_EQ(got[12],
+            (std::vector<std::string>{"xadd", "s", "minid", "=", "1-1", "11-1", "f", "v"}));
+}
+
 TEST(StreamPropagation, NomkstreamOnAMissingKeyRecordsNothing) {
   Harness h;
   EXPECT_EQ(h.Run("a", {"xadd", "s", "nomkstream", "*", "a", "1"}).kind, Frame::Kind::kNull);
