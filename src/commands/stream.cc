@@ -18,8 +18,8 @@
 // Replication. What Redis 7.0 propagates is made deterministic: XADD with a generated id
 // (`*`, `<ms>-*`) is replayed with the id it produced; approximate trimming (`~`), whose effect
 // depends on the node layout, is replayed exact (`=`) with the threshold it reached: the
-// length left for MAXLEN, the first id left for MINID. LIMIT stays as given. XTRIM and XDEL that
-// evict nothing are not propagated (the mutation is abandoned).
+// length left for MAXLEN, the first id left (a deleted entry's included) for MINID. LIMIT stays as
+// given. XTRIM and XDEL that evict nothing are not propagated (the mutation is abandoned).
 //
 // Errors, in Redis's order: XADD/XTRIM read the options left to right (integer syntax, negative
 // MAXLEN/LIMIT, MAXLEN with MINID, ids), then LIMIT without a strategy or without `~`, then
@@ -173,8 +173,11 @@ void RewriteApproxTrim(const AddTrimArgs& a, const StreamObject& s, std::vector<
   if (a.spec.by == StreamObject::TrimBy::kMaxLen) {
     (*out)[a.threshold_index] = std::to_string(s.length());
   } else {
-    // An empty stream has no first entry: Redis then names the greatest id.
-    (*out)[a.threshold_index] = (s.length() > 0 ? s.first_id() : StreamID::Max()).ToString();
+    // Redis names the first entry left, deleted ones included: the first node's master id (a
+    // node keeps its first entry, flagged, until the whole node goes). An empty stream has no
+    // node: Redis then names the greatest id.
+    const auto& nodes = s.nodes();
+    (*out)[a.threshold_index] = (nodes.empty() ? StreamID::Max() : nodes.begin()->first).ToString();
   }
 }
 
@@ -183,21 +186,27 @@ std::vector<std::string> CopyArgs(const CommandContext& c) {
 }
 
 // The id XADD gives its entry on a stream whose last id is `last`, from the parsed id form.
-// False (the "equal or smaller than the top item" error) when the id would not grow.
-bool ResolveAddId(const AddTrimArgs& a, const StreamObject& s, int64_t now_ms, StreamID* out) {
+// Returns the error to reply when there is none: an id that would not grow, or (Redis 7.0's
+// answer when `<ms>-*` names the last id's ms and its sequence is exhausted) "too large".
+std::string_view ResolveAddId(const AddTrimArgs& a, const StreamObject& s, int64_t now_ms,
+                              StreamID* out) {
   const StreamID last = s.last_id();
-  if (a.auto_id) return s.NextAutoId(static_cast<uint64_t>(now_ms), out);
+  if (a.auto_id) {
+    return s.NextAutoId(static_cast<uint64_t>(now_ms), out) ? std::string_view()
+                                                            : err::kStreamExhausted;
+  }
   if (a.seq_star) {
     if (a.id.ms > last.ms) {
       *out = {a.id.ms, 0};
-      return true;
+      return {};
     }
-    if (a.id.ms < last.ms || last.seq == UINT64_MAX) return false;
+    if (a.id.ms < last.ms) return err::kStreamXAddIdTooSmall;
+    if (last.seq == UINT64_MAX) return err::kStreamElementsTooLarge;
     *out = {a.id.ms, last.seq + 1};
-    return true;
+    return {};
   }
   *out = a.id;
-  return a.id > last;
+  return a.id > last ? std::string_view() : err::kStreamXAddIdTooSmall;
 }
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value ...
@@ -234,8 +243,9 @@ void XAddCommand(CommandContext& c) {
     return;
   }
   StreamID id;
-  if (!ResolveAddId(a, current, c.server.keyspace().now_ms, &id)) {
-    c.reply.Error(err::kStreamXAddIdTooSmall);
+  if (std::string_view error = ResolveAddId(a, current, c.server.keyspace().now_ms, &id);
+      !error.empty()) {
+    c.reply.Error(error);
     return;
   }
   const std::vector<std::string_view> fields(c.args.begin() + field_pos, c.args.end());

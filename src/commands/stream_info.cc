@@ -2,7 +2,8 @@
 //
 //   XINFO STREAM key [FULL [COUNT n]]   the stream's metadata, its first and last entries, or
 //                                       (FULL) its entries and every group with its PEL and
-//                                       consumers, at most n of each list (default 10, 0 = all)
+//                                       consumers, at most n of each list (default 10, also
+//                                       for a negative n; 0 = all)
 //   XINFO GROUPS key                    one map per group
 //   XINFO CONSUMERS key group           one map per consumer of the group
 //   XINFO HELP
@@ -42,6 +43,8 @@ namespace {
 
 using RaxKey = std::array<unsigned char, 16>;
 constexpr size_t kRaxKeyLen = 16;
+// How many entries, pending entries and consumer pending entries XINFO STREAM FULL shows.
+constexpr int64_t kFullDefaultCount = 10;
 
 // The rax nodes of the subtree holding keys[lo, hi) (sorted, distinct), whose top node sits
 // at byte `depth` (all of them share bytes [0, depth)). See the file comment.
@@ -194,7 +197,7 @@ void XInfoStreamCommand(CommandContext& c) {
     return;
   }
   // FULL, or FULL COUNT n: nothing else.
-  int64_t count = 10;
+  int64_t count = kFullDefaultCount;
   if ((argc != 4 && argc != 6) || !EqualsIgnoreCase(c.args[3], "full") ||
       (argc == 6 && !EqualsIgnoreCase(c.args[4], "count"))) {
     c.reply.Error(err::SubcommandSyntax(c.args[1], "XINFO"));
@@ -205,7 +208,8 @@ void XInfoStreamCommand(CommandContext& c) {
       c.reply.Error(err::kNotInteger);
       return;
     }
-    if (count < 0) count = 0;
+    if (count < 0)
+      count = kFullDefaultCount;  // a negative COUNT means the default, as in Redis 7.0
   }
   const uint64_t shown = static_cast<uint64_t>(count);
   c.reply.Map(9);

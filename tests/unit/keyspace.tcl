@@ -44,12 +44,10 @@ start_server {tags {keyspace}} {
         r del t:string t:list t:set t:zset t:hash
     }
 
-    tags {needs:streams} {
-        test {TYPE reports a stream} {
-            r xadd t:stream * f v
-            assert_equal [r type t:stream] stream
-            r del t:stream
-        }
+    test {TYPE reports a stream} {
+        r xadd t:stream * f v
+        assert_equal [r type t:stream] stream
+        r del t:stream
     }
 
     test {TOUCH counts existing keys} {
