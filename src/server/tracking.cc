@@ -66,6 +66,13 @@ std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
     for (int i = 0; i < num; ++i) keys.push_back(3 + i);
     return keys;
   }
+  if (name == "xread") {
+    // Redis's key finder for XREAD: the keys are the first half of what follows STREAMS, and
+    // none when that part is empty or odd. The key specs say the same for balanced calls.
+    std::vector<KeyRef> refs = ExtractKeys(spec, args);
+    for (const KeyRef& r : refs) keys.push_back(r.index);
+    return keys;
+  }
   if (name == "sort_ro") {
     if (argc > 1) keys.push_back(1);
     return keys;
