@@ -66,6 +66,7 @@ Status RegisterCommands(CommandTable& table) {
   // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
 
   // HyperLogLog:
+  RegisterHyperLogLogCommands(table);
 
   // geo:
 

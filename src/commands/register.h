@@ -82,6 +82,7 @@ CommandSpec FunctionKillSubcommand();
 // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
 
 // HyperLogLog:
+void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
 
 // geo:
 
