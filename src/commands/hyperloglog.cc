@@ -304,7 +304,9 @@ void RegisterHyperLogLogCommands(CommandTable& t) {
   t.Register(
       {.name = "pfcount",
        .arity = -2,
-       .flags = kCmdReadOnly,
+       // may-replicate (not shown by COMMAND INFO, as in Redis 7.0): the cache refresh is a
+       // write, so read-only scripts and CLIENT PAUSE WRITE refuse PFCOUNT like a write.
+       .flags = kCmdReadOnly | kCmdMayReplicate,
        .first_key = 1,
        .last_key = -1,
        .key_step = 1,

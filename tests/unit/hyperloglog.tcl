@@ -378,6 +378,18 @@ start_server {tags {hll}} {
         assert_encoding raw h2
     }
 
+    test {Read-only scripts may not call PFCOUNT, whatever its cache holds} {
+        r del h
+        r pfadd h a b
+        r pfcount h
+        assert_error {ERR Write commands are not allowed from read-only scripts*} \
+            {r eval_ro {return redis.call('pfcount', KEYS[1])} 1 h}
+        assert_error {ERR Write commands are not allowed from read-only scripts*} \
+            {r eval_ro {return redis.call('pfcount', KEYS[1], 'other')} 1 h}
+        r pfadd h c
+        assert_equal 3 [r eval {return redis.call('pfcount', KEYS[1])} 1 h]
+    }
+
     test {A PFADD that changes nothing does not touch the key for WATCH} {
         r del h
         r pfadd h a b
