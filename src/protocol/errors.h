@@ -490,7 +490,8 @@ inline constexpr std::string_view kStreamInvalidId =
 
 // ---- HyperLogLog (issue 11) ----
 // A string that is not in the HYLL representation (bad size, magic or encoding byte).
-inline constexpr std::string_view kNotHll = "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
 // A sparse HLL whose opcodes do not cover exactly 16384 registers.
 inline constexpr std::string_view kCorruptHll = "INVALIDOBJ Corrupted HLL object detected";
 inline constexpr std::string_view kPfDebugNoKey = "ERR The specified key does not exist";

@@ -337,7 +337,7 @@ bool SparseToDense(std::string* hll) {
   for (size_t p = kHeaderSize; p < end;) {
     const Op op = ReadOp(b, p, end);
     if (op.value != 0) {
-      if (idx + op.span > kRegisters) break;
+      if (idx + op.span > kRegisters) return false;
       for (int i = 0; i < op.span; i++) DensePut(regs, static_cast<int>(idx + i), op.value);
     }
     idx += op.span;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -194,6 +196,7 @@ TEST(HyperLogLogTest, CorruptSparseBodies) {
       Sparse("7f"),      // an XZERO cut short: 0x3f00 + 1 registers
       Sparse("7fff40"),  // a cut XZERO after a full one
       Sparse("7ffd83"),  // 16382 + a VAL of 4
+      Sparse("7fff80"),  // a VAL after all 16384 registers
   };
   for (const std::string& h : corrupt) {
     uint64_t card;
@@ -220,6 +223,41 @@ TEST(HyperLogLogTest, EstimatorEdges) {
   int h2[hll::kHistogramSize] = {};
   hll::RawHistogram(max, h2);
   EXPECT_EQ(hll::Estimate(h2), 2u);
+}
+
+// Random bodies behind valid headers: every reader stays inside the string (the views point
+// at exactly sized heap copies, so AddressSanitizer sees any overread), and the writers either
+// succeed or report corruption.
+TEST(HyperLogLogTest, RandomBodiesAreReadSafely) {
+  std::mt19937_64 rng(1234);
+  for (int round = 0; round < 3000; round++) {
+    const bool dense = round % 10 == 0;
+    std::string h = hll::NewSparse().substr(0, hll::kHeaderSize);
+    if (dense) h[4] = static_cast<char>(hll::kDense);
+    const size_t body = dense ? hll::kDenseBytes : rng() % 64;
+    for (size_t i = 0; i < body; i++) {
+      // Mostly long zero runs, so that some bodies come close to 16384 registers.
+      const uint64_t r = rng();
+      h.push_back(static_cast<char>(r % 4 == 0 ? 0x7f : r >> 8));
+    }
+    auto copy = std::make_unique<char[]>(h.size());
+    std::memcpy(copy.get(), h.data(), h.size());
+    const std::string_view view(copy.get(), h.size());
+    ASSERT_TRUE(hll::IsHll(view));
+    uint64_t card;
+    const bool counted = hll::Count(view, &card);
+    std::vector<uint8_t> max(hll::kRegisters, 0);
+    EXPECT_EQ(hll::MergeInto(max.data(), view), counted) << round;
+    if (!dense) hll::DecodeSparse(view);
+    std::string converted = h;
+    EXPECT_EQ(hll::SparseToDense(&converted), counted) << round;
+    std::string added = h;
+    for (int i = 0; i < 20; i++) {
+      const hll::Update u = hll::Add(&added, std::to_string(rng()), 3000);
+      if (u == hll::Update::kCorrupt) break;
+      ASSERT_TRUE(hll::IsHll(added));
+    }
+  }
 }
 
 TEST(HyperLogLogTest, SelfTestPasses) { EXPECT_EQ(hll::SelfTest(), ""); }

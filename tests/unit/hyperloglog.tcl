@@ -237,7 +237,8 @@ start_server {tags {hll}} {
             [hll_sparse {0x7f}] \
             [hll_sparse [concat [hll_xzero 16384] 0x40]] \
             [hll_sparse [concat [hll_xzero 16382] 0x83]] \
-            [hll_sparse [concat 0xff [hll_xzero 16384]]]]
+            [hll_sparse [concat 0xff [hll_xzero 16384]]] \
+            [hll_sparse [concat [hll_xzero 16384] 0x80]]]
         foreach value $corrupt {
             r set bad $value
             assert_error {INVALIDOBJ Corrupted HLL object detected} {r pfcount bad}
