@@ -11,7 +11,8 @@
 //   - PFCOUNT of one key whose cached cardinality is stale recomputes it and stores it in the
 //     value: that is a change of the key (WATCH sees it, the command is propagated, `dirty`
 //     counts it) that Redis does not announce as a keyspace notification, hence notice kNone;
-//   - PFDEBUG GETREG/TODENSE store the dense conversion the same way.
+//   - PFDEBUG GETREG/TODENSE store the dense conversion as a change that is propagated but, as
+//     in Redis, neither announced nor seen by WATCH or tracking.
 // Like Redis, which "unshares" the string first, every command that accepts an existing HLL
 // leaves it with the raw encoding (OBJECT ENCODING "raw"), changed or not.
 //
@@ -19,9 +20,8 @@
 // hll-sparse-max-bytes, 3000 by default) is edited in a copy that replaces the value, since its
 // length changes both ways.
 //
-// Differences left: PFADD that meets a corrupt sparse body after some registers changed keeps
-// none of those changes (Redis keeps them, unannounced); PFDEBUG's conversion touches WATCH,
-// which Redis's does not.
+// Difference left: PFADD that meets a corrupt sparse body after some registers changed keeps
+// none of those changes (Redis keeps them, unannounced).
 #include "types/hyperloglog.h"
 
 #include <cstdint>
@@ -41,6 +41,9 @@ namespace redistp {
 namespace notice {
 // PFADD and PFMERGE (Redis announces a merge as an addition).
 inline constexpr KeyNotice kPfAdd{kNotifyString, "pfadd"};
+// PFDEBUG's sparse to dense conversion: propagated and counted, but, as in Redis (which only
+// bumps its dirty counter), neither announced nor a change for WATCH or tracking.
+inline constexpr KeyNotice kPfDebugConvert{kNotifyNone, nullptr, false};
 }  // namespace notice
 
 namespace {
@@ -228,7 +231,7 @@ bool ConvertToDense(CommandContext& c, Entry* e, std::string_view view) {
     c.reply.Error(err::kCorruptHll);
     return false;
   }
-  Store(c, e, h, notice::kNone);
+  Store(c, e, h, notice::kPfDebugConvert);
   return true;
 }
 

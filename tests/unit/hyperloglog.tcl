@@ -391,6 +391,16 @@ start_server {tags {hll}} {
         assert_equal 3 [r eval {return redis.call('pfcount', KEYS[1])} 1 h]
     }
 
+    test {PFDEBUG TODENSE is no change for WATCH} {
+        r del h
+        r pfadd h a b
+        r watch h
+        assert_equal 1 [r pfdebug todense h]
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+    }
+
     test {A PFADD that changes nothing does not touch the key for WATCH} {
         r del h
         r pfadd h a b
