@@ -71,6 +71,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterStreamClaimCommands(table);
 
   // HyperLogLog:
+  RegisterHyperLogLogCommands(table);
 
   // geo:
 

@@ -89,6 +89,7 @@ void RegisterStreamGroupCommands(CommandTable& table);
 void RegisterStreamClaimCommands(CommandTable& table);
 
 // HyperLogLog:
+void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
 
 // geo:
 

@@ -586,6 +586,21 @@ inline constexpr std::string_view kXAutoClaimCountTooHigh =
     "ERR Insufficient memory, failed allocating transient memory, COUNT too high.";
 
 // ---- HyperLogLog (issue 11) ----
+// A string that is not in the HYLL representation (bad size, magic or encoding byte).
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+// A sparse HLL whose opcodes do not cover exactly 16384 registers.
+inline constexpr std::string_view kCorruptHll = "INVALIDOBJ Corrupted HLL object detected";
+inline constexpr std::string_view kPfDebugNoKey = "ERR The specified key does not exist";
+inline constexpr std::string_view kHllNotSparse = "ERR HLL encoding is not sparse";
+// "ERR Unknown PFDEBUG subcommand 'x'"
+inline std::string PfDebugUnknown(std::string_view sub) {
+  return "ERR Unknown PFDEBUG subcommand '" + std::string(sub) + "'";
+}
+// PFSELFTEST's failure: "TESTFAILED <what>".
+inline std::string HllSelfTestFailed(std::string_view what) {
+  return "TESTFAILED " + std::string(what);
+}
 
 // ---- geo (issue 11) ----
 
