@@ -68,6 +68,7 @@ Status RegisterCommands(CommandTable& table) {
   // HyperLogLog:
 
   // geo:
+  RegisterGeoCommands(table);
 
   // (end of issue 11)
   return table.first_error();

@@ -84,6 +84,8 @@ CommandSpec FunctionKillSubcommand();
 // HyperLogLog:
 
 // geo:
+// GEOADD, GEODIST, GEOHASH, GEOPOS (geo.cc), GEORADIUS*, GEOSEARCH, GEOSEARCHSTORE (geo_search.cc):
+void RegisterGeoCommands(CommandTable& table);
 
 // (end of issue 11)
 
