@@ -498,7 +498,8 @@ inline constexpr std::string_view kGeoNeedHeight = "ERR need numeric height";
 inline constexpr std::string_view kGeoNegativeBox = "ERR height or width cannot be negative";
 inline constexpr std::string_view kGeoMemberNotFound = "ERR could not decode requested zset member";
 inline constexpr std::string_view kGeoCountNotPositive = "ERR COUNT must be > 0";
-inline constexpr std::string_view kGeoAnyNeedsCount = "ERR the ANY argument requires COUNT argument";
+inline constexpr std::string_view kGeoAnyNeedsCount =
+    "ERR the ANY argument requires COUNT argument";
 inline constexpr std::string_view kGeoRadiusStoreWith =
     "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD "
     "options";
