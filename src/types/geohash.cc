@@ -37,13 +37,18 @@ uint32_t Gather(uint64_t v) {
 
 // A score as the integer its bits are read from. Scores of geo members are integers below
 // 2^52; anything else (a member added by ZADD) converts the way the C cast does on x86-64, so a
-// strange score decodes to the same strange place as in Redis.
+// strange score decodes to the same strange place as in Redis. That cast converts below 2^63 as a
+// signed conversion would (-5 becomes 2^64 - 5); from 2^63 it converts score - 2^63 and flips the
+// top bit; an out-of-range signed conversion yields 2^63.
 uint64_t ScoreBits(double score) {
-  if (score >= 0 && score < 18446744073709551616.0) return static_cast<uint64_t>(score);
-  if (score < 0 && score >= -9223372036854775808.0) {
-    return static_cast<uint64_t>(static_cast<int64_t>(score));
-  }
-  return 0x8000000000000000ULL;
+  constexpr double kTwo63 = 9223372036854775808.0;
+  constexpr uint64_t kTop = 0x8000000000000000ULL;
+  auto signed_bits = [](double v) -> uint64_t {
+    if (v >= -kTwo63 && v < kTwo63) return static_cast<uint64_t>(static_cast<int64_t>(v));
+    return kTop;
+  };
+  if (score < kTwo63) return signed_bits(score);
+  return signed_bits(score - kTwo63) ^ kTop;
 }
 
 // Shifts a cell one column east (d > 0) or west (d < 0), wrapping around the world.

@@ -433,6 +433,15 @@ start_server {tags {geo}} {
         }
     }
 
+    test {Members ZADDed with scores no GEOADD makes decode as in Redis} {
+        r del odd
+        r zadd odd -5 neg 1e300 huge 5.5 frac inf pinf -inf ninf 9.3e18 big
+        assert_equal {{180 85.0511287799999991} {-179.99999731779098511 -85.05112751263942528} {-179.99999731779098511 -85.05111990847595393} {-179.99999731779098511 -85.05112751263942528} {180 -85.05112751263942528} {180 85.0511287799999991}} \
+            [r geopos odd neg huge frac pinf ninf big]
+        assert_equal {bp05b5048p0 00bh0hbj200 00bh0hbj240 00bh0hbj200 00bh0hbj200 bp05b5048p0} \
+            [r geohash odd neg huge frac pinf ninf big]
+    }
+
     test {Integer members of a listpack set are reported intact} {
         r del nums
         r geoadd nums 1 1 100 1.001 1.001 200 1.002 1.002 -300
