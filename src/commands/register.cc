@@ -74,6 +74,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterHyperLogLogCommands(table);
 
   // geo:
+  RegisterGeoCommands(table);
 
   // (end of issue 11)
   return table.first_error();

@@ -92,6 +92,8 @@ void RegisterStreamClaimCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
 
 // geo:
+// GEOADD, GEODIST, GEOHASH, GEOPOS (geo.cc), GEORADIUS*, GEOSEARCH, GEOSEARCHSTORE (geo_search.cc):
+void RegisterGeoCommands(CommandTable& table);
 
 // (end of issue 11)
 

@@ -603,6 +603,36 @@ inline std::string HllSelfTestFailed(std::string_view what) {
 }
 
 // ---- geo (issue 11) ----
+inline constexpr std::string_view kGeoUnit =
+    "ERR unsupported unit provided. please use M, KM, FT, MI";
+inline constexpr std::string_view kGeoNeedRadius = "ERR need numeric radius";
+inline constexpr std::string_view kGeoNegativeRadius = "ERR radius cannot be negative";
+inline constexpr std::string_view kGeoNeedWidth = "ERR need numeric width";
+inline constexpr std::string_view kGeoNeedHeight = "ERR need numeric height";
+inline constexpr std::string_view kGeoNegativeBox = "ERR height or width cannot be negative";
+inline constexpr std::string_view kGeoMemberNotFound = "ERR could not decode requested zset member";
+inline constexpr std::string_view kGeoCountNotPositive = "ERR COUNT must be > 0";
+inline constexpr std::string_view kGeoAnyNeedsCount =
+    "ERR the ANY argument requires COUNT argument";
+inline constexpr std::string_view kGeoRadiusStoreWith =
+    "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD "
+    "options";
+inline constexpr std::string_view kGeoSearchStoreWith =
+    "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
+// "ERR invalid longitude,latitude pair 200.000000,2.000000" (both with "%f")
+// (std::to_string formats a double exactly as "%f" does).
+inline std::string GeoInvalidPair(double lon, double lat) {
+  return "ERR invalid longitude,latitude pair " + std::to_string(lon) + "," + std::to_string(lat);
+}
+// "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for GEOSEARCH" (the command
+// name as the client spelled it)
+inline std::string GeoNeedFrom(std::string_view cmd) {
+  return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + std::string(cmd);
+}
+// "ERR exactly one of BYRADIUS and BYBOX can be specified for GEOSEARCH"
+inline std::string GeoNeedBy(std::string_view cmd) {
+  return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + std::string(cmd);
+}
 
 // (end of issue 11)
 
