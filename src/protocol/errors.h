@@ -483,6 +483,8 @@ inline std::string UnknownCommand(std::string_view name, std::string_view quoted
 }
 
 // ---- streams: the type, XADD ... XSETID, XREAD (issue 11) ----
+inline constexpr std::string_view kStreamInvalidId =
+    "ERR Invalid stream ID specified as stream command argument";
 
 // ---- streams: consumer groups (issue 11) ----
 
