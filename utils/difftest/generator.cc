@@ -36,6 +36,9 @@ Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector
   has_aggregates_ = Has("hset") || Has("rpush") || Has("sadd") || Has("zadd");
   has_pubsub_ = Has("publish") || Has("pubsub|channels");
   has_scripting_ = Has("eval") && Has("evalsha") && Has("script|load");
+  has_hll_ = Has("pfadd");
+  has_geo_ = Has("geoadd");
+  has_streams_ = Has("xadd");
 }
 
 std::vector<std::string> Generator::SendableNames() const {
@@ -292,7 +295,29 @@ std::vector<std::string> Generator::ServerFamily() {
                         "memory|stats", "function|list", "latency|latest"});
 }
 
+// Issue 11's families in proportion to their weights in the stream (streams 2, HLL 1, geo 1),
+// among those our server has.
+std::vector<std::string> Generator::Issue11Command() {
+  std::vector<int> families;
+  if (has_streams_) families.insert(families.end(), {0, 0});
+  if (has_hll_) families.push_back(1);
+  if (has_geo_) families.push_back(2);
+  if (families.empty()) return {};
+  switch (rng_.Pick(families)) {
+    case 0:
+      return StreamCommand();
+    case 1:
+      return HllCommand();
+    default:
+      return GeoCommand();
+  }
+}
+
 std::vector<std::string> Generator::AnyFamilyCommand() {
+  if ((has_streams_ || has_hll_ || has_geo_) && rng_.Percent(12)) {
+    std::vector<std::string> a = Issue11Command();
+    if (!a.empty()) return a;
+  }
   switch (rng_.Below(has_aggregates_ ? 7 : 4)) {
     case 0:
       return KeyFamily();
@@ -361,6 +386,7 @@ void Generator::Transaction(std::vector<Step>& out) {
 // 512 MB. In the bit and range commands, any number between 100,000 and 2^40 (with an optional
 // `#`, as BITFIELD takes) becomes one past every limit, so it is still sent, and refused.
 void Generator::Tame(std::vector<std::string>& argv) {
+  TameStream(argv);
   std::string name = argv.empty() ? "" : argv[0];
   for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (name != "setbit" && name != "setrange" && name != "bitfield" && name != "bitfield_ro") {
@@ -402,6 +428,20 @@ void Generator::NextUntamed(std::vector<Step>& out) {
   }
   if (has_scripting_ && rng_.Percent(5)) {
     ScriptBlock(conn, out);
+    return;
+  }
+  // Issue 11's families, each once our server has it: streams 8%, HyperLogLog and geo 4% each
+  // of what is left (about 14% of the stream with all three).
+  if (has_streams_ && rng_.Percent(8)) {
+    StreamBlock(conn, out);
+    return;
+  }
+  if (has_hll_ && rng_.Percent(4)) {
+    HllBlock(conn, out);
+    return;
+  }
+  if (has_geo_ && rng_.Percent(4)) {
+    GeoBlock(conn, out);
     return;
   }
   if (has_aggregates_ && rng_.Percent(45)) {

@@ -44,6 +44,14 @@
 // keys, with wrong numkeys and unknown SHAs now and then. Scripts that need a Lua library our
 // server lacks are not drawn. EVAL and its kin are family only: a random script body is always a
 // compile error, and the family's weight is the one meant.
+//
+// Issue 11's families, each in its own file and each on only once our server has its commands:
+// HyperLogLog (gen_hll.cc: small and bulk adds so sparse and dense both occur, crafted and
+// corrupted HLL strings, PFDEBUG), geo (gen_geo.cc: points and centres near the poles and the
+// antimeridian, radii and boxes up to 20,000 km, every option of the searches) and streams
+// (gen_streams.cc: explicit and `<ms>-*` ids from the generator's own clock, never `*`, consumer
+// groups, claims with idle thresholds that no run is long enough to cross). Stream commands are
+// family only: the generic walk would send `*` ids, BLOCK and idle times that race the clock.
 #pragma once
 
 #include <cstdint>
@@ -85,9 +93,13 @@ std::string RenderArgv(const std::vector<std::string>& argv);
 
 // One encoding threshold the generator may change with CONFIG SET, and Redis 7.0's default,
 // which the runner restores on every reset.
+// `reset`, when set, is the value every reset gives it instead of the default (streams run with
+// small nodes, so that they split).
 struct EncodingThreshold {
   const char* name;
   const char* default_value;
+  const char* reset = nullptr;
+  const char* ResetValue() const { return reset != nullptr ? reset : default_value; }
 };
 const std::vector<EncodingThreshold>& EncodingThresholds();
 
@@ -177,6 +189,50 @@ class Generator {
   std::vector<std::string> lua_libs_;
   // Appends one aggregate block (a command; SPOP and its DEL) to `out` on connection `conn`.
   void AggregateBlock(int conn, std::vector<Step>& out);
+  // Issue 11's families (gen_hll.cc, gen_geo.cc, gen_streams.cc). Each returns one command, or
+  // an empty vector when our server lacks the command it drew; a block appends one or a few
+  // steps on connection `conn` (a burst of XADDs, a command and the GET that shows its bytes).
+  std::vector<std::string> HllCommand();
+  std::vector<std::string> GeoCommand();
+  std::vector<std::string> StreamCommand();
+  void HllBlock(int conn, std::vector<Step>& out);
+  void GeoBlock(int conn, std::vector<Step>& out);
+  void StreamBlock(int conn, std::vector<Step>& out);
+  // A command of one of issue 11's families our server has (empty when none).
+  std::vector<std::string> Issue11Command();
+  bool has_hll_ = false;
+  bool has_geo_ = false;
+  bool has_streams_ = false;
+  // HyperLogLog pools and crafted values.
+  std::string HllKey();
+  std::string HllElement();
+  std::string CraftedHll();
+  // Geo pools.
+  std::string GeoKey();
+  std::string GeoMember();
+  // Appends a longitude and a latitude (mostly in one of a few regions: Sicily, the poles, the
+  // antimeridian, anywhere; now and then invalid), a distance and its unit (a radius, or a
+  // box's width and height), and the options of a search in a random order.
+  void GeoPoint(std::vector<std::string>& argv);
+  void GeoDistance(std::vector<std::string>& argv, int values);
+  // `radius_form`: GEORADIUS*, which may STORE when `store`; otherwise GEOSEARCH, or with `store`
+  // GEOSEARCHSTORE (which refuses the WITH options).
+  void GeoSearchOptions(std::vector<std::string>& argv, bool radius_form, bool store);
+  int geo_region_ = 0;  // the region of the current command's points
+  // Stream pools. Ids come from the generator's own clock `stream_ms_`, which every XADD moves
+  // forward a little, so most explicit ids are new and ranges and XDELs hit existing entries.
+  std::string StreamKey();
+  std::string StreamNewId();
+  std::string StreamId();
+  std::string StreamRangeBound(bool start);
+  std::string StreamGroup();
+  std::string StreamConsumer();
+  std::string IdleThreshold();
+  void StreamTrimOptions(std::vector<std::string>& argv, bool for_xadd);
+  void StreamFields(std::vector<std::string>& argv);
+  // Keeps a stream command's times away from the clock after a mutation (gen_streams.cc).
+  static void TameStream(std::vector<std::string>& argv);
+  unsigned long long stream_ms_ = 1;
   bool Has(const char* name) const { return table_.Find(name) != nullptr; }
   bool has_aggregates_ = false;
   bool in_multi_ = false;  // building a transaction: blocking commands do not block

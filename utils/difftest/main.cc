@@ -273,6 +273,8 @@ int Run(Options o) {
                     : r.rule == Rule::kUnordered     ? "unordered"
                     : r.rule == Rule::kSameSize      ? "same size"
                     : r.rule == Rule::kEncodingOrder ? "order of the encoding"
+                    : r.rule == Rule::kLexRange      ? "exact over one score"
+                    : r.rule == Rule::kTimeMasked    ? "times masked"
                                                      : "map, ids ignored")
                 << ": " << r.reason << "\n";
     }

@@ -34,7 +34,18 @@ enum class Rule {
   kSameSize,       // random picks: same RESP kind and, for aggregates, the same number of elements
   kEncodingOrder,  // exact, unless the source is hash-table encoded (see above)
   kLexRange,       // exact, unless the sorted set's scores differ (see below)
+  kTimeMasked,     // exact once the times in it are masked (see MaskTimes)
 };
+
+// Stream replies that show times (kTimeMasked): XPENDING's extended form (each entry's idle
+// time), XINFO CONSUMERS (each consumer's `idle`) and XINFO STREAM FULL (a consumer's
+// `seen-time`, the delivery times in the groups' and consumers' pending lists). The two servers
+// deliver the same entries moments apart, so those numbers differ by the clock alone; every
+// other field, the delivery counts included, is compared exactly. `name` is the policy name
+// ("xpending", "xinfo|consumers", "xinfo|stream"); the reply's shape says which form it is, so
+// this works on the elements of an EXEC reply too. RESP2 (flat key-value arrays) and RESP3
+// (maps) alike.
+void MaskTimes(const std::string& name, Value& reply);
 
 // Lex ranges over mixed scores (kLexRange). Redis documents ZRANGEBYLEX and its kin for sorted
 // sets whose members all have one score; over mixed scores the result is unspecified, and in a

@@ -136,9 +136,9 @@ bool Runner::OpenAll(Side& side, std::string& error) {
     }
   }
   // The generator may have changed the encoding thresholds; every replay starts from Redis's
-  // defaults on both sides.
+  // defaults on both sides (streams from small nodes, so that they split).
   for (const auto& t : EncodingThresholds()) {
-    v = side.conns[0]->Call({"CONFIG", "SET", t.name, t.default_value});
+    v = side.conns[0]->Call({"CONFIG", "SET", t.name, t.ResetValue()});
     if (v.kind != Value::Kind::kStatus) {
       error = side.server->label() + ": CONFIG SET " + t.name + " answered " + v.Render();
       return false;
