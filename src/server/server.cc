@@ -159,11 +159,11 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   };
   sync_type_limits();
-  config_.OnChange({"list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
-                    "hash-max-listpack-value", "set-max-intset-entries",
-                    "zset-max-listpack-entries", "zset-max-listpack-value",
-                    "stream-node-max-bytes", "stream-node-max-entries"},
-                   sync_type_limits);
+  config_.OnChange(
+      {"list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
+       "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
+       "zset-max-listpack-value", "stream-node-max-bytes", "stream-node-max-entries"},
+      sync_type_limits);
   watch_timer_.reset(evtimer_new(base_.get(), &Server::WatchTimerCallback, this));
   block_timer_.reset(evtimer_new(base_.get(), &Server::BlockTimerCallback, this));
   if (listeners == Listeners::kOpen) WritePidFile();

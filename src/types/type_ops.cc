@@ -17,8 +17,7 @@ namespace {
 // lands (src/types/<type>.h exports `extern const TypeOps kListOps` and so on).
 const TypeOps* const kRows[] = {
     nullptr,  // kString: not an aggregate; Value implements strings itself
-    &kListOps, &kSetOps, &kZSetOps, &kHashOps,
-    &kStreamOps,
+    &kListOps, &kSetOps, &kZSetOps, &kHashOps, &kStreamOps,
 };
 
 // RDB readers of aggregate encodings, one row per RDB type byte, added with their types.

@@ -5,9 +5,9 @@
 // function pointers per type, kept in one table (type_ops.cc): freeing it, a deep copy (COPY),
 // its memory (MEMORY USAGE, with SAMPLES), its OBJECT ENCODING name, its element count (an
 // aggregate left empty by a command is deleted by the Database's mutation handle, as Redis
-// deletes emptied keys, except a stream's), its DEBUG DIGEST contribution and its RDB serialization (persistence
-// and DUMP/RESTORE). Commands and the keyspace never switch on the type: a new type adds its
-// file under src/types/ and one row here.
+// deletes emptied keys, except a stream's), its DEBUG DIGEST contribution and its RDB serialization
+// (persistence and DUMP/RESTORE). Commands and the keyspace never switch on the type: a new type
+// adds its file under src/types/ and one row here.
 //
 // Strings are not aggregates (they live inside the Value: int, inline or heap bytes) and have
 // no row; Value implements their operations directly. A type whose row is still missing cannot
