@@ -6,6 +6,7 @@
 #include "types/list.h"
 #include "types/serialize.h"
 #include "types/set.h"
+#include "types/stream.h"
 #include "types/zset.h"
 #include "util/numbers.h"
 
@@ -17,7 +18,7 @@ namespace {
 const TypeOps* const kRows[] = {
     nullptr,  // kString: not an aggregate; Value implements strings itself
     &kListOps, &kSetOps, &kZSetOps, &kHashOps,
-    nullptr,  // kStream
+    &kStreamOps,
 };
 
 // RDB readers of aggregate encodings, one row per RDB type byte, added with their types.

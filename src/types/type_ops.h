@@ -5,7 +5,7 @@
 // function pointers per type, kept in one table (type_ops.cc): freeing it, a deep copy (COPY),
 // its memory (MEMORY USAGE, with SAMPLES), its OBJECT ENCODING name, its element count (an
 // aggregate left empty by a command is deleted by the Database's mutation handle, as Redis
-// deletes emptied keys), its DEBUG DIGEST contribution and its RDB serialization (persistence
+// deletes emptied keys, except a stream's), its DEBUG DIGEST contribution and its RDB serialization (persistence
 // and DUMP/RESTORE). Commands and the keyspace never switch on the type: a new type adds its
 // file under src/types/ and one row here.
 //
@@ -46,6 +46,9 @@ struct TypeOps {
   // is RDB_TYPE_HASH_LISTPACK), and the object payload after that byte.
   uint8_t (*rdb_type)(const void* obj);
   void (*serialize)(const void* obj, RdbWriter& w);
+  // A key of this type stays when its last element goes (a stream emptied by XDEL or XTRIM
+  // stays a stream, as in Redis); other types' emptied keys are deleted.
+  bool keep_when_empty = false;
 };
 
 // The row of an aggregate type, or nullptr for strings and for types not built yet.

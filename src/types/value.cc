@@ -124,7 +124,9 @@ Value Value::Clone() const {
 }
 
 bool Value::IsEmptyAggregate() const {
-  return is_aggregate() && FindTypeOps(type())->length(pointer()) == 0;
+  if (!is_aggregate()) return false;
+  const TypeOps* ops = FindTypeOps(type());
+  return !ops->keep_when_empty && ops->length(pointer()) == 0;
 }
 
 Value Value::Integer(int64_t n) {
