@@ -436,6 +436,31 @@ start_server {tags {stream needs:streams}} {
         assert_error {NOGROUP *} {r xreadgroup group g c streams s >}
     }
 
+    tags {needs:persistence} {
+        test {DEBUG RELOAD keeps entries, ids, counters, groups, PEL and consumers} {
+            r config set stream-node-max-entries 3
+            xg_fill s 10
+            r xdel s 5-0
+            r xgroup create s g 0
+            r xgroup create s g2 3-0 entriesread 3
+            r xreadgroup group g alice count 4 streams s >
+            r xreadgroup group g bob count 2 streams s >
+            r xgroup createconsumer s g idle-one
+            r xclaim s g alice 0 2-0 idle 5000000 retrycount 9 justid
+            r xsetid s 10-0 entriesadded 20 maxdeletedid 5-0
+            set before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
+                [r debug digest-value s]]
+            set groups [lmap g [r xinfo groups s] {lrange $g 0 end}]
+            # Idle times go on counting: the pending entries are compared without them.
+            r debug reload
+            assert_equal $before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
+                [r debug digest-value s]]
+            assert_equal $groups [r xinfo groups s]
+            assert_equal {alice bob idle-one} [lmap c [r xinfo consumers s g] {xg_field $c name}]
+            r config set stream-node-max-entries 100
+        }
+    }
+
     test {Consumer-group writes inside MULTI and their RESP3 replies} {
         xg_fill s 2
         r xgroup create s g 0
