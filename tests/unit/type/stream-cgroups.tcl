@@ -3,7 +3,9 @@
 # XACK, XPENDING (summary, extended with IDLE and a consumer), XCLAIM (IDLE, TIME, RETRYCOUNT,
 # FORCE, JUSTID, LASTID), XAUTOCLAIM (COUNT, JUSTID, 7.0's array of deleted ids), a consumer
 # taking over a failed one's entries with XAUTOCLAIM, Redis 7.0's entries-read and lag in XINFO
-# GROUPS through XDEL, XTRIM and XSETID, XINFO CONSUMERS, and every error text.
+# GROUPS through XDEL, XTRIM and XSETID, XINFO CONSUMERS, every error text, which writes abort
+# a WATCH (7.0: only entries coming or going do), and DEBUG RELOAD keeping all of it (tagged
+# needs:persistence as well).
 #
 # Every expectation is what Redis 7.0 answers: this file passes against Debian's redis-server.
 # Idle times are set explicitly (IDLE, TIME) or only bounded from below; nothing waits for time.
@@ -434,6 +436,46 @@ start_server {tags {stream needs:streams}} {
         r xadd s 1-0 f 1
         assert_equal {} [r xinfo groups s]
         assert_error {NOGROUP *} {r xreadgroup group g c streams s >}
+    }
+
+    test {Which stream writes abort a WATCH: entries added or removed, not group state} {
+        # Redis 7.0 signals a modified key when entries come or go; group and consumer changes,
+        # XSETID and writes that change nothing leave a WATCH standing.
+        set rows {
+            {{xadd s 5-0 a b} aborted}
+            {{xdel s 2-0} aborted}
+            {{xtrim s maxlen 1} aborted}
+            {{set s x} aborted}
+            {{xdel s 99-0} kept}
+            {{xtrim s maxlen 100} kept}
+            {{xreadgroup group g c count 1 streams s >} kept}
+            {{xreadgroup group g c streams s 0} kept}
+            {{xack s g 1-0} kept}
+            {{xgroup createconsumer s g newc} kept}
+            {{xgroup delconsumer s g c} kept}
+            {{xgroup setid s g 0} kept}
+            {{xgroup create s g2 0} kept}
+            {{xgroup destroy s g} kept}
+            {{xclaim s g other 0 1-0} kept}
+            {{xautoclaim s g other 0 0} kept}
+            {{xsetid s 100-0} kept}
+            {{xpending s g} kept}
+            {{xinfo stream s full} kept}
+        }
+        set c2 [redis_client]
+        foreach row $rows {
+            lassign $row cmd want
+            xg_fill s 2
+            r xgroup create s g 0
+            r xreadgroup group g c count 1 streams s >
+            r watch s
+            $c2 {*}$cmd
+            r multi
+            r ping
+            set got [expr {[r exec] eq "PONG" ? "kept" : "aborted"}]
+            assert_equal $want $got "WATCH after: $cmd"
+        }
+        $c2 close
     }
 
     tags {needs:persistence} {
