@@ -260,6 +260,27 @@ start_server {tags {stream-blocking needs:streams}} {
         $rd close
     }
 
+    test {Every way a key goes away unblocks XREADGROUP: UNLINK, RENAME, EXPIRE, FLUSHDB, SWAPDB} {
+        set db [srv 0 db]
+        set other [expr {$db == 10 ? 11 : 10}]
+        foreach action [list {unlink s} {rename s s9} {expire s 0} {flushdb} [list swapdb $db $other]] {
+            r select $other
+            r del s
+            r select $db
+            r del s s9
+            r xgroup create s g $ mkstream
+            set rd [xb_client]
+            $rd xreadgroup group g c block 0 streams s >
+            wait_for_blocked_clients_count 1
+            r {*}$action
+            assert_error {UNBLOCKED the stream key no longer exists} {$rd read} "after: $action"
+            $rd close
+        }
+        r select $other
+        r flushdb
+        r select $db
+    }
+
     test {A blocked XREADGROUP whose group is destroyed gets NOGROUP} {
         r del s
         r xgroup create s g $ mkstream
