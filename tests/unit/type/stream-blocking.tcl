@@ -352,6 +352,19 @@ start_server {tags {stream-blocking needs:streams}} {
         $rd close
     }
 
+    test {Scripts may not use BLOCK, even when entries are there; without it they read} {
+        r del s
+        r xadd s 1-0 a 1
+        r xgroup create s g 0
+        assert_equal {ERR xreadgroup command is not allowed with BLOCK option from scripts} \
+            [r eval {return redis.pcall('xreadgroup', 'group', 'g', 'c', 'block', '0', 'streams', KEYS[1], '>')['err']} 1 s]
+        assert_equal {ERR xread command is not allowed with BLOCK option from scripts} \
+            [r eval {return redis.pcall('xread', 'block', '0', 'streams', KEYS[1], '0')['err']} 1 s]
+        assert_equal {{s {{1-0 {a 1}}}}} \
+            [r eval {return redis.call('xreadgroup', 'group', 'g', 'c', 'streams', KEYS[1], '>')} 1 s]
+        assert_equal {1 1-0 1-0 {{c 1}}} [r xpending s g]
+    }
+
     test {BLOCK errors} {
         assert_error {ERR timeout is negative} {r xread block -1 streams s $}
         assert_error {ERR timeout is not an integer or out of range} {r xread block x streams s $}
