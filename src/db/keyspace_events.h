@@ -63,6 +63,11 @@ inline constexpr uint32_t kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyL
 struct KeyNotice {
   uint32_t cls = kNotifyNone;
   const char* name = nullptr;
+  // False for a change Redis makes without signalModifiedKey: the value changed only in state
+  // that is not the key's content for WATCH and client-side caching (a stream's consumer groups:
+  // XGROUP, XACK, XCLAIM, XREADGROUP). Such a kModified event still reaches notifications,
+  // blocking, propagation and the dirty count, but aborts no WATCH and invalidates no cache.
+  bool signals_modified = true;
 };
 
 // The notices shared by several command families. A family's own (lpush, hset ...) live with

@@ -187,6 +187,8 @@ void Tracking::OnKeyEvent(const KeyEvent& ev) {
   // A creation with no notice (DEBUG POPULATE, a BITFIELD whose every write FAILed) is one
   // Redis makes with dbAdd alone, which signals no modification: nobody is invalidated.
   if (ev.kind == KeyEventKind::kAdded && ev.notice.name == nullptr) return;
+  // A change Redis does not signal as a modification (a stream's group state) invalidates nothing.
+  if (ev.kind == KeyEventKind::kModified && !ev.notice.signals_modified) return;
   // Expiry and eviction are nobody's change for BCAST's NOLOOP (Redis signals them with no
   // client); any other change is the running command's.
   const bool no_changer = ev.kind == KeyEventKind::kRemoved &&

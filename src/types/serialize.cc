@@ -196,6 +196,13 @@ Status RdbReader::String(std::string* out, uint64_t max_len) {
   return Status::Ok();
 }
 
+Status RdbReader::Raw(size_t n, std::string_view* out) {
+  const char* p;
+  if (!Take(n, &p)) return kTruncated;
+  *out = std::string_view(p, n);
+  return Status::Ok();
+}
+
 Status RdbReader::BinaryDouble(double* d) {
   const char* p;
   if (!Take(8, &p)) return kTruncated;

@@ -81,6 +81,8 @@ class RdbReader {
   // A string in any encoding; `max_len` bounds what a hostile length may allocate.
   Status String(std::string* out, uint64_t max_len = kMaxStringLen);
   Status BinaryDouble(double* d);
+  // `n` raw bytes (a stream's 16-byte ids, 8-byte times), as a view into the input.
+  Status Raw(size_t n, std::string_view* out);
   size_t remaining() const { return in_.size() - pos_; }
   size_t position() const { return pos_; }
 

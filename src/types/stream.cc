@@ -36,10 +36,26 @@ bool StreamID::Decrement() {
   return true;
 }
 
+namespace {
+
+// Writes v's decimal digits at buf; returns how many.
+size_t FormatU64(uint64_t v, char* buf) {
+  char tmp[20];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; ++i) buf[i] = tmp[n - 1 - i];
+  return n;
+}
+
+}  // namespace
+
 size_t StreamID::Format(char* buf) const {
-  int n = std::snprintf(buf, kMaxChars, "%llu-%llu", static_cast<unsigned long long>(ms),
-                        static_cast<unsigned long long>(seq));
-  return static_cast<size_t>(n);
+  size_t n = FormatU64(ms, buf);
+  buf[n++] = '-';
+  return n + FormatU64(seq, buf + n);
 }
 
 std::string StreamID::ToString() const {
@@ -376,6 +392,83 @@ void StreamObject::RecomputeFirstId() {
   if (it.Next(&v)) first_id_ = v.id;
 }
 
+// ---- loading ----
+
+StreamID StreamObject::LastNodeEntryId() const {
+  if (nodes_.empty()) return StreamID::Min();
+  auto tail = std::prev(nodes_.end());
+  const Listpack& lp = tail->second;
+  NodeHeader h = ReadHeader(lp);
+  return ReadEntry(lp, EntryStartFromEnd(lp, lp.Last()), tail->first, h.num_fields).id;
+}
+
+bool StreamObject::AdoptNode(StreamID master, Listpack lp) {
+  // Every step checks that the element exists and is an integer where one belongs, so a
+  // hostile node is refused before the readers above (which trust their nodes) ever see it.
+  auto int_at = [&lp](Listpack::Pos p, int64_t* v) {
+    if (p == Listpack::kNone) return false;
+    ListpackEntry e = lp.Get(p);
+    if (e.is_int) {
+      *v = e.num;
+      return true;
+    }
+    return ParseInt64(e.str, v);
+  };
+  auto skip = [&lp](Listpack::Pos p, int64_t n) {
+    for (int64_t i = 0; i < n && p != Listpack::kNone; ++i) p = lp.Next(p);
+    return p;
+  };
+  Listpack::Pos p = lp.First();
+  int64_t count, deleted, master_fields, terminator;
+  if (!int_at(p, &count)) return false;
+  p = lp.Next(p);
+  if (!int_at(p, &deleted)) return false;
+  p = lp.Next(p);
+  if (!int_at(p, &master_fields) || master_fields < 0 ||
+      static_cast<uint64_t>(master_fields) > lp.Size()) {
+    return false;
+  }
+  p = skip(lp.Next(p), master_fields);
+  if (!int_at(p, &terminator) || terminator != 0) return false;
+  p = lp.Next(p);
+  const bool have_prev = !nodes_.empty();
+  StreamID prev = have_prev ? LastNodeEntryId() : StreamID::Min();
+  if (have_prev && master <= prev) return false;
+  int64_t live = 0, dead = 0;
+  while (p != Listpack::kNone) {
+    int64_t flags, ms_diff, seq_diff, fields, lp_count;
+    if (!int_at(p, &flags) || flags < 0 || flags > (kFlagDeleted | kFlagSameFields)) return false;
+    p = lp.Next(p);
+    if (!int_at(p, &ms_diff)) return false;
+    p = lp.Next(p);
+    if (!int_at(p, &seq_diff)) return false;
+    p = lp.Next(p);
+    const StreamID id{master.ms + static_cast<uint64_t>(ms_diff),
+                      master.seq + static_cast<uint64_t>(seq_diff)};
+    if (id < master || ((live + dead > 0 || have_prev) && id <= prev)) return false;
+    int64_t elements;
+    if ((flags & kFlagSameFields) != 0) {
+      fields = master_fields;
+      elements = 3 + fields;
+      p = skip(p, fields);
+    } else {
+      if (!int_at(p, &fields) || fields < 0 || static_cast<uint64_t>(fields) > lp.Size()) {
+        return false;
+      }
+      elements = 4 + 2 * fields;
+      p = skip(lp.Next(p), 2 * fields);
+    }
+    if (!int_at(p, &lp_count) || lp_count != elements) return false;
+    p = lp.Next(p);
+    ((flags & kFlagDeleted) != 0 ? dead : live) += 1;
+    prev = id;
+  }
+  if (live != count || dead != deleted || live == 0) return false;
+  nodes_.emplace(master, std::move(lp));
+  length_ += static_cast<size_t>(live);
+  return true;
+}
+
 // ---- iteration ----
 
 StreamObject::Iterator::Iterator(const StreamObject& s, StreamID start, StreamID end, bool reverse)
@@ -672,9 +765,10 @@ void DigestStream(const void* obj, ValueDigest& d) {
   char buf[StreamID::kMaxChars];
   char num[kMaxInt64Chars + 1];
   while (it.Next(&v)) {
-    int n = std::snprintf(buf, sizeof(buf), "%llu.%llu", static_cast<unsigned long long>(v.id.ms),
-                          static_cast<unsigned long long>(v.id.seq));
-    d.Mix(d.current(), buf, static_cast<size_t>(n));
+    // Redis digests an id as "<ms>.<seq>".
+    const size_t n = v.id.Format(buf);
+    *static_cast<char*>(std::memchr(buf, '-', n)) = '.';
+    d.Mix(d.current(), buf, n);
     for (const ListpackEntry& e : *v.fields) {
       if (e.is_int) {
         d.Mix(d.current(), num, FormatInt64(e.num, num));

@@ -68,7 +68,8 @@ struct StreamID {
   bool Increment();
   // The previous id; false if this is Min().
   bool Decrement();
-  // "<ms>-<seq>" into buf (kMaxChars bytes); returns the length.
+  // "<ms>-<seq>" into buf (kMaxChars bytes: two 20-digit numbers and the dash, no NUL is
+  // written); returns the length.
   static constexpr size_t kMaxChars = 41;
   size_t Format(char* buf) const;
   std::string ToString() const;
@@ -230,6 +231,16 @@ class StreamObject {
   // XINFO GROUPS' lag; nullopt when it cannot be known (nil in the reply).
   std::optional<int64_t> GroupLag(const StreamGroup& g) const;
 
+  // ---- loading (RDB, RESTORE: stream_rdb.cc) ----
+  // Checks a node that came from outside — its master entry, each entry's flags, field count,
+  // lp-count and id (ascending, above `master` and above the previous node's entries), and the
+  // header's live/deleted counts — and appends it after the existing nodes, counting its live
+  // entries into length(). False if anything is malformed; the stream is unchanged then.
+  bool AdoptNode(StreamID master, Listpack lp);
+  void set_first_id(StreamID id) { first_id_ = id; }
+  // The id of the last entry in the nodes, deleted or not (0-0 with no node).
+  StreamID LastNodeEntryId() const;
+
   // ---- the TypeOps row's helpers ----
   StreamObject* Clone() const;
   size_t MemoryBytes(size_t samples) const;
@@ -250,5 +261,10 @@ class StreamObject {
 };
 
 extern const TypeOps kStreamOps;
+
+// RDB readers: RDB_TYPE_STREAM_LISTPACKS (Redis 6.x, no 7.0 metadata: it is derived as Redis 7.0
+// derives it) and RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0).
+Result<Value> LoadStreamListpacks(RdbReader& r, const TypeLimits& limits);
+Result<Value> LoadStreamListpacks2(RdbReader& r, const TypeLimits& limits);
 
 }  // namespace redistp

@@ -31,6 +31,8 @@ const RdbLoader kLoaders[] = {
     {kRdbHashListpack, LoadHashListpack},
     {kRdbZSet2, LoadZSet2},
     {kRdbZSetListpack, LoadZSetListpack},
+    {kRdbStreamListpacks2, LoadStreamListpacks2},
+    {kRdbStreamListpacks, LoadStreamListpacks},
 };
 
 Result<Value> LoadString(RdbReader& r) {

@@ -29,6 +29,7 @@ void ExecWatches::Touch(const DbKey& k) {
 
 void ExecWatches::OnKeyEvent(const KeyEvent& ev) {
   if (keys_.empty()) return;
+  if (ev.kind == KeyEventKind::kModified && !ev.notice.signals_modified) return;
   Touch(DbKey{ev.db->index(), std::string(ev.entry->key())});
 }
 
