@@ -3,7 +3,7 @@
 # XINFO STREAM/GROUPS/CONSUMERS/HELP: replies in RESP2 and RESP3, every error text and the order
 # in which they are checked, the keyspace notifications, and XINFO's radix-tree figures for
 # node layouts of several shapes. The XINFO tests that need groups read them through XGROUP and
-# XREADGROUP (tagged needs:streams until those commands are merged).
+# XREADGROUP.
 #
 # Every test passes against Redis 7.0 as well; the expected figures were read from it.
 
@@ -543,7 +543,7 @@ start_server {tags {stream}} {
         assert_equal 1 [llength [dict get $alice pending]]
         assert_equal 1-1 [lindex [dict get $alice pending] 0 0]
         assert_equal 1 [lindex [dict get $alice pending] 0 2]
-    } {} {needs:streams}
+    }
 
     # ---- notifications ------------------------------------------------------------------------
 

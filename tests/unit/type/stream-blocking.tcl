@@ -28,7 +28,7 @@ proc xb_ids {entries} {
     return $out
 }
 
-start_server {tags {stream-blocking needs:streams}} {
+start_server {tags {stream-blocking}} {
     test {XREAD BLOCK with $ waits for the next XADD} {
         r del s
         r xadd s 1-0 a 1

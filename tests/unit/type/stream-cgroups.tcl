@@ -51,7 +51,7 @@ proc xg_fill {key n} {
 
 set ::xg_nokey {ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.}
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {XGROUP CREATE at 0, $ and an id; MKSTREAM; BUSYGROUP} {
         xg_fill s 3
         assert_equal OK [r xgroup create s g0 0]

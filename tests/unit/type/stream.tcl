@@ -87,7 +87,7 @@ proc xs_events {rd} {
     fail "no PONG after 10000 frames"
 }
 
-start_server {tags {stream needs:streams}} {
+start_server {tags {stream}} {
     test {XADD with an explicit id returns it; XLEN counts entries} {
         r del s
         assert_equal 1-1 [r xadd s 1-1 a 1]
