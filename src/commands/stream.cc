@@ -48,7 +48,8 @@ namespace notice {
 inline constexpr KeyNotice kXAdd{kNotifyStream, "xadd"};
 inline constexpr KeyNotice kXTrim{kNotifyStream, "xtrim"};
 inline constexpr KeyNotice kXDel{kNotifyStream, "xdel"};
-inline constexpr KeyNotice kXSetId{kNotifyStream, "xsetid"};
+// Redis 7.0 signals no modified key for XSETID: a WATCH on the stream stays.
+inline constexpr KeyNotice kXSetId{kNotifyStream, "xsetid", false};
 }  // namespace notice
 
 // Redis's default LIMIT for `~` trimming is 100 nodes' worth of entries, capped at 10000.

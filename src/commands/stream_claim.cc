@@ -247,7 +247,7 @@ bool ParseClaimOptions(CommandContext& c, size_t from, int64_t now, ClaimOptions
 
 void XClaimCommand(CommandContext& c) {
   Entry* e;
-  StreamGroup* g = LookupGroupOrReply(c, Access::kWrite, &e);
+  StreamGroup* g = LookupGroupOrReply(c, Access::kRead, &e);
   if (g == nullptr) return;
   int64_t min_idle;
   if (!ParseInt64(c.args[4], &min_idle)) {
@@ -315,7 +315,7 @@ void XAutoClaimCommand(CommandContext& c) {
     }
   }
   Entry* e;
-  StreamGroup* g = LookupGroupOrReply(c, Access::kWrite, &e);
+  StreamGroup* g = LookupGroupOrReply(c, Access::kRead, &e);
   if (g == nullptr) return;
   if (count >= kAutoClaimMaxAllocatable) {
     c.reply.Error(err::kXAutoClaimCountTooHigh);

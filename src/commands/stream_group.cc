@@ -230,7 +230,7 @@ void XGroupHelpCommand(CommandContext& c) {
 // XACK key group id [id ...]: the number of ids that were pending (each counted once).
 void XAckCommand(CommandContext& c) {
   Entry* e;
-  if (!LookupTyped(c, c.args[1], ValueType::kStream, Access::kWrite, &e)) return;
+  if (!LookupTyped(c, c.args[1], ValueType::kStream, Access::kRead, &e)) return;
   StreamGroup* g = e != nullptr ? StreamOf(e)->FindGroup(c.args[2]) : nullptr;
   if (g == nullptr) {
     c.reply.Int(0);

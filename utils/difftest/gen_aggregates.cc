@@ -44,12 +44,16 @@ std::string LongText(uint64_t n) {
 
 const std::vector<EncodingThreshold>& EncodingThresholds() {
   static const std::vector<EncodingThreshold> t = {
-      {"hash-max-listpack-entries", "512"}, {"hash-max-listpack-value", "64"},
-      {"set-max-intset-entries", "512"},    {"zset-max-listpack-entries", "128"},
-      {"zset-max-listpack-value", "64"},    {"list-max-listpack-size", "-2"},
+      {"hash-max-listpack-entries", "512"},
+      {"hash-max-listpack-value", "64"},
+      {"set-max-intset-entries", "512"},
+      {"zset-max-listpack-entries", "128"},
+      {"zset-max-listpack-value", "64"},
+      {"list-max-listpack-size", "-2"},
       {"list-compress-depth", "0"},
       // Issue 11: the sparse HLL's limit, and streams with small nodes from every reset on.
-      {"hll-sparse-max-bytes", "3000"},     {"stream-node-max-entries", "100", "5"},
+      {"hll-sparse-max-bytes", "3000"},
+      {"stream-node-max-entries", "100", "5"},
       {"stream-node-max-bytes", "4096"},
   };
   return t;
