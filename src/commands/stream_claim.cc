@@ -291,6 +291,9 @@ void XClaimCommand(CommandContext& c) {
 }
 
 void XAutoClaimCommand(CommandContext& c) {
+  // Redis looks the key up first (a miss is announced as keymiss even when an argument is then
+  // refused), but answers argument errors before WRONGTYPE or NOGROUP.
+  Database::Typed looked = c.db.Lookup(c.args[1], ValueType::kStream, Access::kRead);
   int64_t min_idle;
   if (!ParseInt64(c.args[4], &min_idle)) {
     c.reply.Error(err::kXAutoClaimMinIdle);
@@ -314,9 +317,16 @@ void XAutoClaimCommand(CommandContext& c) {
       return;
     }
   }
-  Entry* e;
-  StreamGroup* g = LookupGroupOrReply(c, Access::kRead, &e);
-  if (g == nullptr) return;
+  if (looked.wrong_type) {
+    c.reply.Error(err::kWrongType);
+    return;
+  }
+  Entry* e = looked.entry;
+  StreamGroup* g = e != nullptr ? StreamOf(e)->FindGroup(c.args[2]) : nullptr;
+  if (g == nullptr) {
+    c.reply.Error(err::XClaimNoGroup(c.args[1], c.args[2]));
+    return;
+  }
   if (count >= kAutoClaimMaxAllocatable) {
     c.reply.Error(err::kXAutoClaimCountTooHigh);
     return;

@@ -16,10 +16,11 @@
 // XACK of ids not pending) is abandoned: Redis neither announces nor propagates it. Every change
 // replicates as the command itself.
 //
-// XGROUP's order of checks is Redis 7.0's: the subcommand's options (a stray word or an extra
-// argument is "unknown subcommand or wrong number of arguments"; ENTRIESREAD must be an integer
-// >= -1), then the key (WRONGTYPE; missing is an error unless CREATE has MKSTREAM), then the
-// group for SETID/CREATECONSUMER/DELCONSUMER (NOGROUP; DESTROY just answers 0), then the id.
+// XGROUP's order of checks is Redis 7.0's: the subcommand's options in order (a stray word is
+// "unknown subcommand or wrong number of arguments"; ENTRIESREAD must be an integer >= -1),
+// then the key (WRONGTYPE; missing is an error unless CREATE has MKSTREAM), then the group for
+// SETID/CREATECONSUMER/DELCONSUMER (NOGROUP; DESTROY just answers 0), then the argument count
+// (a repeated option passes the option loop but not this), then the id.
 // Without ENTRIESREAD a group's entries-read counter is unknown (-1), `$` included, as in 7.0.
 //
 // XACK answers 0 for a missing key or group before it looks at the ids; otherwise every id must
@@ -109,26 +110,28 @@ StreamGroup* FindXGroup(CommandContext& c, Entry* e) {
 }
 
 // XGROUP CREATE key group id|$ [MKSTREAM] [ENTRIESREAD n]
+// Redis's order: the options in order (a bad ENTRIESREAD value or a stray word fails at once),
+// then the key, and only then the argument count (more than 8 arguments, e.g. a repeated
+// option, is the subcommand syntax error).
 void XGroupCreateCommand(CommandContext& c) {
   bool mkstream = false;
   int64_t entries_read = StreamGroup::kEntriesReadUnknown;
-  // At most both options once each fit (Redis refuses longer lines outright).
-  bool syntax_ok = c.args.size() <= 8;
-  for (size_t i = 5; syntax_ok && i < c.args.size(); ++i) {
+  for (size_t i = 5; i < c.args.size(); ++i) {
     if (EqualsIgnoreCase(c.args[i], "mkstream")) {
       mkstream = true;
     } else if (EqualsIgnoreCase(c.args[i], "entriesread") && i + 1 < c.args.size()) {
       if (!ParseEntriesRead(c, c.args[++i], &entries_read)) return;
     } else {
-      syntax_ok = false;
+      c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
+      return;
     }
-  }
-  if (!syntax_ok) {
-    c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
-    return;
   }
   Entry* e;
   if (!LookupXGroupKey(c, mkstream, &e)) return;
+  if (c.args.size() > 8) {
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
+    return;
+  }
   StreamID id;
   if (!ParseGroupId(c, e != nullptr ? StreamOf(e) : nullptr, /*strict=*/true, &id)) return;
   if (e == nullptr) {
@@ -149,18 +152,26 @@ void XGroupCreateCommand(CommandContext& c) {
 }
 
 // XGROUP SETID key group id|$ [ENTRIESREAD n]
+// The same order as CREATE: options in order, the key, the group, then the argument count (5
+// or 7).
 void XGroupSetIdCommand(CommandContext& c) {
   int64_t entries_read = StreamGroup::kEntriesReadUnknown;
-  if (c.args.size() == 7 && EqualsIgnoreCase(c.args[5], "entriesread")) {
-    if (!ParseEntriesRead(c, c.args[6], &entries_read)) return;
-  } else if (c.args.size() != 5) {
-    c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
-    return;
+  for (size_t i = 5; i < c.args.size(); ++i) {
+    if (EqualsIgnoreCase(c.args[i], "entriesread") && i + 1 < c.args.size()) {
+      if (!ParseEntriesRead(c, c.args[++i], &entries_read)) return;
+    } else {
+      c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
+      return;
+    }
   }
   Entry* e;
   if (!LookupXGroupKey(c, false, &e)) return;
   StreamGroup* g = FindXGroup(c, e);
   if (g == nullptr) return;
+  if (c.args.size() != 5 && c.args.size() != 7) {
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "XGROUP"));
+    return;
+  }
   StreamID id;
   if (!ParseGroupId(c, StreamOf(e), /*strict=*/false, &id)) return;
   Mutation m = c.db.Mutate(e, notice::kXGroupSetId);

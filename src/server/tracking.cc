@@ -67,10 +67,25 @@ std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
     return keys;
   }
   if (name == "xread") {
-    // Redis's key finder for XREAD: the keys are the first half of what follows STREAMS, and
-    // none when that part is empty or odd. The key specs say the same for balanced calls.
-    std::vector<KeyRef> refs = ExtractKeys(spec, args);
-    for (const KeyRef& r : refs) keys.push_back(r.index);
+    // Redis's key finder for XREAD: options are skipped up to STREAMS (any other word ends the
+    // search), and the keys are the first half of what follows, none when that is empty or odd.
+    int streams = -1;
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = args[static_cast<size_t>(i)];
+      if (EqualsIgnoreCase(a, "block") || EqualsIgnoreCase(a, "count")) {
+        ++i;
+      } else if (EqualsIgnoreCase(a, "group")) {
+        i += 2;
+      } else if (EqualsIgnoreCase(a, "noack")) {
+        continue;
+      } else {
+        if (EqualsIgnoreCase(a, "streams")) streams = i;
+        break;
+      }
+    }
+    const int rest = streams < 0 ? 0 : argc - streams - 1;
+    if (rest == 0 || rest % 2 != 0) return keys;
+    for (int i = 0; i < rest / 2; ++i) keys.push_back(streams + 1 + i);
     return keys;
   }
   if (name == "sort_ro") {
