@@ -1,5 +1,6 @@
 #include "types/stream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -231,6 +232,11 @@ void MarkDeleted(Listpack& lp, Listpack::Pos flags_pos) {
 
 // ---- the stream ----
 
+StreamNodes::const_iterator NodeAfter(const StreamNodes& nodes, StreamID id) {
+  return std::upper_bound(nodes.begin(), nodes.end(), id,
+                          [](StreamID v, const auto& node) { return v < node.first; });
+}
+
 StreamObject::~StreamObject() = default;
 
 bool StreamObject::NextAutoId(uint64_t now_ms, StreamID* out) const {
@@ -274,7 +280,7 @@ void StreamObject::Append(StreamID id, const std::vector<std::string_view>& fiel
     for (int64_t i = 0; i < pairs; ++i) fresh.Append(field_values[2 * i]);
     fresh.AppendInt(0);  // master terminator
     master = id;
-    lp = &nodes_.emplace(id, std::move(fresh)).first->second;
+    lp = &nodes_.emplace_back(id, std::move(fresh)).second;
   } else {
     NodeHeader h = ReadHeader(*lp);
     same_fields = h.num_fields == pairs;
@@ -309,9 +315,9 @@ bool StreamObject::Contains(StreamID id) const {
 }
 
 bool StreamObject::Delete(StreamID id) {
-  auto node = nodes_.upper_bound(id);
-  if (node == nodes_.begin()) return false;
-  --node;
+  auto found = NodeAfter(nodes_, id);
+  if (found == nodes_.begin()) return false;
+  auto node = nodes_.begin() + (found - nodes_.begin() - 1);
   Listpack& lp = node->second;
   NodeHeader h = ReadHeader(lp);
   for (Listpack::Pos p = h.first_entry; p != Listpack::kNone;) {
@@ -464,7 +470,7 @@ bool StreamObject::AdoptNode(StreamID master, Listpack lp) {
     prev = id;
   }
   if (live != count || dead != deleted || live == 0) return false;
-  nodes_.emplace(master, std::move(lp));
+  nodes_.emplace_back(master, std::move(lp));
   length_ += static_cast<size_t>(live);
   return true;
 }
@@ -478,10 +484,10 @@ StreamObject::Iterator::Iterator(const StreamObject& s, StreamID start, StreamID
     return;
   }
   if (!reverse) {
-    node_ = s.nodes_.upper_bound(start);
+    node_ = NodeAfter(s.nodes_, start);
     if (node_ != s.nodes_.begin()) --node_;
   } else {
-    node_ = s.nodes_.upper_bound(end);
+    node_ = NodeAfter(s.nodes_, end);
     if (node_ == s.nodes_.begin()) {
       done_ = true;
       return;
@@ -706,7 +712,7 @@ std::optional<int64_t> StreamObject::GroupLag(const StreamGroup& g) const {
 
 StreamObject* StreamObject::Clone() const {
   auto* copy = new StreamObject();
-  for (const auto& [master, lp] : nodes_) copy->nodes_.emplace(master, lp.Clone());
+  for (const auto& [master, lp] : nodes_) copy->nodes_.emplace_back(master, lp.Clone());
   copy->length_ = length_;
   copy->last_id_ = last_id_;
   copy->first_id_ = first_id_;
@@ -738,7 +744,7 @@ size_t StreamObject::MemoryBytes(size_t samples) const {
   size_t seen = 0, node_bytes = 0;
   for (const auto& [master, lp] : nodes_) {
     if (samples != 0 && seen == samples) break;
-    node_bytes += MapNodeBytes(sizeof(StreamID) + sizeof(Listpack)) + lp.AllocatedBytes();
+    node_bytes += sizeof(StreamNodes::value_type) + lp.AllocatedBytes();
     ++seen;
   }
   if (seen != 0) bytes += node_bytes / seen * nodes_.size();

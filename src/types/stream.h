@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -132,6 +133,13 @@ struct StreamGroup {
 
 // ---- the stream ----
 
+// The ordered index of nodes: (master id, listpack) pairs, ascending. Nodes are only ever added
+// at the end (ids grow) and mostly removed at the front (trimming), so a deque holds them at 24
+// bytes each with O(1) growth and trimming, and binary search finds the node of an id.
+using StreamNodes = std::deque<std::pair<StreamID, Listpack>>;
+// The first node whose master id is greater than `id`.
+StreamNodes::const_iterator NodeAfter(const StreamNodes& nodes, StreamID id);
+
 // One entry as iteration sees it: its id and its field/value pairs, flattened (field, value,
 // field, value ...), as listpack entries valid until the stream changes or the iterator moves.
 struct StreamEntryView {
@@ -200,7 +208,7 @@ class StreamObject {
     StreamID start_, end_;
     bool reverse_;
     bool done_ = false;
-    std::map<StreamID, Listpack>::const_iterator node_;
+    StreamNodes::const_iterator node_;
     Listpack::Pos pos_ = Listpack::kNone;  // next entry's flags element in the node
     StreamID master_;
     std::vector<ListpackEntry> master_fields_;
@@ -246,12 +254,12 @@ class StreamObject {
   size_t MemoryBytes(size_t samples) const;
   size_t node_count() const { return nodes_.size(); }
   // The nodes (for RDB: each key is the master id, each listpack the node as Redis writes it).
-  const std::map<StreamID, Listpack>& nodes() const { return nodes_; }
+  const StreamNodes& nodes() const { return nodes_; }
 
  private:
   void RecomputeFirstId();
 
-  std::map<StreamID, Listpack> nodes_;
+  StreamNodes nodes_;
   size_t length_ = 0;
   StreamID last_id_;
   StreamID first_id_;
