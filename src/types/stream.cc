@@ -254,16 +254,20 @@ void StreamObject::Append(StreamID id, const std::vector<std::string_view>& fiel
   size_t element_bytes = 0;
   for (std::string_view s : field_values) element_bytes += s.size();
 
+  // The tail node takes the entry unless it is full; its master entry is read once, for the
+  // fullness test, the same-fields test and the count update.
   Listpack* lp = nullptr;
   StreamID master;
+  NodeHeader h;
   if (!nodes_.empty()) {
     auto tail = std::prev(nodes_.end());
     size_t max_bytes = limits.stream_node_max_bytes;
     if (max_bytes == 0 || max_bytes > Listpack::kMaxSafeBytes) max_bytes = Listpack::kMaxSafeBytes;
     bool full = tail->second.Bytes() + element_bytes >= max_bytes;
-    if (!full && limits.stream_node_max_entries != 0) {
-      NodeHeader h = ReadHeader(tail->second);
-      full = static_cast<size_t>(h.count + h.deleted) >= limits.stream_node_max_entries;
+    if (!full) {
+      h = ReadHeader(tail->second);
+      full = limits.stream_node_max_entries != 0 &&
+             static_cast<size_t>(h.count + h.deleted) >= limits.stream_node_max_entries;
     }
     if (!full) {
       lp = &tail->second;
@@ -281,15 +285,14 @@ void StreamObject::Append(StreamID id, const std::vector<std::string_view>& fiel
     fresh.AppendInt(0);  // master terminator
     master = id;
     lp = &nodes_.emplace_back(id, std::move(fresh)).second;
+    h = NodeHeader{};
   } else {
-    NodeHeader h = ReadHeader(*lp);
     same_fields = h.num_fields == pairs;
     Listpack::Pos f = h.first_field;
     for (int64_t i = 0; same_fields && i < pairs; ++i, f = lp->Next(f)) {
       same_fields = lp->Get(f).Equals(field_values[2 * i]);
     }
   }
-  NodeHeader h = ReadHeader(*lp);
   SetHeaderCounts(*lp, h.count + 1, h.deleted);
   lp->AppendInt(same_fields ? kFlagSameFields : 0);
   lp->AppendInt(static_cast<int64_t>(id.ms - master.ms));
@@ -502,6 +505,7 @@ bool StreamObject::Iterator::LoadNode(bool /*first*/) {
   const Listpack& lp = node_->second;
   NodeHeader h = ReadHeader(lp);
   master_ = node_->first;
+  first_entry_ = h.first_entry;
   master_fields_.clear();
   for (Listpack::Pos f = h.first_field; master_fields_.size() < static_cast<size_t>(h.num_fields);
        f = lp.Next(f)) {
@@ -539,7 +543,6 @@ bool StreamObject::Iterator::Next(StreamEntryView* out) {
       continue;
     }
     RawEntry e = ReadEntry(lp, pos_, master_, static_cast<int64_t>(master_fields_.size()));
-    NodeHeader h;  // only first_entry matters when walking backwards
     if (!reverse_) {
       pos_ = lp.Next(e.lp_count_pos);
       if (e.id > end_) {
@@ -551,8 +554,7 @@ bool StreamObject::Iterator::Next(StreamEntryView* out) {
       Listpack::Pos before = lp.Prev(e.flags_pos);
       // The element before an entry is either the previous entry's lp-count or the master
       // terminator; the first entry follows the terminator.
-      h = ReadHeader(lp);
-      pos_ = e.flags_pos == h.first_entry ? Listpack::kNone : EntryStartFromEnd(lp, before);
+      pos_ = e.flags_pos == first_entry_ ? Listpack::kNone : EntryStartFromEnd(lp, before);
       if (e.id < start_) {
         done_ = true;
         return false;

@@ -209,7 +209,8 @@ class StreamObject {
     bool reverse_;
     bool done_ = false;
     StreamNodes::const_iterator node_;
-    Listpack::Pos pos_ = Listpack::kNone;  // next entry's flags element in the node
+    Listpack::Pos pos_ = Listpack::kNone;          // next entry's flags element in the node
+    Listpack::Pos first_entry_ = Listpack::kNone;  // the node's first entry (after the master)
     StreamID master_;
     std::vector<ListpackEntry> master_fields_;
     std::vector<ListpackEntry> fields_;
