@@ -10,6 +10,7 @@
 
 #include "commands/register.h"
 #include "commands/server_info.h"
+#include "persistence/persistence.h"
 #include "server/banner.h"
 #include "server/config.h"
 #include "server/crash_report.h"
@@ -102,5 +103,8 @@ int main(int argc, char** argv) {
   }
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   redistp::LogStartupBanner(log, server.config(), server.tcp_port());
+  // The dataset: the AOF or the RDB file, before the first client is served.
+  s = redistp::Persistence::Of(server).LoadAtStartup();
+  if (!s.ok()) return 1;
   return server.Run();
 }

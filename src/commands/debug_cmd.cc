@@ -9,8 +9,9 @@
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
 // Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, POPULATE,
 // ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the crash report and the exit status can
-// be tested). RELOAD and LOADAOF answer that there is no persistence to reload from; anything
-// else (JMAP, PANIC, HTSTATS ...) is an unknown subcommand.
+// be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB file, empty, load it back:
+// persistence/persistence.h). LOADAOF answers that the AOF is not built; anything else (JMAP,
+// PANIC, HTSTATS ...) is an unknown subcommand.
 //
 // Digests. DEBUG DIGEST and DIGEST-VALUE compute the same SHA1 signatures as Redis, so a
 // dataset can be compared across redis-tp and Redis:
@@ -35,6 +36,7 @@
 #include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "persistence/persistence.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -299,6 +301,31 @@ bool DebugAllowed(CommandContext& c) {
   return mode == "yes" || (mode == "local" && IsLocalClient(c.client));
 }
 
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: by default saves the RDB file, empties the dataset
+// (function libraries too) and loads the file back. MERGE lets keys and libraries of the file
+// replace existing ones (with NOFLUSH, two datasets merge).
+void ReloadSub(CommandContext& c) {
+  bool save = true, flush = true, merge = false;
+  for (size_t i = 2; i < c.args.size(); ++i) {
+    if (EqualsIgnoreCase(c.args[i], "merge")) {
+      merge = true;
+    } else if (EqualsIgnoreCase(c.args[i], "noflush")) {
+      flush = false;
+    } else if (EqualsIgnoreCase(c.args[i], "nosave")) {
+      save = false;
+    } else {
+      c.reply.Error(err::kDebugReloadOptions);
+      return;
+    }
+  }
+  Status s = Persistence::Of(c.server).Reload(save, flush, merge);
+  if (!s.ok()) {
+    c.reply.Error(s.message());
+    return;
+  }
+  c.reply.Ok();
+}
+
 void DebugCommand(CommandContext& c) {
   if (!DebugAllowed(c)) {
     c.reply.Error(err::kDebugNotAllowed);
@@ -337,7 +364,9 @@ void DebugCommand(CommandContext& c) {
     ErrorSub(c);
   } else if (is("protocol") && argc == 3) {
     ProtocolSub(c);
-  } else if ((is("reload") && argc >= 2) || (is("loadaof") && argc == 2)) {
+  } else if (is("reload") && argc >= 2) {
+    ReloadSub(c);
+  } else if (is("loadaof") && argc == 2) {
     c.reply.Error(err::kDebugNoPersistence);
   } else {
     std::string upper = std::string(c.args[0]);

@@ -77,6 +77,15 @@ Status RegisterCommands(CommandTable& table) {
   RegisterGeoCommands(table);
 
   // (end of issue 11)
+
+  // persistence (issue 12):
+  RegisterPersistenceCommands(table);
+
+  // AOF:
+
+  // DUMP, RESTORE, MIGRATE:
+
+  // (end of issue 12)
   return table.first_error();
 }
 

@@ -97,6 +97,16 @@ void RegisterGeoCommands(CommandTable& table);
 
 // (end of issue 11)
 
+// persistence (issue 12):
+// SAVE, BGSAVE, DEBUG RELOAD's save/load (persistence_cmds.cc):
+void RegisterPersistenceCommands(CommandTable& table);
+
+// AOF: BGREWRITEAOF:
+
+// DUMP, RESTORE, MIGRATE:
+
+// (end of issue 12)
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

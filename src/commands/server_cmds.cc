@@ -1,13 +1,11 @@
 // Server-level commands: TIME, LASTSAVE, SHUTDOWN, MEMORY (DEBUG is in debug_cmd.cc, INFO in
 // info.cc, CONFIG in config_cmd.cc, FUNCTION in functions.cc).
 //
-// SHUTDOWN and persistence. redis-tp cannot write an RDB snapshot yet, so the `save` points of
-// the configuration never trigger anything, and plain SHUTDOWN behaves as Redis does with no save
-// points configured: it exits without saving. SHUTDOWN SAVE asks for a snapshot explicitly; it
-// fails the way Redis fails when the final save cannot be written ("ERR Errors trying to
-// SHUTDOWN. Check logs.", with the reason in the log) and the server keeps running, unless FORCE
-// is given, which exits anyway. There are no replicas to wait for, so NOW changes nothing and
-// ABORT always finds no shutdown in progress.
+// SHUTDOWN and persistence. With save points configured (or SAVE given, and NOSAVE not) the
+// final RDB snapshot is written first (Persistence::PrepareShutdown); if it cannot be, the reply
+// is "ERR Errors trying to SHUTDOWN. Check logs." with the reason in the log and the server keeps
+// running, unless FORCE is given, which exits anyway. There are no replicas to wait for, so NOW
+// changes nothing and ABORT always finds no shutdown in progress.
 //
 // MEMORY. STATS and DOCTOR read the accounting of server_info.h; MALLOC-STATS and PURGE talk to
 // the allocator; USAGE is the key family's row (MemoryUsageSubcommand, keys_inspect.cc).
@@ -23,6 +21,7 @@
 #include "commands/help_reply.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
+#include "persistence/persistence.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -79,20 +78,16 @@ void ShutdownCommand(CommandContext& c) {
     return;
   }
   Logger& log = c.server.log();
-  if (save && !force) {
-    log.Log(LogLevel::kWarning, "User requested shutdown...");
-    log.Log(LogLevel::kWarning, "Cannot save the DB: redis-tp has no RDB persistence yet.");
-    log.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");
+  log.Log(LogLevel::kWarning, "User requested shutdown...");
+  const int flags = (nosave ? kShutdownNoSave : 0) | (save ? kShutdownSave : 0) |
+                    (now ? kShutdownNow : 0) | (force ? kShutdownForce : 0);
+  if (!Persistence::Of(c.server).PrepareShutdown(flags)) {
     log.Log(LogLevel::kWarning,
             "Errors trying to shut down the server. Check the logs for more information.");
     c.reply.Error(err::kShutdownFailed);
     return;
   }
   c.server.RequestShutdown(false);
-  if (save) {
-    log.Log(LogLevel::kWarning, "Cannot save the DB: redis-tp has no RDB persistence yet.");
-    log.Log(LogLevel::kWarning, "Error trying to save the DB. Exit anyway.");
-  }
   // No reply: the connection ends with the process. Nothing after SHUTDOWN in this client's
   // pipeline runs.
   c.client.set_flag(kClientCloseAfterReply, true);

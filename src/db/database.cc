@@ -320,4 +320,36 @@ void Database::Cron(int64_t rehash_us) {
   if (dict_.rehashing()) dict_.RehashFor(rehash_us);
 }
 
+// --- persistence (issue 12) ---
+
+Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_ms) {
+  Entry* e = Entry::Create(key, std::move(value));
+  InitAccess(e);
+  dict_.Insert(e);
+  if (expire_ms != 0) {
+    e->expire_ms = expire_ms;
+    expires_.Insert(e);
+  }
+  return e;
+}
+
+uint32_t Database::IdleSeconds(const Entry* e) const {
+  uint32_t clock = ctx_->lru_clock;
+  uint32_t lru = e->lru();
+  return clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
+}
+
+void Database::SetSavedAccess(Entry* e, int64_t idle_s, int freq) {
+  if (ctx_->lfu) {
+    if (freq >= 0) e->set_lru((MinutesNow(ctx_->now_ms) << 8) | static_cast<uint32_t>(freq & 0xFF));
+    return;
+  }
+  if (idle_s < 0) return;
+  int64_t lru = static_cast<int64_t>(ctx_->lru_clock) - idle_s;
+  // The clock is 24 bits of seconds and wraps: an idle time past it wraps the same way.
+  lru %= static_cast<int64_t>(Entry::kLruMask) + 1;
+  if (lru < 0) lru += static_cast<int64_t>(Entry::kLruMask) + 1;
+  e->set_lru(static_cast<uint32_t>(lru));
+}
+
 }  // namespace redistp

@@ -194,6 +194,22 @@ class Database {
 
   uint64_t avg_ttl_ms() const { return avg_ttl_ms_; }
 
+  // --- persistence (issue 12) ---
+  // Loading (RDB, the AOF's base, DEBUG RELOAD): inserts `key`, which must not exist, with its
+  // absolute expire time (0 = none) and fresh access data. No key event and no dirty count:
+  // loading is not a change anyone is told about, as in Redis.
+  Entry* AddLoaded(std::string_view key, Value&& value, int64_t expire_ms);
+  // The access data a save records (RDB IDLE / FREQ, DUMP): seconds since the last access
+  // under the LRU clock, and the LFU counter after its decay.
+  uint32_t IdleSeconds(const Entry* e) const;
+  uint32_t LfuCounter(const Entry* e) const {
+    return LfuFrequency(e->lru(), ctx_->now_ms, ctx_->lfu_decay_time);
+  }
+  // Restores saved access data (RESTORE IDLETIME/FREQ, loading IDLE/FREQ): idle_s >= 0 sets
+  // the LRU clock that many seconds back (LRU policies only), freq >= 0 the LFU counter (LFU
+  // policies only); -1 leaves that part as it is.
+  void SetSavedAccess(Entry* e, int64_t idle_s, int freq);
+
  private:
   Entry* LookupInternal(std::string_view key);
   // Records an access: the LRU clock, or an LFU counter step (see database.cc).

@@ -199,10 +199,9 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
-// Ours: Redis has these subcommands; redis-tp has no persistence to reload from yet.
+// Ours: Redis has this subcommand; redis-tp has no AOF to reload from yet.
 inline constexpr std::string_view kDebugNoPersistence =
-    "ERR DEBUG RELOAD and DEBUG LOADAOF are not supported: redis-tp has no RDB or AOF "
-    "persistence yet";
+    "ERR DEBUG LOADAOF is not supported: redis-tp has no AOF persistence yet";
 inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugProtocolType =
     "ERR Wrong protocol type name. Please use one of the following: "
@@ -635,5 +634,22 @@ inline std::string GeoNeedBy(std::string_view cmd) {
 }
 
 // (end of issue 11)
+
+// ---- persistence (issue 12) ----
+// RDB: SAVE, BGSAVE, DEBUG RELOAD, loading:
+inline constexpr std::string_view kDebugReloadOptions =
+    "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.";
+inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
+inline constexpr std::string_view kBgsaveOtherChild =
+    "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in "
+    "order to schedule a BGSAVE whenever possible.";
+
+// saving: save points, stop-writes-on-bgsave-error, SHUTDOWN, LASTSAVE:
+
+// AOF:
+
+// DUMP, RESTORE, MIGRATE:
+
+// (end of issue 12)
 
 }  // namespace redistp::err

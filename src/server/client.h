@@ -141,6 +141,13 @@ class Client {
 
   // --- (end of issue 11) ---
 
+  // --- persistence (issue 12) ---
+  // AOF loading:
+
+  // DUMP, RESTORE, MIGRATE:
+
+  // --- (end of issue 12) ---
+
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;

@@ -239,6 +239,8 @@ void Server::BeforeSleep() {
   do {
     AfterCallback();
     tracking_.BroadcastPending();  // BCAST: the keys this turn changed, once per prefix
+    // The AOF is written (and, for appendfsync always, synced) before any reply goes out.
+    if (persistence_hooks_ != nullptr) persistence_hooks_->BeforeSleep();
     FlushPending();
   } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
   ArmBlockTimer();

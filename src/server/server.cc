@@ -58,7 +58,10 @@ Server::Server(Config config, Clock* clock)
 }
 
 Server::~Server() {
-  // The scripting engine's client refers to a database: it goes first.
+  // The persistence layer's AOF-loading client refers to a database, as does the scripting
+  // engine's: they go first.
+  persistence_hooks_ = nullptr;
+  persistence_.reset();
   scripting_.reset();
   // Clients (and their events) go first; the other events are members declared after base_,
   // so they are freed before it.
@@ -219,7 +222,6 @@ int Server::Run() {
 void Server::RequestShutdown(bool from_signal) {
   (void)from_signal;
   shutdown_requested_ = true;
-  log_.Log(LogLevel::kWarning, "User requested shutdown...");
   // Replies already produced (e.g. to other clients in this turn) are flushed best-effort.
   for (auto& [id, c] : clients_) {
     if (c->out.Readable() > 0) {
@@ -235,6 +237,17 @@ void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   auto* s = static_cast<Server*>(arg);
   s->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  // The final save (save points set, or shutdown-on-sig* says so); if it fails the server
+  // keeps running, as Redis does.
+  s->log_.Log(LogLevel::kWarning, "User requested shutdown...");
+  int flags = sig == SIGINT ? s->config_.shutdown_on_sigint : s->config_.shutdown_on_sigterm;
+  if (s->persistence_hooks_ != nullptr && !s->persistence_hooks_->PrepareShutdown(flags)) {
+    s->log_.Log(LogLevel::kWarning,
+                "%s received but errors trying to shut down the server, check the logs for "
+                "more information",
+                sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return;
+  }
   s->RequestShutdown(true);
 }
 
@@ -304,6 +317,8 @@ void Server::Cron() {
     }
     for (Client* c : lapsed) CloseClient(c, "lease expired");
   }
+  // Persistence: a finished child, save points, scheduled saves, the AOF's fsync and rewrite.
+  if (persistence_hooks_ != nullptr) persistence_hooks_->Cron();
 
   // Instantaneous metrics every 100ms.
   if (now - stats_.last_sample_ms >= 100) {

@@ -90,6 +90,26 @@ class ServerModule {
   virtual ~ServerModule() = default;
 };
 
+// What the persistence layer (src/persistence, above the server) does at the server's own
+// moments: the server calls these hooks, the layer implements them (issue 12).
+class PersistenceHooks {
+ public:
+  virtual ~PersistenceHooks() = default;
+  // Every cron tick: reaps a finished child, triggers save points and scheduled saves.
+  virtual void Cron() {}
+  // Once per loop turn, before replies are written: the AOF write (and fsync for always).
+  virtual void BeforeSleep() {}
+  // A SIGTERM/SIGINT asked for shutdown: the final save. `flags` are the kShutdown* bits of
+  // shutdown-on-sigterm/sigint. False keeps the server running (the reason is logged).
+  virtual bool PrepareShutdown(int flags) {
+    (void)flags;
+    return true;
+  }
+  // Non-empty while writes are refused (stop-writes-on-bgsave-error, AOF write errors): the
+  // MISCONF error text the dispatcher answers write commands with.
+  virtual std::string_view WriteRefusal() const { return {}; }
+};
+
 class Server : public WatchSink {
  public:
   // `clock` (not owned) is the time source; nullptr uses the system clock. Tests pass a
@@ -249,6 +269,23 @@ class Server : public WatchSink {
   // geo:
 
   // (end of issue 11)
+
+  // --- persistence (issue 12) -----------------------------------------------------------------
+  // The persistence layer's module (src/persistence/persistence.h: Persistence::Of), and its
+  // hooks (nullptr: no persistence, as in the in-process test harness).
+  std::unique_ptr<ServerModule>& persistence_module() { return persistence_; }
+  PersistenceHooks* persistence_hooks() const { return persistence_hooks_; }
+  void set_persistence_hooks(PersistenceHooks* h) { persistence_hooks_ = h; }
+  void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
+  // RDB:
+
+  // saving:
+
+  // AOF:
+
+  // DUMP, RESTORE, MIGRATE:
+
+  // (end of issue 12)
 
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
@@ -481,6 +518,17 @@ class Server : public WatchSink {
   // geo:
 
   // --- (end of issue 11 members) ---
+
+  // --- issue 12 members ---
+  std::unique_ptr<ServerModule> persistence_;
+  PersistenceHooks* persistence_hooks_ = nullptr;
+  // RDB:
+
+  // saving:
+
+  // AOF:
+
+  // --- (end of issue 12 members) ---
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.

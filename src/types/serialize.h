@@ -46,6 +46,24 @@ enum RdbType : uint8_t {
   kRdbStreamListpacks2 = 19,
 };
 
+// RDB file opcodes (the bytes that introduce something other than a key in an RDB file).
+enum RdbOpcode : uint8_t {
+  kRdbOpFunction2 = 245,      // a function library's code (7.0)
+  kRdbOpFunctionPreGa = 246,  // 7.0's release candidates' format (refused, as by 7.0 GA)
+  kRdbOpModuleAux = 247,
+  kRdbOpIdle = 248,          // the next key's LRU idle time, in seconds (a length)
+  kRdbOpFreq = 249,          // the next key's LFU counter (one byte)
+  kRdbOpAux = 250,           // an aux field: name string, value string
+  kRdbOpResizeDb = 251,      // database size and expires size hints (two lengths)
+  kRdbOpExpireTimeMs = 252,  // the next key's absolute expire time, 8 bytes little-endian ms
+  kRdbOpExpireTime = 253,    // the same in seconds, 4 bytes (RDB version < 9 files)
+  kRdbOpSelectDb = 254,      // database number (a length)
+  kRdbOpEof = 255,
+};
+inline constexpr int kRdbFormatVersion = 10;   // what we write ("REDIS0010")
+inline constexpr int kRdbTypeModulePreGa = 6;  // module values: refused (no modules)
+inline constexpr int kRdbTypeModule2 = 7;
+
 // The error of a loader that met an aggregate with no element (the key is skipped, as Redis
 // skips empty keys in RDB files).
 inline constexpr std::string_view kRdbEmptyKey = "empty key";

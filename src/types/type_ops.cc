@@ -48,9 +48,19 @@ const TypeOps* FindTypeOps(ValueType t) {
   return i < sizeof(kRows) / sizeof(kRows[0]) ? kRows[i] : nullptr;
 }
 
+uint8_t RdbTypeOf(const Value& v) {
+  if (v.is_string()) return kRdbString;
+  const TypeOps* ops = FindTypeOps(v.type());
+  return ops->rdb_type(v.object());
+}
+
 void SerializeValue(const Value& v, RdbWriter& w) {
+  w.Byte(RdbTypeOf(v));
+  SerializePayload(v, w);
+}
+
+void SerializePayload(const Value& v, RdbWriter& w) {
   if (v.is_string()) {
-    w.Byte(kRdbString);
     int64_t n;
     if (v.is_int() && v.GetInt(&n)) {
       w.Integer(n);
@@ -61,7 +71,6 @@ void SerializeValue(const Value& v, RdbWriter& w) {
     return;
   }
   const TypeOps* ops = FindTypeOps(v.type());
-  w.Byte(ops->rdb_type(v.object()));
   ops->serialize(v.object(), w);
 }
 

@@ -60,8 +60,11 @@ const TypeOps* FindTypeOps(ValueType t);
 // skips such keys when loading).
 Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r, const TypeLimits& limits);
 
-// Writes the RDB type byte and payload of `v` (persistence, DUMP).
+// Writes the RDB type byte and payload of `v` (DUMP).
 void SerializeValue(const Value& v, RdbWriter& w);
+// The two halves, for an RDB file, where the key goes between them.
+uint8_t RdbTypeOf(const Value& v);
+void SerializePayload(const Value& v, RdbWriter& w);
 
 // An aggregate's RDB reader, by RDB type byte: the rows of the deserializer table.
 struct RdbLoader {

@@ -48,6 +48,11 @@ class OwnerIndex : public KeyspaceListener {
   // The next fencing token (strictly greater than every earlier one).
   uint64_t NextFence() { return ++last_fence_; }
   uint64_t last_fence() const { return last_fence_; }
+  // Persistence: the counter never goes back below `floor` (a loaded file's counter, or the
+  // restart floor described in src/persistence/persistence.h).
+  void RaiseFence(uint64_t floor) {
+    if (floor > last_fence_) last_fence_ = floor;
+  }
 
   void OnKeyEvent(const KeyEvent& ev) override;
   void OnFlush(Database& db) override;

@@ -1,0 +1,122 @@
+// Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them (issue 12).
+//
+// Model. One Persistence module per server (a ServerModule the server owns; main.cc installs
+// it before loading). It implements the server's PersistenceHooks, so the server calls it at its
+// own moments (cron, before replies are written, a shutdown signal) without knowing this layer.
+//
+//   - Loading at startup (LoadAtStartup): the AOF when appendonly is yes, else the RDB file
+//     `dbfilename` in `dir` (the working directory). A missing file starts an empty server.
+//   - Saving: SAVE writes in this process (SaveNow); BGSAVE forks a child that writes the same
+//     image from its copy-on-write view of memory while the parent keeps serving (StartChild).
+//     One child at a time, whatever it does (an RDB save or an AOF rewrite), as in Redis.
+//   - The dirty counter: the keyspace counts every key change (KeyspaceContext::dirty, never
+//     reset, because propagation measures differences of it); "changes since the last save" is
+//     that counter minus its value when the last successful save began.
+//   - Save points (`save <seconds> <changes>`): checked by Cron, which starts a BGSAVE when one
+//     is reached (after a failed one, only every 5 seconds).
+//   - Shutdown: with save points configured (or SHUTDOWN SAVE) the final SAVE must succeed, or
+//     the server keeps running (unless FORCE).
+//
+// The fencing counter. Tokens are persisted with the data (the RDB aux field redistp-fence;
+// the AOF replays the SETTP FENCE records that drew them), and after loading the counter is
+// also raised to the wall clock in microseconds. A server cannot hand out a million tokens a
+// second, so every token it gave before a crash (even one after the last save) is below that
+// floor when it restarts: tokens never repeat, whatever was or was not saved.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "persistence/rdb_load.h"
+#include "persistence/rdb_save.h"
+#include "server/server.h"
+#include "util/status.h"
+
+namespace redistp {
+
+enum class ChildKind { kNone, kRdb, kAof };
+
+class Persistence : public ServerModule, public PersistenceHooks {
+ public:
+  explicit Persistence(Server& server);
+  ~Persistence() override;
+  Persistence(const Persistence&) = delete;
+  Persistence& operator=(const Persistence&) = delete;
+
+  // The server's module, created (and its hooks attached) on first use.
+  static Persistence& Of(Server& server);
+
+  // Startup: loads the AOF or the RDB file (see above) and logs as Redis does. An error stops
+  // the server (main prints it); a missing file is no error.
+  Status LoadAtStartup();
+
+  // --- RDB ---------------------------------------------------------------------------------
+  // The RDB file's path (dbfilename, relative to the working directory `dir`).
+  std::string RdbPath() const;
+  // SAVE: writes the RDB file now, in this process. Fails with "ERR Background save already in
+  // progress" while a BGSAVE child runs. On success resets the changes count and LASTSAVE.
+  Status SaveNow();
+  // BGSAVE: forks a child that writes the RDB file. Errors: a child already running, fork.
+  Status StartBackgroundSave();
+  // BGSAVE SCHEDULE (or BGSAVE in MULTI) while another child runs: Cron starts it once the
+  // child is gone.
+  void ScheduleBackgroundSave() { bgsave_scheduled_ = true; }
+  bool bgsave_scheduled() const { return bgsave_scheduled_; }
+  // DEBUG RELOAD: saves (unless !save), empties the databases (and, when flush, the function
+  // libraries), loads the file back.
+  Status Reload(bool save, bool flush, bool merge);
+  // Empties every database and, when `functions`, the function libraries (loading paths).
+  void EmptyData(bool functions);
+
+  // --- children (BGSAVE, BGREWRITEAOF) ------------------------------------------------------
+  // Forks a child running `body` (its return value is the exit code; the child then _exits,
+  // running no destructor and no atexit handler). `done` runs in the parent when the child
+  // is reaped: ok = exit code 0 and no signal; by_signal = the signal that ended it, or 0.
+  Status StartChild(ChildKind kind, std::function<int()> body,
+                    std::function<void(bool ok, int by_signal)> done);
+  bool HasActiveChild() const { return child_pid_ > 0; }
+  ChildKind child_kind() const { return child_kind_; }
+  pid_t child_pid() const { return child_pid_; }
+  int64_t child_start_ms() const { return child_start_ms_; }
+  // Kills the running child (SIGUSR1, as Redis, so it is not reported as a failure) and reaps
+  // it synchronously; its `done` runs with ok = false.
+  void KillChild();
+
+  // --- the dirty counter, LASTSAVE ----------------------------------------------------------
+  uint64_t changes_since_save() const;
+  int64_t last_save_time() const { return server_.last_save_time(); }
+  bool last_bgsave_ok() const { return last_bgsave_ok_; }
+  int64_t last_bgsave_seconds() const { return last_bgsave_seconds_; }
+  uint64_t rdb_saves() const { return rdb_saves_; }
+  const RdbLoadInfo& last_load() const { return last_load_; }
+
+  // --- PersistenceHooks ---------------------------------------------------------------------
+  void Cron() override;
+  void BeforeSleep() override {}
+  bool PrepareShutdown(int flags) override;
+
+ private:
+  // Reaps a finished child (non-blocking unless `wait`) and runs its `done`.
+  void ReapChild(bool wait);
+  // The fencing floor (see above), once loading ends.
+  void RaiseFenceFloor();
+
+  Server& server_;
+  pid_t child_pid_ = -1;
+  ChildKind child_kind_ = ChildKind::kNone;
+  int64_t child_start_ms_ = 0;
+  std::function<void(bool, int)> child_done_;
+
+  uint64_t dirty_at_save_ = 0;
+  bool bgsave_scheduled_ = false;
+  bool last_bgsave_ok_ = true;
+  int64_t last_bgsave_try_ms_ = 0;
+  int64_t last_bgsave_seconds_ = -1;
+  uint64_t rdb_saves_ = 0;
+  RdbLoadInfo last_load_;
+};
+
+}  // namespace redistp

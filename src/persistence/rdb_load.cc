@@ -1,0 +1,296 @@
+#include "persistence/rdb_load.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+
+#include "scripting/function_engine.h"
+#include "types/serialize.h"
+#include "types/type_ops.h"
+#include "util/crc64.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+const Status kShortRead =
+    Status::Error("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+
+Status Corrupt(const std::string& what) {
+  return Status::Error("Internal error in RDB reading: " + what);
+}
+
+uint64_t ReadLittle(std::string_view bytes) {
+  uint64_t v = 0;
+  for (size_t i = bytes.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+// The function libraries of the image, as a FUNCTION RESTORE payload (entries, RDB version,
+// CRC-64), so they are loaded by the same all-or-nothing path.
+void AppendTrailer(std::string* payload) {
+  payload->push_back(static_cast<char>(kRdbFormatVersion & 0xff));
+  payload->push_back(static_cast<char>(kRdbFormatVersion >> 8));
+  uint64_t crc = Crc64(0, *payload);
+  for (int shift = 0; shift < 64; shift += 8) payload->push_back(static_cast<char>(crc >> shift));
+}
+
+class Loader {
+ public:
+  Loader(Server& server, std::string_view image, const RdbLoadOptions& o, RdbLoadInfo* info)
+      : server_(server), image_(image), r_(image), o_(o), info_(info) {}
+
+  Status Run() {
+    Status s = Header();
+    if (!s.ok()) return s;
+    for (;;) {
+      uint8_t type;
+      if (!r_.Byte(&type)) return kShortRead;
+      switch (type) {
+        case kRdbOpEof:
+          return Finish();
+        case kRdbOpExpireTime: {
+          std::string_view raw;
+          if (!r_.Raw(4, &raw).ok()) return kShortRead;
+          expire_ms_ = static_cast<int64_t>(static_cast<int32_t>(ReadLittle(raw))) * 1000;
+          continue;
+        }
+        case kRdbOpExpireTimeMs: {
+          std::string_view raw;
+          if (!r_.Raw(8, &raw).ok()) return kShortRead;
+          expire_ms_ = static_cast<int64_t>(ReadLittle(raw));
+          continue;
+        }
+        case kRdbOpFreq: {
+          uint8_t f;
+          if (!r_.Byte(&f)) return kShortRead;
+          freq_ = f;
+          continue;
+        }
+        case kRdbOpIdle: {
+          uint64_t idle;
+          if (!r_.Length(&idle).ok()) return kShortRead;
+          idle_ = static_cast<int64_t>(idle & 0x7fffffffffffull);
+          continue;
+        }
+        case kRdbOpSelectDb: {
+          uint64_t n;
+          if (!r_.Length(&n).ok()) return kShortRead;
+          if (n >= static_cast<uint64_t>(server_.db_count())) {
+            return Status::Error(
+                "FATAL: Data file was created with a Redis server configured to handle more "
+                "than " +
+                std::to_string(server_.db_count()) + " databases. Exiting\n");
+          }
+          db_ = static_cast<int>(n);
+          continue;
+        }
+        case kRdbOpResizeDb: {
+          uint64_t a, b;
+          if (!r_.Length(&a).ok() || !r_.Length(&b).ok()) return kShortRead;
+          continue;
+        }
+        case kRdbOpAux:
+          s = Aux();
+          if (!s.ok()) return s;
+          continue;
+        case kRdbOpModuleAux:
+          return Status::Error(
+              "The RDB file contains AUX module data I can't load: no matching module");
+        case kRdbOpFunctionPreGa:
+          return Corrupt("Pre-release function format not supported.");
+        case kRdbOpFunction2: {
+          std::string code;
+          if (!r_.String(&code).ok()) return kShortRead;
+          RdbWriter w(&functions_, false);
+          w.Byte(kRdbOpFunction2);
+          w.String(code);
+          continue;
+        }
+        default:
+          s = Key(type);
+          if (!s.ok()) return s;
+          continue;
+      }
+    }
+  }
+
+ private:
+  Status Header() {
+    std::string_view magic;
+    if (!r_.Raw(9, &magic).ok()) return kShortRead;
+    if (magic.substr(0, 5) != "REDIS") {
+      return Status::Error("Wrong signature trying to load DB from file");
+    }
+    int version = 0;
+    for (char ch : magic.substr(5)) {
+      version = ch >= '0' && ch <= '9' ? version * 10 + (ch - '0') : -1000000;
+    }
+    if (version < 1 || version > kRdbFormatVersion) {
+      return Status::Error("Can't handle RDB format version " +
+                           std::string(magic.substr(5).data(), 4));
+    }
+    info_->version = version;
+    return Status::Ok();
+  }
+
+  Status Aux() {
+    std::string name, value;
+    if (!r_.String(&name).ok() || !r_.String(&value).ok()) return kShortRead;
+    Logger& log = server_.log();
+    if (name == "redis-ver") {
+      log.Log(LogLevel::kNotice, "Loading RDB produced by version %s", value.c_str());
+    } else if (name == "ctime") {
+      int64_t t = 0;
+      if (ParseInt64(value, &t)) {
+        int64_t age = server_.NowMs() / 1000 - t;
+        log.Log(LogLevel::kNotice, "RDB age %lld seconds",
+                static_cast<long long>(age < 0 ? 0 : age));
+      }
+    } else if (name == "used-mem") {
+      int64_t m = 0;
+      if (ParseInt64(value, &m)) {
+        log.Log(LogLevel::kNotice, "RDB memory usage when created %.2f Mb",
+                static_cast<double>(m) / (1024 * 1024));
+      }
+    } else if (name == "aof-base") {
+      info_->aof_base = value == "1";
+    } else if (name == "redistp-fence") {
+      int64_t f = 0;
+      if (ParseInt64(value, &f) && f > 0) info_->fence = static_cast<uint64_t>(f);
+    }
+    // Everything else (redis-bits, repl-*, aof-preamble, lua, ...) is informational here.
+    return Status::Ok();
+  }
+
+  Status Key(uint8_t type) {
+    if (type == kRdbTypeModulePreGa || type == kRdbTypeModule2) {
+      return Status::Error("The RDB file contains module data I can't load: no matching module");
+    }
+    std::string key;
+    if (!r_.String(&key).ok()) return kShortRead;
+    Result<Value> v = DeserializeValue(type, r_, server_.keyspace().limits);
+    const int64_t expire_ms = expire_ms_;
+    const int64_t idle = idle_;
+    const int freq = freq_;
+    expire_ms_ = 0;
+    idle_ = -1;
+    freq_ = -1;
+    if (!v.ok()) {
+      if (v.status().message() == kRdbEmptyKey) {
+        ++info_->keys_empty;
+        return Status::Ok();
+      }
+      if (r_.remaining() == 0) return kShortRead;
+      return Corrupt("bad value of key '" + key + "' (type " + std::to_string(type) +
+                     "): " + v.status().message());
+    }
+    if (expire_ms != 0 && !o_.aof_preamble && expire_ms < server_.NowMs()) {
+      ++info_->keys_expired;
+      return Status::Ok();
+    }
+    Database& db = server_.db(db_);
+    if (Entry* old = db.FindRaw(key); old != nullptr) {
+      if (!o_.allow_duplicates) {
+        return Status::Error("RDB has duplicated key '" + key + "' in DB " + std::to_string(db_));
+      }
+      db.Remove(old, RemoveCause::kOverwritten);
+    }
+    Entry* e = db.AddLoaded(key, std::move(v.value()), expire_ms);
+    db.SetSavedAccess(e, idle, freq);
+    ++info_->keys_loaded;
+    return Status::Ok();
+  }
+
+  Status Finish() {
+    size_t body = r_.position();
+    if (info_->version >= 5) {
+      std::string_view trailer;
+      if (!r_.Raw(8, &trailer).ok()) return kShortRead;
+      uint64_t stored = ReadLittle(trailer);
+      if (stored != 0 && server_.config().rdbchecksum) {
+        uint64_t computed = Crc64(0, image_.substr(0, body));
+        if (computed != stored) {
+          char buf[128];
+          std::snprintf(buf, sizeof(buf),
+                        "Wrong RDB checksum expected: (%" PRIx64 ") got (%" PRIx64
+                        "). Aborting now.",
+                        stored, computed);
+          return Status::Error(buf);
+        }
+      }
+    }
+    info_->consumed = r_.position();
+    if (!functions_.empty()) {
+      AppendTrailer(&functions_);
+      Status s = FunctionEngine::Of(server_).Restore(
+          functions_,
+          o_.allow_duplicates ? FunctionRestorePolicy::kReplace : FunctionRestorePolicy::kAppend);
+      if (!s.ok()) return Status::Error("Failed loading library: " + s.message());
+    }
+    if (info_->fence > 0) server_.owners().RaiseFence(info_->fence);
+    return Status::Ok();
+  }
+
+  Server& server_;
+  std::string_view image_;
+  RdbReader r_;
+  const RdbLoadOptions& o_;
+  RdbLoadInfo* info_;
+  int db_ = 0;
+  int64_t expire_ms_ = 0;
+  int64_t idle_ = -1;
+  int freq_ = -1;
+  std::string functions_;
+};
+
+}  // namespace
+
+Status LoadRdb(Server& server, std::string_view image, const RdbLoadOptions& options,
+               RdbLoadInfo* info) {
+  Loader loader(server, image, options, info);
+  return loader.Run();
+}
+
+Status LoadRdbFile(Server& server, const std::string& path, const RdbLoadOptions& options,
+                   RdbLoadInfo* info, bool* missing) {
+  *missing = false;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *missing = true;
+      return Status::Ok();
+    }
+    return Status::Error(std::string("Fatal error loading the DB: ") + std::strerror(errno) +
+                         ". Exiting.");
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return Status::Error(std::string("Fatal error loading the DB: ") + std::strerror(e) +
+                         ". Exiting.");
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    close(fd);
+    return kShortRead;
+  }
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    return Status::Error(std::string("Fatal error loading the DB: ") + std::strerror(errno) +
+                         ". Exiting.");
+  }
+  madvise(map, size, MADV_SEQUENTIAL);
+  Status s = LoadRdb(server, std::string_view(static_cast<const char*>(map), size), options, info);
+  munmap(map, size);
+  return s;
+}
+
+}  // namespace redistp

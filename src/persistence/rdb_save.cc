@@ -1,0 +1,215 @@
+#include "persistence/rdb_save.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "scripting/function_engine.h"
+#include "server/version.h"
+#include "types/serialize.h"
+#include "types/type_ops.h"
+#include "util/crc64.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+constexpr size_t kFlushBytes = 64 * 1024;
+constexpr uint64_t kProgressEvery = 1024;
+
+// Buffers the image, writing it to a descriptor (or keeping it, for RdbImage) and folding every
+// byte into the CRC-64.
+class ImageSink {
+ public:
+  ImageSink(int fd, bool compress) : fd_(fd), w_(&buf_, compress) {}
+  RdbWriter& w() { return w_; }
+  // Writes the buffer out when it is large (always when `force`).
+  Status Drain(bool force) {
+    if (buf_.empty() || (!force && buf_.size() < kFlushBytes)) return Status::Ok();
+    crc_ = Crc64(crc_, buf_);
+    if (fd_ >= 0) {
+      size_t off = 0;
+      while (off < buf_.size()) {
+        ssize_t n = write(fd_, buf_.data() + off, buf_.size() - off);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return Status::Error(std::strerror(errno));
+        }
+        off += static_cast<size_t>(n);
+      }
+      buf_.clear();
+    } else {
+      kept_ += buf_;
+      buf_.clear();
+    }
+    return Status::Ok();
+  }
+  uint64_t crc() const { return crc_; }
+  std::string& kept() { return kept_; }
+
+ private:
+  int fd_;
+  std::string buf_;
+  RdbWriter w_;
+  uint64_t crc_ = 0;
+  std::string kept_;
+};
+
+void AuxString(RdbWriter& w, std::string_view name, std::string_view value) {
+  w.Byte(kRdbOpAux);
+  w.String(name);
+  w.String(value);
+}
+
+void AuxInt(RdbWriter& w, std::string_view name, int64_t value) {
+  AuxString(w, name, Int64ToString(value));
+}
+
+void Little64(RdbWriter& w, uint64_t v) {
+  for (int shift = 0; shift < 64; shift += 8) w.Byte(static_cast<uint8_t>(v >> shift));
+}
+
+Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOptions& o) {
+  RdbWriter& w = sink.w();
+  std::string* out = w.out();
+  char magic[16];
+  std::snprintf(magic, sizeof(magic), "REDIS%04d", kRdbFormatVersion);
+  out->append(magic);
+  AuxString(w, "redis-ver", kRedisVersion);
+  AuxInt(w, "redis-bits", 64);
+  AuxInt(w, "ctime", static_cast<int64_t>(server.NowMs() / 1000));
+  AuxInt(w, "used-mem", static_cast<int64_t>(server.UsedMemory()));
+  AuxInt(w, "aof-base", o.aof_base ? 1 : 0);
+  AuxString(w, "redistp-fence", Int64ToString(static_cast<int64_t>(server.owners().last_fence())));
+  // Function libraries (only if the engine exists: creating it would build a Lua state).
+  if (server.functions_module() != nullptr) {
+    for (const auto& [name, lib] : FunctionEngine::Of(server).libraries().libraries()) {
+      w.Byte(kRdbOpFunction2);
+      w.String(lib->code);
+    }
+  }
+  const MaxmemoryPolicy policy = server.config().maxmemory_policy_kind;
+  const bool save_lru =
+      policy == MaxmemoryPolicy::kAllkeysLru || policy == MaxmemoryPolicy::kVolatileLru;
+  const bool save_lfu =
+      policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
+  uint64_t keys = 0;
+  Status failed = Status::Ok();
+  for (int i = 0; i < server.db_count() && failed.ok(); ++i) {
+    Database& db = server.db(i);
+    if (db.size() == 0) continue;
+    w.Byte(kRdbOpSelectDb);
+    w.Length(static_cast<uint64_t>(i));
+    w.Byte(kRdbOpResizeDb);
+    w.Length(db.size());
+    w.Length(db.volatile_size());
+    db.dict().ForEach([&](Entry* e) {
+      if (!failed.ok() || e->has_flag(Entry::kFlagTemporary)) return;
+      if (e->expire_ms != 0) {
+        w.Byte(kRdbOpExpireTimeMs);
+        Little64(w, static_cast<uint64_t>(e->expire_ms));
+      }
+      if (save_lru) {
+        w.Byte(kRdbOpIdle);
+        w.Length(db.IdleSeconds(e));
+      } else if (save_lfu) {
+        w.Byte(kRdbOpFreq);
+        w.Byte(static_cast<uint8_t>(db.LfuCounter(e)));
+      }
+      w.Byte(RdbTypeOf(e->value));
+      w.String(e->key());
+      SerializePayload(e->value, w);
+      ++keys;
+      if (o.key_delay_us > 0) usleep(static_cast<useconds_t>(o.key_delay_us));
+      if (keys % kProgressEvery == 0 && o.progress) o.progress(keys);
+      failed = sink.Drain(false);
+    });
+  }
+  if (!failed.ok()) return failed;
+  w.Byte(kRdbOpEof);
+  Status s = sink.Drain(true);
+  if (!s.ok()) return s;
+  Little64(w, o.checksum ? sink.crc() : 0);
+  // The trailer is not part of what the CRC covers (Drain folds it in after the fact, which
+  // no longer matters).
+  s = sink.Drain(true);
+  if (!s.ok()) return s;
+  if (o.progress) o.progress(keys);
+  return keys;
+}
+
+}  // namespace
+
+RdbSaveOptions RdbSaveOptions::FromConfig(const Config& config) {
+  RdbSaveOptions o;
+  o.compress = config.rdbcompression;
+  o.checksum = config.rdbchecksum;
+  std::string delay;
+  if (config.GetValue("rdb-key-save-delay", &delay)) {
+    int64_t v = 0;
+    if (ParseInt64(delay, &v) && v > 0) o.key_delay_us = v;
+  }
+  return o;
+}
+
+Result<uint64_t> WriteRdb(Server& server, int fd, const RdbSaveOptions& options) {
+  ImageSink sink(fd, options.compress);
+  return WriteImage(server, sink, options);
+}
+
+std::string RdbImage(Server& server, const RdbSaveOptions& options) {
+  ImageSink sink(-1, options.compress);
+  (void)WriteImage(server, sink, options);
+  return std::move(sink.kept());
+}
+
+Result<uint64_t> SaveRdbFile(Server& server, const std::string& path,
+                             const RdbSaveOptions& options) {
+  Logger& log = server.log();
+  std::string dir = ".";
+  std::string::size_type slash = path.rfind('/');
+  if (slash != std::string::npos) dir = path.substr(0, slash == 0 ? 1 : slash);
+  std::string tmp = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
+                    "temp-" + std::to_string(getpid()) + ".rdb";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int e = errno;
+    char cwd[4096];
+    const char* where = getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "unknown";
+    log.Log(LogLevel::kWarning,
+            "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
+            tmp.c_str(), where, std::strerror(e));
+    return Status::Error(std::strerror(e));
+  }
+  Result<uint64_t> keys = WriteRdb(server, fd, options);
+  Status s = keys.ok() ? Status::Ok() : keys.status();
+  if (s.ok() && fsync(fd) != 0) s = Status::Error(std::strerror(errno));
+  if (close(fd) != 0 && s.ok()) s = Status::Error(std::strerror(errno));
+  if (!s.ok()) {
+    log.Log(LogLevel::kWarning, "Write error saving DB on disk: %s", s.message().c_str());
+    unlink(tmp.c_str());
+    return s;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    char cwd[4096];
+    const char* where = getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "unknown";
+    log.Log(LogLevel::kWarning,
+            "Error moving temp DB file %s on the final destination %s (in server root dir %s): "
+            "%s",
+            tmp.c_str(), path.c_str(), where, std::strerror(e));
+    unlink(tmp.c_str());
+    return Status::Error(std::strerror(e));
+  }
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return keys;
+}
+
+}  // namespace redistp

@@ -1,0 +1,58 @@
+// RDB writing: the server's whole dataset as one Redis 7.0 RDB image (format version 10).
+//
+// Layout, in Redis 7.0's order (Debian's redis-check-rdb and Redis itself read it back):
+//   "REDIS0010"
+//   aux fields: redis-ver, redis-bits, ctime, used-mem, aof-base, and ours, redistp-fence (the
+//     fencing counter; Redis ignores aux fields it does not know)
+//   function libraries: one FUNCTION2 opcode + code string per library
+//   per non-empty database: SELECTDB n, RESIZEDB size expires, then per key:
+//     [EXPIRETIME_MS t] [IDLE s | FREQ f] type-byte key value
+//   EOF, then the CRC-64 of every byte before it, 8 bytes little-endian (0 with rdbchecksum no)
+// IDLE is written under an LRU maxmemory-policy and FREQ under an LFU one, as Redis does.
+// Temporary keys are never written: a restart must not bring them back (their owners are
+// gone). Logically expired keys not yet reclaimed are written with their expire time; loading
+// drops them.
+//
+// The writer streams: keys are encoded into a small buffer that is written out (and folded
+// into the CRC) whenever it passes 64 KB, so saving needs no memory proportional to the data.
+// It runs in the server process (SAVE, SHUTDOWN, DEBUG RELOAD) or in a forked child (BGSAVE,
+// the AOF rewrite's preamble); it only reads the keyspace.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "server/server.h"
+#include "util/status.h"
+
+namespace redistp {
+
+struct RdbSaveOptions {
+  bool compress = true;   // rdbcompression: LZF for long strings
+  bool checksum = true;   // rdbchecksum: the CRC-64 trailer (else 8 zero bytes)
+  bool aof_base = false;  // the aof-base aux field: 1 when this is an AOF's RDB preamble
+  // rdb-key-save-delay: microseconds slept after each key (tests slow a child with it).
+  int64_t key_delay_us = 0;
+  // Called every 1024 keys and at the end with the number of keys written so far (a child
+  // reports its progress with it).
+  std::function<void(uint64_t keys)> progress;
+
+  // The options the configuration asks for (rdbcompression, rdbchecksum, rdb-key-save-delay).
+  static RdbSaveOptions FromConfig(const Config& config);
+};
+
+// Writes the RDB image to `fd` (which stays open). Returns the number of keys written, or the
+// write error ("Write error saving DB on disk: <strerror>" is the caller's to log).
+Result<uint64_t> WriteRdb(Server& server, int fd, const RdbSaveOptions& options);
+
+// The image as a string (DEBUG RELOAD's checks and tests).
+std::string RdbImage(Server& server, const RdbSaveOptions& options);
+
+// SAVE's file discipline: writes to "temp-<pid>.rdb" next to `path`, fsyncs it, renames it over
+// `path` and fsyncs the directory, so `path` is always either the old complete file or the new
+// one. Logs as Redis does on failure. Returns the number of keys written.
+Result<uint64_t> SaveRdbFile(Server& server, const std::string& path,
+                             const RdbSaveOptions& options);
+
+}  // namespace redistp
