@@ -1,7 +1,8 @@
 # Entry point of the tcl integration suite: tclsh tests/test_helper.tcl ?options?
 #
 # Model: this script is both the runner and the worker.  As the runner it
-# finds the test files (tests/unit/**/*.tcl, sorted, or the --single ones)
+# finds the test files (tests/unit/**/*.tcl then tests/integration/**/*.tcl, sorted, or the
+# --single ones)
 # and runs each in a child `tclsh tests/test_helper.tcl --child FILE`, up to
 # --clients children at a time.  The child sources the support files and
 # the test file and prints one line per test; the runner counts the
@@ -300,6 +301,7 @@ if {[llength $::opt(singles)]} {
 } else {
     set files {}
     foreach f [find_tests tests/unit] {lappend files $f}
+    foreach f [find_tests tests/integration] {lappend files $f}
 }
 if {$::opt(list)} {
     foreach f $files {puts $f}

@@ -184,19 +184,21 @@ proc ::server::write_config {path dir port base overrides} {
 
 # Starts the binary and waits until it answers PING.  Returns the server
 # dict, or raises with the reason (log tail included).
-proc ::server::launch {dir base overrides extra_args} {
+proc ::server::launch {dir base overrides extra_args {bin ""}} {
     variable binary
+    if {$bin eq ""} {set bin $binary}
     set config [file join $dir redis.conf]
     set stdout [file join $dir stdout]
     for {set attempt 1} {$attempt <= 5} {incr attempt} {
         set port [find_free_port]
         write_config $config $dir $port $base $overrides
-        set pipe [open "|[list $binary $config {*}$extra_args] >& [list $stdout]" w]
+        set pipe [open "|[list $bin $config {*}$extra_args] >>& [list $stdout]" w]
         set pid [pid $pipe]
         ::test::emit "@@server-pid $pid"
         set entry [dict create host 127.0.0.1 port $port pid $pid pipe $pipe \
             stdout $stdout config_file $config dir $dir external 0 \
-            client "" db 0 overrides $overrides args $extra_args]
+            client "" db 0 overrides $overrides args $extra_args base $base \
+            binary $bin]
         set status [wait_ready $pid $port]
         if {$status eq "ready"} {return $entry}
         stop_process $entry
@@ -326,7 +328,7 @@ proc ::server::after_test_failure {} {
 
 # Parses start_server options into a dict with defaults filled in.
 proc ::server::parse_options {options} {
-    set opts [dict create tags {} overrides {} config "" args {} db ""]
+    set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary ""]
     foreach {k v} $options {
         if {![dict exists $opts $k]} {
             error "start_server: unknown option '$k'"
@@ -373,9 +375,14 @@ proc ::server::run_with_server {opts code} {
     if {$base ne "" && ![file exists $base]} {
         set base [file join $::server::root tests assets $base]
     }
-    set dir [new_dir]
+    # `dir` runs the server in a directory the test prepared (persistence tests put files in
+    # it first); it is the test's, so it is not deleted afterwards.
+    set own_dir [expr {[dict get $opts dir] eq ""}]
+    set dir [expr {$own_dir ? [new_dir] : [dict get $opts dir]}]
+    file mkdir $dir
     set failed_before $::test::failed
-    set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args]]
+    set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args] \
+        [dict get $opts binary]]
     dict set entry db [pick_db $opts]
     lappend ::server::stack $entry
     if {$::test::verbose} {
@@ -392,7 +399,7 @@ proc ::server::run_with_server {opts code} {
     set problems [stop_process $entry]
     if {[llength $problems]} {
         report_crash $entry $problems
-    } elseif {$::test::failed == $failed_before && $rc != 1} {
+    } elseif {$::test::failed == $failed_before && $rc != 1 && $own_dir} {
         catch {file delete -force $dir}
     }
     return -options $ropts $result
@@ -485,4 +492,34 @@ proc run_server_briefly {argv {timeout_ms 5000}} {
     close $f
     file delete -force $dir
     return [list $status $output]
+}
+
+# restart_server ?level? ?how?: stops the server at `level` and starts it again in the same
+# directory with the same binary, config and arguments (on a new port), then reconnects its
+# default client. `how` is "term" (SIGTERM: a clean shutdown, which saves when save points are
+# configured) or "kill" (SIGKILL: a crash). The log keeps growing in the same file. Returns
+# the problems of the stop (empty when it ended as asked).
+proc restart_server {{level 0} {how term}} {
+    set entry [::server::entry $level]
+    catch {[dict get $entry client] close}
+    set pid [dict get $entry pid]
+    if {$how eq "kill"} {
+        catch {exec kill -KILL $pid}
+        while {[::server::process_alive $pid]} {after 5}
+    }
+    set problems [::server::stop_process $entry]
+    if {$how eq "kill"} {
+        set problems [lsearch -all -inline -not $problems "killed by signal SIGKILL"]
+    }
+    set new [::server::launch [dict get $entry dir] [dict get $entry base] \
+        [dict get $entry overrides] [dict get $entry args] [dict get $entry binary]]
+    dict set new db [dict get $entry db]
+    lset ::server::stack [::server::index $level] $new
+    reconnect $level
+    return $problems
+}
+
+# The path of a file in the directory of the server at `level` (dump.rdb, appendonlydir...).
+proc server_path {{level 0} {name ""}} {
+    return [file join [srv $level dir] $name]
 }
