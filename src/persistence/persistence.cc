@@ -53,6 +53,8 @@ Status Persistence::LoadAtStartup() {
   const int64_t start_us = server_.NowUs();
   const bool expiry = server_.keyspace().expiry_enabled;
   server_.keyspace().expiry_enabled = false;
+  // AOF (f/aof): with appendonly yes the AOF is loaded instead of the RDB file.
+
   bool missing = false;
   last_load_ = RdbLoadInfo{};
   Status s = LoadRdbFile(server_, RdbPath(), RdbLoadOptions{}, &last_load_, &missing);
@@ -221,7 +223,13 @@ void Persistence::KillChild() {
 
 // ---- hooks ----------------------------------------------------------------------------------
 
+void Persistence::BeforeSleep() {
+  // AOF (f/aof): write the buffered records (and fsync for appendfsync always).
+}
+
 void Persistence::Cron() {
+  // AOF (f/aof): everysec fsync, auto rewrite, a scheduled rewrite.
+
   ReapChild(false);
   if (HasActiveChild()) return;
   if (bgsave_scheduled_) {
@@ -250,6 +258,8 @@ bool Persistence::PrepareShutdown(int flags) {
     log.Log(LogLevel::kWarning, "There is a child saving an .rdb. Killing it!");
     KillChild();
   }
+  // AOF (f/aof): flush and fsync the AOF.
+
   const bool nosave = (flags & kShutdownNoSave) != 0;
   const bool save = (flags & kShutdownSave) != 0;
   const bool force = (flags & kShutdownForce) != 0;

@@ -95,7 +95,7 @@ class Persistence : public ServerModule, public PersistenceHooks {
 
   // --- PersistenceHooks ---------------------------------------------------------------------
   void Cron() override;
-  void BeforeSleep() override {}
+  void BeforeSleep() override;
   bool PrepareShutdown(int flags) override;
 
  private:
@@ -117,6 +117,10 @@ class Persistence : public ServerModule, public PersistenceHooks {
   int64_t last_bgsave_seconds_ = -1;
   uint64_t rdb_saves_ = 0;
   RdbLoadInfo last_load_;
+
+  // --- AOF (f/aof adds its members here) ---
+
+  // --- (end of AOF) ---
 };
 
 }  // namespace redistp
