@@ -94,3 +94,26 @@ start_server [list tags {persistence} dir $legacy_dir db 0] {
 }
 
 file delete -force $legacy_dir
+
+# Side by side with Debian's Redis 7.0: both load their own copy of the file, and the whole
+# dataset digests the same (contents, types and expire times of every key).
+if {[file executable /usr/bin/redis-server]} {
+    set ours_dir [::server::new_dir]
+    set theirs_dir [::server::new_dir]
+    foreach d [list $ours_dir $theirs_dir] {
+        file copy -force [file join $::server::root tests assets legacy-encodings.rdb] \
+            [file join $d dump.rdb]
+    }
+    start_server [list tags {persistence redistp} dir $ours_dir db 0] {
+        start_server [list dir $theirs_dir db 0 binary /usr/bin/redis-server] {
+            test {Legacy RDB: the dataset digests as on Redis 7.0} {
+                assert_equal 19 [r -1 dbsize]
+                assert_equal [r 0 debug digest] [r -1 debug digest]
+                foreach key [r 0 keys *] {
+                    assert_equal [r 0 debug digest-value $key] [r -1 debug digest-value $key] $key
+                }
+            }
+        }
+    }
+    file delete -force $ours_dir $theirs_dir
+}
