@@ -408,6 +408,8 @@ TEST(RdbLegacyTest, RefusesWhatRedisRefuses) {
       {"hash ziplist odd", Typed(kRdbHashZiplist, RdbString(Ziplist({"a", "b", "c"})))},
       {"zset ziplist odd", Typed(kRdbZSetZiplist, RdbString(Ziplist({"a"})))},
       {"quicklist empty node string", Typed(kRdbListQuicklist, RdbLength(1) + RdbString(""))},
+      {"quicklist2 empty plain node",
+       Typed(kRdbListQuicklist2, RdbLength(1) + RdbLength(1) + RdbString(""))},
       {"ziplist count mismatch", Typed(kRdbListZiplist, RdbString(Ziplist({"a", "b"}, 3)))},
   };
   for (const auto& [what, bytes] : bad) EXPECT_FALSE(Load(bytes).ok()) << what;
