@@ -217,9 +217,15 @@ Status RdbReader::TextDouble(double* d) {
   uint8_t len;
   if (!Byte(&len)) return kTruncated;
   switch (len) {
-    case 253: *d = std::numeric_limits<double>::quiet_NaN(); return Status::Ok();
-    case 254: *d = std::numeric_limits<double>::infinity(); return Status::Ok();
-    case 255: *d = -std::numeric_limits<double>::infinity(); return Status::Ok();
+    case 253:
+      *d = std::numeric_limits<double>::quiet_NaN();
+      return Status::Ok();
+    case 254:
+      *d = std::numeric_limits<double>::infinity();
+      return Status::Ok();
+    case 255:
+      *d = -std::numeric_limits<double>::infinity();
+      return Status::Ok();
   }
   const char* p;
   if (!Take(len, &p)) return kTruncated;
