@@ -45,6 +45,7 @@ constexpr std::pair<uint64_t, std::string_view> kFlagNames[] = {
     {kCmdStale, "stale"},
     {kCmdSkipMonitor, "skip_monitor"},
     {kCmdSkipSlowlog, "skip_slowlog"},
+    {kCmdAsking, "asking"},
     {kCmdFast, "fast"},
     {kCmdNoAuth, "no_auth"},
     {kCmdNoMandatoryKeys, "no_mandatory_keys"},

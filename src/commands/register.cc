@@ -84,6 +84,7 @@ Status RegisterCommands(CommandTable& table) {
   // AOF:
 
   // DUMP, RESTORE, MIGRATE:
+  RegisterDumpRestoreCommands(table);
 
   // (end of issue 12)
   return table.first_error();
