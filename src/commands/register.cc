@@ -85,6 +85,7 @@ Status RegisterCommands(CommandTable& table) {
 
   // DUMP, RESTORE, MIGRATE:
   RegisterDumpRestoreCommands(table);
+  RegisterMigrateCommands(table);
 
   // (end of issue 12)
   return table.first_error();
