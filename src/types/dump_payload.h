@@ -7,9 +7,10 @@
 // payload from an older server restores and one from a newer server is refused.
 //
 // Checking is two steps with two different errors, as in Redis: the trailer (length, version,
-// CRC) and then the object itself. The object is read only from the bytes before the trailer
-// and every loader validates deeply (lengths, encodings, ordering, duplicates), so a payload
-// crafted with a valid CRC is an error and never a crash, whatever sanitize-dump-payload says.
+// CRC) and then the object itself. Like Redis, the object is read from the whole payload (an
+// object that runs into the trailer's bytes loads; bytes left over are ignored), and every
+// loader validates deeply (lengths, encodings, ordering, duplicates), so a payload crafted
+// with a valid CRC is an error and never a crash, whatever sanitize-dump-payload says.
 #pragma once
 
 #include <string>
