@@ -277,6 +277,14 @@ class Server : public WatchSink {
   PersistenceHooks* persistence_hooks() const { return persistence_hooks_; }
   void set_persistence_hooks(PersistenceHooks* h) { persistence_hooks_ = h; }
   void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
+  // In a forked child (BGSAVE, AOF rewrite): closes the listening sockets, so that if the
+  // parent dies a restarted server can bind its port while the child still runs. Touches no
+  // libevent state.
+  void CloseListenersInChild();
+  // The persistence layer started (true) or reaped (false) a forked child: while one lives the
+  // key tables do not resize and the cron does not rehash or shrink them (copy-on-write would
+  // copy every page they touch), as Redis does.
+  void OnChildChanged(bool active);
   // RDB:
 
   // saving:
@@ -526,6 +534,7 @@ class Server : public WatchSink {
   // --- issue 12 members ---
   std::unique_ptr<ServerModule> persistence_;
   PersistenceHooks* persistence_hooks_ = nullptr;
+  bool child_active_ = false;
   // RDB:
 
   // saving:
