@@ -45,6 +45,7 @@ constexpr std::pair<uint64_t, std::string_view> kFlagNames[] = {
     {kCmdStale, "stale"},
     {kCmdSkipMonitor, "skip_monitor"},
     {kCmdSkipSlowlog, "skip_slowlog"},
+    {kCmdAsking, "asking"},
     {kCmdFast, "fast"},
     {kCmdNoAuth, "no_auth"},
     {kCmdNoMandatoryKeys, "no_mandatory_keys"},
@@ -258,7 +259,9 @@ void CommandCountCommand(CommandContext& c) {
 // --- COMMAND DOCS -----------------------------------------------------------------------------
 
 void ReplyArgDoc(ReplyBuilder& r, const ArgDoc& a) {
-  size_t fields = 2 + (a.key_spec_index >= 0) + !a.token.empty() + !a.since.empty() +
+  // A pure token always shows its token, even MIGRATE's empty string.
+  const bool has_token = !a.token.empty() || a.type == ArgType::kPureToken;
+  size_t fields = 2 + (a.key_spec_index >= 0) + has_token + !a.since.empty() +
                   !a.deprecated_since.empty() + (a.flags != 0) + !a.args.empty();
   r.Map(fields);
   r.Bulk("name");
@@ -269,7 +272,7 @@ void ReplyArgDoc(ReplyBuilder& r, const ArgDoc& a) {
     r.Bulk("key_spec_index");
     r.Int(a.key_spec_index);
   }
-  if (!a.token.empty()) {
+  if (has_token) {
     r.Bulk("token");
     r.Bulk(a.token);
   }

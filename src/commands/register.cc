@@ -84,6 +84,8 @@ Status RegisterCommands(CommandTable& table) {
   // AOF:
 
   // DUMP, RESTORE, MIGRATE:
+  RegisterDumpRestoreCommands(table);
+  RegisterMigrateCommands(table);
 
   // (end of issue 12)
   return table.first_error();

@@ -104,6 +104,10 @@ void RegisterPersistenceCommands(CommandTable& table);
 // AOF: BGREWRITEAOF:
 
 // DUMP, RESTORE, MIGRATE:
+// DUMP, RESTORE, RESTORE-ASKING (dump_restore.cc):
+void RegisterDumpRestoreCommands(CommandTable& table);
+// MIGRATE (migrate.cc):
+void RegisterMigrateCommands(CommandTable& table);
 
 // (end of issue 12)
 

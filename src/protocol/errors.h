@@ -649,6 +649,25 @@ inline constexpr std::string_view kBgsaveOtherChild =
 // AOF:
 
 // DUMP, RESTORE, MIGRATE:
+inline constexpr std::string_view kDumpPayloadWrong = kFunctionBadPayload;
+inline constexpr std::string_view kRestoreBadData = "ERR Bad data format";
+inline constexpr std::string_view kRestoreBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kRestoreInvalidTtl = "ERR Invalid TTL value, must be >= 0";
+inline constexpr std::string_view kRestoreInvalidIdle = "ERR Invalid IDLETIME value, must be >= 0";
+inline constexpr std::string_view kRestoreInvalidFreq =
+    "ERR Invalid FREQ value, must be >= 0 and <= 255";
+inline constexpr std::string_view kMigrateKeysNotEmpty =
+    "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+// Redis writes these two with their own code (no "ERR" prefix).
+inline constexpr std::string_view kMigrateConnectError =
+    "IOERR error or timeout connecting to the client";
+inline std::string MigrateIoError(bool writing) {
+  return std::string("IOERR error or timeout ") + (writing ? "writing" : "reading") +
+         " to target instance";
+}
+inline std::string MigrateTargetError(std::string_view line) {
+  return "ERR Target instance replied with error: " + std::string(line);
+}
 
 // (end of issue 12)
 

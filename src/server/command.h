@@ -88,6 +88,7 @@ enum CommandFlag : uint64_t {
   kCmdMovableKeys = 1ULL << 18,
   kCmdAllowBusy = 1ULL << 19,
   kCmdSentinel = 1ULL << 20,
+  kCmdAsking = 1ULL << 21,  // RESTORE-ASKING: accepted on a cluster node importing the slot
   // Ours, never reported by COMMAND INFO (Redis decides these by comparing handlers):
   // inside MULTI the command runs at once instead of being queued (EXEC, DISCARD, MULTI, WATCH,
   // QUIT, RESET) ...

@@ -331,6 +331,8 @@ void Server::Cron() {
   }
   // Persistence: a finished child, save points, scheduled saves, the AOF's fsync and rewrite.
   if (persistence_hooks_ != nullptr) persistence_hooks_->Cron();
+  // MIGRATE: cached connections idle for 10 s are closed.
+  if (migrate_cron_ != nullptr) migrate_cron_(*this);
 
   // Instantaneous metrics every 100ms.
   if (now - stats_.last_sample_ms >= 100) {

@@ -292,6 +292,10 @@ class Server : public WatchSink {
   // AOF:
 
   // DUMP, RESTORE, MIGRATE:
+  // MIGRATE's cached connections to its targets (commands/migrate.cc creates the module on
+  // first use); the cron calls the hook the module installs, to close the idle ones.
+  std::unique_ptr<ServerModule>& migrate_module() { return migrate_; }
+  void set_migrate_cron(void (*fn)(Server&)) { migrate_cron_ = fn; }
 
   // (end of issue 12)
 
@@ -536,6 +540,10 @@ class Server : public WatchSink {
   // saving:
 
   // AOF:
+
+  // DUMP, RESTORE, MIGRATE:
+  std::unique_ptr<ServerModule> migrate_;
+  void (*migrate_cron_)(Server&) = nullptr;
 
   // --- (end of issue 12 members) ---
 

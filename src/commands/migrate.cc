@@ -1,0 +1,481 @@
+// MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE] [AUTH password |
+// AUTH2 username password] [KEYS key ...]: moves keys to another server (Redis or ours) as
+// DUMP payloads sent in RESTORE commands, then deletes them here unless COPY.
+//
+// Model. MIGRATE is synchronous, as in Redis: the server does nothing else while it connects,
+// writes and reads, each step bounded by `timeout` ms (0 or less means 1000). Connections are
+// cached per "host:port" (at most 64; a full cache drops one at random) with the database the
+// target last SELECTed, so a stream of MIGRATEs to one target pays one connect and SELECTs only
+// when the database changes; the cron closes a connection unused for 10 seconds. A cached
+// connection the target closed is only found out by the next write or read: on such an error
+// (not a timeout) before any key was acknowledged, MIGRATE retries once on a new connection.
+//
+// The replies are read one byte at a time, as Redis does, so a reply not read (after a SELECT
+// or AUTH error) never masks the next one; after such an error the connection is dropped, so
+// the stream of replies can never be out of step. Each key whose RESTORE the target accepted
+// is deleted here (unless COPY) and the deletions are propagated as one DEL; the first error
+// the target answered becomes the reply ("Target instance replied with error: ..."), keys
+// after it still being processed. The error texts and their order are Redis 7.0.15's.
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "commands/register.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/server.h"
+#include "types/dump_payload.h"
+#include "util/numbers.h"
+
+namespace redistp {
+namespace {
+
+constexpr int64_t kCachedSocketTtlMs = 10 * 1000;
+constexpr size_t kMaxCachedSockets = 64;
+constexpr size_t kWriteChunk = 64 * 1024;
+constexpr size_t kMaxReplyLine = 1024;
+
+struct CachedSocket {
+  int fd = -1;
+  int last_dbid = -1;  // the database the target has SELECTed on this connection (-1: unknown)
+  int64_t last_use_ms = 0;
+};
+
+// The connection cache (one per server, owned by it as a ServerModule).
+class MigrateSockets : public ServerModule {
+ public:
+  ~MigrateSockets() override {
+    for (auto& [name, s] : sockets_) close(s.fd);
+  }
+
+  static MigrateSockets& Of(Server& server) {
+    std::unique_ptr<ServerModule>& m = server.migrate_module();
+    if (m == nullptr) {
+      m = std::make_unique<MigrateSockets>();
+      server.set_migrate_cron([](Server& s) {
+        static_cast<MigrateSockets*>(s.migrate_module().get())->CloseIdle(s.NowMs());
+      });
+    }
+    return *static_cast<MigrateSockets*>(m.get());
+  }
+
+  // The cached connection to `name`, or a new one (nullptr when connecting failed or timed
+  // out).
+  CachedSocket* Get(const std::string& name, std::string_view host, std::string_view port,
+                    int64_t timeout_ms, int64_t now_ms) {
+    auto it = sockets_.find(name);
+    if (it != sockets_.end()) {
+      it->second.last_use_ms = now_ms;
+      return &it->second;
+    }
+    if (sockets_.size() >= kMaxCachedSockets) {
+      auto victim = sockets_.begin();
+      std::advance(victim, static_cast<long>(rng_() % sockets_.size()));
+      close(victim->second.fd);
+      sockets_.erase(victim);
+    }
+    int fd = Connect(host, port, timeout_ms);
+    if (fd < 0) return nullptr;
+    CachedSocket& s = sockets_[name];
+    s.fd = fd;
+    s.last_use_ms = now_ms;
+    return &s;
+  }
+
+  void Close(const std::string& name) {
+    auto it = sockets_.find(name);
+    if (it == sockets_.end()) return;
+    close(it->second.fd);
+    sockets_.erase(it);
+  }
+
+  void CloseIdle(int64_t now_ms) {
+    for (auto it = sockets_.begin(); it != sockets_.end();) {
+      if (now_ms - it->second.last_use_ms > kCachedSocketTtlMs) {
+        close(it->second.fd);
+        it = sockets_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+ private:
+  // A non-blocking TCP connection, established within `timeout_ms`. The port is Redis's atoi
+  // of the argument (text that is not a number connects to port 0 and fails later). Like
+  // Redis, a connection that becomes writable counts as made even if it was refused: the
+  // error surfaces at the first write.
+  static int Connect(std::string_view host, std::string_view port, int64_t timeout_ms) {
+    const int port_num = atoi(std::string(port).c_str());
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    if (getaddrinfo(std::string(host).c_str(), std::to_string(port_num).c_str(), &hints, &res) !=
+        0) {
+      return -1;
+    }
+    int fd = -1;
+    for (addrinfo* p = res; p != nullptr; p = p->ai_next) {
+      fd = socket(p->ai_family, p->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->ai_protocol);
+      if (fd < 0) continue;
+      if (connect(fd, p->ai_addr, p->ai_addrlen) == 0 || errno == EINPROGRESS) break;
+      close(fd);
+      fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) return -1;
+    pollfd pfd{fd, POLLOUT, 0};
+    if (poll(&pfd, 1, static_cast<int>(timeout_ms)) <= 0) {
+      close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
+  std::unordered_map<std::string, CachedSocket> sockets_;
+  std::minstd_rand rng_{12345};
+};
+
+// Writes all of `data` within `timeout_ms`; false on an error or the timeout (errno ETIMEDOUT).
+bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
+  size_t off = 0;
+  while (off < data.size()) {
+    pollfd pfd{fd, POLLOUT, 0};
+    int r = poll(&pfd, 1, static_cast<int>(timeout_ms));
+    if (r == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    const size_t chunk = std::min(kWriteChunk, data.size() - off);
+    ssize_t n = send(fd, data.data() + off, chunk, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads one reply line (without its CRLF; longer lines are cut at 1 KB) within `timeout_ms`.
+// False on an error, a closed connection (errno ECONNRESET) or the timeout (ETIMEDOUT).
+bool SyncReadLine(int fd, std::string* line, int64_t timeout_ms) {
+  line->clear();
+  for (;;) {
+    pollfd pfd{fd, POLLIN, 0};
+    int r = poll(&pfd, 1, static_cast<int>(timeout_ms));
+    if (r == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    char ch;
+    ssize_t n = recv(fd, &ch, 1, 0);
+    if (n == 0) {
+      errno = ECONNRESET;
+      return false;
+    }
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return false;
+    }
+    if (ch == '\n') {
+      if (!line->empty() && line->back() == '\r') line->pop_back();
+      return true;
+    }
+    if (line->size() < kMaxReplyLine) line->push_back(ch);
+  }
+}
+
+void AppendBulkArray(std::string* out, const std::vector<std::string_view>& argv) {
+  out->append("*").append(std::to_string(argv.size())).append("\r\n");
+  for (std::string_view a : argv) {
+    out->append("$").append(std::to_string(a.size())).append("\r\n");
+    out->append(a).append("\r\n");
+  }
+}
+
+struct MigrateArgs {
+  bool copy = false;
+  bool replace = false;
+  std::string_view username;  // AUTH2 only
+  std::string_view password;
+  bool auth = false;
+  size_t first_key = 3;
+  size_t num_keys = 1;
+  int64_t timeout_ms = 0;
+  int64_t dbid = 0;
+};
+
+// Parses the options (syntax errors first, then timeout and db as integers), replying the
+// first error.
+bool ParseMigrateArgs(CommandContext& c, MigrateArgs* a) {
+  const size_t argc = c.args.size();
+  for (size_t j = 6; j < argc; ++j) {
+    const size_t more = argc - j - 1;
+    if (EqualsIgnoreCase(c.args[j], "copy")) {
+      a->copy = true;
+    } else if (EqualsIgnoreCase(c.args[j], "replace")) {
+      a->replace = true;
+    } else if (EqualsIgnoreCase(c.args[j], "auth")) {
+      if (more < 1) {
+        c.reply.Error(err::kSyntax);
+        return false;
+      }
+      a->auth = true;
+      a->username = {};
+      a->password = c.args[++j];
+    } else if (EqualsIgnoreCase(c.args[j], "auth2")) {
+      if (more < 2) {
+        c.reply.Error(err::kSyntax);
+        return false;
+      }
+      a->auth = true;
+      a->username = c.args[++j];
+      a->password = c.args[++j];
+    } else if (EqualsIgnoreCase(c.args[j], "keys")) {
+      if (!c.args[3].empty()) {
+        c.reply.Error(err::kMigrateKeysNotEmpty);
+        return false;
+      }
+      a->first_key = j + 1;
+      a->num_keys = argc - j - 1;
+      break;
+    } else {
+      c.reply.Error(err::kSyntax);
+      return false;
+    }
+  }
+  if (!ParseInt64(c.args[5], &a->timeout_ms) || !ParseInt64(c.args[4], &a->dbid)) {
+    c.reply.Error(err::kNotInteger);
+    return false;
+  }
+  if (a->timeout_ms <= 0) a->timeout_ms = 1000;
+  return true;
+}
+
+void MigrateCommand(CommandContext& c) {
+  MigrateArgs a;
+  if (!ParseMigrateArgs(c, &a)) return;
+
+  // The keys that exist (lazily expiring the others); none is NOKEY.
+  std::vector<std::string_view> keys;
+  for (size_t j = 0; j < a.num_keys; ++j) {
+    std::string_view k = c.args[a.first_key + j];
+    if (c.db.LookupRead(k) != nullptr) keys.push_back(k);
+  }
+  if (keys.empty()) {
+    c.reply.Simple("NOKEY");
+    return;
+  }
+
+  MigrateSockets& cache = MigrateSockets::Of(c.server);
+  const std::string name = std::string(c.args[1]) + ":" + std::string(c.args[2]);
+  const std::string dbid_text = std::to_string(a.dbid);
+  std::vector<std::string> deleted;  // keys the target took, deleted here
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const bool may_retry = attempt == 0;
+    CachedSocket* cs = cache.Get(name, c.args[1], c.args[2], a.timeout_ms, c.server.NowMs());
+    if (cs == nullptr) {
+      c.reply.Error(err::kMigrateConnectError);
+      return;
+    }
+    const int fd = cs->fd;
+    const bool select = cs->last_dbid != a.dbid;
+
+    // The whole request: AUTH, SELECT, then one RESTORE per key with its remaining TTL.
+    std::string out;
+    if (a.auth) {
+      if (a.username.empty()) {
+        AppendBulkArray(&out, {"AUTH", a.password});
+      } else {
+        AppendBulkArray(&out, {"AUTH", a.username, a.password});
+      }
+    }
+    if (select) AppendBulkArray(&out, {"SELECT", dbid_text});
+    std::vector<std::string_view> sent;
+    for (std::string_view k : keys) {
+      Entry* e = c.db.Peek(k);
+      if (e == nullptr) continue;
+      int64_t ttl = 0;
+      if (e->expire_ms != 0) ttl = std::max<int64_t>(1, e->expire_ms - c.server.keyspace().now_ms);
+      const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression);
+      const std::string ttl_text = std::to_string(ttl);
+      std::vector<std::string_view> argv{"RESTORE", k, ttl_text, payload};
+      if (a.replace) argv.emplace_back("REPLACE");
+      AppendBulkArray(&out, argv);
+      sent.push_back(k);
+    }
+    if (!SyncWrite(fd, out, a.timeout_ms)) {
+      const bool timed_out = errno == ETIMEDOUT;
+      cache.Close(name);
+      if (!timed_out && may_retry) continue;
+      c.reply.Error(err::MigrateIoError(/*writing=*/true));
+      return;
+    }
+
+    // AUTH's and SELECT's replies; an error there is the reply, and the connection is
+    // dropped with the RESTOREs' replies unread.
+    std::string line;
+    bool socket_error = false;
+    std::string auth_line;
+    std::string select_line;
+    if (a.auth && !SyncReadLine(fd, &auth_line, a.timeout_ms)) socket_error = true;
+    if (!socket_error && select && !SyncReadLine(fd, &select_line, a.timeout_ms)) {
+      socket_error = true;
+    }
+    if (socket_error) {
+      const bool timed_out = errno == ETIMEDOUT;
+      cache.Close(name);
+      if (!timed_out && may_retry) continue;
+      c.reply.Error(err::MigrateIoError(/*writing=*/false));
+      return;
+    }
+    const std::string* setup_error = !auth_line.empty() && auth_line[0] == '-'       ? &auth_line
+                                     : !select_line.empty() && select_line[0] == '-' ? &select_line
+                                                                                     : nullptr;
+    if (setup_error != nullptr) {
+      cache.Close(name);
+      c.reply.Error(err::MigrateTargetError(std::string_view(*setup_error).substr(1)));
+      return;
+    }
+
+    std::string target_error;
+    size_t j = 0;
+    for (; j < sent.size(); ++j) {
+      if (!SyncReadLine(fd, &line, a.timeout_ms)) {
+        socket_error = true;
+        break;
+      }
+      if (!line.empty() && line[0] == '-') {
+        if (target_error.empty()) target_error = line.substr(1);
+        cs->last_dbid = -1;
+        continue;
+      }
+      if (a.copy) continue;
+      if (Entry* e = c.db.Peek(sent[j]); e != nullptr) {
+        c.db.Remove(e, RemoveCause::kDeleted);
+        deleted.emplace_back(sent[j]);
+      }
+    }
+    const bool timed_out = socket_error && errno == ETIMEDOUT;
+    if (socket_error && target_error.empty() && j == 0 && may_retry && !timed_out) {
+      cache.Close(name);
+      continue;
+    }
+    if (socket_error) cache.Close(name);
+    if (!deleted.empty()) {
+      std::vector<std::string> argv{"DEL"};
+      argv.insert(argv.end(), deleted.begin(), deleted.end());
+      c.ReplicateAs(std::move(argv));
+    }
+    if (!target_error.empty()) {
+      c.reply.Error(err::MigrateTargetError(target_error));
+    } else if (socket_error) {
+      c.reply.Error(err::MigrateIoError(/*writing=*/false));
+    } else {
+      cs->last_dbid = static_cast<int>(a.dbid);
+      c.reply.Ok();
+    }
+    return;
+  }
+}
+
+// MIGRATE's keys: argv[3], or with KEYS (searched after the five fixed arguments, stepping over
+// AUTH's and AUTH2's values) the arguments after it, as Redis's migrateGetKeys finds them.
+std::vector<KeyRef> MigrateKeys(const std::vector<std::string_view>& args) {
+  constexpr uint32_t kFlags = kKeyRW | kKeyAccess | kKeyDelete;
+  std::vector<KeyRef> keys;
+  const int argc = static_cast<int>(args.size());
+  if (argc < 4) return keys;
+  if (args[3].empty()) {
+    for (int i = 6; i < argc; ++i) {
+      std::string_view a = args[static_cast<size_t>(i)];
+      if (EqualsIgnoreCase(a, "auth")) {
+        i += 1;
+      } else if (EqualsIgnoreCase(a, "auth2")) {
+        i += 2;
+      } else if (EqualsIgnoreCase(a, "keys")) {
+        for (int k = i + 1; k < argc; ++k) keys.push_back({k, kFlags | kKeyIncomplete});
+        return keys;
+      }
+    }
+  }
+  keys.push_back({3, kFlags});
+  return keys;
+}
+
+}  // namespace
+
+void RegisterMigrateCommands(CommandTable& t) {
+  using docs::Block;
+  using docs::Integer;
+  using docs::Key;
+  using docs::OneOf;
+  using docs::PureToken;
+  using docs::String;
+  t.Register(
+      {.name = "migrate",
+       .arity = -6,
+       .flags = kCmdWrite,
+       .first_key = 3,
+       .last_key = 3,
+       .key_step = 1,
+       .acl = kAclKeyspace | kAclWrite | kAclSlow | kAclDangerous,
+       .doc = {.summary = "Atomically transfer a key from a Redis instance to another one.",
+               .since = "2.6.0",
+               .group = "generic",
+               .complexity = "This command actually executes a DUMP+DEL in the source instance, "
+                             "and a RESTORE in the target instance. See the pages of these "
+                             "commands for time complexity. Also an O(N) data transfer between "
+                             "the two instances is performed.",
+               .history = {{"3.0.0", "Added the `COPY` and `REPLACE` options."},
+                           {"3.0.6", "Added the `KEYS` option."},
+                           {"4.0.7", "Added the `AUTH` option."},
+                           {"6.0.0", "Added the `AUTH2` option."}},
+               .tips = {"nondeterministic_output"},
+               .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyDelete, .index = 3},
+                             {.flags = kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete,
+                              .begin = KeyBegin::kKeyword,
+                              .keyword = "KEYS",
+                              .start_from = -2,
+                              .find = KeyFind::kRange,
+                              .last_key = -1}},
+               .find_keys = MigrateKeys,
+               .args = {String("host"), Integer("port"),
+                        OneOf("key_or_empty_string",
+                              {Key("key", 0), PureToken("").Named("empty_string")}),
+                        Integer("destination-db"), Integer("timeout"),
+                        PureToken("COPY").Since("3.0.0").Optional(),
+                        PureToken("REPLACE").Since("3.0.0").Optional(),
+                        OneOf("authentication",
+                              {String("password").Token("AUTH").Since("4.0.7").Optional(),
+                               Block("username_password", {String("username"), String("password")})
+                                   .Token("AUTH2")
+                                   .Since("6.0.0")
+                                   .Optional()})
+                            .Optional(),
+                        Key("key", 1).Token("KEYS").Since("3.0.6").Optional().Multiple()}},
+       .handler = MigrateCommand});
+}
+
+}  // namespace redistp
