@@ -131,6 +131,11 @@ start_server {tags {persistence} overrides {save {}}} {
 start_server {tags {persistence} overrides {save {3600 1}}} {
     test {A failed BGSAVE turns on MISCONF for writes and PING, reads still work} {
         r set k v
+        r function load {#!lua name=misconf
+            redis.register_function('writer', function() return 4 end)
+            redis.register_function{function_name='reader', callback=function() return 5 end,
+                flags={'no-writes'}}
+        }
         break_rdb_file
         r bgsave
         wait_for_bgsave_end
@@ -149,6 +154,18 @@ start_server {tags {persistence} overrides {save {3600 1}}} {
         assert_error {MISCONF *} {r set k v3}
         assert_equal QUEUED [r get k]
         assert_error {EXECABORT Transaction discarded because of previous errors.} {r exec}
+        assert_equal v [r get k]
+    }
+
+    test {MISCONF in scripts: writes inside are refused, flagged writing scripts are refused whole} {
+        assert_equal 1 [r eval {return 1} 0]
+        assert_error {MISCONF *} {r eval {return redis.call('set', KEYS[1], 'x')} 1 k}
+        assert_match {MISCONF *} [r eval {return redis.pcall('set', KEYS[1], 'x')['err']} 1 k]
+        assert_error {MISCONF *} {r eval "#!lua\nreturn 1" 0}
+        assert_equal 2 [r eval "#!lua flags=no-writes\nreturn 2" 0]
+        assert_equal 3 [r eval_ro {return 3} 0]
+        assert_error {MISCONF *} {r fcall writer 0}
+        assert_equal 5 [r fcall reader 0]
         assert_equal v [r get k]
     }
 
