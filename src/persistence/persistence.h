@@ -14,6 +14,12 @@
 //     that counter minus its value when the last successful save began.
 //   - Save points (`save <seconds> <changes>`): checked by Cron, which starts a BGSAVE when one
 //     is reached (after a failed one, only every 5 seconds).
+//   - The child reports its progress and copy-on-write size on an info pipe (child_info.h),
+//     drained by Cron: INFO's current_* fields, rdb_last_cow_size.
+//   - A failed BGSAVE (an error exit, or any signal but our own SIGUSR1) sets the BGSAVE status
+//     to err; with save points and stop-writes-on-bgsave-error, WriteRefusal then answers
+//     MISCONF to writes until a save succeeds. A failed SAVE changes no status, as in Redis.
+//   - FLUSHALL kills a running BGSAVE and, with save points, saves the empty dataset at once.
 //   - Shutdown: with save points configured (or SHUTDOWN SAVE) the final SAVE must succeed, or
 //     the server keeps running (unless FORCE).
 //
