@@ -209,9 +209,9 @@ void PersistenceSection(Server& s, std::string* out) {
   Line(out, "current_cow_size_age:%lld",
        L(progress.cow_updated_ms != 0 ? (now_ms - progress.cow_updated_ms) / 1000 : 0));
   Line(out, "current_fork_perc:%.2f",
-       keys_total != 0 ? static_cast<double>(progress.keys_processed) * 100.0 /
-                             static_cast<double>(keys_total)
-                       : 0.0);
+       keys_total != 0
+           ? static_cast<double>(progress.keys_processed) * 100.0 / static_cast<double>(keys_total)
+           : 0.0);
   Line(out, "current_save_keys_processed:%llu", U(progress.keys_processed));
   Line(out, "current_save_keys_total:%llu", U(keys_total));
   const bool rdb_child = child && p->child_kind() == ChildKind::kRdb;
@@ -224,8 +224,7 @@ void PersistenceSection(Server& s, std::string* out) {
        L(rdb_child ? (now_ms - p->child_start_ms()) / 1000 : -1));
   Line(out, "rdb_saves:%llu", U(p != nullptr ? p->rdb_saves() : 0));
   Line(out, "rdb_last_cow_size:%llu", U(p != nullptr ? p->rdb_last_cow_size() : 0));
-  Line(out, "rdb_last_load_keys_expired:%llu",
-       U(p != nullptr ? p->last_load().keys_expired : 0));
+  Line(out, "rdb_last_load_keys_expired:%llu", U(p != nullptr ? p->last_load().keys_expired : 0));
   Line(out, "rdb_last_load_keys_loaded:%llu", U(p != nullptr ? p->last_load().keys_loaded : 0));
   Line(out, "aof_enabled:0");
   Line(out, "aof_rewrite_in_progress:0");

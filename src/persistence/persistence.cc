@@ -127,7 +127,8 @@ Status Persistence::StartBackgroundSave() {
         log.Log(LogLevel::kNotice, "DB saved on disk");
         child_info_.SendFinal(r.value(), server_.NowMs());
         constexpr uint64_t kMb = 1024 * 1024;
-        log.Log(LogLevel::kNotice, "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
+        log.Log(LogLevel::kNotice,
+                "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
                 static_cast<unsigned long long>(child_info_.child_cow_current() / kMb),
                 static_cast<unsigned long long>(child_info_.child_cow_peak() / kMb),
                 static_cast<unsigned long long>(child_info_.child_cow_average() / kMb));

@@ -143,8 +143,7 @@ bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   return c->in_multi && name != "discard" && name != "quit" && name != "reset";
 }
 
-bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec,
-                                bool from_script) const {
+bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const {
   if ((spec->flags & kCmdWrite) != 0) return true;
   const std::string& name = spec->full_name;
   if (name == "ping") return !from_script;
