@@ -220,6 +220,7 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
   ++total_forks_;
   child_info_.KeepReadEnd();
   child_pid_ = pid;
+  server_.OnChildChanged(true);
   child_kind_ = kind;
   child_start_ms_ = server_.NowMs();
   child_done_ = std::move(done);
@@ -242,6 +243,7 @@ void Persistence::ReapChild(bool wait) {
   }
   reaped_pid_ = child_pid_;
   child_pid_ = -1;
+  server_.OnChildChanged(false);
   child_kind_ = ChildKind::kNone;
   std::function<void(bool, int)> done = std::move(child_done_);
   child_done_ = nullptr;
