@@ -27,6 +27,7 @@
 
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "persistence/persistence.h"
 #include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
 #include "server/client.h"
@@ -192,25 +193,39 @@ void MemorySection(Server& s, std::string* out) {
 }
 
 void PersistenceSection(Server& s, std::string* out) {
-  // No RDB or AOF yet: nothing has been loaded, saved or rewritten since startup. Redis counts
-  // rdb_changes_since_last_save from its dirty counter, which redis-tp does not keep yet.
+  // Loading happens before the server accepts connections (and DEBUG RELOAD blocks it), so no
+  // client ever sees loading:1. The current_* fields describe the running child (BGSAVE or AOF
+  // rewrite) from what it reported on its info pipe (persistence/child_info.h); 0 without one.
+  // Without the persistence module (the in-process harness) nothing was saved or loaded.
   Line(out, "loading:0");
   Line(out, "async_loading:0");
-  Line(out, "current_cow_peak:0");
-  Line(out, "current_cow_size:0");
-  Line(out, "current_cow_size_age:0");
-  Line(out, "current_fork_perc:0.00");
-  Line(out, "current_save_keys_processed:0");
-  Line(out, "current_save_keys_total:0");
-  Line(out, "rdb_bgsave_in_progress:0");
+  Persistence* p = s.persistence_module() != nullptr ? &Persistence::Of(s) : nullptr;
+  const bool child = p != nullptr && p->HasActiveChild();
+  const ChildProgress progress = child ? p->child_progress() : ChildProgress{};
+  const uint64_t keys_total = child ? p->child_keys_total() : 0;
+  const int64_t now_ms = s.NowMs();
+  Line(out, "current_cow_peak:%llu", U(progress.cow_peak));
+  Line(out, "current_cow_size:%llu", U(progress.cow_bytes));
+  Line(out, "current_cow_size_age:%lld",
+       L(progress.cow_updated_ms != 0 ? (now_ms - progress.cow_updated_ms) / 1000 : 0));
+  Line(out, "current_fork_perc:%.2f",
+       keys_total != 0
+           ? static_cast<double>(progress.keys_processed) * 100.0 / static_cast<double>(keys_total)
+           : 0.0);
+  Line(out, "current_save_keys_processed:%llu", U(progress.keys_processed));
+  Line(out, "current_save_keys_total:%llu", U(keys_total));
+  const bool rdb_child = child && p->child_kind() == ChildKind::kRdb;
+  Line(out, "rdb_changes_since_last_save:%llu", U(p != nullptr ? p->changes_since_save() : 0));
+  Line(out, "rdb_bgsave_in_progress:%d", rdb_child ? 1 : 0);
   Line(out, "rdb_last_save_time:%lld", L(s.last_save_time()));
-  Line(out, "rdb_last_bgsave_status:ok");
-  Line(out, "rdb_last_bgsave_time_sec:-1");
-  Line(out, "rdb_current_bgsave_time_sec:-1");
-  Line(out, "rdb_saves:0");
-  Line(out, "rdb_last_cow_size:0");
-  Line(out, "rdb_last_load_keys_expired:0");
-  Line(out, "rdb_last_load_keys_loaded:0");
+  Line(out, "rdb_last_bgsave_status:%s", p == nullptr || p->last_bgsave_ok() ? "ok" : "err");
+  Line(out, "rdb_last_bgsave_time_sec:%lld", L(p != nullptr ? p->last_bgsave_seconds() : -1));
+  Line(out, "rdb_current_bgsave_time_sec:%lld",
+       L(rdb_child ? (now_ms - p->child_start_ms()) / 1000 : -1));
+  Line(out, "rdb_saves:%llu", U(p != nullptr ? p->rdb_saves() : 0));
+  Line(out, "rdb_last_cow_size:%llu", U(p != nullptr ? p->rdb_last_cow_size() : 0));
+  Line(out, "rdb_last_load_keys_expired:%llu", U(p != nullptr ? p->last_load().keys_expired : 0));
+  Line(out, "rdb_last_load_keys_loaded:%llu", U(p != nullptr ? p->last_load().keys_loaded : 0));
   Line(out, "aof_enabled:0");
   Line(out, "aof_rewrite_in_progress:0");
   Line(out, "aof_rewrite_scheduled:0");
@@ -265,8 +280,11 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "pubsub_channels:%llu", U(ps.topic_count(PubSub::kChannel)));
   Line(out, "pubsub_patterns:%llu", U(ps.topic_count(PubSub::kPattern)));
   Line(out, "pubsubshard_channels:%llu", U(ps.topic_count(PubSub::kShard)));
-  Line(out, "latest_fork_usec:0");
-  Line(out, "total_forks:0");
+  {
+    Persistence* p = s.persistence_module() != nullptr ? &Persistence::Of(s) : nullptr;
+    Line(out, "latest_fork_usec:%lld", L(p != nullptr ? p->latest_fork_usec() : 0));
+    Line(out, "total_forks:%llu", U(p != nullptr ? p->total_forks() : 0));
+  }
   Line(out, "migrate_cached_sockets:0");
   Line(out, "slave_expires_tracked_keys:0");
   Line(out, "active_defrag_hits:0");

@@ -17,6 +17,7 @@
 
 #include "commands/keys_util.h"
 #include "db/database.h"
+#include "persistence/persistence.h"
 #include "protocol/errors.h"
 #include "server/server.h"
 #include "types/value.h"
@@ -190,6 +191,9 @@ bool ParseFlushMode(CommandContext& c) {
 
 void FlushDbCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
+  // Every key removed is a change since the last save, as Redis counts it (the flush emits
+  // one event for the whole database, not one per key).
+  c.server.keyspace().dirty += c.db.size();
   c.db.Flush();
   c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
@@ -197,7 +201,13 @@ void FlushDbCommand(CommandContext& c) {
 
 void FlushAllCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
-  for (int i = 0; i < c.server.db_count(); ++i) c.server.db(i).Flush();
+  for (int i = 0; i < c.server.db_count(); ++i) {
+    c.server.keyspace().dirty += c.server.db(i).size();  // as FLUSHDB
+    c.server.db(i).Flush();
+  }
+  // With persistence (the real server; the in-process harness has none), a running BGSAVE is
+  // killed and, with save points, the empty dataset saved at once, as Redis 7.0 does.
+  if (c.server.persistence_module() != nullptr) Persistence::Of(c.server).SaveAfterFlushAll();
   c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "protocol/errors.h"
 #include "scripting/function_engine.h"
 
 namespace redistp {
@@ -77,23 +78,32 @@ Status Persistence::LoadAtStartup() {
 
 // ---- saving ---------------------------------------------------------------------------------
 
-Status Persistence::SaveNow() {
-  if (child_kind_ == ChildKind::kRdb) {
-    return Status::Error("ERR Background save already in progress");
-  }
+Status Persistence::SaveInProcess() {
   const uint64_t dirty_before = server_.keyspace().dirty;
   Result<uint64_t> r =
       SaveRdbFile(server_, RdbPath(), RdbSaveOptions::FromConfig(server_.config()));
-  if (!r.ok()) {
-    last_bgsave_ok_ = false;
-    return Status::Error("ERR");
-  }
+  if (!r.ok()) return Status::Error("ERR");
   server_.log().Log(LogLevel::kNotice, "DB saved on disk");
   dirty_at_save_ = dirty_before;
   server_.set_last_save_time(server_.NowMs() / 1000);
   last_bgsave_ok_ = true;
-  ++rdb_saves_;
   return Status::Ok();
+}
+
+Status Persistence::SaveNow() {
+  if (child_kind_ == ChildKind::kRdb) {
+    return Status::Error("ERR Background save already in progress");
+  }
+  // Redis counts the attempt: rdb_saves grows even when the save fails.
+  ++rdb_saves_;
+  return SaveInProcess();
+}
+
+void Persistence::SaveAfterFlushAll() {
+  if (child_kind_ == ChildKind::kRdb) KillChild();
+  if (server_.config().save_params.empty()) return;
+  // A failure is logged by the writer; FLUSHALL still succeeds, as in Redis.
+  (void)SaveInProcess();
 }
 
 Status Persistence::StartBackgroundSave() {
@@ -104,24 +114,39 @@ Status Persistence::StartBackgroundSave() {
   const std::string path = RdbPath();
   RdbSaveOptions options = RdbSaveOptions::FromConfig(server_.config());
   last_bgsave_try_ms_ = server_.NowMs();
+  ++rdb_saves_;
   Status s = StartChild(
       ChildKind::kRdb,
-      [this, path, options]() {
+      [this, path, options]() mutable {
+        options.progress = [this](uint64_t keys) {
+          child_info_.SendCurrent(keys, server_.NowMs());
+        };
         Result<uint64_t> r = SaveRdbFile(server_, path, options);
         if (!r.ok()) return 1;
-        server_.log().Log(LogLevel::kNotice, "DB saved on disk");
+        Logger& log = server_.log();
+        log.Log(LogLevel::kNotice, "DB saved on disk");
+        child_info_.SendFinal(r.value(), server_.NowMs());
+        constexpr uint64_t kMb = 1024 * 1024;
+        log.Log(LogLevel::kNotice,
+                "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
+                static_cast<unsigned long long>(child_info_.child_cow_current() / kMb),
+                static_cast<unsigned long long>(child_info_.child_cow_peak() / kMb),
+                static_cast<unsigned long long>(child_info_.child_cow_average() / kMb));
         return 0;
       },
       [this, dirty_before](bool ok, int by_signal) {
         Logger& log = server_.log();
+        if (child_progress_.final_received) rdb_last_cow_size_ = child_progress_.final_cow_bytes;
         if (ok) {
           log.Log(LogLevel::kNotice, "Background saving terminated with success");
           dirty_at_save_ = dirty_before;
           server_.set_last_save_time(server_.NowMs() / 1000);
           last_bgsave_ok_ = true;
-          ++rdb_saves_;
         } else if (by_signal != 0) {
           log.Log(LogLevel::kWarning, "Background saving terminated by signal %d", by_signal);
+          // A killed child leaves its half-written temporary file behind.
+          const std::string tmp = "temp-" + std::to_string(reaped_pid_) + ".rdb";
+          unlink(tmp.c_str());
           // SIGUSR1 is how we kill our own child: not a failure to report.
           if (by_signal != SIGUSR1) last_bgsave_ok_ = false;
         } else {
@@ -141,9 +166,8 @@ Status Persistence::StartBackgroundSave() {
 
 Status Persistence::Reload(bool save, bool flush, bool merge) {
   if (save) {
-    Result<uint64_t> r =
-        SaveRdbFile(server_, RdbPath(), RdbSaveOptions::FromConfig(server_.config()));
-    if (!r.ok()) return Status::Error("ERR");
+    Status saved = SaveInProcess();
+    if (!saved.ok()) return saved;
   }
   if (flush) EmptyData(true);
   RdbLoadOptions o;
@@ -167,9 +191,16 @@ Status Persistence::Reload(bool save, bool flush, bool merge) {
 Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
                                std::function<void(bool ok, int by_signal)> done) {
   if (HasActiveChild()) return Status::Error("ERR child process already active");
+  // The info pipe is a nicety: without it the child still works, INFO just shows no progress.
+  if (!child_info_.Open().ok()) child_info_.Close();
+  child_progress_ = ChildProgress{};
+  child_keys_total_ = 0;
+  for (int i = 0; i < server_.db_count(); ++i) child_keys_total_ += server_.db(i).size();
+  const int64_t fork_start_us = server_.NowUs();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
+    child_info_.Close();
     server_.log().Log(LogLevel::kWarning, "Can't save in background: fork: %s", std::strerror(e));
     return Status::Error("ERR");
   }
@@ -181,9 +212,13 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
     signal(SIGUSR1, SIG_DFL);
     server_.log().set_role('C');
     server_.CloseListenersInChild();
+    child_info_.KeepWriteEnd();
     int code = body();
     _exit(code);
   }
+  latest_fork_usec_ = server_.NowUs() - fork_start_us;
+  ++total_forks_;
+  child_info_.KeepReadEnd();
   child_pid_ = pid;
   server_.OnChildChanged(true);
   child_kind_ = kind;
@@ -197,12 +232,16 @@ void Persistence::ReapChild(bool wait) {
   int status = 0;
   pid_t r = waitpid(child_pid_, &status, wait ? 0 : WNOHANG);
   if (r == 0 || (r < 0 && errno == EINTR)) return;
+  // Whatever the child said before it ended is still in the pipe: read it all first.
+  child_info_.Drain(&child_progress_);
+  child_info_.Close();
   bool ok = false;
   int by_signal = 0;
   if (r == child_pid_) {
     if (WIFSIGNALED(status)) by_signal = WTERMSIG(status);
     ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
+  reaped_pid_ = child_pid_;
   child_pid_ = -1;
   server_.OnChildChanged(false);
   child_kind_ = ChildKind::kNone;
@@ -234,19 +273,24 @@ void Persistence::Cron() {
   // AOF (f/aof): everysec fsync, auto rewrite, a scheduled rewrite.
 
   ReapChild(false);
-  if (HasActiveChild()) return;
+  if (HasActiveChild()) {
+    child_info_.Drain(&child_progress_);
+    return;
+  }
   if (bgsave_scheduled_) {
     bgsave_scheduled_ = false;
     if (StartBackgroundSave().ok()) return;
   }
-  // Save points: the first one reached starts a BGSAVE. After a failed BGSAVE, retry only
-  // every 5 seconds (CONFIG_BGSAVE_RETRY_DELAY).
+  // Save points: the first one reached (at least `changes` changes and more than `seconds`
+  // seconds since the last successful save) starts a BGSAVE. After a failed BGSAVE, retry only
+  // when more than 5 seconds (whole seconds, as Redis counts them) passed since that try.
   const int64_t now_ms = server_.NowMs();
   const int64_t since_save = now_ms / 1000 - server_.last_save_time();
+  const int64_t since_try = now_ms / 1000 - last_bgsave_try_ms_ / 1000;
   const uint64_t changes = changes_since_save();
   for (const SaveParam& sp : server_.config().save_params) {
     if (changes >= static_cast<uint64_t>(sp.changes) && since_save > sp.seconds &&
-        (last_bgsave_ok_ || now_ms - last_bgsave_try_ms_ > 5000)) {
+        (last_bgsave_ok_ || since_try > 5)) {
       server_.log().Log(LogLevel::kNotice, "%d changes in %lld seconds. Saving...", sp.changes,
                         static_cast<long long>(sp.seconds));
       (void)StartBackgroundSave();
@@ -255,10 +299,22 @@ void Persistence::Cron() {
   }
 }
 
+std::string_view Persistence::WriteRefusal() const {
+  const Config& c = server_.config();
+  if (c.stop_writes_on_bgsave_error && !c.save_params.empty() && !last_bgsave_ok_) {
+    return err::kMisconfRdb;
+  }
+  // AOF (f/aof): the refusal after an AOF write error.
+
+  return {};
+}
+
 bool Persistence::PrepareShutdown(int flags) {
   Logger& log = server_.log();
   if (HasActiveChild()) {
-    log.Log(LogLevel::kWarning, "There is a child saving an .rdb. Killing it!");
+    log.Log(LogLevel::kWarning, child_kind_ == ChildKind::kRdb
+                                    ? "There is a child saving an .rdb. Killing it!"
+                                    : "There is a child rewriting the AOF. Killing it!");
     KillChild();
   }
   // AOF (f/aof): flush and fsync the AOF.
@@ -268,7 +324,7 @@ bool Persistence::PrepareShutdown(int flags) {
   const bool force = (flags & kShutdownForce) != 0;
   if ((!server_.config().save_params.empty() && !nosave) || save) {
     log.Log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
-    Status s = SaveNow();
+    Status s = SaveInProcess();
     if (!s.ok()) {
       if (!force) {
         log.Log(LogLevel::kWarning, "Error trying to save the DB, can't exit.");

@@ -14,6 +14,12 @@
 //     that counter minus its value when the last successful save began.
 //   - Save points (`save <seconds> <changes>`): checked by Cron, which starts a BGSAVE when one
 //     is reached (after a failed one, only every 5 seconds).
+//   - The child reports its progress and copy-on-write size on an info pipe (child_info.h),
+//     drained by Cron: INFO's current_* fields, rdb_last_cow_size.
+//   - A failed BGSAVE (an error exit, or any signal but our own SIGUSR1) sets the BGSAVE status
+//     to err; with save points and stop-writes-on-bgsave-error, WriteRefusal then answers
+//     MISCONF to writes until a save succeeds. A failed SAVE changes no status, as in Redis.
+//   - FLUSHALL kills a running BGSAVE and, with save points, saves the empty dataset at once.
 //   - Shutdown: with save points configured (or SHUTDOWN SAVE) the final SAVE must succeed, or
 //     the server keeps running (unless FORCE).
 //
@@ -29,7 +35,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
+#include "persistence/child_info.h"
 #include "persistence/rdb_load.h"
 #include "persistence/rdb_save.h"
 #include "server/server.h"
@@ -57,8 +65,13 @@ class Persistence : public ServerModule, public PersistenceHooks {
   // The RDB file's path (dbfilename, relative to the working directory `dir`).
   std::string RdbPath() const;
   // SAVE: writes the RDB file now, in this process. Fails with "ERR Background save already in
-  // progress" while a BGSAVE child runs. On success resets the changes count and LASTSAVE.
+  // progress" while a BGSAVE child runs. Counts in rdb_saves (even when it fails, as Redis);
+  // on success resets the changes count and LASTSAVE and clears a failed BGSAVE's status.
   Status SaveNow();
+  // FLUSHALL's save (Redis 7.0): a running BGSAVE child is killed (its snapshot is of data that
+  // is gone) and, with save points configured, the empty dataset is saved at once. Not counted
+  // in rdb_saves.
+  void SaveAfterFlushAll();
   // BGSAVE: forks a child that writes the RDB file. Errors: a child already running, fork.
   Status StartBackgroundSave();
   // BGSAVE SCHEDULE (or BGSAVE in MULTI) while another child runs: Cron starts it once the
@@ -84,6 +97,16 @@ class Persistence : public ServerModule, public PersistenceHooks {
   // Kills the running child (SIGUSR1, as Redis, so it is not reported as a failure) and reaps
   // it synchronously; its `done` runs with ok = false.
   void KillChild();
+  // The child's end of the info pipe (persistence/child_info.h): a child body reports its
+  // progress and, when it succeeds, its final copy-on-write size through it.
+  ChildInfoPipe& child_info() { return child_info_; }
+  // What the parent has read from the running (or last reaped) child: its `done` may read the
+  // final CoW size here; INFO's current_* fields while it runs.
+  const ChildProgress& child_progress() const { return child_progress_; }
+  // Keys in every database when the child was forked (current_save_keys_total).
+  uint64_t child_keys_total() const { return child_keys_total_; }
+  int64_t latest_fork_usec() const { return latest_fork_usec_; }
+  uint64_t total_forks() const { return total_forks_; }
 
   // --- the dirty counter, LASTSAVE ----------------------------------------------------------
   uint64_t changes_since_save() const;
@@ -91,14 +114,21 @@ class Persistence : public ServerModule, public PersistenceHooks {
   bool last_bgsave_ok() const { return last_bgsave_ok_; }
   int64_t last_bgsave_seconds() const { return last_bgsave_seconds_; }
   uint64_t rdb_saves() const { return rdb_saves_; }
+  uint64_t rdb_last_cow_size() const { return rdb_last_cow_size_; }
   const RdbLoadInfo& last_load() const { return last_load_; }
 
   // --- PersistenceHooks ---------------------------------------------------------------------
   void Cron() override;
   void BeforeSleep() override;
   bool PrepareShutdown(int flags) override;
+  // MISCONF while stop-writes-on-bgsave-error is on, save points are configured and the last
+  // BGSAVE failed (a failed SAVE does not count, as in Redis).
+  std::string_view WriteRefusal() const override;
 
  private:
+  // The in-process save (SAVE, SHUTDOWN, FLUSHALL, DEBUG RELOAD): writes the file and, on
+  // success, resets the changes count, LASTSAVE and the BGSAVE status. Counts nothing.
+  Status SaveInProcess();
   // Reaps a finished child (non-blocking unless `wait`) and runs its `done`.
   void ReapChild(bool wait);
   // The fencing floor (see above), once loading ends.
@@ -116,7 +146,16 @@ class Persistence : public ServerModule, public PersistenceHooks {
   int64_t last_bgsave_try_ms_ = 0;
   int64_t last_bgsave_seconds_ = -1;
   uint64_t rdb_saves_ = 0;
+  uint64_t rdb_last_cow_size_ = 0;
   RdbLoadInfo last_load_;
+
+  // The child info pipe and what was read from it; the reaped child's pid (its temp file).
+  ChildInfoPipe child_info_;
+  ChildProgress child_progress_;
+  uint64_t child_keys_total_ = 0;
+  pid_t reaped_pid_ = -1;
+  int64_t latest_fork_usec_ = 0;
+  uint64_t total_forks_ = 0;
 
   // --- AOF (f/aof adds its members here) ---
 

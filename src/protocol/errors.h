@@ -645,6 +645,13 @@ inline constexpr std::string_view kBgsaveOtherChild =
     "order to schedule a BGSAVE whenever possible.";
 
 // saving: save points, stop-writes-on-bgsave-error, SHUTDOWN, LASTSAVE:
+// Writes (and PING) refused after a failed BGSAVE, while stop-writes-on-bgsave-error is on.
+inline constexpr std::string_view kMisconfRdb =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "
+    "RDB error.";
 
 // AOF:
 

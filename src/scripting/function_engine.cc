@@ -360,6 +360,12 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     ctx.reply.Error(err::kFunctionNotFound);
     return;
   }
+  // A function that may write is refused while persistence refuses writes (MISCONF).
+  if ((fn->flags & kScriptNoWrites) == 0 && server_.persistence_hooks() != nullptr &&
+      !server_.persistence_hooks()->WriteRefusal().empty()) {
+    ctx.reply.Error(server_.persistence_hooks()->WriteRefusal());
+    return;
+  }
   // Redis admits FCALL by the function's flags before the command runs: without no-writes or
   // allow-oom it is a deny-oom write.
   if ((fn->flags & (kScriptNoWrites | kScriptAllowOom)) == 0 && server_.config().maxmemory != 0 &&

@@ -262,6 +262,12 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
       ctx.reply.Error(err::kScriptWriteFlagRo);
       return;
     }
+    // A script that may write is refused whole while persistence refuses writes (MISCONF).
+    if ((flags & kScriptNoWrites) == 0 && server_.persistence_hooks() != nullptr &&
+        !server_.persistence_hooks()->WriteRefusal().empty()) {
+      ctx.reply.Error(server_.persistence_hooks()->WriteRefusal());
+      return;
+    }
     if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
         server_.pre_command_oom()) {
       // Such a script counts as a deny-oom command: the usual OOM error.

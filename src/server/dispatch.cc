@@ -143,6 +143,19 @@ bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   return c->in_multi && name != "discard" && name != "quit" && name != "reset";
 }
 
+bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const {
+  if ((spec->flags & kCmdWrite) != 0) return true;
+  const std::string& name = spec->full_name;
+  if (name == "ping") return !from_script;
+  if (name == "exec") {
+    for (const std::vector<std::string>& queued : c->multi_queue) {
+      const CommandSpec* q = commands_.Find(queued[0]);
+      if (q != nullptr && (q->flags & kCmdWrite) != 0) return true;
+    }
+  }
+  return false;
+}
+
 void Server::PauseClients(int64_t until_ms, bool writes_only) {
   // A new pause extends, never shortens; ALL wins over WRITE while both are active, so a
   // WRITE pause never downgrades a running ALL pause (CLIENT fix: it used to).
@@ -257,6 +270,17 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
           !c->has_flag(kClientInExec | kClientScript) && RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
+      }
+      // Persistence errors (stop-writes-on-bgsave-error, AOF write errors) come after maxmemory,
+      // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
+      // holds a write (the commands EXEC runs were admitted with it). Inside a script each
+      // write is refused on its own, PING is not.
+      if (rejection.empty() && persistence_hooks_ != nullptr && !c->has_flag(kClientInExec)) {
+        std::string_view refusal = persistence_hooks_->WriteRefusal();
+        if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
+          rejection = std::string(refusal);
+          rejected_spec = spec;
+        }
       }
     }
   }

@@ -251,10 +251,9 @@ void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   s->log_.Log(LogLevel::kWarning, "User requested shutdown...");
   int flags = sig == SIGINT ? s->config_.shutdown_on_sigint : s->config_.shutdown_on_sigterm;
   if (s->persistence_hooks_ != nullptr && !s->persistence_hooks_->PrepareShutdown(flags)) {
+    // Redis 7.0.15 logs the same line as for a refused SHUTDOWN command.
     s->log_.Log(LogLevel::kWarning,
-                "%s received but errors trying to shut down the server, check the logs for "
-                "more information",
-                sig == SIGINT ? "SIGINT" : "SIGTERM");
+                "Errors trying to shut down the server. Check the logs for more information.");
     return;
   }
   s->RequestShutdown(true);

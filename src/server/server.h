@@ -538,6 +538,9 @@ class Server : public WatchSink {
   // RDB:
 
   // saving:
+  // While persistence refuses writes (PersistenceHooks::WriteRefusal): whether this command
+  // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
+  bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
 
   // AOF:
 

@@ -417,7 +417,7 @@ start_server {tags {scripting}} {
     test {SAVE is refused inside scripts} {
         assert_equal {ERR This Redis command is not allowed from script} \
             [r eval {return redis.pcall('save')['err']} 0]
-    } {} {needs:persistence}
+    }
 
     test {XREAD with BLOCK is refused inside scripts} {
         assert_equal {ERR xread command is not allowed with BLOCK option from scripts} \

@@ -1,7 +1,10 @@
 # SHUTDOWN: argument checking, ABORT with nothing to abort, NOSAVE / plain /
-# NOW / FORCE exits, and SAVE, which needs a snapshot: Redis writes one and
-# exits, redis-tp (no RDB yet) refuses unless FORCE.  Every test that stops the
-# server has a server of its own.
+# NOW / FORCE exits, and the final save: SAVE (or save points without NOSAVE)
+# writes dump.rdb before exiting; when it cannot be written the server refuses
+# and keeps serving (a SIGTERM too), unless FORCE. A BGSAVE child still running
+# is killed and its temporary file removed.  Saves are made to fail by turning
+# dump.rdb into a non-empty directory (the final rename fails, even for root).
+# Every test that stops the server has a server of its own.
 
 # Waits until the server at level 0 has exited.
 proc wait_for_exit {} {
@@ -57,21 +60,108 @@ start_server {tags {shutdown external:skip}} {
 }
 
 start_server {tags {shutdown external:skip}} {
-    test {SHUTDOWN SAVE either writes the snapshot and exits, or refuses and keeps serving} {
+    test {SHUTDOWN SAVE writes the snapshot and exits, even without save points} {
         r set k v
-        set rdb [file join [srv dir] dump.rdb]
-        catch {r shutdown save} e
-        if {[string match {*I/O error*} $e]} {
-            # A server with persistence: the snapshot is on disk.
-            wait_for_exit
-            assert_equal [file exists $rdb] 1
+        shutdown_no_reply save
+        wait_for_exit
+        assert_equal [file exists [file join [srv dir] dump.rdb]] 1
+        restart_server 0 term
+        assert_equal [r get k] v
+    }
+}
+
+start_server {tags {shutdown external:skip} overrides {save {3600 1}}} {
+    test {Plain SHUTDOWN saves when save points are configured, NOSAVE does not} {
+        r set k v
+        shutdown_no_reply
+        wait_for_exit
+        restart_server 0 term
+        assert_equal [r get k] v
+        r set k v2
+        shutdown_no_reply nosave
+        wait_for_exit
+        restart_server 0 term
+        assert_equal [r get k] v
+    }
+}
+
+# Makes the final save fail, or lets it succeed again.
+proc break_rdb_file {} {
+    set path [file join [srv dir] dump.rdb]
+    file delete -force $path
+    file mkdir [file join $path blocker]
+}
+proc mend_rdb_file {} {
+    file delete -force [file join [srv dir] dump.rdb]
+}
+
+start_server {tags {shutdown external:skip} overrides {save {3600 1}}} {
+    test {SHUTDOWN refuses when the final save fails, and keeps serving} {
+        r set k v
+        break_rdb_file
+        assert_error {ERR Errors trying to SHUTDOWN. Check logs.} {r shutdown}
+        assert_error {ERR Errors trying to SHUTDOWN. Check logs.} {r shutdown now}
+        assert_error {ERR Errors trying to SHUTDOWN. Check logs.} {r shutdown save}
+        assert_equal [r get k] v
+        assert_equal [count_log_message {*Error trying to save the DB, can't exit.*}] 3
+        assert_equal [count_log_message {*Errors trying to shut down the server. Check the logs for more information.*}] 3
+    }
+
+    test {SIGTERM with a failing final save keeps the server running} {
+        exec kill -TERM [srv pid]
+        wait_for_log_message {*Errors trying to shut down the server. Check the logs for more information.*} 100 50
+        wait_for_condition 100 50 {
+            [count_log_message {*Errors trying to shut down the server*}] == 4
         } else {
-            assert_equal $e {ERR Errors trying to SHUTDOWN. Check logs.}
-            assert_equal [file exists $rdb] 0
-            reconnect
-            assert_equal [r get k] v
-            assert_equal [count_log_message {*Error trying to save the DB, can't exit.*}] 1
+            fail "no refusal logged for the SIGTERM"
         }
+        assert_equal [count_log_message {*Received SIGTERM scheduling shutdown*}] 1
+        assert_equal [is_alive] 1
+        assert_equal [r get k] v
+    }
+
+    test {shutdown-on-sigterm force exits even though the save fails} {
+        r config set shutdown-on-sigterm force
+        exec kill -TERM [srv pid]
+        wait_for_exit
+        assert_equal [count_log_message {*Error trying to save the DB. Exit anyway.*}] 1
+        mend_rdb_file
+    }
+}
+
+start_server {tags {shutdown external:skip} overrides {save {3600 1}}} {
+    test {shutdown-on-sigterm nosave exits without the final save} {
+        r save
+        r set k v
+        r config set shutdown-on-sigterm nosave
+        exec kill -TERM [srv pid]
+        wait_for_exit
+        assert_equal [count_log_message {*Saving the final RDB snapshot*}] 0
+        restart_server 0 term
+        assert_equal [r exists k] 0
+    }
+}
+
+start_server {tags {shutdown external:skip} overrides {save {}}} {
+    test {SHUTDOWN kills a running BGSAVE child and removes its temporary file} {
+        for {set i 0} {$i < 100} {incr i} {r set key:$i $i}
+        r config set rdb-key-save-delay 100000
+        r bgsave
+        set temp {}
+        wait_for_condition 100 50 {
+            [llength [set temp [glob -nocomplain -directory [srv dir] temp-*.rdb]]] == 1
+        } else {
+            fail "the BGSAVE child wrote no temporary file"
+        }
+        set child [string range [file rootname [file tail [lindex $temp 0]]] 5 end]
+        shutdown_no_reply nosave
+        wait_for_exit
+        wait_for_condition 100 50 {![::server::process_alive $child]} else {
+            fail "the BGSAVE child outlived the server"
+        }
+        assert_equal [glob -nocomplain -directory [srv dir] temp-*.rdb] {}
+        assert_equal [file exists [file join [srv dir] dump.rdb]] 0
+        assert_equal [count_log_message {*There is a child saving an .rdb. Killing it!*}] 1
     }
 }
 

@@ -4,8 +4,7 @@
 # FORCE, JUSTID, LASTID), XAUTOCLAIM (COUNT, JUSTID, 7.0's array of deleted ids), a consumer
 # taking over a failed one's entries with XAUTOCLAIM, Redis 7.0's entries-read and lag in XINFO
 # GROUPS through XDEL, XTRIM and XSETID, XINFO CONSUMERS, every error text, which writes abort
-# a WATCH (7.0: only entries coming or going do), and DEBUG RELOAD keeping all of it (tagged
-# needs:persistence as well).
+# a WATCH (7.0: only entries coming or going do), and DEBUG RELOAD keeping all of it.
 #
 # Every expectation is what Redis 7.0 answers: this file passes against Debian's redis-server.
 # Idle times are set explicitly (IDLE, TIME) or only bounded from below; nothing waits for time.
@@ -478,29 +477,27 @@ start_server {tags {stream}} {
         $c2 close
     }
 
-    tags {needs:persistence} {
-        test {DEBUG RELOAD keeps entries, ids, counters, groups, PEL and consumers} {
-            r config set stream-node-max-entries 3
-            xg_fill s 10
-            r xdel s 5-0
-            r xgroup create s g 0
-            r xgroup create s g2 3-0 entriesread 3
-            r xreadgroup group g alice count 4 streams s >
-            r xreadgroup group g bob count 2 streams s >
-            r xgroup createconsumer s g idle-one
-            r xclaim s g alice 0 2-0 idle 5000000 retrycount 9 justid
-            r xsetid s 10-0 entriesadded 20 maxdeletedid 5-0
-            set before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
-                [r debug digest-value s]]
-            set groups [lmap g [r xinfo groups s] {lrange $g 0 end}]
-            # Idle times go on counting: the pending entries are compared without them.
-            r debug reload
-            assert_equal $before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
-                [r debug digest-value s]]
-            assert_equal $groups [r xinfo groups s]
-            assert_equal {alice bob idle-one} [lmap c [r xinfo consumers s g] {xg_field $c name}]
-            r config set stream-node-max-entries 100
-        }
+    test {DEBUG RELOAD keeps entries, ids, counters, groups, PEL and consumers} {
+        r config set stream-node-max-entries 3
+        xg_fill s 10
+        r xdel s 5-0
+        r xgroup create s g 0
+        r xgroup create s g2 3-0 entriesread 3
+        r xreadgroup group g alice count 4 streams s >
+        r xreadgroup group g bob count 2 streams s >
+        r xgroup createconsumer s g idle-one
+        r xclaim s g alice 0 2-0 idle 5000000 retrycount 9 justid
+        r xsetid s 10-0 entriesadded 20 maxdeletedid 5-0
+        set before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
+            [r debug digest-value s]]
+        set groups [lmap g [r xinfo groups s] {lrange $g 0 end}]
+        # Idle times go on counting: the pending entries are compared without them.
+        r debug reload
+        assert_equal $before [list [r xrange s - +] [r xinfo stream s] [lmap e [r xpending s g - + 10] {lreplace $e 2 2}] \
+            [r debug digest-value s]]
+        assert_equal $groups [r xinfo groups s]
+        assert_equal {alice bob idle-one} [lmap c [r xinfo consumers s g] {xg_field $c name}]
+        r config set stream-node-max-entries 100
     }
 
     test {Consumer-group writes inside MULTI and their RESP3 replies} {
