@@ -28,8 +28,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "persistence/aof.h"
 #include "persistence/rdb_load.h"
 #include "persistence/rdb_save.h"
 #include "server/server.h"
@@ -119,6 +121,12 @@ class Persistence : public ServerModule, public PersistenceHooks {
   RdbLoadInfo last_load_;
 
   // --- AOF (f/aof adds its members here) ---
+ public:
+  // The append-only file (persistence/aof.h), created with the module.
+  Aof& aof() { return *aof_; }
+
+ private:
+  std::unique_ptr<Aof> aof_;
 
   // --- (end of AOF) ---
 };
