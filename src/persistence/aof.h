@@ -64,6 +64,10 @@ class Aof : public PropagationSink {
   // Loads the AOF directory (upgrading an old single appendonly.aof first). *found is false
   // when there is no AOF at all. An error has been logged and must stop the server.
   Status Load(bool* found);
+  // With appendonly no: reads the manifest only (a later BGREWRITEAOF or CONFIG SET
+  // appendonly yes continues its sequence numbers), as Redis 7.0 does at every start. A bad
+  // manifest is an error (logged) that stops the server, as in Redis.
+  Status ReadManifestOnly();
   // After loading: creates the base and the first incr file when there are none ("Creating
   // AOF ... on server start") or reopens the last incr file, and starts taking records.
   Status OpenOnStartup();

@@ -334,6 +334,18 @@ Status Aof::Load(bool* found) {
   return result;
 }
 
+Status Aof::ReadManifestOnly() {
+  ReadConfig();
+  bool missing = false;
+  Result<AofManifest> r = ReadAofManifest(dirname_, prefix_, &missing);
+  if (!r.ok()) {
+    server_.log().Log(LogLevel::kWarning, "%s", r.status().message().c_str());
+    return Status::Error("");
+  }
+  manifest_ = std::move(r.value());
+  return Status::Ok();
+}
+
 bool Aof::DebugLoad() {
   if (state_ == AofState::kOn) {
     Flush(true);

@@ -70,6 +70,10 @@ Status Persistence::LoadAtStartup() {
     RaiseFenceFloor();
     return Status::Ok();
   }
+  if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) {
+    server_.keyspace().expiry_enabled = expiry;
+    return ms;
+  }
 
   bool missing = false;
   last_load_ = RdbLoadInfo{};

@@ -129,6 +129,45 @@ start_server {tags {persistence aof}} {
     }
 }
 
+start_server {tags {persistence aof}} {
+    test {BGREWRITEAOF with appendonly no leaves a base and a manifest, numbered on} {
+        r set a 1
+        assert_equal {Background append only file rewriting started} [r bgrewriteaof]
+        wait_for_rewrite
+        assert_equal {{appendonly.aof.1.base.rdb 1 b}} [aof_manifest]
+        r bgrewriteaof
+        wait_for_rewrite
+        assert_equal {{appendonly.aof.2.base.rdb 2 b}} [aof_manifest]
+        assert_equal {appendonly.aof.2.base.rdb appendonly.aof.manifest} [aof_dir_files]
+        assert_equal 0 [s aof_enabled]
+        assert_equal 2 [s aof_rewrites]
+    }
+
+    test {A restart with appendonly no keeps the manifest's numbering for the next rewrite} {
+        restart_server 0 term
+        r bgrewriteaof
+        wait_for_rewrite
+        assert_equal {{appendonly.aof.3.base.rdb 3 b}} [aof_manifest]
+    }
+}
+
+start_server {tags {persistence aof} overrides {appendonly yes}} {
+    test {auto-aof-rewrite-percentage starts a rewrite when the AOF has grown enough} {
+        r config set auto-aof-rewrite-min-size 1
+        r config set auto-aof-rewrite-percentage 1
+        for {set i 0} {$i < 100} {incr i} {r set grow:$i [string repeat x 100]}
+        wait_for_condition 100 50 {
+            [s aof_rewrites] >= 1 && [s aof_rewrite_in_progress] == 0
+        } else {
+            fail "no automatic AOF rewrite"
+        }
+        r config set auto-aof-rewrite-percentage 0
+        wait_for_rewrite
+        assert_equal ok [s aof_last_bgrewrite_status]
+        assert {[count_log_message "*Starting automatic rewriting of AOF on*growth*"] > 0}
+    }
+}
+
 # Starts the binary on `dir` (already prepared) briefly and returns {status output}.
 proc aof_run_on {dir {extra {}}} {
     set port [::server::find_free_port]
