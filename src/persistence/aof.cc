@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -241,19 +242,42 @@ void Aof::Cron() {
   }
   if (persistence_.HasActiveChild()) return;
   if (rewrite_scheduled_) {
-    (void)StartRewrite();
+    if (!RewriteLimited()) (void)StartRewrite();
     return;
   }
   if (state_ == AofState::kOn && auto_rewrite_perc_ > 0 &&
       current_size_ > static_cast<uint64_t>(auto_rewrite_min_)) {
     const uint64_t base = rewrite_base_size_ != 0 ? rewrite_base_size_ : 1;
     const int64_t growth = static_cast<int64_t>(current_size_ * 100 / base) - 100;
-    if (growth >= auto_rewrite_perc_) {
+    if (growth >= auto_rewrite_perc_ && !RewriteLimited()) {
       server_.log().Log(LogLevel::kNotice, "Starting automatic rewriting of AOF on %lld%% growth",
                         static_cast<long long>(growth));
       (void)StartRewrite();
     }
   }
+}
+
+// After 3 failed rewrites in a row, automatic and scheduled ones wait 1 minute, then 2, 4...
+// up to an hour between tries (Redis's aofRewriteLimited): each try opens an incr file.
+bool Aof::RewriteLimited() {
+  if (rewrite_failures_ < 3) {
+    limit_delay_min_ = 0;
+    limit_until_sec_ = 0;
+    return false;
+  }
+  const int64_t now = server_.NowMs() / 1000;
+  if (limit_until_sec_ != 0) {
+    if (now < limit_until_sec_) return true;
+    limit_until_sec_ = 0;
+    return false;
+  }
+  limit_delay_min_ = limit_delay_min_ == 0 ? 1 : std::min<int64_t>(limit_delay_min_ * 2, 60);
+  limit_until_sec_ = now + limit_delay_min_ * 60;
+  server_.log().Log(LogLevel::kWarning,
+                    "Background AOF rewrite has repeatedly failed and triggered the limit, will "
+                    "retry in %d minutes",
+                    static_cast<int>(limit_delay_min_));
+  return true;
 }
 
 void Aof::Shutdown() {

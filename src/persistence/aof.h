@@ -47,6 +47,12 @@ namespace redistp {
 class Persistence;
 class AofBio;
 
+// The AOF base in command form (aof-use-rdb-preamble no; aof_base.cc): writes every
+// non-temporary key of every database, and the function libraries, as commands to `fd`.
+// `timestamp` starts it with a #TS annotation; `key_delay_us` is rdb-key-save-delay. False on
+// a write error (errno tells).
+bool WriteAofBase(Server& server, int fd, bool timestamp, int64_t key_delay_us);
+
 enum class AofState { kOff, kOn, kWaitRewrite };
 enum class AofFsync { kEverysec = 0, kAlways = 1, kNo = 2 };
 
@@ -83,7 +89,11 @@ class Aof : public PropagationSink {
   // BGREWRITEAOF: errors are the reply texts ("ERR Background append only file rewriting
   // already in progress", fork failures).
   Status StartRewrite();
-  void ScheduleRewrite() { rewrite_scheduled_ = true; }
+  // BGREWRITEAOF behind another child: also lifts the failure limit (RewriteLimited).
+  void ScheduleRewrite() {
+    rewrite_scheduled_ = true;
+    rewrite_failures_ = 0;
+  }
   bool rewrite_scheduled() const { return rewrite_scheduled_; }
   bool rewrite_in_progress() const;
 
@@ -136,10 +146,12 @@ class Aof : public PropagationSink {
   // The size of the base and incr files on disk (aof_current_size and aof_base_size).
   void MeasureFiles();
   // Rewrite completion (aof_rewrite.cc).
-  void RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_fork);
+  void RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_fork, bool rdb);
   // Creates the first base and incr file synchronously (startup without an AOF).
   Status CreateBaseNow(const char* why);
   void StopRewrite();
+  // Whether repeated rewrite failures hold automatic and scheduled rewrites back for now.
+  bool RewriteLimited();
 
   Server& server_;
   Persistence& persistence_;
@@ -181,6 +193,8 @@ class Aof : public PropagationSink {
   int64_t last_rewrite_seconds_ = -1;
   int64_t rewrite_start_ms_ = 0;
   pid_t rewrite_pid_ = -1;
+  int64_t limit_delay_min_ = 0;
+  int64_t limit_until_sec_ = 0;
 };
 
 }  // namespace redistp

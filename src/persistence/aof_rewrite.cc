@@ -12,8 +12,9 @@
 // the switch), or the new base and the incr files since the fork. A failed or killed child
 // leaves the manifest as it was (plus the incr file opened at the fork).
 //
-// The base is an RDB image with the aof-base aux field (WriteRdb with aof_base): temporary
-// keys are never in it, so a rewrite drops them as a restart does.
+// The base is an RDB image with the aof-base aux field (WriteRdb with aof_base), or with
+// aof-use-rdb-preamble no the commands that rebuild the data (aof_base.cc). Temporary keys are
+// in neither, so a rewrite drops them as a restart does.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -34,8 +35,9 @@ std::string TempBaseName(pid_t pid) {
   return "temp-rewriteaof-bg-" + std::to_string(static_cast<long>(pid)) + ".aof";
 }
 
-// Writes the base image to `path` and fsyncs it. Returns false after logging the error.
-bool WriteBaseFile(Server& server, const std::string& path) {
+// Writes the base to `path` (an RDB image with the aof-base field, or commands) and fsyncs
+// it. Returns false after logging the error.
+bool WriteBaseFile(Server& server, const std::string& path, bool rdb, bool timestamp) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     server.log().Log(LogLevel::kWarning,
@@ -44,12 +46,24 @@ bool WriteBaseFile(Server& server, const std::string& path) {
     return false;
   }
   RdbSaveOptions options = RdbSaveOptions::FromConfig(server.config());
-  options.aof_base = true;
-  Result<uint64_t> r = WriteRdb(server, fd, options);
-  bool ok = r.ok() && fsync(fd) == 0;
+  bool ok;
+  std::string why;
+  if (rdb) {
+    options.aof_base = true;
+    Result<uint64_t> r = WriteRdb(server, fd, options);
+    ok = r.ok();
+    if (!ok) why = r.status().message();
+  } else {
+    ok = WriteAofBase(server, fd, timestamp, options.key_delay_us);
+    if (!ok) why = std::strerror(errno);
+  }
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    why = std::strerror(errno);
+  }
   if (!ok) {
     server.log().Log(LogLevel::kWarning, "Write error writing append only file on disk: %s",
-                     r.ok() ? std::strerror(errno) : r.status().message().c_str());
+                     why.c_str());
   }
   close(fd);
   if (!ok) unlink(path.c_str());
@@ -78,17 +92,19 @@ Status Aof::StartRewrite() {
   }
   ++rewrites_;
   const int64_t incr_seq = manifest_.incr_seq;
+  const bool rdb = rdb_preamble_;
+  const bool ts = timestamps_;
   s = persistence_.StartChild(
       ChildKind::kAof,
-      [this]() {
+      [this, rdb, ts]() {
         const std::string tmp = TempBaseName(getpid());
-        if (!WriteBaseFile(server_, tmp)) return 1;
+        if (!WriteBaseFile(server_, tmp, rdb, ts)) return 1;
         server_.log().Log(LogLevel::kNotice, "Successfully created the temporary AOF base file %s",
                           tmp.c_str());
         return 0;
       },
-      [this, incr_seq](bool ok, int by_signal) {
-        RewriteDone(ok, by_signal, rewrite_pid_, incr_seq);
+      [this, incr_seq, rdb](bool ok, int by_signal) {
+        RewriteDone(ok, by_signal, rewrite_pid_, incr_seq, rdb);
       });
   if (!s.ok()) {
     last_rewrite_ok_ = false;
@@ -104,7 +120,7 @@ Status Aof::StartRewrite() {
   return Status::Ok();
 }
 
-void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_fork) {
+void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_fork, bool rdb) {
   Logger& log = server_.log();
   const std::string tmp = TempBaseName(pid);
   const bool waiting = state_ == AofState::kWaitRewrite;
@@ -112,8 +128,7 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     log.Log(LogLevel::kNotice, "Background AOF rewrite terminated with success");
     AofManifest next = manifest_;
     const int64_t base_seq = next.base_seq + 1;
-    // The base is an RDB image whatever aof-use-rdb-preamble says (see the file's essay).
-    AofFileInfo base{AofBaseName(prefix_, base_seq, true), base_seq, AofFileType::kBase};
+    AofFileInfo base{AofBaseName(prefix_, base_seq, rdb), base_seq, AofFileType::kBase};
     if (next.base) {
       next.base->type = AofFileType::kHistory;
       next.history.insert(next.history.begin(), *next.base);
@@ -228,10 +243,10 @@ void Aof::StopRewrite() {
 
 Status Aof::CreateBaseNow(const char* why) {
   const int64_t seq = manifest_.base_seq + 1;
-  AofFileInfo base{AofBaseName(prefix_, seq, true), seq, AofFileType::kBase};
+  AofFileInfo base{AofBaseName(prefix_, seq, rdb_preamble_), seq, AofFileType::kBase};
   server_.log().Log(LogLevel::kNotice, "Creating AOF base file %s on %s", base.name.c_str(), why);
   const std::string tmp = "temp-rewriteaof-" + std::to_string(static_cast<long>(getpid())) + ".aof";
-  if (!WriteBaseFile(server_, tmp)) return Status::Error("");
+  if (!WriteBaseFile(server_, tmp, rdb_preamble_, timestamps_)) return Status::Error("");
   const std::string path = AofPath(dirname_, base.name);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     server_.log().Log(LogLevel::kWarning,

@@ -91,6 +91,51 @@ start_server {tags {persistence aof} overrides {appendonly yes}} {
     }
 }
 
+# Every type, with a TTL, a stream with deleted entries, groups, a pending entry and an idle
+# consumer, an empty stream, and a function library.
+proc aof_fill_all_types {} {
+    r set s v
+    r set n 12345
+    r pexpire s 1000000
+    r rpush l a b 3
+    r sadd st 1 2 x
+    r zadd z 1.5 a -inf b 3 c
+    r hset h f v g w
+    r xadd x 1-1 a 1
+    r xadd x 2-1 b 2 c 3
+    r xadd x 3-1 d 4
+    r xdel x 3-1
+    r xgroup create x g 0
+    r xreadgroup group g alice count 1 streams x >
+    r xgroup createconsumer x g bob
+    r xadd e 5-5 a 1
+    r xdel e 5-5
+    r function load replace "#!lua name=aoflib\nredis.register_function('aoff', function() return 1 end)"
+}
+
+start_server {tags {persistence aof} overrides {appendonly yes aof-use-rdb-preamble no}} {
+    test {aof-use-rdb-preamble no writes the base as commands, and it loads back} {
+        aof_fill_all_types
+        set digest [r debug digest]
+        set groups [r xinfo groups x]
+        r bgrewriteaof
+        wait_for_rewrite
+        assert_equal {{appendonly.aof.2.base.aof 2 b} {appendonly.aof.2.incr.aof 2 i}} \
+            [aof_manifest]
+        set fd [open [server_path 0 appendonlydir/appendonly.aof.2.base.aof] rb]
+        set head [read $fd 5]
+        close $fd
+        assert_equal "*3\r\n\$" $head
+        restart_server 0 kill
+        assert_equal $digest [r debug digest]
+        assert_equal $groups [r xinfo groups x]
+        assert_equal 1 [r fcall aoff 0]
+        assert_range [r pttl s] 900000 1000000
+        set out [exec /usr/bin/redis-check-aof [server_path 0 appendonlydir/appendonly.aof.manifest]]
+        assert_match "*All AOF files and manifest are valid*" $out
+    }
+}
+
 start_server {tags {persistence aof} overrides {appendonly yes aof-disable-auto-gc yes}} {
     test {aof-disable-auto-gc yes keeps the history files in the manifest} {
         r set a 1
@@ -230,6 +275,25 @@ tags {persistence aof} {
 
 # Cross-loading: the AOF directory one server wrote, loaded by the other.
 tags {persistence aof redistp} {
+    test {Redis 7.0 loads a command-form base redis-tp wrote} {
+        set dir [::server::new_dir]
+        file mkdir $dir
+        set digest ""
+        start_server [list dir $dir overrides {appendonly yes aof-use-rdb-preamble no}] {
+            aof_fill_all_types
+            r bgrewriteaof
+            wait_for_rewrite
+            r set after 1
+            set digest [r debug digest]
+            set groups [r xinfo groups x]
+        }
+        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes}] {
+            assert_equal $digest [r debug digest]
+            assert_equal $groups [r xinfo groups x]
+        }
+        file delete -force $dir
+    }
+
     test {Redis 7.0 loads the AOF directory redis-tp wrote (base, rewrite, incr)} {
         set dir [::server::new_dir]
         file mkdir $dir
