@@ -367,7 +367,9 @@ void DebugCommand(CommandContext& c) {
   } else if (is("reload") && argc >= 2) {
     ReloadSub(c);
   } else if (is("loadaof") && argc == 2) {
-    c.reply.Error(err::kDebugNoPersistence);
+    // Redis exits when the AOF cannot be loaded back (the data is gone already).
+    if (!Persistence::Of(c.server).aof().DebugLoad()) std::exit(1);
+    c.reply.Ok();
   } else {
     std::string upper = std::string(c.args[0]);
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

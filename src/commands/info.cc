@@ -226,18 +226,8 @@ void PersistenceSection(Server& s, std::string* out) {
   Line(out, "rdb_last_cow_size:%llu", U(p != nullptr ? p->rdb_last_cow_size() : 0));
   Line(out, "rdb_last_load_keys_expired:%llu", U(p != nullptr ? p->last_load().keys_expired : 0));
   Line(out, "rdb_last_load_keys_loaded:%llu", U(p != nullptr ? p->last_load().keys_loaded : 0));
-  Line(out, "aof_enabled:0");
-  Line(out, "aof_rewrite_in_progress:0");
-  Line(out, "aof_rewrite_scheduled:0");
-  Line(out, "aof_last_rewrite_time_sec:-1");
-  Line(out, "aof_current_rewrite_time_sec:-1");
-  Line(out, "aof_last_bgrewrite_status:ok");
-  Line(out, "aof_rewrites:0");
-  Line(out, "aof_rewrites_consecutive_failures:0");
-  Line(out, "aof_last_write_status:ok");
-  Line(out, "aof_last_cow_size:0");
-  Line(out, "module_fork_in_progress:0");
-  Line(out, "module_fork_last_cow_size:0");
+  // aof_* and module_fork_* fields: the AOF module writes them (persistence/aof.h).
+  Persistence::Of(s).aof().WriteInfo(out);
 }
 
 // Mean of the cron's last kSamples instantaneous samples.

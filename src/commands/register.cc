@@ -82,6 +82,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterPersistenceCommands(table);
 
   // AOF:
+  RegisterAofCommands(table);
 
   // DUMP, RESTORE, MIGRATE:
   RegisterDumpRestoreCommands(table);

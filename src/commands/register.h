@@ -102,6 +102,7 @@ void RegisterGeoCommands(CommandTable& table);
 void RegisterPersistenceCommands(CommandTable& table);
 
 // AOF: BGREWRITEAOF:
+void RegisterAofCommands(CommandTable& table);
 
 // DUMP, RESTORE, MIGRATE:
 // DUMP, RESTORE, RESTORE-ASKING (dump_restore.cc):

@@ -149,7 +149,9 @@ bool ParseAddOrTrimArgs(CommandContext& c, bool xadd, AddTrimArgs* a) {
     c.reply.Error(err::kStreamXTrimWithoutStrategy);
     return false;
   }
-  if (limit_given) {
+  if (c.client.aof_loading) {
+    a->spec.limit = 0;  // replaying the AOF: the recorded trim is obeyed whole, as in Redis
+  } else if (limit_given) {
     if (!a->spec.approx) {
       c.reply.Error(err::kStreamLimitWithoutApprox);
       return false;

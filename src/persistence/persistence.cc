@@ -14,6 +14,7 @@ namespace redistp {
 
 Persistence::Persistence(Server& server) : server_(server) {
   dirty_at_save_ = server_.keyspace().dirty;
+  aof_ = std::make_unique<Aof>(server_, *this);  // AOF (f/aof)
 }
 
 Persistence::~Persistence() {
@@ -55,6 +56,25 @@ Status Persistence::LoadAtStartup() {
   const bool expiry = server_.keyspace().expiry_enabled;
   server_.keyspace().expiry_enabled = false;
   // AOF (f/aof): with appendonly yes the AOF is loaded instead of the RDB file.
+  if (server_.config().appendonly) {
+    bool found = false;
+    Status as = aof_->Load(&found);
+    server_.keyspace().expiry_enabled = expiry;
+    if (!as.ok()) return as;
+    if (found) {
+      log.Log(LogLevel::kNotice, "DB loaded from append only file: %.3f seconds",
+              static_cast<double>(server_.NowUs() - start_us) / 1e6);
+    }
+    as = aof_->OpenOnStartup();
+    if (!as.ok()) return as;
+    dirty_at_save_ = server_.keyspace().dirty;
+    RaiseFenceFloor();
+    return Status::Ok();
+  }
+  if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) {
+    server_.keyspace().expiry_enabled = expiry;
+    return ms;
+  }
 
   bool missing = false;
   last_load_ = RdbLoadInfo{};
@@ -267,10 +287,13 @@ void Persistence::KillChild() {
 
 void Persistence::BeforeSleep() {
   // AOF (f/aof): write the buffered records (and fsync for appendfsync always).
+  aof_->BeforeSleep();
 }
 
 void Persistence::Cron() {
   // AOF (f/aof): everysec fsync, auto rewrite, a scheduled rewrite.
+  ReapChild(false);
+  aof_->Cron();
 
   ReapChild(false);
   if (HasActiveChild()) {
@@ -305,7 +328,7 @@ std::string_view Persistence::WriteRefusal() const {
     return err::kMisconfRdb;
   }
   // AOF (f/aof): the refusal after an AOF write error.
-
+  if (!aof_->WriteRefusal().empty()) return aof_->WriteRefusal();
   return {};
 }
 
@@ -318,6 +341,7 @@ bool Persistence::PrepareShutdown(int flags) {
     KillChild();
   }
   // AOF (f/aof): flush and fsync the AOF.
+  aof_->Shutdown();
 
   const bool nosave = (flags & kShutdownNoSave) != 0;
   const bool save = (flags & kShutdownSave) != 0;

@@ -34,9 +34,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "persistence/aof.h"
 #include "persistence/child_info.h"
 #include "persistence/rdb_load.h"
 #include "persistence/rdb_save.h"
@@ -158,6 +160,12 @@ class Persistence : public ServerModule, public PersistenceHooks {
   uint64_t total_forks_ = 0;
 
   // --- AOF (f/aof adds its members here) ---
+ public:
+  // The append-only file (persistence/aof.h), created with the module.
+  Aof& aof() { return *aof_; }
+
+ private:
+  std::unique_ptr<Aof> aof_;
 
   // --- (end of AOF) ---
 };

@@ -199,9 +199,6 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
-// Ours: Redis has this subcommand; redis-tp has no AOF to reload from yet.
-inline constexpr std::string_view kDebugNoPersistence =
-    "ERR DEBUG LOADAOF is not supported: redis-tp has no AOF persistence yet";
 inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugProtocolType =
     "ERR Wrong protocol type name. Please use one of the following: "
@@ -654,6 +651,11 @@ inline constexpr std::string_view kMisconfRdb =
     "RDB error.";
 
 // AOF:
+inline constexpr std::string_view kAofRewriteInProgress =
+    "ERR Background append only file rewriting already in progress";
+inline constexpr std::string_view kAofRewriteFailed =
+    "ERR Can't execute an AOF background rewriting. Please check the server logs for more "
+    "information.";
 
 // DUMP, RESTORE, MIGRATE:
 inline constexpr std::string_view kDumpPayloadWrong = kFunctionBadPayload;

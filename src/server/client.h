@@ -143,6 +143,9 @@ class Client {
 
   // --- persistence (issue 12) ---
   // AOF loading:
+  // Set on the client that replays the AOF (no socket; persistence/aof_load.cc): commands
+  // that must act differently for it check it (XADD ignores LIMIT, as Redis's AOF client).
+  bool aof_loading = false;
 
   // DUMP, RESTORE, MIGRATE:
 

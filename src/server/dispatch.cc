@@ -266,8 +266,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // EXEC runs were admitted (or refused) as a whole when EXEC was.
       // Scripts apply their own OOM rule (scripting/script_engine.h). While a script is busy
       // nothing is evicted (the script's keys stay put) and nothing refused for memory.
+      // The AOF's replay is never refused: Redis neither evicts nor refuses while loading.
       if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
-          !c->has_flag(kClientInExec | kClientScript) && RefuseForMemory(c, spec)) {
+          !c->aof_loading && !c->has_flag(kClientInExec | kClientScript) &&
+          RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
       }
@@ -275,7 +277,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
       // holds a write (the commands EXEC runs were admitted with it). Inside a script each
       // write is refused on its own, PING is not.
-      if (rejection.empty() && persistence_hooks_ != nullptr && !c->has_flag(kClientInExec)) {
+      if (rejection.empty() && persistence_hooks_ != nullptr && !c->aof_loading &&
+          !c->has_flag(kClientInExec)) {
         std::string_view refusal = persistence_hooks_->WriteRefusal();
         if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
           rejection = std::string(refusal);

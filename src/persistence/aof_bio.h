@@ -1,0 +1,53 @@
+// AofBio: the AOF's background thread (Redis's bio for the AOF): fsyncs, closes and unlinks
+// that would stall the event loop when the disk is busy.
+//
+// Jobs run one at a time in the order they were queued, so "fsync fd, then close fd" is
+// safe. pending_fsyncs() is what INFO's aof_pending_bio_fsync and the everysec postponement
+// rule read. The thread only touches descriptors and paths it is given; it never sees server
+// state. A forked child inherits no thread (only the forking one), so it must not queue jobs.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace redistp {
+
+class AofBio {
+ public:
+  AofBio();
+  ~AofBio();  // runs the jobs still queued, then joins
+  AofBio(const AofBio&) = delete;
+  AofBio& operator=(const AofBio&) = delete;
+
+  void Fsync(int fd);
+  void FsyncAndClose(int fd);
+  void Unlink(std::string path);
+  uint64_t pending_fsyncs() const { return pending_fsyncs_.load(std::memory_order_acquire); }
+  // Errno of the last failed background fsync (0: none since the last call); clears it.
+  int TakeFsyncError() { return fsync_errno_.exchange(0); }
+
+ private:
+  enum class Kind { kFsync, kFsyncClose, kUnlink };
+  struct Job {
+    Kind kind;
+    int fd;
+    std::string path;
+  };
+  void Push(Job job);
+  void Run();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  bool stop_ = false;
+  std::atomic<uint64_t> pending_fsyncs_{0};
+  std::atomic<int> fsync_errno_{0};
+  std::thread thread_;
+};
+
+}  // namespace redistp
