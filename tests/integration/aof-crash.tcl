@@ -136,7 +136,7 @@ proc aof_crash_rounds {mode rounds durable} {
     set start 0
     for {set round 1} {$round <= $rounds} {incr round} {
         lassign [aof_crash_write $mode $start [randomRange 20 250] 50000] acked sent
-        restart_server 0 kill
+        assert_equal {} [restart_server 0 kill] "round $round: the server died on its own"
         set p [aof_crash_recovered_units $mode]
         assert_morethan_equal $p $start "round $round lost units of earlier rounds"
         assert_lessthan_equal $p $sent "round $round recovered units never sent"
