@@ -21,11 +21,14 @@
 #     the workload loaded:
 #     - SAVE: the wall time of the command, and the size of dump.rdb;
 #     - BGSAVE: the time from sending it until INFO says rdb_bgsave_in_progress:0, the child
-#       process is gone and dump.rdb was replaced (a new inode), polled every ~10 ms
-#       (rdb_last_bgsave_time_sec is whole seconds), then rdb_last_bgsave_status:ok; meanwhile
+#       process is gone and dump.rdb was replaced (a new inode), polled back to back (a poll
+#       forks a few tools: tens of ms; rdb_last_bgsave_time_sec is whole seconds), then
+#       rdb_last_bgsave_status:ok checked; meanwhile
 #       the parent's VmRSS and the child's Private_Dirty (its copy-on-write pages plus what it
 #       allocates itself, /proc/PID/smaps_rollup) are sampled, the peaks reported, with
-#       INFO's rdb_last_cow_size when the server reports it;
+#       INFO's rdb_last_cow_size when the server reports it; once more after the load below,
+#       while redis-benchmark -t set -r N -c 10 -P 16 writes (new keys), which makes the
+#       child's Private_Dirty the copy-on-write cost;
 #     - load: the server is stopped and started again on the directory; the time from exec to
 #       the first PONG (a LOADING error does not count), DBSIZE checked, and the "DB loaded
 #       from disk: X seconds" figure of its log when it prints one.
@@ -188,12 +191,22 @@ record() {
   FIG["$1,$2,$3"]+=" $4"
 }
 
-# One BGSAVE on SIDE over FILE (its dump.rdb, which must exist), timed and sampled; records bgsave_ms, rss_growth_kb, child_dirty_kb and
-# cow_kb (when reported) under KEY.
+# One BGSAVE on SIDE over FILE (its dump.rdb, which must exist), timed and sampled; records
+# bgsave_ms, rss_growth_kb, child_dirty_kb and cow_kb (when reported) under KEY. With WRITES
+# set, redis-benchmark sends SETs of random keys (-r KEYS, -c 10 -P 16) from before the BGSAVE
+# until it is done, and sets_served records the commands served meanwhile.
 timed_bgsave() {
-  local side=$1 key=$2 file=$3 pid=${BENCH_PID[$1]} inode0 inode1 rss0 rss rss_peak child dirty
-  local dirty_peak=0 t0 t1 reply in_progress="" polls status cow
+  local side=$1 key=$2 file=$3 writes=${4:-0} pid=${BENCH_PID[$1]} inode0 inode1 rss0 rss
+  local rss_peak child dirty dirty_peak=0 t0 t1 reply in_progress="" polls status cow cmds0 cmds1
   inode0=$(stat -c %i "$file")
+  if ((writes)); then
+    redis-benchmark -h 127.0.0.1 -p "${BENCH_PORT[$side]}" -c 10 -P 16 -n 2000000000 \
+      -r "$KEYS" -t set -q >/dev/null 2>&1 &
+    WRITER_PID=$!
+    sleep 0.3
+    kill -0 "$WRITER_PID" 2>/dev/null || die "the SET writer against '$side' did not start"
+  fi
+  cmds0=$(bench_info_field "$side" stats total_commands_processed)
   rss0=$(proc_kb "$pid" status VmRSS)
   rss_peak=$rss0
   t0=$(now_us)
@@ -216,6 +229,13 @@ timed_bgsave() {
     sleep 0.01
   done
   t1=$(now_us)
+  cmds1=$(bench_info_field "$side" stats total_commands_processed)
+  if ((writes)); then
+    kill "$WRITER_PID" 2>/dev/null || true
+    wait "$WRITER_PID" 2>/dev/null || true
+    WRITER_PID=""
+    record "$side" "$key" sets_served "$((cmds1 - cmds0))"
+  fi
   require_alive "$side" "BGSAVE"
   ((polls < BGSAVE_TIMEOUT * 100)) ||
     die "BGSAVE on '$side' not done after $BGSAVE_TIMEOUT s (in progress '$in_progress'," \
@@ -257,7 +277,10 @@ measure_rdb() {
   [[ -n $logged ]] && record "$side" "$workload" logged_load_ms \
     "$(awk -v s="$logged" 'BEGIN { printf "%.0f", s * 1000 }')"
   bench_log "rdb: $side $workload: SAVE $(((t1 - t0) / 1000)) ms, $((size / 1024)) kB," \
-    "load $((START_US / 1000)) ms"
+    "BGSAVE $(med "$side" "$workload" bgsave_ms) ms (median so far), load $((START_US / 1000)) ms"
+  timed_bgsave "$side" "$workload-writes" "$dir/dump.rdb" 1
+  bench_log "rdb: $side $workload: BGSAVE while writing" \
+    "$(med "$side" "$workload-writes" bgsave_ms) ms (median so far)"
   pb_stop "$side"
   rm -rf -- "$dir"
 }
@@ -378,10 +401,18 @@ report_rdb() {
     fig_row "INFO rdb_last_cow_size, MB" cow_kb "$workload" '%.1f' 1024
     fig_row "startup on dump.rdb until PONG, ms" load_ms "$workload" '%.0f' 1
     fig_row "logged \"DB loaded from disk\", ms" logged_load_ms "$workload" '%.0f' 1
+    fig_row "BGSAVE while SETs are sent, ms" bgsave_ms "$workload-writes" '%.0f' 1
+    fig_row "commands served during that BGSAVE" sets_served "$workload-writes" '%.0f' 1
+    fig_row "parent VmRSS growth during it, MB" rss_growth_kb "$workload-writes" '%.1f' 1024
+    fig_row "child Private_Dirty peak during it, MB" child_dirty_kb "$workload-writes" '%.1f' \
+      1024
+    fig_row "INFO rdb_last_cow_size after it, MB" cow_kb "$workload-writes" '%.1f' 1024
     echo
   done
-  echo "Nothing writes during the BGSAVE, so the child's Private_Dirty is mostly its own"
-  echo "allocations; n/a: the server does not report the figure (rdb_last_cow_size 0)."
+  echo "Nothing writes during the first BGSAVE, so the child's Private_Dirty is mostly its own"
+  echo "allocations; during the second, redis-benchmark -t set -r $KEYS -c 10 -P 16 writes"
+  echo "(new keys key:<12 digits>, after the load was timed), so it is the copy-on-write."
+  echo "n/a: the server does not report the figure (rdb_last_cow_size 0)."
   echo
 }
 
@@ -412,6 +443,7 @@ report_aof() {
 cleanup() {
   set +e
   local side
+  [[ -n ${WRITER_PID:-} ]] && kill "$WRITER_PID" 2>/dev/null
   for side in ours redis; do pb_stop "$side"; done
   [[ -n ${WORK:-} ]] && rm -rf -- "$WORK"
 }
