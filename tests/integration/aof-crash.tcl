@@ -148,9 +148,8 @@ proc aof_crash_rounds {mode rounds durable} {
     }
 }
 
-# Tagged needs:persistence (tests/run-all.sh skips it) until redis-tp writes the append-only
-# file (issue 12, f/aof); it passes against Debian's Redis 7.0 as it is.
-start_server {tags {persistence aof needs:persistence}
+# Passes against Debian's Redis 7.0 as it is, and against redis-tp.
+start_server {tags {persistence aof}
               overrides {appendonly yes appendfsync always}} {
     test {AOF appendfsync always: every acknowledged write survives kill -9} {
         aof_crash_rounds plain 6 1
@@ -161,7 +160,7 @@ start_server {tags {persistence aof needs:persistence}
     }
 }
 
-start_server {tags {persistence aof needs:persistence}
+start_server {tags {persistence aof}
               overrides {appendonly yes appendfsync everysec}} {
     test {AOF appendfsync everysec: the state after kill -9 is a prefix of what was sent} {
         aof_crash_rounds plain 4 0
