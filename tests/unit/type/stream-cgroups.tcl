@@ -5,7 +5,7 @@
 # taking over a failed one's entries with XAUTOCLAIM, Redis 7.0's entries-read and lag in XINFO
 # GROUPS through XDEL, XTRIM and XSETID, XINFO CONSUMERS, every error text, which writes abort
 # a WATCH (7.0: only entries coming or going do), and DEBUG RELOAD keeping all of it (tagged
-# needs:persistence as well).
+# persistence as well).
 #
 # Every expectation is what Redis 7.0 answers: this file passes against Debian's redis-server.
 # Idle times are set explicitly (IDLE, TIME) or only bounded from below; nothing waits for time.
@@ -478,7 +478,7 @@ start_server {tags {stream}} {
         $c2 close
     }
 
-    tags {needs:persistence} {
+    tags {persistence} {
         test {DEBUG RELOAD keeps entries, ids, counters, groups, PEL and consumers} {
             r config set stream-node-max-entries 3
             xg_fill s 10
