@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Compares the datasets of two running servers key by key (Redis 7.0 and redis-tp, or any two).
+"""Compares two datasets key by key: two running servers, or two RDB files byte for byte.
 
-Usage: utils/rdb-compare.py PORT_A PORT_B [--host 127.0.0.1] [--no-encoding] [--no-idle]
+Usage: utils/rdb-compare.py PORT_A PORT_B [--host 127.0.0.1] [--no-encoding]
+       utils/rdb-compare.py --files A.rdb B.rdb [--skip-type 15,19]
+
+With --files it splits both files into records (database, key) -> (expire time, type byte,
+value payload bytes) and compares the payloads byte for byte; the header's aux fields and the
+order of keys (hash table order) are allowed to differ. --skip-type leaves out types whose
+payload holds times (streams carry consumers' seen-time and PEL delivery times).
 
 For every database with keys on either side and every key in it (SCAN), it compares TYPE,
 OBJECT ENCODING, DEBUG DIGEST-VALUE (needs enable-debug-command), the TTL (PTTL within 5 s), and
@@ -96,7 +102,170 @@ def strip_stream_volatile(info):
     return out
 
 
+class RdbSplitter:
+    """Walks an RDB v10 image record by record, returning each key's payload as raw bytes."""
+
+    def __init__(self, data):
+        self.d, self.p = data, 0
+
+    def take(self, n):
+        if self.p + n > len(self.d):
+            raise ValueError("short read at %d" % self.p)
+        out = self.d[self.p:self.p + n]
+        self.p += n
+        return out
+
+    def length(self):
+        """(value, is_encoded) of a length or special string encoding."""
+        b = self.take(1)[0]
+        kind = b >> 6
+        if kind == 0:
+            return b & 0x3F, False
+        if kind == 1:
+            return ((b & 0x3F) << 8) | self.take(1)[0], False
+        if kind == 3:
+            return b & 0x3F, True
+        if b == 0x80:
+            return int.from_bytes(self.take(4), "big"), False
+        if b == 0x81:
+            return int.from_bytes(self.take(8), "big"), False
+        raise ValueError("bad length byte %#x at %d" % (b, self.p - 1))
+
+    def string(self):
+        n, enc = self.length()
+        if not enc:
+            self.take(n)
+        elif n in (0, 1, 2):
+            self.take(1 << n)
+        elif n == 3:
+            clen, _ = self.length()
+            self.length()
+            self.take(clen)
+        else:
+            raise ValueError("bad string encoding %d" % n)
+
+    def plain_length(self):
+        n, enc = self.length()
+        if enc:
+            raise ValueError("encoded length at %d" % self.p)
+        return n
+
+    def payload(self, t):
+        start = self.p
+        if t in (0, 9, 10, 11, 12, 13, 16, 17):  # a string or one blob
+            self.string()
+        elif t in (1, 2):  # list, set: n strings
+            for _ in range(self.plain_length()):
+                self.string()
+        elif t == 3:  # zset v1: member, score as a length-prefixed string
+            for _ in range(self.plain_length()):
+                self.string()
+                n = self.take(1)[0]
+                if n < 253:
+                    self.take(n)
+        elif t == 4:  # hash: n field/value pairs
+            for _ in range(2 * self.plain_length()):
+                self.string()
+        elif t == 5:  # zset2: member, 8-byte double
+            for _ in range(self.plain_length()):
+                self.string()
+                self.take(8)
+        elif t == 14:  # quicklist v1: n ziplists
+            for _ in range(self.plain_length()):
+                self.string()
+        elif t == 18:  # quicklist v2: n (container, blob)
+            for _ in range(self.plain_length()):
+                self.plain_length()
+                self.string()
+        elif t in (15, 19):  # streams
+            for _ in range(self.plain_length()):
+                self.string()
+                self.string()
+            for _ in range(3):
+                self.plain_length()
+            if t == 19:
+                for _ in range(5):
+                    self.plain_length()
+            for _ in range(self.plain_length()):  # groups
+                self.string()
+                self.plain_length()
+                self.plain_length()
+                if t == 19:
+                    self.plain_length()
+                for _ in range(self.plain_length()):  # group PEL
+                    self.take(16 + 8)
+                    self.plain_length()
+                for _ in range(self.plain_length()):  # consumers
+                    self.string()
+                    self.take(8)
+                    for _ in range(self.plain_length()):
+                        self.take(16)
+        else:
+            raise ValueError("unknown type %d at %d" % (t, self.p))
+        return self.d[start:self.p]
+
+    def records(self):
+        if self.take(9)[:5] != b"REDIS":
+            raise ValueError("not an RDB file")
+        out, db, expire = {}, 0, None
+        while True:
+            op = self.take(1)[0]
+            if op == 255:
+                return out
+            if op == 250:
+                self.string()
+                self.string()
+            elif op == 245:
+                self.string()
+            elif op == 254:
+                db = self.plain_length()
+            elif op == 251:
+                self.plain_length()
+                self.plain_length()
+            elif op == 252:
+                expire = int.from_bytes(self.take(8), "little")
+            elif op == 248:
+                self.plain_length()
+            elif op == 249:
+                self.take(1)
+            else:
+                kstart = self.p
+                self.string()
+                key = self.d[kstart:self.p]
+                out[(db, key)] = (expire, op, self.payload(op))
+                expire = None
+
+
+def compare_files(path_a, path_b, skip_types):
+    with open(path_a, "rb") as f:
+        ra = RdbSplitter(f.read()).records()
+    with open(path_b, "rb") as f:
+        rb = RdbSplitter(f.read()).records()
+    diffs = []
+    for k in sorted(set(ra) | set(rb)):
+        if k not in ra or k not in rb:
+            diffs.append("db %d key %r only in %s" % (k[0], k[1], path_a if k in ra else path_b))
+            continue
+        (ea, ta, pa), (eb, tb, pb) = ra[k], rb[k]
+        if ta in skip_types:
+            continue
+        if ta != tb or pa != pb or (ea is None) != (eb is None):
+            diffs.append("db %d key %r: type %d vs %d, payload %s vs %s" % (
+                k[0], k[1], ta, tb, pa[:48].hex(), pb[:48].hex()))
+    for d in diffs:
+        print(d)
+    print("%d keys compared, %d differences" % (len(set(ra) | set(rb)), len(diffs)))
+    return 1 if diffs else 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--files":
+        fp = argparse.ArgumentParser()
+        fp.add_argument("--files", nargs=2, required=True)
+        fp.add_argument("--skip-type", default="")
+        fa = fp.parse_args()
+        skip = {int(t) for t in fa.skip_type.split(",") if t}
+        return compare_files(fa.files[0], fa.files[1], skip)
     ap = argparse.ArgumentParser()
     ap.add_argument("port_a", type=int)
     ap.add_argument("port_b", type=int)
