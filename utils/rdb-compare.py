@@ -5,8 +5,9 @@ Usage: utils/rdb-compare.py PORT_A PORT_B [--host 127.0.0.1] [--no-encoding]
        utils/rdb-compare.py --files A.rdb B.rdb [--skip-type 15,19]
 
 With --files it splits both files into records (database, key) -> (expire time, type byte,
-value payload bytes) and compares the payloads byte for byte; the header's aux fields and the
-order of keys (hash table order) are allowed to differ. --skip-type leaves out types whose
+value payload bytes) and compares the payloads byte for byte; the header's aux fields, the
+order of keys and the order of hash-table-encoded sets' and hashes' elements (hash table order)
+are allowed to differ. --skip-type leaves out types whose
 payload holds times (streams carry consumers' seen-time and PEL delivery times).
 
 For every database with keys on either side and every key in it (SCAN), it compares TYPE,
@@ -154,18 +155,30 @@ class RdbSplitter:
         start = self.p
         if t in (0, 9, 10, 11, 12, 13, 16, 17):  # a string or one blob
             self.string()
-        elif t in (1, 2):  # list, set: n strings
+        elif t == 1:  # list: n strings
             for _ in range(self.plain_length()):
                 self.string()
+        elif t == 2:  # set (hash table order): the sorted members stand for the payload
+            items = []
+            for _ in range(self.plain_length()):
+                at = self.p
+                self.string()
+                items.append(self.d[at:self.p])
+            return b"set:" + b"|".join(sorted(items))
         elif t == 3:  # zset v1: member, score as a length-prefixed string
             for _ in range(self.plain_length()):
                 self.string()
                 n = self.take(1)[0]
                 if n < 253:
                     self.take(n)
-        elif t == 4:  # hash: n field/value pairs
-            for _ in range(2 * self.plain_length()):
+        elif t == 4:  # hash (hash table order): the sorted field/value pairs
+            items = []
+            for _ in range(self.plain_length()):
+                at = self.p
                 self.string()
+                self.string()
+                items.append(self.d[at:self.p])
+            return b"hash:" + b"|".join(sorted(items))
         elif t == 5:  # zset2: member, 8-byte double
             for _ in range(self.plain_length()):
                 self.string()
