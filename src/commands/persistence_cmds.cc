@@ -74,7 +74,7 @@ void RegisterPersistenceCommands(CommandTable& t) {
               .doc = {.summary = "Writes the dataset to the RDB file from a forked child",
                       .since = "1.0.0",
                       .group = "server",
-                      .complexity = "O(N) where N is the total number of keys in all databases",
+                      .complexity = "O(1)",
                       .history = {{"3.2.2", "Added the `SCHEDULE` option."}},
                       .args = {PureToken("SCHEDULE").Since("3.2.2").Optional()}},
               .handler = BgsaveCommand});

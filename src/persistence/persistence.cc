@@ -180,6 +180,7 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
     signal(SIGINT, SIG_DFL);
     signal(SIGUSR1, SIG_DFL);
     server_.log().set_role('C');
+    server_.CloseListenersInChild();
     int code = body();
     _exit(code);
   }

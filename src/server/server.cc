@@ -233,6 +233,10 @@ void Server::RequestShutdown(bool from_signal) {
   if (base_ != nullptr) event_base_loopbreak(base_.get());
 }
 
+void Server::CloseListenersInChild() {
+  for (auto& l : listeners_) close(l->fd);
+}
+
 void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   auto* s = static_cast<Server*>(arg);
   s->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",

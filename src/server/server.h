@@ -277,6 +277,10 @@ class Server : public WatchSink {
   PersistenceHooks* persistence_hooks() const { return persistence_hooks_; }
   void set_persistence_hooks(PersistenceHooks* h) { persistence_hooks_ = h; }
   void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
+  // In a forked child (BGSAVE, AOF rewrite): closes the listening sockets, so that if the
+  // parent dies a restarted server can bind its port while the child still runs. Touches no
+  // libevent state.
+  void CloseListenersInChild();
   // RDB:
 
   // saving:

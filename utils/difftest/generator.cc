@@ -39,6 +39,7 @@ Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector
   has_hll_ = Has("pfadd");
   has_geo_ = Has("geoadd");
   has_streams_ = Has("xadd");
+  has_persistence_ = Has("bgsave");
 }
 
 std::vector<std::string> Generator::SendableNames() const {
@@ -420,6 +421,17 @@ void Generator::NextUntamed(std::vector<Step>& out) {
   }
   int conn =
       rng_.Percent(85) ? 0 : static_cast<int>(rng_.Below(static_cast<uint64_t>(connections_)));
+  // Persistence: now and then both servers write their RDB file and load it back (DEBUG RELOAD)
+  // or just write it (SAVE), so every later reply compares the reloaded datasets: a value the
+  // RDB writer or loader gets wrong (contents, encoding, TTL, function libraries) diverges.
+  if (has_persistence_ && rng_.Below(500) == 0) {
+    if (rng_.Percent(80)) {
+      out.push_back({conn, {"DEBUG", "RELOAD"}});
+    } else {
+      out.push_back({conn, {"SAVE"}});
+    }
+    return;
+  }
   uint64_t r = rng_.Below(100);
   std::vector<std::string> argv;
   if (r < 6) {

@@ -201,6 +201,8 @@ class Generator {
   // A command of one of issue 11's families our server has (empty when none).
   std::vector<std::string> Issue11Command();
   bool has_hll_ = false;
+  // Issue 12: DEBUG RELOAD and SAVE steps (NextUntamed), once our server has BGSAVE.
+  bool has_persistence_ = false;
   bool has_geo_ = false;
   bool has_streams_ = false;
   // HyperLogLog pools and crafted values.

@@ -25,8 +25,8 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"monitor", Rule::kNeverSend, 0,
        "turns the connection into a feed of other clients' commands, not one reply per request"},
       {"debug", Rule::kNeverSend, 0,
-       "SEGFAULT/RELOAD/SLEEP crash, block or restart; the rest exposes internals (encodings, "
-       "addresses, allocator) that differ by design"},
+       "SEGFAULT/SLEEP crash or block; the rest exposes internals (encodings, addresses, "
+       "allocator) that differ by design; only the persistence steps send DEBUG RELOAD"},
       {"quit", Rule::kNeverSend, 0,
        "ends the connection; the lock-step run keeps its connections (RESET is sent instead)"},
       {"client|kill", Rule::kNeverSend, 0,
@@ -46,6 +46,12 @@ const std::vector<PolicyRow>& PolicyTable() {
        "server-wide state that FLUSHALL does not undo, so replays on flushed servers would "
        "start from a different configuration; the aggregate families send CONFIG SET of the "
        "encoding thresholds only, which every reset restores"},
+      {"bgsave", Rule::kNeverSend, 0,
+       "forks a child whose lifetime is the machine's timing: its own reply (started, "
+       "scheduled, already in progress) and those of SAVE, BGSAVE and BGREWRITEAOF after it "
+       "depend on when each server's child ends"},
+      {"bgrewriteaof", Rule::kNeverSend, 0,
+       "forks a child whose lifetime is the machine's timing (see BGSAVE)"},
       {"pfselftest", Rule::kNeverSend, 0,
        "tests the HLL code over millions of random elements: seconds of work per call, and on a "
        "busy machine more than the tester's reply timeout (the replies of a pipeline wait for "

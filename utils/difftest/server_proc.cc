@@ -58,11 +58,11 @@ bool ServerProcess::Start() {
 
 bool ServerProcess::Spawn() {
   std::string log = dir_ + "/server.log";
-  std::vector<std::string> args = {binary_,  "--port",       std::to_string(port_),
-                                   "--bind", "127.0.0.1",    "--save",
-                                   "",       "--appendonly", "no",
-                                   "--dir",  dir_,           "--logfile",
-                                   log,      "--daemonize",  "no"};
+  std::vector<std::string> args = {binary_, "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                                   "--save", "", "--appendonly", "no", "--dir", dir_, "--logfile",
+                                   log, "--daemonize", "no",
+                                   // DEBUG RELOAD steps (the generator's persistence checks).
+                                   "--enable-debug-command", "yes"};
   pid_ = ::fork();
   if (pid_ < 0) {
     error_ = "fork failed";
