@@ -42,6 +42,10 @@ proc rdbx_start_on {data args} {
     ::test::emit "@@server-gone $pid"
     set log [rdbx_read $out]
     file delete -force $d
+    # Whatever the file, a sanitizer report or a crash report is a failure.
+    foreach pattern {*AddressSanitizer* {*runtime error:*} *LeakSanitizer* {*REDIS BUG REPORT*}} {
+        assert_no_match $pattern $log
+    }
     return [list $status $log]
 }
 
