@@ -185,6 +185,7 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
     _exit(code);
   }
   child_pid_ = pid;
+  server_.OnChildChanged(true);
   child_kind_ = kind;
   child_start_ms_ = server_.NowMs();
   child_done_ = std::move(done);
@@ -203,6 +204,7 @@ void Persistence::ReapChild(bool wait) {
     ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
   child_pid_ = -1;
+  server_.OnChildChanged(false);
   child_kind_ = ChildKind::kNone;
   std::function<void(bool, int)> done = std::move(child_done_);
   child_done_ = nullptr;

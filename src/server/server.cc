@@ -233,6 +233,11 @@ void Server::RequestShutdown(bool from_signal) {
   if (base_ != nullptr) event_base_loopbreak(base_.get());
 }
 
+void Server::OnChildChanged(bool active) {
+  child_active_ = active;
+  for (auto& db : dbs_) db->SetResizeAllowed(!active);
+}
+
 void Server::CloseListenersInChild() {
   for (auto& l : listeners_) close(l->fd);
 }
@@ -276,7 +281,10 @@ void Server::Cron() {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }
   }
-  for (auto& db : dbs_) db->Cron(1000);
+  // Incremental rehash and shrinking wait while a forked child shares the memory.
+  if (!child_active_) {
+    for (auto& db : dbs_) db->Cron(1000);
+  }
   // Client-side caching: the key table back under tracking-table-max-keys even while idle (a
   // CONFIG SET lowering it takes effect without a next command).
   if (tracking_.clients() > 0) tracking_.EnforceLimit(config_.tracking_table_max_keys);

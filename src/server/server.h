@@ -281,6 +281,10 @@ class Server : public WatchSink {
   // parent dies a restarted server can bind its port while the child still runs. Touches no
   // libevent state.
   void CloseListenersInChild();
+  // The persistence layer started (true) or reaped (false) a forked child: while one lives the
+  // key tables do not resize and the cron does not rehash or shrink them (copy-on-write would
+  // copy every page they touch), as Redis does.
+  void OnChildChanged(bool active);
   // RDB:
 
   // saving:
@@ -526,6 +530,7 @@ class Server : public WatchSink {
   // --- issue 12 members ---
   std::unique_ptr<ServerModule> persistence_;
   PersistenceHooks* persistence_hooks_ = nullptr;
+  bool child_active_ = false;
   // RDB:
 
   // saving:

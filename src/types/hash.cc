@@ -217,16 +217,21 @@ Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
-  if (!lp || lp->Size() % 2 != 0) return Status::Error("invalid hash listpack");
-  if (lp->Empty()) return Status::Error(std::string(kRdbEmptyKey));
-  HashObject* obj = HashObject::FromListpack(std::move(*lp));
+  if (!lp) return Status::Error("invalid hash listpack");
+  return HashFromLoadedListpack(std::move(*lp), limits, /*check_lengths=*/false);
+}
+
+Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths) {
+  if (lp.Size() % 2 != 0) return Status::Error("invalid hash listpack");
+  if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  HashObject* obj = HashObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kHash, obj);
   std::set<std::string> fields;
   bool over = obj->size() > limits.hash_max_listpack_entries;
   bool duplicate = false;
   obj->ForEach([&](std::string_view f, std::string_view val) {
     if (!fields.emplace(f).second) duplicate = true;
-    if (!FitsListpack(f, val, limits)) over = true;
+    if (check_lengths && !FitsListpack(f, val, limits)) over = true;
   });
   if (duplicate) return Status::Error("duplicate hash field");
   if (over) obj->ConvertToHashtable();

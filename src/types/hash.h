@@ -15,7 +15,8 @@
 //
 // RDB: a listpack hash is RDB_TYPE_HASH_LISTPACK (the blob, byte-compatible with Redis's), a
 // hashtable hash RDB_TYPE_HASH (the count, then field and value of each). Loading validates the
-// blob (an even number of entries, no duplicate field) and converts a hash over the limits.
+// blob (an even number of entries, no duplicate field) and converts a hash with more fields
+// than hash-max-listpack-entries (long values stay in the listpack, as Redis 7.0 loads them).
 #pragma once
 
 #include <cstddef>
@@ -193,5 +194,11 @@ Value NewHashValue();
 
 Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits);
 Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits);
+// A hash from a loaded listpack of field/value pairs (RDB_TYPE_HASH_LISTPACK, or a converted
+// ziplist or zipmap): an error if the count is odd or a field repeats, the empty-key error if
+// it has no pair; a hashtable if it has more fields than hash-max-listpack-entries or, with
+// `check_lengths`, a field or value longer than hash-max-listpack-value. Redis 7.0 checks the
+// lengths only for zipmaps; a listpack or ziplist hash with a long value stays a listpack.
+Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths);
 
 }  // namespace redistp

@@ -92,6 +92,7 @@ Result<Value> LoadListQuicklist2(RdbReader& r, const TypeLimits& limits) {
     if (!(st = r.Length(&container)).ok()) return st;
     std::string blob;
     if (!(st = r.String(&blob)).ok()) return st;
+    if (blob.empty()) return Status::Error("empty quicklist node");  // Redis refuses one too
     if (container == kNodePlain) {
       ql.PushBack(blob);  // a single large element stored whole
       continue;

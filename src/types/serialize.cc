@@ -2,6 +2,7 @@
 
 #include <liblzf/lzf.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -209,6 +210,31 @@ Status RdbReader::BinaryDouble(double* d) {
   uint64_t bits = 0;
   for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<uint8_t>(p[i]);
   std::memcpy(d, &bits, sizeof(bits));
+  return Status::Ok();
+}
+
+Status RdbReader::TextDouble(double* d) {
+  uint8_t len;
+  if (!Byte(&len)) return kTruncated;
+  switch (len) {
+    case 253:
+      *d = std::numeric_limits<double>::quiet_NaN();
+      return Status::Ok();
+    case 254:
+      *d = std::numeric_limits<double>::infinity();
+      return Status::Ok();
+    case 255:
+      *d = -std::numeric_limits<double>::infinity();
+      return Status::Ok();
+  }
+  const char* p;
+  if (!Take(len, &p)) return kTruncated;
+  char text[256];  // NUL-terminated for strtod
+  std::memcpy(text, p, len);
+  text[len] = '\0';
+  char* end;
+  *d = std::strtod(text, &end);
+  if (end == text) return Status::Error("invalid text double");
   return Status::Ok();
 }
 

@@ -99,6 +99,11 @@ class RdbReader {
   // A string in any encoding; `max_len` bounds what a hostile length may allocate.
   Status String(std::string* out, uint64_t max_len = kMaxStringLen);
   Status BinaryDouble(double* d);
+  // A double as RDB_TYPE_ZSET (version 1 sorted sets) stores its scores: a length byte, then
+  // that many bytes of text; the lengths 253, 254 and 255 stand for NaN, +inf and -inf. The
+  // text is read as Redis reads it (leading spaces skipped, the longest numeric prefix used,
+  // an error only if there is none).
+  Status TextDouble(double* d);
   // `n` raw bytes (a stream's 16-byte ids, 8-byte times), as a view into the input.
   Status Raw(size_t n, std::string_view* out);
   size_t remaining() const { return in_.size() - pos_; }

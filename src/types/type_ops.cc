@@ -4,6 +4,7 @@
 
 #include "types/hash.h"
 #include "types/list.h"
+#include "types/rdb_legacy.h"
 #include "types/serialize.h"
 #include "types/set.h"
 #include "types/stream.h"
@@ -32,6 +33,13 @@ const RdbLoader kLoaders[] = {
     {kRdbZSetListpack, LoadZSetListpack},
     {kRdbStreamListpacks2, LoadStreamListpacks2},
     {kRdbStreamListpacks, LoadStreamListpacks},
+    // Encodings Redis 7.0 still loads but no longer writes (types/rdb_legacy.h).
+    {kRdbListZiplist, LoadListZiplist},
+    {kRdbListQuicklist, LoadListQuicklist},
+    {kRdbHashZipmap, LoadHashZipmap},
+    {kRdbHashZiplist, LoadHashZiplist},
+    {kRdbZSetZiplist, LoadZSetZiplist},
+    {kRdbZSet, LoadZSetText},
 };
 
 Result<Value> LoadString(RdbReader& r) {

@@ -304,7 +304,11 @@ Value NewZSetValue(std::string_view first, const TypeLimits& limits) {
   return Value::Object(ValueType::kZSet, new ZSetObject(first, limits));
 }
 
-Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits) {
+namespace {
+
+// The records RDB_TYPE_ZSET_2 and RDB_TYPE_ZSET share: the count, then each member and its
+// score, binary (ZSET_2) or as text (version 1, types/serialize.h TextDouble).
+Result<Value> LoadZSetRecords(RdbReader& r, const TypeLimits& limits, bool text_scores) {
   uint64_t n;
   Status st = r.Length(&n);
   if (!st.ok()) return st;
@@ -316,7 +320,8 @@ Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits) {
   size_t longest = 0;
   for (uint64_t i = 0; i < n; ++i) {
     double score;
-    if (!(st = r.String(&m)).ok() || !(st = r.BinaryDouble(&score)).ok()) return st;
+    if (!(st = r.String(&m)).ok()) return st;
+    if (!(st = text_scores ? r.TextDouble(&score) : r.BinaryDouble(&score)).ok()) return st;
     if (std::isnan(score)) return Status::Error("zset score is NaN");
     if (z->Add(m, score, limits) != ZSetObject::AddResult::kAdded) {
       return Status::Error("duplicate zset member");
@@ -329,26 +334,41 @@ Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits) {
   return v;
 }
 
+}  // namespace
+
+Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits) {
+  return LoadZSetRecords(r, limits, /*text_scores=*/false);
+}
+
+Result<Value> LoadZSetText(RdbReader& r, const TypeLimits& limits) {
+  return LoadZSetRecords(r, limits, /*text_scores=*/true);
+}
+
 Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits) {
   std::string blob;
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
-  if (!lp || lp->Size() % 2 != 0) return Status::Error("invalid zset listpack");
-  if (lp->Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  if (!lp) return Status::Error("invalid zset listpack");
+  return ZSetFromLoadedListpack(std::move(*lp), limits);
+}
+
+Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
+  if (lp.Size() % 2 != 0) return Status::Error("invalid zset listpack");
+  if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   // Every score must parse, and no member may repeat.
   std::set<std::string> members;
-  for (Listpack::Pos p = lp->First(); p != Listpack::kNone; p = lp->Next(lp->Next(p))) {
-    ListpackEntry s = lp->Get(lp->Next(p));
+  for (Listpack::Pos p = lp.First(); p != Listpack::kNone; p = lp.Next(lp.Next(p))) {
+    ListpackEntry s = lp.Get(lp.Next(p));
     double d;
     if (!s.is_int && (!ParseDouble(s.str, &d) || std::isnan(d))) {
       return Status::Error("invalid zset score");
     }
-    if (!members.insert(lp->Get(p).ToString()).second) {
+    if (!members.insert(lp.Get(p).ToString()).second) {
       return Status::Error("duplicate zset member");
     }
   }
-  ZSetObject* z = ZSetObject::FromListpack(std::move(*lp));
+  ZSetObject* z = ZSetObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kZSet, z);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();
   return v;

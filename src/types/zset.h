@@ -275,5 +275,12 @@ Value NewZSetValue(std::string_view first, const TypeLimits& limits);
 
 Result<Value> LoadZSet2(RdbReader& r, const TypeLimits& limits);
 Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits);
+// RDB_TYPE_ZSET: RDB_TYPE_ZSET_2 with scores as text (RdbReader::TextDouble).
+Result<Value> LoadZSetText(RdbReader& r, const TypeLimits& limits);
+// A sorted set from a loaded listpack of member/score pairs (RDB_TYPE_ZSET_LISTPACK, or a
+// converted ziplist): an error if a score does not parse or a member repeats, the empty-key
+// error if it has no pair; a skiplist if it has more members than zset-max-listpack-entries
+// (Redis 7.0 checks only the count on load, not the members' lengths).
+Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits);
 
 }  // namespace redistp

@@ -424,9 +424,15 @@ void Generator::NextUntamed(std::vector<Step>& out) {
   // Persistence: now and then both servers write their RDB file and load it back (DEBUG RELOAD)
   // or just write it (SAVE), so every later reply compares the reloaded datasets: a value the
   // RDB writer or loader gets wrong (contents, encoding, TTL, function libraries) diverges.
+  // A hash kept as a hashtable is written in the order of each server's own table, and a small
+  // one becomes a listpack again when loaded, in that order: the reload happens with
+  // hash-max-listpack-entries 0, so every hash comes back as a hashtable (compared unordered),
+  // and the threshold is then put back to its default on both.
   if (has_persistence_ && rng_.Below(500) == 0) {
     if (rng_.Percent(80)) {
+      out.push_back({conn, {"CONFIG", "SET", "hash-max-listpack-entries", "0"}});
       out.push_back({conn, {"DEBUG", "RELOAD"}});
+      out.push_back({conn, {"CONFIG", "SET", "hash-max-listpack-entries", "512"}});
     } else {
       out.push_back({conn, {"SAVE"}});
     }
