@@ -21,8 +21,45 @@ namespace {
 const Status kShortRead =
     Status::Error("Short read or OOM loading DB. Unrecoverable error, aborting now.");
 
-Status Corrupt(const std::string& what) {
-  return Status::Error("Internal error in RDB reading: " + what);
+// Corruption (as opposed to a short read) in Redis's words: "Internal error in RDB reading
+// offset N, function at rdb.c:LINE -> REASON". Redis's offset is a progress counter that is 0
+// for small files; ours is the byte offset of the faulty record, and the function is ours.
+Status Corrupt(size_t offset, const std::string& what) {
+  return Status::Error("Internal error in RDB reading offset " + std::to_string(offset) +
+                       ", function at rdb_load.cc -> " + what);
+}
+
+// The text RdbReader gives when a length runs past the end of the image (or past the bound on
+// one allocation): Redis's read of those bytes fails the same way, a short read.
+constexpr std::string_view kTruncatedPayload = "truncated RDB payload";
+
+// A module's name from its 64-bit type id, as Redis prints it: the top 54 bits are nine
+// 6-bit characters of this alphabet (the low 10 bits are the encoding version).
+std::string ModuleName(uint64_t id) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string name(9, ' ');
+  for (int j = 0; j < 9; ++j) name[j] = kAlphabet[(id >> (64 - 6 * (j + 1))) & 63];
+  return name;
+}
+
+// The type bytes Redis 7.0 knows as values (8 was never used).
+bool IsObjectType(uint8_t type) { return type <= 7 || (type >= 9 && type <= 19); }
+
+// Redis logs the first ten empty keys it skips, no more.
+constexpr uint64_t kEmptyKeysLogged = 10;
+
+// atoi's reading of the four version digits after "REDIS" (Redis parses them with atoi, so
+// "0011" is 11 and "00x1" is 0, both refused).
+int ParseVersion(std::string_view digits) {
+  size_t i = 0;
+  while (i < digits.size() && (digits[i] == ' ' || (digits[i] >= '\t' && digits[i] <= '\r'))) ++i;
+  bool negative = false;
+  if (i < digits.size() && (digits[i] == '+' || digits[i] == '-')) negative = digits[i++] == '-';
+  int v = 0;
+  for (; i < digits.size() && digits[i] >= '0' && digits[i] <= '9'; ++i)
+    v = v * 10 + (digits[i] - '0');
+  return negative ? -v : v;
 }
 
 uint64_t ReadLittle(std::string_view bytes) {
@@ -49,6 +86,7 @@ class Loader {
     Status s = Header();
     if (!s.ok()) return s;
     for (;;) {
+      const size_t at = r_.position();
       uint8_t type;
       if (!r_.Byte(&type)) return kShortRead;
       switch (type) {
@@ -99,11 +137,15 @@ class Loader {
           s = Aux();
           if (!s.ok()) return s;
           continue;
-        case kRdbOpModuleAux:
+        case kRdbOpModuleAux: {
+          uint64_t id;
+          if (!r_.Length(&id).ok()) return kShortRead;
           return Status::Error(
-              "The RDB file contains AUX module data I can't load: no matching module");
+              "The RDB file contains AUX module data I can't load: no matching module '" +
+              ModuleName(id) + "'");
+        }
         case kRdbOpFunctionPreGa:
-          return Corrupt("Pre-release function format not supported.");
+          return Corrupt(at, "Pre-release function format not supported.");
         case kRdbOpFunction2: {
           std::string code;
           if (!r_.String(&code).ok()) return kShortRead;
@@ -113,7 +155,7 @@ class Loader {
           continue;
         }
         default:
-          s = Key(type);
+          s = Key(type, at);
           if (!s.ok()) return s;
           continue;
       }
@@ -127,13 +169,9 @@ class Loader {
     if (magic.substr(0, 5) != "REDIS") {
       return Status::Error("Wrong signature trying to load DB from file");
     }
-    int version = 0;
-    for (char ch : magic.substr(5)) {
-      version = ch >= '0' && ch <= '9' ? version * 10 + (ch - '0') : -1000000;
-    }
+    const int version = ParseVersion(magic.substr(5));
     if (version < 1 || version > kRdbFormatVersion) {
-      return Status::Error("Can't handle RDB format version " +
-                           std::string(magic.substr(5).data(), 4));
+      return Status::Error("Can't handle RDB format version " + std::to_string(version));
     }
     info_->version = version;
     return Status::Ok();
@@ -168,12 +206,19 @@ class Loader {
     return Status::Ok();
   }
 
-  Status Key(uint8_t type) {
-    if (type == kRdbTypeModulePreGa || type == kRdbTypeModule2) {
-      return Status::Error("The RDB file contains module data I can't load: no matching module");
-    }
+  // One key of type byte `type` (already read, at offset `at`) and its value.
+  Status Key(uint8_t type, size_t at) {
+    if (!IsObjectType(type))
+      return Corrupt(at, "Unknown RDB encoding type " + std::to_string(type));
     std::string key;
     if (!r_.String(&key).ok()) return kShortRead;
+    if (type == kRdbTypeModulePreGa || type == kRdbTypeModule2) {
+      uint64_t id;
+      if (!r_.Length(&id).ok()) return kShortRead;
+      return Corrupt(at,
+                     "The RDB file contains module data I can't load: no matching module type '" +
+                         ModuleName(id) + "'");
+    }
     Result<Value> v = DeserializeValue(type, r_, server_.keyspace().limits);
     const int64_t expire_ms = expire_ms_;
     const int64_t idle = idle_;
@@ -183,12 +228,16 @@ class Loader {
     freq_ = -1;
     if (!v.ok()) {
       if (v.status().message() == kRdbEmptyKey) {
+        if (info_->keys_empty < kEmptyKeysLogged) {
+          server_.log().Log(LogLevel::kWarning, "rdbLoadObject skipping empty key: %s",
+                            key.c_str());
+        }
         ++info_->keys_empty;
         return Status::Ok();
       }
-      if (r_.remaining() == 0) return kShortRead;
-      return Corrupt("bad value of key '" + key + "' (type " + std::to_string(type) +
-                     "): " + v.status().message());
+      if (v.status().message() == kTruncatedPayload) return kShortRead;
+      return Corrupt(at, "bad value of key '" + key + "' (type " + std::to_string(type) +
+                             "): " + v.status().message());
     }
     if (expire_ms != 0 && !o_.aof_preamble && expire_ms < server_.NowMs()) {
       ++info_->keys_expired;
@@ -213,14 +262,18 @@ class Loader {
       std::string_view trailer;
       if (!r_.Raw(8, &trailer).ok()) return kShortRead;
       uint64_t stored = ReadLittle(trailer);
-      if (stored != 0 && server_.config().rdbchecksum) {
+      if (server_.config().rdbchecksum) {
         uint64_t computed = Crc64(0, image_.substr(0, body));
-        if (computed != stored) {
+        if (stored == 0) {
+          server_.log().Log(LogLevel::kWarning,
+                            "RDB file was saved with checksum disabled: no check performed.");
+        } else if (computed != stored) {
+          // Redis names the CRC it computed "expected" and the file's trailer "got".
           char buf[128];
           std::snprintf(buf, sizeof(buf),
-                        "Wrong RDB checksum expected: (%" PRIx64 ") got (%" PRIx64
+                        "Wrong RDB checksum expected: (%" PRIx64 ") but got (%" PRIx64
                         "). Aborting now.",
-                        stored, computed);
+                        computed, stored);
           return Status::Error(buf);
         }
       }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the libFuzzer harnesses in tests/fuzz/ (standard library only).
 
-Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/ and OUTDIR/dispatch/
+Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/, OUTDIR/dispatch/, OUTDIR/rdb_load/
 
 request_parser seeds: the first byte is the harness's control byte (chunk size, AUTH state,
 small proto-max-bulk-len); the rest is a client byte stream: valid multibulk and inline requests,
 pipelines, and each protocol error shape.
+rdb_load seeds: the RDB files tests/assets/make-rdb-corpus.py builds.
 dispatch seeds: steps in dispatch_fuzz.cc's format. A "command" step names its command by index
 into the live command table, which the script cannot see, so seeds use every index byte 0..255
 with a few argument shapes; the fuzzer then keeps what reaches new code.
@@ -70,6 +71,17 @@ def main():
             parser_items.append(bytes([control]) + s)
     write(os.path.join(out, "request_parser"), parser_items)
     write(os.path.join(out, "dispatch"), DISPATCH_SEEDS)
+    write(os.path.join(out, "rdb_load"), rdb_seeds())
+
+
+def rdb_seeds():
+    """rdb_load seeds: the hand-built files of tests/assets (good ones and one fault each)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "assets"))
+    import importlib
+    sys.dont_write_bytecode = True  # no __pycache__ in tests/assets
+    corpus = importlib.import_module("make-rdb-corpus").corpus()
+    return [corpus[name] for name in sorted(corpus)]
 
 
 if __name__ == "__main__":
