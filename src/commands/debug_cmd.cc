@@ -178,6 +178,8 @@ void PopulateSub(CommandContext& c) {
     if (size > 0) value.resize(static_cast<size_t>(size), '\0');
     c.db.Add(key, Value::String(value), notice::kNone);
   }
+  // Redis does not propagate the keys DEBUG POPULATE makes (they reach no AOF or replica).
+  c.server.propagator().ReplicateNothing();
   c.reply.Ok();
 }
 

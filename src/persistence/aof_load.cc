@@ -189,9 +189,7 @@ LoadResult FileLoader::Load(const std::string& dir, const std::string& name) {
       return LoadResult::kFailed;
     }
     if (info.aof_base) log.Log(LogLevel::kNotice, "RDB is base AOF");
-    log.Log(LogLevel::kNotice, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
-            static_cast<unsigned long long>(info.keys_loaded),
-            static_cast<unsigned long long>(info.keys_expired));
+    LogRdbLoaded(log, info);
     pos = info.consumed;
     if (pos < data.size()) log.Log(LogLevel::kNotice, "Reading the remaining AOF tail...");
   }

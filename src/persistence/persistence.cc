@@ -82,12 +82,18 @@ Status Persistence::LoadAtStartup() {
   server_.keyspace().expiry_enabled = expiry;
   if (!s.ok()) {
     log.Log(LogLevel::kWarning, "%s", s.message().c_str());
+    // Redis's last words: a file that is not an RDB file of a version it reads is refused as
+    // EINVAL; a damaged one (short, corrupt, bad checksum) ends the server after the check.
+    const std::string& m = s.message();
+    if (m.rfind("Wrong signature", 0) == 0 || m.rfind("Can't handle RDB format version", 0) == 0) {
+      log.Log(LogLevel::kWarning, "Fatal error loading the DB: Invalid argument. Exiting.");
+    } else {
+      log.Log(LogLevel::kWarning, "Terminating server after rdb file reading failure.");
+    }
     return Status::Error("");
   }
   if (!missing) {
-    log.Log(LogLevel::kNotice, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
-            static_cast<unsigned long long>(last_load_.keys_loaded),
-            static_cast<unsigned long long>(last_load_.keys_expired));
+    LogRdbLoaded(log, last_load_);
     log.Log(LogLevel::kNotice, "DB loaded from disk: %.3f seconds",
             static_cast<double>(server_.NowUs() - start_us) / 1e6);
   }
@@ -200,7 +206,7 @@ Status Persistence::Reload(bool save, bool flush, bool merge) {
   server_.keyspace().expiry_enabled = expiry;
   if (!s.ok() || missing) {
     if (!s.ok()) server_.log().Log(LogLevel::kWarning, "%s", s.message().c_str());
-    return Status::Error("ERR Error trying to load the RDB dump, check server logs.");
+    return Status::Error("ERR Error trying to load the RDB dump");
   }
   server_.log().Log(LogLevel::kNotice, "DB reloaded by DEBUG RELOAD");
   return Status::Ok();

@@ -346,4 +346,18 @@ Status LoadRdbFile(Server& server, const std::string& path, const RdbLoadOptions
   return s;
 }
 
+void LogRdbLoaded(Logger& log, const RdbLoadInfo& info) {
+  if (info.keys_empty > 0) {
+    log.Log(LogLevel::kNotice,
+            "Done loading RDB, keys loaded: %llu, keys expired: %llu, empty keys skipped: %llu.",
+            static_cast<unsigned long long>(info.keys_loaded),
+            static_cast<unsigned long long>(info.keys_expired),
+            static_cast<unsigned long long>(info.keys_empty));
+  } else {
+    log.Log(LogLevel::kNotice, "Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+            static_cast<unsigned long long>(info.keys_loaded),
+            static_cast<unsigned long long>(info.keys_expired));
+  }
+}
+
 }  // namespace redistp

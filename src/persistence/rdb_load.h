@@ -49,6 +49,10 @@ struct RdbLoadInfo {
 Status LoadRdb(Server& server, std::string_view image, const RdbLoadOptions& options,
                RdbLoadInfo* info);
 
+// Logs the summary line of a load as Redis does ("Done loading RDB, keys loaded: N, keys
+// expired: N." and ", empty keys skipped: N" when some were).
+void LogRdbLoaded(Logger& log, const RdbLoadInfo& info);
+
 // Loads the file at `path` (mapped, not copied). A missing file is reported with
 // `*missing = true` and an Ok status: the server starts empty, as Redis does.
 Status LoadRdbFile(Server& server, const std::string& path, const RdbLoadOptions& options,
