@@ -148,20 +148,26 @@ class MigrateSockets : public ServerModule {
   std::minstd_rand rng_{12345};
 };
 
-// Writes all of `data` within `timeout_ms`; false on an error or the timeout (errno ETIMEDOUT).
-bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
-  size_t off = 0;
-  while (off < data.size()) {
-    pollfd pfd{fd, POLLOUT, 0};
+// Waits up to `timeout_ms` for `events` on fd: true when ready; false on an error or the
+// timeout (errno ETIMEDOUT). An interrupted wait starts again.
+bool WaitReady(int fd, short events, int64_t timeout_ms) {
+  for (;;) {
+    pollfd pfd{fd, events, 0};
     int r = poll(&pfd, 1, static_cast<int>(timeout_ms));
+    if (r > 0) return true;
     if (r == 0) {
       errno = ETIMEDOUT;
       return false;
     }
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
+    if (errno != EINTR) return false;
+  }
+}
+
+// Writes all of `data` within `timeout_ms`; false on an error or the timeout (errno ETIMEDOUT).
+bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
+  size_t off = 0;
+  while (off < data.size()) {
+    if (!WaitReady(fd, POLLOUT, timeout_ms)) return false;
     const size_t chunk = std::min(kWriteChunk, data.size() - off);
     ssize_t n = send(fd, data.data() + off, chunk, MSG_NOSIGNAL);
     if (n < 0) {
@@ -178,16 +184,7 @@ bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
 bool SyncReadLine(int fd, std::string* line, int64_t timeout_ms) {
   line->clear();
   for (;;) {
-    pollfd pfd{fd, POLLIN, 0};
-    int r = poll(&pfd, 1, static_cast<int>(timeout_ms));
-    if (r == 0) {
-      errno = ETIMEDOUT;
-      return false;
-    }
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
+    if (!WaitReady(fd, POLLIN, timeout_ms)) return false;
     char ch;
     ssize_t n = recv(fd, &ch, 1, 0);
     if (n == 0) {
