@@ -1,6 +1,9 @@
 # The multi-part AOF of Redis 7.0: the directory and its manifest, BGREWRITEAOF (the incr-file
 # switch at fork time, history deletion), CONFIG SET appendonly at runtime, manifest errors,
 # the upgrade of an old single-file AOF, redis-check-aof, and cross-loading with Debian's Redis.
+# The servers run with appendfsync always: these tests kill -9 right after writing, and with
+# everysec a busy machine may postpone a write behind a background fsync (aof.tcl tests the
+# policies themselves).
 
 # The manifest of the server at `level` as a list of {name seq type} triples.
 proc aof_manifest {{level 0}} {
@@ -36,7 +39,7 @@ proc write_file {path text} {
     close $fd
 }
 
-start_server {tags {persistence aof} overrides {appendonly yes}} {
+start_server {tags {persistence aof} overrides {appendonly yes appendfsync always}} {
     test {appendonly yes at startup creates a base and an incr file listed by the manifest} {
         assert_equal {{appendonly.aof.1.base.rdb 1 b} {appendonly.aof.1.incr.aof 1 i}} \
             [aof_manifest]
@@ -113,7 +116,7 @@ proc aof_fill_all_types {} {
     r function load replace "#!lua name=aoflib\nredis.register_function('aoff', function() return 1 end)"
 }
 
-start_server {tags {persistence aof} overrides {appendonly yes aof-use-rdb-preamble no}} {
+start_server {tags {persistence aof} overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}} {
     test {aof-use-rdb-preamble no writes the base as commands, and it loads back} {
         aof_fill_all_types
         set digest [r debug digest]
@@ -136,7 +139,7 @@ start_server {tags {persistence aof} overrides {appendonly yes aof-use-rdb-pream
     }
 }
 
-start_server {tags {persistence aof} overrides {appendonly yes aof-disable-auto-gc yes}} {
+start_server {tags {persistence aof} overrides {appendonly yes appendfsync always aof-disable-auto-gc yes}} {
     test {aof-disable-auto-gc yes keeps the history files in the manifest} {
         r set a 1
         r bgrewriteaof
@@ -158,7 +161,7 @@ start_server {tags {persistence aof}} {
             [aof_manifest]
         set digest [r debug digest]
         # A second server on the same directory (the first one writes nothing meanwhile).
-        start_server [list dir [srv 0 dir] overrides {appendonly yes}] {
+        start_server [list dir [srv 0 dir] overrides {appendonly yes appendfsync always}] {
             assert_equal $digest [r debug digest]
             assert_equal 2 [r get after-aof]
         }
@@ -196,7 +199,7 @@ start_server {tags {persistence aof}} {
     }
 }
 
-start_server {tags {persistence aof} overrides {appendonly yes}} {
+start_server {tags {persistence aof} overrides {appendonly yes appendfsync always}} {
     test {auto-aof-rewrite-percentage starts a rewrite when the AOF has grown enough} {
         r config set auto-aof-rewrite-min-size 1
         r config set auto-aof-rewrite-percentage 1
@@ -257,7 +260,7 @@ tags {persistence aof} {
         file mkdir $dir
         write_file [file join $dir appendonly.aof] \
             "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$3\r\nold\r\n\$5\r\nvalue\r\n"
-        start_server [list tags {persistence aof} dir $dir overrides {appendonly yes}] {
+        start_server [list tags {persistence aof} dir $dir overrides {appendonly yes appendfsync always}] {
             r select 0
             assert_equal value [r get old]
             assert {![file exists [file join $dir appendonly.aof]]}
@@ -279,7 +282,7 @@ tags {persistence aof redistp} {
         set dir [::server::new_dir]
         file mkdir $dir
         set digest ""
-        start_server [list dir $dir overrides {appendonly yes aof-use-rdb-preamble no}] {
+        start_server [list dir $dir overrides {appendonly yes appendfsync always aof-use-rdb-preamble no}] {
             aof_fill_all_types
             r bgrewriteaof
             wait_for_rewrite
@@ -287,7 +290,7 @@ tags {persistence aof redistp} {
             set digest [r debug digest]
             set groups [r xinfo groups x]
         }
-        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes}] {
+        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes appendfsync always}] {
             assert_equal $digest [r debug digest]
             assert_equal $groups [r xinfo groups x]
         }
@@ -298,7 +301,7 @@ tags {persistence aof redistp} {
         set dir [::server::new_dir]
         file mkdir $dir
         set digest ""
-        start_server [list dir $dir overrides {appendonly yes}] {
+        start_server [list dir $dir overrides {appendonly yes appendfsync always}] {
             r set s v
             r rpush l 1 2 3
             r hset h a 1 b 2
@@ -313,7 +316,7 @@ tags {persistence aof redistp} {
             r select 9
             set digest [r debug digest]
         }
-        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes}] {
+        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes appendfsync always}] {
             assert_equal $digest [r debug digest]
             r select 3
             assert_equal 1 [r get other-db]
@@ -325,7 +328,7 @@ tags {persistence aof redistp} {
         set dir [::server::new_dir]
         file mkdir $dir
         set digest ""
-        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes}] {
+        start_server [list binary /usr/bin/redis-server dir $dir overrides {appendonly yes appendfsync always}] {
             r set s v
             r rpush l 1 2 3
             r hset h a 1 b 2
@@ -339,7 +342,7 @@ tags {persistence aof redistp} {
             r set ex v ex 1000
             set digest [r debug digest]
         }
-        start_server [list dir $dir overrides {appendonly yes}] {
+        start_server [list dir $dir overrides {appendonly yes appendfsync always}] {
             assert_equal $digest [r debug digest]
             assert_range [r ttl ex] 900 1000
         }

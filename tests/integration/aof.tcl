@@ -3,8 +3,17 @@
 # tail, corrupt file) and DEBUG LOADAOF. The multi-part layout, rewrites and cross-loading
 # with Debian's Redis are in aof-multipart.tcl.
 
+# Waits until the server at `level` has written its AOF buffer to the file: with everysec a
+# write may be postponed (up to two seconds) behind a background fsync that is still running.
+proc aof_wait_written {{level 0}} {
+    wait_for_condition 200 20 {[s $level aof_buffer_length] == 0} else {
+        fail "the AOF buffer was not written"
+    }
+}
+
 # The content of every incr file of the server at `level`, concatenated.
 proc aof_incr_text {{level 0}} {
+    aof_wait_written $level
     set text ""
     foreach f [lsort [glob -nocomplain [file join [server_path $level appendonlydir] *.incr.aof]]] {
         set fd [open $f rb]
@@ -14,8 +23,10 @@ proc aof_incr_text {{level 0}} {
     return $text
 }
 
-# The path of the last incr file listed in the manifest.
+# The path of the last incr file listed in the manifest (once the buffer is written, so a
+# kill -9 after it keeps every record so far).
 proc aof_last_incr {{level 0}} {
+    aof_wait_written $level
     set dir [server_path $level appendonlydir]
     set fd [open [file join $dir appendonly.aof.manifest] r]
     set last ""
@@ -43,6 +54,9 @@ foreach policy {always everysec no} {
             r sadd set x y
             r zadd zset 1 a 2 b
             set digest [r debug digest]
+            # A kill -9 keeps what was written (the kernel has it); everysec may postpone the
+            # write itself behind a running fsync.
+            aof_wait_written
             restart_server 0 kill
             assert_equal $digest [r debug digest]
             assert_equal 199 [r get key:199]
@@ -111,7 +125,10 @@ start_server {tags {persistence aof} overrides {appendonly yes}} {
     }
 }
 
-start_server {tags {persistence aof} overrides {appendonly yes aof-timestamp-enabled yes}} {
+# appendfsync always: with everysec a busy machine may postpone the write behind a pending
+# background fsync, and the file would not yet hold the records this test reads and kills for.
+start_server {tags {persistence aof}
+              overrides {appendonly yes appendfsync always aof-timestamp-enabled yes}} {
     test {aof-timestamp-enabled annotates records with #TS lines, and loading skips them} {
         r set ts:a 1
         r set ts:b 2

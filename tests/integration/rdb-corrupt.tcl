@@ -42,8 +42,11 @@ proc rdbx_start_on {data args} {
     ::test::emit "@@server-gone $pid"
     set log [rdbx_read $out]
     file delete -force $d
-    # Whatever the file, a sanitizer report or a crash report is a failure.
-    foreach pattern {*AddressSanitizer* {*runtime error:*} *LeakSanitizer* {*REDIS BUG REPORT*}} {
+    # Whatever the file, a sanitizer report or (for redis-tp) a crash report is a failure.
+    # Redis 7.0 itself panics on a duplicated key, with its bug report: that is its behaviour.
+    set patterns {*AddressSanitizer* {*runtime error:*} *LeakSanitizer*}
+    if {[string match "*(redis-tp *" $log]} {lappend patterns {*REDIS BUG REPORT*}}
+    foreach pattern $patterns {
         assert_no_match $pattern $log
     }
     return [list $status $log]
