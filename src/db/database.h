@@ -213,6 +213,9 @@ class Database {
   // a load factor of 5 and never shrinks: a resize relinks every entry, which would make the
   // kernel copy every page of the keyspace for the child.
   void SetResizeAllowed(bool allowed) { dict_.set_resize_allowed(allowed); }
+  // Loading: room for `n` keys at once (an RDB file's RESIZEDB hint), as Redis expands its
+  // table to the hint, so the loaded table is not still rehashing afterwards.
+  void Reserve(size_t n) { dict_.Reserve(n); }
 
  private:
   Entry* LookupInternal(std::string_view key);

@@ -65,6 +65,8 @@ class Dict {
   int RehashFor(int64_t us) { return table_.RehashFor(us); }
   // Starts a shrink if the table is mostly empty. Called from cron.
   void MaybeShrink() { table_.MaybeShrink(); }
+  // Room for `n` keys at once (RDB loading's size hint).
+  void Reserve(size_t n) { table_.Reserve(n); }
   // Pauses automatic resizing (while a fork-less snapshot or iteration needs stable buckets).
   void set_resize_allowed(bool allowed) { table_.set_resize_allowed(allowed); }
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
@@ -131,6 +132,9 @@ class Loader {
         case kRdbOpResizeDb: {
           uint64_t a, b;
           if (!r_.Length(&a).ok() || !r_.Length(&b).ok()) return kShortRead;
+          // The key table gets its final size now. A key takes at least 3 bytes of the file,
+          // so a hint beyond that is a lie (a hostile file) and is bounded by it.
+          server_.db(db_).Reserve(std::min<uint64_t>(a, r_.remaining() / 3));
           continue;
         }
         case kRdbOpAux:

@@ -26,8 +26,8 @@
 // per Find/Insert/Unlink/Random (bounded: at most 10 empty buckets visited) and a time-bounded
 // batch from the owner's cron (RehashFor). When table 0 is empty, table 1 becomes table 0, so
 // no single call pays for moving millions of elements. While resizing is paused
-// (set_resize_allowed(false), for a snapshot that needs stable buckets) the table grows only
-// when the load passes 5.
+// (set_resize_allowed(false), while a forked child shares the memory) the table grows only
+// when the load passes 5, and a rehash under way takes no steps on access.
 //
 // Invariants:
 //  - an element is in exactly one table; while rehashing, buckets [0, rehash_idx_) of table 0
@@ -72,7 +72,9 @@ class HashTable {
   // Bytes of the bucket arrays (the table's own overhead; nodes are the caller's to count).
   size_t BucketBytes() const { return buckets() * sizeof(Node*); }
 
-  // Pauses automatic resizing (growth only past load 5, no shrink) while `allowed` is false.
+  // Pauses automatic resizing (growth only past load 5, no shrink) and the incremental steps
+  // of a rehash under way (lookups and inserts no longer move nodes; RehashFor still does)
+  // while `allowed` is false.
   void set_resize_allowed(bool allowed) { resize_allowed_ = allowed; }
 
   // The node whose key equals `key`, or nullptr. Advances a rehash by one bucket.
@@ -200,6 +202,25 @@ class HashTable {
     return moved;
   }
 
+  // Makes room for `n` nodes at once (the size hint of a file being loaded), so that filling
+  // the table needs no incremental resize, which would otherwise still be relinking nodes long
+  // after the load (and make a forked child copy their pages). Nodes already in the table are
+  // moved into the new buckets now.
+  void Reserve(size_t n) {
+    while (Rehash(1000)) {
+    }
+    const size_t want = BucketsFor(n);
+    if (want <= size_[0]) return;
+    if (size_[0] == 0) {
+      table_[0] = AllocBuckets(want);
+      size_[0] = want;
+      return;
+    }
+    StartResize(want);
+    while (Rehash(1000)) {
+    }
+  }
+
   // Starts a shrink when fewer than 1 in 10 buckets would be used. The owner's cron calls it.
   void MaybeShrink() {
     if (rehashing() || !resize_allowed_ || size_[0] <= kInitialSize) return;
@@ -314,8 +335,10 @@ class HashTable {
     return ReverseBits(v);
   }
 
+  // While resizing is paused a rehash under way also waits: moving a node writes its link, and
+  // for a snapshot sharing memory copy-on-write (a forked child) that copies its page.
   void RehashStep() {
-    if (rehash_idx_ >= 0 && scan_pause_ == 0) Rehash(1);
+    if (rehash_idx_ >= 0 && scan_pause_ == 0 && resize_allowed_) Rehash(1);
   }
   void ExpandIfNeeded() {
     if (rehashing()) return;
