@@ -31,6 +31,32 @@ TEST(Crc64Test, IncrementalEqualsWhole) {
   }
 }
 
+// The word-at-a-time loop against the definition, one bit at a time, over every length up to
+// a few words, any alignment and any starting register.
+TEST(Crc64Test, EightBytesAtATimeEqualsBitByBit) {
+  auto bitwise = [](uint64_t crc, std::string_view data) {
+    for (unsigned char c : data) {
+      crc ^= c;
+      for (int bit = 0; bit < 8; ++bit)
+        crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
+    }
+    return crc;
+  };
+  std::string data;
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 80; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    data.push_back(static_cast<char>(x >> 56));
+  }
+  for (size_t from = 0; from < 8; ++from) {
+    for (size_t len = 0; from + len <= data.size(); ++len) {
+      std::string_view piece = std::string_view(data).substr(from, len);
+      EXPECT_EQ(Crc64(0, piece), bitwise(0, piece)) << from << "+" << len;
+      EXPECT_EQ(Crc64(x, piece), bitwise(x, piece)) << from << "+" << len;
+    }
+  }
+}
+
 TEST(Crc64Test, LeadingZeroBytesDoNotChangeIt) {
   EXPECT_EQ(Crc64(0, std::string("\0\0\0abc", 6)), Crc64(0, "abc"));
   EXPECT_NE(Crc64(0, std::string("abc\0", 4)), Crc64(0, "abc"));
