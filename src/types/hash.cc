@@ -1,6 +1,5 @@
 #include "types/hash.h"
 
-#include <set>
 #include <string>
 
 #include "types/digest.h"
@@ -213,8 +212,9 @@ Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
 }
 
 Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
-  std::string blob;
-  Status st = r.String(&blob);
+  std::string scratch;
+  std::string_view blob;
+  Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
   if (!lp) return Status::Error("invalid hash listpack");
@@ -224,16 +224,15 @@ Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
 Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths) {
   if (lp.Size() % 2 != 0) return Status::Error("invalid hash listpack");
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  if (lp.HasRepeatedText(2)) return Status::Error("duplicate hash field");
   HashObject* obj = HashObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kHash, obj);
-  std::set<std::string> fields;
   bool over = obj->size() > limits.hash_max_listpack_entries;
-  bool duplicate = false;
-  obj->ForEach([&](std::string_view f, std::string_view val) {
-    if (!fields.emplace(f).second) duplicate = true;
-    if (check_lengths && !FitsListpack(f, val, limits)) over = true;
-  });
-  if (duplicate) return Status::Error("duplicate hash field");
+  if (check_lengths && !over) {
+    obj->ForEach([&](std::string_view f, std::string_view val) {
+      if (!FitsListpack(f, val, limits)) over = true;
+    });
+  }
   if (over) obj->ConvertToHashtable();
   return v;
 }

@@ -5,11 +5,13 @@
 // delete costs one realloc and one memmove of the bytes after the edit point.
 #include "types/listpack.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include "util/memory.h"
 #include "util/numbers.h"
@@ -258,6 +260,69 @@ bool Listpack::Validate(std::string_view blob, bool deep) {
   }
   uint16_t header_count = Load16(p + 4);
   return header_count == kCountUnknown || header_count == count;
+}
+
+bool Listpack::HasRepeatedText(size_t stride) const {
+  // Each entry as an integer when its text is a canonical one, so that equal texts are equal
+  // keys whatever their encoding. A string's tag packs its length and first 7 bytes, so most
+  // unequal keys differ by tag alone and a string of up to 7 bytes is its tag. Few entries are
+  // compared pairwise, more are sorted.
+  struct Key {
+    bool is_int;
+    uint64_t tag;  // the integer, or the string's length and first bytes
+    std::string_view str;
+    bool operator==(const Key& o) const {
+      return tag == o.tag && is_int == o.is_int && (is_int || str.size() < 8 || str == o.str);
+    }
+    bool operator<(const Key& o) const {
+      if (is_int != o.is_int) return is_int;
+      if (tag != o.tag) return tag < o.tag;
+      return !is_int && str < o.str;
+    }
+  };
+  auto set_key = [](const ListpackEntry& e, Key* k) {
+    k->is_int = true;
+    k->tag = static_cast<uint64_t>(e.num);
+    k->str = e.str;
+    if (e.is_int) return;
+    int64_t v;
+    const char c = e.str.empty() ? 'x' : e.str[0];
+    if ((c == '-' || (c >= '0' && c <= '9')) && AsCanonicalInt(e.str, &v)) {
+      k->tag = static_cast<uint64_t>(v);
+      return;
+    }
+    uint64_t tag = std::min<size_t>(e.str.size(), 255);
+    const size_t head = std::min<size_t>(e.str.size(), 7);
+    for (size_t i = 0; i < head; ++i) {
+      tag |= uint64_t{static_cast<uint8_t>(e.str[i])} << (8 * (i + 1));
+    }
+    k->is_int = false;
+    k->tag = tag;
+  };
+  constexpr size_t kPairwise = 16;
+  Key small[kPairwise];
+  std::vector<Key> many;
+  size_t n = 0;
+  // One walk over the raw entries (a loaded blob was validated: every size is in bounds). Keys
+  // are built in place: copying a freshly written Key stalls on store forwarding.
+  size_t until_key = 0;
+  for (const uint8_t* p = buf_ + kHeaderSize; *p != kEnd;) {
+    const size_t len = EncodedSize(p, Bytes());
+    if (until_key-- == 0) {
+      until_key = stride - 1;
+      if (n == kPairwise) many.assign(small, small + kPairwise);
+      Key& k = n < kPairwise ? small[n] : many.emplace_back();
+      set_key(Decode(p), &k);
+      for (size_t j = 0; j < n && n < kPairwise; ++j) {
+        if (small[j] == k) return true;
+      }
+      ++n;
+    }
+    p += len + BacklenSize(len);
+  }
+  if (n <= kPairwise) return false;
+  std::sort(many.begin(), many.end());
+  return std::adjacent_find(many.begin(), many.end()) != many.end();
 }
 
 std::optional<Listpack> Listpack::FromBlob(std::string_view blob) {

@@ -108,6 +108,11 @@ class Listpack {
   // Bytes used by the entry at p (encoding, data and backlen).
   size_t EntrySize(Pos p) const;
 
+  // True when two of the entries at indexes 0, stride, 2 * stride ... have the same text (an
+  // integer entry and a string entry of its canonical text are the same): a loaded hash field
+  // or sorted set member repeated. No allocation for the usual small listpack.
+  bool HasRepeatedText(size_t stride) const;
+
   // First entry at or after `from` equal to value, comparing one entry and then skipping
   // `skip` entries (skip = 1 visits the fields of a field/value listpack). kNone if not found.
   Pos Find(Pos from, std::string_view value, unsigned skip = 0) const;

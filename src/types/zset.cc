@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -345,8 +344,9 @@ Result<Value> LoadZSetText(RdbReader& r, const TypeLimits& limits) {
 }
 
 Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits) {
-  std::string blob;
-  Status st = r.String(&blob);
+  std::string scratch;
+  std::string_view blob;
+  Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
   if (!lp) return Status::Error("invalid zset listpack");
@@ -357,17 +357,14 @@ Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
   if (lp.Size() % 2 != 0) return Status::Error("invalid zset listpack");
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   // Every score must parse, and no member may repeat.
-  std::set<std::string> members;
   for (Listpack::Pos p = lp.First(); p != Listpack::kNone; p = lp.Next(lp.Next(p))) {
     ListpackEntry s = lp.Get(lp.Next(p));
     double d;
     if (!s.is_int && (!ParseDouble(s.str, &d) || std::isnan(d))) {
       return Status::Error("invalid zset score");
     }
-    if (!members.insert(lp.Get(p).ToString()).second) {
-      return Status::Error("duplicate zset member");
-    }
   }
+  if (lp.HasRepeatedText(2)) return Status::Error("duplicate zset member");
   ZSetObject* z = ZSetObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kZSet, z);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();

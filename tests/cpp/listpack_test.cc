@@ -375,6 +375,39 @@ TEST(ListpackTest, InsertingItsOwnElementIsSafe) {
   EXPECT_EQ(Forward(lp), (std::vector<std::string>{"tail", std::string(100, 'q'), "tail"}));
 }
 
+TEST(ListpackTest, RepeatedTextLooksAtEveryStrideEntryInAnyEncoding) {
+  Listpack few;  // field/value pairs: values may repeat, fields may not
+  for (const char* e : {"a", "1", "b", "1", "7", "x"}) few.Append(e);
+  EXPECT_FALSE(few.HasRepeatedText(2));
+  EXPECT_TRUE(few.HasRepeatedText(1));  // "1" twice among all entries
+  few.Append("b");
+  few.Append("y");
+  EXPECT_TRUE(few.HasRepeatedText(2));
+
+  Listpack many;  // past the pairwise comparison: sorted
+  for (int i = 0; i < 200; i++) {
+    many.Append(i % 2 ? "field:" + std::to_string(i) : std::to_string(i));
+    many.Append("v");
+  }
+  EXPECT_FALSE(many.HasRepeatedText(2));
+  many.Append("field:99");
+  many.Append("v");
+  EXPECT_TRUE(many.HasRepeatedText(2));
+
+  // The integer 12 and the string "12" (not how a listpack writer stores it, but a loaded blob
+  // may): one text. Header, 0x0c = 7-bit integer 12, 0x82 '1' '2' = 2-byte string, terminator.
+  std::string blob = Unhex(
+      "0d0000000200"
+      "0c01"
+      "82313203"
+      "ff");
+  ASSERT_TRUE(Listpack::Validate(blob, true));
+  auto mixed = Listpack::FromBlob(blob);
+  ASSERT_TRUE(mixed.has_value());
+  EXPECT_TRUE(mixed->HasRepeatedText(1));
+  EXPECT_FALSE(mixed->HasRepeatedText(2));
+}
+
 // Memory per element: 128 small values (Redis's default list-max-listpack-size of 8 KB holds
 // many more), as allocated by jemalloc.
 TEST(ListpackTest, MemoryPerElementFigure) {
