@@ -87,11 +87,12 @@ Result<Value> LoadListQuicklist2(RdbReader& r, const TypeLimits& limits) {
   if (!st.ok()) return st;
   Value v = NewListValue(limits);
   Quicklist& ql = ListOf(v);
+  std::string scratch;
   for (uint64_t i = 0; i < nodes; ++i) {
     uint64_t container;
     if (!(st = r.Length(&container)).ok()) return st;
-    std::string blob;
-    if (!(st = r.String(&blob)).ok()) return st;
+    std::string_view blob;
+    if (!(st = r.StringView(&scratch, &blob)).ok()) return st;
     if (blob.empty()) return Status::Error("empty quicklist node");  // Redis refuses one too
     if (container == kNodePlain) {
       ql.PushBack(blob);  // a single large element stored whole

@@ -151,6 +151,24 @@ Status RdbReader::Length(uint64_t* len) {
   return Status::Ok();
 }
 
+Status RdbReader::StringView(std::string* scratch, std::string_view* out, uint64_t max_len) {
+  const size_t start = pos_;
+  uint64_t len;
+  bool encoded;
+  Status st = LengthOrEncoding(&len, &encoded);
+  if (!st.ok()) return st;
+  if (encoded) {
+    pos_ = start;
+    if (!(st = String(scratch, max_len)).ok()) return st;
+    *out = *scratch;
+    return Status::Ok();
+  }
+  const char* p;
+  if (len > max_len || !Take(len, &p)) return kTruncated;
+  *out = std::string_view(p, len);
+  return Status::Ok();
+}
+
 Status RdbReader::String(std::string* out, uint64_t max_len) {
   uint64_t len;
   bool encoded;

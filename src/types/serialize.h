@@ -98,6 +98,9 @@ class RdbReader {
   Status Length(uint64_t* len);
   // A string in any encoding; `max_len` bounds what a hostile length may allocate.
   Status String(std::string* out, uint64_t max_len = kMaxStringLen);
+  // The same string as a view: into the input when it is stored as plain bytes, else into
+  // *scratch (integer and LZF encodings). Spares a copy of a large blob such as a listpack.
+  Status StringView(std::string* scratch, std::string_view* out, uint64_t max_len = kMaxStringLen);
   Status BinaryDouble(double* d);
   // A double as RDB_TYPE_ZSET (version 1 sorted sets) stores its scores: a length byte, then
   // that many bytes of text; the lengths 253, 254 and 255 stand for NaN, +inf and -inf. The

@@ -265,8 +265,9 @@ Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
 }
 
 Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits) {
-  std::string blob;
-  Status st = r.String(&blob);
+  std::string scratch;
+  std::string_view blob;
+  Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Intset> is = Intset::FromBlob(blob);
   if (!is) return Status::Error("invalid intset");
