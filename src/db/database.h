@@ -107,6 +107,8 @@ class Database {
   // The entry of `key` with no expiry check and no access tracking (DEBUG OBJECT, the watch
   // index's flush/swap bookkeeping), or nullptr. Not for changing the value.
   Entry* FindRaw(std::string_view key) { return dict_.Find(key); }
+  // Starts fetching the key table's bucket for `key` (loading: before its value is decoded).
+  void PrefetchKey(std::string_view key) const { dict_.Prefetch(key); }
 
   // Lookups delete an expired key on sight. LookupRead counts keyspace hits/misses and touches
   // the LRU clock; LookupWrite does neither (Redis semantics for write commands).

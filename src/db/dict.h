@@ -50,6 +50,7 @@ class Dict {
   bool rehashing() const { return table_.rehashing(); }
 
   Entry* Find(std::string_view key) { return table_.Find(key); }
+  void Prefetch(std::string_view key) const { table_.Prefetch(key); }
   // Inserts an entry whose key is not present (the caller checked). Takes ownership.
   void Insert(Entry* e) { table_.Insert(e); }
   // Unlinks the entry with this key and returns it (ownership to caller), or nullptr.

@@ -223,6 +223,7 @@ class Loader {
                      "The RDB file contains module data I can't load: no matching module type '" +
                          ModuleName(id) + "'");
     }
+    server_.db(db_).PrefetchKey(key);  // the bucket arrives while the value is decoded
     Result<Value> v = DeserializeValue(type, r_, server_.keyspace().limits);
     const int64_t expire_ms = expire_ms_;
     const int64_t idle = idle_;
