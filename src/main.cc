@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <clocale>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -53,6 +54,9 @@ void Daemonize() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Collation from the environment, as Redis sets it: SORT ... ALPHA and Lua's string
+  // comparisons use strcoll, so both servers order strings alike in any locale.
+  std::setlocale(LC_COLLATE, "");
   if (argc >= 2) {
     if (std::strcmp(argv[1], "-v") == 0 || std::strcmp(argv[1], "--version") == 0) {
       PrintVersion();

@@ -25,7 +25,7 @@
 //      bytes, out of range or NaN refused: "One or more scores can't be converted into
 //      double", and nothing is stored); an element without a BY value weighs 0. Equal numeric
 //      weights are ordered by the elements' bytes, so the result is deterministic. ALPHA
-//      compares bytes (Redis uses strcoll, which is byte order in the C and C.UTF-8 locales);
+//      compares with the locale's strcoll up to the first NUL byte, or bytes into a STORE;
 //      with BY, elements without a BY value come first and equal values keep the load order.
 //   5. LIMIT offset count selects the output range after sorting (a negative offset is 0, a
 //      negative count means "to the end"). Without GET each element is output; with GETs each
@@ -44,6 +44,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -170,6 +171,14 @@ struct SortItem {
 // Three-way byte comparison.
 int CompareBytes(std::string_view a, std::string_view b) { return a.compare(b); }
 
+// ALPHA's comparison of two texts: bytes when the result is stored (so that what the AOF or a
+// replica replays stores the same list), else the locale's collation of the texts up to their
+// first NUL byte, as Redis compares them (strcoll on C strings: "a\0x" and "a" are equal, and
+// ties keep their load order).
+int CompareAlpha(const SortOptions& o, const std::string& a, const std::string& b) {
+  return o.has_store ? CompareBytes(a, b) : std::strcoll(a.c_str(), b.c_str());
+}
+
 // The output range [start, end] of a LIMIT over `len` elements, as Redis computes it (end <
 // start when empty).
 void LimitRange(const SortOptions& o, int64_t len, int64_t* start, int64_t* end) {
@@ -293,10 +302,10 @@ void SortItems(const SortOptions& o, std::vector<SortItem>* items) {
       if (!a.has_by_value || !b.has_by_value) {
         cmp = a.has_by_value == b.has_by_value ? 0 : (a.has_by_value ? 1 : -1);
       } else {
-        cmp = CompareBytes(a.by_value, b.by_value);
+        cmp = CompareAlpha(o, a.by_value, b.by_value);
       }
     } else {
-      cmp = CompareBytes(a.element, b.element);
+      cmp = CompareAlpha(o, a.element, b.element);
     }
     return o.desc ? cmp > 0 : cmp < 0;
   });

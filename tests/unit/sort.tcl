@@ -44,6 +44,19 @@ start_server {tags {sort}} {
         assert_equal {cherry banana apple Apple 9 10} [r sort l alpha desc]
     }
 
+    test {SORT ALPHA compares texts up to the first NUL byte, a STORE all bytes} {
+        # Redis compares with strcoll on C strings: the three are equal and keep the list's
+        # order, ascending or descending; into a STORE it compares every byte.
+        r del l dst
+        r rpush l "a\x00z" a "a\x00b" b
+        assert_equal [list "a\x00z" a "a\x00b" b] [r sort l alpha]
+        assert_equal [list b "a\x00z" a "a\x00b"] [r sort l alpha desc]
+        assert_equal 4 [r sort l alpha store dst]
+        assert_equal [list a "a\x00b" "a\x00z" b] [r lrange dst 0 -1]
+        assert_equal 4 [r sort l alpha desc store dst]
+        assert_equal [list b "a\x00z" "a\x00b" a] [r lrange dst 0 -1]
+    }
+
     test {SORT of a set in both encodings} {
         r del si sh
         r sadd si 5 3 100 -7 1
