@@ -465,12 +465,13 @@ inline constexpr std::string_view kOom = "OOM command not allowed when used memo
 
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
 inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {
-  return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - " +
-         std::string(why);
+  return "ERR CONFIG SET failed (possibly related to argument '" + std::string(UpToNul(name)) +
+         "') - " + std::string(why);
 }
 // "ERR Unknown option or number of arguments for CONFIG SET - 'x'"
 inline std::string ConfigSetUnknown(std::string_view name) {
-  return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) + "'";
+  return "ERR Unknown option or number of arguments for CONFIG SET - '" +
+         std::string(UpToNul(name)) + "'";
 }
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (each part cut at 128 bytes)
 inline std::string UnknownCommand(std::string_view name, std::string_view quoted_args) {
@@ -591,7 +592,7 @@ inline constexpr std::string_view kPfDebugNoKey = "ERR The specified key does no
 inline constexpr std::string_view kHllNotSparse = "ERR HLL encoding is not sparse";
 // "ERR Unknown PFDEBUG subcommand 'x'"
 inline std::string PfDebugUnknown(std::string_view sub) {
-  return "ERR Unknown PFDEBUG subcommand '" + std::string(sub) + "'";
+  return "ERR Unknown PFDEBUG subcommand '" + std::string(UpToNul(sub)) + "'";
 }
 // PFSELFTEST's failure: "TESTFAILED <what>".
 inline std::string HllSelfTestFailed(std::string_view what) {

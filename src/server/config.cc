@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -394,6 +395,10 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
       args = SplitOnSpaces(pairs[i].second);
     } else {
       args.emplace_back(pairs[i].second);
+    }
+    // Redis reads integers with their length (a NUL byte is refused) and the rest as C strings.
+    if ((def.flags & kConfigBinary) == 0 && def.type != ConfigType::kInt) {
+      for (std::string& a : args) a.resize(std::min(a.size(), a.find('\0')));
     }
     std::string text;
     Status s = ParseConfigValue(def, args, values_[rows[i]], /*loading=*/false, &text);

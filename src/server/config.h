@@ -62,6 +62,10 @@ inline constexpr uint32_t kConfigMultiArg = 1u << 4;   // value is a list of wor
 inline constexpr uint32_t kConfigUnsigned = 1u << 5;   // memory row spanning 0..UINT64_MAX
 inline constexpr uint32_t kConfigAlwaysRewrite = 1u << 6;  // REWRITE writes it even at default
 inline constexpr uint32_t kConfigEmptyIsUnset = 1u << 7;   // "" means unset: REWRITE drops it
+// CONFIG SET takes the value's every byte. Without it a value (each word of a list) ends at its
+// first NUL byte, as Redis reads its parameters as C strings -- all but two binary-safe ones and
+// the plain integers (kInt), which it reads with their length, so a NUL byte is refused.
+inline constexpr uint32_t kConfigBinary = 1u << 8;
 
 struct EnumOption {
   std::string_view name;

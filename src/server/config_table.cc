@@ -345,7 +345,7 @@ constexpr ConfigDef kTable[] = {
   String("logfile", "").Flags(kImm).Store(M(logfile)).Effect(),
   Enum("loglevel", kLogLevels, "notice").Store(E(loglevel, kLogLevels)).Effect(),
   Bool("lua-enable-deprecated-api", "no").Flags(kImm | kConfigHidden),
-  Unset("masterauth").Flags(kConfigSensitive).Store(M(masterauth)),
+  Unset("masterauth").Flags(kConfigSensitive | kConfigBinary).Store(M(masterauth)),
   Unset("masteruser").Store(M(masteruser)),
   Int("maxclients", 1, kUintMax, "10000").Store(M(maxclients)).Effect(),
   UnsignedMemory("maxmemory", "0").Store(M(maxmemory)).Effect(),
@@ -397,7 +397,7 @@ constexpr ConfigDef kTable[] = {
       .Store(M(replica_serve_stale_data)),
   Special("replicaof", "", ParseReplicaOf).Alias("slaveof").Flags(kImm | kConfigMultiArg)
       .Store(StoreReplicaOf).Rewrite(RewriteReplicaOf),
-  Unset("requirepass").Flags(kConfigSensitive).Store(M(requirepass)).Effect(),
+  Unset("requirepass").Flags(kConfigSensitive | kConfigBinary).Store(M(requirepass)).Effect(),
   Enum("sanitize-dump-payload", kSanitizePayload, "no"),
   Special("save", "3600 1 300 100 60 10000", ParseSaveParams).Flags(kConfigMultiArg)
       .Store(StoreSave).Rewrite(RewriteSaveParams),

@@ -53,6 +53,31 @@ start_server {tags {config needs:config}} {
         r config set maxmemory 0 slowlog-max-len 128
     }
 
+    test {CONFIG SET reads values up to a NUL byte, masterauth and requirepass whole} {
+        # Redis reads parameters as C strings (each word of a list on its own), except its
+        # two binary-safe ones and plain integers (read with their length); an unknown name is
+        # echoed up to the NUL too.
+        assert_error {*argument couldn't be parsed into an integer*} \
+            {r config set slowlog-max-len "64\x00junk"}
+        set old_maxmemory [lindex [r config get maxmemory] 1]
+        assert_equal OK [r config set maxmemory "5mb\x00junk"]
+        assert_equal {maxmemory 5242880} [r config get maxmemory]
+        r config set maxmemory $old_maxmemory
+        assert_equal OK [r config set appendfsync "no\x00"]
+        assert_equal {appendfsync no} [r config get appendfsync]
+        set old_save [lindex [r config get save] 1]
+        assert_equal OK [r config set save "100\x00x 5"]
+        assert_equal {save {100 5}} [r config get save]
+        r config set save $old_save
+        r config set appendfsync everysec
+        r config set slowlog-max-len 128
+        assert_equal OK [r config set masterauth "a\x00b"]
+        assert_equal [list masterauth "a\x00b"] [r config get masterauth]
+        r config set masterauth ""
+        assert_error {ERR Unknown option or number of arguments for CONFIG SET - 'abc'} \
+            {r config set "abc\x00def" 1}
+    }
+
     test {CONFIG SET error texts} {
         assert_error {ERR Unknown option or number of arguments for CONFIG SET - 'no-such-parameter'} \
             {r config set no-such-parameter 1}
