@@ -390,9 +390,11 @@ const std::vector<std::string> kJsonTexts = {"[1,2,3]",
                                              "12345678901234567890",
                                              "\"\\u00e9\\n\"",
                                              "[true,false]"};
-// struct formats, valid and not.
+// struct formats for struct.pack(fmt, 1, 2, 3), valid and not. Not "c2": a number packed as a
+// too-short string makes Redis 7.0.15 crash now and then (SIGSEGV in lua_pushstring while it
+// raises "string too short"; seed 20261128 near #78180), see KNOWN-DIFFERENCES.md.
 const std::vector<std::string> kStructFormats = {">I2", "<i4",    "bBh", "HhL", ">i8", "<d",  "f",
-                                                 "c2",  "!4 i b", "x i", "s",   "I3",  "i17", "<>i",
+                                                 "c1",  "!4 i b", "x i", "s",   "I3",  "i17", "<>i",
                                                  "q",   "",       "i0",  "c0",  "Ii",  ">l<l"};
 // Packed bytes: msgpack payloads and raw binary for unpack.
 const std::vector<std::string> kPacked = {
