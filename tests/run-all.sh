@@ -146,5 +146,6 @@ fi
 passed=$((passed + t_pass))
 failed=$((failed + t_fail))
 
-echo "$passed passed, $failed failed, ${skipped:-0} skipped"
+echo "${skipped:-0} tcl tests skipped"
+echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
