@@ -136,6 +136,9 @@ class Aof : public PropagationSink {
   uint8_t targets() const override { return kPropagateAof; }
 
   // The directory of the AOF files ("<dir>/<appenddirname>", relative to the working dir).
+  // Bytes the write buffer holds allocated (INFO mem_aof_buffer, MEMORY STATS aof.buffer).
+  size_t buffer_bytes() const { return buf_.capacity() > 15 ? buf_.capacity() + 1 : 0; }
+
   const std::string& dirname() const { return dirname_; }
   const std::string& prefix() const { return prefix_; }
 

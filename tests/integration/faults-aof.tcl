@@ -38,6 +38,8 @@ start_server [list tags $aof_tags overrides {appendonly yes appendfsync everysec
         assert_equal OK [r set held 1]
         assert_equal err [s aof_last_write_status]
         assert_morethan [s aof_buffer_length] 0
+        # INFO memory counts the held bytes.
+        assert_morethan_equal [s mem_aof_buffer] [s aof_buffer_length]
         assert_error {MISCONF Errors writing to the AOF file: Input/output error} {r set refused 1}
         assert_error {MISCONF Errors writing to the AOF file: Input/output error} {r ping}
         assert_error {MISCONF Errors writing to the AOF file: Input/output error*} {
@@ -53,6 +55,12 @@ start_server [list tags $aof_tags overrides {appendonly yes appendfsync everysec
         wait_for_log_message {*M * # AOF write error looks solved, Redis can write again.*}
         assert_equal 0 [s aof_buffer_length]
         assert_equal OK [r set after 1]
+        # A burst's buffer is not kept once it is written (it was, up to 4 MB).
+        set rd [redis_deferring_client]
+        for {set i 0} {$i < 2000} {incr i} {$rd set burst:$i [string repeat b 100]}
+        for {set i 0} {$i < 2000} {incr i} {$rd read}
+        $rd close
+        assert_lessthan [s mem_aof_buffer] 4000
         restart_server
         assert_equal {1 1 1 0} [list [r get before] [r get held] [r get after] [r exists refused]]
     }
