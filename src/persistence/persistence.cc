@@ -283,7 +283,8 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
   }
   if (pid == 0) {
     // The child: default signal handling (a SIGTERM meant for the server's group must end
-    // it, and SIGUSR1 is how the parent kills it), then the work, then out without cleanup.
+    // it) but for SIGUSR1, the parent's way to stop it (ChildSigusr1), then the work, then out
+    // without cleanup.
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     std::snprintf(g_child_log_path, sizeof(g_child_log_path), "%s", server_.log().file().c_str());
