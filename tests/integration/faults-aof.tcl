@@ -374,3 +374,5 @@ start_server [list tags [concat $aof_tags redistp] overrides {appendonly yes} en
         assert_equal 1 [r get counter]
     }
 }
+
+faults_cleanup

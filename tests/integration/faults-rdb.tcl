@@ -208,3 +208,5 @@ start_server [list tags {persistence faults external:skip} overrides {save {3600
         # The block's end stops the server with SIGTERM: the final save now succeeds.
     }
 }
+
+faults_cleanup

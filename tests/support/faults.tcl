@@ -25,13 +25,14 @@ proc faults_shim {} {
     return $path
 }
 
-# A new, empty control file (and fault log); returns the env dict for start_server.
+# A new, empty control file (and fault log) in tests/tmp/faults.<pid>/ (faults_cleanup removes
+# it); returns the env dict for start_server.
 proc faults_env {} {
-    set dir [file normalize [file join $::server::root tests tmp]]
+    set dir [file normalize [file join $::server::root tests tmp faults.[pid]]]
     file mkdir $dir
     set n [incr ::faults::counter]
-    set ::faults::control [file join $dir faults.[pid].$n.control]
-    set ::faults::log [file join $dir faults.[pid].$n.log]
+    set ::faults::control [file join $dir $n.control]
+    set ::faults::log [file join $dir $n.log]
     close [open $::faults::control w]
     file delete -force $::faults::log
     set asan "verify_asan_link_order=0"
@@ -50,6 +51,11 @@ proc fault_set {args} {
     foreach rule $args {puts $f $rule}
     close $f
     file rename -force $tmp $::faults::control
+}
+
+# Removes this test file's control files and fault logs (at its end).
+proc faults_cleanup {} {
+    file delete -force [file join $::server::root tests tmp faults.[pid]]
 }
 
 # Heals every fault.

@@ -556,13 +556,27 @@ def persister(sh, port):
 
 # ---- probe (own process) and monitor ----------------------------------------------------------
 
-def probe_main(port, threshold_ms, t0, stop, out):
-    """Runs in its own process: PING after PING; sends back the worst round trips."""
+def run_delay_ms(path):
+    """Milliseconds a thread has waited for a CPU so far (the second field of schedstat), or 0."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def probe_main(port, server_pid, threshold_ms, t0, stop, out):
+    """Runs in its own process: PING after PING; sends back the worst round trips. Each comes
+    with the time the server's event-loop thread and this process spent waiting for a CPU
+    meanwhile (/proc/.../schedstat): a round trip that is mostly such waiting measures a busy
+    machine, not the server."""
     conn = Conn(port)
+    server_stat = "/proc/%d/schedstat" % server_pid
     pings = 0
-    worst = []  # (ms, at_s, start_monotonic, end_monotonic)
+    worst = []  # (ms, at_s, start_monotonic, end_monotonic, cpu_wait_ms)
     maxms = 0.0
     while not stop.is_set():
+        w0 = run_delay_ms(server_stat) + run_delay_ms("/proc/self/schedstat")
         t = time.monotonic()
         try:
             r = conn.call("PING")
@@ -578,7 +592,8 @@ def probe_main(port, threshold_ms, t0, stop, out):
         if ms > maxms:
             maxms = ms
         if ms > threshold_ms or len(worst) < 5 or ms > min(w[0] for w in worst):
-            worst.append((ms, t - t0, t, e))
+            wait = run_delay_ms(server_stat) + run_delay_ms("/proc/self/schedstat") - w0
+            worst.append((ms, t - t0, t, e, wait))
             worst.sort(reverse=True)
             del worst[200:]
         time.sleep(0.005)
