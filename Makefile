@@ -223,3 +223,20 @@ $(DIFFTEST_BIN): $(DIFFTEST_OBJS)
 
 -include $(DIFFTEST_OBJS:.o=.d)
 # ---- end of differential tester section -------------------------------------------------------
+
+# ---- test support: the fault-injection shim ---------------------------------------------------
+# tests/support/faultinject.c, a small LD_PRELOAD library that makes write/fsync/rename/fork
+# fail on demand (tests/integration/faults-*.tcl load it into redis-tp and into Debian's
+# redis-server alike). Plain C, not sanitized, one copy for every flavour.
+FAULTINJECT := build/test-support/faultinject.so
+
+.PHONY: test-support
+test: test-support
+
+test-support:
+	@$(MAKE) --no-print-directory $(FAULTINJECT)
+
+$(FAULTINJECT): tests/support/faultinject.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $< -ldl
+# ---- end of test support section ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 //
 // Replies, as Redis 7.0: an AOF rewrite already running is an error; another child (a BGSAVE)
 // or a call inside MULTI/EXEC schedules it for when the child is gone; else it starts now.
+// Also scheduled: a rewrite while a failed AOF write holds records back (Aof::RewriteMustWait).
 // It works with appendonly no too: the rewrite then leaves a base and a manifest only.
 #include "commands/register.h"
 #include "persistence/persistence.h"
@@ -18,7 +19,7 @@ void BgrewriteaofCommand(CommandContext& c) {
   Aof& aof = p.aof();
   if (p.child_kind() == ChildKind::kAof) {
     c.reply.Error(err::kAofRewriteInProgress);
-  } else if (p.HasActiveChild() || c.client.has_flag(kClientInExec)) {
+  } else if (p.HasActiveChild() || c.client.has_flag(kClientInExec) || aof.RewriteMustWait()) {
     aof.ScheduleRewrite();
     c.reply.Simple("Background append only file rewriting scheduled");
   } else if (aof.StartRewrite().ok()) {

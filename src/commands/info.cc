@@ -185,7 +185,7 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "mem_clients_slaves:0");
   Line(out, "mem_clients_normal:%zu", m.clients_normal);
   Line(out, "mem_cluster_links:0");
-  Line(out, "mem_aof_buffer:0");
+  Line(out, "mem_aof_buffer:%zu", m.aof_buffer);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");
   Line(out, "lazyfree_pending_objects:0");
@@ -435,7 +435,10 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   for (const auto& [id, c] : s.clients()) {
     m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.allocated();
   }
-  m.overhead_total = m.startup + m.clients_normal;
+  if (s.persistence_module() != nullptr) {
+    m.aof_buffer = Persistence::Of(s).aof().buffer_bytes();
+  }
+  m.overhead_total = m.startup + m.clients_normal + m.aof_buffer;
   for (int i = 0; i < s.db_count(); ++i) {
     Database& db = s.db(i);
     if (db.size() == 0) continue;

@@ -115,7 +115,7 @@ void MemoryStatsCommand(CommandContext& c) {
   num("clients.slaves", 0);
   num("clients.normal", u(m.clients_normal));
   num("cluster.links", 0);
-  num("aof.buffer", 0);
+  num("aof.buffer", u(m.aof_buffer));
   num("lua.caches", 0);
   num("functions.caches", 0);
   for (const MemoryOverview::DbOverhead& d : m.dbs) {

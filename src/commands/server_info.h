@@ -30,6 +30,7 @@ struct MemoryOverview {
   size_t allocator_active = 0;
   size_t allocator_resident = 0;
   size_t clients_normal = 0;  // query and reply buffers plus the Client objects
+  size_t aof_buffer = 0;      // the AOF's write buffer (mem_aof_buffer, aof.buffer)
 
   struct DbOverhead {
     int index;

@@ -24,9 +24,15 @@
 // written and the state kOn). Loading (aof_load.cc) replays the files through a client with no
 // socket; the sink is attached only after it.
 //
-// Write errors: the data not written stays in the buffer and is retried every cron tick;
-// meanwhile writes are refused with MISCONF (WriteRefusal), and with appendfsync always the
-// server exits, as Redis does (it cannot keep its promise any more).
+// Write errors: the data not written stays in the buffer and is retried every loop turn and
+// cron tick (logged at most every 30 seconds); meanwhile writes are refused with MISCONF
+// (WriteRefusal) and INFO says aof_last_write_status:err, until a write succeeds ("AOF write
+// error looks solved"). A short write is cut back to the last whole record when ftruncate
+// allows. A failed background fsync (everysec) refuses writes the same way ("Fail to fsync the
+// AOF file"), until a later background fsync succeeds; switching the AOF off ends the refusal
+// (INFO still says err) and on again forgets the failure. With
+// appendfsync always a write or fsync error makes the server exit, as Redis does (it cannot
+// keep its promise any more).
 #pragma once
 
 #include <sys/types.h>
@@ -95,6 +101,10 @@ class Aof : public PropagationSink {
     rewrite_failures_ = 0;
   }
   bool rewrite_scheduled() const { return rewrite_scheduled_; }
+  // While records from before a failed write wait in the buffer, a rewrite must not start:
+  // its base would hold them and the new incr file would replay them a second time (Redis 7.0
+  // starts it anyway and loads such a record twice). BGREWRITEAOF schedules it instead.
+  bool RewriteMustWait() const { return state_ == AofState::kOn && !last_write_ok_; }
   bool rewrite_in_progress() const;
 
   // --- hooks --------------------------------------------------------------------------------
@@ -108,8 +118,11 @@ class Aof : public PropagationSink {
   void Cron();
   // Shutdown: writes everything and fsyncs ("Calling fsync() on the AOF file.").
   void Shutdown();
-  // Non-empty while writes must be refused: the MISCONF text of the last write error.
-  std::string_view WriteRefusal() const { return write_refusal_; }
+  // Non-empty while writes must be refused: the MISCONF text of the last write error, or else
+  // of the last background fsync's failure.
+  std::string_view WriteRefusal() const;
+  // Whether the last write and the last background fsync succeeded (aof_last_write_status).
+  bool write_status_ok() const;
 
   // --- DEBUG LOADAOF ------------------------------------------------------------------------
   // Flushes and fsyncs the AOF, empties the data and loads it back. False on a load error.
@@ -123,6 +136,9 @@ class Aof : public PropagationSink {
   uint8_t targets() const override { return kPropagateAof; }
 
   // The directory of the AOF files ("<dir>/<appenddirname>", relative to the working dir).
+  // Bytes the write buffer holds allocated (INFO mem_aof_buffer, MEMORY STATS aof.buffer).
+  size_t buffer_bytes() const { return buf_.capacity() > 15 ? buf_.capacity() + 1 : 0; }
+
   const std::string& dirname() const { return dirname_; }
   const std::string& prefix() const { return prefix_; }
 
@@ -141,6 +157,9 @@ class Aof : public PropagationSink {
   std::string TempIncrPath() const;
   // Deletes history files (unless aof-disable-auto-gc) and rewrites the manifest without them.
   void DeleteHistory();
+  // CONFIG SET appendonly yes: a background fsync failure of the AOF before is forgotten
+  // (logged, as Redis does); the new files get fsyncs of their own.
+  void ForgetFsyncErrorOnReopen();
   // A write or fsync failure with the policy "always": Redis exits.
   [[noreturn]] void FatalWriteError();
   // The size of the base and incr files on disk (aof_current_size and aof_base_size).
@@ -184,7 +203,10 @@ class Aof : public PropagationSink {
   uint64_t delayed_fsync_ = 0;
   bool last_write_ok_ = true;
   int last_write_errno_ = 0;
-  std::string write_refusal_;
+  int64_t last_write_error_log_sec_ = 0;  // write errors are logged at most every 30 s
+  bool fsync_error_logged_ = false;       // the current background fsync failure was logged
+  mutable std::string refusal_;           // WriteRefusal's text
+  uint64_t last_cow_size_ = 0;            // aof_last_cow_size: the last successful rewrite's
 
   bool rewrite_scheduled_ = false;
   bool last_rewrite_ok_ = true;

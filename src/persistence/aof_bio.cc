@@ -43,14 +43,18 @@ void AofBio::Run() {
     }
     switch (job.kind) {
       case Kind::kFsync:
-      case Kind::kFsyncClose:
+      case Kind::kFsyncClose: {
         // EBADF/EINVAL: a descriptor that cannot be synced (a pipe, /dev/null) is no failure.
-        if (fdatasync(job.fd) != 0 && errno != EBADF && errno != EINVAL) {
-          fsync_errno_.store(errno);
+        int status = 0;
+        if (fdatasync(job.fd) != 0 && errno != EBADF && errno != EINVAL) status = errno;
+        if (job.kind == Kind::kFsync) {
+          fsync_status_.store(status, std::memory_order_release);
+        } else {
+          close(job.fd);
         }
-        if (job.kind == Kind::kFsyncClose) close(job.fd);
         pending_fsyncs_.fetch_sub(1, std::memory_order_acq_rel);
         break;
+      }
       case Kind::kUnlink:
         unlink(job.path.c_str());
         break;

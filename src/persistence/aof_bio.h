@@ -28,8 +28,11 @@ class AofBio {
   void FsyncAndClose(int fd);
   void Unlink(std::string path);
   uint64_t pending_fsyncs() const { return pending_fsyncs_.load(std::memory_order_acquire); }
-  // Errno of the last failed background fsync (0: none since the last call); clears it.
-  int TakeFsyncError() { return fsync_errno_.exchange(0); }
+  // The outcome of the last Fsync job: 0 when it succeeded (or none ran yet), else its errno.
+  // Only Fsync jobs count: FsyncAndClose's fsync is of a file the AOF has left, and Redis
+  // ignores its failure too. ResetFsyncStatus forgets a failure (the AOF was switched off).
+  int fsync_status() const { return fsync_status_.load(std::memory_order_acquire); }
+  void ResetFsyncStatus() { fsync_status_.store(0, std::memory_order_release); }
 
  private:
   enum class Kind { kFsync, kFsyncClose, kUnlink };
@@ -46,7 +49,7 @@ class AofBio {
   std::deque<Job> jobs_;
   bool stop_ = false;
   std::atomic<uint64_t> pending_fsyncs_{0};
-  std::atomic<int> fsync_errno_{0};
+  std::atomic<int> fsync_status_{0};
   std::thread thread_;
 };
 

@@ -156,38 +156,51 @@ void FsyncDir(const std::string& dir) {
   close(dfd);
 }
 
+// The error texts name the files as Redis's do: the temporary manifest and the manifest by
+// their names, the directory's fsync by the manifest's path in it.
 Status WriteAofManifest(const std::string& dir, std::string_view prefix, const AofManifest& m) {
   const std::string name = AofManifestName(prefix);
-  const std::string tmp = AofPath(dir, "temp-" + name);
+  const std::string tmp_name = "temp-" + name;
+  const std::string tmp = AofPath(dir, tmp_name);
   const std::string path = AofPath(dir, name);
   const std::string text = m.Encode();
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return Status::Error("Can't open the AOF manifest file " + tmp + ": " + std::strerror(errno));
+    return Status::Error("Can't open the AOF manifest file " + tmp_name + ": " +
+                         std::strerror(errno));
   }
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      int e = errno;
+      int e = n == 0 ? ENOSPC : errno;
       close(fd);
-      return Status::Error("Error trying to write the temporary AOF manifest file " + tmp + ": " +
-                           std::strerror(e));
+      return Status::Error("Error trying to write the temporary AOF manifest file " + tmp_name +
+                           ": " + std::strerror(e));
     }
     done += static_cast<size_t>(n);
   }
   if (fsync(fd) != 0) {
     int e = errno;
     close(fd);
-    return Status::Error("Fail to fsync the temp AOF file " + tmp + ": " + std::strerror(e));
+    return Status::Error("Fail to fsync the temp AOF file " + tmp_name + ": " + std::strerror(e) +
+                         ".");
   }
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Error("Error trying to rename the temporary AOF manifest file " + tmp +
-                         " into " + path + ": " + std::strerror(errno));
+    return Status::Error("Error trying to rename the temporary AOF manifest file " + tmp_name +
+                         " into " + name + ": " + std::strerror(errno));
   }
-  FsyncDir(dir);
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    const int rc = fsync(dfd);
+    const int e = errno;
+    close(dfd);
+    if (rc != 0) {
+      return Status::Error("Fail to fsync AOF directory " + path + ": " + std::strerror(e) + ".");
+    }
+  }
   return Status::Ok();
 }
 

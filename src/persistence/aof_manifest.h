@@ -60,7 +60,8 @@ std::string AofPath(std::string_view dir, std::string_view name);
 // Reads "<dir>/<manifest name>". `*missing` is set (and Ok returned) when the directory or the
 // file does not exist; other errors are Parse's or the read's.
 Result<AofManifest> ReadAofManifest(const std::string& dir, std::string_view prefix, bool* missing);
-// Replaces the manifest atomically (temp-<name>, fsync, rename, fsync of the directory).
+// Replaces the manifest atomically (temp-<name>, fsync, rename, fsync of the directory). A
+// failure is returned as the log line Redis writes for it.
 Status WriteAofManifest(const std::string& dir, std::string_view prefix, const AofManifest& m);
 // fsyncs a directory (after a rename or a create inside it).
 void FsyncDir(const std::string& dir);

@@ -4,7 +4,9 @@
 //   parent, at fork time   writes its buffer out, opens a new incr file and lists it in the
 //                          manifest: from now on records go there;
 //   child                  writes the new base from its copy-on-write view of the data to
-//                          temp-rewriteaof-bg-<pid>.aof in the working directory, fsyncs it;
+//                          temp-rewriteaof-<pid>.aof in the working directory, fsyncs it and
+//                          renames it temp-rewriteaof-bg-<pid>.aof (file names as Redis's), then
+//                          reports its copy-on-write size (aof_last_cow_size);
 //   parent, child done     renames it into the AOF directory as the next base, marks the old
 //                          base and the incr files before the fork as history, writes the
 //                          manifest (atomically), then deletes the history files.
@@ -22,6 +24,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "persistence/aof.h"
 #include "persistence/aof_bio.h"
@@ -31,18 +34,26 @@
 namespace redistp {
 namespace {
 
+// The child writes its base to temp-rewriteaof-<pid>.aof, then (complete and synced) renames
+// it to the name the parent looks for, temp-rewriteaof-bg-<pid>.aof, as Redis's child does.
+std::string ChildTempName(pid_t pid) {
+  return "temp-rewriteaof-" + std::to_string(static_cast<long>(pid)) + ".aof";
+}
 std::string TempBaseName(pid_t pid) {
   return "temp-rewriteaof-bg-" + std::to_string(static_cast<long>(pid)) + ".aof";
 }
 
-// Writes the base to `path` (an RDB image with the aof-base field, or commands) and fsyncs
-// it. Returns false after logging the error.
-bool WriteBaseFile(Server& server, const std::string& path, bool rdb, bool timestamp) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Writes the base to `tmp` (an RDB image with the aof-base field, or commands), fsyncs it and
+// renames it to `dest`. Returns false after logging the error (and removing `tmp`).
+// `progress` gets the number of keys written now and then (RDB bases only).
+bool WriteBaseFile(Server& server, const std::string& tmp, const std::string& dest, bool rdb,
+                   bool timestamp, std::function<void(uint64_t)> progress) {
+  Logger& log = server.log();
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    server.log().Log(LogLevel::kWarning,
-                     "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s",
-                     std::strerror(errno));
+    log.Log(LogLevel::kWarning,
+            "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s",
+            std::strerror(errno));
     return false;
   }
   RdbSaveOptions options = RdbSaveOptions::FromConfig(server.config());
@@ -50,6 +61,7 @@ bool WriteBaseFile(Server& server, const std::string& path, bool rdb, bool times
   std::string why;
   if (rdb) {
     options.aof_base = true;
+    options.progress = std::move(progress);
     Result<uint64_t> r = WriteRdb(server, fd, options);
     ok = r.ok();
     if (!ok) why = r.status().message();
@@ -61,13 +73,22 @@ bool WriteBaseFile(Server& server, const std::string& path, bool rdb, bool times
     ok = false;
     why = std::strerror(errno);
   }
-  if (!ok) {
-    server.log().Log(LogLevel::kWarning, "Write error writing append only file on disk: %s",
-                     why.c_str());
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    why = std::strerror(errno);
   }
-  close(fd);
-  if (!ok) unlink(path.c_str());
-  return ok;
+  if (!ok) {
+    log.Log(LogLevel::kWarning, "Write error writing append only file on disk: %s", why.c_str());
+    unlink(tmp.c_str());
+    return false;
+  }
+  if (rename(tmp.c_str(), dest.c_str()) != 0) {
+    log.Log(LogLevel::kWarning, "Error moving temp append only file on the final destination: %s",
+            std::strerror(errno));
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -85,6 +106,14 @@ Status Aof::StartRewrite() {
     return Status::Error("");
   }
   Flush(true);
+  if (RewriteMustWait()) {
+    // Records the failing disk still holds back predate the fork: the new base would contain
+    // them and the new incr file would replay them again. Start once they are written.
+    rewrite_scheduled_ = true;
+    log.Log(LogLevel::kNotice,
+            "Background AOF rewrite postponed: the AOF buffer cannot be written to disk yet");
+    return Status::Error("");
+  }
   Status s = OpenNewIncr("background rewrite");
   if (!s.ok()) {
     last_rewrite_ok_ = false;
@@ -97,10 +126,23 @@ Status Aof::StartRewrite() {
   s = persistence_.StartChild(
       ChildKind::kAof,
       [this, rdb, ts]() {
+        ChildInfoPipe& info = persistence_.child_info();
         const std::string tmp = TempBaseName(getpid());
-        if (!WriteBaseFile(server_, tmp, rdb, ts)) return 1;
-        server_.log().Log(LogLevel::kNotice, "Successfully created the temporary AOF base file %s",
-                          tmp.c_str());
+        if (!WriteBaseFile(
+                server_, ChildTempName(getpid()), tmp, rdb, ts,
+                [this, &info](uint64_t keys) { info.SendCurrent(keys, server_.NowMs()); })) {
+          return 1;
+        }
+        Logger& log = server_.log();
+        log.Log(LogLevel::kNotice, "Successfully created the temporary AOF base file %s",
+                tmp.c_str());
+        info.SendFinal(0, server_.NowMs());
+        constexpr uint64_t kMb = 1024 * 1024;
+        log.Log(LogLevel::kNotice,
+                "Fork CoW for AOF rewrite: current %llu MB, peak %llu MB, average %llu MB",
+                static_cast<unsigned long long>(info.child_cow_current() / kMb),
+                static_cast<unsigned long long>(info.child_cow_peak() / kMb),
+                static_cast<unsigned long long>(info.child_cow_average() / kMb));
         return 0;
       },
       [this, incr_seq, rdb](bool ok, int by_signal) {
@@ -109,7 +151,7 @@ Status Aof::StartRewrite() {
   if (!s.ok()) {
     last_rewrite_ok_ = false;
     log.Log(LogLevel::kWarning, "Can't rewrite append only file in background: fork: %s",
-            std::strerror(errno));
+            s.message().c_str());
     return s;
   }
   rewrite_scheduled_ = false;
@@ -126,6 +168,8 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
   const bool waiting = state_ == AofState::kWaitRewrite;
   if (ok) {
     log.Log(LogLevel::kNotice, "Background AOF rewrite terminated with success");
+    const ChildProgress& progress = persistence_.child_progress();
+    if (progress.final_received) last_cow_size_ = progress.final_cow_bytes;
     AofManifest next = manifest_;
     const int64_t base_seq = next.base_seq + 1;
     AofFileInfo base{AofBaseName(prefix_, base_seq, rdb), base_seq, AofFileType::kBase};
@@ -138,8 +182,9 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     const std::string base_path = AofPath(dirname_, base.name);
     bool failed = false;
     if (rename(tmp.c_str(), base_path.c_str()) != 0) {
-      log.Log(LogLevel::kWarning, "Error trying to rename the temporary AOF file %s into %s: %s",
-              tmp.c_str(), base.name.c_str(), std::strerror(errno));
+      log.Log(LogLevel::kWarning,
+              "Error trying to rename the temporary AOF base file %s into %s: %s", tmp.c_str(),
+              base_path.c_str(), std::strerror(errno));
       failed = true;
     } else {
       log.Log(LogLevel::kNotice, "Successfully renamed the temporary AOF base file %s into %s",
@@ -219,7 +264,9 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     }
     log.Log(LogLevel::kWarning, "Background AOF rewrite terminated by signal %d", by_signal);
   }
+  // A child that died mid-write leaves its own temporary file too.
   unlink(tmp.c_str());
+  unlink(ChildTempName(pid).c_str());
   if (state_ == AofState::kWaitRewrite) {
     // Still no base: start over (the records written meanwhile are in the data, so the next
     // base holds them).
@@ -228,6 +275,10 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
       fd_ = -1;
     }
     buf_.clear();
+    // Redis's words, but removed at once: the retry may open the same name within this turn,
+    // and a background unlink would then remove the new file.
+    server_.log().Log(LogLevel::kNotice, "Removing the temp incr aof file %s in the background",
+                      ("temp-" + prefix_ + ".incr").c_str());
     unlink(TempIncrPath().c_str());
     rewrite_scheduled_ = true;
   }
@@ -238,21 +289,15 @@ void Aof::StopRewrite() {
   if (persistence_.child_kind() != ChildKind::kAof) return;
   server_.log().Log(LogLevel::kNotice, "Killing running AOF rewrite child: %ld",
                     static_cast<long>(persistence_.child_pid()));
-  persistence_.KillChild();
+  persistence_.KillChild(false);
 }
 
 Status Aof::CreateBaseNow(const char* why) {
   const int64_t seq = manifest_.base_seq + 1;
   AofFileInfo base{AofBaseName(prefix_, seq, rdb_preamble_), seq, AofFileType::kBase};
   server_.log().Log(LogLevel::kNotice, "Creating AOF base file %s on %s", base.name.c_str(), why);
-  const std::string tmp = "temp-rewriteaof-" + std::to_string(static_cast<long>(getpid())) + ".aof";
-  if (!WriteBaseFile(server_, tmp, rdb_preamble_, timestamps_)) return Status::Error("");
   const std::string path = AofPath(dirname_, base.name);
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    server_.log().Log(LogLevel::kWarning,
-                      "Error moving temp append only file on the final destination: %s",
-                      std::strerror(errno));
-    unlink(tmp.c_str());
+  if (!WriteBaseFile(server_, ChildTempName(getpid()), path, rdb_preamble_, timestamps_, {})) {
     return Status::Error("");
   }
   FsyncDir(dirname_);

@@ -1,16 +1,64 @@
 #include "persistence/persistence.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "protocol/errors.h"
 #include "scripting/function_engine.h"
 
 namespace redistp {
+namespace {
+
+// What the child's SIGUSR1 handler needs, set in the child right after fork (a handler can only
+// reach globals; the child is single-threaded, so nothing races on it).
+char g_child_log_path[1024];
+
+// Appends the decimal form of v to buf at *len (async-signal-safe, unlike snprintf).
+void AppendNumber(char* buf, size_t* len, size_t cap, long long v) {
+  char digits[24];
+  int n = 0;
+  unsigned long long u = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : v;
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0 && n < 23);
+  if (v < 0 && *len < cap) buf[(*len)++] = '-';
+  while (n > 0 && *len < cap) buf[(*len)++] = digits[--n];
+}
+
+void AppendText(char* buf, size_t* len, size_t cap, const char* text) {
+  while (*text != '\0' && *len < cap) buf[(*len)++] = *text++;
+}
+
+// The parent stops a child with SIGUSR1 (a new FLUSHALL, SHUTDOWN, CONFIG SET appendonly no):
+// the child says so in Redis's signal-handler log format and exits with 255, which ReapChild
+// reads as "ended by SIGUSR1" (the parent's own doing, no failure). Only async-signal-safe calls.
+void ChildSigusr1(int) {
+  char line[160];
+  size_t len = 0;
+  AppendNumber(line, &len, sizeof(line), static_cast<long long>(getpid()));
+  AppendText(line, &len, sizeof(line), ":signal-handler (");
+  AppendNumber(line, &len, sizeof(line), static_cast<long long>(time(nullptr)));
+  AppendText(line, &len, sizeof(line), ") Received SIGUSR1 in child, exiting now.\n");
+  int fd = g_child_log_path[0] == '\0'
+               ? STDOUT_FILENO
+               : open(g_child_log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ssize_t ignored = write(fd, line, len);
+    (void)ignored;
+    if (fd != STDOUT_FILENO) close(fd);
+  }
+  _exit(kChildStoppedExit);
+}
+
+}  // namespace
 
 Persistence::Persistence(Server& server) : server_(server) {
   dirty_at_save_ = server_.keyspace().dirty;
@@ -126,7 +174,8 @@ Status Persistence::SaveNow() {
 }
 
 void Persistence::SaveAfterFlushAll() {
-  if (child_kind_ == ChildKind::kRdb) KillChild();
+  // Its end is reported ("Background saving terminated by signal 10"), as Redis's cron does.
+  if (child_kind_ == ChildKind::kRdb) KillChild(true);
   if (server_.config().save_params.empty()) return;
   // A failure is logged by the writer; FLUSHALL still succeeds, as in Redis.
   (void)SaveInProcess();
@@ -182,8 +231,10 @@ Status Persistence::StartBackgroundSave() {
         last_bgsave_seconds_ = (server_.NowMs() - child_start_ms_) / 1000;
       });
   if (!s.ok()) {
+    server_.log().Log(LogLevel::kWarning, "Can't save in background: fork: %s",
+                      s.message().c_str());
     last_bgsave_ok_ = false;
-    return s;
+    return Status::Error("ERR");
   }
   server_.log().Log(LogLevel::kNotice, "Background saving started by pid %ld",
                     static_cast<long>(child_pid_));
@@ -225,17 +276,19 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
   const int64_t fork_start_us = server_.NowUs();
   pid_t pid = fork();
   if (pid < 0) {
-    int e = errno;
+    const int e = errno;
     child_info_.Close();
-    server_.log().Log(LogLevel::kWarning, "Can't save in background: fork: %s", std::strerror(e));
-    return Status::Error("ERR");
+    // The caller logs it in its own words ("Can't save in background: fork: ...").
+    return Status::Error(std::strerror(e));
   }
   if (pid == 0) {
     // The child: default signal handling (a SIGTERM meant for the server's group must end
-    // it, and SIGUSR1 is how the parent kills it), then the work, then out without cleanup.
+    // it) but for SIGUSR1, the parent's way to stop it (ChildSigusr1), then the work, then out
+    // without cleanup.
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
-    signal(SIGUSR1, SIG_DFL);
+    std::snprintf(g_child_log_path, sizeof(g_child_log_path), "%s", server_.log().file().c_str());
+    signal(SIGUSR1, ChildSigusr1);
     server_.log().set_role('C');
     server_.CloseListenersInChild();
     child_info_.KeepWriteEnd();
@@ -266,6 +319,8 @@ void Persistence::ReapChild(bool wait) {
   if (r == child_pid_) {
     if (WIFSIGNALED(status)) by_signal = WTERMSIG(status);
     ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    // A child stopped by our SIGUSR1 exits through its handler; Redis reads that as the signal.
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kChildStoppedExit) by_signal = SIGUSR1;
   }
   reaped_pid_ = child_pid_;
   child_pid_ = -1;
@@ -276,16 +331,32 @@ void Persistence::ReapChild(bool wait) {
   if (done) done(ok, by_signal);
 }
 
-void Persistence::KillChild() {
+void Persistence::KillChild(bool report) {
   if (child_pid_ <= 0) return;
-  pid_t pid = child_pid_;
-  ChildKind kind = child_kind_;
+  const pid_t pid = child_pid_;
+  const ChildKind kind = child_kind_;
   kill(pid, SIGUSR1);
-  ReapChild(true);
+  if (report) {
+    ReapChild(true);  // its `done` reports the end and removes the temporary file
+    return;
+  }
+  // Reaped quietly: no `done`, no status change (Redis stops a rewrite child this way, and a
+  // BGSAVE child at shutdown exits with the server, unreported).
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  child_info_.Close();
+  reaped_pid_ = pid;
+  child_pid_ = -1;
+  server_.OnChildChanged(false);
+  child_kind_ = ChildKind::kNone;
+  child_done_ = nullptr;
+  // The child's temporary files are left behind when it is stopped mid-write.
   if (kind == ChildKind::kRdb) {
-    // The child's temporary file is left behind when it is killed mid-write.
-    std::string tmp = "temp-" + std::to_string(pid) + ".rdb";
-    unlink(tmp.c_str());
+    unlink(("temp-" + std::to_string(pid) + ".rdb").c_str());
+  } else {
+    unlink(("temp-rewriteaof-" + std::to_string(pid) + ".aof").c_str());
+    unlink(("temp-rewriteaof-bg-" + std::to_string(pid) + ".aof").c_str());
   }
 }
 
@@ -334,8 +405,7 @@ std::string_view Persistence::WriteRefusal() const {
     return err::kMisconfRdb;
   }
   // AOF (f/aof): the refusal after an AOF write error.
-  if (!aof_->WriteRefusal().empty()) return aof_->WriteRefusal();
-  return {};
+  return aof_->WriteRefusal();
 }
 
 bool Persistence::PrepareShutdown(int flags) {
@@ -344,7 +414,7 @@ bool Persistence::PrepareShutdown(int flags) {
     log.Log(LogLevel::kWarning, child_kind_ == ChildKind::kRdb
                                     ? "There is a child saving an .rdb. Killing it!"
                                     : "There is a child rewriting the AOF. Killing it!");
-    KillChild();
+    KillChild(false);
   }
   // AOF (f/aof): flush and fsync the AOF.
   aof_->Shutdown();

@@ -49,6 +49,9 @@ namespace redistp {
 
 enum class ChildKind { kNone, kRdb, kAof };
 
+// The exit code of a child stopped by the parent's SIGUSR1 (Redis's SERVER_CHILD_NOERROR_RETVAL).
+inline constexpr int kChildStoppedExit = 255;
+
 class Persistence : public ServerModule, public PersistenceHooks {
  public:
   explicit Persistence(Server& server);
@@ -90,15 +93,19 @@ class Persistence : public ServerModule, public PersistenceHooks {
   // Forks a child running `body` (its return value is the exit code; the child then _exits,
   // running no destructor and no atexit handler). `done` runs in the parent when the child
   // is reaped: ok = exit code 0 and no signal; by_signal = the signal that ended it, or 0.
+  // A failed fork is returned as strerror's text, unlogged: each caller logs it in Redis's
+  // words for its kind of child.
   Status StartChild(ChildKind kind, std::function<int()> body,
                     std::function<void(bool ok, int by_signal)> done);
   bool HasActiveChild() const { return child_pid_ > 0; }
   ChildKind child_kind() const { return child_kind_; }
   pid_t child_pid() const { return child_pid_; }
   int64_t child_start_ms() const { return child_start_ms_; }
-  // Kills the running child (SIGUSR1, as Redis, so it is not reported as a failure) and reaps
-  // it synchronously; its `done` runs with ok = false.
-  void KillChild();
+  // Stops the running child with SIGUSR1 (as Redis: not a failure) and reaps it at once. With
+  // `report` its `done` runs (ok = false, by_signal = SIGUSR1: "Background saving terminated
+  // by signal 10" after FLUSHALL); without, the child goes unreported, its temporary files
+  // removed (a rewrite stopped by CONFIG SET appendonly, a child killed at shutdown).
+  void KillChild(bool report);
   // The child's end of the info pipe (persistence/child_info.h): a child body reports its
   // progress and, when it succeeds, its final copy-on-write size through it.
   ChildInfoPipe& child_info() { return child_info_; }

@@ -43,7 +43,7 @@ struct RdbSaveOptions {
 };
 
 // Writes the RDB image to `fd` (which stays open). Returns the number of keys written, or the
-// write error ("Write error saving DB on disk: <strerror>" is the caller's to log).
+// write error (strerror's text; logging it is the caller's business).
 Result<uint64_t> WriteRdb(Server& server, int fd, const RdbSaveOptions& options);
 
 // The image as a string (DEBUG RELOAD's checks and tests).

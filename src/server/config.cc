@@ -430,6 +430,7 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
   for (size_t n = 0; n < runs.size(); ++n) {
     Status s = hooks_[runs[n].first].hook();
     if (s.ok()) continue;
+    if (apply_failure_) apply_failure_(table[rows[runs[n].second]].name);
     restore();
     // Let every hook that already acted (and the failing one) see the old values again. Their
     // errors cannot be reported any better than the first one.

@@ -228,6 +228,11 @@ class Config {
   // An unknown name is a programming error and aborts.
   void OnChange(std::string_view name, Hook hook);
   void OnChange(std::initializer_list<std::string_view> names, Hook hook);
+  // Told the parameter's name when a hook fails in CONFIG SET, before the old values return
+  // (the server logs Redis's "Failed applying new configuration..." line).
+  void OnApplyFailure(std::function<void(std::string_view name)> report) {
+    apply_failure_ = std::move(report);
+  }
 
   // Called for each `rename-command`, `user` or `loadmodule` directive while loading, with
   // the words after the directive name; an error stops the load with the FATAL text. Without
@@ -374,6 +379,7 @@ class Config {
 
   std::vector<std::string> values_;  // canonical text per table row
   std::vector<HookEntry> hooks_;
+  std::function<void(std::string_view)> apply_failure_;
   std::vector<std::pair<std::string, DirectiveHandler>> directive_handlers_;
   std::vector<std::pair<std::string, LinesProvider>> rewrite_providers_;
 };

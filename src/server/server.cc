@@ -97,6 +97,12 @@ Status Server::Init(Listeners listeners) {
     }
     return Status::Ok();
   });
+  config_.OnApplyFailure([this](std::string_view name) {
+    log_.Log(LogLevel::kWarning,
+             "Failed applying new configuration. Possibly related to new %.*s setting. "
+             "Restoring previous settings.",
+             static_cast<int>(name.size()), name.data());
+  });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
   // A maxmemory lowered below the used figure warns and evicts at once, as Redis 7.0 does.
   config_.OnChange("maxmemory", [this]() {

@@ -182,9 +182,31 @@ proc ::server::write_config {path dir port base overrides} {
     close $f
 }
 
+# Runs `open` on a command pipeline with extra environment variables (a dict of
+# name value) set for the child only.
+proc ::server::open_with_env {env cmd} {
+    set saved {}
+    dict for {k v} $env {
+        if {[info exists ::env($k)]} {
+            dict set saved $k [list 1 $::env($k)]
+        } else {
+            dict set saved $k [list 0 ""]
+        }
+        set ::env($k) $v
+    }
+    set rc [catch {open $cmd w} result]
+    dict for {k old} $saved {
+        if {[lindex $old 0]} {set ::env($k) [lindex $old 1]} else {unset ::env($k)}
+    }
+    if {$rc} {error $result}
+    return $result
+}
+
 # Starts the binary and waits until it answers PING.  Returns the server
-# dict, or raises with the reason (log tail included).
-proc ::server::launch {dir base overrides extra_args {bin ""}} {
+# dict, or raises with the reason (log tail included).  `env` is a dict of
+# environment variables for the server process (LD_PRELOAD for the fault
+# injection shim, tests/support/faults.tcl).
+proc ::server::launch {dir base overrides extra_args {bin ""} {env {}}} {
     variable binary
     if {$bin eq ""} {set bin $binary}
     set config [file join $dir redis.conf]
@@ -192,13 +214,13 @@ proc ::server::launch {dir base overrides extra_args {bin ""}} {
     for {set attempt 1} {$attempt <= 5} {incr attempt} {
         set port [find_free_port]
         write_config $config $dir $port $base $overrides
-        set pipe [open "|[list $bin $config {*}$extra_args] >>& [list $stdout]" w]
+        set pipe [open_with_env $env "|[list $bin $config {*}$extra_args] >>& [list $stdout]"]
         set pid [pid $pipe]
         ::test::emit "@@server-pid $pid"
         set entry [dict create host 127.0.0.1 port $port pid $pid pipe $pipe \
             stdout $stdout config_file $config dir $dir external 0 \
             client "" db 0 overrides $overrides args $extra_args base $base \
-            binary $bin]
+            binary $bin env $env expect_exit 0]
         set status [wait_ready $pid $port]
         if {$status eq "ready"} {return $entry}
         stop_process $entry
@@ -259,7 +281,11 @@ proc ::server::stop_process {entry} {
             }
         }
         CHILDSTATUS {
-            lappend problems "exited with status [lindex $code 2]"
+            # A test that made the server exit on purpose (server_expect_exit) expects it.
+            if {!([dict exists $entry expect_exit] && [dict get $entry expect_exit]
+                  && !$was_alive)} {
+                lappend problems "exited with status [lindex $code 2]"
+            }
         }
     }
     ::test::emit "@@server-gone $pid"
@@ -328,7 +354,7 @@ proc ::server::after_test_failure {} {
 
 # Parses start_server options into a dict with defaults filled in.
 proc ::server::parse_options {options} {
-    set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary ""]
+    set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary "" env {}]
     foreach {k v} $options {
         if {![dict exists $opts $k]} {
             error "start_server: unknown option '$k'"
@@ -382,7 +408,7 @@ proc ::server::run_with_server {opts code} {
     file mkdir $dir
     set failed_before $::test::failed
     set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args] \
-        [dict get $opts binary]]
+        [dict get $opts binary] [dict get $opts env]]
     dict set entry db [pick_db $opts]
     lappend ::server::stack $entry
     if {$::test::verbose} {
@@ -407,7 +433,7 @@ proc ::server::run_with_server {opts code} {
 
 proc ::server::run_external {opts code} {
     if {[llength [dict get $opts overrides]] || [llength [dict get $opts args]] ||
-            [dict get $opts config] ne ""} {
+            [dict get $opts config] ne "" || [llength [dict get $opts env]]} {
         incr ::test::skipped
         ::test::emit "\[skip\]: server block needing its own config\
                       (tags [::test::current_tags])"
@@ -512,11 +538,19 @@ proc restart_server {{level 0} {how term}} {
         set problems [lsearch -all -inline -not $problems "killed by signal SIGKILL"]
     }
     set new [::server::launch [dict get $entry dir] [dict get $entry base] \
-        [dict get $entry overrides] [dict get $entry args] [dict get $entry binary]]
+        [dict get $entry overrides] [dict get $entry args] [dict get $entry binary] \
+        [dict get $entry env]]
     dict set new db [dict get $entry db]
     lset ::server::stack [::server::index $level] $new
     reconnect $level
     return $problems
+}
+
+# Tells the harness that the server at `level` is meant to exit by itself with a non-zero
+# status (Redis exits on an AOF error under appendfsync always): its exit is then no crash.
+# A signal or a sanitizer report still is.
+proc server_expect_exit {{level 0}} {
+    ::server::set_property $level expect_exit 1
 }
 
 # The path of a file in the directory of the server at `level` (dump.rdb, appendonlydir...).
