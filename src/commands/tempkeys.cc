@@ -101,16 +101,19 @@ void BSetTpCommand(CommandContext& c) {
 
 void DelTpCommand(CommandContext& c) {
   int64_t deleted = 0;
-  std::vector<std::string> record{"DEL"};
+  // The DEL record copies the keys: built only while a consumer (AOF, replica) takes records.
+  const bool propagate = c.propagation.has_sinks();
+  std::vector<std::string> record;
+  if (propagate) record.emplace_back("DEL");
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.session().id) {
       c.db.Remove(e, RemoveCause::kDeleted);
-      record.emplace_back(c.args[i]);
+      if (propagate) record.emplace_back(c.args[i]);
       ++deleted;
     }
   }
-  c.ReplicateAs(std::move(record));
+  if (propagate) c.ReplicateAs(std::move(record));
   c.reply.Int(deleted);
 }
 
