@@ -12,7 +12,9 @@
 //     pending_pushes and ReleaseHeldPushes appends them after that command's reply
 //     (ProcessInput does it after each top-level command, so after EXEC as a whole).
 // Nothing here closes a client synchronously while another command runs: output-limit checks
-// happen when pending clients are flushed.
+// happen when pending clients are flushed. A push is not a reply: CLIENT REPLY OFF/SKIP, which
+// disable the client's ReplyBuilder, never stop one (frames go to the output directly; a Pub/Sub
+// confirmation written as a command's reply holds a ReplyBuilder::PushScope), as in Redis 7.0.
 //
 // Blocking. A blocked client keeps reading (its lease renews) but executes nothing. Its keys'
 // waiters are served from the core's ready list after each top-level command and at the end of

@@ -266,6 +266,11 @@ void Server::CronCallback(int /*fd*/, short /*what*/, void* arg) {
 }
 
 void Server::Cron() {
+  if (cron_paused_) {
+    // DEBUG PAUSE-CRON: the periodic work stops; a CLIENT PAUSE still ends on time.
+    if (pause_end_ms_ != 0 && NowMs() >= pause_end_ms_) UnpauseClients();
+    return;
+  }
   ++cron_loops_;
   int64_t now = NowMs();
   keyspace_.now_ms = now;

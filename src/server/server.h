@@ -312,6 +312,9 @@ class Server : public WatchSink {
   void UnpauseClients();
   bool paused_writes_only() const { return pause_writes_only_; }
   int64_t pause_end_ms() const { return pause_end_ms_; }
+  // DEBUG PAUSE-CRON: while set the cron tick does nothing but end a CLIENT PAUSE whose time
+  // is up (no active expiry, timeouts, leases, save points, statistics), as in Redis 7.0.
+  void set_cron_paused(bool on) { cron_paused_ = on; }
 
   // --- driving the server without its event loop (tests/cpp/harness.h) ---------------------
   // These run exactly what the loop's callbacks would, at the clock's current time, and end
@@ -561,6 +564,7 @@ class Server : public WatchSink {
 
   int64_t pause_end_ms_ = 0;
   bool pause_writes_only_ = false;
+  bool cron_paused_ = false;
 
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;
