@@ -103,6 +103,18 @@ void Server::ExpireWatchedKeys() {
   if (next != 0) OnWatchDeadlineChanged(std::max(next, keyspace_.now_ms));
 }
 
+Status Server::StartFencing() {
+  Result<uint64_t> mark = FenceFile::Read(config_.tp_fence_file);
+  if (!mark.ok()) return mark.status();
+  FenceCounter& fences = owners_.fences();
+  // Every token of the previous run is <= the mark (or, for tokens of a version without the
+  // file, below the clock of this start): the next token is above both.
+  fences.Raise(mark.value());
+  fences.Raise(static_cast<uint64_t>(NowUs()));
+  fences.set_store(&fence_file_);
+  return Status::Ok();
+}
+
 void Server::BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
                          std::unique_ptr<BlockState> state, int64_t timeout_ms) {
   c->blocked = true;

@@ -98,6 +98,11 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
+  // The reservation file moved: it holds no mark yet, so the next token reserves there first.
+  config_.OnChange({"dir", "tp-fence-file"}, [this]() {
+    owners_.fences().ForgetReservation();
+    return Status::Ok();
+  });
   // A maxmemory lowered below the used figure warns and evicts at once, as Redis 7.0 does.
   config_.OnChange("maxmemory", [this]() {
     if (config_.maxmemory == 0) return Status::Ok();

@@ -24,6 +24,7 @@
 #include "server/config.h"
 #include "server/event_handle.h"
 #include "server/eviction.h"
+#include "server/fence_file.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "server/notifications.h"
@@ -166,6 +167,11 @@ class Server : public WatchSink {
   BlockingCore& blocking() { return blocking_; }
   BlockKind* bsettp_kind() { return &bsettp_kind_; }
   ExecWatches& exec_watches() { return exec_watches_; }
+  // Fencing tokens (watch/fence.h): at startup, once the data is loaded, reads the reservation
+  // file (server/fence_file.h), raises the counter to the larger of its mark and the wall clock
+  // in microseconds, and makes the file the counter's durable store. An error (the file exists
+  // but cannot be read) must stop the server: tokens could repeat.
+  Status StartFencing();
   // Blocks the client on `keys` of its current database with `kind`; timeout_ms 0 = forever.
   // Its input is held until the kind serves it, the timeout passes or CLIENT UNBLOCK.
   void BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
@@ -444,6 +450,7 @@ class Server : public WatchSink {
   std::vector<std::unique_ptr<Database>> dbs_;
   Evictor evictor_{this};
   OwnerIndex owners_;
+  FenceFile fence_file_{&config_, &log_};
   WatchIndex watches_{this};
   BlockingCore blocking_;
   // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
