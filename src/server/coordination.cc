@@ -95,6 +95,8 @@ void Server::WatchTimerCallback(int /*fd*/, short /*what*/, void* arg) {
 }
 
 void Server::ExpireWatchedKeys() {
+  // Nothing expires during CLIENT PAUSE: UnpauseClients arms the timer again.
+  if (pause_end_ms_ != 0) return;
   keyspace_.now_ms = NowMs();
   for (auto& [db_index, key] : watches_.DueExpiries(keyspace_.now_ms)) {
     if (db_index < db_count()) db(db_index).Peek(key);  // deletes it if expired, emitting DEL

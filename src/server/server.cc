@@ -285,7 +285,8 @@ void Server::Cron() {
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
   int64_t deadline = clock_->MonotonicUs() + budget_us;
-  if (keyspace_.active_expire) {
+  // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0.
+  if (keyspace_.active_expire && pause_end_ms_ == 0) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }
@@ -308,7 +309,8 @@ void Server::Cron() {
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
-          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
+          !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
+          now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }
@@ -363,7 +365,7 @@ void Server::Cron() {
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
   if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
   // A maxmemory eviction pass that ran out of time continues here (eviction.h).
-  if (evictor_.follow_up()) evictor_.Perform();
+  if (evictor_.follow_up() && pause_end_ms_ == 0) evictor_.Perform();
 }
 
 Server::MemoryStats Server::ReadMemoryStats() const {
@@ -395,7 +397,8 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.in_multi) flags[nf++] = 'x';
-  if (c.blocked) flags[nf++] = 'b';
+  // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
+  if (c.blocked || c.has_flag(kClientPaused)) flags[nf++] = 'b';
   if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
   if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
   if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';

@@ -317,6 +317,8 @@ class Server : public WatchSink {
   void PauseClients(int64_t until_ms, bool writes_only);
   void UnpauseClients();
   bool paused_writes_only() const { return pause_writes_only_; }
+  // Clients whose input waits for the end of the pause (INFO counts them in blocked_clients).
+  size_t paused_clients() const { return paused_.size(); }
   int64_t pause_end_ms() const { return pause_end_ms_; }
   // DEBUG PAUSE-CRON: while set the cron tick does nothing but end a CLIENT PAUSE whose time
   // is up (no active expiry, timeouts, leases, save points, statistics), as in Redis 7.0.
@@ -421,7 +423,11 @@ class Server : public WatchSink {
   void FinishBlock(Client* c);
   // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
   bool HasServeWork() const;
-  bool ShouldPause(const Client* c, const CommandSpec* spec) const;
+  // CLIENT PAUSE: whether the admitted command `spec` (args) from `c` waits for the pause end.
+  bool ShouldPause(const Client* c, const CommandSpec* spec,
+                   const std::vector<std::string_view>& args);
+  // The flags of this invocation (CommandSpec::invocation_flags, else the row's).
+  uint64_t InvocationFlagsOf(const CommandSpec* spec, const std::vector<std::string_view>& args);
   // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
   // whether `spec` from `c` must be refused with the OOM error.
   bool RefuseForMemory(const Client* c, const CommandSpec* spec);
