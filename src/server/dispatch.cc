@@ -1,10 +1,11 @@
 // Dispatch: from parsed arguments to an executed command.
 //
-// ProcessInput runs every complete request in a client's query buffer. Dispatch is the one
-// admission gate every caller goes through (network today; MULTI/EXEC and scripts will call the
-// same checks): command lookup, subcommand lookup, arity, authentication, CLIENT PAUSE, reply
-// suppression (CLIENT REPLY). Handlers trust their input after it. After the handler: command
-// statistics, error statistics, slowlog, latency monitor and MONITOR feed.
+// ProcessInput runs every complete request in a client's query buffer. Execute is the one
+// admission gate every caller goes through (network, MULTI/EXEC, scripts): command lookup,
+// subcommand lookup, arity, authentication, subscribed context, BUSY, maxmemory, MISCONF, and
+// last CLIENT PAUSE, which holds an admitted top-level command whole until the pause ends;
+// Dispatch adds reply suppression (CLIENT REPLY). Handlers trust their input after it. After
+// the handler: command statistics, error statistics, slowlog, latency monitor and MONITOR feed.
 #include <algorithm>
 #include <cstdio>
 
