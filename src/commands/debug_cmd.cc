@@ -7,9 +7,9 @@
 // Subcommands are parsed here rather than through the command table, because Redis gives DEBUG
 // no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
-// Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, POPULATE,
-// ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the crash report and the exit status can
-// be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB file, empty, load it back:
+// Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, PAUSE-CRON, OBJECT, DIGEST, DIGEST-VALUE,
+// POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the crash report and the exit
+// status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB file, empty, load it back:
 // persistence/persistence.h). LOADAOF answers that the AOF is not built; anything else (JMAP,
 // PANIC, HTSTATS ...) is an unknown subcommand.
 //
@@ -274,6 +274,9 @@ void HelpSub(CommandContext& c) {
           "    Write <message> to the server log at warning level.",
           "OBJECT <key>",
           "    Show the storage details of <key>: address, encoding, serialized length, LRU.",
+          "PAUSE-CRON <0|1>",
+          "    1 stops the periodic tasks (expiry, timeouts, leases, save points); 0 restarts "
+          "them.",
           "POPULATE <count> [<prefix>] [<size>]",
           "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
           "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
@@ -349,6 +352,10 @@ void DebugCommand(CommandContext& c) {
   } else if (is("set-active-expire") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number enables, anything else disables.
     c.server.keyspace().active_expire = std::atoi(std::string(c.args[2]).c_str()) != 0;
+    c.reply.Ok();
+  } else if (is("pause-cron") && argc == 3) {
+    // atoi semantics, as Redis: any non-zero number pauses, anything else resumes.
+    c.server.set_cron_paused(std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
   } else if (is("set-disable-deny-scripts") && argc == 3) {
     // Lets scripts call commands flagged noscript (DEBUG PROTOCOL ...), for tests; atoi as Redis.

@@ -228,6 +228,15 @@ void FunctionHelpCommand(CommandContext& c) {
 void FcallCommand(CommandContext& c) { FunctionEngine::Of(c.server).Call(c, false); }
 void FcallRoCommand(CommandContext& c) { FunctionEngine::Of(c.server).Call(c, true); }
 
+// FCALL / FCALL_RO: the flags the function declares (the row's when there is no such function).
+uint64_t FcallInvocationFlags(Server& server, const std::vector<std::string_view>& args,
+                              uint64_t flags) {
+  if (server.functions_module() == nullptr) return flags;
+  const FunctionInfo* f = FunctionEngine::Of(server).libraries().FindFunction(args[1]);
+  if (f == nullptr) return flags;
+  return DeclaredScriptCallFlags(flags, f->flags);
+}
+
 CommandSpec FcallRow(const char* name, bool read_only, CommandHandler handler) {
   const KeySpec keys = ScriptCallKeySpec(
       read_only, read_only ? std::string_view("We cannot tell how the keys will be used so we "
@@ -246,7 +255,8 @@ CommandSpec FcallRow(const char* name, bool read_only, CommandHandler handler) {
                   .args = {docs::String("function"), docs::Integer("numkeys"),
                            docs::Key("key", 0).Optional().Multiple(),
                            docs::String("arg").Optional().Multiple()}},
-          .handler = handler};
+          .handler = handler,
+          .invocation_flags = FcallInvocationFlags};
 }
 
 }  // namespace

@@ -38,7 +38,9 @@ namespace redistp {
 namespace {
 
 // The confirmation for one topic: [kind-word, name, count]; a null name when `name` is null.
+// A push, not a reply: CLIENT REPLY OFF/SKIP do not drop it (Redis 7.0, in RESP2 and RESP3).
 void Confirm(ReplyBuilder& r, std::string_view word, const std::string_view* name, size_t count) {
+  ReplyBuilder::PushScope push(r);
   r.Push(3);
   r.Bulk(word);
   if (name != nullptr) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scripting/script_engine.h"
 #include "server/command.h"
 
 namespace redistp {
@@ -14,6 +15,19 @@ namespace redistp {
 inline uint64_t ScriptCallFlags(bool read_only) {
   return kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys |
          (read_only ? kCmdReadOnly : kCmdMayReplicate);
+}
+
+// The flags of a script call whose script declares flags (a shebang's flags=, a function's
+// flags), as Redis 7.0 derives them: the row's write, may-replicate, deny-oom and stale give
+// way to what the script says — it writes unless no-writes, it is deny-oom unless no-writes or
+// allow-oom, stale only with allow-stale. A script without a shebang keeps the row's flags.
+inline uint64_t DeclaredScriptCallFlags(uint64_t flags, uint32_t script_flags) {
+  if ((script_flags & kScriptEvalCompat) != 0) return flags;
+  flags &= ~(kCmdWrite | kCmdMayReplicate | kCmdDenyOom | kCmdStale);
+  if ((script_flags & (kScriptAllowOom | kScriptNoWrites)) == 0) flags |= kCmdDenyOom;
+  if ((script_flags & kScriptNoWrites) == 0) flags |= kCmdWrite;
+  if ((script_flags & kScriptAllowStale) != 0) flags |= kCmdStale;
+  return flags;
 }
 
 // The keys a script call declares; `notes` as Redis words them for that command.

@@ -66,6 +66,25 @@ void ScriptHelpCommand(CommandContext& c) {
             });
 }
 
+// EVAL / EVAL_RO: the flags the body's shebang declares (a bad shebang is refused when run).
+uint64_t EvalInvocationFlags(Server&, const std::vector<std::string_view>& args, uint64_t flags) {
+  uint32_t script_flags = kScriptEvalCompat;
+  size_t code_start = 0;
+  if (!ParseShebang(args[1], &script_flags, &code_start).ok()) return flags;
+  return DeclaredScriptCallFlags(flags, script_flags);
+}
+
+// EVALSHA / EVALSHA_RO: the flags of the cached script (the row's when it is not cached).
+uint64_t EvalShaInvocationFlags(Server& server, const std::vector<std::string_view>& args,
+                                uint64_t flags) {
+  uint32_t script_flags = kScriptEvalCompat;
+  if (server.scripting_module() == nullptr ||
+      !ScriptEngine::Of(server).CachedFlags(args[1], &script_flags)) {
+    return flags;
+  }
+  return DeclaredScriptCallFlags(flags, script_flags);
+}
+
 CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandler handler) {
   const KeySpec keys =
       ScriptCallKeySpec(read_only, read_only ? std::string_view() : kScriptKeysRwNote);
@@ -82,7 +101,8 @@ CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandle
                   .args = {docs::String(by_sha ? "sha1" : "script"), docs::Integer("numkeys"),
                            docs::Key("key", 0).Optional().Multiple(),
                            docs::String("arg").Optional().Multiple()}},
-          .handler = handler};
+          .handler = handler,
+          .invocation_flags = by_sha ? EvalShaInvocationFlags : EvalInvocationFlags};
 }
 
 }  // namespace

@@ -38,9 +38,25 @@ bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool*
   return false;
 }
 
-// Creates `key` owned by the calling client; replies 1 or the fencing token.
-void CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
-  c.reply.Int(c.server.owners().CreateOwned(c.db, key, value, c.client.session().id, fence));
+// Creates `key` owned by the calling client; replies 1 or the fencing token. A token that cannot
+// be reserved durably (watch/fence.h) is an error and nothing is created: returns false. An AOF
+// replay counts the token it draws again, without handing it out (no reservation).
+bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
+  OwnerIndex& owners = c.server.owners();
+  uint64_t token = 0;
+  if (fence && c.client.aof_loading) {
+    token = owners.fences().Replayed();
+  } else if (fence) {
+    Result<uint64_t> drawn = owners.fences().Next();
+    if (!drawn.ok()) {
+      c.reply.Error(err::FenceUnavailable(drawn.status().message()));
+      return false;
+    }
+    token = drawn.value();
+  }
+  owners.CreateOwned(c.db, key, value, c.client.session().id, token);
+  c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
+  return true;
 }
 
 void SetTpCommand(CommandContext& c) {
@@ -77,15 +93,13 @@ void BSetTpCommand(CommandContext& c) {
   BlockingCore& queues = c.server.blocking();
   bool absent = c.db.LookupWrite(key) == nullptr;
   if (absent && queues.QueueLength(c.db.index(), key) == 0) {
-    CreateOwned(c, key, c.args[2], fence);
-    ReplicateAsSetTp(c, fence);
+    if (CreateOwned(c, key, c.args[2], fence)) ReplicateAsSetTp(c, fence);
     return;
   }
   if (c.origin != ExecOrigin::kClient) {
     // Inside MULTI (or a script) BSETTP never blocks: it behaves like SETTP.
     if (absent) {
-      CreateOwned(c, key, c.args[2], fence);
-      ReplicateAsSetTp(c, fence);
+      if (CreateOwned(c, key, c.args[2], fence)) ReplicateAsSetTp(c, fence);
     } else {
       c.reply.Int(0);
     }
@@ -101,16 +115,19 @@ void BSetTpCommand(CommandContext& c) {
 
 void DelTpCommand(CommandContext& c) {
   int64_t deleted = 0;
-  std::vector<std::string> record{"DEL"};
+  // The DEL record copies the keys: built only while a consumer (AOF, replica) takes records.
+  const bool propagate = c.propagation.has_sinks();
+  std::vector<std::string> record;
+  if (propagate) record.emplace_back("DEL");
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.session().id) {
       c.db.Remove(e, RemoveCause::kDeleted);
-      record.emplace_back(c.args[i]);
+      if (propagate) record.emplace_back(c.args[i]);
       ++deleted;
     }
   }
-  c.ReplicateAs(std::move(record));
+  if (propagate) c.ReplicateAs(std::move(record));
   c.reply.Int(deleted);
 }
 

@@ -97,6 +97,7 @@ void Database::Emit(KeyEventKind kind, Entry* e, KeyNotice notice, RemoveCause c
 Entry* Database::LookupInternal(std::string_view key) {
   Entry* e = dict_.Find(key);
   if (e != nullptr && IsExpired(e)) {
+    if (ctx_->expiry_paused) return nullptr;  // absent, but kept until the pause ends
     ++ctx_->expired_keys;
     Remove(e, RemoveCause::kExpired);
     return nullptr;
@@ -257,6 +258,7 @@ uint64_t Database::Scan(uint64_t cursor, const std::function<void(Entry*)>& fn) 
   found.swap(sample_);
   for (Entry* e : found) {
     if (IsExpired(e)) {
+      if (ctx_->expiry_paused) continue;  // not reported, kept until the pause ends
       ++ctx_->expired_keys;
       Remove(e, RemoveCause::kExpired);
     } else {
@@ -274,6 +276,7 @@ Entry* Database::RandomKey() {
     if (e == nullptr) return nullptr;
     if (!IsExpired(e)) return e;
     if (dict_.size() == expires_.size() && tries >= 99) return e;
+    if (ctx_->expiry_paused) continue;  // kept until the pause ends
     ++ctx_->expired_keys;
     Remove(e, RemoveCause::kExpired);
   }

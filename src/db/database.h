@@ -30,6 +30,11 @@ struct KeyspaceContext {
   uint32_t lru_clock = 0;      // seconds, 24 bits
   bool expiry_enabled = true;  // false while loading
   bool active_expire = true;   // DEBUG SET-ACTIVE-EXPIRE
+  // CLIENT PAUSE in force: a key past its TTL reads as absent but is not deleted (no DEL, not
+  // counted in expired_keys) until the pause ends, as in Redis 7.0, so the data does not change
+  // while paused. The server clears it while a write command runs (only the rest of the
+  // transaction that paused can write then), which deletes expired keys as usual.
+  bool expiry_paused = false;
   // Access tracking: LRU clock (default) or LFU counters when maxmemory-policy is *-lfu.
   bool lfu = false;
   int lfu_log_factor = 10;

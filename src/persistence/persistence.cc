@@ -87,8 +87,17 @@ uint64_t Persistence::changes_since_save() const {
   return server_.keyspace().dirty - dirty_at_save_;
 }
 
-void Persistence::RaiseFenceFloor() {
-  server_.owners().RaiseFence(static_cast<uint64_t>(server_.NowUs()));
+Status Persistence::RaiseFenceFloor() {
+  Status s = server_.StartFencing();
+  if (!s.ok()) {
+    server_.log().Log(LogLevel::kWarning, "%s", s.message().c_str());
+    server_.log().Log(LogLevel::kWarning,
+                      "Fatal error: fencing tokens could repeat. Fix the file, or remove it "
+                      "(then the next tokens are only sure to exceed the loaded counter and "
+                      "the wall clock in microseconds). Exiting.");
+    return Status::Error("");
+  }
+  return Status::Ok();
 }
 
 void Persistence::EmptyData(bool functions) {
@@ -116,8 +125,7 @@ Status Persistence::LoadAtStartup() {
     as = aof_->OpenOnStartup();
     if (!as.ok()) return as;
     dirty_at_save_ = server_.keyspace().dirty;
-    RaiseFenceFloor();
-    return Status::Ok();
+    return RaiseFenceFloor();
   }
   if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) {
     server_.keyspace().expiry_enabled = expiry;
@@ -146,8 +154,7 @@ Status Persistence::LoadAtStartup() {
             static_cast<double>(server_.NowUs() - start_us) / 1e6);
   }
   dirty_at_save_ = server_.keyspace().dirty;
-  RaiseFenceFloor();
-  return Status::Ok();
+  return RaiseFenceFloor();
 }
 
 // ---- saving ---------------------------------------------------------------------------------

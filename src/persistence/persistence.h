@@ -24,10 +24,10 @@
 //     the server keeps running (unless FORCE).
 //
 // The fencing counter. Tokens are persisted with the data (the RDB aux field redistp-fence;
-// the AOF replays the SETTP FENCE records that drew them), and after loading the counter is
-// also raised to the wall clock in microseconds. A server cannot hand out a million tokens a
-// second, so every token it gave before a crash (even one after the last save) is below that
-// floor when it restarts: tokens never repeat, whatever was or was not saved.
+// the AOF replays the SETTP FENCE records that drew them), but a crash loses the tokens drawn
+// after the last save, so that is not what keeps them from repeating: once loading ends,
+// Server::StartFencing raises the counter to the reservation mark of the previous run (a file
+// in `dir` that bounds every token ever handed out, watch/fence.h) and the wall clock.
 #pragma once
 
 #include <sys/types.h>
@@ -140,8 +140,8 @@ class Persistence : public ServerModule, public PersistenceHooks {
   Status SaveInProcess();
   // Reaps a finished child (non-blocking unless `wait`) and runs its `done`.
   void ReapChild(bool wait);
-  // The fencing floor (see above), once loading ends.
-  void RaiseFenceFloor();
+  // The fencing floor (see above), once loading ends; an error stops the server.
+  Status RaiseFenceFloor();
 
   Server& server_;
   pid_t child_pid_ = -1;

@@ -185,6 +185,12 @@ inline std::string HelloBadOption(std::string_view opt) {
 // Blocking and temporary keys.
 inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 inline constexpr std::string_view kLeaseNotInteger = "ERR lease is not an integer or out of range";
+// redis-tp: SETTP/BSETTP ... FENCE when the reservation of tokens could not be made durable
+// (watch/fence.h); `why` is the file error.
+inline std::string FenceUnavailable(std::string_view why) {
+  return "ERR fencing token unavailable: the reservation could not be made durable (" +
+         std::string(why) + ")";
+}
 
 // Server commands (SHUTDOWN, MEMORY, FUNCTION, DEBUG, COMMAND, CONFIG).
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";

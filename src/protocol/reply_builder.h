@@ -9,7 +9,9 @@
 // Deferred lengths: when the element count is known only after producing the elements, call
 // DeferLen() first and SetDeferredLen() afterwards; the header is inserted at the saved offset.
 //
-// Suppression (CLIENT REPLY OFF/SKIP): when disabled the builder drops everything written.
+// Suppression (CLIENT REPLY OFF/SKIP): when disabled the builder drops everything written,
+// except inside a PushScope: a push is not a reply, and Redis 7.0 delivers pushes (Pub/Sub
+// confirmations and messages, invalidations, WATCHEX events) whatever CLIENT REPLY says.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,24 @@ class ReplyBuilder {
   int resp() const { return resp_; }
   void SetEnabled(bool enabled) { enabled_ = enabled; }
   bool enabled() const { return enabled_; }
+
+  // Held around a push frame that a command writes as (part of) its own reply — a Pub/Sub
+  // (un)subscribe confirmation, which inside EXEC is an element of EXEC's reply: the frame
+  // gets through while CLIENT REPLY OFF/SKIP suppresses the replies around it. (Pushes the
+  // server sends on its own go through Server::Push, which never consults suppression.)
+  class PushScope {
+   public:
+    explicit PushScope(ReplyBuilder& rb) : rb_(rb), was_enabled_(rb.enabled_) {
+      rb.enabled_ = true;
+    }
+    ~PushScope() { rb_.enabled_ = was_enabled_; }
+    PushScope(const PushScope&) = delete;
+    PushScope& operator=(const PushScope&) = delete;
+
+   private:
+    ReplyBuilder& rb_;
+    bool was_enabled_;
+  };
   // Counts errors written since the last call; the dispatcher uses it for stats.
   uint64_t errors_written() const { return errors_written_; }
   // Of those, the errors already counted in the error statistics where they arose (a script

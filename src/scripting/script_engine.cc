@@ -177,6 +177,13 @@ const ScriptEngine::CachedScript* ScriptEngine::Find(std::string_view sha) const
 
 bool ScriptEngine::Exists(std::string_view sha) const { return Find(sha) != nullptr; }
 
+bool ScriptEngine::CachedFlags(std::string_view sha, uint32_t* flags) const {
+  const CachedScript* s = Find(sha);
+  if (s == nullptr) return false;
+  *flags = s->flags;
+  return true;
+}
+
 Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& key,
                                                                 std::string_view body) {
   uint32_t flags = 0;

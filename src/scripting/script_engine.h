@@ -90,6 +90,9 @@ class ScriptEngine : public ServerModule {
   // SCRIPT LOAD: compiles and caches `body`; its SHA1 (lower-case hex) or the compile error.
   Result<std::string> Load(std::string_view body);
   bool Exists(std::string_view sha) const;
+  // The flags the cached script `sha` declared (kScriptEvalCompat without a shebang); false when
+  // it is not cached. For the CLIENT PAUSE rule (commands/script_rows.h).
+  bool CachedFlags(std::string_view sha, uint32_t* flags) const;
   // SCRIPT FLUSH: forgets every cached script (and starts a fresh Lua state, as Redis does).
   void Flush();
 

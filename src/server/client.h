@@ -47,6 +47,7 @@ enum ClientFlag : uint32_t {
   kClientReplySkip = 1u << 5,      // suppressing the current command's reply
   kClientNoEvict = 1u << 6,
   kClientExecuting = 1u << 7,      // inside its own command processing
+  kClientPostponed = 1u << 8,      // the command just admitted waits for CLIENT PAUSE to end
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)

@@ -139,6 +139,12 @@ struct CommandStats {
 using ArgRedactor = void (*)(std::vector<std::string_view>& shown);
 inline constexpr std::string_view kRedactedArg = "(redacted)";
 
+// The flags of one invocation of a command whose flags depend on its arguments: EVAL's shebang,
+// EVALSHA's cached script, FCALL's function (a script that declares no-writes neither writes
+// nor may replicate). `flags` is the row's. Read by the CLIENT PAUSE WRITE rule.
+using InvocationFlags = uint64_t (*)(Server& server, const std::vector<std::string_view>& args,
+                                     uint64_t flags);
+
 struct CommandSpec {
   std::string name;  // lower case; for a subcommand just the subcommand ("get")
   int arity = 0;
@@ -150,6 +156,7 @@ struct CommandSpec {
   CommandDoc doc;
   ArgRedactor redact = nullptr;
   CommandHandler handler = nullptr;
+  InvocationFlags invocation_flags = nullptr;  // nullptr: every invocation has `flags`
   std::vector<CommandSpec> subcommands;
 
   // Filled in by the table.

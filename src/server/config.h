@@ -345,6 +345,7 @@ class Config {
   std::vector<SaveParam> save_params;
   bool appendonly = false;
   std::string dbfilename;
+  std::string tp_fence_file;  // fencing tokens' reservation file in `dir` (watch/fence.h)
   std::string appendfilename;
   std::string appenddirname;
   bool stop_writes_on_bgsave_error = true;

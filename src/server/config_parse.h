@@ -115,6 +115,7 @@ void RewriteBindAddrs(const ConfigDef& def, std::string_view canonical,
 Status CheckHz(bool loading, std::string* canonical);
 Status CheckReplBacklogSize(bool loading, std::string* canonical);
 Status CheckDbFilename(bool loading, std::string* canonical);
+Status CheckTpFenceFile(bool loading, std::string* canonical);
 Status CheckAppendFilename(bool loading, std::string* canonical);
 Status CheckAppendDirname(bool loading, std::string* canonical);
 Status CheckAnnounceHostname(bool loading, std::string* canonical);

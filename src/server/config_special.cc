@@ -498,6 +498,13 @@ Status CheckDbFilename(bool, std::string* canonical) {
   return Status::Ok();
 }
 
+Status CheckTpFenceFile(bool, std::string* canonical) {
+  if (canonical->empty()) return Status::Error("tp-fence-file can't be empty");
+  if (IsPathLike(*canonical))
+    return Status::Error("tp-fence-file can't be a path, just a filename");
+  return Status::Ok();
+}
+
 Status CheckAppendFilename(bool, std::string* canonical) {
   if (canonical->empty()) return Status::Error("appendfilename can't be empty");
   if (IsPathLike(*canonical)) {

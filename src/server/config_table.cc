@@ -423,6 +423,9 @@ constexpr ConfigDef kTable[] = {
   Int("tcp-backlog", 0, kIntMax, "511").Flags(kImm).Store(M(tcp_backlog)).Effect(),
   Int("tcp-keepalive", 0, kIntMax, "300").Store(M(tcp_keepalive)).Effect(),
   Int("timeout", 0, kIntMax, "0").Store(M(timeout)).Effect(),
+  // redis-tp: the file in `dir` that holds the fencing tokens' reservation (watch/fence.h).
+  String("tp-fence-file", "redistp-fence").Flags(kConfigProtected).Check(CheckTpFenceFile)
+      .Store(M(tp_fence_file)).Effect(),
   Enum("tls-auth-clients", kTlsAuthClients, "yes"),
   Unset("tls-ca-cert-dir"),
   Unset("tls-ca-cert-file"),

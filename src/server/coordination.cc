@@ -12,7 +12,9 @@
 //     pending_pushes and ReleaseHeldPushes appends them after that command's reply
 //     (ProcessInput does it after each top-level command, so after EXEC as a whole).
 // Nothing here closes a client synchronously while another command runs: output-limit checks
-// happen when pending clients are flushed.
+// happen when pending clients are flushed. A push is not a reply: CLIENT REPLY OFF/SKIP, which
+// disable the client's ReplyBuilder, never stop one (frames go to the output directly; a Pub/Sub
+// confirmation written as a command's reply holds a ReplyBuilder::PushScope), as in Redis 7.0.
 //
 // Blocking. A blocked client keeps reading (its lease renews) but executes nothing. Its keys'
 // waiters are served from the core's ready list after each top-level command and at the end of
@@ -93,12 +95,26 @@ void Server::WatchTimerCallback(int /*fd*/, short /*what*/, void* arg) {
 }
 
 void Server::ExpireWatchedKeys() {
+  // Nothing expires during CLIENT PAUSE: UnpauseClients arms the timer again.
+  if (pause_end_ms_ != 0) return;
   keyspace_.now_ms = NowMs();
   for (auto& [db_index, key] : watches_.DueExpiries(keyspace_.now_ms)) {
     if (db_index < db_count()) db(db_index).Peek(key);  // deletes it if expired, emitting DEL
   }
   int64_t next = watches_.next_deadline();
   if (next != 0) OnWatchDeadlineChanged(std::max(next, keyspace_.now_ms));
+}
+
+Status Server::StartFencing() {
+  Result<uint64_t> mark = FenceFile::Read(config_.tp_fence_file);
+  if (!mark.ok()) return mark.status();
+  FenceCounter& fences = owners_.fences();
+  // Every token of the previous run is <= the mark (or, for tokens of a version without the
+  // file, below the clock of this start): the next token is above both.
+  fences.Raise(mark.value());
+  fences.Raise(static_cast<uint64_t>(NowUs()));
+  fences.set_store(&fence_file_);
+  return Status::Ok();
 }
 
 void Server::BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,

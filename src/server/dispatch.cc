@@ -1,10 +1,11 @@
 // Dispatch: from parsed arguments to an executed command.
 //
-// ProcessInput runs every complete request in a client's query buffer. Dispatch is the one
-// admission gate every caller goes through (network today; MULTI/EXEC and scripts will call the
-// same checks): command lookup, subcommand lookup, arity, authentication, CLIENT PAUSE, reply
-// suppression (CLIENT REPLY). Handlers trust their input after it. After the handler: command
-// statistics, error statistics, slowlog, latency monitor and MONITOR feed.
+// ProcessInput runs every complete request in a client's query buffer. Execute is the one
+// admission gate every caller goes through (network, MULTI/EXEC, scripts): command lookup,
+// subcommand lookup, arity, authentication, subscribed context, BUSY, maxmemory, MISCONF, and
+// last CLIENT PAUSE, which holds an admitted top-level command whole until the pause ends;
+// Dispatch adds reply suppression (CLIENT REPLY). Handlers trust their input after it. After
+// the handler: command statistics, error statistics, slowlog, latency monitor and MONITOR feed.
 #include <algorithm>
 #include <cstdio>
 
@@ -90,8 +91,13 @@ void Server::ProcessInput(Client* c) {
       c->parser.Reset();
       continue;
     }
-    if (pause_end_ms_ != 0 && ShouldPause(c, commands_.Find(c->parser.args()[0]))) {
-      // Leave the request in the buffer; it runs when the pause ends.
+    Dispatch(c);
+    if (c->closed) break;
+    if (c->has_flag(kClientPostponed)) {
+      // Admitted but held by CLIENT PAUSE: the request stays in the buffer and is parsed and
+      // admitted again when the pause ends (UnpauseClients). Until then the client counts as
+      // blocked (INFO blocked_clients, flag b), as in Redis 7.0.
+      c->set_flag(kClientPostponed, false);
       c->parser.Reset();
       if (!c->has_flag(kClientPaused)) {
         c->set_flag(kClientPaused, true);
@@ -99,8 +105,6 @@ void Server::ProcessInput(Client* c) {
       }
       break;
     }
-    Dispatch(c);
-    if (c->closed) break;
     c->query.Consume(c->parser.consumed());
     c->parser.Reset();
     // Waiters of keys this command made ready are served once it has completed (after EXEC
@@ -114,7 +118,14 @@ void Server::ProcessInput(Client* c) {
   if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);
 }
 
-bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
+uint64_t Server::InvocationFlagsOf(const CommandSpec* spec,
+                                   const std::vector<std::string_view>& args) {
+  if (spec->invocation_flags == nullptr) return spec->flags;
+  return spec->invocation_flags(*this, args, spec->flags);
+}
+
+bool Server::ShouldPause(const Client* c, const CommandSpec* spec,
+                         const std::vector<std::string_view>& args) {
   if (pause_end_ms_ == 0 || spec == nullptr) return false;
   if (c->has_flag(kClientMonitor)) return false;
   if (!pause_writes_only_) {
@@ -122,10 +133,34 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec) const {
     // by its timeout or from a connection whose command was already running.
     return true;
   }
-  return (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0;
+  // WRITE mode holds what may change data or be propagated: writes, may-replicate commands
+  // (PUBLISH, PFCOUNT ...), EVAL/FCALL unless the script declares no-writes, and an EXEC whose
+  // transaction holds one of those. Inside MULTI such a command is held before it is queued.
+  constexpr uint64_t kHeld = kCmdWrite | kCmdMayReplicate;
+  if ((InvocationFlagsOf(spec, args) & kHeld) != 0) return true;
+  if (spec->full_name == "exec" && c->in_multi) {
+    std::vector<std::string_view> queued_args;
+    for (const std::vector<std::string>& queued : c->multi_queue) {
+      const CommandSpec* q = commands_.Find(queued[0]);
+      if (q == nullptr) continue;
+      queued_args.assign(queued.begin(), queued.end());
+      if (!q->subcommands.empty() && queued.size() >= 2) {
+        const CommandSpec* sub = q->FindSubcommand(queued[1]);
+        if (sub != nullptr) q = sub;
+      }
+      if ((InvocationFlagsOf(q, queued_args) & kHeld) != 0) return true;
+    }
+  }
+  return false;
 }
 
 bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
+  // During CLIENT PAUSE nothing is evicted and nothing refused for memory (Redis 7.0: the data
+  // must not change while paused; writes wait for the pause anyway).
+  if (pause_end_ms_ != 0) {
+    pre_command_oom_ = false;
+    return false;
+  }
   // Every command gives eviction its chance, whatever its flags (Redis evicts before each).
   pre_command_oom_ = evictor_.Perform() == Evictor::Result::kFail;
   if (!pre_command_oom_) return false;
@@ -165,11 +200,16 @@ void Server::PauseClients(int64_t until_ms, bool writes_only) {
     pause_writes_only_ = false;
   }
   if (until_ms > pause_end_ms_) pause_end_ms_ = until_ms;
+  // Expiry and eviction stop during any pause (keyspace_.expiry_paused, RefuseForMemory).
+  keyspace_.expiry_paused = true;
 }
 
 void Server::UnpauseClients() {
   pause_end_ms_ = 0;
   pause_writes_only_ = false;
+  keyspace_.expiry_paused = false;
+  // Watched keys whose TTL passed during the pause get their DEL now.
+  if (watches_.next_deadline() != 0) OnWatchDeadlineChanged(watches_.next_deadline());
   std::vector<Client*> resume;
   resume.swap(paused_);
   for (Client* c : resume) {
@@ -182,7 +222,8 @@ void Server::UnpauseClients() {
 
 void Server::Dispatch(Client* c) {
   // CLIENT REPLY OFF/SKIP decide whether this command's reply is sent at all.
-  if (c->has_flag(kClientReplySkipNext)) {
+  const bool skip_next = c->has_flag(kClientReplySkipNext);
+  if (skip_next) {
     c->set_flag(kClientReplySkipNext, false);
     c->set_flag(kClientReplySkip, true);
   }
@@ -190,6 +231,16 @@ void Server::Dispatch(Client* c) {
   // Client-side caching: the key table is held to tracking-table-max-keys before each command.
   if (tracking_.clients() > 0) tracking_.EnforceLimit(config_.tracking_table_max_keys);
   Execute(c, c->parser.args());
+  if (c->has_flag(kClientPostponed)) {
+    // Held by CLIENT PAUSE, not run: nothing counted, and a CLIENT REPLY SKIP still applies to
+    // it when it runs.
+    if (skip_next) {
+      c->set_flag(kClientReplySkip, false);
+      c->set_flag(kClientReplySkipNext, true);
+    }
+    c->reply.SetEnabled(true);
+    return;
+  }
   Tracking::EndTopLevelCommand(*c, c->parser.args()[0]);
   ++stats_.total_commands_processed;
   if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
@@ -288,6 +339,16 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
   }
 
+  // CLIENT PAUSE comes after every other admission check, as in Redis 7.0: a command that is
+  // refused (unknown, arity, NOAUTH, OOM, MISCONF, BUSY ...) is answered at once, one that the
+  // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
+  // runs were admitted with it; the AOF's replay is never held.
+  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec | kClientScript) &&
+      !c->aof_loading && ShouldPause(c, spec, args)) {
+    c->set_flag(kClientPostponed, true);
+    return;
+  }
+
   if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0) {
     // EXEC itself rejected (arity, NOAUTH, ...): Redis 7.0 answers EXECABORT and discards the
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
@@ -347,7 +408,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     running_client_ = &c->session();
     running_args_ = &args;
     running_spec_ = spec;
+    // A write that runs during CLIENT PAUSE (the rest of the transaction that paused) sees and
+    // deletes expired keys as usual: it may create the key anew (database.h, expiry_paused).
+    const bool expiry_paused = keyspace_.expiry_paused;
+    if (expiry_paused && (spec->flags & kCmdWrite) != 0) keyspace_.expiry_paused = false;
     spec->handler(ctx);
+    if (expiry_paused) keyspace_.expiry_paused = pause_end_ms_ != 0;
     running_client_ = outer_client;
     running_args_ = outer_args;
     running_spec_ = outer_spec;

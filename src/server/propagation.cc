@@ -36,6 +36,9 @@ void Propagator::ReplicateAs(std::initializer_list<std::string_view> argv) {
 
 void Propagator::ReplicateAs(std::vector<std::string> argv) {
   have_rewrite_ = true;
+  // Without a sink no EndCommand runs to consume the rewrite: keeping it would hold the
+  // arguments (a 32 MB key of DELTP) until some later command's rewrite replaced them.
+  if (sinks_.empty()) return;
   rewrite_ = std::move(argv);
 }
 

@@ -8,6 +8,7 @@
 
 #include "server/server.h"
 #include "util/numbers.h"
+#include "util/scratch.h"
 
 namespace redistp {
 namespace {
@@ -154,6 +155,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message) {
       receivers += Deliver(p, head_, message);
     });
   }
+  ReleaseScratch(head_);  // a header holds the channel name, as long as a key for __watchex@
   return receivers;
 }
 
@@ -164,7 +166,9 @@ size_t PubSub::PublishShard(std::string_view channel, std::string_view message) 
   head_.assign("3\r\n$8\r\nsmessage\r\n");
   AppendBulk(head_, channel);
   AppendBulkLen(head_, message.size());
-  return Deliver(t, head_, message);
+  const size_t receivers = Deliver(t, head_, message);
+  ReleaseScratch(head_);
+  return receivers;
 }
 
 }  // namespace redistp

@@ -104,6 +104,11 @@ Status Server::Init(Listeners listeners) {
              static_cast<int>(name.size()), name.data());
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
+  // The reservation file moved: it holds no mark yet, so the next token reserves there first.
+  config_.OnChange({"dir", "tp-fence-file"}, [this]() {
+    owners_.fences().ForgetReservation();
+    return Status::Ok();
+  });
   // A maxmemory lowered below the used figure warns and evicts at once, as Redis 7.0 does.
   config_.OnChange("maxmemory", [this]() {
     if (config_.maxmemory == 0) return Status::Ok();
@@ -272,6 +277,11 @@ void Server::CronCallback(int /*fd*/, short /*what*/, void* arg) {
 }
 
 void Server::Cron() {
+  if (cron_paused_) {
+    // DEBUG PAUSE-CRON: the periodic work stops; a CLIENT PAUSE still ends on time.
+    if (pause_end_ms_ != 0 && NowMs() >= pause_end_ms_) UnpauseClients();
+    return;
+  }
   ++cron_loops_;
   int64_t now = NowMs();
   keyspace_.now_ms = now;
@@ -281,7 +291,8 @@ void Server::Cron() {
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
   int64_t deadline = clock_->MonotonicUs() + budget_us;
-  if (keyspace_.active_expire) {
+  // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0.
+  if (keyspace_.active_expire && pause_end_ms_ == 0) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }
@@ -304,7 +315,8 @@ void Server::Cron() {
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
-          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
+          !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
+          now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }
@@ -359,7 +371,7 @@ void Server::Cron() {
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
   if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
   // A maxmemory eviction pass that ran out of time continues here (eviction.h).
-  if (evictor_.follow_up()) evictor_.Perform();
+  if (evictor_.follow_up() && pause_end_ms_ == 0) evictor_.Perform();
 }
 
 Server::MemoryStats Server::ReadMemoryStats() const {
@@ -391,7 +403,8 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.in_multi) flags[nf++] = 'x';
-  if (c.blocked) flags[nf++] = 'b';
+  // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
+  if (c.blocked || c.has_flag(kClientPaused)) flags[nf++] = 'b';
   if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
   if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
   if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';

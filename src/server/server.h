@@ -24,6 +24,7 @@
 #include "server/config.h"
 #include "server/event_handle.h"
 #include "server/eviction.h"
+#include "server/fence_file.h"
 #include "server/keyspace_hub.h"
 #include "server/log.h"
 #include "server/notifications.h"
@@ -166,6 +167,11 @@ class Server : public WatchSink {
   BlockingCore& blocking() { return blocking_; }
   BlockKind* bsettp_kind() { return &bsettp_kind_; }
   ExecWatches& exec_watches() { return exec_watches_; }
+  // Fencing tokens (watch/fence.h): at startup, once the data is loaded, reads the reservation
+  // file (server/fence_file.h), raises the counter to the larger of its mark and the wall clock
+  // in microseconds, and makes the file the counter's durable store. An error (the file exists
+  // but cannot be read) must stop the server: tokens could repeat.
+  Status StartFencing();
   // Blocks the client on `keys` of its current database with `kind`; timeout_ms 0 = forever.
   // Its input is held until the kind serves it, the timeout passes or CLIENT UNBLOCK.
   void BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
@@ -311,7 +317,12 @@ class Server : public WatchSink {
   void PauseClients(int64_t until_ms, bool writes_only);
   void UnpauseClients();
   bool paused_writes_only() const { return pause_writes_only_; }
+  // Clients whose input waits for the end of the pause (INFO counts them in blocked_clients).
+  size_t paused_clients() const { return paused_.size(); }
   int64_t pause_end_ms() const { return pause_end_ms_; }
+  // DEBUG PAUSE-CRON: while set the cron tick does nothing but end a CLIENT PAUSE whose time
+  // is up (no active expiry, timeouts, leases, save points, statistics), as in Redis 7.0.
+  void set_cron_paused(bool on) { cron_paused_ = on; }
 
   // --- driving the server without its event loop (tests/cpp/harness.h) ---------------------
   // These run exactly what the loop's callbacks would, at the clock's current time, and end
@@ -412,7 +423,11 @@ class Server : public WatchSink {
   void FinishBlock(Client* c);
   // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
   bool HasServeWork() const;
-  bool ShouldPause(const Client* c, const CommandSpec* spec) const;
+  // CLIENT PAUSE: whether the admitted command `spec` (args) from `c` waits for the pause end.
+  bool ShouldPause(const Client* c, const CommandSpec* spec,
+                   const std::vector<std::string_view>& args);
+  // The flags of this invocation (CommandSpec::invocation_flags, else the row's).
+  uint64_t InvocationFlagsOf(const CommandSpec* spec, const std::vector<std::string_view>& args);
   // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
   // whether `spec` from `c` must be refused with the OOM error.
   bool RefuseForMemory(const Client* c, const CommandSpec* spec);
@@ -441,6 +456,7 @@ class Server : public WatchSink {
   std::vector<std::unique_ptr<Database>> dbs_;
   Evictor evictor_{this};
   OwnerIndex owners_;
+  FenceFile fence_file_{&config_, &log_};
   WatchIndex watches_{this};
   BlockingCore blocking_;
   // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
@@ -561,6 +577,7 @@ class Server : public WatchSink {
 
   int64_t pause_end_ms_ = 0;
   bool pause_writes_only_ = false;
+  bool cron_paused_ = false;
 
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;

@@ -11,6 +11,7 @@
 #include "server/server.h"
 #include "util/glob.h"
 #include "util/numbers.h"
+#include "util/scratch.h"
 
 namespace redistp {
 
@@ -67,6 +68,7 @@ void WatchexPublisher::PublishChange(int db, std::string_view key, bool added) {
   channel_.append("__:");
   channel_.append(key);
   server_->pubsub().Publish(channel_, added ? "ADD" : "DEL");
+  ReleaseScratch(channel_);  // it holds the key: never keep a big key's length
 }
 
 void WatchexPublisher::PublishUnmarked(int db, std::string_view key, bool added) {

@@ -10,12 +10,10 @@ void OwnerIndex::Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence) {
   by_owner_[owner].insert(e);
 }
 
-int64_t OwnerIndex::CreateOwned(Database& db, std::string_view key, std::string_view value,
-                                uint64_t owner, bool fence) {
+void OwnerIndex::CreateOwned(Database& db, std::string_view key, std::string_view value,
+                             uint64_t owner, uint64_t fence) {
   Entry* e = db.Add(key, Value::String(value), notice::kSet);
-  uint64_t token = fence ? NextFence() : 0;
-  Adopt(e, &db, owner, token);
-  return fence ? static_cast<int64_t>(token) : 1;
+  Adopt(e, &db, owner, fence);
 }
 
 uint64_t OwnerIndex::OwnerOf(const Entry* e) const {

@@ -16,7 +16,8 @@
 // ReleaseAll(owner) deletes exactly the entries still recorded for that owner, through
 // Database::Remove, so the deletion has every side effect of DEL (watch pushes, hand-offs).
 //
-// Fencing tokens come from one counter that only grows for the life of the server.
+// Fencing tokens come from the index's FenceCounter (watch/fence.h), which only grows, across
+// restarts and crashes too.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@
 
 #include "db/database.h"
 #include "db/keyspace_events.h"
+#include "watch/fence.h"
 
 namespace redistp {
 
@@ -33,10 +35,11 @@ class OwnerIndex : public KeyspaceListener {
  public:
   // Marks `e` (just created in `db`) as owned by `owner`. fence = 0 for no fencing token.
   void Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence);
-  // SETTP/BSETTP's creation: adds `key` (absent) to `db` owned by `owner`, with a fresh fencing
-  // token if asked. Returns what the command replies: the token, or 1 without FENCE.
-  int64_t CreateOwned(Database& db, std::string_view key, std::string_view value, uint64_t owner,
-                      bool fence);
+  // SETTP/BSETTP's creation: adds `key` (absent) to `db` owned by `owner`, carrying the fencing
+  // token `fence` (0: none; the caller drew it from fences() first, so that a token refused
+  // leaves nothing created).
+  void CreateOwned(Database& db, std::string_view key, std::string_view value, uint64_t owner,
+                   uint64_t fence);
   // Owner id of the entry, 0 for an ordinary key.
   uint64_t OwnerOf(const Entry* e) const;
   // Fencing token of the entry, 0 if none.
@@ -45,14 +48,11 @@ class OwnerIndex : public KeyspaceListener {
   size_t size() const { return by_entry_.size(); }
   // Deletes every key still owned by `owner` (DEL semantics). Returns how many.
   size_t ReleaseAll(uint64_t owner);
-  // The next fencing token (strictly greater than every earlier one).
-  uint64_t NextFence() { return ++last_fence_; }
-  uint64_t last_fence() const { return last_fence_; }
-  // Persistence: the counter never goes back below `floor` (a loaded file's counter, or the
-  // restart floor described in src/persistence/persistence.h).
-  void RaiseFence(uint64_t floor) {
-    if (floor > last_fence_) last_fence_ = floor;
-  }
+  // The fencing tokens' counter (watch/fence.h).
+  FenceCounter& fences() { return fences_; }
+  uint64_t last_fence() const { return fences_.last(); }
+  // Persistence: the counter never goes back below `floor` (a loaded file's counter).
+  void RaiseFence(uint64_t floor) { fences_.Raise(floor); }
 
   void OnKeyEvent(const KeyEvent& ev) override;
   void OnFlush(Database& db) override;
@@ -78,7 +78,7 @@ class OwnerIndex : public KeyspaceListener {
 
   std::unordered_map<const Entry*, Record> by_entry_;
   std::unordered_map<uint64_t, std::unordered_set<Entry*>> by_owner_;
-  uint64_t last_fence_ = 0;
+  FenceCounter fences_;
 };
 
 }  // namespace redistp

@@ -220,6 +220,23 @@ TEST_F(ReplyBuilderTest, DisabledBuilderWritesNothingButCountsErrors) {
   EXPECT_EQ(Out(), "+OK\r\n");
 }
 
+// CLIENT REPLY OFF drops replies, not pushes: a PushScope lets its frame through and restores
+// the suppression afterwards.
+TEST_F(ReplyBuilderTest, PushScopeWritesWhileDisabled) {
+  rb_.SetResp(3);
+  rb_.SetEnabled(false);
+  rb_.Ok();
+  {
+    ReplyBuilder::PushScope push(rb_);
+    rb_.Push(2);
+    rb_.Bulk("a");
+    rb_.Int(1);
+  }
+  rb_.Ok();
+  EXPECT_FALSE(rb_.enabled());
+  EXPECT_EQ(Out(), ">2\r\n$1\r\na\r\n:1\r\n");
+}
+
 TEST_F(ReplyBuilderTest, LargeBulk) {
   std::string big(1 << 20, 'q');
   rb_.Bulk(big);

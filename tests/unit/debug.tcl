@@ -181,6 +181,23 @@ start_server {tags {debug needs:debug}} {
         }
     }
 
+    test {DEBUG PAUSE-CRON 1 stops the periodic tasks; 0 restarts them} {
+        r flushall
+        assert_equal OK [r debug pause-cron 1]
+        for {set i 0} {$i < 20} {incr i} {
+            r set k$i v
+            r pexpire k$i 50
+        }
+        after 300
+        assert_equal [keyspace_keys] 20
+        assert_equal OK [r debug pause-cron 0]
+        wait_for_condition 100 20 {[keyspace_keys] == 0} else {
+            fail "the cron did not resume"
+        }
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'pause-cron'. Try DEBUG HELP.} \
+            {r debug pause-cron}
+    }
+
     test {DEBUG POPULATE creates missing keys and leaves existing ones} {
         r flushall
         r set key:1 mine

@@ -633,3 +633,66 @@ start_server {tags {pubsub}} {
         r config set client-output-buffer-limit "normal 0 0 0 pubsub 32mb 8mb 60"
     } {} {needs:config}
 }
+
+# CLIENT REPLY OFF / SKIP suppress replies, not pushes: confirmations and messages still
+# arrive, in RESP2 as in RESP3, as Redis 7.0 sends them (issue 20, defect 5a: a subscriber
+# under REPLY OFF used to wait forever for its confirmations).
+start_server {tags {pubsub}} {
+    foreach proto {2 3} {
+        test "Confirmations and messages reach a subscriber under CLIENT REPLY OFF (RESP$proto)" {
+            set c [ps_client $proto]
+            $c client reply off
+            assert_equal {{subscribe ro 1}} [ps_subscribe $c {ro}]
+            assert_equal {{psubscribe ro:* 2}} [ps_psubscribe $c {ro:*}]
+            assert_equal 1 [r publish ro hello]
+            assert_equal {message ro hello} [$c read]
+            assert_equal 1 [r publish ro:x hi]
+            assert_equal {pmessage ro:* ro:x hi} [$c read]
+            assert_equal {{unsubscribe ro 1}} [ps_unsubscribe $c {ro}]
+            assert_equal {{punsubscribe ro:* 0}} [ps_punsubscribe $c {ro:*}]
+            # Out of subscribed mode: REPLY ON answers, and nothing else was sent meanwhile.
+            $c client reply on
+            assert_equal OK [$c read]
+            $c ping
+            assert_equal PONG [$c read]
+            $c close
+        }
+
+        test "The confirmation of a SUBSCRIBE under CLIENT REPLY SKIP arrives (RESP$proto)" {
+            set c [ps_client $proto]
+            $c client reply skip
+            assert_equal {{subscribe skipped 1}} [ps_subscribe $c {skipped}]
+            assert_equal 1 [r publish skipped m]
+            assert_equal {message skipped m} [$c read]
+            ps_expect_nothing $c $proto
+            $c close
+        }
+
+        test "Keyspace notifications reach a subscriber under CLIENT REPLY OFF (RESP$proto)" {
+            r config set notify-keyspace-events KA
+            set c [ps_client $proto]
+            $c client reply off
+            set channel "__keyspace@[srv 0 db]__:rokey"
+            assert_equal [list [list subscribe $channel 1]] [ps_subscribe $c [list $channel]]
+            r set rokey v
+            assert_equal [list message $channel set] [$c read]
+            r del rokey
+            assert_equal [list message $channel del] [$c read]
+            r config set notify-keyspace-events ""
+            $c close
+        } {} {needs:config}
+    }
+
+    test {Under CLIENT REPLY OFF, MULTI / SUBSCRIBE / EXEC sends only the confirmation (RESP3)} {
+        set c [ps_client 3]
+        $c client reply off
+        $c multi
+        $c subscribe inmulti
+        $c ping
+        $c exec
+        assert_equal {subscribe inmulti 1} [$c read]
+        $c client reply on
+        assert_equal OK [$c read]
+        $c close
+    }
+}

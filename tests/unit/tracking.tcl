@@ -560,6 +560,46 @@ start_server {tags {tracking}} {
         trk_close $c
     }
 
+    # Invalidations are pushes: CLIENT REPLY OFF does not drop them (issue 20, defect 5a).
+    # The cron is paused so that nothing but the commands below runs meanwhile.
+    test {Invalidations reach a RESP3 tracker under CLIENT REPLY OFF, its own too} {
+        r flushall
+        r debug pause-cron 1
+        set t [trk_tracker]
+        $t get offkey
+        $t deferred 1
+        $t client reply off
+        r set offkey 1
+        assert_equal {invalidate offkey} [$t read]
+        # Its own write: the reply is dropped, the invalidation that follows it is not.
+        $t get offkey
+        $t set offkey 2
+        assert_equal {invalidate offkey} [$t read]
+        $t client reply on
+        assert_equal OK [$t read]
+        $t ping
+        assert_equal PONG [$t read]
+        $t deferred 0
+        r debug pause-cron 0
+        trk_close $t
+    } {} {needs:debug}
+
+    test {Invalidations reach a RESP3 redirect target under CLIENT REPLY OFF} {
+        r flushall
+        set target [trk_client 3]
+        set id [$target client id]
+        $target deferred 1
+        $target client reply off
+        set t [trk_tracker redirect $id]
+        $t get redirkey
+        r set redirkey 1
+        assert_equal {invalidate redirkey} [$target read]
+        $target client reply on
+        assert_equal OK [$target read]
+        $target deferred 0
+        trk_close $t $target
+    }
+
     test {INFO: tracking_clients, tracking_total_keys, _items and _prefixes} {
         r flushall
         set base [s tracking_clients]

@@ -909,4 +909,49 @@ start_server {tags {watchex redistp}} {
         $other close
         $slow close
     } {} {needs:config}
+
+    # WATCHEX events and __watchex@ messages are pushes: CLIENT REPLY OFF and SKIP drop the
+    # replies around them, never the pushes (issue 20, defect 5a).
+    test {WATCHEX pushes reach a watcher under CLIENT REPLY OFF, its own changes too} {
+        foreach proto {2 3} {
+            set w [wx_client $proto]
+            assert_equal NOEXIST [$w watchex offk]
+            $w deferred 1
+            $w client reply off
+            r set offk v
+            expect_push $w offk ADD "RESP$proto"
+            # The watcher's own change: its reply is dropped, its push is not.
+            $w del offk
+            expect_push $w offk DEL "RESP$proto"
+            $w settp offk mine
+            expect_push $w offk ADD "RESP$proto"
+            $w client reply skip
+            $w deltp offk
+            expect_push $w offk DEL "RESP$proto"
+            $w client reply on
+            assert_equal OK [$w read]
+            $w deferred 0
+            expect_nothing $w "RESP$proto"
+            $w close
+        }
+    }
+
+    test {__watchex@ messages reach a subscriber under CLIENT REPLY OFF} {
+        foreach proto {2 3} {
+            set s [redis_deferring_client]
+            if {$proto == 3} {
+                $s hello 3
+                $s read
+            }
+            $s client reply off
+            set channel "__watchex@[srv 0 db]__:offch"
+            $s subscribe $channel
+            assert_equal [list subscribe $channel 1] [$s read]
+            r set offch v
+            assert_equal [list message $channel ADD] [$s read]
+            r del offch
+            assert_equal [list message $channel DEL] [$s read]
+            $s close
+        }
+    }
 }
