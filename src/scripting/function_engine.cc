@@ -41,20 +41,40 @@ int LoadApiIndex(lua_State* L) {
   return LuaMissingGlobal(L);
 }
 
-// The text of an error value left by a failed pcall without a handler: an error table's `err`,
-// or "ERR " and the message.
-std::string LoadErrorText(lua_State* L) {
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "err");
-    size_t len = 0;
-    const char* s = lua_tolstring(L, -1, &len);
-    std::string text = s != nullptr ? std::string(s, len) : "ERR unknown error";
+// RunProtected body: the text of an error value left by a failed pcall without a handler (at
+// index 1): an error table's `err`, or "ERR " and the message; nil when there is none. Redis reads
+// the table with lua_getfield, so metamethods may run: hence the protected call (load code sees
+// no `error` or `setmetatable`, but register_function's own errors are tables).
+int LoadErrorTextTask(lua_State* L, void* /*ud*/) {
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "err");
+  } else if (lua_isstring(L, 1)) {
+    lua_pushstring(L, "ERR ");
+    lua_pushvalue(L, 1);
+    lua_concat(L, 2);
+  } else {
+    lua_pushnil(L);
+  }
+  if (!lua_isstring(L, -1)) {
     lua_pop(L, 1);
-    return text;
+    lua_pushnil(L);
+  } else {
+    lua_tolstring(L, -1, nullptr);
+  }
+  return 1;
+}
+
+// The text for the error value at the top of the stack (popped).
+std::string PopLoadErrorText(lua_State* L) {
+  if (RunProtected(L, 1, 1, LoadErrorTextTask, nullptr) != 0 || lua_type(L, -1) != LUA_TSTRING) {
+    lua_pop(L, 1);
+    return "ERR unknown error";
   }
   size_t len = 0;
   const char* s = lua_tolstring(L, -1, &len);
-  return "ERR " + (s != nullptr ? std::string(s, len) : std::string("unknown error"));
+  std::string text(s, len);
+  lua_pop(L, 1);
+  return text;
 }
 
 }  // namespace
@@ -67,23 +87,13 @@ FunctionEngine::FunctionEngine(Server& server)
   lua_pushlightuserdata(L, this);
   lua_rawset(L, LUA_REGISTRYINDEX);
 
-  // What functions do not see that EVAL scripts do: the error handler's global and the
-  // debugger's and pre-7.0 replication entry points of `redis`.
+  // What functions do not see that EVAL scripts do: the error handler's global (the debugger's
+  // and pre-7.0 replication's fields of `redis` are EVAL's only, lua_env.cc).
   PushRealGlobals(L);
   const int g = lua_gettop(L);
   lua_pushstring(L, "__redis__err__handler");
   lua_pushnil(L);
   lua_rawset(L, g);
-  lua_getfield(L, g, "redis");
-  PushProxiedTable(L, -1);
-  if (lua_istable(L, -1)) {
-    for (const char* hidden : {"breakpoint", "debug", "replicate_commands"}) {
-      lua_pushstring(L, hidden);
-      lua_pushnil(L);
-      lua_rawset(L, -3);
-    }
-  }
-  lua_pop(L, 2);
   real_globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);  // pops g
   BuildLoadEnvironment();
   lua_sethook(L, Hook, LUA_MASKCOUNT, kHookInstructions);
@@ -264,8 +274,7 @@ Status FunctionEngine::RunLoadCode() {
   SetGlobalsFallback(L, real_globals_ref_);
   if (rc == 0) return Status::Ok();
   std::string text(err::kFunctionRegisterPrefix);
-  text += LoadErrorText(L);
-  lua_pop(L, 1);
+  text += PopLoadErrorText(L);
   return Status::Error(std::move(text));
 }
 
@@ -399,20 +408,13 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
 
   lua_State* L = lua_;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);
-  const auto nk = static_cast<size_t>(numkeys);
-  lua_createtable(L, static_cast<int>(nk), 0);
-  for (size_t i = 0; i < nk; ++i) {
-    lua_pushlstring(L, args[3 + i].data(), args[3 + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
-  }
-  const size_t na = args.size() - 3 - nk;
-  lua_createtable(L, static_cast<int>(na), 0);
-  for (size_t i = 0; i < na; ++i) {
-    lua_pushlstring(L, args[3 + nk + i].data(), args[3 + nk + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  ScriptEngine& engine = ScriptEngine::Of(server_);
+  if (!engine.PushKeysAndArgs(L, args, 3, static_cast<size_t>(numkeys), false, ctx.reply)) {
+    lua_pop(L, 1);
+    return;
   }
   running_args_ = &args;
-  ScriptEngine::Of(server_).RunScript(ctx, L, 2, std::move(run));
+  engine.RunScript(ctx, L, 2, std::move(run));
   running_args_ = nullptr;
 }
 

@@ -116,6 +116,11 @@ class ScriptEngine : public ServerModule {
   // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names
   // the source in error traces ("user_script", "user_function").
   void RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run);
+  // Builds KEYS and ARGV from args[first ..] (`keys` of them keys) in a protected call: as the
+  // globals KEYS and ARGV (EVAL), or as two tables pushed on L's stack (FCALL). On failure (Lua
+  // out of memory) replies the error and returns false.
+  bool PushKeysAndArgs(lua_State* L, const std::vector<std::string_view>& args, size_t first,
+                       size_t keys, bool as_globals, ReplyBuilder& reply);
   // For the instruction hook of every Lua state RunScript runs functions of (the EVAL state's
   // is Hook below; the functions engine's hook calls it while no library is loading). Past
   // busy-reply-threshold it logs Redis's slow-script warning and makes the server busy, then at
@@ -148,6 +153,8 @@ class ScriptEngine : public ServerModule {
   // the script is being stopped): Interrupt.
   static void Hook(lua_State* L, lua_Debug* ar);
   void CloseState();
+  // Replies the script's error table at the top of L's stack (left there).
+  void WriteErrorReply(lua_State* L, ReplyBuilder& reply);
 
   Server& server_;
   lua_State* lua_ = nullptr;
