@@ -12,7 +12,7 @@ work=${2:-$(mktemp -d /tmp/redistp-fuzz.XXXXXX)}
 mkdir -p "$work"
 tests/fuzz/make-corpus.py "$work/seeds" || exit 1
 rc=0
-for f in request_parser_fuzz dispatch_fuzz rdb_load_fuzz; do
+for f in request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz; do
   bin=build/fuzz/$f
   name=${f%_fuzz}
   if [[ ! -x $bin ]]; then
