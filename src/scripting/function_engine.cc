@@ -230,9 +230,7 @@ Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* cal
 
 // Pushes {err = text} (raised by the caller once no C++ object is alive: lua_error longjmps).
 static void PushErrorTableText(lua_State* L, std::string_view text) {
-  lua_createtable(L, 0, 1);
-  lua_pushlstring(L, text.data(), text.size());
-  lua_setfield(L, -2, "err");
+  PushCodedErrorTable(L, text);
 }
 
 bool FunctionEngine::TryRegisterFunction(lua_State* L) {

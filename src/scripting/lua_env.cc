@@ -376,6 +376,14 @@ void CreateErrorHandler(lua_State* L) {
 
 // ---- the redis table ---------------------------------------------------------------------------
 
+// The int Redis's `(int)lua_tonumber(...)` gives on x86-64: truncation toward zero, and INT_MIN
+// (the conversion's "indefinite" value) for NaN and for what does not fit, where the C cast
+// itself would be undefined (redis.setresp(1/0), found by tests/fuzz/lua_fuzz.cc).
+int NumberToIntAsC(double d) {
+  if (std::isnan(d) || d >= 2147483648.0 || d <= -2147483649.0) return INT32_MIN;
+  return static_cast<int>(d);
+}
+
 int RedisCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, true); }
 int RedisPCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, false); }
 
@@ -383,28 +391,35 @@ int RedisSha1Hex(lua_State* L) {
   if (lua_gettop(L) != 1) return RaiseError(L, "wrong number of arguments");
   size_t len = 0;
   const char* s = lua_tolstring(L, 1, &len);
-  std::string hex = Sha1Hex(s != nullptr ? std::string_view(s, len) : std::string_view());
-  lua_pushlstring(L, hex.data(), hex.size());
+  char hex[40];
+  {
+    // No C++ string may live across the push (lack of memory raises there).
+    std::string h = Sha1Hex(s != nullptr ? std::string_view(s, len) : std::string_view());
+    std::memcpy(hex, h.data(), sizeof(hex));
+  }
+  lua_pushlstring(L, hex, sizeof(hex));
   return 1;
 }
 
 int RedisErrorReply(lua_State* L) {
   if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-    PushErrorTable(L, "-ERR wrong number or type of arguments", 38);
+    PushCodedErrorTable(L, "ERR", "wrong number or type of arguments");
     return 1;
   }
   size_t len = 0;
   const char* s = lua_tolstring(L, 1, &len);
-  std::string msg;
-  if (len == 0 || s[0] != '-') msg.push_back('-');
-  msg.append(s, len);
-  PushErrorTable(L, msg.data(), msg.size());
+  // "-CODE text" or "CODE text" alike: a leading dash is optional here.
+  if (len > 0 && s[0] == '-') {
+    PushErrorTable(L, s, len);
+  } else {
+    PushCodedErrorTable(L, std::string_view(s, len));
+  }
   return 1;
 }
 
 int RedisStatusReply(lua_State* L) {
   if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-    PushErrorTable(L, "-ERR wrong number or type of arguments", 38);
+    PushCodedErrorTable(L, "ERR", "wrong number or type of arguments");
     return 1;
   }
   lua_createtable(L, 0, 1);
@@ -417,22 +432,26 @@ int RedisLog(lua_State* L) {
   int argc = lua_gettop(L);
   if (argc < 2) return RaiseError(L, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) return RaiseError(L, "First argument must be a number (log level).");
-  int level = static_cast<int>(lua_tonumber(L, 1));
+  int level = NumberToIntAsC(lua_tonumber(L, 1));
   if (level < 0 || level > 3) return RaiseError(L, "Invalid debug level.");
-  std::string line;
+  // The line is built by Lua (converting a number argument allocates, which may raise: no C++
+  // string may be alive then).
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
   for (int i = 2; i <= argc; ++i) {
+    if (i > 2) luaL_addchar(&b, ' ');
     size_t len = 0;
     const char* s = lua_tolstring(L, i, &len);
-    if (i > 2) line.push_back(' ');
-    if (s != nullptr) line.append(s, len);
+    if (s != nullptr) luaL_addlstring(&b, s, len);
   }
-  EngineOf(L)->server().log().Log(static_cast<LogLevel>(level), "%s", line.c_str());
+  luaL_pushresult(&b);
+  EngineOf(L)->server().log().Log(static_cast<LogLevel>(level), "%s", lua_tostring(L, -1));
   return 0;
 }
 
 int RedisSetResp(lua_State* L) {
   if (lua_gettop(L) != 1) return RaiseError(L, "redis.setresp() requires one argument.");
-  int resp = static_cast<int>(lua_tonumber(L, 1));
+  int resp = NumberToIntAsC(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) return RaiseError(L, "RESP version must be 2 or 3.");
   ScriptRun* run = EngineOf(L)->running();
   if (run != nullptr) run->resp = resp;
@@ -445,7 +464,7 @@ int RedisSetRepl(lua_State* L) {
     return RaiseError(L, "redis.set_repl() can only be called inside a script invocation");
   }
   if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires two arguments.");  // sic
-  int flags = static_cast<int>(lua_tonumber(L, 1));
+  int flags = NumberToIntAsC(lua_tonumber(L, 1));
   if ((flags & ~kReplAll) != 0) {
     return RaiseError(
         L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
@@ -600,24 +619,36 @@ bool UnwrapProxy(lua_State* L, int idx) {
 
 void PushErrorTable(lua_State* L, const char* msg, size_t len) {
   std::string_view m(msg, len);
-  std::string code = "ERR";
-  std::string_view text = m;
   if (!m.empty() && m[0] == '-') {
-    size_t sp = m.find(' ');
-    if (sp == std::string_view::npos) {
-      text = m.substr(1);
-    } else {
-      code.assign(m.substr(1, sp - 1));
-      text = m.substr(sp + 1);
+    m.remove_prefix(1);
+    if (m.find(' ') == std::string_view::npos) {
+      PushCodedErrorTable(L, "ERR", m);
+      return;
     }
+    PushCodedErrorTable(L, m);
+    return;
   }
+  PushCodedErrorTable(L, "ERR", m);
+}
+
+void PushCodedErrorTable(lua_State* L, std::string_view code_and_text) {
+  const size_t sp = code_and_text.find(' ');
+  if (sp == std::string_view::npos) {
+    PushCodedErrorTable(L, "ERR", code_and_text);
+  } else {
+    PushCodedErrorTable(L, code_and_text.substr(0, sp), code_and_text.substr(sp + 1));
+  }
+}
+
+void PushCodedErrorTable(lua_State* L, std::string_view code, std::string_view text) {
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   while (!text.empty() && (text.front() == '\r' || text.front() == '\n')) text.remove_prefix(1);
-  std::string full = code;
-  full.push_back(' ');
-  full.append(text);
+  // Lua builds the text (no C++ string): lack of memory may raise here.
   lua_createtable(L, 0, 1);
-  lua_pushlstring(L, full.data(), full.size());
+  lua_pushlstring(L, code.data(), code.size());
+  lua_pushlstring(L, " ", 1);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_concat(L, 3);
   lua_setfield(L, -2, "err");
 }
 

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 struct lua_State;
 
@@ -70,5 +71,9 @@ int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, vo
 // "-CODE msg" -> "CODE msg", "-msg" without a space -> "ERR msg", "msg" -> "ERR msg"; CR/LF at
 // either end trimmed.
 void PushErrorTable(lua_State* L, const char* msg, size_t len);
+// The same from "CODE text" (no dash; without a space the code is ERR) or from its two parts.
+// None of the three keeps a C++ object alive while Lua allocates.
+void PushCodedErrorTable(lua_State* L, std::string_view code_and_text);
+void PushCodedErrorTable(lua_State* L, std::string_view code, std::string_view text);
 
 }  // namespace redistp

@@ -339,12 +339,8 @@ void ScriptEngine::Interrupt(lua_State* L) {
     saved_hook_count_ = lua_gethookcount(L);
     lua_sethook(L, lua_gethook(L), LUA_MASKLINE, 0);
   }
-  {
-    // lua_error longjmps: no C++ object may be alive when it is called.
-    std::string msg = "-";
-    msg.append(err::kScriptKilled);
-    PushErrorTable(L, msg.data(), msg.size());
-  }
+  // lua_error longjmps (and PushCodedErrorTable may): no C++ object may be alive here.
+  PushCodedErrorTable(L, err::kScriptKilled);
   lua_error(L);
 }
 
@@ -512,11 +508,7 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   // Raises (call) or returns (pcall) an error table for `msg` ("-CODE text" or "text").
   // lua_error longjmps: the string is gone before it is called.
   auto fail = [&](std::string_view msg) -> int {
-    {
-      std::string coded = "-";
-      coded.append(msg);
-      PushErrorTable(L, coded.data(), coded.size());
-    }
+    PushCodedErrorTable(L, msg);
     if (raise) return lua_error(L);
     return 1;
   };

@@ -90,6 +90,9 @@ LUA_CRASHERS = [
     "local t = {} t[1] = t return t",
     "return cmsgpack.unpack(cmsgpack.pack(_G))",
     "return cjson.encode(setmetatable({}, {__index=function() error('j') end}))",
+    # found by the fuzzer: a C cast of an out-of-range double (UBSan)
+    "redis.setresp(1/0)",
+    "return {pcall(redis.set_repl, 0/0), pcall(redis.log, -1/0, 'x'), pcall(redis.setresp, 2^40)}",
 ]
 
 
