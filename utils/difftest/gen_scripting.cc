@@ -426,7 +426,8 @@ const std::vector<const char*> kExpressions = {
     "{map = getmetatable('')}",
     "getmetatable(_G)",
     "{1, redis, {string}}",
-    "(function() local r = {} for k in pairs(_G) do r[#r + 1] = k end table.sort(r) return r end)()",
+    "(function() local r = {} for k in pairs(_G) do r[#r + 1] = k end table.sort(r) return r "
+    "end)()",
     // error objects of every type Redis 7.0.15 survives (KNOWN-DIFFERENCES.md lists the others)
     "error(1)",
     "error(1.5)",
