@@ -167,8 +167,9 @@ void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
   }
 }
 
-Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* callback_index) {
-  auto fail = [](std::string_view text) { return Status::Error(std::string(text)); };
+std::string_view FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f,
+                                                   int* callback_index) {
+  auto fail = [](std::string_view text) { return text; };
   const int argc = lua_gettop(L);
   if (argc < 1 || argc > 2) return fail(err::kRegisterArgCount);
   if (argc == 2) {
@@ -225,42 +226,51 @@ Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* cal
     *callback_index = lua_gettop(L);
   }
   if (!IsValidFunctionName(f->name)) return fail(err::kFunctionBadName);
-  return Status::Ok();
+  return {};
 }
 
-// Pushes {err = text} (raised by the caller once no C++ object is alive: lua_error longjmps).
+// Pushes {err = text}.
 static void PushErrorTableText(lua_State* L, std::string_view text) {
   PushCodedErrorTable(L, text);
 }
 
-bool FunctionEngine::TryRegisterFunction(lua_State* L) {
-  FunctionEngine* engine = EngineOf(L);
-  if (engine == nullptr || engine->loading_ == nullptr) {
-    PushErrorTableText(L, err::kRegisterOutsideLoad);
-    return false;
-  }
-  auto f = std::make_unique<FunctionInfo>();
+int FunctionEngine::RegistrationTask(lua_State* L, void* ud) {
+  auto* task = static_cast<Registration*>(ud);
   int callback_index = 0;
-  Status s = ParseRegistration(L, f.get(), &callback_index);
-  if (!s.ok()) {
-    PushErrorTableText(L, s.message());
-    return false;
-  }
-  for (const auto& g : engine->loading_->functions) {
-    if (g->name == f->name) {
-      PushErrorTableText(L, err::kRegisterDuplicate);
-      return false;
+  task->error = ParseRegistration(L, task->f, &callback_index);
+  if (!task->error.empty()) return 0;
+  for (const auto& g : task->library->functions) {
+    if (g->name == task->f->name) {
+      task->error = err::kRegisterDuplicate;
+      return 0;
     }
   }
   lua_pushvalue(L, callback_index);
-  f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  task->f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+std::string_view FunctionEngine::TryRegisterFunction(lua_State* L) {
+  FunctionEngine* engine = EngineOf(L);
+  if (engine == nullptr || engine->loading_ == nullptr) return err::kRegisterOutsideLoad;
+  auto f = std::make_unique<FunctionInfo>();
+  Registration task{f.get(), engine->loading_, {}};
+  if (RunProtected(L, lua_gettop(L), 0, RegistrationTask, &task) != 0) {
+    lua_pop(L, 1);  // only lack of memory raises there
+    return err::kScriptOutOfMemory;
+  }
+  if (!task.error.empty()) return task.error;
   engine->loading_->AddFunction(std::move(f));
-  return true;
+  return {};
 }
 
 int FunctionEngine::RegisterFunction(lua_State* L) {
-  if (!TryRegisterFunction(L)) return lua_error(L);
-  return 0;
+  // The C++ objects of registering live in TryRegisterFunction's frame, and every Lua call that
+  // may raise runs inside its protected call; the error is raised here, once they are gone.
+  std::string_view error = TryRegisterFunction(L);
+  if (error.empty()) return 0;
+  PushErrorTableText(L, error);
+  return lua_error(L);
 }
 
 Status FunctionEngine::RunLoadCode() {
