@@ -150,7 +150,7 @@ void FunctionEngine::BuildLoadEnvironment() {
 
 void FunctionEngine::ReleaseFunction(void* self, const FunctionInfo& f) {
   auto* engine = static_cast<FunctionEngine*>(self);
-  if (engine->lua_ != nullptr) luaL_unref(engine->lua_, LUA_REGISTRYINDEX, f.ref);
+  if (engine->lua_ != nullptr) UnrefProtected(engine->lua_, f.ref);
 }
 
 void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
@@ -341,7 +341,7 @@ Status FunctionEngine::Delete(std::string_view name) {
 
 void FunctionEngine::Flush() {
   libraries_.Clear();
-  lua_gc(lua_, LUA_GCCOLLECT, 0);
+  CollectProtected(lua_, LUA_GCCOLLECT, 0);
 }
 
 std::string FunctionEngine::Dump(bool compress) const {

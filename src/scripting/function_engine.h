@@ -73,6 +73,8 @@ class FunctionEngine : public ServerModule {
   void Call(CommandContext& ctx, bool read_only);
 
   const LibrarySet& libraries() const { return libraries_; }
+  // The functions' Lua state (tests: tests/fuzz/lua_fuzz.cc makes its allocations fail).
+  lua_State* lua_state() const { return lua_; }
   // The FCALL command line of the function running now (FUNCTION STATS), or nullptr.
   const std::vector<std::string_view>* running_args() const { return running_args_; }
   // INFO: used_memory_vm_functions (the Lua heap) and used_memory_functions (the records).

@@ -600,6 +600,51 @@ int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, vo
   return lua_pcall(L, nargs + 1, nresults, 0);
 }
 
+namespace {
+
+struct CollectTask {
+  int what;
+  int data;
+};
+
+int CollectTask_(lua_State* L, void* ud) {
+  auto* task = static_cast<CollectTask*>(ud);
+  lua_gc(L, task->what, task->data);
+  return 0;
+}
+
+int RefTask(lua_State* L, void* ud) {
+  *static_cast<int*>(ud) = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+int UnrefTask(lua_State* L, void* ud) {
+  luaL_unref(L, LUA_REGISTRYINDEX, *static_cast<int*>(ud));
+  return 0;
+}
+
+}  // namespace
+
+int RefProtected(lua_State* L) {
+  int ref = LUA_NOREF;
+  if (RunProtected(L, 1, 0, RefTask, &ref) != 0) {
+    lua_pop(L, 1);
+    return LUA_NOREF;
+  }
+  return ref;
+}
+
+void UnrefProtected(lua_State* L, int ref) {
+  if (RunProtected(L, 0, 0, UnrefTask, &ref) != 0) lua_pop(L, 1);
+}
+
+bool CollectProtected(lua_State* L, int what, int data) {
+  CollectTask task{what, data};
+  if (RunProtected(L, 0, 0, CollectTask_, &task) == 0) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
 void PushErrorHandler(lua_State* L) {
   lua_pushlightuserdata(L, &kErrorHandlerKey);
   lua_rawget(L, LUA_REGISTRYINDEX);

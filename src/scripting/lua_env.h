@@ -67,6 +67,17 @@ bool UnwrapProxy(lua_State* L, int idx);
 // Lua call that can raise.
 int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, void*), void* ud);
 
+// A garbage-collection call (lua_gc with `what` and `data`) in a protected call: a collection
+// may allocate (shrinking the string table) and so raise when memory is short. Returns false
+// if it raised.
+bool CollectProtected(lua_State* L, int what, int data);
+
+// luaL_ref / luaL_unref on the registry in a protected call (both may grow the registry, so
+// raise when memory is short). RefProtected pops the value and returns its reference, or
+// LUA_NOREF if it raised (the value is popped either way).
+int RefProtected(lua_State* L);
+void UnrefProtected(lua_State* L, int ref);
+
 // Pushes an error table {err = <code and message>} the way redis.error_reply builds it:
 // "-CODE msg" -> "CODE msg", "-msg" without a space -> "ERR msg", "msg" -> "ERR msg"; CR/LF at
 // either end trimmed.

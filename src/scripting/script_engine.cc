@@ -192,7 +192,8 @@ Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& ke
     return Status::Error(std::move(text));
   }
   CachedScript entry;
-  entry.ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  entry.ref = RefProtected(lua_);
+  if (entry.ref == LUA_NOREF) return Status::Error(std::string(err::kScriptOutOfMemory));
   entry.flags = flags;
   auto [it, inserted] = scripts_.emplace(key, entry);
   if (inserted) cache_bytes_ += sizeof(ShaKey) + sizeof(CachedScript) + 2 * sizeof(void*);
@@ -462,7 +463,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   client_->out.Clear();
   if (++gc_count_ >= kGcPeriod) {
     gc_count_ = 0;
-    lua_gc(L, LUA_GCSTEP, kGcPeriod);
+    CollectProtected(L, LUA_GCSTEP, kGcPeriod);
   }
 }
 

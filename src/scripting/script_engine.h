@@ -99,6 +99,9 @@ class ScriptEngine : public ServerModule {
   size_t cache_memory() const { return cache_bytes_; }
   size_t lua_memory() const;
 
+  // The EVAL scripts' Lua state (tests: tests/fuzz/lua_fuzz.cc makes its allocations fail).
+  lua_State* lua_state() const { return lua_; }
+
   // The running script, or nullptr.
   ScriptRun* running() { return running_ ? &run_ : nullptr; }
   // SCRIPT KILL (eval) / FUNCTION KILL (!eval): asks the running script to stop at its next

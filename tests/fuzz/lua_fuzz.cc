@@ -23,10 +23,13 @@
 // FCALL, each followed by a PING. For a quarter of the inputs connection 1 has SCRIPT KILL /
 // FUNCTION KILL and a PING waiting in its socket first: a script that runs past
 // busy-reply-threshold (set to 2 ms here) reads them in its busy pass and is killed, unless it
-// wrote. What is checked: the process does not crash (a Lua panic aborts; ASan/UBSan findings),
-// every reply is a well-formed RESP frame and each connection gets exactly one reply per command,
-// and the PING after each script is answered PONG. After each input SCRIPT FLUSH, FUNCTION FLUSH
-// and FLUSHALL reset the server, so an input's result does not depend on the inputs before it.
+// wrote. For another quarter, the Lua states' allocator starts failing after a number of
+// allocations drawn from the input, so every path of the engine meets Lua out of memory (the panic
+// handler must stay unreachable). What is checked: the process does not crash (a Lua panic aborts;
+// ASan/UBSan findings), every reply is a well-formed RESP frame and each connection gets exactly
+// one reply per command, and the PING after each script is answered PONG. After each input SCRIPT
+// FLUSH, FUNCTION FLUSH and FLUSHALL reset the server, so an input's result does not depend on the
+// inputs before it.
 //
 // Bounds, so that no input is slow or huge by construction: loops run at most 1000 times and
 // never nest, recursion ends at Lua's own limits, a table contains itself at most once (a table
@@ -45,13 +48,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands/register.h"
+#include "scripting/function_engine.h"
+#include "scripting/script_engine.h"
 #include "server/config.h"
 #include "server/server.h"
+
+extern "C" {
+#include <lua.h>
+}
 
 namespace redistp {
 
@@ -160,6 +170,43 @@ size_t FrameLength(std::string_view s, int depth = 0) {
       Fail("unknown frame type", s.substr(0, 64));
   }
 }
+
+// ---- Lua running out of memory ---------------------------------------------------------------
+
+// An allocator wrapped around a Lua state's own: after `countdown` more allocations that grow a
+// block, every growth fails (as on a machine out of memory) until the wrapper is removed.
+// Shrinking and freeing always work, as Lua requires.
+struct FailingHeap {
+  lua_Alloc original = nullptr;
+  void* original_ud = nullptr;
+  long countdown = -1;  // < 0: never fail
+};
+
+void* FailingAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* heap = static_cast<FailingHeap*>(ud);
+  if (nsize > osize && heap->countdown >= 0) {
+    if (heap->countdown == 0) return nullptr;
+    --heap->countdown;
+  }
+  return heap->original(heap->original_ud, ptr, osize, nsize);
+}
+
+// Makes L's allocations fail after `countdown` growths, until Restore.
+class OutOfMemory {
+ public:
+  OutOfMemory(lua_State* L, long countdown) : L_(L) {
+    heap_.original = lua_getallocf(L, &heap_.original_ud);
+    heap_.countdown = countdown;
+    lua_setallocf(L, FailingAlloc, &heap_);
+  }
+  ~OutOfMemory() { lua_setallocf(L_, heap_.original, heap_.original_ud); }
+  OutOfMemory(const OutOfMemory&) = delete;
+  OutOfMemory& operator=(const OutOfMemory&) = delete;
+
+ private:
+  lua_State* L_;
+  FailingHeap heap_;
+};
 
 // ---- the in-process server ----------------------------------------------------------------------
 
@@ -659,6 +706,9 @@ void Run(Harness& h, const std::vector<std::vector<std::string>>& commands, bool
   h.Send(0, bytes);
   if (kill) h.Send(1, "");
   std::vector<std::string> replies = h.Replies(0, commands.size());
+  if (std::getenv("LUA_FUZZ_PRINT") != nullptr) {
+    for (const std::string& r : replies) std::fprintf(stderr, "reply: %.200s\n", r.c_str());
+  }
   if (replies.back() != "+PONG\r\n") Fail("no PONG after the script", replies.back());
   if (kill) {
     // Its PING may be answered BUSY: read while the script ran on, unkillable once it wrote.
@@ -691,11 +741,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     h.Send(0, EncodeResp({"hello", "3"}));
     h.conns[0].in.clear();
   }
-  Run(h, {{"eval", body, "1", "k1", "a", "b"}, {"ping"}}, (flags & 6) == 6, true);
+  // For a quarter of the inputs Lua runs out of memory part-way (after a number of allocations
+  // drawn from the input) while the scripts and the library load run: every path must still
+  // answer.
+  const bool oom = (flags & 0x60) == 0x60;
+  const long countdown = static_cast<long>(((data[size - 1] << 5) ^ size) % 6000);
+  {
+    std::optional<OutOfMemory> limit;
+    if (oom) limit.emplace(redistp::ScriptEngine::Of(*h.server).lua_state(), countdown);
+    Run(h, {{"eval", body, "1", "k1", "a", "b"}, {"ping"}}, (flags & 6) == 6, true);
+  }
   const std::string library =
       "#!lua name=fz\nredis.register_function('fz', function(KEYS, ARGV)\n" + body + "\nend)";
-  Run(h, {{"function", "load", "replace", library}, {"fcall", "fz", "1", "k1", "a", "b"}, {"ping"}},
-      (flags & 24) == 24, false);
+  {
+    std::optional<OutOfMemory> limit;
+    if (oom) limit.emplace(redistp::FunctionEngine::Of(*h.server).lua_state(), countdown);
+    Run(h,
+        {{"function", "load", "replace", library}, {"fcall", "fz", "1", "k1", "a", "b"}, {"ping"}},
+        (flags & 24) == 24, false);
+  }
   h.Send(0, EncodeResp({"script", "flush"}) + EncodeResp({"function", "flush"}) +
                 EncodeResp({"flushall"}) + EncodeResp({"hello", "2"}));
   h.Replies(0, 4);
