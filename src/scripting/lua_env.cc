@@ -263,7 +263,11 @@ int MathRandom(lua_State* L) {
       int l = luaL_checkint(L, 1);
       int u = luaL_checkint(L, 2);
       luaL_argcheck(L, l <= u, 2, "interval is empty");
-      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      // u - l + 1 in 32 bits, wrapping as Redis's int arithmetic does on x86-64 (math.random(
+      // -2^31, 2^31 - 1)), without the signed overflow: found by tests/fuzz/lua_fuzz.cc (UBSan).
+      const auto span =
+          static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(l) + 1u);
+      lua_pushnumber(L, std::floor(r * span) + l);
       break;
     }
     default:

@@ -93,6 +93,7 @@ LUA_CRASHERS = [
     # found by the fuzzer: a C cast of an out-of-range double (UBSan)
     "redis.setresp(1/0)",
     "return {pcall(redis.set_repl, 0/0), pcall(redis.log, -1/0, 'x'), pcall(redis.setresp, 2^40)}",
+    "return {math.random(-2^31, 2^31 - 1), math.random(0, 2^31 - 1), math.random(-2^31, -1)}",
 ]
 
 
