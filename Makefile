@@ -163,7 +163,7 @@ FUZZ_BUILD := build/fuzz
 FUZZ_FLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsized-deallocation -MMD -MP -Isrc \
   $(LUA_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:src/%.cc=$(FUZZ_BUILD)/obj/%.o)
-FUZZERS := request_parser_fuzz dispatch_fuzz rdb_load_fuzz
+FUZZERS := request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz
 FUZZ_BINS := $(FUZZERS:%=$(FUZZ_BUILD)/%)
 FUZZ_SECONDS ?= 10
 
@@ -190,6 +190,10 @@ $(FUZZ_BUILD)/dispatch_fuzz: $(FUZZ_BUILD)/obj/fuzz/dispatch_fuzz.o $(FUZZ_LIB_O
 	  $(LUA_LIBS)
 
 $(FUZZ_BUILD)/rdb_load_fuzz: $(FUZZ_BUILD)/obj/fuzz/rdb_load_fuzz.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread \
+	  $(LUA_LIBS)
+
+$(FUZZ_BUILD)/lua_fuzz: $(FUZZ_BUILD)/obj/fuzz/lua_fuzz.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread \
 	  $(LUA_LIBS)
 

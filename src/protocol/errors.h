@@ -352,6 +352,15 @@ inline constexpr std::string_view kScriptWriteFlagRo =
     "ERR Can not execute a script with write flag using *_ro command.";
 inline constexpr std::string_view kScriptOomFlag =
     "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'";
+// A script's error that Redis 7.0 cannot report (it crashes on these): an error table without a
+// string or number `err`, one whose fields raise when read, and Lua running out of memory while
+// the engine prepares a script's arguments or converts its reply. Our own texts.
+inline constexpr std::string_view kScriptErrorNoErrField =
+    "ERR Error running script: the error object has no 'err' field";
+inline constexpr std::string_view kScriptErrorUnreadable =
+    "ERR Error running script: reading its error object raised an error";
+inline constexpr std::string_view kScriptOutOfMemory =
+    "ERR Error running script: Lua is out of memory";
 // redis.call / redis.pcall refusals (the error table's text).
 inline constexpr std::string_view kScriptNoArgs =
     "ERR Please specify at least one argument for this redis lib call";

@@ -83,6 +83,11 @@ class ReplyBuilder {
   size_t DeferLen();
   void SetDeferredLen(size_t handle, char kind, size_t n);
 
+  // A point to come back to: Rollback(Mark()) drops everything written after it (a reply that
+  // failed half-way, as a script's reply conversion can for lack of memory).
+  size_t Mark() const { return out_->Readable(); }
+  void Rollback(size_t mark) { out_->TruncateTo(mark); }
+
   // Bytes copied verbatim (pre-encoded frames).
   void Raw(std::string_view bytes) {
     if (enabled_) out_->Append(bytes);

@@ -41,20 +41,40 @@ int LoadApiIndex(lua_State* L) {
   return LuaMissingGlobal(L);
 }
 
-// The text of an error value left by a failed pcall without a handler: an error table's `err`,
-// or "ERR " and the message.
-std::string LoadErrorText(lua_State* L) {
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "err");
-    size_t len = 0;
-    const char* s = lua_tolstring(L, -1, &len);
-    std::string text = s != nullptr ? std::string(s, len) : "ERR unknown error";
+// RunProtected body: the text of an error value left by a failed pcall without a handler (at
+// index 1): an error table's `err`, or "ERR " and the message; nil when there is none. Redis reads
+// the table with lua_getfield, so metamethods may run: hence the protected call (load code sees
+// no `error` or `setmetatable`, but register_function's own errors are tables).
+int LoadErrorTextTask(lua_State* L, void* /*ud*/) {
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "err");
+  } else if (lua_isstring(L, 1)) {
+    lua_pushstring(L, "ERR ");
+    lua_pushvalue(L, 1);
+    lua_concat(L, 2);
+  } else {
+    lua_pushnil(L);
+  }
+  if (!lua_isstring(L, -1)) {
     lua_pop(L, 1);
-    return text;
+    lua_pushnil(L);
+  } else {
+    lua_tolstring(L, -1, nullptr);
+  }
+  return 1;
+}
+
+// The text for the error value at the top of the stack (popped).
+std::string PopLoadErrorText(lua_State* L) {
+  if (RunProtected(L, 1, 1, LoadErrorTextTask, nullptr) != 0 || lua_type(L, -1) != LUA_TSTRING) {
+    lua_pop(L, 1);
+    return "ERR unknown error";
   }
   size_t len = 0;
   const char* s = lua_tolstring(L, -1, &len);
-  return "ERR " + (s != nullptr ? std::string(s, len) : std::string("unknown error"));
+  std::string text(s, len);
+  lua_pop(L, 1);
+  return text;
 }
 
 }  // namespace
@@ -67,23 +87,13 @@ FunctionEngine::FunctionEngine(Server& server)
   lua_pushlightuserdata(L, this);
   lua_rawset(L, LUA_REGISTRYINDEX);
 
-  // What functions do not see that EVAL scripts do: the error handler's global and the
-  // debugger's and pre-7.0 replication entry points of `redis`.
+  // What functions do not see that EVAL scripts do: the error handler's global (the debugger's
+  // and pre-7.0 replication's fields of `redis` are EVAL's only, lua_env.cc).
   PushRealGlobals(L);
   const int g = lua_gettop(L);
   lua_pushstring(L, "__redis__err__handler");
   lua_pushnil(L);
   lua_rawset(L, g);
-  lua_getfield(L, g, "redis");
-  PushProxiedTable(L, -1);
-  if (lua_istable(L, -1)) {
-    for (const char* hidden : {"breakpoint", "debug", "replicate_commands"}) {
-      lua_pushstring(L, hidden);
-      lua_pushnil(L);
-      lua_rawset(L, -3);
-    }
-  }
-  lua_pop(L, 2);
   real_globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);  // pops g
   BuildLoadEnvironment();
   lua_sethook(L, Hook, LUA_MASKCOUNT, kHookInstructions);
@@ -140,7 +150,7 @@ void FunctionEngine::BuildLoadEnvironment() {
 
 void FunctionEngine::ReleaseFunction(void* self, const FunctionInfo& f) {
   auto* engine = static_cast<FunctionEngine*>(self);
-  if (engine->lua_ != nullptr) luaL_unref(engine->lua_, LUA_REGISTRYINDEX, f.ref);
+  if (engine->lua_ != nullptr) UnrefProtected(engine->lua_, f.ref);
 }
 
 void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
@@ -157,8 +167,9 @@ void FunctionEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
   }
 }
 
-Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* callback_index) {
-  auto fail = [](std::string_view text) { return Status::Error(std::string(text)); };
+std::string_view FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f,
+                                                   int* callback_index) {
+  auto fail = [](std::string_view text) { return text; };
   const int argc = lua_gettop(L);
   if (argc < 1 || argc > 2) return fail(err::kRegisterArgCount);
   if (argc == 2) {
@@ -215,44 +226,51 @@ Status FunctionEngine::ParseRegistration(lua_State* L, FunctionInfo* f, int* cal
     *callback_index = lua_gettop(L);
   }
   if (!IsValidFunctionName(f->name)) return fail(err::kFunctionBadName);
-  return Status::Ok();
+  return {};
 }
 
-// Pushes {err = text} (raised by the caller once no C++ object is alive: lua_error longjmps).
+// Pushes {err = text}.
 static void PushErrorTableText(lua_State* L, std::string_view text) {
-  lua_createtable(L, 0, 1);
-  lua_pushlstring(L, text.data(), text.size());
-  lua_setfield(L, -2, "err");
+  PushCodedErrorTable(L, text);
 }
 
-bool FunctionEngine::TryRegisterFunction(lua_State* L) {
-  FunctionEngine* engine = EngineOf(L);
-  if (engine == nullptr || engine->loading_ == nullptr) {
-    PushErrorTableText(L, err::kRegisterOutsideLoad);
-    return false;
-  }
-  auto f = std::make_unique<FunctionInfo>();
+int FunctionEngine::RegistrationTask(lua_State* L, void* ud) {
+  auto* task = static_cast<Registration*>(ud);
   int callback_index = 0;
-  Status s = ParseRegistration(L, f.get(), &callback_index);
-  if (!s.ok()) {
-    PushErrorTableText(L, s.message());
-    return false;
-  }
-  for (const auto& g : engine->loading_->functions) {
-    if (g->name == f->name) {
-      PushErrorTableText(L, err::kRegisterDuplicate);
-      return false;
+  task->error = ParseRegistration(L, task->f, &callback_index);
+  if (!task->error.empty()) return 0;
+  for (const auto& g : task->library->functions) {
+    if (g->name == task->f->name) {
+      task->error = err::kRegisterDuplicate;
+      return 0;
     }
   }
   lua_pushvalue(L, callback_index);
-  f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  task->f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+std::string_view FunctionEngine::TryRegisterFunction(lua_State* L) {
+  FunctionEngine* engine = EngineOf(L);
+  if (engine == nullptr || engine->loading_ == nullptr) return err::kRegisterOutsideLoad;
+  auto f = std::make_unique<FunctionInfo>();
+  Registration task{f.get(), engine->loading_, {}};
+  if (RunProtected(L, lua_gettop(L), 0, RegistrationTask, &task) != 0) {
+    lua_pop(L, 1);  // only lack of memory raises there
+    return err::kScriptOutOfMemory;
+  }
+  if (!task.error.empty()) return task.error;
   engine->loading_->AddFunction(std::move(f));
-  return true;
+  return {};
 }
 
 int FunctionEngine::RegisterFunction(lua_State* L) {
-  if (!TryRegisterFunction(L)) return lua_error(L);
-  return 0;
+  // The C++ objects of registering live in TryRegisterFunction's frame, and every Lua call that
+  // may raise runs inside its protected call; the error is raised here, once they are gone.
+  std::string_view error = TryRegisterFunction(L);
+  if (error.empty()) return 0;
+  PushErrorTableText(L, error);
+  return lua_error(L);
 }
 
 Status FunctionEngine::RunLoadCode() {
@@ -264,8 +282,7 @@ Status FunctionEngine::RunLoadCode() {
   SetGlobalsFallback(L, real_globals_ref_);
   if (rc == 0) return Status::Ok();
   std::string text(err::kFunctionRegisterPrefix);
-  text += LoadErrorText(L);
-  lua_pop(L, 1);
+  text += PopLoadErrorText(L);
   return Status::Error(std::move(text));
 }
 
@@ -324,7 +341,7 @@ Status FunctionEngine::Delete(std::string_view name) {
 
 void FunctionEngine::Flush() {
   libraries_.Clear();
-  lua_gc(lua_, LUA_GCCOLLECT, 0);
+  CollectProtected(lua_, LUA_GCCOLLECT, 0);
 }
 
 std::string FunctionEngine::Dump(bool compress) const {
@@ -399,20 +416,13 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
 
   lua_State* L = lua_;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);
-  const auto nk = static_cast<size_t>(numkeys);
-  lua_createtable(L, static_cast<int>(nk), 0);
-  for (size_t i = 0; i < nk; ++i) {
-    lua_pushlstring(L, args[3 + i].data(), args[3 + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
-  }
-  const size_t na = args.size() - 3 - nk;
-  lua_createtable(L, static_cast<int>(na), 0);
-  for (size_t i = 0; i < na; ++i) {
-    lua_pushlstring(L, args[3 + nk + i].data(), args[3 + nk + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  ScriptEngine& engine = ScriptEngine::Of(server_);
+  if (!engine.PushKeysAndArgs(L, args, 3, static_cast<size_t>(numkeys), false, ctx.reply)) {
+    lua_pop(L, 1);
+    return;
   }
   running_args_ = &args;
-  ScriptEngine::Of(server_).RunScript(ctx, L, 2, std::move(run));
+  engine.RunScript(ctx, L, 2, std::move(run));
   running_args_ = nullptr;
 }
 

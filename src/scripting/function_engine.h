@@ -73,6 +73,8 @@ class FunctionEngine : public ServerModule {
   void Call(CommandContext& ctx, bool read_only);
 
   const LibrarySet& libraries() const { return libraries_; }
+  // The functions' Lua state (tests: tests/fuzz/lua_fuzz.cc makes its allocations fail).
+  lua_State* lua_state() const { return lua_; }
   // The FCALL command line of the function running now (FUNCTION STATS), or nullptr.
   const std::vector<std::string_view>* running_args() const { return running_args_; }
   // INFO: used_memory_vm_functions (the Lua heap) and used_memory_functions (the records).
@@ -90,12 +92,20 @@ class FunctionEngine : public ServerModule {
   void BuildLoadEnvironment();
   static void ReleaseFunction(void* self, const FunctionInfo& f);
   static int RegisterFunction(lua_State* L);
-  // Registers the function RegisterFunction was called with, or pushes the error table and
-  // returns false (its C++ objects are gone before RegisterFunction raises it).
-  static bool TryRegisterFunction(lua_State* L);
+  // Registers the function RegisterFunction was called with; the error text (static storage)
+  // or empty. Its C++ objects are gone when it returns, so RegisterFunction may raise then.
+  static std::string_view TryRegisterFunction(lua_State* L);
+  // What RegistrationTask, run protected, reads and fills.
+  struct Registration {
+    FunctionInfo* f;
+    FunctionLibrary* library;  // the library being loaded (names must not repeat in it)
+    std::string_view error;
+  };
+  static int RegistrationTask(lua_State* L, void* ud);
   static void Hook(lua_State* L, lua_Debug* ar);
-  // register_function's argument parsing: fills `f` from the arguments on the stack.
-  static Status ParseRegistration(lua_State* L, FunctionInfo* f, int* callback_index);
+  // register_function's argument parsing: fills `f` from the arguments on the stack; the error
+  // text (static storage) or empty.
+  static std::string_view ParseRegistration(lua_State* L, FunctionInfo* f, int* callback_index);
 
   Server& server_;
   lua_State* lua_ = nullptr;

@@ -41,13 +41,16 @@
 //
 // Errors: unpack raises as soon as it finds one (it owns no C++ object that a longjmp would
 // leak). pack builds each encoding in a std::string, so the stack checks while encoding only
-// record a failure; the error is raised after the string is gone.
+// record a failure, and the encoding becomes a Lua string in a protected call (RunProtected);
+// the error is raised after the std::string is gone.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 
+#include "scripting/lua_env.h"
 #include "scripting/lua_libs.h"
 
 extern "C" {
@@ -277,6 +280,13 @@ void Packer::EncodeTop(int level) {
   lua_pop(L_, 1);
 }
 
+// RunProtected body: pushes the bytes `ud` (a std::string_view) views.
+int PushBytesTask(lua_State* L, void* ud) {
+  auto* bytes = static_cast<std::string_view*>(ud);
+  lua_pushlstring(L, bytes->data(), bytes->size());
+  return 1;
+}
+
 // cmsgpack.pack(v1, ...): the encodings of all arguments, concatenated.
 int Pack(lua_State* L) {
   int nargs = lua_gettop(L);
@@ -287,14 +297,21 @@ int Pack(lua_State* L) {
   }
   for (int i = 1; i <= nargs; ++i) {
     const char* failed_check = nullptr;
+    int rc = 0;
     {
       Packer packer(L);
       lua_pushvalue(L, i);
       packer.EncodeTop(0);
       failed_check = packer.failed_check();
-      if (failed_check == nullptr) lua_pushlstring(L, packer.out().data(), packer.out().size());
+      if (failed_check == nullptr) {
+        // Copied into a Lua string in a protected call: lack of memory must not longjmp over
+        // the packer's std::string; the error is raised once it is gone.
+        std::string_view bytes = packer.out();
+        rc = RunProtected(L, 0, 1, PushBytesTask, &bytes);
+      }
     }
     if (failed_check != nullptr) return luaL_error(L, "stack overflow (%s)", failed_check);
+    if (rc != 0) return lua_error(L);
   }
   lua_concat(L, nargs);
   return 1;

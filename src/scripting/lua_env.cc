@@ -29,8 +29,24 @@ namespace {
 
 // Registry keys (addresses of these statics are unique light userdata).
 char kRealGlobalsKey;
-char kReadonlyMapKey;
+char kReadonlyMapKey;  // proxy -> the table it stands for
+char kProxyOfKey;      // table -> its proxy
 char kRandStateKey;
+char kErrorHandlerKey;
+char kTrampolineKey;
+
+// What RunProtected runs.
+struct ProtectedTask {
+  int (*fn)(lua_State*, void*);
+  void* ud;
+};
+
+// The C function behind RunProtected: its last argument is the task.
+int Trampoline(lua_State* L) {
+  auto* task = static_cast<ProtectedTask*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return task->fn(L, task->ud);
+}
 
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
@@ -40,21 +56,40 @@ ScriptEngine* EngineOf(lua_State* L) {
 
 // ---- read-only proxies ----------------------------------------------------------------------
 
-// If the value at `idx` is a read-only proxy, replaces it with its table; returns whether it was.
-bool UnwrapProxy(lua_State* L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE) return false;
-  if (idx < 0) idx = lua_gettop(L) + idx + 1;
-  lua_pushlightuserdata(L, &kReadonlyMapKey);
+// Pushes the table of the proxy map `key` (proxy -> table, or table -> proxy).
+void PushProxyMap(lua_State* L, char* key) {
+  lua_pushlightuserdata(L, key);
   lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
+// Looks the value at `idx` up in the map `key`: pushes what it maps to, or nil. Raw reads only,
+// no allocation: it cannot raise.
+void LookUpProxyMap(lua_State* L, int idx, char* key) {
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  PushProxyMap(L, key);
   lua_pushvalue(L, idx);
   lua_rawget(L, -2);
+  lua_remove(L, -2);
+}
+
+bool IsProxy(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return false;
+  LookUpProxyMap(L, idx, &kReadonlyMapKey);
+  const bool found = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  return found;
+}
+
+// If the table at `idx` is a real table that has a read-only proxy, replaces it with the proxy.
+void ProxyInsteadOfTable(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return;
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  LookUpProxyMap(L, idx, &kProxyOfKey);
   if (lua_isnil(L, -1)) {
-    lua_pop(L, 2);
-    return false;
+    lua_pop(L, 1);
+    return;
   }
   lua_replace(L, idx);
-  lua_pop(L, 1);
-  return true;
 }
 
 // Raises {err = "ERR <msg>"}: Redis's helpers fail with an error table, so the script's error
@@ -64,41 +99,91 @@ int RaiseError(lua_State* L, const char* msg) {
   return lua_error(L);
 }
 
-// Wrapper for functions that read a table raw: a proxy stands for its table.
-int UnwrapFirstThenCall(lua_State* L) {
+// The refusal of a raw write to a read-only table. Redis's check sits in the C API its library
+// functions call, so the error carries no position.
+int RefuseWrite(lua_State* L) {
+  lua_pushstring(L, kReadonlyError);
+  return lua_error(L);
+}
+
+// The wrappers below replace library functions that read or write a table raw. Each is a closure
+// with two upvalues: the original's own first upvalue (pairs and ipairs keep their iterator
+// there; nil for the others) and a userdata holding the original lua_CFunction. The original is
+// called directly, in the wrapper's own frame: its argument errors then name the function as the
+// script called it ("bad argument #1 to 'insert'") and carry the script's position, exactly as
+// Lua's unwrapped functions do in Redis.
+lua_CFunction OriginalOf(lua_State* L) {
+  lua_CFunction f = nullptr;
+  std::memcpy(&f, lua_touserdata(L, lua_upvalueindex(2)), sizeof(f));
+  return f;
+}
+
+// Functions that read a table raw (rawget, next, pairs, ipairs, unpack, table.concat/getn/maxn/
+// foreach/foreachi): a proxy stands for its table.
+int ReadThrough(lua_State* L) {
   UnwrapProxy(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return OriginalOf(L)(L);
 }
 
-// Wrapper for functions that write a table raw: a proxy refuses. The error carries no
-// position, as Redis's read-only check in the C function does not.
-int RefuseProxyThenCall(lua_State* L) {
-  if (UnwrapProxy(L, 1)) {
-    lua_pushstring(L, kReadonlyError);
-    return lua_error(L);
+// getmetatable: as above, and a metatable that has a read-only proxy (the globals' own, whose
+// __index raises for missing names) is answered as that proxy, so it cannot be changed.
+int GetMetatableThrough(lua_State* L) {
+  UnwrapProxy(L, 1);
+  const int n = OriginalOf(L)(L);
+  if (n == 1) ProxyInsteadOfTable(L, -1);
+  return n;
+}
+
+// rawset: the original's argument checks, then a proxy refuses.
+int RawSetChecked(lua_State* L) {
+  if (IsProxy(L, 1)) {
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    return RefuseWrite(L);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return OriginalOf(L)(L);
 }
 
-// Replaces table[name] (table at `idx`) by `wrapper` closed over the original.
+// setmetatable: the original's argument checks, then a proxy refuses.
+int SetMetatableChecked(lua_State* L) {
+  if (IsProxy(L, 1)) {
+    const int t = lua_type(L, 2);
+    luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+    return RefuseWrite(L);
+  }
+  return OriginalOf(L)(L);
+}
+
+// table.insert: with 2 or 3 arguments (after the position check) the original always writes, so
+// a proxy refuses there; other counts get the original's own error. (table.remove, sort and setn
+// are not wrapped: on a proxy, whose length is 0 like its table's, they never write.)
+int InsertChecked(lua_State* L) {
+  if (IsProxy(L, 1)) {
+    const int argc = lua_gettop(L);
+    if (argc == 3) (void)luaL_checkinteger(L, 2);
+    if (argc == 2 || argc == 3) return RefuseWrite(L);
+  }
+  return OriginalOf(L)(L);
+}
+
+// Replaces table[name] (table at `idx`) by `wrapper` around the original C function.
 void Wrap(lua_State* L, int idx, const char* name, lua_CFunction wrapper) {
   if (idx < 0) idx = lua_gettop(L) + idx + 1;
   lua_getfield(L, idx, name);
-  if (lua_isnil(L, -1)) {
+  lua_CFunction original = lua_tocfunction(L, -1);
+  if (original == nullptr) {
     lua_pop(L, 1);
     return;
   }
-  lua_pushcclosure(L, wrapper, 1);
+  if (lua_getupvalue(L, -1, 1) == nullptr) lua_pushnil(L);
+  lua_remove(L, -2);
+  void* box = lua_newuserdata(L, sizeof(original));
+  std::memcpy(box, &original, sizeof(original));
+  lua_pushcclosure(L, wrapper, 2);
   lua_setfield(L, idx, name);
 }
 
-// Pushes a read-only proxy of the table at `idx` and records it in the proxy map.
+// Pushes a read-only proxy of the table at `idx` and records it in both proxy maps.
 void PushProxy(lua_State* L, int idx) {
   if (idx < 0) idx = lua_gettop(L) + idx + 1;
   lua_newtable(L);           // proxy
@@ -110,10 +195,15 @@ void PushProxy(lua_State* L, int idx) {
   lua_pushboolean(L, 0);  // getmetatable(proxy) answers this; setmetatable refuses
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
-  lua_pushlightuserdata(L, &kReadonlyMapKey);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, -2);
+  const int proxy = lua_gettop(L);
+  PushProxyMap(L, &kReadonlyMapKey);
+  lua_pushvalue(L, proxy);
   lua_pushvalue(L, idx);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  PushProxyMap(L, &kProxyOfKey);
+  lua_pushvalue(L, idx);
+  lua_pushvalue(L, proxy);
   lua_rawset(L, -3);
   lua_pop(L, 1);
 }
@@ -173,7 +263,11 @@ int MathRandom(lua_State* L) {
       int l = luaL_checkint(L, 1);
       int u = luaL_checkint(L, 2);
       luaL_argcheck(L, l <= u, 2, "interval is empty");
-      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      // u - l + 1 in 32 bits, wrapping as Redis's int arithmetic does on x86-64 (math.random(
+      // -2^31, 2^31 - 1)), without the signed overflow: found by tests/fuzz/lua_fuzz.cc (UBSan).
+      const auto span =
+          static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(l) + 1u);
+      lua_pushnumber(L, std::floor(r * span) + l);
       break;
     }
     default:
@@ -214,7 +308,12 @@ int LoadString(lua_State* L) {
 // (redis.call's failures, redis.error_reply) is caught as that string.
 int PCall(lua_State* L) {
   const int argc = lua_gettop(L);
-  luaL_checkany(L, 1);
+  if (argc == 0) {
+    // Redis's pcall calls its own placeholder then: false and this message, not an error.
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, "attempt to call a boolean value");
+    return 2;
+  }
   lua_pushboolean(L, 1);
   lua_insert(L, 1);
   if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
@@ -235,38 +334,59 @@ int PCall(lua_State* L) {
 
 // ---- the error handler -------------------------------------------------------------------------
 
-int ErrorHandler(lua_State* L) {
-  lua_Debug ar;
-  bool have = lua_getstack(L, 1, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
-  if (have && std::strcmp(ar.what, "C") == 0) {
-    have = lua_getstack(L, 2, &ar) != 0 && lua_getinfo(L, "nSl", &ar) != 0;
-  }
-  if (lua_type(L, 1) != LUA_TTABLE) {
-    // {err = "ERR " .. tostring(err)}
-    lua_getglobal(L, "tostring");
-    lua_pushvalue(L, 1);
-    lua_call(L, 1, 1);
-    std::string text = "ERR ";
-    size_t len = 0;
-    const char* s = lua_tolstring(L, -1, &len);
-    if (s != nullptr) text.append(s, len);
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 3);
-    lua_pushlstring(L, text.data(), text.size());
-    lua_setfield(L, -2, "err");
-    lua_replace(L, 1);
-  }
-  if (have) {
-    lua_pushstring(L, ar.source);
-    lua_setfield(L, 1, "source");
-    lua_pushinteger(L, ar.currentline);
-    lua_setfield(L, 1, "line");
-  }
-  lua_settop(L, 1);
-  return 1;
+// The handler is Lua code, as Redis's is, because where it stands shows in errors: an error raised
+// while it runs (an error table whose __newindex raises, a read-only table given to error()) is
+// reported at its line, "err_handler_def:10: Attempt to modify a readonly table ... on
+// @err_handler_def:10.", and then handled by the handler again. So the chunk is named as
+// Redis's, the two field stores are on its lines 10 and 11, and it reads the frame that raised
+// at the same depths (level 2, or 3 when level 2 is a C function). It gets debug.getinfo, type
+// and tostring as upvalues, so it needs no global. A non-table error becomes
+// {err = "ERR " .. tostring(e)}.
+constexpr char kErrorHandlerCode[] =
+    "local frame_info, type_of, to_text = ...\n"    // 1
+    "local function handle(e)\n"                    // 2
+    "  local where = frame_info(2, 'nSl')\n"        // 3
+    "  if where and where.what == 'C' then\n"       // 4
+    "    where = frame_info(3, 'nSl')\n"            // 5
+    "  end\n"                                       // 6
+    "  if type_of(e) ~= 'table' then\n"             // 7
+    "    e = {err = 'ERR ' .. to_text(e)}\n"        // 8
+    "  end\n"                                       // 9
+    "  if where then e['source'] = where.source\n"  // 10
+    "    e['line'] = where.currentline end\n"       // 11
+    "  return e\n"                                  // 12
+    "end\n"                                         // 13
+    "return handle\n";                              // 14
+
+// Builds the handler (the debug library is opened for its getinfo, then dropped: scripts do not
+// see it) and keeps it in the registry. Runs on the fresh state, before the sandbox.
+void CreateErrorHandler(lua_State* L) {
+  lua_pushcfunction(L, luaopen_debug);
+  lua_pushstring(L, LUA_DBLIBNAME);
+  lua_call(L, 1, 0);
+  luaL_loadbuffer(L, kErrorHandlerCode, sizeof(kErrorHandlerCode) - 1, "@err_handler_def");
+  lua_getglobal(L, LUA_DBLIBNAME);
+  lua_getfield(L, -1, "getinfo");
+  lua_remove(L, -2);
+  lua_getglobal(L, "type");
+  lua_getglobal(L, "tostring");
+  lua_call(L, 3, 1);
+  lua_pushlightuserdata(L, &kErrorHandlerKey);
+  lua_insert(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushnil(L);
+  lua_setglobal(L, LUA_DBLIBNAME);
 }
 
 // ---- the redis table ---------------------------------------------------------------------------
+
+// The int Redis's `(int)lua_tonumber(...)` gives on x86-64: truncation toward zero, and INT_MIN
+// (the conversion's "indefinite" value) for NaN and for what does not fit, where the C cast
+// itself would be undefined (redis.setresp(1/0), found by tests/fuzz/lua_fuzz.cc).
+int NumberToIntAsC(double d) {
+  if (std::isnan(d) || d >= 2147483648.0 || d <= -2147483649.0) return INT32_MIN;
+  return static_cast<int>(d);
+}
 
 int RedisCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, true); }
 int RedisPCall(lua_State* L) { return EngineOf(L)->CallFromLua(L, false); }
@@ -275,28 +395,35 @@ int RedisSha1Hex(lua_State* L) {
   if (lua_gettop(L) != 1) return RaiseError(L, "wrong number of arguments");
   size_t len = 0;
   const char* s = lua_tolstring(L, 1, &len);
-  std::string hex = Sha1Hex(s != nullptr ? std::string_view(s, len) : std::string_view());
-  lua_pushlstring(L, hex.data(), hex.size());
+  char hex[40];
+  {
+    // No C++ string may live across the push (lack of memory raises there).
+    std::string h = Sha1Hex(s != nullptr ? std::string_view(s, len) : std::string_view());
+    std::memcpy(hex, h.data(), sizeof(hex));
+  }
+  lua_pushlstring(L, hex, sizeof(hex));
   return 1;
 }
 
 int RedisErrorReply(lua_State* L) {
   if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-    PushErrorTable(L, "-ERR wrong number or type of arguments", 38);
+    PushCodedErrorTable(L, "ERR", "wrong number or type of arguments");
     return 1;
   }
   size_t len = 0;
   const char* s = lua_tolstring(L, 1, &len);
-  std::string msg;
-  if (len == 0 || s[0] != '-') msg.push_back('-');
-  msg.append(s, len);
-  PushErrorTable(L, msg.data(), msg.size());
+  // "-CODE text" or "CODE text" alike: a leading dash is optional here.
+  if (len > 0 && s[0] == '-') {
+    PushErrorTable(L, s, len);
+  } else {
+    PushCodedErrorTable(L, std::string_view(s, len));
+  }
   return 1;
 }
 
 int RedisStatusReply(lua_State* L) {
   if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-    PushErrorTable(L, "-ERR wrong number or type of arguments", 38);
+    PushCodedErrorTable(L, "ERR", "wrong number or type of arguments");
     return 1;
   }
   lua_createtable(L, 0, 1);
@@ -309,22 +436,26 @@ int RedisLog(lua_State* L) {
   int argc = lua_gettop(L);
   if (argc < 2) return RaiseError(L, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) return RaiseError(L, "First argument must be a number (log level).");
-  int level = static_cast<int>(lua_tonumber(L, 1));
+  int level = NumberToIntAsC(lua_tonumber(L, 1));
   if (level < 0 || level > 3) return RaiseError(L, "Invalid debug level.");
-  std::string line;
+  // The line is built by Lua (converting a number argument allocates, which may raise: no C++
+  // string may be alive then).
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
   for (int i = 2; i <= argc; ++i) {
+    if (i > 2) luaL_addchar(&b, ' ');
     size_t len = 0;
     const char* s = lua_tolstring(L, i, &len);
-    if (i > 2) line.push_back(' ');
-    if (s != nullptr) line.append(s, len);
+    if (s != nullptr) luaL_addlstring(&b, s, len);
   }
-  EngineOf(L)->server().log().Log(static_cast<LogLevel>(level), "%s", line.c_str());
+  luaL_pushresult(&b);
+  EngineOf(L)->server().log().Log(static_cast<LogLevel>(level), "%s", lua_tostring(L, -1));
   return 0;
 }
 
 int RedisSetResp(lua_State* L) {
   if (lua_gettop(L) != 1) return RaiseError(L, "redis.setresp() requires one argument.");
-  int resp = static_cast<int>(lua_tonumber(L, 1));
+  int resp = NumberToIntAsC(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) return RaiseError(L, "RESP version must be 2 or 3.");
   ScriptRun* run = EngineOf(L)->running();
   if (run != nullptr) run->resp = resp;
@@ -337,7 +468,7 @@ int RedisSetRepl(lua_State* L) {
     return RaiseError(L, "redis.set_repl() can only be called inside a script invocation");
   }
   if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires two arguments.");  // sic
-  int flags = static_cast<int>(lua_tonumber(L, 1));
+  int flags = NumberToIntAsC(lua_tonumber(L, 1));
   if ((flags & ~kReplAll) != 0) {
     return RaiseError(
         L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
@@ -389,32 +520,37 @@ void SetNumber(lua_State* L, const char* name, lua_Number v) {
   lua_setfield(L, -2, name);
 }
 
-void PushRedisTable(lua_State* L, ScriptEngine* engine) {
+// The fields go in in Redis's order: a Lua table's iteration order depends on it, and
+// `return {map = redis}` shows that order. The debugger's and pre-7.0 replication's entry points
+// are EVAL's only.
+void PushRedisTable(lua_State* L, ScriptEngine* engine, LuaStateKind kind) {
   lua_newtable(L);
   SetFunction(L, "call", RedisCall, engine);
   SetFunction(L, "pcall", RedisPCall, engine);
   SetFunction(L, "log", RedisLog, engine);
-  SetFunction(L, "sha1hex", RedisSha1Hex, engine);
-  SetFunction(L, "error_reply", RedisErrorReply, engine);
-  SetFunction(L, "status_reply", RedisStatusReply, engine);
-  SetFunction(L, "setresp", RedisSetResp, engine);
-  SetFunction(L, "set_repl", RedisSetRepl, engine);
-  SetFunction(L, "replicate_commands", RedisReplicateCommands, engine);
-  SetFunction(L, "breakpoint", RedisNoDebugger, engine);
-  SetFunction(L, "debug", RedisNoDebugger, engine);
-  SetFunction(L, "acl_check_cmd", RedisAclCheckCmd, engine);
   SetNumber(L, "LOG_DEBUG", 0);
   SetNumber(L, "LOG_VERBOSE", 1);
   SetNumber(L, "LOG_NOTICE", 2);
   SetNumber(L, "LOG_WARNING", 3);
+  SetNumber(L, "REDIS_VERSION_NUM", kRedisVersionNum);
+  lua_pushstring(L, kRedisVersion);
+  lua_setfield(L, -2, "REDIS_VERSION");
+  SetFunction(L, "setresp", RedisSetResp, engine);
+  SetFunction(L, "sha1hex", RedisSha1Hex, engine);
+  SetFunction(L, "error_reply", RedisErrorReply, engine);
+  SetFunction(L, "status_reply", RedisStatusReply, engine);
+  SetFunction(L, "set_repl", RedisSetRepl, engine);
   SetNumber(L, "REPL_NONE", kReplNone);
   SetNumber(L, "REPL_AOF", kReplAof);
   SetNumber(L, "REPL_SLAVE", kReplReplica);
   SetNumber(L, "REPL_REPLICA", kReplReplica);
   SetNumber(L, "REPL_ALL", kReplAll);
-  lua_pushstring(L, kRedisVersion);
-  lua_setfield(L, -2, "REDIS_VERSION");
-  SetNumber(L, "REDIS_VERSION_NUM", kRedisVersionNum);
+  SetFunction(L, "acl_check_cmd", RedisAclCheckCmd, engine);
+  if (kind == LuaStateKind::kEval) {
+    SetFunction(L, "breakpoint", RedisNoDebugger, engine);
+    SetFunction(L, "debug", RedisNoDebugger, engine);
+    SetFunction(L, "replicate_commands", RedisReplicateCommands, engine);
+  }
 }
 
 // Opens a library the luaopen_* way and stores the table it leaves as global `name`.
@@ -459,28 +595,109 @@ void PushRealGlobals(lua_State* L) {
   lua_rawget(L, LUA_REGISTRYINDEX);
 }
 
-void PushErrorHandler(lua_State* L) { lua_pushcfunction(L, ErrorHandler); }
+int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, void*), void* ud) {
+  ProtectedTask task{fn, ud};
+  lua_pushlightuserdata(L, &kTrampolineKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_insert(L, -(nargs + 1));
+  lua_pushlightuserdata(L, &task);
+  return lua_pcall(L, nargs + 1, nresults, 0);
+}
+
+namespace {
+
+struct CollectTask {
+  int what;
+  int data;
+};
+
+int CollectTask_(lua_State* L, void* ud) {
+  auto* task = static_cast<CollectTask*>(ud);
+  lua_gc(L, task->what, task->data);
+  return 0;
+}
+
+int RefTask(lua_State* L, void* ud) {
+  *static_cast<int*>(ud) = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+int UnrefTask(lua_State* L, void* ud) {
+  luaL_unref(L, LUA_REGISTRYINDEX, *static_cast<int*>(ud));
+  return 0;
+}
+
+}  // namespace
+
+int RefProtected(lua_State* L) {
+  int ref = LUA_NOREF;
+  if (RunProtected(L, 1, 0, RefTask, &ref) != 0) {
+    lua_pop(L, 1);
+    return LUA_NOREF;
+  }
+  return ref;
+}
+
+void UnrefProtected(lua_State* L, int ref) {
+  if (RunProtected(L, 0, 0, UnrefTask, &ref) != 0) lua_pop(L, 1);
+}
+
+bool CollectProtected(lua_State* L, int what, int data) {
+  CollectTask task{what, data};
+  if (RunProtected(L, 0, 0, CollectTask_, &task) == 0) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
+void PushErrorHandler(lua_State* L) {
+  lua_pushlightuserdata(L, &kErrorHandlerKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
+bool UnwrapProxy(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return false;
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  LookUpProxyMap(L, idx, &kReadonlyMapKey);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return false;
+  }
+  lua_replace(L, idx);
+  return true;
+}
 
 void PushErrorTable(lua_State* L, const char* msg, size_t len) {
   std::string_view m(msg, len);
-  std::string code = "ERR";
-  std::string_view text = m;
   if (!m.empty() && m[0] == '-') {
-    size_t sp = m.find(' ');
-    if (sp == std::string_view::npos) {
-      text = m.substr(1);
-    } else {
-      code.assign(m.substr(1, sp - 1));
-      text = m.substr(sp + 1);
+    m.remove_prefix(1);
+    if (m.find(' ') == std::string_view::npos) {
+      PushCodedErrorTable(L, "ERR", m);
+      return;
     }
+    PushCodedErrorTable(L, m);
+    return;
   }
+  PushCodedErrorTable(L, "ERR", m);
+}
+
+void PushCodedErrorTable(lua_State* L, std::string_view code_and_text) {
+  const size_t sp = code_and_text.find(' ');
+  if (sp == std::string_view::npos) {
+    PushCodedErrorTable(L, "ERR", code_and_text);
+  } else {
+    PushCodedErrorTable(L, code_and_text.substr(0, sp), code_and_text.substr(sp + 1));
+  }
+}
+
+void PushCodedErrorTable(lua_State* L, std::string_view code, std::string_view text) {
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   while (!text.empty() && (text.front() == '\r' || text.front() == '\n')) text.remove_prefix(1);
-  std::string full = code;
-  full.push_back(' ');
-  full.append(text);
+  // Lua builds the text (no C++ string): lack of memory may raise here.
   lua_createtable(L, 0, 1);
-  lua_pushlstring(L, full.data(), full.size());
+  lua_pushlstring(L, code.data(), code.size());
+  lua_pushlstring(L, " ", 1);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_concat(L, 3);
   lua_setfield(L, -2, "err");
 }
 
@@ -493,6 +710,9 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
                  lua_tostring(l, -1) != nullptr ? lua_tostring(l, -1) : "?");
     std::abort();
   });
+  lua_pushlightuserdata(L, &kTrampolineKey);
+  lua_pushcfunction(L, Trampoline);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   const struct {
     const char* name;
     lua_CFunction open;
@@ -531,28 +751,30 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
 
-  PushRedisTable(L, engine);
+  PushRedisTable(L, engine, kind);
   lua_setglobal(L, "redis");
-  lua_pushcfunction(L, ErrorHandler);
+  CreateErrorHandler(L);
+  PushErrorHandler(L);
   lua_setglobal(L, "__redis__err__handler");
-  (void)kind;
 
-  // The read-only machinery: the proxy map, the wrappers, then a proxy for every library table,
+  // The read-only machinery: the proxy maps, the wrappers, then a proxy for every library table,
   // the string metatable and the globals themselves.
-  lua_pushlightuserdata(L, &kReadonlyMapKey);
-  lua_newtable(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
+  for (char* key : {&kReadonlyMapKey, &kProxyOfKey}) {
+    lua_pushlightuserdata(L, key);
+    lua_newtable(L);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int g = lua_gettop(L);
-  for (const char* f : {"rawget", "next", "pairs", "ipairs", "unpack", "getmetatable"}) {
-    Wrap(L, g, f, UnwrapFirstThenCall);
-  }
-  for (const char* f : {"rawset", "setmetatable"}) Wrap(L, g, f, RefuseProxyThenCall);
+  for (const char* f : {"rawget", "next", "pairs", "ipairs", "unpack"}) Wrap(L, g, f, ReadThrough);
+  Wrap(L, g, "getmetatable", GetMetatableThrough);
+  Wrap(L, g, "rawset", RawSetChecked);
+  Wrap(L, g, "setmetatable", SetMetatableChecked);
   lua_getfield(L, g, LUA_TABLIBNAME);
   for (const char* f : {"concat", "getn", "maxn", "foreach", "foreachi"}) {
-    Wrap(L, -1, f, UnwrapFirstThenCall);
+    Wrap(L, -1, f, ReadThrough);
   }
-  for (const char* f : {"insert", "remove", "sort", "setn"}) Wrap(L, -1, f, RefuseProxyThenCall);
+  Wrap(L, -1, "insert", InsertChecked);
   lua_pop(L, 1);
   for (const char* lib : {LUA_TABLIBNAME, LUA_STRLIBNAME, LUA_MATHLIBNAME, LUA_COLIBNAME, "cjson",
                           "bit", "struct", "cmsgpack", "redis"}) {
@@ -565,21 +787,23 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
     lua_setfield(L, g, lib);
     lua_pop(L, 1);
   }
-  // The string metatable: getmetatable("") answers a proxy of it, and its __index is the
-  // string table scripts see (the proxy), so getmetatable('').__index == string.
+  // The string metatable: getmetatable("") answers a proxy of it (the wrapper maps it), and its
+  // __index is the string table scripts see (the proxy), so getmetatable('').__index == string.
   lua_pushstring(L, "");
   if (lua_getmetatable(L, -1) != 0) {
     lua_getfield(L, g, LUA_STRLIBNAME);
     lua_setfield(L, -2, "__index");
     PushProxy(L, -1);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
+    lua_pop(L, 2);
   }
   lua_pop(L, 1);
-  // Missing globals raise; the globals' own metatable is out of reach (behind the proxy).
+  // Missing globals raise. The globals' own metatable is reached only as a read-only proxy
+  // (getmetatable(_G) answers it), as Redis's is read-only.
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, LuaMissingGlobal);
   lua_setfield(L, -2, "__index");
+  PushProxy(L, -1);
+  lua_pop(L, 1);
   lua_setmetatable(L, g);
   // Remember the real globals, then make the proxy the thread's global table.
   lua_pushlightuserdata(L, &kRealGlobalsKey);

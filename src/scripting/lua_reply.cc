@@ -1,12 +1,16 @@
 // Reply <-> Lua conversion (the rules are in lua_reply.h).
 #include "scripting/lua_reply.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "protocol/errors.h"
 #include "protocol/reply_builder.h"
+#include "scripting/lua_env.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -77,9 +81,13 @@ const char* PushValue(lua_State* L, const char* p, const char* end) {
       lua_pushboolean(L, line == "t");
       return next;
     case ',': {
+      // strtod needs a terminated string; the line is short (a double's text), so a stack copy.
+      char text[128];
+      const size_t n = std::min(line.size(), sizeof(text) - 1);
+      std::memcpy(text, line.data(), n);
+      text[n] = '\0';
       lua_createtable(L, 0, 1);
-      std::string text(line);
-      lua_pushnumber(L, std::strtod(text.c_str(), nullptr));
+      lua_pushnumber(L, std::strtod(text, nullptr));
       lua_setfield(L, -2, "double");
       return next;
     }
@@ -143,120 +151,136 @@ const char* PushValue(lua_State* L, const char* p, const char* end) {
   }
 }
 
-// The string field `name` of the table at the top, or nullptr (the stack is unchanged).
-bool StringField(lua_State* L, const char* name, std::string* out) {
-  lua_getfield(L, -1, name);
-  bool found = lua_type(L, -1) == LUA_TSTRING;
-  if (found) {
-    size_t len = 0;
-    const char* s = lua_tolstring(L, -1, &len);
-    out->assign(s, len);
-  }
-  lua_pop(L, 1);
-  return found;
+// Reply conversion reads tables raw, as Redis 7.0 does: no metamethod runs, so a returned table
+// whose __index or __len raises, or returns odd values, converts by what it holds. A read-only
+// proxy (lua_env.h) is read as the table it stands for, so `return {map = _G}` lists the globals.
+// The Lua calls made here that can raise (growing the stack, interning a field name) raise only
+// for lack of memory, and WriteLuaAsReply runs all of this protected; so no C++ object with a
+// destructor may live across any of these calls (lua_error longjmps over C++ frames).
+
+// Pushes t[name] of the table at the top, raw.
+void RawField(lua_State* L, const char* name) {
+  lua_pushstring(L, name);
+  lua_rawget(L, -2);
 }
 
-bool HasFieldOfType(lua_State* L, const char* name, int type) {
-  lua_getfield(L, -1, name);
-  bool found = lua_type(L, -1) == type;
-  lua_pop(L, 1);
-  return found;
-}
-
-void ReplaceNewlines(std::string* s) {
-  for (char& c : *s) {
+// Writes the string at the top as an error or status reply: CR and LF become spaces.
+void WriteLine(lua_State* L, ReplyBuilder& out, bool error, bool counted) {
+  size_t len = 0;
+  const char* s = lua_tolstring(L, -1, &len);
+  std::string text(s, len);  // no Lua call while it lives
+  for (char& c : text) {
     if (c == '\r' || c == '\n') c = ' ';
+  }
+  if (!error) {
+    out.Simple(text);
+  } else if (counted) {
+    out.ErrorCounted(text);
+  } else {
+    out.Error(text);
   }
 }
 
 void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp);
 
-void WriteTable(lua_State* L, ReplyBuilder& out, int script_resp) {
-  std::string text;
-  if (StringField(L, "err", &text)) {
-    ReplaceNewlines(&text);
-    lua_getfield(L, -1, kIgnoreStatsField);
+// The RESP3 shapes and the error and status tables, in Redis's order of checks; returns false
+// when the table at the top is none of them (an array then).
+bool WriteTaggedTable(lua_State* L, ReplyBuilder& out, int script_resp) {
+  RawField(L, "err");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    lua_pushstring(L, kIgnoreStatsField);
+    lua_rawget(L, -3);  // [t, err, flag]
     const bool counted = lua_toboolean(L, -1) != 0;
     lua_pop(L, 1);
-    if (counted) {
-      out.ErrorCounted(text);
-    } else {
-      out.Error(text);
-    }
-    return;
+    WriteLine(L, out, true, counted);
+    lua_pop(L, 1);
+    return true;
   }
-  if (StringField(L, "ok", &text)) {
-    ReplaceNewlines(&text);
-    out.Simple(text);
-    return;
+  lua_pop(L, 1);
+  RawField(L, "ok");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    WriteLine(L, out, false, false);
+    lua_pop(L, 1);
+    return true;
   }
-  if (HasFieldOfType(L, "double", LUA_TNUMBER)) {
-    lua_getfield(L, -1, "double");
+  lua_pop(L, 1);
+  RawField(L, "double");
+  if (lua_type(L, -1) == LUA_TNUMBER) {
     out.Double(lua_tonumber(L, -1));
     lua_pop(L, 1);
-    return;
+    return true;
   }
-  if (StringField(L, "big_number", &text)) {
-    ReplaceNewlines(&text);
-    out.BigNumber(text);
-    return;
+  lua_pop(L, 1);
+  RawField(L, "big_number");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    size_t len = 0;
+    const char* s = lua_tolstring(L, -1, &len);
+    {
+      std::string digits(s, len);
+      for (char& c : digits) {
+        if (c == '\r' || c == '\n') c = ' ';
+      }
+      out.BigNumber(digits);
+    }
+    lua_pop(L, 1);
+    return true;
   }
-  if (HasFieldOfType(L, "map", LUA_TTABLE) || HasFieldOfType(L, "set", LUA_TTABLE)) {
-    const bool is_map = HasFieldOfType(L, "map", LUA_TTABLE);
-    lua_getfield(L, -1, is_map ? "map" : "set");
+  lua_pop(L, 1);
+  RawField(L, "verbatim_string");
+  UnwrapProxy(L, -1);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    RawField(L, "format");  // [t, vt, format]
+    lua_pushstring(L, "string");
+    lua_rawget(L, -3);  // [t, vt, format, string]
+    if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+      size_t flen = 0, slen = 0;
+      const char* f = lua_tolstring(L, -2, &flen);
+      const char* str = lua_tolstring(L, -1, &slen);
+      // The format is 3 bytes on the wire; a shorter one is padded with NULs (Redis copies 3
+      // bytes from the string, its terminator included) so the frame stays well formed.
+      char format[3] = {0, 0, 0};
+      std::memcpy(format, f, std::min<size_t>(flen, 3));
+      out.Verbatim(std::string_view(str, slen), std::string_view(format, 3));
+      lua_pop(L, 3);
+      return true;
+    }
+    lua_pop(L, 2);
+  }
+  // A verbatim_string table without a string format and text falls through, as in Redis.
+  lua_pop(L, 1);
+  for (const bool is_map : {true, false}) {
+    RawField(L, is_map ? "map" : "set");
+    UnwrapProxy(L, -1);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      continue;
+    }
+    // The count is known at the end: a deferred header.
+    const size_t handle = out.DeferLen();
     size_t count = 0;
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
-      ++count;
-      lua_pop(L, 1);
-    }
-    if (is_map) {
-      out.Map(count);
-    } else {
-      out.Set(count);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, -2) != 0) {
-      // Key, then (maps) value; the key is copied so writing it cannot disturb lua_next.
+      // [.., m, key, value]: write a copy of the key (lua_next needs the key untouched), then
+      // (maps) the value.
       lua_pushvalue(L, -2);
       WriteTop(L, out, script_resp);
       lua_pop(L, 1);
       if (is_map) WriteTop(L, out, script_resp);
       lua_pop(L, 1);
+      ++count;
     }
+    out.SetDeferredLen(handle, is_map ? '%' : '~', count);
     lua_pop(L, 1);
-    return;
+    return true;
   }
-  if (HasFieldOfType(L, "verbatim_string", LUA_TTABLE)) {
-    lua_getfield(L, -1, "verbatim_string");
-    std::string format, body;
-    if (StringField(L, "format", &format) && StringField(L, "string", &body)) {
-      out.Verbatim(body, format);
-    } else {
-      out.Null();
-    }
-    lua_pop(L, 1);
-    return;
-  }
-  // An array: t[1], t[2] ... up to the first nil; the length is known only at the end.
-  size_t handle = out.DeferLen();
-  size_t n = 0;
-  for (;;) {
-    lua_rawgeti(L, -1, static_cast<int>(n + 1));
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      break;
-    }
-    WriteTop(L, out, script_resp);
-    lua_pop(L, 1);
-    ++n;
-  }
-  out.SetDeferredLen(handle, '*', n);
+  return false;
 }
 
 // Writes the value at the top of the stack (left there).
 void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
-  if (!lua_checkstack(L, 4)) {
+  // Each level uses up to 5 slots; past Lua's limit (deep or self-containing tables) the
+  // element becomes an error, as in Redis.
+  if (!lua_checkstack(L, 5)) {
     out.Error("ERR reached lua stack limit");
     return;
   }
@@ -281,13 +305,44 @@ void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
     case LUA_TNUMBER:
       out.Int(LuaNumberToInteger(lua_tonumber(L, -1)));
       break;
-    case LUA_TTABLE:
-      WriteTable(L, out, script_resp);
+    case LUA_TTABLE: {
+      lua_pushvalue(L, -1);
+      UnwrapProxy(L, -1);
+      if (!WriteTaggedTable(L, out, script_resp)) {
+        // An array: t[1], t[2] ... up to the first nil; the length is known only at the end.
+        const size_t handle = out.DeferLen();
+        size_t n = 0;
+        for (;;) {
+          lua_rawgeti(L, -1, static_cast<int>(n + 1));
+          if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+          }
+          WriteTop(L, out, script_resp);
+          lua_pop(L, 1);
+          ++n;
+        }
+        out.SetDeferredLen(handle, '*', n);
+      }
+      lua_pop(L, 1);
       break;
+    }
     default:
       out.Null();
       break;
   }
+}
+
+struct ReplyTask {
+  ReplyBuilder* out;
+  int script_resp;
+};
+
+// RunProtected body: converts its one argument.
+int WriteReplyTask(lua_State* L, void* ud) {
+  auto* task = static_cast<ReplyTask*>(ud);
+  WriteTop(L, *task->out, task->script_resp);
+  return 0;
 }
 
 }  // namespace
@@ -308,9 +363,15 @@ size_t PushReplyAsLua(lua_State* L, std::string_view resp) {
 }
 
 void WriteLuaAsReply(lua_State* L, int idx, ReplyBuilder& out, int script_resp) {
+  ReplyTask task{&out, script_resp};
+  const size_t mark = out.Mark();
   lua_pushvalue(L, idx);
-  WriteTop(L, out, script_resp);
-  lua_pop(L, 1);
+  if (RunProtected(L, 1, 0, WriteReplyTask, &task) != 0) {
+    // Out of memory inside Lua: whatever was written of this reply goes, an error replaces it.
+    lua_pop(L, 1);
+    out.Rollback(mark);
+    out.Error(err::kScriptOutOfMemory);
+  }
 }
 
 }  // namespace redistp

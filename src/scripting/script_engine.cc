@@ -199,7 +199,8 @@ Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& ke
     return Status::Error(std::move(text));
   }
   CachedScript entry;
-  entry.ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  entry.ref = RefProtected(lua_);
+  if (entry.ref == LUA_NOREF) return Status::Error(std::string(err::kScriptOutOfMemory));
   entry.flags = flags;
   auto [it, inserted] = scripts_.emplace(key, entry);
   if (inserted) cache_bytes_ += sizeof(ShaKey) + sizeof(CachedScript) + 2 * sizeof(void*);
@@ -291,22 +292,7 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
 
   lua_State* L = lua_;
   // KEYS and ARGV, set on the real globals (scripts see them read-only through the proxy).
-  PushRealGlobals(L);
-  const auto nk = static_cast<size_t>(numkeys);
-  lua_createtable(L, static_cast<int>(nk), 0);
-  for (size_t i = 0; i < nk; ++i) {
-    lua_pushlstring(L, args[3 + i].data(), args[3 + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
-  }
-  lua_setfield(L, -2, "KEYS");
-  const size_t na = args.size() - 3 - nk;
-  lua_createtable(L, static_cast<int>(na), 0);
-  for (size_t i = 0; i < na; ++i) {
-    lua_pushlstring(L, args[3 + nk + i].data(), args[3 + nk + i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
-  }
-  lua_setfield(L, -2, "ARGV");
-  lua_pop(L, 1);
+  if (!PushKeysAndArgs(L, args, 3, static_cast<size_t>(numkeys), true, ctx.reply)) return;
   lua_rawgeti(L, LUA_REGISTRYINDEX, script->ref);
   RunScript(ctx, L, 0, std::move(run));
 }
@@ -361,13 +347,78 @@ void ScriptEngine::Interrupt(lua_State* L) {
     saved_hook_count_ = lua_gethookcount(L);
     lua_sethook(L, lua_gethook(L), LUA_MASKLINE, 0);
   }
-  {
-    // lua_error longjmps: no C++ object may be alive when it is called.
-    std::string msg = "-";
-    msg.append(err::kScriptKilled);
-    PushErrorTable(L, msg.data(), msg.size());
-  }
+  // lua_error longjmps (and PushCodedErrorTable may): no C++ object may be alive here.
+  PushCodedErrorTable(L, err::kScriptKilled);
   lua_error(L);
+}
+
+namespace {
+
+// RunProtected body: reads the error table at index 1 the way Redis reads it (lua_getfield, so
+// __index metamethods run) and leaves four values that C++ can read without calling Lua: the
+// `err`, `source` and `line` fields as strings (nil when neither string nor number) and whether
+// the error was already counted in the statistics.
+int ReadErrorFieldsTask(lua_State* L, void* /*ud*/) {
+  for (const char* field : {"err", "source", "line"}) {
+    lua_getfield(L, 1, field);
+    if (lua_isstring(L, -1)) {
+      lua_tolstring(L, -1, nullptr);  // a number becomes its text, in this copy
+    } else {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+    }
+  }
+  lua_getfield(L, 1, kIgnoreStatsField);
+  lua_pushboolean(L, lua_toboolean(L, -1));
+  lua_remove(L, -2);
+  return 4;
+}
+
+// The string at `idx` (known to be a string or nil) as a view, without calling into Lua's
+// allocator.
+std::string_view StringAt(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TSTRING) return {};
+  size_t len = 0;
+  const char* s = lua_tolstring(L, idx, &len);
+  return {s, len};
+}
+
+struct KeysArgvTask {
+  const std::vector<std::string_view>* args;
+  size_t first;  // index of the first key
+  size_t keys;
+  bool as_globals;  // EVAL: set KEYS and ARGV globals; FCALL: leave the two tables
+};
+
+// RunProtected body: builds the KEYS and ARGV tables from the command's arguments.
+int KeysArgvTask_(lua_State* L, void* ud) {
+  auto* task = static_cast<KeysArgvTask*>(ud);
+  const std::vector<std::string_view>& args = *task->args;
+  const size_t na = args.size() - task->first - task->keys;
+  if (task->as_globals) PushRealGlobals(L);
+  for (int part = 0; part < 2; ++part) {
+    const size_t from = part == 0 ? task->first : task->first + task->keys;
+    const size_t n = part == 0 ? task->keys : na;
+    lua_createtable(L, static_cast<int>(n), 0);
+    for (size_t i = 0; i < n; ++i) {
+      lua_pushlstring(L, args[from + i].data(), args[from + i].size());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    if (task->as_globals) lua_setfield(L, -2, part == 0 ? "KEYS" : "ARGV");
+  }
+  return task->as_globals ? 0 : 2;
+}
+
+}  // namespace
+
+bool ScriptEngine::PushKeysAndArgs(lua_State* L, const std::vector<std::string_view>& args,
+                                   size_t first, size_t keys, bool as_globals,
+                                   ReplyBuilder& reply) {
+  KeysArgvTask task{&args, first, keys, as_globals};
+  if (RunProtected(L, 0, as_globals ? 0 : 2, KeysArgvTask_, &task) == 0) return true;
+  lua_pop(L, 1);
+  reply.Error(err::kScriptOutOfMemory);
+  return false;
 }
 
 void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run) {
@@ -394,43 +445,15 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   } else if (rc == 0) {
     WriteLuaAsReply(L, -1, ctx.reply, run_.resp);
   } else if (lua_istable(L, -1)) {
-    // {err, source, line} from the handler: "<err> script: <name>, on <source>:<line>."
-    std::string text;
-    lua_getfield(L, -1, "err");
-    size_t len = 0;
-    const char* e = lua_tolstring(L, -1, &len);
-    if (e != nullptr) {
-      text.assign(e, len);
-    } else {
-      text = "ERR Error running script: the error object has no 'err' field";
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, -1, "source");
-    lua_getfield(L, -2, "line");
-    if (lua_isstring(L, -2) && lua_isnumber(L, -1)) {
-      text.append(" script: ");
-      text.append(run_.name);
-      text.append(", on ");
-      text.append(lua_tostring(L, -2));
-      text.push_back(':');
-      text.append(std::to_string(lua_tointeger(L, -1)));
-      text.push_back('.');
-    }
-    lua_pop(L, 2);
-    lua_getfield(L, -1, kIgnoreStatsField);
-    const bool counted = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-    if (counted) {
-      ctx.reply.ErrorCounted(text);
-    } else {
-      ctx.reply.Error(text);
-    }
+    WriteErrorReply(L, ctx.reply);
   } else {
-    // Errors the handler could not run for (out of memory inside Lua).
-    size_t len = 0;
-    const char* e = lua_tolstring(L, -1, &len);
-    std::string text = "ERR Error running script: ";
-    if (e != nullptr) text.append(e, len);
+    // Errors the handler did not run for (out of memory inside Lua, an error in the handler):
+    // Redis's text for a bare error.
+    std::string text = "ERR Error running script ";
+    text.append(run_.name);
+    text.append(", ");
+    std::string_view e = StringAt(L, -1);
+    text.append(e.empty() ? std::string_view("execution failure") : e.substr(0, 100));
     ctx.reply.Error(text);
   }
   lua_settop(L, func_index - 1);
@@ -447,7 +470,45 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   client_->out.Clear();
   if (++gc_count_ >= kGcPeriod) {
     gc_count_ = 0;
-    lua_gc(L, LUA_GCSTEP, kGcPeriod);
+    CollectProtected(L, LUA_GCSTEP, kGcPeriod);
+  }
+}
+
+void ScriptEngine::WriteErrorReply(lua_State* L, ReplyBuilder& reply) {
+  // {err, source, line} from the handler: "<err> script: <name>, on <source>:<line>." Its
+  // fields are read in a protected call: the table may have metamethods that raise (Redis 7.0
+  // crashes on these, and on a table without a string `err`; we answer an error).
+  lua_pushvalue(L, -1);
+  if (RunProtected(L, 1, 4, ReadErrorFieldsTask, nullptr) != 0) {
+    lua_pop(L, 1);
+    reply.Error(err::kScriptErrorUnreadable);
+    return;
+  }
+  // [.., err, source, line, counted]: strings, nil and a boolean only.
+  const bool counted = lua_toboolean(L, -1) != 0;
+  std::string_view msg = StringAt(L, -4);
+  std::string_view source = StringAt(L, -3);
+  std::string_view line = StringAt(L, -2);
+  std::string text;
+  if (lua_isnil(L, -4)) {
+    text = err::kScriptErrorNoErrField;
+  } else {
+    text.assign(msg);
+  }
+  if (!lua_isnil(L, -3) && !lua_isnil(L, -2)) {
+    text.append(" script: ");
+    text.append(run_.name);
+    text.append(", on ");
+    text.append(source);
+    text.push_back(':');
+    text.append(line);
+    text.push_back('.');
+  }
+  lua_pop(L, 4);
+  if (counted) {
+    reply.ErrorCounted(text);
+  } else {
+    reply.Error(text);
   }
 }
 
@@ -455,11 +516,7 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   // Raises (call) or returns (pcall) an error table for `msg` ("-CODE text" or "text").
   // lua_error longjmps: the string is gone before it is called.
   auto fail = [&](std::string_view msg) -> int {
-    {
-      std::string coded = "-";
-      coded.append(msg);
-      PushErrorTable(L, coded.data(), coded.size());
-    }
+    PushCodedErrorTable(L, msg);
     if (raise) return lua_error(L);
     return 1;
   };
@@ -508,8 +565,13 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   client_->reply.SetResp(run_.resp);
   const bool narrowed = run_.repl != kReplAll;
   if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
+  client_->out.Clear();
   server_.Execute(client_.get(), args_);
   if (narrowed) server_.propagator().SetTargets(kPropagateAll);
+  // The arguments are not needed any more: dropping them makes room for the reply however many
+  // there were (unpack of ~8000 values fills the stack to Lua's limit).
+  args_.clear();
+  lua_settop(L, 0);
   std::string_view bytes = ReplyBytes(client_->out, &reply_scratch_);
   PushReplyAsLua(L, bytes);
   client_->out.Clear();

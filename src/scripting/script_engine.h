@@ -102,6 +102,9 @@ class ScriptEngine : public ServerModule {
   size_t cache_memory() const { return cache_bytes_; }
   size_t lua_memory() const;
 
+  // The EVAL scripts' Lua state (tests: tests/fuzz/lua_fuzz.cc makes its allocations fail).
+  lua_State* lua_state() const { return lua_; }
+
   // The running script, or nullptr.
   ScriptRun* running() { return running_ ? &run_ : nullptr; }
   // SCRIPT KILL (eval) / FUNCTION KILL (!eval): asks the running script to stop at its next
@@ -119,6 +122,11 @@ class ScriptEngine : public ServerModule {
   // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names
   // the source in error traces ("user_script", "user_function").
   void RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run);
+  // Builds KEYS and ARGV from args[first ..] (`keys` of them keys) in a protected call: as the
+  // globals KEYS and ARGV (EVAL), or as two tables pushed on L's stack (FCALL). On failure (Lua
+  // out of memory) replies the error and returns false.
+  bool PushKeysAndArgs(lua_State* L, const std::vector<std::string_view>& args, size_t first,
+                       size_t keys, bool as_globals, ReplyBuilder& reply);
   // For the instruction hook of every Lua state RunScript runs functions of (the EVAL state's
   // is Hook below; the functions engine's hook calls it while no library is loading). Past
   // busy-reply-threshold it logs Redis's slow-script warning and makes the server busy, then at
@@ -151,6 +159,8 @@ class ScriptEngine : public ServerModule {
   // the script is being stopped): Interrupt.
   static void Hook(lua_State* L, lua_Debug* ar);
   void CloseState();
+  // Replies the script's error table at the top of L's stack (left there).
+  void WriteErrorReply(lua_State* L, ReplyBuilder& reply);
 
   Server& server_;
   lua_State* lua_ = nullptr;

@@ -193,6 +193,31 @@ void ReplyBuffer::Consume(size_t n) {
   }
 }
 
+void ReplyBuffer::TruncateTo(size_t keep) {
+  const size_t in_static = send_ - sstart_;
+  size_t kept_blocks = 0;
+  if (keep < in_static) {
+    send_ = sstart_ + keep;
+  } else {
+    size_t off = keep - in_static;
+    while (kept_blocks < blocks_.size() && off > 0) {
+      Block* b = blocks_[kept_blocks];
+      const size_t len = b->used - b->start;
+      ++kept_blocks;
+      if (off <= len) {
+        block_pending_ -= len - off;
+        b->used = b->start + off;
+        break;
+      }
+      off -= len;
+    }
+  }
+  while (blocks_.size() > kept_blocks) {
+    FreeBlock(blocks_.back());
+    blocks_.pop_back();
+  }
+}
+
 void ReplyBuffer::Clear() {
   sstart_ = send_ = 0;
   for (Block* b : blocks_) FreeBlock(b);

@@ -60,6 +60,9 @@ class ReplyBuffer {
   // Inserts bytes at offset `at` of the pending bytes (0 = first pending byte).
   void InsertAt(size_t at, std::string_view s);
 
+  // Drops the pending bytes after the first `keep` (appended after a Readable() of `keep`).
+  void TruncateTo(size_t keep);
+
   size_t Readable() const { return (send_ - sstart_) + block_pending_; }
   // Fills up to `max` iovecs with the pending bytes from the front; returns how many.
   int Gather(iovec* iov, int max) const;

@@ -63,7 +63,7 @@ TEST(ReplyBufferTest, AppendsAfterABlockExistNeverGoBackToTheStaticBuffer) {
   EXPECT_EQ(s.size(), ReplyBuffer::kStaticMax + 10 - 100 + 4);
 }
 
-// A model check: random appends, inserts and consumes against a std::string.
+// A model check: random appends, inserts, consumes and truncations against a std::string.
 TEST(ReplyBufferTest, RandomOperationsMatchAString) {
   std::mt19937 rng(7);
   for (int round = 0; round < 50; ++round) {
@@ -81,10 +81,15 @@ TEST(ReplyBufferTest, RandomOperationsMatchAString) {
         std::string s = "*" + std::to_string(rng() % 100000) + "\r\n";
         b.InsertAt(at, s);
         model.insert(at, s);
-      } else {
+      } else if (kind < 9) {
         size_t n = model.empty() ? 0 : rng() % (model.size() + 1);
         b.Consume(n);
         model.erase(0, n);
+      } else {
+        // A rolled-back reply: everything after a random point goes.
+        size_t keep = model.empty() ? 0 : rng() % (model.size() + 1);
+        b.TruncateTo(keep);
+        model.resize(keep);
       }
       ASSERT_EQ(b.Readable(), model.size());
       ASSERT_EQ(b.ToString(), model);
@@ -93,6 +98,30 @@ TEST(ReplyBufferTest, RandomOperationsMatchAString) {
     b.Consume(b.Readable());
     EXPECT_EQ(b.block_bytes(), 0u);
   }
+}
+
+// A reply written after a mark and then rolled back (a script's reply conversion that ran out of
+// memory) leaves what was pending before the mark, in the static buffer and in blocks.
+TEST(ReplyBufferTest, TruncateToDropsWhatFollowsAMark) {
+  ReplyBuffer b;
+  b.Append("+OK\r\n");
+  const size_t mark = b.Readable();
+  b.Append(std::string(100000, 'x'));
+  EXPECT_GT(b.block_count(), 0u);
+  b.TruncateTo(mark);
+  EXPECT_EQ(b.ToString(), "+OK\r\n");
+  EXPECT_EQ(b.block_count(), 0u);
+  EXPECT_EQ(b.block_bytes(), 0u);
+  b.Append(std::string(40000, 'y'));
+  const size_t mark2 = b.Readable();
+  b.Append("tail");
+  b.TruncateTo(mark2);
+  EXPECT_EQ(b.Readable(), mark2);
+  b.Append("z");
+  std::string s = b.ToString();
+  EXPECT_EQ(s.substr(s.size() - 2), "yz");
+  b.TruncateTo(b.Readable() + 10);  // past the end: nothing to drop
+  EXPECT_EQ(b.ToString(), s);
 }
 
 TEST(ReplyBufferTest, AppendCopiesAnotherBuffer) {

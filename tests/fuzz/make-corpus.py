@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the libFuzzer harnesses in tests/fuzz/ (standard library only).
 
-Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/, OUTDIR/dispatch/, OUTDIR/rdb_load/
+Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/, OUTDIR/dispatch/, OUTDIR/rdb_load/,
+OUTDIR/lua/
 
 request_parser seeds: the first byte is the harness's control byte (chunk size, AUTH state,
 small proto-max-bulk-len); the rest is a client byte stream: valid multibulk and inline requests,
@@ -10,6 +11,9 @@ rdb_load seeds: the RDB files tests/assets/make-rdb-corpus.py builds.
 dispatch seeds: steps in dispatch_fuzz.cc's format. A "command" step names its command by index
 into the live command table, which the script cannot see, so seeds use every index byte 0..255
 with a few argument shapes; the fuzzer then keeps what reaches new code.
+lua seeds: the scripts that crashed the server or differed from Redis (issue 20), as literal
+scripts (first byte with its top bit set, see lua_fuzz.cc), each with plain, RESP3 and
+SCRIPT KILL flags; and generator inputs (first byte without it) of a few byte patterns.
 """
 import os
 import sys
@@ -54,6 +58,55 @@ DISPATCH_SEEDS.append(bytes([4, 12]) + b"*2\r\n$3\r\nGET" + bytes([4, 8]) + b"*1
 DISPATCH_SEEDS.append(bytes([5, 10]) + b"MULTI\r\nEXE" + bytes([5, 6]) + b"C\r\n\r\n")
 
 
+# Scripts that crashed redis-tp (a Lua panic, or a crash in reply conversion) or answered other
+# than Redis 7.0 does; each must now answer and leave the server serving.
+LUA_CRASHERS = [
+    "return _G",
+    "local a = {}; setmetatable(a,{__index=function() foo() end}) return a",
+    "return setmetatable({}, {__index=function(t,k) return 'x' end})",
+    "return {1,2,setmetatable({}, {__index=function(t,k) return 'y' end})}",
+    "return {map=_G}",
+    "return {false, {{{{}}}}, _G}",
+    "return setmetatable({[1.5]=1}, {__index=function() error('x') end})",
+    "return setmetatable({err='x'},{__index=function() error('z') end})",
+    "error({})",
+    "error(setmetatable({}, {__index=function() error('q') end}))",
+    "error(setmetatable({}, {__newindex=rawset}))",
+    "error({err={}})",
+    "error(_G)",
+    "error(setmetatable({}, {__newindex=error}))",
+    "local co = coroutine.wrap(function() error({}) end) co()",
+    "table.insert(nil, 1)",
+    "return table.concat({1,{}})",
+    "return pairs(nil)",
+    "return next({}, 'x')",
+    "return #unpack({}, 1, 7999)",
+    "local t = {} ; for i=1,7999 do t[i]='a' end; return redis.call('del', unpack(t))",
+    "local g = getmetatable(_G); g.__index = {}",
+    "print(1)",
+    "return {pcall()}",
+    "return {verbatim_string={format='a',string='x'}}",
+    "redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')",
+    "local t = {} t[1] = t return t",
+    "return cmsgpack.unpack(cmsgpack.pack(_G))",
+    "return cjson.encode(setmetatable({}, {__index=function() error('j') end}))",
+    # found by the fuzzer: a C cast of an out-of-range double (UBSan)
+    "redis.setresp(1/0)",
+    "return {pcall(redis.set_repl, 0/0), pcall(redis.log, -1/0, 'x'), pcall(redis.setresp, 2^40)}",
+    "return {math.random(-2^31, 2^31 - 1), math.random(0, 2^31 - 1), math.random(-2^31, -1)}",
+]
+
+
+def lua_seeds():
+    items = []
+    for script in LUA_CRASHERS:
+        for flags in (0x80, 0x81, 0x86, 0x98):
+            items.append(bytes([flags]) + script.encode())
+    for pattern in range(32):
+        items.append(bytes([pattern & 0x7F]) + bytes((pattern * 37 + i * 11) % 256 for i in range(64)))
+    return items
+
+
 def write(dirname, items):
     os.makedirs(dirname, exist_ok=True)
     for i, data in enumerate(items):
@@ -72,6 +125,7 @@ def main():
     write(os.path.join(out, "request_parser"), parser_items)
     write(os.path.join(out, "dispatch"), DISPATCH_SEEDS)
     write(os.path.join(out, "rdb_load"), rdb_seeds())
+    write(os.path.join(out, "lua"), lua_seeds())
 
 
 def rdb_seeds():

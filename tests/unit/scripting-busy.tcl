@@ -312,3 +312,68 @@ start_server {tags {scripting needs:config external:skip}} {
         assert_equal [count_log_message {*Lua script killed by user with SCRIPT KILL.}] 1
     }
 }
+
+# A timed-out script must not leave its caller, or anyone else, unanswered: the pipelined
+# command after the script is served once the script is killed, and so is every connection
+# made meanwhile (Redis 7.0's "Timedout script does not cause a false dead client" and
+# "Timedout script link is still usable after Lua returns", through EVAL and FCALL). Defect 5b
+# of issue 20: with FCALL the server stopped answering.
+proc resp_command {args} {
+    set out "*[llength $args]\r\n"
+    foreach a $args {append out "\$[string length $a]\r\n$a\r\n"}
+    return $out
+}
+foreach kind {eval fcall} {
+    start_server [list tags [list scripting needs:config]] {
+        test "A timed-out script ($kind) does not leave its pipelined caller or others unanswered" {
+            r config set lua-time-limit 10
+            set kind_kill [expr {$kind eq "eval" ? "script" : "function"}]
+            set rd [redis_deferring_client]
+            set body "while 1 do redis.call('ping') end"
+            if {$kind eq "eval"} {
+                $rd write [resp_command eval $body 0]
+            } else {
+                set lib "#!lua name=spinlib\nredis.register_function('spin', function() $body end)"
+                $rd write [resp_command function load replace $lib]
+                $rd write [resp_command fcall spin 0]
+            }
+            $rd write [resp_command ping]
+            $rd flush
+            wait_for_condition 500 10 {
+                [catch {r ping} e] == 1
+            } else {
+                fail "the script never made the server busy"
+            }
+            assert_match {BUSY*} $e
+            # The caller's replies wait until its script ends, FUNCTION LOAD's too.
+            assert_equal OK [r $kind_kill kill]
+            wait_for_condition 500 10 {
+                [catch {r ping} e] == 0
+            } else {
+                fail "the server did not answer after the kill: $e"
+            }
+            assert_equal PONG [r ping]
+            if {$kind eq "fcall"} {assert_equal spinlib [$rd read]}
+            catch {$rd read} res
+            assert_match {*killed by user*} $res
+            assert_equal PONG [$rd read]
+            set rd2 [redis_deferring_client]
+            $rd2 ping
+            $rd2 flush
+            assert_equal PONG [$rd2 read]
+            $rd2 close
+            $rd close
+        }
+
+        test "A connection used by a timed-out script ($kind) that ended by itself stays usable" {
+            r config set lua-time-limit 10
+            if {$kind eq "eval"} {
+                assert_equal ok [r eval {for i=1,100000 do redis.call('ping') end return 'ok'} 0]
+            } else {
+                r function load replace "#!lua name=longlib\nredis.register_function('long', function() for i=1,100000 do redis.call('ping') end return 'ok' end)"
+                assert_equal ok [r fcall long 0]
+            }
+            assert_equal PONG [r ping]
+        }
+    }
+}
