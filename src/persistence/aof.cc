@@ -92,6 +92,8 @@ void Aof::ReadConfig() {
 
 void Aof::OnPropagate(const std::vector<std::string>& argv) {
   if (fd_ < 0) return;  // kWaitRewrite before its rewrite began: the base will hold it
+  // "*0" is no command: the loader (ours, Redis's, redis-check-aof) refuses a file holding one.
+  if (argv.empty()) return;
   if (timestamps_) {
     const int64_t now = server_.NowMs() / 1000;
     if (now > last_ts_) {

@@ -334,9 +334,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         from_script ? ExecOrigin::kScript
                     : (c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient)};
     const int db_index = c->db_index;
-    // Records are only built while a consumer (AOF, replica, a test) is attached; without one
+    // Records are only built while a consumer (AOF, replica, a test) is attached, or inside a
+    // command that is bracketed itself (so a nested command's wishes stay its own); otherwise
     // the bracket is skipped altogether, which keeps the common path free of it.
-    const bool propagate = propagator_.has_sinks();
+    const bool propagate = propagator_.wants_frames();
     Propagator::Frame frame{};
     if (propagate) frame = propagator_.BeginCommand();
     // EXEC runs its commands from inside its own handler: restore the outer one afterwards.
