@@ -226,3 +226,38 @@ start_server {tags {persistence aof redistp} overrides {appendonly yes}} {
         assert {[r settp fenced2 v FENCE] > $token}
     }
 }
+
+# Issue 20: DEBUG LOADAOF wrote a record of its own into the AOF ("*0" when a replayed command
+# had asked for a rewrite, else "DEBUG LOADAOF", which the next load replayed recursively).
+start_server {tags {persistence aof} overrides {appendonly yes}} {
+    test {DEBUG LOADAOF then GETEX PERSIST: the AOF loads again, and after a restart} {
+        r set foo bar ex 100
+        assert_equal OK [r debug loadaof]
+        assert_equal bar [r getex foo persist]
+        assert_equal OK [r debug loadaof]
+        assert_equal -1 [r ttl foo]
+        restart_server 0 kill
+        assert_equal -1 [r ttl foo]
+        assert_equal bar [r get foo]
+    }
+
+    test {DEBUG LOADAOF writes no record: neither itself nor an empty one} {
+        r set again 1
+        r debug loadaof
+        r set again 2
+        r debug loadaof
+        r debug loadaof
+        set text [aof_incr_text]
+        assert_no_match "*
+\*0
+*" $text
+        assert {![string match -nocase "*\r\n\$7\r\nloadaof\r\n*" $text]}
+        set out [exec /usr/bin/redis-check-aof [server_path 0 appendonlydir/appendonly.aof.manifest]]
+        assert_match "*All AOF files and manifest are valid*" $out
+        set digest [r debug digest]
+        restart_server 0 kill
+        assert_equal $digest [r debug digest]
+        assert_equal 2 [r get again]
+    }
+
+}
