@@ -377,7 +377,12 @@ void DebugCommand(CommandContext& c) {
   } else if (is("loadaof") && argc == 2) {
     // Redis exits when the AOF cannot be loaded back (the data is gone already).
     Persistence& p = Persistence::Of(c.server);
-    if (!p.aof().DebugLoad()) std::exit(1);
+    // A busy script of the replay serves the other clients, never this one (Redis's
+    // protectClient): its command is still running.
+    c.client.set_flag(kClientProtected, true);
+    const bool loaded = p.aof().DebugLoad();
+    c.client.set_flag(kClientProtected, false);
+    if (!loaded) std::exit(1);
     p.DiscountChanges(p.changes_since_save());  // Redis: dirty = 0 after the load
     c.reply.Ok();
   } else {

@@ -249,6 +249,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
         rejected_spec = spec;
+      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script && !c->aof_loading) {
+        // Only reachable while a busy script of the AOF being loaded serves the others.
+        rejection = std::string(err::kLoading);
+        rejected_spec = spec;
       } else if (busy_caller_ != nullptr && (spec->flags & kCmdAllowBusy) == 0 && !from_script) {
         // A script has run past busy-reply-threshold (server/busy.cc): only the commands that
         // can end it, or that touch no data, are served. Inside MULTI this fails the

@@ -261,3 +261,33 @@ start_server {tags {persistence aof} overrides {appendonly yes}} {
     }
 
 }
+
+# A script written verbatim into the AOF (as Redis 6 wrote EVAL) that runs past
+# busy-reply-threshold while it is replayed: the other clients are served meanwhile, and since
+# the server is loading they are told LOADING, not BUSY. The loop is long (millions of calls)
+# so that it is still running when the test looks; the test waits for its end, not for a time.
+start_server {tags {persistence aof} overrides {appendonly yes busy-reply-threshold 10}} {
+    test {A slow script replayed from the AOF: other clients get LOADING until it ends} {
+        r set x before
+        set script {redis.call('set', KEYS[1], 'y'); for i = 1, 1000000 do redis.call('ping') end; return 'ok'}
+        set record "*4\r\n\$4\r\neval\r\n\$[string length $script]\r\n$script\r\n\$1\r\n1\r\n\$1\r\nx\r\n"
+        aof_append_raw [aof_last_incr] $record
+        set rd [redis_deferring_client]
+        $rd debug loadaof
+        $rd flush
+        wait_for_condition 500 10 {
+            [catch {r ping} e] == 1 && [string match {LOADING*} $e]
+        } else {
+            fail "no LOADING reply while the AOF was replayed"
+        }
+        assert_error {LOADING*} {r set other 1}
+        assert_error {LOADING*} {r script kill}
+        # A command allowed while loading still waits for the script: BUSY comes after LOADING.
+        assert_error {BUSY*} {r info persistence}
+        assert_equal OK [$rd read]
+        $rd close
+        assert {[count_log_message "*Slow script detected*"] > 0}
+        assert_equal y [r get x]
+        assert_match "*loading:0*" [r info persistence]
+    }
+}
