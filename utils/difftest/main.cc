@@ -287,6 +287,10 @@ int Run(Options o) {
                                                      : "map, ids ignored")
                 << ": " << r.reason << "\n";
     }
+    std::cout << "persistence round trips (--round-trips) do not compare:\n";
+    for (const auto& e : RoundTripExemptions()) {
+      std::cout << "  " << e.what << ": " << e.reason << "\n";
+    }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
     for (const auto& n : gen.SendableNames()) std::cout << " " << n;
     std::cout << "\nRedis commands redis-tp lacks (never sent): " << redis_only << "\n";
