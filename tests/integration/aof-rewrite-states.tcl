@@ -81,6 +81,23 @@ proc rw_reload_keeps_digest {} {
 }
 
 tags {persistence aof external:skip} {
+# Issue 20: the first DEBUG LOADAOF wrote "DEBUG LOADAOF" into the incr file, and the next one
+# replayed it, which loaded the file again, recursively, until the stack ran out (a SIGSEGV
+# under Aof::Load).
+start_server {overrides {appendonly no save ""}} {
+    test {DEBUG LOADAOF over an AOF made by CONFIG SET appendonly yes, again and again, on and off} {
+        rw_writes a 50
+        r config set appendonly yes
+        rw_wait_manifest {{appendonly.aof.1.base.rdb 1 b} {appendonly.aof.1.incr.aof 1 i}}
+        rw_writes b 50
+        rw_reload_keeps_digest
+        rw_reload_keeps_digest
+        r config set appendonly no
+        rw_reload_keeps_digest
+        assert_equal 49 [r get b:49]
+    }
+}
+
 start_server {overrides {appendonly no save "" aof-use-rdb-preamble yes}} {
     test {CONFIG SET appendonly yes: a failed first rewrite removes its temporary incr file and no AOF exists yet} {
         rw_writes before 20
