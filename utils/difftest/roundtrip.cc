@@ -174,6 +174,10 @@ std::string RoundTripStats::Summary() const {
   return std::to_string(n) + " round trips (" + (kinds.empty() ? "none" : kinds) + "), " +
          std::to_string(files_checked) + " files checked, " + std::to_string(keys_compared) +
          " keys compared, " + std::to_string(temp_keys) + " temporary keys" +
+         (redis_bitfield_losses == 0
+              ? ""
+              : ", " + std::to_string(redis_bitfield_losses) +
+                    " keys Redis lost to its BITFIELD OVERFLOW FAIL") +
          (alike_changes == 0
               ? ""
               : ", " + std::to_string(alike_changes) +
@@ -207,7 +211,9 @@ Snapshot TakeSnapshot(Connection& c) {
       std::string type = c.Call({"TYPE", k.str}).str;
       Value pttl = c.Call({"PTTL", k.str});
       std::string value = KeyValue(c, type, k.str);
-      s.keys[db + " " + Quote(k.str)] = type + (pttl.integer >= 0 ? " ttl " : " no-ttl ") + value;
+      const std::string name = db + " " + Quote(k.str);
+      s.keys[name] = type + (pttl.integer >= 0 ? " ttl " : " no-ttl ") + value;
+      s.names[name] = {db, k.str};
     }
   }
   c.Call({"SELECT", "0"});
@@ -244,6 +250,24 @@ std::string DiffSnapshots(const Snapshot& before, const Snapshot& after, bool di
   }
   if (shown > 4) out += "; ... (" + std::to_string(shown) + " differences)";
   return out;
+}
+
+std::vector<std::string> LostZeroStrings(const Snapshot& before, const Snapshot& after) {
+  std::vector<std::string> lost;
+  for (const auto& [key, value] : before.keys) {
+    if (after.keys.count(key) != 0) continue;
+    for (const char* form : {"string no-ttl $\"", "string ttl $\""}) {
+      const std::string prefix = form;
+      if (value.rfind(prefix, 0) != 0 || value.back() != '"') continue;
+      std::string bytes = value.substr(prefix.size(), value.size() - prefix.size() - 1);
+      bool zeros = !bytes.empty() && bytes.size() % 4 == 0;
+      for (size_t i = 0; zeros && i < bytes.size(); i += 4) {
+        zeros = bytes.compare(i, 4, "\\x00") == 0;
+      }
+      if (zeros) lost.push_back(key);
+    }
+  }
+  return lost;
 }
 
 std::string CheckFiles(const std::string& dir, RoundTripStats& stats) {

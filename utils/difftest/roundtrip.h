@@ -70,6 +70,9 @@ struct RoundTripStats {
   // reproduces): counted, and the first one kept as an example, not a finding.
   long long alike_changes = 0;
   std::string alike_example;
+  // Keys Redis's AOF lost to its BITFIELD ... OVERFLOW FAIL (see LostZeroStrings), deleted on
+  // ours too so the two go on alike.
+  long long redis_bitfield_losses = 0;
   std::string Summary() const;
 };
 
@@ -78,6 +81,8 @@ struct Snapshot {
   std::string digest;
   // "<db> <key>" (the key quoted) -> "<type> <ttl|no-ttl> <canonical value>".
   std::map<std::string, std::string> keys;
+  // The same names -> {database, key as stored}.
+  std::map<std::string, std::pair<std::string, std::string>> names;
   std::string functions;
   std::string error;  // set when the server could not be read
 };
@@ -85,6 +90,11 @@ Snapshot TakeSnapshot(Connection& c);
 // The differences between two snapshots, at most a few lines; empty when they agree.
 // `digest`: compare the DEBUG DIGESTs too (one server before and after).
 std::string DiffSnapshots(const Snapshot& before, const Snapshot& after, bool digest);
+
+// The keys of `before` missing from `after` whose value was a string of zero bytes: what a
+// BITFIELD whose writes all failed (OVERFLOW FAIL) made without Redis 7.0 propagating it
+// (KNOWN-DIFFERENCES.md): Redis's AOF does not have them.
+std::vector<std::string> LostZeroStrings(const Snapshot& before, const Snapshot& after);
 
 // Runs redis-check-rdb on `dir`/dump.rdb and redis-check-aof on the manifest in
 // `dir`/appendonlydir when they exist; returns the refusals (empty when all is well) and counts

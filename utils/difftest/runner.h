@@ -143,6 +143,9 @@ class Runner {
   bool Reconnect(Side& side, std::string& error);
   // Opens the stream's connections, the subscriber and tracking (OpenAll's and Reconnect's part).
   bool OpenStreamConnections(Side& side, std::string& error);
+  // Reads our subscriber up to a sentinel of ours alone and drops what came: the messages of a
+  // command the tester sent to our server only. False when the subscriber is lost.
+  bool DrainOurs();
   // With round trips: no child left and the AOF off, as every replay starts.
   bool PersistenceBaseline(Side& side, std::string& error);
 

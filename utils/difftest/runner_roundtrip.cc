@@ -215,6 +215,13 @@ std::string Runner::RunRoundTrip(Side& side, const std::vector<std::string>& arg
   return why;
 }
 
+bool Runner::DrainOurs() {
+  if (!streams_.enabled) return true;
+  std::vector<Value> dropped;
+  ours_.control.Call(SentinelRequest(++sentinel_));
+  return ours_.subscriber.DrainUntil(sentinel_, dropped);
+}
+
 Outcome Runner::RoundTrip(const Step& step) {
   Outcome out;
   out.ours = Status("round trip done");
@@ -249,13 +256,9 @@ Outcome Runner::RoundTrip(const Step& step) {
       return fail("redis-tp: SETTP of the round trip's temporary key answered " + v.Render());
     }
     ++round_trip_stats_.temp_keys;
-    // Its keyspace events are ours alone: read up to a sentinel of ours only, and dropped.
-    if (streams_.enabled) {
-      std::vector<Value> dropped;
-      ours_.control.Call(SentinelRequest(++sentinel_));
-      if (!ours_.subscriber.DrainUntil(sentinel_, dropped)) {
-        return fail("redis-tp: the subscriber was lost after the temporary key's SETTP");
-      }
+    // Its keyspace events are ours alone.
+    if (!DrainOurs()) {
+      return fail("redis-tp: the subscriber was lost after the temporary key's SETTP");
     }
   }
   for (int i = 0; i < 2; ++i) {
@@ -291,8 +294,30 @@ Outcome Runner::RoundTrip(const Step& step) {
     changed[i] = DiffSnapshots(before[i], after[i], false);
     (i == 0 ? out.ours : out.theirs) = Status(changed[i].empty() ? "unchanged" : changed[i]);
   }
-  const bool digest_changed[2] = {before[0].digest != after[0].digest,
-                                  before[1].digest != after[1].digest};
+  bool digest_changed[2] = {before[0].digest != after[0].digest,
+                            before[1].digest != after[1].digest};
+  // Redis 7.0 does not propagate a BITFIELD whose writes all failed, though it made the key:
+  // its AOF lacks the key (KNOWN-DIFFERENCES.md). When that is all that sets the two apart,
+  // the keys are deleted on ours too, and the run goes on with both alike.
+  if (changed[0] != changed[1]) {
+    std::vector<std::string> lost = LostZeroStrings(before[1], after[1]);
+    Snapshot restored = after[1];
+    for (const auto& key : lost) restored.keys[key] = before[1].keys[key];
+    if (!lost.empty() && changed[0].empty() && !digest_changed[0] &&
+        DiffSnapshots(before[1], restored, false).empty()) {
+      for (const auto& key : lost) {
+        const auto& [db, raw] = before[0].names.at(key);
+        ours_.control.Call({"SELECT", db});
+        ours_.control.Call({"DEL", raw});
+        after[0].keys.erase(key);
+      }
+      ours_.control.Call({"SELECT", "0"});
+      if (!DrainOurs()) return fail("redis-tp: the subscriber was lost after a DEL");
+      round_trip_stats_.redis_bitfield_losses += static_cast<long long>(lost.size());
+      changed[1].clear();
+      digest_changed[1] = false;
+    }
+  }
   if (changed[0] != changed[1]) {
     return fail("the data changed in the round trip, not alike on both servers");
   }
