@@ -132,6 +132,12 @@ class Propagator : public KeyspaceListener {
   // A record produced outside any command's own arguments (a BSETTP hand-off served when a
   // key was freed): emitted now, in database `db`, covering one key change.
   void Emit(int db, std::initializer_list<std::string_view> argv);
+  // One more record of the running command, covering no key change of its own: a command
+  // replayed as several (SPOP with a count is one SREM per member in Redis 7.0's AOF, wrapped
+  // with the rest in MULTI/EXEC), which then calls ReplicateNothing for its own record.
+  void AppendRecord(int db, std::vector<std::string> argv) {
+    if (!sinks_.empty()) Append(db, std::move(argv));
+  }
 
   // KeyspaceListener: side-effect removals become DEL/UNLINK records.
   void OnKeyEvent(const KeyEvent& ev) override;
