@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "policy.h"
 
@@ -157,7 +159,22 @@ bool Runner::OpenAll(Side& side, std::string& error) {
     error = side.server->label() + ": CONFIG SET notify-keyspace-events answered " + v.Render();
     return false;
   }
-  return OpenStreamConnections(side, error);
+  if (!OpenStreamConnections(side, error)) return false;
+  // The connections closed by this reset may not be gone from the server yet: a PUBLISH to
+  // the old subscriber's pattern would count it (seen after a --keep-going reset). Wait
+  // (bounded) until the server sees exactly the tester's connections.
+  const size_t expected =
+      side.conns.size() + (streams_.enabled ? 1 : 0) + (side.control.alive() ? 1 : 0);
+  for (int i = 0; i < 200; ++i) {
+    Value info = side.conns[0]->Call({"INFO", "clients"});
+    const size_t at = info.str.find("connected_clients:");
+    if (at == std::string::npos ||
+        std::strtoull(info.str.c_str() + at + 18, nullptr, 10) == expected) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 bool Runner::OpenStreamConnections(Side& side, std::string& error) {

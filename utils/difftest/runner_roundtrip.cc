@@ -273,6 +273,15 @@ Outcome Runner::RoundTrip(const Step& step) {
   if (step.argv[1].find("restart") != std::string::npos) {
     for (auto& t : tx_) t = TxState{};
   }
+  // The messages the round trip caused (invalidations of the emptied data, the keyspace events
+  // of the commands an AOF replays), read now, before the checks send anything, and compared
+  // last, alike but in any order: a base lists the keys in the order of each server's own
+  // keyspace table. The sentinel goes through the control connections (a stream connection may
+  // be in MULTI).
+  std::vector<Value> m_ours;
+  std::vector<Value> m_theirs;
+  const bool lost_subscriber =
+      streams_.enabled && !SyncStreams(ours_.control, theirs_.control, m_ours, m_theirs);
   if (temp_keys) {
     Value exists = ours_.control.Call({"EXISTS", kTempKey});
     Value info = ours_.control.Call({"CLIENT", "INFO"});
@@ -342,25 +351,19 @@ Outcome Runner::RoundTrip(const Step& step) {
       return fail(sides[i]->server->label() + ": " + refused);
     }
   }
-  // The messages the round trip caused (invalidations of the emptied data, the keyspace events
-  // of the commands an AOF replays), alike but in any order: a base lists the keys in the order
-  // of each server's own keyspace table.
   if (streams_.enabled) {
-    std::vector<Value> m_ours;
-    std::vector<Value> m_theirs;
-    // The sentinel goes through the control connections: a stream connection may be in MULTI.
-    bool lost = !SyncStreams(ours_.control, theirs_.control, m_ours, m_theirs);
     std::string a = SortedMessages(m_ours);
     std::string b = SortedMessages(m_theirs);
     messages_compared_ += static_cast<long long>(m_ours.size());
-    if (lost || a != b) {
+    if (lost_subscriber || a != b) {
       out.stream = true;
       out.reply = out.theirs.Render();
       out.ours.kind = out.theirs.kind = Value::Kind::kArray;
       out.ours.elements = std::move(m_ours);
       out.theirs.elements = std::move(m_theirs);
-      return fail(lost ? "a subscriber was lost"
-                       : "the subscribers received different messages in the round trip");
+      return fail(lost_subscriber
+                      ? "a subscriber was lost"
+                      : "the subscribers received different messages in the round trip");
     }
   }
   return out;
