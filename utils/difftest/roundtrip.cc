@@ -174,10 +174,9 @@ std::string RoundTripStats::Summary() const {
   return std::to_string(n) + " round trips (" + (kinds.empty() ? "none" : kinds) + "), " +
          std::to_string(files_checked) + " files checked, " + std::to_string(keys_compared) +
          " keys compared, " + std::to_string(temp_keys) + " temporary keys" +
-         (redis_bitfield_losses == 0
-              ? ""
-              : ", " + std::to_string(redis_bitfield_losses) +
-                    " keys Redis lost to its BITFIELD OVERFLOW FAIL") +
+         (redis_bitfield_losses == 0 ? ""
+                                     : ", " + std::to_string(redis_bitfield_losses) +
+                                           " keys Redis lost to its BITFIELD OVERFLOW FAIL") +
          (alike_changes == 0
               ? ""
               : ", " + std::to_string(alike_changes) +

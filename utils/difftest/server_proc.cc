@@ -78,6 +78,10 @@ bool ServerProcess::Spawn(const std::vector<std::string>& extra) {
       ::dup2(null_fd, 1);
       ::dup2(null_fd, 2);
     }
+    // Nothing else of the tester's: a server restarted in the middle of a run would otherwise
+    // keep the tester's sockets to the other server open for its whole life, and a connection
+    // the tester closes (an old subscriber) would stay subscribed there.
+    ::close_range(3, ~0U, 0);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
