@@ -134,11 +134,18 @@ std::string StreamValue(Connection& c, const std::string& key) {
   return out;
 }
 
-std::string KeyValue(Connection& c, const std::string& type, const std::string& key) {
+std::string KeyValue(Connection& c, const std::string& type, const std::string& key,
+                     const std::string& db, Snapshot& s) {
   if (type == "string") return c.Call({"GET", key}).Render();
   if (type == "list") return c.Call({"LRANGE", key, "0", "-1"}).Render();
   if (type == "set") return SortedMembers(c.Call({"SMEMBERS", key}));
-  if (type == "zset") return c.Call({"ZRANGE", key, "0", "-1", "WITHSCORES"}).Render();
+  if (type == "zset") {
+    Value v = c.Call({"ZRANGE", key, "0", "-1", "WITHSCORES"});
+    for (size_t i = 0; i + 1 < v.elements.size(); i += 2) {
+      if (v.elements[i + 1].str == "-0") s.negative_zeros.push_back({db, key, v.elements[i].str});
+    }
+    return v.Render();
+  }
   if (type == "hash") return SortedPairs(c.Call({"HGETALL", key}));
   if (type == "stream") return StreamValue(c, key);
   return "?";
@@ -174,6 +181,8 @@ std::string RoundTripStats::Summary() const {
   return std::to_string(n) + " round trips (" + (kinds.empty() ? "none" : kinds) + "), " +
          std::to_string(files_checked) + " files checked, " + std::to_string(keys_compared) +
          " keys compared, " + std::to_string(temp_keys) + " temporary keys" +
+         (negative_zeros == 0 ? ""
+                              : ", " + std::to_string(negative_zeros) + " -0 scores set to 0") +
          (redis_bitfield_losses == 0 ? ""
                                      : ", " + std::to_string(redis_bitfield_losses) +
                                            " keys Redis lost to its BITFIELD OVERFLOW FAIL") +
@@ -209,7 +218,7 @@ Snapshot TakeSnapshot(Connection& c) {
     for (const auto& k : keys.elements) {
       std::string type = c.Call({"TYPE", k.str}).str;
       Value pttl = c.Call({"PTTL", k.str});
-      std::string value = KeyValue(c, type, k.str);
+      std::string value = KeyValue(c, type, k.str, db, s);
       const std::string name = db + " " + Quote(k.str);
       s.keys[name] = type + (pttl.integer >= 0 ? " ttl " : " no-ttl ") + value;
       s.names[name] = {db, k.str};

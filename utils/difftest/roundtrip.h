@@ -73,6 +73,8 @@ struct RoundTripStats {
   // Keys Redis's AOF lost to its BITFIELD ... OVERFLOW FAIL (see LostZeroStrings), deleted on
   // ours too so the two go on alike.
   long long redis_bitfield_losses = 0;
+  // Sorted-set members whose -0 score both servers had set to 0 before a round trip.
+  long long negative_zeros = 0;
   std::string Summary() const;
 };
 
@@ -83,6 +85,8 @@ struct Snapshot {
   std::map<std::string, std::string> keys;
   // The same names -> {database, key as stored}.
   std::map<std::string, std::pair<std::string, std::string>> names;
+  // Sorted-set members whose score is -0: {database, key, member}.
+  std::vector<std::vector<std::string>> negative_zeros;
   std::string functions;
   std::string error;  // set when the server could not be read
 };
