@@ -332,6 +332,7 @@ int Run(Options o) {
   }
 
   Runner runner(ours, redis, table, o.connections, streams, o.round_trips > 0);
+  runner.set_log_alike(!o.quiet);
   if (!runner.Reset(error)) {
     std::cerr << "difftest: " << error << "\n";
     return 2;

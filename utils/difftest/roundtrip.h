@@ -70,6 +70,7 @@ struct RoundTripStats {
   // reproduces): counted, and the first one kept as an example, not a finding.
   long long alike_changes = 0;
   std::string alike_example;
+  bool log_alike = false;  // each one on stderr too (not with --quiet)
   // Keys Redis's AOF lost to its BITFIELD ... OVERFLOW FAIL (see LostZeroStrings), deleted on
   // ours too so the two go on alike.
   long long redis_bitfield_losses = 0;

@@ -88,6 +88,7 @@ class Runner {
   // Subscriber messages compared so far (each side's count; sentinels not included).
   long long messages_compared() const { return messages_compared_; }
   const RoundTripStats& round_trip_stats() const { return round_trip_stats_; }
+  void set_log_alike(bool on) { round_trip_stats_.log_alike = on; }
 
   // The policy name of a request: "get", or "client|list" for a container's subcommand.
   std::string PolicyName(const std::vector<std::string>& argv) const;

@@ -2,6 +2,7 @@
 // servers, restarting a server in the middle of the stream, and the checks.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "runner.h"
@@ -362,6 +363,10 @@ Outcome Runner::RoundTrip(const Step& step) {
   }
   if (!changed[0].empty()) {
     if (round_trip_stats_.alike_changes++ == 0) round_trip_stats_.alike_example = changed[0];
+    if (round_trip_stats_.log_alike) {
+      std::fprintf(stderr, "difftest: %s changed the data alike on both servers: %s\n",
+                   RenderArgv(step.argv).c_str(), changed[0].c_str());
+    }
   }
   out.ours = out.theirs = Status("round trip done");
   diff = DiffSnapshots(after[0], after[1], false);
