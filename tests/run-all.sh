@@ -109,6 +109,15 @@ if [[ -x $difftest_bin && -x /usr/bin/redis-server ]]; then
   else
     failed=$((failed + 1))
   fi
+  # Persistence round trips (utils/difftest/roundtrip.h): a short run of its own, about one
+  # round trip every 60 blocks (DEBUG RELOAD/LOADAOF, rewrites, BGSAVE and kill -9 restarts),
+  # every file checked by Debian's redis-check-rdb/-aof.
+  if "$difftest_bin" --test-line --quiet --ours "$server_bin" --count 3000 --seed 20261202 \
+    --round-trips 60 --shrink-seconds 30; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
   # COMMAND INFO and COMMAND DOCS of every command both servers have, field by field.
   if "$difftest_bin" --test-line --compare-commands --ours "$server_bin"; then
     passed=$((passed + 1))

@@ -168,6 +168,7 @@ void PopulateSub(CommandContext& c) {
   }
   std::string key = prefix + ":";
   const size_t base = key.size();
+  const uint64_t dirty_before = c.server.keyspace().dirty;
   std::string value;
   for (int64_t i = 0; i < count; ++i) {
     key.resize(base);
@@ -178,8 +179,9 @@ void PopulateSub(CommandContext& c) {
     if (size > 0) value.resize(static_cast<size_t>(size), '\0');
     c.db.Add(key, Value::String(value), notice::kNone);
   }
-  // Redis does not propagate the keys DEBUG POPULATE makes (they reach no AOF or replica).
-  c.server.propagator().ReplicateNothing();
+  // Redis neither propagates the keys DEBUG POPULATE makes (DebugCommand drops every DEBUG's
+  // record) nor counts them as changes to save.
+  Persistence::Of(c.server).DiscountChanges(c.server.keyspace().dirty - dirty_before);
   c.reply.Ok();
 }
 
@@ -336,6 +338,10 @@ void DebugCommand(CommandContext& c) {
     c.reply.Error(err::kDebugNotAllowed);
     return;
   }
+  // No DEBUG subcommand is replayed: the keys of POPULATE, RELOAD and LOADAOF are no writes
+  // (a replayed DEBUG LOADAOF would load the file it is being loaded from, over and over).
+  // Keys a subcommand finds expired still get their DELs, which are records of their own.
+  c.ReplicateNothing();
   std::string_view sub = c.args[1];
   const size_t argc = c.args.size();
   auto is = [&](std::string_view name) { return EqualsIgnoreCase(sub, name); };
@@ -377,7 +383,14 @@ void DebugCommand(CommandContext& c) {
     ReloadSub(c);
   } else if (is("loadaof") && argc == 2) {
     // Redis exits when the AOF cannot be loaded back (the data is gone already).
-    if (!Persistence::Of(c.server).aof().DebugLoad()) std::exit(1);
+    Persistence& p = Persistence::Of(c.server);
+    // A busy script of the replay serves the other clients, never this one (Redis's
+    // protectClient): its command is still running.
+    c.client.set_flag(kClientProtected, true);
+    const bool loaded = p.aof().DebugLoad();
+    c.client.set_flag(kClientProtected, false);
+    if (!loaded) std::exit(1);
+    p.DiscountChanges(p.changes_since_save());  // Redis: dirty = 0 after the load
     c.reply.Ok();
   } else {
     std::string upper = std::string(c.args[0]);

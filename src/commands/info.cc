@@ -194,11 +194,12 @@ void MemorySection(Server& s, std::string* out) {
 }
 
 void PersistenceSection(Server& s, std::string* out) {
-  // Loading happens before the server accepts connections (and DEBUG RELOAD blocks it), so no
-  // client ever sees loading:1. The current_* fields describe the running child (BGSAVE or AOF
-  // rewrite) from what it reported on its info pipe (persistence/child_info.h); 0 without one.
-  // Without the persistence module (the in-process harness) nothing was saved or loaded.
-  Line(out, "loading:0");
+  // Loading blocks the server (at startup, DEBUG RELOAD, DEBUG LOADAOF), so a client sees
+  // loading:1 only when a busy script of the AOF being loaded serves it. The current_* fields
+  // describe the running child (BGSAVE or AOF rewrite) from what it reported on its info pipe
+  // (persistence/child_info.h); 0 without one. Without the persistence module (the in-process
+  // harness) nothing was saved or loaded.
+  Line(out, "loading:%d", s.loading() ? 1 : 0);
   Line(out, "async_loading:0");
   Persistence* p = s.persistence_module() != nullptr ? &Persistence::Of(s) : nullptr;
   const bool child = p != nullptr && p->HasActiveChild();

@@ -169,6 +169,9 @@ void LTrimCommand(CommandContext& c) {
   }
   if (head_cut > 0) ql.DeleteRange(0, static_cast<size_t>(head_cut));
   if (tail_cut > 0) ql.DeleteRange(-tail_cut, static_cast<size_t>(tail_cut));
+  // A range that keeps every element still fires "ltrim" (as Redis), but Redis propagates by
+  // the elements removed (dirty += 0): no record, as in its AOF.
+  if (head_cut == 0 && tail_cut == 0) c.ReplicateNothing();
   c.reply.Ok();
 }
 

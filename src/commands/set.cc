@@ -137,22 +137,20 @@ void SPopWithCount(CommandContext& c) {
   }
   std::vector<SetObject::MemberRef> picks;
   set.PickDistinct(static_cast<size_t>(count), &picks);
+  // Replayed as one SREM per member popped (wrapped in MULTI/EXEC), as Redis 7.0 writes it.
   const bool propagate = c.propagation.has_sinks();
-  std::vector<std::string> srem;
-  if (propagate) {
-    srem.reserve(picks.size() + 2);
-    srem.emplace_back("SREM");
-    srem.emplace_back(c.args[1]);
-  }
   char buf[kMaxInt64Chars + 1];
   c.reply.Set(picks.size());
   for (const SetObject::MemberRef& r : picks) {
     std::string_view member = set.View(r, buf);
     c.reply.Bulk(member);
-    if (propagate) srem.emplace_back(member);
+    if (propagate) {
+      c.propagation.AppendRecord(c.db.index(),
+                                 {"SREM", std::string(c.args[1]), std::string(member)});
+    }
     set.RemoveRef(r);
   }
-  if (propagate) c.ReplicateAs(std::move(srem));
+  c.ReplicateNothing();
 }
 
 // SPOP key [count]: without a count, one random member (null when the key is missing).

@@ -177,6 +177,18 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
     // Any expire form (SETEX and PSETEX included) is replayed as SET key value PXAT <ms>, the
     // absolute time, as Redis 7.0 does; NX/XX/GET already had their effect.
     c.ReplicateAs({"SET", key, value, "PXAT", Int64ToString(when_ms)});
+  } else if ((flags & kSetGet) && c.propagation.has_sinks()) {
+    // GET is a read: Redis 7.0 replays GETSET as SET key value, and SET ... GET without GET
+    // (a replay that reads would fire its keymiss again).
+    std::vector<std::string> argv;
+    if (c.spec.name == "getset") {
+      argv = {"SET", std::string(key), std::string(value)};
+    } else {
+      for (size_t i = 0; i < c.args.size(); ++i) {
+        if (i < 3 || !EqualsIgnoreCase(c.args[i], "get")) argv.emplace_back(c.args[i]);
+      }
+    }
+    c.ReplicateAs(std::move(argv));
   }
   if (flags & kSetGet) return;
   if (flags & kSetReplyInt) {

@@ -54,13 +54,19 @@ Aof::Aof(Server& server, Persistence& persistence)
     : server_(server), persistence_(persistence), bio_(std::make_unique<AofBio>()) {
   ReadConfig();
   Config& config = server_.config();
-  config.OnChange({"appendfsync", "aof-timestamp-enabled", "aof-use-rdb-preamble",
-                   "aof-load-truncated", "no-appendfsync-on-rewrite", "aof-disable-auto-gc",
-                   "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size"},
-                  [this]() {
-                    ReadConfig();
-                    return Status::Ok();
-                  });
+  config.OnChange(
+      {"appendfsync", "aof-timestamp-enabled", "aof-use-rdb-preamble", "aof-load-truncated",
+       "no-appendfsync-on-rewrite", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size"},
+      [this]() {
+        ReadConfig();
+        return Status::Ok();
+      });
+  // Switched back on, the automatic deletion catches up at once with the history kept so far.
+  config.OnChange("aof-disable-auto-gc", [this]() {
+    ReadConfig();
+    DeleteHistory();
+    return Status::Ok();
+  });
   config.OnChange("appendonly", [this]() {
     if (server_.config().appendonly) {
       if (state_ == AofState::kOff && !Start().ok()) {
@@ -98,6 +104,8 @@ void Aof::ReadConfig() {
 
 void Aof::OnPropagate(const std::vector<std::string>& argv) {
   if (fd_ < 0) return;  // kWaitRewrite before its rewrite began: the base will hold it
+  // "*0" is no command: the loader (ours, Redis's, redis-check-aof) refuses a file holding one.
+  if (argv.empty()) return;
   if (timestamps_) {
     const int64_t now = server_.NowMs() / 1000;
     if (now > last_ts_) {
@@ -374,15 +382,20 @@ Status Aof::OpenNewIncr(const char* why) {
   return Status::Ok();
 }
 
+// The manifest stops listing the history first, so no crash leaves it naming a deleted file.
 void Aof::DeleteHistory() {
   if (!auto_gc_ || manifest_.history.empty()) return;
-  for (const AofFileInfo& f : manifest_.history) {
+  std::vector<AofFileInfo> history;
+  history.swap(manifest_.history);
+  if (!PersistManifest().ok()) {
+    manifest_.history.swap(history);
+    return;
+  }
+  for (const AofFileInfo& f : history) {
     server_.log().Log(LogLevel::kNotice, "Removing the history file %s in the background",
                       f.name.c_str());
     bio_->Unlink(AofPath(dirname_, f.name));
   }
-  manifest_.history.clear();
-  (void)PersistManifest();
 }
 
 void Aof::MeasureFiles() {

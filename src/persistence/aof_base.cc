@@ -126,13 +126,17 @@ void WriteStream(CommandWriter& w, std::string_view key, const StreamObject& s) 
       w.Drain(false);
     }
   } else {
-    // An empty stream: an entry with the last id, trimmed away by the same command.
+    // An empty stream: an entry with the last id, trimmed away by the same command. XADD
+    // refuses 0-0, so a stream that never had an entry (XGROUP CREATE ... MKSTREAM) gets 0-1,
+    // which the XSETID below takes back, as Redis 7.0 writes it.
+    const StreamID last = s.last_id();
+    const StreamID add_id = last.IsZero() ? StreamID{0, 1} : last;
     w.Count(7);
     w.Bulk("XADD");
     w.Bulk(key);
     w.Bulk("MAXLEN");
     w.Bulk("0");
-    w.Bulk(s.last_id().ToString());
+    w.Bulk(add_id.ToString());
     w.Bulk("x");
     w.Bulk("y");
   }

@@ -306,6 +306,10 @@ Status Aof::Load(bool* found) {
   client.aof_loading = true;
   FileLoader loader(server_, client, load_truncated_);
   Status result = Status::Ok();
+  // A script of the AOF that runs past busy-reply-threshold serves the other clients: they are
+  // told LOADING (server.h).
+  const bool was_loading = server_.loading();
+  server_.set_loading(true);
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& [name, is_base] = files[i];
     const bool last = i + 1 == files.size();
@@ -326,6 +330,7 @@ Status Aof::Load(bool* found) {
       break;
     }
   }
+  server_.set_loading(was_loading);
   // The loading client is gone: its temporary keys go with it (no sink is attached, nobody
   // watches yet).
   server_.owners().ReleaseAll(kAofClientId);

@@ -91,6 +91,17 @@ bool WriteBaseFile(Server& server, const std::string& tmp, const std::string& de
   return true;
 }
 
+// The files a successful rewrite replaced become history, newest first, as Redis 7.0 lists
+// them: the incr files it covers (in sequence order), then the old base, then the history that
+// was there already (kept while aof-disable-auto-gc is yes).
+void MoveToHistory(AofManifest* m, std::vector<AofFileInfo> replaced_incrs) {
+  std::vector<AofFileInfo> history = std::move(replaced_incrs);
+  if (m->base) history.push_back(*m->base);
+  for (AofFileInfo& f : history) f.type = AofFileType::kHistory;
+  history.insert(history.end(), m->history.begin(), m->history.end());
+  m->history = std::move(history);
+}
+
 }  // namespace
 
 bool Aof::rewrite_in_progress() const { return persistence_.child_kind() == ChildKind::kAof; }
@@ -173,12 +184,6 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     AofManifest next = manifest_;
     const int64_t base_seq = next.base_seq + 1;
     AofFileInfo base{AofBaseName(prefix_, base_seq, rdb), base_seq, AofFileType::kBase};
-    if (next.base) {
-      next.base->type = AofFileType::kHistory;
-      next.history.insert(next.history.begin(), *next.base);
-    }
-    next.base = base;
-    next.base_seq = base_seq;
     const std::string base_path = AofPath(dirname_, base.name);
     bool failed = false;
     if (rename(tmp.c_str(), base_path.c_str()) != 0) {
@@ -205,10 +210,7 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
         log.Log(LogLevel::kNotice, "Successfully renamed the temporary AOF incr file %s into %s",
                 ("temp-" + prefix_ + ".incr").c_str(), incr.name.c_str());
         // Every incr file listed so far (from an earlier AOF) predates the new base.
-        for (AofFileInfo& f : next.incrs) {
-          f.type = AofFileType::kHistory;
-          next.history.push_back(f);
-        }
+        MoveToHistory(&next, std::move(next.incrs));
         next.incrs.clear();
         next.incrs.push_back(incr);
         next.incr_seq = seq;
@@ -216,17 +218,15 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     } else if (!failed) {
       // The incr files written before the fork are in the new base now. With the AOF off
       // (BGREWRITEAOF under appendonly no) every incr file is.
-      std::vector<AofFileInfo> keep;
+      std::vector<AofFileInfo> keep, replaced;
       for (AofFileInfo& f : next.incrs) {
-        if (state_ == AofState::kOn && f.seq >= incr_seq_at_fork) {
-          keep.push_back(f);
-        } else {
-          f.type = AofFileType::kHistory;
-          next.history.push_back(f);
-        }
+        (state_ == AofState::kOn && f.seq >= incr_seq_at_fork ? keep : replaced).push_back(f);
       }
+      MoveToHistory(&next, std::move(replaced));
       next.incrs = std::move(keep);
     }
+    next.base = base;
+    next.base_seq = base_seq;
     if (!failed) {
       Status s = WriteAofManifest(dirname_, prefix_, next);
       if (!s.ok()) {
@@ -257,12 +257,13 @@ void Aof::RewriteDone(bool ok, int by_signal, pid_t pid, int64_t incr_seq_at_for
     ++rewrite_failures_;
     log.Log(LogLevel::kWarning, "Background AOF rewrite terminated with error");
   } else {
-    // SIGUSR1 is how we stop our own child: not a failure.
+    // SIGUSR1 is how we stop our own child: not a failure, and (as Redis, which reaps it
+    // without its done handler) no line beyond "Killing running AOF rewrite child".
     if (by_signal != SIGUSR1) {
       last_rewrite_ok_ = false;
       ++rewrite_failures_;
+      log.Log(LogLevel::kWarning, "Background AOF rewrite terminated by signal %d", by_signal);
     }
-    log.Log(LogLevel::kWarning, "Background AOF rewrite terminated by signal %d", by_signal);
   }
   // A child that died mid-write leaves its own temporary file too.
   unlink(tmp.c_str());

@@ -417,6 +417,16 @@ std::string_view Persistence::WriteRefusal() const {
 
 bool Persistence::PrepareShutdown(int flags) {
   Logger& log = server_.log();
+  const bool force = (flags & kShutdownForce) != 0;
+  // AOF (f/aof): while the first rewrite after CONFIG SET appendonly yes runs, no AOF holds
+  // the data yet (and the save points may be off): Redis refuses to exit unless forced.
+  if (child_kind_ == ChildKind::kAof && aof_->state() == AofState::kWaitRewrite) {
+    if (!force) {
+      log.Log(LogLevel::kWarning, "Writing initial AOF, can't exit.");
+      return false;
+    }
+    log.Log(LogLevel::kWarning, "Writing initial AOF. Exit anyway.");
+  }
   if (HasActiveChild()) {
     log.Log(LogLevel::kWarning, child_kind_ == ChildKind::kRdb
                                     ? "There is a child saving an .rdb. Killing it!"
@@ -428,7 +438,6 @@ bool Persistence::PrepareShutdown(int flags) {
 
   const bool nosave = (flags & kShutdownNoSave) != 0;
   const bool save = (flags & kShutdownSave) != 0;
-  const bool force = (flags & kShutdownForce) != 0;
   if ((!server_.config().save_params.empty() && !nosave) || save) {
     log.Log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
     Status s = SaveInProcess();

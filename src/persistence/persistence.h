@@ -32,6 +32,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -119,6 +120,10 @@ class Persistence : public ServerModule, public PersistenceHooks {
 
   // --- the dirty counter, LASTSAVE ----------------------------------------------------------
   uint64_t changes_since_save() const;
+  // The last `n` key changes were no changes to save (the keys DEBUG POPULATE made, a DEBUG
+  // LOADAOF, which Redis follows with dirty = 0): rdb_changes_since_last_save and the save
+  // points do not count them.
+  void DiscountChanges(uint64_t n) { dirty_at_save_ += std::min(n, changes_since_save()); }
   int64_t last_save_time() const { return server_.last_save_time(); }
   bool last_bgsave_ok() const { return last_bgsave_ok_; }
   int64_t last_bgsave_seconds() const { return last_bgsave_seconds_; }

@@ -389,6 +389,7 @@ inline constexpr std::string_view kBusyEval =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kBusyFunction =
     "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kLoading = "LOADING Redis is loading the dataset in memory";
 inline constexpr std::string_view kScriptKilled = "ERR Script killed by user with SCRIPT KILL...";
 
 // ---- functions: FUNCTION, FCALL (issue 10) ----

@@ -14,6 +14,8 @@
 // Invariants while busy:
 //   - the caller is never read, written or closed: it is not in the epoll set and the write
 //     pass skips it (its pending flush stays queued), so its script and its reply stay intact;
+//     so is a protected client (kClientProtected: the DEBUG LOADAOF whose replay runs the
+//     script);
 //     a caller whose peer left is found closed by the ordinary loop after the script;
 //   - the keyspace changes only through the script: blocked clients are not served
 //     (HasServeWork), there is no eviction (the dispatcher skips the memory check) and no cron,
@@ -47,7 +49,10 @@ std::string_view Server::BusyError() const {
 }
 
 void Server::BusyWatch(Client* c, bool add) {
-  if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->fd < 0) return;
+  if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->fd < 0 ||
+      c->has_flag(kClientProtected)) {
+    return;
+  }
   // Readable always; writable only while replies wait for room in the socket.
   epoll_event ev{};
   ev.events = EPOLLIN | (c->write_armed ? EPOLLOUT : 0u);
@@ -108,7 +113,7 @@ bool Server::BusyRound() {
       continue;
     }
     Client* c = FindClient(tag);
-    if (c == nullptr || c->closed || c == busy_caller_) continue;
+    if (c == nullptr || c->closed || c == busy_caller_ || c->has_flag(kClientProtected)) continue;
     if ((events[i].events & EPOLLOUT) != 0) {
       FlushClient(c);
       if (!c->write_armed) BusyWatch(c, false);  // drained: readable only again
@@ -119,7 +124,7 @@ bool Server::BusyRound() {
   std::vector<Client*> batch;
   batch.swap(pending_flush_);
   for (Client* c : batch) {
-    if (c == busy_caller_) {
+    if (c == busy_caller_ || c->has_flag(kClientProtected)) {
       pending_flush_.push_back(c);
       continue;
     }

@@ -52,6 +52,9 @@ enum ClientFlag : uint32_t {
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
   kClientScript = 1u << 12,        // the scripting engine's own client (no socket)
+  // Redis's protectClient: its command is still running (DEBUG RELOAD/LOADAOF) while a busy
+  // script serves the others: neither read nor written until it ends.
+  kClientProtected = 1u << 13,
 };
 
 class Client {

@@ -300,6 +300,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
         rejected_spec = spec;
+      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script && !c->aof_loading) {
+        // Only reachable while a busy script of the AOF being loaded serves the others.
+        rejection = std::string(err::kLoading);
+        rejected_spec = spec;
       } else if (busy_caller_ != nullptr && (spec->flags & kCmdAllowBusy) == 0 && !from_script) {
         // A script has run past busy-reply-threshold (server/busy.cc): only the commands that
         // can end it, or that touch no data, are served. Inside MULTI this fails the
@@ -395,9 +399,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         from_script ? ExecOrigin::kScript
                     : (c->has_flag(kClientInExec) ? ExecOrigin::kMulti : ExecOrigin::kClient)};
     const int db_index = c->db_index;
-    // Records are only built while a consumer (AOF, replica, a test) is attached; without one
+    // Records are only built while a consumer (AOF, replica, a test) is attached, or inside a
+    // command that is bracketed itself (so a nested command's wishes stay its own); otherwise
     // the bracket is skipped altogether, which keeps the common path free of it.
-    const bool propagate = propagator_.has_sinks();
+    const bool propagate = propagator_.wants_frames();
     Propagator::Frame frame{};
     if (propagate) frame = propagator_.BeginCommand();
     // EXEC runs its commands from inside its own handler: restore the outer one afterwards.

@@ -19,32 +19,40 @@ void Propagator::RemoveSink(PropagationSink* sink) {
   if (sinks_.empty()) selected_db_ = -1;
 }
 
-void Propagator::RecordCommand(int db, const std::vector<std::string_view>& args) {
-  if (have_rewrite_) {
-    Append(db, std::move(rewrite_));
-    rewrite_.clear();
+void Propagator::RecordCommand(int db, const std::vector<std::string_view>& args, Wishes* w) {
+  if (w->rewrite && !w->argv.empty()) {
+    Append(db, std::move(w->argv));
+    w->argv.clear();
   } else {
     Append(db, std::vector<std::string>(args.begin(), args.end()));
   }
 }
 
 void Propagator::ReplicateAs(std::initializer_list<std::string_view> argv) {
-  have_rewrite_ = true;
+  Wishes* w = current();
+  if (w == nullptr || argv.size() == 0) return;
+  w->rewrite = true;
   if (sinks_.empty()) return;  // nobody listens: skip the copy
-  rewrite_.assign(argv.begin(), argv.end());
+  w->argv.assign(argv.begin(), argv.end());
 }
 
 void Propagator::ReplicateAs(std::vector<std::string> argv) {
-  have_rewrite_ = true;
-  // Without a sink no EndCommand runs to consume the rewrite: keeping it would hold the
-  // arguments (a 32 MB key of DELTP) until some later command's rewrite replaced them.
+  Wishes* w = current();
+  if (w == nullptr || argv.empty()) return;
+  w->rewrite = true;
+  // Nobody listens: the arguments (a 32 MB key of DELTP) are not kept, not even until the
+  // frame ends.
   if (sinks_.empty()) return;
-  rewrite_ = std::move(argv);
+  w->argv = std::move(argv);
 }
 
-void Propagator::ReplicateNothing() { suppress_ = true; }
+void Propagator::ReplicateNothing() {
+  if (Wishes* w = current()) w->suppress = true;
+}
 
-void Propagator::ForceReplication() { force_ = true; }
+void Propagator::ForceReplication() {
+  if (Wishes* w = current()) w->force = true;
+}
 
 void Propagator::Emit(int db, std::initializer_list<std::string_view> argv) {
   ++accounted_;
@@ -75,7 +83,8 @@ void Propagator::OnKeyEvent(const KeyEvent& ev) {
 }
 
 void Propagator::Append(int db, std::vector<std::string> argv) {
-  if (targets_ == kPropagateNone) return;
+  // An empty record is no command: a loader refuses the file that holds one ("*0").
+  if (targets_ == kPropagateNone || argv.empty()) return;
   if (depth_ > 0) {
     held_.push_back(Record{db, std::move(argv), targets_});
   } else {

@@ -29,6 +29,12 @@
 // EXEC never re-emits what its queued commands emitted, and a GET that lazily expired a key
 // emits only the DEL.
 //
+// Frames: every command runs in a frame of its own while anything records (a sink, or an
+// enclosing frame: EXEC, a script, DEBUG LOADAOF replaying the AOF with its sink detached), and
+// a handler's wishes (ReplicateAs ...) belong to that frame alone, so they can neither leak
+// into the command around it nor be reset by a command nested in it. No record is ever empty:
+// "*0" in an AOF is a file every loader refuses.
+//
 // Consumers (AOF, replication: later issues) implement PropagationSink. With no sink attached,
 // nothing is built or copied; the bookkeeping is a few integer operations per command.
 #pragma once
@@ -83,10 +89,16 @@ class Propagator : public KeyspaceListener {
     uint64_t accounted_start;
     size_t depth;
   };
-  // Both run for every command, so the common case (no sink attached, nothing held) stays
-  // inline and allocation-free: only the accounting of key changes is kept current.
+  // Both run for every command while a sink is attached, and for every command nested in a
+  // frame (EXEC's queue, a script's redis.call, the commands DEBUG LOADAOF replays), so a
+  // nested command's wishes and key changes are its own and never leak into the command
+  // around it. Without a sink and outside any frame nothing runs at all.
   Frame BeginCommand() {
-    have_rewrite_ = suppress_ = force_ = false;
+    if (wishes_.size() <= depth_) {
+      wishes_.emplace_back();
+    } else {
+      wishes_[depth_].Reset();
+    }
     return Frame{keyspace_->dirty, accounted_, depth_++};
   }
   void EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
@@ -94,17 +106,20 @@ class Propagator : public KeyspaceListener {
     const uint64_t covered = accounted_ - frame.accounted_start;
     const uint64_t own = changed > covered ? changed - covered : 0;
     accounted_ += own;
-    if (!sinks_.empty() && !suppress_ && (own > 0 || force_)) RecordCommand(db, args);
-    have_rewrite_ = suppress_ = force_ = false;
-    if (!rewrite_.empty()) rewrite_.clear();
+    Wishes& w = wishes_[frame.depth];
+    if (!sinks_.empty() && !w.suppress && (own > 0 || w.force)) RecordCommand(db, args, &w);
+    w.Reset();
     // The frame ends only now, so its own record was held after its side effects' records.
     depth_ = frame.depth;
     if (depth_ == 0 && !held_.empty()) FlushHeld();
   }
+  // Whether a command running now must be bracketed by BeginCommand/EndCommand: a sink
+  // listens, or it runs inside another command's frame.
+  bool wants_frames() const { return !sinks_.empty() || depth_ > 0; }
 
-  // For the running command: replicate as `argv` instead of its own arguments (only if it
-  // wrote); ReplicateNothing drops its record; ForceReplication emits it even without a
-  // key change.
+  // For the running command (the innermost frame): replicate as `argv` instead of its own
+  // arguments (only if it wrote); ReplicateNothing drops its record; ForceReplication emits it
+  // even without a key change. Outside any frame nobody records, and they do nothing.
   void ReplicateAs(std::initializer_list<std::string_view> argv);
   void ReplicateAs(std::vector<std::string> argv);
   void ReplicateNothing();
@@ -117,6 +132,12 @@ class Propagator : public KeyspaceListener {
   // A record produced outside any command's own arguments (a BSETTP hand-off served when a
   // key was freed): emitted now, in database `db`, covering one key change.
   void Emit(int db, std::initializer_list<std::string_view> argv);
+  // One more record of the running command, covering no key change of its own: a command
+  // replayed as several (SPOP with a count is one SREM per member in Redis 7.0's AOF, wrapped
+  // with the rest in MULTI/EXEC), which then calls ReplicateNothing for its own record.
+  void AppendRecord(int db, std::vector<std::string> argv) {
+    if (!sinks_.empty()) Append(db, std::move(argv));
+  }
 
   // KeyspaceListener: side-effect removals become DEL/UNLINK records.
   void OnKeyEvent(const KeyEvent& ev) override;
@@ -129,8 +150,20 @@ class Propagator : public KeyspaceListener {
     std::vector<std::string> argv;
     uint8_t targets = kPropagateAll;
   };
-  // The running command's record: its arguments, or the rewrite its handler set.
-  void RecordCommand(int db, const std::vector<std::string_view>& args);
+  // What a running command's handler asked for (one per open frame).
+  struct Wishes {
+    bool rewrite = false;
+    bool suppress = false;
+    bool force = false;
+    std::vector<std::string> argv;  // the rewrite
+    void Reset() {
+      rewrite = suppress = force = false;
+      if (!argv.empty()) argv.clear();
+    }
+  };
+  Wishes* current() { return depth_ > 0 ? &wishes_[depth_ - 1] : nullptr; }
+  // The ending command's record: its arguments, or the rewrite its handler set.
+  void RecordCommand(int db, const std::vector<std::string_view>& args, Wishes* w);
   // Holds the record while a command runs, else sends it at once.
   void Append(int db, std::vector<std::string> argv);
   // Sends the held records of the top-level command that just ended.
@@ -145,12 +178,9 @@ class Propagator : public KeyspaceListener {
   int selected_db_ = -1;      // database of the last record sent; -1 = none yet
   size_t depth_ = 0;          // nesting of BeginCommand frames
   std::vector<Record> held_;  // records of the running top-level command
-  // The innermost running command's wishes (reset by BeginCommand and EndCommand).
-  bool have_rewrite_ = false;
-  bool suppress_ = false;
-  bool force_ = false;
+  // wishes_[i] belongs to the frame at depth i (kept allocated between commands).
+  std::vector<Wishes> wishes_;
   uint8_t targets_ = kPropagateAll;
-  std::vector<std::string> rewrite_;
 };
 
 }  // namespace redistp

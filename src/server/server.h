@@ -257,6 +257,11 @@ class Server : public WatchSink {
   void BeginBusyScript(Client* caller, bool is_eval);
   void EndBusyScript();
   bool busy_script() const { return busy_caller_ != nullptr; }
+  // Loading a dataset (at startup, DEBUG RELOAD, DEBUG LOADAOF): a client served meanwhile (by
+  // a busy script the AOF replays) gets LOADING for every command without the loading flag,
+  // before BUSY, as in Redis. INFO's loading field shows it.
+  void set_loading(bool on) { loading_ = on; }
+  bool loading() const { return loading_; }
   // The BUSY error for the running script: the SCRIPT KILL text (EVAL) or the FUNCTION KILL one.
   std::string_view BusyError() const;
   // One non-blocking pass over the listeners and the connections (never the caller's): accepts,
@@ -526,6 +531,7 @@ class Server : public WatchSink {
   // busy scripts (server/busy.cc):
   Client* busy_caller_ = nullptr;  // the busy script's caller; null while no script is busy
   bool busy_is_eval_ = true;
+  bool loading_ = false;
   int busy_poll_fd_ = -1;  // epoll set of the listeners and the connections while busy
   // Sessions that ended while busy: their temporary keys are released after the script
   // (ReleaseDeferredOwners), so a script never sees keys vanish under it.

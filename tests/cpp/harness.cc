@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -160,7 +161,25 @@ Harness::Harness(Config config) {
   RegisterCommands(server_->commands());
   Status s = server_->Init(Server::Listeners::kNone);
   if (!s.ok()) throw std::runtime_error("harness: server init failed: " + s.message());
+  sink_.server = server_.get();
   server_->propagator().AddSink(&sink_);
+}
+
+void Harness::Sink::OnPropagate(const std::vector<std::string>& argv) {
+  records.push_back(argv);
+  if (argv.empty()) {
+    ADD_FAILURE() << "an empty propagation record (\"*0\" in the AOF)";
+    return;
+  }
+  const CommandSpec* spec = server->commands().Find(argv[0]);
+  if (spec == nullptr) {
+    ADD_FAILURE() << "a propagation record of an unknown command: " << argv[0];
+    return;
+  }
+  const int argc = static_cast<int>(argv.size());
+  if (spec->arity > 0 ? argc != spec->arity : argc < -spec->arity) {
+    ADD_FAILURE() << "a propagation record of " << argv[0] << " with " << argc << " arguments";
+  }
 }
 
 Harness::~Harness() {

@@ -104,8 +104,12 @@ class Harness {
     std::deque<Frame> replies;
     std::vector<Frame> pushes;
   };
+  // Every record must be a command the AOF loader accepts: non-empty, a name of the command
+  // table, an arity the table allows (a gtest failure otherwise), so every in-process test
+  // also checks the stream it causes.
   struct Sink : PropagationSink {
-    void OnPropagate(const std::vector<std::string>& argv) override { records.push_back(argv); }
+    void OnPropagate(const std::vector<std::string>& argv) override;
+    Server* server = nullptr;
     std::vector<std::vector<std::string>> records;
   };
 

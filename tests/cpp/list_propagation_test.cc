@@ -40,6 +40,19 @@ TEST(ListPropagation, NonBlockingFormsOfTheBlockingCommands) {
                                      {"lmove", "a", "b", "right", "left"}}));
 }
 
+// Redis propagates LTRIM by the elements it removed: a range that keeps them all is no record
+// (difftest's persistence round trips found ours writing it; its replay fired "ltrim" again).
+TEST(ListPropagation, LTrimThatRemovesNothingRecordsNothing) {
+  Harness h;
+  h.Run("a", {"rpush", "l", "a", "b"});
+  h.Run("a", {"ltrim", "l", "-3", "152"});
+  h.Run("a", {"ltrim", "l", "0", "-1"});
+  h.Run("a", {"ltrim", "nokey", "0", "1"});
+  h.Run("a", {"ltrim", "l", "1", "-1"});
+  EXPECT_EQ(h.Propagated(),
+            (Records{{"SELECT", "0"}, {"rpush", "l", "a", "b"}, {"ltrim", "l", "1", "-1"}}));
+}
+
 TEST(ListPropagation, PoppedCountNotAskedCount) {
   Harness h;
   h.Run("a", {"rpush", "q", "1", "2"});

@@ -89,6 +89,22 @@ TEST(Propagation, SetExpireFormsBecomeSetPxat) {
                                      {"SET", "a", "2", "KEEPTTL"}}));
 }
 
+// GET is a read: GETSET is replayed as SET, SET ... GET without its GET (Redis 7.0's AOF); a
+// replayed read fired its keymiss again (the difftest's persistence round trips, seed 102).
+TEST(Propagation, GetSetAndSetGetAreReplayedWithoutTheRead) {
+  Harness h;
+  h.Run("a", {"getset", "a", "0"});
+  h.Run("a", {"set", "b", "1", "get"});
+  h.Run("a", {"set", "c", "1", "NX", "GET"});
+  h.Run("a", {"set", "d", "1", "xx", "get"});  // d absent: no write
+  h.Run("a", {"set", "a", "get", "GeT", "keepttl"});
+  EXPECT_EQ(h.Propagated(), (Records{{"SELECT", "0"},
+                                     {"SET", "a", "0"},
+                                     {"set", "b", "1"},
+                                     {"set", "c", "1", "NX"},
+                                     {"set", "a", "get", "keepttl"}}));
+}
+
 TEST(Propagation, GetExGetDelIncrByFloat) {
   Harness h;
   h.Run("a", {"SET", "k", "v"});

@@ -307,9 +307,14 @@ TEST(SetCommandPropagation, SPopIsReplayedAsSRemOrDel) {
   h.Propagated();
   testing::Frame one = h.Run("a", {"SPOP", "s"});
   EXPECT_EQ(h.Propagated(), (Records{{"SREM", "s", one.str}}));
+  // One SREM per member, in MULTI/EXEC, as Redis 7.0's AOF has it (the difftest's persistence
+  // round trips saw the replays' keyspace events differ in number).
   testing::Frame two = h.Run("a", {"SPOP", "s", "2"});
   ASSERT_EQ(two.elems.size(), 2u);
-  EXPECT_EQ(h.Propagated(), (Records{{"SREM", "s", two.elems[0].str, two.elems[1].str}}));
+  EXPECT_EQ(
+      h.Propagated(),
+      (Records{
+          {"MULTI"}, {"SREM", "s", two.elems[0].str}, {"SREM", "s", two.elems[1].str}, {"EXEC"}}));
   h.Run("a", {"SPOP", "s", "0"});
   h.Run("a", {"SPOP", "nokey", "3"});
   h.Run("a", {"SRANDMEMBER", "s", "2"});

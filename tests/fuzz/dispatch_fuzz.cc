@@ -22,6 +22,11 @@
 // the harness; at the end of each input its clients are closed and FLUSHALL empties every
 // database, so inputs do not depend on each other (beyond the server's counters).
 //
+// A propagation sink is attached, as the AOF would be: every record the server emits must be a
+// command its own AOF loader accepts (not empty, a name of the command table, an arity the
+// table allows), or the harness aborts (issue 20: an empty record, "*0" in the AOF, made the
+// server refuse its own file).
+//
 // String growth is bounded by proto-max-bulk-len, set to its minimum (1mb) here, and numbers
 // from the tables are either small or far out of any valid range, so no input allocates
 // hundreds of megabytes on purpose.
@@ -41,7 +46,9 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "server/command.h"
 #include "server/config.h"
+#include "server/propagation.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -140,8 +147,27 @@ class Input {
   size_t i_ = 0;
 };
 
+// Checks each record as the AOF loader would read it.
+struct RecordCheck : redistp::PropagationSink {
+  Server* server = nullptr;
+  void OnPropagate(const std::vector<std::string>& argv) override {
+    if (argv.empty()) {
+      std::fprintf(stderr, "dispatch_fuzz: an empty propagation record\n");
+      std::abort();
+    }
+    const redistp::CommandSpec* spec = server->commands().Find(argv[0]);
+    const int argc = static_cast<int>(argv.size());
+    if (spec == nullptr || (spec->arity > 0 ? argc != spec->arity : argc < -spec->arity)) {
+      std::fprintf(stderr, "dispatch_fuzz: a propagation record no loader accepts: %s (%d args)\n",
+                   argv[0].c_str(), argc);
+      std::abort();
+    }
+  }
+};
+
 struct Harness {
   Server* server = nullptr;
+  RecordCheck records;
   std::string socket_path;
   std::vector<std::vector<std::string>> commands;  // name words, e.g. {"client", "list"}
   struct Conn {
@@ -269,6 +295,8 @@ void Init() {
       if (!denied(sub.full_name)) h->commands.push_back({spec->name, sub.name});
     }
   }
+  h->records.server = h->server;
+  h->server->propagator().AddSink(&h->records);
   g_harness = h;
   std::atexit(RemoveSocket);
 }

@@ -95,7 +95,8 @@ start_server {tags {persistence aof} overrides {appendonly yes appendfsync alway
 }
 
 # Every type, with a TTL, a stream with deleted entries, groups, a pending entry and an idle
-# consumer, an empty stream, and a function library.
+# consumer, an empty stream, one that never had an entry (XGROUP CREATE MKSTREAM: its last id
+# is 0-0, which XADD refuses), and a function library.
 proc aof_fill_all_types {} {
     r set s v
     r set n 12345
@@ -113,6 +114,7 @@ proc aof_fill_all_types {} {
     r xgroup createconsumer x g bob
     r xadd e 5-5 a 1
     r xdel e 5-5
+    r xgroup create never g $ mkstream
     r function load replace "#!lua name=aoflib\nredis.register_function('aoff', function() return 1 end)"
 }
 
@@ -121,6 +123,7 @@ start_server {tags {persistence aof} overrides {appendonly yes appendfsync alway
         aof_fill_all_types
         set digest [r debug digest]
         set groups [r xinfo groups x]
+        set never [list [r xinfo stream never] [r xinfo groups never]]
         r bgrewriteaof
         wait_for_rewrite
         assert_equal {{appendonly.aof.2.base.aof 2 b} {appendonly.aof.2.incr.aof 2 i}} \
@@ -132,6 +135,7 @@ start_server {tags {persistence aof} overrides {appendonly yes appendfsync alway
         restart_server 0 kill
         assert_equal $digest [r debug digest]
         assert_equal $groups [r xinfo groups x]
+        assert_equal $never [list [r xinfo stream never] [r xinfo groups never]]
         assert_equal 1 [r fcall aoff 0]
         assert_range [r pttl s] 900000 1000000
         set out [exec /usr/bin/redis-check-aof [server_path 0 appendonlydir/appendonly.aof.manifest]]

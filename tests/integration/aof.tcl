@@ -226,3 +226,68 @@ start_server {tags {persistence aof redistp} overrides {appendonly yes}} {
         assert {[r settp fenced2 v FENCE] > $token}
     }
 }
+
+# Issue 20: DEBUG LOADAOF wrote a record of its own into the AOF ("*0" when a replayed command
+# had asked for a rewrite, else "DEBUG LOADAOF", which the next load replayed recursively).
+start_server {tags {persistence aof} overrides {appendonly yes}} {
+    test {DEBUG LOADAOF then GETEX PERSIST: the AOF loads again, and after a restart} {
+        r set foo bar ex 100
+        assert_equal OK [r debug loadaof]
+        assert_equal bar [r getex foo persist]
+        assert_equal OK [r debug loadaof]
+        assert_equal -1 [r ttl foo]
+        restart_server 0 kill
+        assert_equal -1 [r ttl foo]
+        assert_equal bar [r get foo]
+    }
+
+    test {DEBUG LOADAOF writes no record: neither itself nor an empty one} {
+        r set again 1
+        r debug loadaof
+        r set again 2
+        r debug loadaof
+        r debug loadaof
+        set text [aof_incr_text]
+        assert_no_match "*
+\*0
+*" $text
+        assert {![string match -nocase "*\r\n\$7\r\nloadaof\r\n*" $text]}
+        set out [exec /usr/bin/redis-check-aof [server_path 0 appendonlydir/appendonly.aof.manifest]]
+        assert_match "*All AOF files and manifest are valid*" $out
+        set digest [r debug digest]
+        restart_server 0 kill
+        assert_equal $digest [r debug digest]
+        assert_equal 2 [r get again]
+    }
+
+}
+
+# A script written verbatim into the AOF (as Redis 6 wrote EVAL) that runs past
+# busy-reply-threshold while it is replayed: the other clients are served meanwhile, and since
+# the server is loading they are told LOADING, not BUSY. The loop is long (millions of calls)
+# so that it is still running when the test looks; the test waits for its end, not for a time.
+start_server {tags {persistence aof} overrides {appendonly yes busy-reply-threshold 10}} {
+    test {A slow script replayed from the AOF: other clients get LOADING until it ends} {
+        r set x before
+        set script {redis.call('set', KEYS[1], 'y'); for i = 1, 1000000 do redis.call('ping') end; return 'ok'}
+        set record "*4\r\n\$4\r\neval\r\n\$[string length $script]\r\n$script\r\n\$1\r\n1\r\n\$1\r\nx\r\n"
+        aof_append_raw [aof_last_incr] $record
+        set rd [redis_deferring_client]
+        $rd debug loadaof
+        $rd flush
+        wait_for_condition 500 10 {
+            [catch {r ping} e] == 1 && [string match {LOADING*} $e]
+        } else {
+            fail "no LOADING reply while the AOF was replayed"
+        }
+        assert_error {LOADING*} {r set other 1}
+        assert_error {LOADING*} {r script kill}
+        # A command allowed while loading still waits for the script: BUSY comes after LOADING.
+        assert_error {BUSY*} {r info persistence}
+        assert_equal OK [$rd read]
+        $rd close
+        assert {[count_log_message "*Slow script detected*"] > 0}
+        assert_equal y [r get x]
+        assert_match "*loading:0*" [r info persistence]
+    }
+}

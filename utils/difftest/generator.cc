@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "roundtrip.h"
+
 namespace difftest {
 
 namespace {
@@ -20,9 +22,12 @@ constexpr int kMaxDepth = 8;
 }  // namespace
 
 Generator::Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-                     int connections, bool generic, std::vector<std::string> lua_libs)
+                     int connections, bool generic, std::vector<std::string> lua_libs,
+                     uint64_t round_trips)
     : lua_libs_(std::move(lua_libs)),
       rng_(seed),
+      round_trip_rng_(seed ^ 0x5851f42d4c957f2dULL),
+      round_trips_(round_trips),
       table_(table),
       skip_(skip),
       connections_(connections),
@@ -405,6 +410,9 @@ void Generator::Tame(std::vector<std::string>& argv) {
 }
 
 void Generator::Next(std::vector<Step>& out) {
+  if (round_trips_ > 0 && started_ && round_trip_rng_.Below(round_trips_) == 0) {
+    out.push_back({kRoundTripConn, DrawRoundTrip(round_trip_rng_)});
+  }
   size_t first = out.size();
   NextUntamed(out);
   for (size_t i = first; i < out.size(); ++i) Tame(out[i].argv);

@@ -117,8 +117,11 @@ class Generator {
   // generic walk cannot send safely (REPLICAOF, SUBSCRIBE ...), or to focus a run.
   // `lua_libs` names the Lua libraries (cjson, bit, struct, cmsgpack) our server's scripts see;
   // scripts that need another are not drawn.
+  // `round_trips` > 0: about one block in `round_trips` is preceded by a persistence round trip
+  // (roundtrip.h), drawn from a random source of its own, so the commands are the same.
   Generator(uint64_t seed, const CommandTable& table, const std::vector<std::string>& skip,
-            int connections, bool generic = true, std::vector<std::string> lua_libs = {});
+            int connections, bool generic = true, std::vector<std::string> lua_libs = {},
+            uint64_t round_trips = 0);
   // Appends the next block of steps to `out`.
   void Next(std::vector<Step>& out);
   // The names the generic generator can draw, for --list.
@@ -253,6 +256,8 @@ class Generator {
   void NumKeysAnd(const char* type, std::vector<std::string>& argv);
 
   Rng rng_;
+  Rng round_trip_rng_;
+  uint64_t round_trips_ = 0;
   const CommandTable& table_;
   std::vector<const CommandSpec*> sendable_;
   std::vector<std::string> skip_;

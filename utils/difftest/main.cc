@@ -12,6 +12,10 @@
 // With --compare-commands it compares the two command tables instead (compare_commands.h).
 // With Pub/Sub in our server, a subscriber on each side receives keyspace notifications and
 // published messages, compared after every command (streams.h); --no-streams turns that off.
+// With --round-trips N, about one block in N is preceded by a persistence round trip run on both
+// servers (roundtrip.h): DEBUG RELOAD, DEBUG LOADAOF, BGREWRITEAOF, BGSAVE and a restart,
+// CONFIG SET appendonly, a kill -9 and a restart on the AOF; the data must come back whole, alike
+// on both, and Debian's redis-check-rdb/-aof must accept every file.
 // With --keep-going N it goes on after a divergence (on flushed servers, from the next command)
 // up to N times, shrinking only the first divergence of each kind (command and both replies),
 // so one long run maps every difference instead of stopping at the first.
@@ -50,6 +54,7 @@ struct Options {
   bool streams = true;          // --no-streams: no subscribers, replies only
   std::string tracking = "on";  // --tracking off|on|bcast (when our server has CLIENT TRACKING)
   int keep_going = 0;           // --keep-going N: go on after up to N divergences
+  long long round_trips = 0;    // --round-trips N: a persistence round trip every ~N blocks
   long long print_from = -1;    // --print FROM TO: print steps [FROM, TO) of the stream and exit
   long long print_to = -1;
   bool quiet = false;
@@ -64,7 +69,7 @@ void Usage() {
                "                [--connections N] [--shrink-seconds N] [--shrink-replays N]\n"
                "                [--test-line] [--quiet] [--list] [--print FROM TO]\n"
                "                [--compare-commands] [--no-generic] [--no-streams]\n"
-               "                [--tracking off|on|bcast] [--keep-going N]\n";
+               "                [--tracking off|on|bcast] [--keep-going N] [--round-trips N]\n";
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -89,7 +94,7 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.print_to = std::atoll(argv[++i]);
     } else if ((a == "--count" || a == "--seed" || a == "--connections" ||
                 a == "--shrink-seconds" || a == "--shrink-replays" || a == "--keep-going" ||
-                a == "--ours" || a == "--redis" || a == "--tracking") &&
+                a == "--round-trips" || a == "--ours" || a == "--redis" || a == "--tracking") &&
                (v = value()) != nullptr) {
       if (a == "--ours") {
         o.ours = v;
@@ -108,6 +113,7 @@ bool ParseOptions(int argc, char** argv, Options& o) {
         if (a == "--shrink-seconds") o.shrink_seconds = static_cast<int>(n);
         if (a == "--shrink-replays") o.shrink_replays = static_cast<int>(n);
         if (a == "--keep-going") o.keep_going = static_cast<int>(std::min(n, 1000000ULL));
+        if (a == "--round-trips") o.round_trips = static_cast<long long>(n);
       }
     } else {
       return false;
@@ -125,7 +131,8 @@ bool ParseOptions(int argc, char** argv, Options& o) {
 // a divergence that needs more than `keep` commands of history is not worth a minimal form.
 std::vector<Step> Regenerate(const Options& o, const CommandTable& table,
                              const std::vector<std::string>& skip, long long n, size_t keep) {
-  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs);
+  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs,
+                static_cast<uint64_t>(o.round_trips));
   std::vector<Step> steps;
   long long dropped = 0;
   while (dropped + static_cast<long long>(steps.size()) < n) {
@@ -141,6 +148,7 @@ std::vector<Step> Regenerate(const Options& o, const CommandTable& table,
 }
 
 std::string Line(const Step& s) {
+  if (IsRoundTrip(s)) return "[round trip] " + RenderArgv(s.argv);
   return "[conn " + std::to_string(s.conn) + "] " + RenderArgv(s.argv);
 }
 
@@ -262,7 +270,8 @@ int Run(Options o) {
   size_t redis_only = 0;
   for (const auto& n : redis_names) redis_only += table.Find(n) == nullptr ? 1 : 0;
 
-  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs);
+  Generator gen(o.seed, table, skip, o.connections, o.generic, o.lua_libs,
+                static_cast<uint64_t>(o.round_trips));
   if (o.list) {
     std::cout << "policy table:\n";
     for (const auto& r : PolicyTable()) {
@@ -277,6 +286,10 @@ int Run(Options o) {
                     : r.rule == Rule::kTimeMasked    ? "times masked"
                                                      : "map, ids ignored")
                 << ": " << r.reason << "\n";
+    }
+    std::cout << "persistence round trips (--round-trips) do not compare:\n";
+    for (const auto& e : RoundTripExemptions()) {
+      std::cout << "  " << e.what << ": " << e.reason << "\n";
     }
     std::cout << "generic generator draws " << gen.SendableNames().size() << " commands:";
     for (const auto& n : gen.SendableNames()) std::cout << " " << n;
@@ -318,7 +331,8 @@ int Run(Options o) {
     std::cerr << "difftest: note: redis-tp has no SUBSCRIBE/PSUBSCRIBE/PUBLISH; replies only\n";
   }
 
-  Runner runner(ours, redis, table, o.connections, streams);
+  Runner runner(ours, redis, table, o.connections, streams, o.round_trips > 0);
+  runner.set_log_alike(!o.quiet);
   if (!runner.Reset(error)) {
     std::cerr << "difftest: " << error << "\n";
     return 2;
@@ -338,7 +352,7 @@ int Run(Options o) {
     size_t n = static_cast<size_t>(std::min<long long>(kChunk, o.count - index));
     long at = runner.Run(chunk, 0, n, bad);
     for (size_t i = 0; i < (at < 0 ? n : static_cast<size_t>(at)); ++i) {
-      names.insert(runner.PolicyName(chunk[i].argv));
+      if (!IsRoundTrip(chunk[i])) names.insert(runner.PolicyName(chunk[i].argv));
     }
     if (at >= 0) {
       index += at;
@@ -365,13 +379,20 @@ int Run(Options o) {
     if (!o.quiet && index >= next_progress) {
       next_progress += 100000;
       auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started);
-      std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s, %d divergences\n",
-                   static_cast<unsigned long long>(o.seed), index, secs.count(), divergences);
+      std::fprintf(stderr, "difftest: seed %llu: %lld commands, %.1f s, %d divergences%s%s\n",
+                   static_cast<unsigned long long>(o.seed), index, secs.count(), divergences,
+                   o.round_trips > 0 ? ", " : "",
+                   o.round_trips > 0 ? runner.round_trip_stats().Summary().c_str() : "");
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::ostringstream title;
-  title << "differential test vs Redis 7.0 (" << index << " commands, seed " << o.seed << ")";
+  if (o.round_trips > 0) {
+    title << "persistence round trips vs Redis 7.0 (" << index << " commands, "
+          << runner.round_trip_stats().Summary() << ", seed " << o.seed << ")";
+  } else {
+    title << "differential test vs Redis 7.0 (" << index << " commands, seed " << o.seed << ")";
+  }
 
   if (divergences == 0) {
     if (o.test_line) {
@@ -387,6 +408,10 @@ int Run(Options o) {
           : streams.tracking == StreamOptions::Tracking::kOff   ? ", no tracking"
           : streams.tracking == StreamOptions::Tracking::kBcast ? ", tracking in BCAST mode"
                                                                 : ", with tracking");
+      if (o.round_trips > 0) {
+        std::printf("difftest: seed %llu: %s\n", static_cast<unsigned long long>(o.seed),
+                    runner.round_trip_stats().Summary().c_str());
+      }
     }
     return 0;
   }

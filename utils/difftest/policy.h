@@ -94,6 +94,14 @@ extern const char* const kResetNotifyFlags;
 // All rows, in table order.
 const std::vector<PolicyRow>& PolicyTable();
 
+// What the persistence round trips (roundtrip.h) do not compare, or compare more weakly, each
+// with its reason (KNOWN-DIFFERENCES.md, "Persistence round trips").
+struct RoundTripExemption {
+  const char* what;
+  const char* reason;
+};
+const std::vector<RoundTripExemption>& RoundTripExemptions();
+
 // The rule for `name` ("get", "client|list"), with the fallbacks described above.
 const PolicyRow* FindPolicy(const std::string& name);
 

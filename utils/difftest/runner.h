@@ -24,6 +24,10 @@
 // (OBJECT ENCODING, ZRANGE) that the comparison sends is followed by a sentinel whose messages
 // are read and dropped, since they are the tester's, not the stream's.
 //
+// Persistence round trips (roundtrip.h): a round-trip step is a batch of its own, run on both
+// servers through a control connection per side (runner_roundtrip.cc); with round trips on,
+// every reset also switches the AOF off again once no child runs.
+//
 // Shrinking (delta debugging). A candidate is a subset of the steps before the divergent one,
 // plus that step. Each candidate is replayed from scratch: crashed servers restarted, every
 // connection reopened (so database, protocol, name and MULTI state start clean) and FLUSHALL.
@@ -40,6 +44,7 @@
 #include "command_table.h"
 #include "generator.h"
 #include "resp.h"
+#include "roundtrip.h"
 #include "server_proc.h"
 #include "streams.h"
 
@@ -59,7 +64,7 @@ struct Outcome {
 class Runner {
  public:
   Runner(ServerProcess& ours, ServerProcess& theirs, const CommandTable& table, int connections,
-         const StreamOptions& streams);
+         const StreamOptions& streams, bool round_trips = false);
 
   // Restarts dead servers, reopens every connection and flushes both servers.
   bool Reset(std::string& error);
@@ -82,6 +87,8 @@ class Runner {
   long long resp3_replies() const { return resp3_replies_; }
   // Subscriber messages compared so far (each side's count; sentinels not included).
   long long messages_compared() const { return messages_compared_; }
+  const RoundTripStats& round_trip_stats() const { return round_trip_stats_; }
+  void set_log_alike(bool on) { round_trip_stats_.log_alike = on; }
 
   // The policy name of a request: "get", or "client|list" for a container's subcommand.
   std::string PolicyName(const std::vector<std::string>& argv) const;
@@ -91,6 +98,8 @@ class Runner {
     ServerProcess* server;
     std::vector<std::unique_ptr<Connection>> conns;
     Subscriber subscriber;
+    Connection control;  // the round trips' own connection
+    bool ours = false;
   };
   struct TxState {
     bool in_multi = false;
@@ -119,6 +128,28 @@ class Runner {
                    std::vector<Value>& theirs);
   bool Fails(const std::vector<Step>& candidate);
 
+  // --- persistence round trips (runner_roundtrip.cc) ---
+  // Runs a round-trip step on both sides and checks it (see roundtrip.h).
+  Outcome RoundTrip(const Step& step);
+  // One side's part: the options, the kind, hashes loaded as hash tables. Empty, or what went
+  // wrong.
+  std::string RunRoundTrip(Side& side, const std::vector<std::string>& argv);
+  // SIGKILL and a start with `extra` arguments plus the configuration the stream gave the side,
+  // then every connection opened again; empty, or what went wrong.
+  std::string KillAndRestart(Side& side, const std::vector<std::string>& extra);
+  // The AOF on (switched on and its first rewrite waited for, if it was off).
+  std::string EnsureAof(Side& side);
+  // Every connection of the side opened again after a restart, as a reset opens them but
+  // without emptying the data.
+  bool Reconnect(Side& side, std::string& error);
+  // Opens the stream's connections, the subscriber and tracking (OpenAll's and Reconnect's part).
+  bool OpenStreamConnections(Side& side, std::string& error);
+  // Reads our subscriber up to a sentinel of ours alone and drops what came: the messages of a
+  // command the tester sent to our server only. False when the subscriber is lost.
+  bool DrainOurs();
+  // With round trips: no child left and the AOF off, as every replay starts.
+  bool PersistenceBaseline(Side& side, std::string& error);
+
   Side ours_;
   Side theirs_;
   const CommandTable& table_;
@@ -130,6 +161,8 @@ class Runner {
   uint64_t sentinel_ = 0;  // the number of the last sentinel published
   bool probed_ = false;    // Compare() sent a probe whose messages must be dropped
   long long messages_compared_ = 0;
+  bool round_trips_ = false;
+  RoundTripStats round_trip_stats_;
 };
 
 }  // namespace difftest

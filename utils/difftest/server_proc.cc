@@ -56,13 +56,14 @@ bool ServerProcess::Start() {
   return false;
 }
 
-bool ServerProcess::Spawn() {
+bool ServerProcess::Spawn(const std::vector<std::string>& extra) {
   std::string log = dir_ + "/server.log";
   std::vector<std::string> args = {binary_, "--port", std::to_string(port_), "--bind", "127.0.0.1",
                                    "--save", "", "--appendonly", "no", "--dir", dir_, "--logfile",
                                    log, "--daemonize", "no",
-                                   // DEBUG RELOAD steps (the generator's persistence checks).
+                                   // DEBUG RELOAD steps and the persistence round trips.
                                    "--enable-debug-command", "yes"};
+  args.insert(args.end(), extra.begin(), extra.end());
   pid_ = ::fork();
   if (pid_ < 0) {
     error_ = "fork failed";
@@ -77,6 +78,10 @@ bool ServerProcess::Spawn() {
       ::dup2(null_fd, 1);
       ::dup2(null_fd, 2);
     }
+    // Nothing else of the tester's: a server restarted in the middle of a run would otherwise
+    // keep the tester's sockets to the other server open for its whole life, and a connection
+    // the tester closes (an old subscriber) would stay subscribed there.
+    ::close_range(3, ~0U, 0);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -118,13 +123,13 @@ bool ServerProcess::Running() {
   return r == 0;
 }
 
-bool ServerProcess::Restart() {
+bool ServerProcess::Restart(const std::vector<std::string>& extra) {
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
-  return Spawn() && WaitReady();
+  return Spawn(extra) && WaitReady();
 }
 
 void ServerProcess::Stop(bool keep_dir) {

@@ -1,12 +1,15 @@
 // A server process the tester owns: started on a free 127.0.0.1 port in its own temporary
 // directory, with persistence off, and stopped (SIGTERM, then SIGKILL) by Stop() or the
 // destructor. Restart() brings a crashed server back on the same port so that shrinking can
-// go on after a divergence that was a crash.
+// go on after a divergence that was a crash; a persistence round trip (roundtrip.h) kills it
+// with SIGKILL on purpose and restarts it with arguments of its own (appendonly yes, the
+// configuration it had), on the same port and directory, so it loads what it wrote.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace difftest {
 
@@ -22,8 +25,9 @@ class ServerProcess {
   bool Start();
   // True while the child process has not exited.
   bool Running();
-  // Stops the process if running and starts it again on the same port and directory.
-  bool Restart();
+  // Stops the process if running (SIGKILL) and starts it again on the same port and directory;
+  // `extra` goes after the usual arguments (a later argument wins).
+  bool Restart(const std::vector<std::string>& extra = {});
   // Stops the process and removes its directory (keeps it when keep_dir is set).
   void Stop(bool keep_dir = false);
 
@@ -35,7 +39,7 @@ class ServerProcess {
   std::string LogTail(int lines) const;
 
  private:
-  bool Spawn();
+  bool Spawn(const std::vector<std::string>& extra = {});
   bool WaitReady();
 
   std::string label_;
