@@ -109,6 +109,41 @@ start_server {tags {tracking}} {
         trk_close $t
     }
 
+    test {SORT ... STORE is a write: it invalidates its destination and remembers nothing} {
+        r flushall
+        set t [trk_tracker]
+        r sadd so:src 3 1 2
+        $t get so:dst
+        assert_equal 3 [r sort so:src store so:dst]
+        assert_equal {invalidate so:dst} [$t read]
+        # The tracker's own SORT ... STORE: neither its source nor its destination is remembered.
+        assert_equal 3 [$t sort so:src store so:dst2]
+        r sadd so:src 4
+        r del so:dst2
+        trk_expect_nothing $t
+        # SORT_RO is a read: its source is remembered.
+        assert_equal {1 2 3 4} [$t sort_ro so:src]
+        r sadd so:src 5
+        assert_equal {invalidate so:src} [$t read]
+        trk_close $t
+    }
+
+    test {A refused SORT ... STORE changes nothing: its destination's readers stay tracked} {
+        r flushall
+        set t [trk_tracker]
+        # 1e400 is out of a double's range: SORT refuses the whole source, stores nothing.
+        r sadd so:bad 1 1e400
+        r set so:dst old
+        $t get so:dst
+        assert_error {*can't be converted into double*} {r sort so:bad store so:dst}
+        assert_equal old [r get so:dst]
+        trk_expect_nothing $t
+        # The read is still remembered: the next change of the destination is told.
+        r set so:dst new
+        assert_equal {invalidate so:dst} [$t read]
+        trk_close $t
+    }
+
     test {A tracking client's own change is invalidated after its reply} {
         r flushall
         set t [trk_tracker]

@@ -357,8 +357,8 @@ bool SameReply(const Value& ours, const Value& theirs, const PolicyRow* rule, st
   }
   Rule r = rule == nullptr ? Rule::kExact : rule->rule;
   // Redis 7.0's numeric SORT tests errno after strtod without clearing it first, so an ERANGE
-  // left by an earlier command of the same event-loop turn ("1e400", "5e-324") makes it refuse
-  // valid numbers. We do not copy that.
+  // left by an earlier command ("1e400", "5e-324") makes it refuse valid numbers. We do not copy
+  // that. Outside MULTI the runner clears errno first and takes such a refusal back (runner.h).
   if (rule != nullptr &&
       (std::string(rule->command) == "sort" || std::string(rule->command) == "sort_ro") &&
       theirs.IsError() && !ours.IsError() &&

@@ -28,6 +28,18 @@
 // servers through a control connection per side (runner_roundtrip.cc); with round trips on,
 // every reset also switches the AOF off again once no child runs.
 //
+// Tracking tables. With tracking, a third connection to each side (`probe`) reads INFO's
+// tracking_total_keys, _items and _prefixes after every batch: a key remembered or
+// forgotten on one side only (a read that tracks where Redis does not, an invalidation dropped
+// silently) shows at the batch that caused it, not commands later when the key changes, and a
+// divergence found that way shrinks like any other (the last step of the batch is the step).
+//
+// SORT and errno. Redis 7.0's numeric SORT tests errno after strtod without clearing it, and an
+// ERANGE left by an earlier command survives until something else sets errno, whose timing the
+// tester does not control (KNOWN-DIFFERENCES.md). Every SORT and SORT_RO outside MULTI is
+// therefore preceded, in the same pipeline, by a request that clears errno and changes nothing
+// (kErrnoReset), whose reply is dropped; the SORT's reply and messages are then compared in full.
+//
 // Shrinking (delta debugging). A candidate is a subset of the steps before the divergent one,
 // plus that step. Each candidate is replayed from scratch: crashed servers restarted, every
 // connection reopened (so database, protocol, name and MULTI state start clean) and FLUSHALL.
@@ -100,6 +112,7 @@ class Runner {
     Subscriber subscriber;
     Connection control;  // the round trips' own connection
     bool ours = false;
+    Connection probe;  // INFO's tracking counts (with tracking): never tracking, never in MULTI
   };
   struct TxState {
     bool in_multi = false;
@@ -127,6 +140,9 @@ class Runner {
   bool SyncStreams(Connection& a, Connection& b, std::vector<Value>& ours,
                    std::vector<Value>& theirs);
   bool Fails(const std::vector<Step>& candidate);
+  // After a batch (whose last step Redis answered `reply`): compares the sizes of the two
+  // tracking tables; false, with `bad` the divergence, when they differ.
+  bool SameTrackingTables(const Value& reply, Outcome& bad);
 
   // --- persistence round trips (runner_roundtrip.cc) ---
   // Runs a round-trip step on both sides and checks it (see roundtrip.h).
