@@ -604,6 +604,12 @@ int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, vo
   return lua_pcall(L, nargs + 1, nresults, 0);
 }
 
+void InstallRunProtected(lua_State* L) {
+  lua_pushlightuserdata(L, &kTrampolineKey);
+  lua_pushcfunction(L, Trampoline);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
 namespace {
 
 struct CollectTask {
@@ -710,9 +716,7 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
                  lua_tostring(l, -1) != nullptr ? lua_tostring(l, -1) : "?");
     std::abort();
   });
-  lua_pushlightuserdata(L, &kTrampolineKey);
-  lua_pushcfunction(L, Trampoline);
-  lua_rawset(L, LUA_REGISTRYINDEX);
+  InstallRunProtected(L);
   const struct {
     const char* name;
     lua_CFunction open;

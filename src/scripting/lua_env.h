@@ -66,6 +66,9 @@ bool UnwrapProxy(lua_State* L, int idx);
 // fn's frames may be longjmp'd over: no C++ object with a destructor may live in them across a
 // Lua call that can raise.
 int RunProtected(lua_State* L, int nargs, int nresults, int (*fn)(lua_State*, void*), void* ud);
+// Makes the C function RunProtected calls through, once per state, before any library that
+// uses RunProtected runs (NewScriptLuaState does it; so must a bare state of a unit test).
+void InstallRunProtected(lua_State* L);
 
 // A garbage-collection call (lua_gc with `what` and `data`) in a protected call: a collection
 // may allocate (shrinking the string table) and so raise when memory is short. Returns false

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "scripting/lua_env.h"
 #include "scripting/lua_libs.h"
 
 extern "C" {
@@ -51,6 +52,7 @@ class LuaCmsgpackTest : public ::testing::Test {
   void SetUp() override {
     L_ = luaL_newstate();
     luaL_openlibs(L_);
+    InstallRunProtected(L_);
     lua_pushcfunction(L_, OpenLuaCmsgpack);
     lua_call(L_, 0, 1);
     lua_setglobal(L_, "cmsgpack");
