@@ -183,9 +183,8 @@ bool Runner::OpenAll(Side& side, std::string& error) {
   // The connections closed by this reset may not be gone from the server yet: a PUBLISH to
   // the old subscriber's pattern would count it (seen after a --keep-going reset). Wait
   // (bounded) until the server sees exactly the tester's connections.
-  const size_t expected =
-      side.conns.size() + (streams_.enabled ? 1 : 0) + (side.control.alive() ? 1 : 0) +
-      (side.probe.alive() ? 1 : 0);
+  const size_t expected = side.conns.size() + (streams_.enabled ? 1 : 0) +
+                          (side.control.alive() ? 1 : 0) + (side.probe.alive() ? 1 : 0);
   for (int i = 0; i < 200; ++i) {
     Value info = side.conns[0]->Call({"INFO", "clients"});
     const size_t at = info.str.find("connected_clients:");
