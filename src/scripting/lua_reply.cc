@@ -260,13 +260,17 @@ bool WriteTaggedTable(lua_State* L, ReplyBuilder& out, int script_resp) {
     size_t count = 0;
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
-      // [.., m, key, value]: write a copy of the key (lua_next needs the key untouched), then
-      // (maps) the value.
-      lua_pushvalue(L, -2);
+      // [.., m, key, value]. lua_next needs the key untouched, and writing a proxy replaces it
+      // with its table: the key is written from a copy. A set drops the value first, so each
+      // level takes as many stack slots as in Redis (and nests as deep) for maps and sets alike.
+      if (!is_map) lua_pop(L, 1);
+      lua_pushvalue(L, is_map ? -2 : -1);
       WriteTop(L, out, script_resp);
       lua_pop(L, 1);
-      if (is_map) WriteTop(L, out, script_resp);
-      lua_pop(L, 1);
+      if (is_map) {
+        WriteTop(L, out, script_resp);
+        lua_pop(L, 1);
+      }
       ++count;
     }
     out.SetDeferredLen(handle, is_map ? '%' : '~', count);
@@ -276,7 +280,8 @@ bool WriteTaggedTable(lua_State* L, ReplyBuilder& out, int script_resp) {
   return false;
 }
 
-// Writes the value at the top of the stack (left there).
+// Writes the value at the top of the stack (left there; a read-only proxy is replaced by the
+// table it stands for).
 void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
   // Each level uses up to 5 slots; past Lua's limit (deep or self-containing tables) the
   // element becomes an error, as in Redis.
@@ -306,7 +311,8 @@ void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
       out.Int(LuaNumberToInteger(lua_tonumber(L, -1)));
       break;
     case LUA_TTABLE: {
-      lua_pushvalue(L, -1);
+      // Unwrapped in place (the caller pops the value): one stack slot per level of an array,
+      // as in Redis, so an array nests as deep before "reached lua stack limit".
       UnwrapProxy(L, -1);
       if (!WriteTaggedTable(L, out, script_resp)) {
         // An array: t[1], t[2] ... up to the first nil; the length is known only at the end.
@@ -324,7 +330,6 @@ void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
         }
         out.SetDeferredLen(handle, '*', n);
       }
-      lua_pop(L, 1);
       break;
     }
     default:

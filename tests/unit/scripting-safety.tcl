@@ -42,6 +42,24 @@ proc assert_script_error {kind body prefix {source ""} {line ""}} {
     assert_error "$prefix $where" [list safety_run $kind $body]
 }
 
+# The exact bytes of the reply to the body, read from a raw connection (the client's parser
+# would recurse as deep as the reply nests), followed by PING's, so that nothing more came.
+proc safety_raw_reply {kind body expected} {
+    if {$kind eq "fcall"} {
+        r function load replace "#!lua name=safety\nredis.register_function('f', function(KEYS, ARGV)\n$body\nend)"
+        set cmd [list FCALL f 0]
+    } else {
+        set cmd [list EVAL $body 0]
+    }
+    set fd [raw_connect]
+    set req "*[llength $cmd]\r\n"
+    foreach a $cmd {append req "\$[string length $a]\r\n$a\r\n"}
+    raw_write $fd "$req*1\r\n\$4\r\nPING\r\n"
+    set got [raw_read_bytes $fd [expr {[string length $expected] + 7}]]
+    raw_close $fd
+    assert_equal "$expected+PONG\r\n" $got
+}
+
 foreach kind {eval fcall} {
     start_server [list tags [list scripting]] {
         test "Returned tables convert raw: metatables neither raise nor answer ($kind)" {
@@ -191,6 +209,23 @@ foreach kind {eval fcall} {
         test "redis.call takes ~8000 arguments from unpack ($kind)" {
             assert_equal 0 [safety_run $kind {local t = {} ; for i=1,7999 do t[i]="a" end; return redis.call("del", unpack(t))}]
             assert_equal 7997 [safety_run $kind {local t = {} ; for i=1,7997 do t[i]="a" end; return #redis.call("mget", unpack(t))}]
+            assert_equal PONG [r ping]
+        }
+        test "Replies nest as deep as in Redis before 'reached lua stack limit' ($kind)" {
+            # Each level of an array takes one Lua stack slot in the conversion, each level of a
+            # map or set three: 7994 arrays (2664 maps or sets) convert, one more level makes the
+            # innermost element an error, as in Redis 7.0.15 (main stopped at 3997 arrays and
+            # 1998 sets).
+            set arrays {local t = {} for i = 1, %d do t = {t} end return t}
+            safety_raw_reply $kind [format $arrays 7994] "[string repeat "*1\r\n" 7994]*0\r\n"
+            safety_raw_reply $kind [format $arrays 7995] \
+                "[string repeat "*1\r\n" 7995]-ERR reached lua stack limit\r\n"
+            set sets {local t = 1 for i = 1, %d do t = {set={[t]=true}} end return t}
+            safety_raw_reply $kind [format $sets 2664] "[string repeat "*1\r\n" 2664]:1\r\n"
+            safety_raw_reply $kind [format $sets 2665] \
+                "[string repeat "*1\r\n" 2665]-ERR reached lua stack limit\r\n"
+            set maps {local t = {} for i = 1, %d do t = {map={a=t}} end return t}
+            safety_raw_reply $kind [format $maps 2664] "[string repeat "*2\r\n\$1\r\na\r\n" 2664]*0\r\n"
             assert_equal PONG [r ping]
         }
     }
