@@ -416,6 +416,13 @@ const std::vector<const char*> kExpressions = {
     "{verbatim_string = {format = 'txt'}, map = {b = 1}}",
     "{double = 1.5, big_number = '2'}",
     "{ok = 'o', err = 5}",
+    // replies nested to the conversion's stack limit and one level past it (one slot per array
+    // level, three per map or set level, as Redis counts them)
+    "(function() local t = {} for i = 1, 7994 do t = {t} end return t end)()",
+    "(function() local t = {} for i = 1, 7995 do t = {t} end return t end)()",
+    "(function() local t = 1 for i = 1, 2665 do t = {set = {[t] = true}} end return t end)()",
+    "(function() local t = {} for i = 1, 2665 do t = {map = {a = t}} end return t end)()",
+    "(function() local t = 1 for i = 1, 1999 do t = {map = {[t] = 1}} end return t end)()",
     // the globals and the library tables inside replies (the globals' names sorted: the global
     // table's own order differs, KNOWN-DIFFERENCES.md)
     "{map = redis}",
