@@ -31,6 +31,7 @@
 #include "persistence/persistence.h"
 #include "persistence/rdb_load.h"
 #include "server/client.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -256,8 +257,8 @@ static Status UpgradeOldAof(Server& server, const std::string& dirname, const st
             prefix.c_str(), dirname.c_str(), std::strerror(errno));
     return Status::Error("");
   }
-  FsyncDir(dirname);
-  FsyncDir(".");
+  (void)FsyncDirectory(dirname);
+  (void)FsyncDirectory(".");
   log.Log(LogLevel::kNotice, "Successfully migrated an old-style AOF into the AOF directory %s.",
           dirname.c_str());
   *m = std::move(next);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "server/config_parse.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -149,13 +150,6 @@ Result<AofManifest> ReadAofManifest(const std::string& dir, std::string_view pre
   return AofManifest::Parse(ss.str());
 }
 
-void FsyncDir(const std::string& dir) {
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd < 0) return;
-  fsync(dfd);
-  close(dfd);
-}
-
 // The error texts name the files as Redis's do: the temporary manifest and the manifest by
 // their names, the directory's fsync by the manifest's path in it.
 Status WriteAofManifest(const std::string& dir, std::string_view prefix, const AofManifest& m) {
@@ -192,14 +186,9 @@ Status WriteAofManifest(const std::string& dir, std::string_view prefix, const A
     return Status::Error("Error trying to rename the temporary AOF manifest file " + tmp_name +
                          " into " + name + ": " + std::strerror(errno));
   }
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    const int rc = fsync(dfd);
-    const int e = errno;
-    close(dfd);
-    if (rc != 0) {
-      return Status::Error("Fail to fsync AOF directory " + path + ": " + std::strerror(e) + ".");
-    }
+  bool no_dir = false;
+  if (const int e = FsyncDirectory(dir, &no_dir); e != 0 && !no_dir) {
+    return Status::Error("Fail to fsync AOF directory " + path + ": " + std::strerror(e) + ".");
   }
   return Status::Ok();
 }

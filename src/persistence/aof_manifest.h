@@ -63,7 +63,5 @@ Result<AofManifest> ReadAofManifest(const std::string& dir, std::string_view pre
 // Replaces the manifest atomically (temp-<name>, fsync, rename, fsync of the directory). A
 // failure is returned as the log line Redis writes for it.
 Status WriteAofManifest(const std::string& dir, std::string_view prefix, const AofManifest& m);
-// fsyncs a directory (after a rename or a create inside it).
-void FsyncDir(const std::string& dir);
 
 }  // namespace redistp

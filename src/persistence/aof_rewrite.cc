@@ -30,6 +30,7 @@
 #include "persistence/aof_bio.h"
 #include "persistence/persistence.h"
 #include "persistence/rdb_save.h"
+#include "util/file_io.h"
 
 namespace redistp {
 namespace {
@@ -301,7 +302,7 @@ Status Aof::CreateBaseNow(const char* why) {
   if (!WriteBaseFile(server_, ChildTempName(getpid()), path, rdb_preamble_, timestamps_, {})) {
     return Status::Error("");
   }
-  FsyncDir(dirname_);
+  (void)FsyncDirectory(dirname_);
   manifest_.base = base;
   manifest_.base_seq = seq;
   return Status::Ok();

@@ -12,6 +12,7 @@
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/crc64.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -219,16 +220,11 @@ Result<uint64_t> SaveRdbFile(Server& server, const std::string& path,
   }
   // The rename is durable only once the directory is: a failure here fails the save (the new
   // file is in place, but a crash could still bring the old one back), as in Redis.
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    const int rc = fsync(dfd);
-    const int e = errno;
-    close(dfd);
-    if (rc != 0) {
-      log.Log(LogLevel::kWarning, "Write error saving DB on disk(fsyncFileDir): %s",
-              std::strerror(e));
-      return Status::Error(std::strerror(e));
-    }
+  bool no_dir = false;
+  if (const int e = FsyncDirectory(dir, &no_dir); e != 0 && !no_dir) {
+    log.Log(LogLevel::kWarning, "Write error saving DB on disk(fsyncFileDir): %s",
+            std::strerror(e));
+    return Status::Error(std::strerror(e));
   }
   return keys;
 }

@@ -30,6 +30,7 @@
 #include "protocol/errors.h"
 #include "server/config.h"
 #include "server/config_parse.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -54,18 +55,6 @@ Status ReadOldFile(const std::string& path, std::string* out) {
   out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   if (f.bad()) return RewriteError(errno != 0 ? errno : EIO);
   return Status::Ok();
-}
-
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
 }
 
 // Writes `content` to a fresh file in the same directory and renames it over `path`.

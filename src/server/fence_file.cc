@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "server/config.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -15,19 +16,6 @@ namespace {
 
 constexpr std::string_view kPrefix = "redistp-fence-mark:";
 constexpr size_t kMaxFileBytes = 256;  // a mark line is < 50 bytes; more is not our file
-
-// write(2) until everything is written; false with errno set on failure.
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
 
 // "<what> '<path>': <strerror(errno)>".
 std::string Failure(const char* what, const std::string& path) {
@@ -92,9 +80,10 @@ Status FenceFile::Persist(uint64_t mark) {
   }
   if (error.empty()) {
     // The rename is durable once the directory is: fsync the working directory (`dir`).
-    int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0) error = Failure("can't fsync the directory of", path);
-    if (dfd >= 0) close(dfd);
+    if (const int e = FsyncDirectory("."); e != 0) {
+      errno = e;
+      error = Failure("can't fsync the directory of", path);
+    }
   }
   if (!error.empty()) {
     if (!failing_) {
