@@ -1,6 +1,7 @@
 # redis-tp build. `make` builds src/redis-server, `make test` runs every test, `make run`
 # starts the server with ./redis.conf, `make SANITIZE=1 ...` builds with ASan+UBSan into a
-# separate object tree. Missing Debian packages are installed by deps/install-deps.sh first.
+# separate object tree, `make WERROR=1 ...` turns warnings into errors (CI). Missing Debian
+# packages are installed by deps/install-deps.sh first.
 
 CXX ?= g++
 SANITIZE ?= 0
@@ -23,6 +24,11 @@ else
   BUILD := build/release
   OPT := -O2 -DUSE_JEMALLOC
   LDLIBS += -ljemalloc
+endif
+# WERROR=1 (set by .ci/run) makes every warning of the project's own sources an error.
+WERROR ?= 0
+ifeq ($(WERROR),1)
+  BASE_CXXFLAGS += -Werror
 endif
 CXXFLAGS += $(BASE_CXXFLAGS) $(OPT)
 
@@ -48,11 +54,32 @@ all: deps
 deps:
 	@deps/install-deps.sh
 
+# One static library per layer ($(BUILD)/lib/libtp_<layer>.a). The server links them from the
+# top layer down, so the linker cannot resolve a lower layer's need for a higher layer's symbol
+# from a library it has already passed; utils/check-link-layers.sh makes that exact (every
+# undefined symbol of every layer against the definitions above it) and runs before each link of
+# the server: an upward dependency fails the build, whether or not an #include shows it.
+LAYER_LIB = $(BUILD)/lib/libtp_$(1).a
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+LAYER_LIBS := $(foreach l,$(LAYERS),$(call LAYER_LIB,$(l)))
+LAYER_LIBS_TOP_DOWN := $(foreach l,$(call reverse,$(LAYERS)),$(call LAYER_LIB,$(l)))
+define LAYER_LIB_RULE
+$(call LAYER_LIB,$(1)): $(patsubst src/%.cc,$(BUILD)/%.o,$(wildcard src/$(1)/*.cc))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	@ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call LAYER_LIB_RULE,$(l))))
+
+$(BUILD)/lib/layers.checked: $(LAYER_LIBS) utils/check-link-layers.sh
+	@utils/check-link-layers.sh $(BUILD) $(LAYERS)
+	@touch $@
+
 # The binary is linked per flavour and copied to src/redis-server, so switching between
 # SANITIZE=0 and SANITIZE=1 always leaves the flavour just asked for in place.
 # -rdynamic exports the server's function names, so a crash report's backtrace shows them.
-$(SERVER_BIN): $(LIB_OBJS) $(MAIN_OBJ)
-	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
+$(SERVER_BIN): $(MAIN_OBJ) $(LAYER_LIBS) $(BUILD)/lib/layers.checked
+	$(CXX) $(LDFLAGS) -rdynamic -o $@ $(MAIN_OBJ) $(LAYER_LIBS_TOP_DOWN) $(LDLIBS)
 
 $(BUILD)/%.o: src/%.cc
 	@mkdir -p $(dir $@)
@@ -82,6 +109,7 @@ test-tcl: all
 
 check-layers:
 	@utils/check-layers.sh
+	@$(MAKE) --no-print-directory $(BUILD)/lib/layers.checked
 
 bench: all
 	@deps/install-deps.sh --bench
