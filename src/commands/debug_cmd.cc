@@ -138,7 +138,7 @@ void ObjectSub(CommandContext& c) {
     c.reply.Error(err::kNoSuchKey);
     return;
   }
-  uint32_t clock = c.server.keyspace().lru_clock;
+  uint32_t clock = c.server.keyspace().lru_clock();
   uint32_t lru = e->lru();
   uint64_t idle = clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
   char buf[256];
@@ -168,7 +168,7 @@ void PopulateSub(CommandContext& c) {
   }
   std::string key = prefix + ":";
   const size_t base = key.size();
-  const uint64_t dirty_before = c.server.keyspace().dirty;
+  const uint64_t dirty_before = c.server.keyspace().dirty();
   std::string value;
   for (int64_t i = 0; i < count; ++i) {
     key.resize(base);
@@ -181,7 +181,7 @@ void PopulateSub(CommandContext& c) {
   }
   // Redis neither propagates the keys DEBUG POPULATE makes (DebugCommand drops every DEBUG's
   // record) nor counts them as changes to save.
-  Persistence::Of(c.server).DiscountChanges(c.server.keyspace().dirty - dirty_before);
+  Persistence::Of(c.server).DiscountChanges(c.server.keyspace().dirty() - dirty_before);
   c.reply.Ok();
 }
 
@@ -357,7 +357,7 @@ void DebugCommand(CommandContext& c) {
     SegfaultSub();
   } else if (is("set-active-expire") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number enables, anything else disables.
-    c.server.keyspace().active_expire = std::atoi(std::string(c.args[2]).c_str()) != 0;
+    c.server.keyspace().expiry.SetActive(std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
   } else if (is("pause-cron") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number pauses, anything else resumes.

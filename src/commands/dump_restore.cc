@@ -113,13 +113,13 @@ void RestoreCommand(CommandContext& c) {
   }
   Entry* old = o.replace ? c.db.LookupWrite(key) : nullptr;
 
-  const int64_t now = c.server.keyspace().now_ms;
+  const int64_t now = c.server.keyspace().now_ms();
   int64_t expire_ms = ttl;
   if (ttl != 0 && !o.absttl) {
     // Wraps like Redis's signed addition would on an absurd TTL: such a key is "expired".
     expire_ms = static_cast<int64_t>(static_cast<uint64_t>(ttl) + static_cast<uint64_t>(now));
   }
-  if (expire_ms != 0 && expire_ms <= now && c.server.keyspace().expiry_enabled) {
+  if (expire_ms != 0 && expire_ms <= now && c.server.keyspace().expiry.enabled()) {
     if (old != nullptr) {
       c.db.Remove(old, RemoveCause::kDeleted);
       c.ReplicateAs({"DEL", key});

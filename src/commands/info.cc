@@ -98,7 +98,7 @@ void ServerSection(Server& s, std::string* out) {
   Line(out, "uptime_in_days:%lld", L(uptime / 86400));
   Line(out, "hz:%d", s.hz());
   Line(out, "configured_hz:%lld", static_cast<long long>(s.config().hz));
-  Line(out, "lru_clock:%u", s.keyspace().lru_clock);
+  Line(out, "lru_clock:%u", s.keyspace().lru_clock());
   Line(out, "executable:%s", s.executable().c_str());
   Line(out, "config_file:%s", s.config().config_file.c_str());
   Line(out, "io_threads_active:0");

@@ -193,8 +193,7 @@ void FlushDbCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   // Every key removed is a change since the last save, as Redis counts it (the flush emits
   // one event for the whole database, not one per key).
-  c.server.keyspace().dirty += c.db.size();
-  c.db.Flush();
+  c.db.Flush(Database::FlushCount::kCountKeys);
   c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
@@ -202,8 +201,7 @@ void FlushDbCommand(CommandContext& c) {
 void FlushAllCommand(CommandContext& c) {
   if (!ParseFlushMode(c)) return;
   for (int i = 0; i < c.server.db_count(); ++i) {
-    c.server.keyspace().dirty += c.server.db(i).size();  // as FLUSHDB
-    c.server.db(i).Flush();
+    c.server.db(i).Flush(Database::FlushCount::kCountKeys);  // as FLUSHDB
   }
   // With persistence (the real server; the in-process harness has none), a running BGSAVE is
   // killed and, with save points, the empty dataset saved at once, as Redis 7.0 does.

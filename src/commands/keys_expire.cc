@@ -4,7 +4,7 @@
 // Model. A TTL is an absolute unix time in milliseconds stored in the entry (Entry::expire_ms,
 // 0 = none) and indexed by the Database for active expiry. The four setters share one
 // implementation that turns its argument into that absolute time: seconds are scaled by 1000,
-// relative times are added to the command's cached clock (server.keyspace().now_ms, the same
+// relative times are added to the command's cached clock (server.keyspace().now_ms(), the same
 // "now" the lookups use), and every step is overflow-checked the way Redis 7.0 checks it, so
 // an out-of-range time answers "invalid expire time in '<command>' command" instead of
 // wrapping around.
@@ -91,7 +91,7 @@ void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
     c.reply.Error(err::kNotInteger);
     return;
   }
-  const int64_t now = c.server.keyspace().now_ms;
+  const int64_t now = c.server.keyspace().now_ms();
   if (seconds) {
     if (when > kInt64Max / 1000 || when < kInt64Min / 1000) {
       c.reply.Error(err::InvalidExpire(c.spec.full_name));
@@ -111,7 +111,7 @@ void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
     c.reply.Int(0);
     return;
   }
-  if (when <= now && c.server.keyspace().expiry_enabled) {
+  if (when <= now && c.server.keyspace().expiry.enabled()) {
     c.db.Remove(e, RemoveCause::kDeleted);
     // Replayed as a deletion: a replica must not depend on its own clock to agree.
     c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
@@ -144,7 +144,7 @@ void TtlGeneric(CommandContext& c, bool absolute, bool millis) {
     c.reply.Int(-1);
     return;
   }
-  int64_t t = absolute ? e->expire_ms : e->expire_ms - c.server.keyspace().now_ms;
+  int64_t t = absolute ? e->expire_ms : e->expire_ms - c.server.keyspace().now_ms();
   if (t < 0) t = 0;
   if (millis) {
     c.reply.Int(t);

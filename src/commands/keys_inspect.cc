@@ -161,7 +161,7 @@ void ObjectIdletimeCommand(CommandContext& c) {
     c.reply.Error(err::kLfuSelected);
     return;
   }
-  uint32_t clock = c.server.keyspace().lru_clock;
+  uint32_t clock = c.server.keyspace().lru_clock();
   uint32_t lru = e->lru();
   int64_t idle = clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
   c.reply.Int(idle);
@@ -179,7 +179,7 @@ void ObjectFreqCommand(CommandContext& c) {
   }
   uint32_t ldt = e->lru() >> 8;
   int64_t counter = e->lru() & 0xFF;
-  uint32_t now_min = static_cast<uint32_t>(c.server.keyspace().now_ms / 60000) & 0xFFFF;
+  uint32_t now_min = static_cast<uint32_t>(c.server.keyspace().now_ms() / 60000) & 0xFFFF;
   int64_t elapsed = now_min >= ldt ? now_min - ldt : 0xFFFF - ldt + now_min;
   int64_t decay = c.server.config().lfu_decay_time;
   int64_t periods = decay > 0 ? elapsed / decay : 0;

@@ -361,7 +361,7 @@ void OutputItems(CommandContext& c, const SortOptions& o, const std::vector<Sort
   }
   c.db.Upsert(o.store, std::move(list), /*keep_ttl=*/false, notice::kSortStore);
   // Redis counts one change per stored element; the Upsert above counted one.
-  ks.dirty += out_len - 1;
+  c.db.CountChanges(out_len - 1);
   c.reply.Int(static_cast<int64_t>(out_len));
 }
 

@@ -246,7 +246,7 @@ void XAddCommand(CommandContext& c) {
     return;
   }
   StreamID id;
-  if (std::string_view error = ResolveAddId(a, current, c.server.keyspace().now_ms, &id);
+  if (std::string_view error = ResolveAddId(a, current, c.server.keyspace().now_ms(), &id);
       !error.empty()) {
     c.reply.Error(error);
     return;

@@ -102,7 +102,7 @@ class StreamReadWaitKind : public BlockKind {
     const Propagator::Frame frame = prop.BeginCommand();
     ReplyKeyHeader(reply, key);
     ServeGroupNewEntries(reply, db, e, *group, {key, st.group, st.consumer}, st.count, st.noack,
-                         st.server->keyspace().now_ms, prop);
+                         st.server->keyspace().now_ms(), prop);
     prop.ReplicateNothing();
     prop.EndCommand(frame, db.index(), {});
     return ServeResult::kServed;

@@ -70,7 +70,7 @@ class Claimer {
  public:
   // `e` holds the stream, `g` is its group args[2].
   Claimer(CommandContext& c, Entry* e, StreamGroup& g)
-      : c_(c), e_(e), s_(*StreamOf(e)), g_(g), now_(c.server.keyspace().now_ms) {}
+      : c_(c), e_(e), s_(*StreamOf(e)), g_(g), now_(c.server.keyspace().now_ms()) {}
 
   int64_t now() const { return now_; }
   StreamObject& stream() { return s_; }
@@ -261,7 +261,7 @@ void XClaimCommand(CommandContext& c) {
   for (StreamID id; j < c.args.size() && ParseStreamID(c.args[j], &id, 0, true); ++j) {
     ids.push_back(id);
   }
-  const int64_t now = c.server.keyspace().now_ms;
+  const int64_t now = c.server.keyspace().now_ms();
   ClaimOptions o;
   if (!ParseClaimOptions(c, j, now, &o)) return;
 

@@ -65,7 +65,7 @@ bool ParseIntervalIdOrReply(CommandContext& c, std::string_view arg, bool is_sta
 
 namespace {
 
-int64_t Now(CommandContext& c) { return c.server.keyspace().now_ms; }
+int64_t Now(CommandContext& c) { return c.server.keyspace().now_ms(); }
 
 // Parses ENTRIESREAD's value: an integer >= 0, or -1 (unknown). Replies and returns false.
 bool ParseEntriesRead(CommandContext& c, std::string_view arg, int64_t* out) {

@@ -250,7 +250,7 @@ void XInfoConsumersCommand(CommandContext& c) {
     c.reply.Error(err::StreamNoGroup(c.args[2], c.args[3]));
     return;
   }
-  const int64_t now = c.server.keyspace().now_ms;
+  const int64_t now = c.server.keyspace().now_ms();
   c.reply.Array(g->consumers.size());
   for (const auto& [name, consumer] : g->consumers) {
     c.reply.Map(3);

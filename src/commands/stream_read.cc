@@ -262,7 +262,7 @@ void ReadCommand(CommandContext& c, bool group_read) {
   if (!ResolveIds(c, a, &ids)) return;
   if (group_read) c.ReplicateNothing();  // its effects are replayed as the records Emit()ted
 
-  const int64_t now_ms = c.server.keyspace().now_ms;
+  const int64_t now_ms = c.server.keyspace().now_ms();
   const bool resp3 = c.reply.resp() >= 3;
   size_t answered = 0;
   size_t len_handle = 0;

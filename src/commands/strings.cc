@@ -11,7 +11,7 @@
 // "ERR syntax error", as in Redis.
 //
 // Expire times. EX/PX are relative and become absolute against the command's cached clock
-// (server.keyspace().now_ms), EXAT/PXAT are absolute already. A time that is not positive, or
+// (server.keyspace().now_ms()), EXAT/PXAT are absolute already. A time that is not positive, or
 // that overflows 64 bits when scaled to milliseconds or added to the clock, is "invalid expire
 // time in '<cmd>' command" and nothing changes. Redis 7.0 stores a SET whose absolute time is
 // already past as a key that is expired on its next access, and we do the same; GETEX instead
@@ -117,7 +117,7 @@ bool ResolveExpire(CommandContext& c, uint32_t flags, std::string_view arg, int6
   bool bad = v <= 0 || (seconds && v > INT64_MAX / 1000);
   if (!bad) {
     if (seconds) v *= 1000;
-    if (relative) bad = __builtin_add_overflow(v, c.server.keyspace().now_ms, &v);
+    if (relative) bad = __builtin_add_overflow(v, c.server.keyspace().now_ms(), &v);
   }
   if (bad || v <= 0) {
     c.reply.Error(err::InvalidExpire(c.spec.full_name));
@@ -245,7 +245,7 @@ void GetExCommand(CommandContext& c) {
   }
   ReplyGet(c, e);
   // Replayed as what it did: DEL/UNLINK, PEXPIREAT with the absolute time, or PERSIST.
-  if ((opts.flags & (kSetExAt | kSetPxAt)) && when_ms <= c.server.keyspace().now_ms) {
+  if ((opts.flags & (kSetExAt | kSetPxAt)) && when_ms <= c.server.keyspace().now_ms()) {
     c.db.Remove(e, RemoveCause::kDeleted);
     c.ReplicateAs({c.server.config().lazyfree_lazy_expire ? "UNLINK" : "DEL", c.args[1]});
   } else if (opts.flags & kSetAnyExpire) {

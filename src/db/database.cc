@@ -65,19 +65,19 @@ void Database::SampleEntries(bool volatile_only, size_t n, std::vector<Entry*>* 
 
 void Database::InitAccess(Entry* e) {
   if (ctx_->lfu) {
-    e->set_lru((MinutesNow(ctx_->now_ms) << 8) | kLfuInitial);
+    e->set_lru((MinutesNow(ctx_->now_ms()) << 8) | kLfuInitial);
   } else {
-    e->set_lru(ctx_->lru_clock);
+    e->set_lru(ctx_->lru_clock());
   }
 }
 
 void Database::TouchAccess(Entry* e) {
   if (ctx_->lfu) {
-    uint32_t counter = LfuDecayed(e->lru(), ctx_->now_ms, ctx_->lfu_decay_time);
+    uint32_t counter = LfuDecayed(e->lru(), ctx_->now_ms(), ctx_->lfu_decay_time);
     counter = LfuIncrement(counter, ctx_->lfu_log_factor);
-    e->set_lru((MinutesNow(ctx_->now_ms) << 8) | counter);
+    e->set_lru((MinutesNow(ctx_->now_ms()) << 8) | counter);
   } else {
-    e->set_lru(ctx_->lru_clock);
+    e->set_lru(ctx_->lru_clock());
   }
 }
 
@@ -88,7 +88,7 @@ Database::~Database() {
 
 void Database::Emit(KeyEventKind kind, Entry* e, KeyNotice notice, RemoveCause cause,
                     Entry* moved_from, bool replaced) {
-  ++ctx_->dirty;
+  ++ctx_->dirty_;
   if (ctx_->listener == nullptr) return;
   KeyEvent ev{kind, cause, this, e, moved_from, replaced, notice};
   ctx_->listener->OnKeyEvent(ev);
@@ -97,7 +97,7 @@ void Database::Emit(KeyEventKind kind, Entry* e, KeyNotice notice, RemoveCause c
 Entry* Database::LookupInternal(std::string_view key) {
   Entry* e = dict_.Find(key);
   if (e != nullptr && IsExpired(e)) {
-    if (ctx_->expiry_paused) return nullptr;  // absent, but kept until the pause ends
+    if (ctx_->expiry.held()) return nullptr;  // absent, but kept until the pause ends
     ++ctx_->expired_keys;
     Remove(e, RemoveCause::kExpired);
     return nullptr;
@@ -234,7 +234,8 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
   return moved;
 }
 
-void Database::Flush() {
+void Database::Flush(FlushCount count) {
+  if (count == FlushCount::kCountKeys) ctx_->dirty_ += dict_.size();
   if (ctx_->listener != nullptr) ctx_->listener->OnFlush(*this);
   expires_.Clear();
   dict_.Clear();
@@ -258,7 +259,7 @@ uint64_t Database::Scan(uint64_t cursor, const std::function<void(Entry*)>& fn) 
   found.swap(sample_);
   for (Entry* e : found) {
     if (IsExpired(e)) {
-      if (ctx_->expiry_paused) continue;  // not reported, kept until the pause ends
+      if (ctx_->expiry.held()) continue;  // not reported, kept until the pause ends
       ++ctx_->expired_keys;
       Remove(e, RemoveCause::kExpired);
     } else {
@@ -276,7 +277,7 @@ Entry* Database::RandomKey() {
     if (e == nullptr) return nullptr;
     if (!IsExpired(e)) return e;
     if (dict_.size() == expires_.size() && tries >= 99) return e;
-    if (ctx_->expiry_paused) continue;  // kept until the pause ends
+    if (ctx_->expiry.held()) continue;  // kept until the pause ends
     ++ctx_->expired_keys;
     Remove(e, RemoveCause::kExpired);
   }
@@ -297,12 +298,12 @@ size_t Database::ActiveExpireCycle(int64_t deadline_us, int effort) {
     std::vector<Entry*> batch;
     batch.swap(sample_);
     for (Entry* e : batch) {
-      if (ctx_->now_ms > e->expire_ms) {
+      if (ctx_->now_ms() > e->expire_ms) {
         ++expired;
         ++ctx_->expired_keys;
         Remove(e, RemoveCause::kExpired);
       } else {
-        ttl_sum += static_cast<uint64_t>(e->expire_ms - ctx_->now_ms);
+        ttl_sum += static_cast<uint64_t>(e->expire_ms - ctx_->now_ms());
         ++ttl_n;
       }
     }
@@ -337,18 +338,19 @@ Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_m
 }
 
 uint32_t Database::IdleSeconds(const Entry* e) const {
-  uint32_t clock = ctx_->lru_clock;
+  uint32_t clock = ctx_->lru_clock();
   uint32_t lru = e->lru();
   return clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
 }
 
 void Database::SetSavedAccess(Entry* e, int64_t idle_s, int freq) {
   if (ctx_->lfu) {
-    if (freq >= 0) e->set_lru((MinutesNow(ctx_->now_ms) << 8) | static_cast<uint32_t>(freq & 0xFF));
+    if (freq >= 0)
+      e->set_lru((MinutesNow(ctx_->now_ms()) << 8) | static_cast<uint32_t>(freq & 0xFF));
     return;
   }
   if (idle_s < 0) return;
-  int64_t lru = static_cast<int64_t>(ctx_->lru_clock) - idle_s;
+  int64_t lru = static_cast<int64_t>(ctx_->lru_clock()) - idle_s;
   // The clock is 24 bits of seconds and wraps: an idle time past it wraps the same way.
   lru %= static_cast<int64_t>(Entry::kLruMask) + 1;
   if (lru < 0) lru += static_cast<int64_t>(Entry::kLruMask) + 1;

@@ -5,7 +5,7 @@
 // keyspace_events.h. Expiry follows Redis: a key whose expire time is strictly in the past
 // (now > expire_ms) does not exist; lookups delete it on sight (lazy expiry) and the server's
 // cron samples the TTL index (active expiry). "Now" is the shared KeyspaceContext's cached
-// command time, so one command sees one consistent clock.
+// command time (its CommandClock, keyspace_state.h), so one command sees one consistent clock.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +17,7 @@
 #include "db/dict.h"
 #include "db/entry.h"
 #include "db/keyspace_events.h"
+#include "db/keyspace_state.h"
 #include "db/ptr_set.h"
 #include "types/type_limits.h"
 #include "util/clock.h"
@@ -26,15 +27,16 @@ namespace redistp {
 
 // State shared by all databases of a server.
 struct KeyspaceContext {
-  int64_t now_ms = 0;          // cached command time
-  uint32_t lru_clock = 0;      // seconds, 24 bits
-  bool expiry_enabled = true;  // false while loading
-  bool active_expire = true;   // DEBUG SET-ACTIVE-EXPIRE
-  // CLIENT PAUSE in force: a key past its TTL reads as absent but is not deleted (no DEL, not
-  // counted in expired_keys) until the pause ends, as in Redis 7.0, so the data does not change
-  // while paused. The server clears it while a write command runs (only the rest of the
-  // transaction that paused can write then), which deletes expired keys as usual.
-  bool expiry_paused = false;
+  // The time commands see and the LRU clock; changed only through its API and scopes
+  // (keyspace_state.h), so nobody can forget to put a script's or a loader's time back.
+  CommandClock command_clock;
+  // Whether keys expire now: loading suspends it, CLIENT PAUSE holds expired keys (absent but
+  // not deleted, not counted in expired_keys, until the pause ends, as in Redis 7.0, so the
+  // data does not change while paused), a write run during the pause lifts that, DEBUG
+  // SET-ACTIVE-EXPIRE turns the cron's sampling off (keyspace_state.h).
+  ExpiryGate expiry;
+  int64_t now_ms() const { return command_clock.now_ms(); }
+  uint32_t lru_clock() const { return command_clock.lru_clock(); }
   // Access tracking: LRU clock (default) or LFU counters when maxmemory-policy is *-lfu.
   bool lfu = false;
   int lfu_log_factor = 10;
@@ -54,8 +56,14 @@ struct KeyspaceContext {
   uint64_t keyspace_misses = 0;
   uint64_t expired_stale_perc_samples = 0;
   // Key changes since the last save (Redis's server.dirty): one per key event that Database
-  // emits; INFO's rdb_changes_since_last_save and, later, save points read it.
-  uint64_t dirty = 0;
+  // emits, one per key a FLUSHDB/FLUSHALL drops, plus Database::CountChanges; INFO's
+  // rdb_changes_since_last_save, the save points and propagation (a command wrote when it
+  // moved) read it. Only Database moves it, so it is exact by construction.
+  uint64_t dirty() const { return dirty_; }
+
+ private:
+  friend class Database;
+  uint64_t dirty_ = 0;
 };
 
 class Database;
@@ -142,7 +150,7 @@ class Database {
     return {e, false};
   }
   bool IsExpired(const Entry* e) const {
-    return e->expire_ms != 0 && ctx_->expiry_enabled && ctx_->now_ms > e->expire_ms;
+    return e->expire_ms != 0 && ctx_->expiry.enabled() && ctx_->now_ms() > e->expire_ms;
   }
 
   // Every change below emits one key event carrying a KeyNotice (how notifications name it).
@@ -175,8 +183,16 @@ class Database {
   Entry* MoveEntry(Entry* src, Database& dst_db, std::string_view dst_key, KeyNotice from,
                    KeyNotice to);
 
-  // FLUSHDB: drops every key (OnFlush is emitted first).
-  void Flush();
+  // Drops every key (OnFlush is emitted first). kCountKeys (FLUSHDB, FLUSHALL) counts each key
+  // dropped as a change since the last save, as Redis does, before OnFlush; kUncounted
+  // empties the keyspace for a load (DEBUG RELOAD, DEBUG LOADAOF), which changes nothing
+  // a save would not restore.
+  enum class FlushCount : uint8_t { kCountKeys, kUncounted };
+  void Flush(FlushCount count);
+  // Changes that are not one key event each but that Redis counts as `n` changes since the last
+  // save (SORT ... STORE: one per element stored; its Upsert counted one already). Moves the
+  // counter propagation reads: call it only for a change the command also records.
+  void CountChanges(uint64_t n) { ctx_->dirty_ += n; }
   // SWAPDB: exchanges contents; emits OnSwap.
   static void Swap(Database& a, Database& b);
 
@@ -210,7 +226,7 @@ class Database {
   // under the LRU clock, and the LFU counter after its decay.
   uint32_t IdleSeconds(const Entry* e) const;
   uint32_t LfuCounter(const Entry* e) const {
-    return LfuFrequency(e->lru(), ctx_->now_ms, ctx_->lfu_decay_time);
+    return LfuFrequency(e->lru(), ctx_->now_ms(), ctx_->lfu_decay_time);
   }
   // Restores saved access data (RESTORE IDLETIME/FREQ, loading IDLE/FREQ): idle_s >= 0 sets
   // the LRU clock that many seconds back (LRU policies only), freq >= 0 the LFU counter (LFU

@@ -358,11 +358,12 @@ bool Aof::DebugLoad() {
   const bool attached = state_ != AofState::kOff;
   if (attached) server_.propagator().RemoveSink(this);
   persistence_.EmptyData(true);
-  const bool expiry = server_.keyspace().expiry_enabled;
-  server_.keyspace().expiry_enabled = false;
   bool found = false;
-  Status s = Load(&found);
-  server_.keyspace().expiry_enabled = expiry;
+  Status s;
+  {
+    ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
+    s = Load(&found);
+  }
   if (attached) server_.propagator().AddSink(this);
   if (s.ok()) server_.log().Log(LogLevel::kNotice, "Append Only File loaded by DEBUG LOADAOF");
   // The next record must say its database again (the replay moved the propagator nowhere, but

@@ -61,7 +61,7 @@ void ChildSigusr1(int) {
 }  // namespace
 
 Persistence::Persistence(Server& server) : server_(server) {
-  dirty_at_save_ = server_.keyspace().dirty;
+  dirty_at_save_ = server_.keyspace().dirty();
   aof_ = std::make_unique<Aof>(server_, *this);  // AOF (f/aof)
 }
 
@@ -84,7 +84,7 @@ Persistence& Persistence::Of(Server& server) {
 std::string Persistence::RdbPath() const { return server_.config().dbfilename; }
 
 uint64_t Persistence::changes_since_save() const {
-  return server_.keyspace().dirty - dirty_at_save_;
+  return server_.keyspace().dirty() - dirty_at_save_;
 }
 
 Status Persistence::RaiseFenceFloor() {
@@ -101,7 +101,9 @@ Status Persistence::RaiseFenceFloor() {
 }
 
 void Persistence::EmptyData(bool functions) {
-  for (int i = 0; i < server_.db_count(); ++i) server_.db(i).Flush();
+  for (int i = 0; i < server_.db_count(); ++i) {
+    server_.db(i).Flush(Database::FlushCount::kUncounted);  // the load that follows is the data
+  }
   if (functions && server_.functions_module() != nullptr) FunctionEngine::Of(server_).Flush();
 }
 
@@ -110,13 +112,14 @@ void Persistence::EmptyData(bool functions) {
 Status Persistence::LoadAtStartup() {
   Logger& log = server_.log();
   const int64_t start_us = server_.NowUs();
-  const bool expiry = server_.keyspace().expiry_enabled;
-  server_.keyspace().expiry_enabled = false;
   // AOF (f/aof): with appendonly yes the AOF is loaded instead of the RDB file.
   if (server_.config().appendonly) {
     bool found = false;
-    Status as = aof_->Load(&found);
-    server_.keyspace().expiry_enabled = expiry;
+    Status as;
+    {
+      ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
+      as = aof_->Load(&found);
+    }
     if (!as.ok()) return as;
     if (found) {
       log.Log(LogLevel::kNotice, "DB loaded from append only file: %.3f seconds",
@@ -124,18 +127,17 @@ Status Persistence::LoadAtStartup() {
     }
     as = aof_->OpenOnStartup();
     if (!as.ok()) return as;
-    dirty_at_save_ = server_.keyspace().dirty;
+    dirty_at_save_ = server_.keyspace().dirty();
     return RaiseFenceFloor();
   }
-  if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) {
-    server_.keyspace().expiry_enabled = expiry;
-    return ms;
-  }
-
   bool missing = false;
-  last_load_ = RdbLoadInfo{};
-  Status s = LoadRdbFile(server_, RdbPath(), RdbLoadOptions{}, &last_load_, &missing);
-  server_.keyspace().expiry_enabled = expiry;
+  Status s;
+  {
+    ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
+    if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) return ms;
+    last_load_ = RdbLoadInfo{};
+    s = LoadRdbFile(server_, RdbPath(), RdbLoadOptions{}, &last_load_, &missing);
+  }
   if (!s.ok()) {
     log.Log(LogLevel::kWarning, "%s", s.message().c_str());
     // Redis's last words: a file that is not an RDB file of a version it reads is refused as
@@ -153,14 +155,14 @@ Status Persistence::LoadAtStartup() {
     log.Log(LogLevel::kNotice, "DB loaded from disk: %.3f seconds",
             static_cast<double>(server_.NowUs() - start_us) / 1e6);
   }
-  dirty_at_save_ = server_.keyspace().dirty;
+  dirty_at_save_ = server_.keyspace().dirty();
   return RaiseFenceFloor();
 }
 
 // ---- saving ---------------------------------------------------------------------------------
 
 Status Persistence::SaveInProcess() {
-  const uint64_t dirty_before = server_.keyspace().dirty;
+  const uint64_t dirty_before = server_.keyspace().dirty();
   Result<uint64_t> r =
       SaveRdbFile(server_, RdbPath(), RdbSaveOptions::FromConfig(server_.config()));
   if (!r.ok()) return Status::Error("ERR");
@@ -192,7 +194,7 @@ Status Persistence::StartBackgroundSave() {
   if (child_kind_ == ChildKind::kRdb) {
     return Status::Error("ERR Background save already in progress");
   }
-  const uint64_t dirty_before = server_.keyspace().dirty;
+  const uint64_t dirty_before = server_.keyspace().dirty();
   const std::string path = RdbPath();
   RdbSaveOptions options = RdbSaveOptions::FromConfig(server_.config());
   last_bgsave_try_ms_ = server_.NowMs();
@@ -258,10 +260,11 @@ Status Persistence::Reload(bool save, bool flush, bool merge) {
   o.allow_duplicates = merge;
   bool missing = false;
   last_load_ = RdbLoadInfo{};
-  const bool expiry = server_.keyspace().expiry_enabled;
-  server_.keyspace().expiry_enabled = false;
-  Status s = LoadRdbFile(server_, RdbPath(), o, &last_load_, &missing);
-  server_.keyspace().expiry_enabled = expiry;
+  Status s;
+  {
+    ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
+    s = LoadRdbFile(server_, RdbPath(), o, &last_load_, &missing);
+  }
   if (!s.ok() || missing) {
     if (!s.ok()) server_.log().Log(LogLevel::kWarning, "%s", s.message().c_str());
     return Status::Error("ERR Error trying to load the RDB dump");

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "db/keyspace_state.h"
 #include "protocol/errors.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
@@ -436,6 +437,10 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   PushErrorHandler(L);
   lua_insert(L, func_index);
   const int handler_index = func_index;
+  // The script's commands all see the time the script started (Redis 7.0): none of them, nor
+  // anything else until the script returns, moves the command clock (busy passes thaw it for
+  // the other clients and give the frozen time back).
+  CommandClock::Scope frozen = server_.keyspace().command_clock.Freeze();
   int rc = lua_pcall(L, nargs, 1, handler_index);
   if (run_.busy && server_.shutdown_requested()) {
     // Stopped by SHUTDOWN NOSAVE: the caller sees its connection end without a reply, as with

@@ -21,7 +21,8 @@
 //     (HasServeWork), there is no eviction (the dispatcher skips the memory check) and no cron,
 //     and a session that ends (disconnect, QUIT, RESET) releases its temporary keys only after
 //     the script (busy_ended_owners_, released by the next AfterCallback);
-//   - the script's frozen time (keyspace now_ms) is restored after each pass;
+//   - each pass thaws the command clock for the clients it serves, and the script's frozen
+//     time is back when the pass ends (CommandClock::Thaw);
 //   - no Client object is freed: closed clients are reaped by BeforeSleep, after the script.
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -98,7 +99,9 @@ bool Server::BusyRound() {
   epoll_event events[kMaxEvents];
   int n = epoll_wait(busy_poll_fd_, events, kMaxEvents, 0);
   if (n <= 0) return false;
-  const int64_t script_now_ms = keyspace_.now_ms;
+  // The clients served now run their commands at their own time; the script's frozen time is
+  // back when the round ends.
+  CommandClock::Scope thawed = keyspace_.command_clock.Thaw();
   for (int i = 0; i < n; ++i) {
     const uint64_t tag = events[i].data.u64;
     if ((tag & kListenerTag) != 0) {
@@ -134,7 +137,6 @@ bool Server::BusyRound() {
     // A socket that is full is watched for writability until it drains.
     if (!c->closed && c->write_armed) BusyWatch(c, false);
   }
-  keyspace_.now_ms = script_now_ms;
   return true;
 }
 
@@ -142,7 +144,7 @@ void Server::ReleaseDeferredOwners() {
   if (busy_caller_ != nullptr) return;
   std::vector<uint64_t> ids;
   ids.swap(busy_ended_owners_);
-  keyspace_.now_ms = NowMs();
+  keyspace_.command_clock.Update(NowMs());
   for (uint64_t id : ids) owners_.ReleaseAll(id);
 }
 

@@ -97,12 +97,12 @@ void Server::WatchTimerCallback(int /*fd*/, short /*what*/, void* arg) {
 void Server::ExpireWatchedKeys() {
   // Nothing expires during CLIENT PAUSE: UnpauseClients arms the timer again.
   if (pause_end_ms_ != 0) return;
-  keyspace_.now_ms = NowMs();
-  for (auto& [db_index, key] : watches_.DueExpiries(keyspace_.now_ms)) {
+  keyspace_.command_clock.Update(NowMs());
+  for (auto& [db_index, key] : watches_.DueExpiries(keyspace_.now_ms())) {
     if (db_index < db_count()) db(db_index).Peek(key);  // deletes it if expired, emitting DEL
   }
   int64_t next = watches_.next_deadline();
-  if (next != 0) OnWatchDeadlineChanged(std::max(next, keyspace_.now_ms));
+  if (next != 0) OnWatchDeadlineChanged(std::max(next, keyspace_.now_ms()));
 }
 
 Status Server::StartFencing() {
@@ -146,7 +146,7 @@ void Server::BlockTimerCallback(int /*fd*/, short /*what*/, void* arg) {
 
 void Server::ExpireBlockedClients() {
   int64_t now = NowMs();
-  keyspace_.now_ms = now;
+  keyspace_.command_clock.Update(now);
   block_timer_deadline_ = 0;  // fired: re-armed below for whatever is left
   for (std::unique_ptr<BlockedClient>& w : blocking_.TakeExpired(now)) {
     Client* c = FindClient(w->client);
@@ -189,7 +189,7 @@ void Server::ServeReadyKeys() {
   while (HasServeWork()) {
     for (auto& [db_index, key] : blocking_.TakeReady()) {
       if (db_index >= db_count()) continue;
-      keyspace_.now_ms = NowMs();
+      keyspace_.command_clock.Update(NowMs());
       auto serve = [this](BlockedClient& w, Database& d, std::string_view k) {
         Client* c = FindClient(w.client);
         if (c == nullptr || c->closed) return ServeResult::kNotServed;

@@ -200,14 +200,14 @@ void Server::PauseClients(int64_t until_ms, bool writes_only) {
     pause_writes_only_ = false;
   }
   if (until_ms > pause_end_ms_) pause_end_ms_ = until_ms;
-  // Expiry and eviction stop during any pause (keyspace_.expiry_paused, RefuseForMemory).
-  keyspace_.expiry_paused = true;
+  // Expiry and eviction stop during any pause (keyspace_.expiry, RefuseForMemory).
+  keyspace_.expiry.SetPaused(true);
 }
 
 void Server::UnpauseClients() {
   pause_end_ms_ = 0;
   pause_writes_only_ = false;
-  keyspace_.expiry_paused = false;
+  keyspace_.expiry.SetPaused(false);
   // Watched keys whose TTL passed during the pause get their DEL now.
   if (watches_.next_deadline() != 0) OnWatchDeadlineChanged(watches_.next_deadline());
   std::vector<Client*> resume;
@@ -251,12 +251,11 @@ void Server::Dispatch(Client* c) {
 void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   int64_t start_us = NowUs();
   // Inside a script time stands still for the keyspace: a key does not expire between two
-  // commands of one script (Redis 7.0 uses the script's start time).
+  // commands of one script (Redis 7.0 uses the script's start time). The script engine holds
+  // the command clock frozen while the script runs, so this Update changes nothing there.
   const bool from_script = c->has_flag(kClientScript);
-  if (!from_script) {
-    keyspace_.now_ms = start_us / 1000;
-    c->last_interaction_ms = keyspace_.now_ms;
-  }
+  keyspace_.command_clock.Update(start_us / 1000);
+  if (!from_script) c->last_interaction_ms = start_us / 1000;
 
   uint64_t errors_before = c->reply.errors_written();
   uint64_t uncounted_before = c->reply.errors_uncounted();
@@ -414,11 +413,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     running_args_ = &args;
     running_spec_ = spec;
     // A write that runs during CLIENT PAUSE (the rest of the transaction that paused) sees and
-    // deletes expired keys as usual: it may create the key anew (database.h, expiry_paused).
-    const bool expiry_paused = keyspace_.expiry_paused;
-    if (expiry_paused && (spec->flags & kCmdWrite) != 0) keyspace_.expiry_paused = false;
-    spec->handler(ctx);
-    if (expiry_paused) keyspace_.expiry_paused = pause_end_ms_ != 0;
+    // deletes expired keys as usual: it may create the key anew (keyspace_state.h, LiftPause).
+    {
+      ExpiryGate::Scope lift =
+          keyspace_.expiry.LiftPause((spec->flags & kCmdWrite) != 0 && keyspace_.expiry.paused());
+      spec->handler(ctx);
+    }
     running_client_ = outer_client;
     running_args_ = outer_args;
     running_spec_ = outer_spec;

@@ -62,10 +62,10 @@ uint64_t Evictor::Score(const Entry* e) const {
       return UINT64_MAX - static_cast<uint64_t>(e->expire_ms);
     case MaxmemoryPolicy::kVolatileLfu:
     case MaxmemoryPolicy::kAllkeysLfu:
-      return 255 - Database::LfuFrequency(e->lru(), ks.now_ms, ks.lfu_decay_time);
+      return 255 - Database::LfuFrequency(e->lru(), ks.now_ms(), ks.lfu_decay_time);
     default: {
       // Idle milliseconds on the 24-bit seconds clock, which wraps.
-      uint32_t clock = ks.lru_clock;
+      uint32_t clock = ks.lru_clock();
       uint32_t lru = e->lru();
       uint64_t idle_s = clock >= lru ? clock - lru : clock + (Entry::kLruMask - lru);
       return idle_s * 1000;

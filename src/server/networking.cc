@@ -345,7 +345,8 @@ void Server::OnReadable(Client* c) {
   c->query.Produced(static_cast<size_t>(n));
   c->net_input_bytes += static_cast<uint64_t>(n);
   stats_.net_input_bytes += static_cast<uint64_t>(n);
-  c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
+  c->last_interaction_ms = c->last_read_ms = NowMs();
+  keyspace_.command_clock.Update(c->last_read_ms);
   // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
   // each parsed argument out of its query buffer): a command bigger than the limit in total,
   // made of arguments each within proto-max-bulk-len, is accepted.
@@ -447,7 +448,7 @@ void Server::EndSession(Client& c) {
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.
   //    While a script is busy the keys stay until it ends (server/busy.cc).
-  keyspace_.now_ms = NowMs();
+  keyspace_.command_clock.Update(NowMs());
   if (busy_caller_ == nullptr) {
     owners_.ReleaseAll(c.id);
   } else {

@@ -99,10 +99,10 @@ class Propagator : public KeyspaceListener {
     } else {
       wishes_[depth_].Reset();
     }
-    return Frame{keyspace_->dirty, accounted_, depth_++};
+    return Frame{keyspace_->dirty(), accounted_, depth_++};
   }
   void EndCommand(const Frame& frame, int db, const std::vector<std::string_view>& args) {
-    const uint64_t changed = keyspace_->dirty - frame.dirty_start;
+    const uint64_t changed = keyspace_->dirty() - frame.dirty_start;
     const uint64_t covered = accounted_ - frame.accounted_start;
     const uint64_t own = changed > covered ? changed - covered : 0;
     accounted_ += own;

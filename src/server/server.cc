@@ -53,8 +53,7 @@ Server::Server(Config config, Clock* clock)
   notifier_.Attach(&hub_);  // in the hub only while notify-keyspace-events has a class on
   start_time_ms_ = NowMs();
   last_save_time_ = start_time_ms_ / 1000;
-  keyspace_.now_ms = start_time_ms_;
-  keyspace_.lru_clock = static_cast<uint32_t>(start_time_ms_ / 1000) & Entry::kLruMask;
+  keyspace_.command_clock.UpdateWithLru(start_time_ms_);
 }
 
 Server::~Server() {
@@ -284,15 +283,14 @@ void Server::Cron() {
   }
   ++cron_loops_;
   int64_t now = NowMs();
-  keyspace_.now_ms = now;
-  keyspace_.lru_clock = static_cast<uint32_t>(now / 1000) & Entry::kLruMask;
+  keyspace_.command_clock.UpdateWithLru(now);
 
   // Active expiry: 25% of a tick's time, shared by the databases (Redis's slow cycle).
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
   int64_t deadline = clock_->MonotonicUs() + budget_us;
   // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0.
-  if (keyspace_.active_expire && pause_end_ms_ == 0) {
+  if (keyspace_.expiry.active_enabled() && pause_end_ms_ == 0) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }
@@ -445,7 +443,8 @@ void Server::DeliverInput(Client* c, std::string_view bytes) {
   c->query.Append(bytes);
   c->net_input_bytes += bytes.size();
   stats_.net_input_bytes += bytes.size();
-  c->last_interaction_ms = c->last_read_ms = keyspace_.now_ms = NowMs();
+  c->last_interaction_ms = c->last_read_ms = NowMs();
+  keyspace_.command_clock.Update(c->last_read_ms);
   ProcessInput(c);
   if (!c->closed) ScheduleFlush(c);
   AfterCallback();

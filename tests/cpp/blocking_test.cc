@@ -72,7 +72,7 @@ class BlockingCoreTest : public ::testing::Test {
  protected:
   BlockingCoreTest() {
     ctx_.listener = &hub_;
-    ctx_.now_ms = kNow;
+    ctx_.command_clock.Update(kNow);
     core_.set_interest(&watches_);
     hub_.Subscribe(&watches_);
     hub_.Subscribe(&core_);
@@ -240,7 +240,7 @@ TEST_F(BlockingCoreTest, QueuesArePerDatabase) {
 TEST_F(BlockingCoreTest, FlushAndSwapMakeTheirDatabasesKeysReady) {
   db0_.Upsert("k", Value::String("x"), false, notice::kSet);
   Block(1, db0_, {"k"}, &tp_);
-  db0_.Flush();
+  db0_.Flush(Database::FlushCount::kCountKeys);
   EXPECT_EQ(ServeAll(), std::vector<uint64_t>{1});
 }
 

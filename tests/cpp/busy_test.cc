@@ -143,5 +143,33 @@ TEST(BusyScript, TemporaryKeysOfASessionEndedWhileBusyGoAfterTheScript) {
   EXPECT_EQ(h.Pushes("w").size(), 2u);
 }
 
+// The script engine freezes the command clock for the script (its commands see its start
+// time); a busy pass thaws it for the connections it serves and must give the frozen time
+// back, or the rest of the script would run at the pass's time and see keys expire mid-way.
+TEST(BusyScript, APassGivesTheScriptItsFrozenTimeBack) {
+  Harness h;
+  Server& s = h.server();
+  EXPECT_EQ(h.Run("setup", {"SET", "k", "v", "PX", "100"}).Text(), "OK");
+  RawConn other = Attach(s);
+  RawConn caller = Attach(s);
+  const int64_t start_ms = s.keyspace().now_ms();
+  {
+    CommandClock::Scope frozen = s.keyspace().command_clock.Freeze();  // as RunScript does
+    s.BeginBusyScript(caller.client, /*is_eval=*/true);
+    h.clock().AdvanceMs(500);  // the TTL passes while the script runs
+    Send(other, "PING\r\n");
+    s.ProcessEventsWhileBusy();
+    EXPECT_EQ(Received(other).substr(0, 6), "-BUSY ");
+    EXPECT_TRUE(s.keyspace().command_clock.frozen());
+    EXPECT_EQ(s.keyspace().now_ms(), start_ms);
+    EXPECT_NE(s.db(0).Peek("k"), nullptr) << "the script still runs at its start time";
+    s.EndBusyScript();
+  }
+  EXPECT_FALSE(s.keyspace().command_clock.frozen());
+  EXPECT_EQ(h.Run("setup", {"EXISTS", "k"}).Text(), "(integer) 0");
+  close(other.peer);
+  close(caller.peer);
+}
+
 }  // namespace
 }  // namespace redistp::testing

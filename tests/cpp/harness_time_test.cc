@@ -16,7 +16,7 @@ using Kind = Frame::Kind;
 
 TEST(HarnessTime, LazyExpiryAtTheExactMillisecond) {
   Harness h;
-  h.server().keyspace().active_expire = false;  // only lookups may expire
+  h.server().keyspace().expiry.SetActive(false);  // only lookups may expire
   EXPECT_EQ(h.Run("a", {"SET", "k", "v", "PX", "100"}).Text(), "OK");
   h.AdvanceTime(100);  // now == expire time: still alive (expired means now > expire)
   EXPECT_EQ(h.Run("a", {"GET", "k"}).Text(), "\"v\"");

@@ -34,7 +34,7 @@ class KeyspaceMutationTest : public ::testing::Test {
  protected:
   KeyspaceMutationTest() {
     ctx_.listener = &rec_;
-    ctx_.now_ms = 1'000'000;
+    ctx_.command_clock.Update(1'000'000);
   }
   Recorder rec_;
   KeyspaceContext ctx_;
@@ -69,7 +69,7 @@ TEST_F(KeyspaceMutationTest, LookupCountsHitsOnlyForReads) {
 
 TEST_F(KeyspaceMutationTest, LookupDeletesAnExpiredKeyAsExpired) {
   Entry* e = db_.Add("t", Value::String("v"), notice::kSet);
-  db_.SetExpire(e, ctx_.now_ms - 1);
+  db_.SetExpire(e, ctx_.now_ms() - 1);
   rec_.events.clear();
   Database::Typed r = db_.Lookup("t", ValueType::kList);
   EXPECT_FALSE(r.wrong_type);  // gone, so no WRONGTYPE
@@ -82,7 +82,7 @@ TEST_F(KeyspaceMutationTest, LookupDeletesAnExpiredKeyAsExpired) {
 TEST_F(KeyspaceMutationTest, MutationEmitsOneModifiedEventWithItsNoticeAtTheEnd) {
   Entry* e = db_.Add("s", Value::String("ab"), notice::kSet);
   rec_.events.clear();
-  const uint64_t dirty = ctx_.dirty;
+  const uint64_t dirty = ctx_.dirty();
   {
     Mutation m = db_.Mutate(e, KeyNotice{kNotifyString, "append"});
     m.value().Append("cd");
@@ -91,20 +91,20 @@ TEST_F(KeyspaceMutationTest, MutationEmitsOneModifiedEventWithItsNoticeAtTheEnd)
   ASSERT_EQ(rec_.events.size(), 1u);
   EXPECT_EQ(rec_.events[0].kind, KeyEventKind::kModified);
   EXPECT_EQ(rec_.events[0].notice, "append");
-  EXPECT_EQ(ctx_.dirty, dirty + 1);
+  EXPECT_EQ(ctx_.dirty(), dirty + 1);
   EXPECT_EQ(db_.Peek("s")->value.ToString(), "abcd");
 }
 
 TEST_F(KeyspaceMutationTest, AbandonedMutationIsInvisible) {
   Entry* e = db_.Add("s", Value::String("ab"), notice::kSet);
   rec_.events.clear();
-  const uint64_t dirty = ctx_.dirty;
+  const uint64_t dirty = ctx_.dirty();
   {
     Mutation m = db_.Mutate(e, KeyNotice{kNotifyString, "setbit"});
     m.Abandon();
   }
   EXPECT_TRUE(rec_.events.empty());
-  EXPECT_EQ(ctx_.dirty, dirty);
+  EXPECT_EQ(ctx_.dirty(), dirty);
 }
 
 TEST_F(KeyspaceMutationTest, CommitIsIdempotentAndAStringIsNeverDeletedAsEmpty) {
@@ -119,10 +119,10 @@ TEST_F(KeyspaceMutationTest, CommitIsIdempotentAndAStringIsNeverDeletedAsEmpty) 
 }
 
 TEST_F(KeyspaceMutationTest, EveryChangeCarriesItsNoticeAndCountsDirty) {
-  const uint64_t dirty = ctx_.dirty;
+  const uint64_t dirty = ctx_.dirty();
   Entry* a = db_.Add("a", Value::String("1"), notice::kSet);
   db_.Overwrite(a, Value::String("2"), false, KeyNotice{kNotifyString, "incrby"});
-  db_.SetExpire(a, ctx_.now_ms + 1000);
+  db_.SetExpire(a, ctx_.now_ms() + 1000);
   db_.Persist(a);
   Entry* b = db_.MoveEntry(a, db_, "b", notice::kRenameFrom, notice::kRenameTo);
   db_.Remove(b);
@@ -130,7 +130,7 @@ TEST_F(KeyspaceMutationTest, EveryChangeCarriesItsNoticeAndCountsDirty) {
   for (const Recorded& r : rec_.events) names.push_back(r.notice);
   EXPECT_EQ(names, (std::vector<std::string>{"set", "incrby", "expire", "persist", "rename_from",
                                              "rename_to", "del"}));
-  EXPECT_EQ(ctx_.dirty, dirty + names.size());
+  EXPECT_EQ(ctx_.dirty(), dirty + names.size());
 }
 
 TEST_F(KeyspaceMutationTest, RemovalNoticeFollowsTheCause) {

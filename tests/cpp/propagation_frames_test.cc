@@ -25,7 +25,7 @@ TEST(PropagationFrames, AnEmptyRewriteRecordsTheCommandAsSent) {
   Harness h;
   Propagator& p = h.server().propagator();
   Propagator::Frame f = p.BeginCommand();
-  ++h.server().keyspace().dirty;
+  h.server().db(0).CountChanges(1);
   p.ReplicateAs(std::vector<std::string>{});
   p.ReplicateAs({});
   p.EndCommand(f, 0, {"SET", "k", "v"});
@@ -38,7 +38,7 @@ TEST(PropagationFrames, AWishOutsideAnyFrameIsDropped) {
   p.ReplicateAs({"DEL", "x"});
   p.ReplicateNothing();
   Propagator::Frame f = p.BeginCommand();
-  ++h.server().keyspace().dirty;
+  h.server().db(0).CountChanges(1);
   p.EndCommand(f, 0, {"SET", "k", "v"});
   EXPECT_EQ(h.Propagated(), (Records{{"SELECT", "0"}, {"SET", "k", "v"}}));
 }
@@ -51,16 +51,16 @@ TEST(PropagationFrames, AnInnerFrameKeepsTheOuterFramesWishes) {
   p.ReplicateAs({"DEL", "k"});
   Propagator::Frame inner = p.BeginCommand();
   p.EndCommand(inner, 0, {"GET", "k"});
-  ++h.server().keyspace().dirty;
+  h.server().db(0).CountChanges(1);
   p.EndCommand(outer, 0, {"GETDEL", "k"});
   EXPECT_EQ(h.Propagated(), (Records{{"SELECT", "0"}, {"DEL", "k"}}));
   // An outer ReplicateNothing survives an inner command too, and the inner one still records.
   outer = p.BeginCommand();
   p.ReplicateNothing();
   inner = p.BeginCommand();
-  ++h.server().keyspace().dirty;
+  h.server().db(0).CountChanges(1);
   p.EndCommand(inner, 0, {"SET", "x", "1"});
-  ++h.server().keyspace().dirty;
+  h.server().db(0).CountChanges(1);
   p.EndCommand(outer, 0, {"SET", "y", "1"});
   EXPECT_EQ(h.Propagated(), (Records{{"SET", "x", "1"}}));
 }

@@ -127,7 +127,7 @@ TEST(Propagation, GetExGetDelIncrByFloat) {
 
 TEST(Propagation, LazyExpiryIsADelBeforeTheCommandAndWrappedWithAWrite) {
   Harness h;
-  h.server().keyspace().active_expire = false;
+  h.server().keyspace().expiry.SetActive(false);
   h.Run("a", {"SET", "e", "v", "PX", "1"});
   h.Run("a", {"SET", "g", "v", "PX", "1"});
   h.Propagated();

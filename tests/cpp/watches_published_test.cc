@@ -43,7 +43,7 @@ class PublishedTest : public ::testing::Test {
  protected:
   PublishedTest() {
     ctx_.listener = &index_;
-    ctx_.now_ms = kNow;
+    ctx_.command_clock.Update(kNow);
   }
   Entry* Set(Database& db, std::string_view key) {
     return db.Upsert(key, Value::String("v"), false, notice::kSet);
@@ -111,7 +111,7 @@ TEST_F(PublishedTest, RenameMoveFlushAndSwapArePublished) {
   EXPECT_EQ(sink_.Take(), (Log{"pub 0:dst DEL", "pub 1:far ADD"}));
   Set(db0_, "src");
   sink_.Take();
-  db0_.Flush();
+  db0_.Flush(Database::FlushCount::kCountKeys);
   EXPECT_EQ(sink_.Take(), (Log{"pub 0:src DEL"}));
   // db 1 holds far; db 0 is empty: swapping deletes far in 1 and creates it in 0 (unmarked
   // there: no message), and nothing for the marked keys of db 0.
@@ -135,7 +135,7 @@ TEST_F(PublishedTest, AVolatileMarkedKeyHasADeadline) {
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].second, "lease");
   // The server deletes a due key through a lookup, which publishes its DEL.
-  ctx_.now_ms = kNow + 301;
+  ctx_.command_clock.Update(kNow + 301);
   EXPECT_EQ(db0_.Peek("lease"), nullptr);
   EXPECT_EQ(sink_.Take(), (Log{"pub 0:lease DEL"}));
   EXPECT_EQ(index_.next_deadline(), 0);

@@ -79,7 +79,7 @@ class WatchIndexTest : public ::testing::Test {
  protected:
   WatchIndexTest() {
     ctx_.listener = &index_;
-    ctx_.now_ms = kNow;
+    ctx_.command_clock.Update(kNow);
   }
   Entry* Set(Database& db, std::string_view key) {
     return db.Upsert(key, Value::String("v"), false, notice::kSet);
@@ -197,7 +197,7 @@ TEST_F(WatchIndexTest, FlushPushesDelForExistingWatchedKeysOfThatDatabaseOnly) {
   Set(db1_, "here");
   Set(db0_, "unwatched");
   sink_.Take();
-  db0_.Flush();
+  db0_.Flush(Database::FlushCount::kCountKeys);
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "here", false}}));
   Set(db0_, "here");
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "here", true}}));
@@ -260,13 +260,13 @@ TEST_F(WatchIndexTest, DueExpiriesListsPassedDeadlinesInDeadlineOrder) {
   using Due = std::vector<std::pair<int, std::string>>;
   EXPECT_EQ(index_.DueExpiries(kNow + 31), (Due{{0, "a"}, {0, "b"}, {0, "c"}}));
   // The server deletes the due keys through a lookup; the DEL pushes follow.
-  ctx_.now_ms = kNow + 31;
+  ctx_.command_clock.Update(kNow + 31);
   sink_.Take();
-  for (const auto& [db, key] : index_.DueExpiries(ctx_.now_ms)) db0_.Peek(key);
+  for (const auto& [db, key] : index_.DueExpiries(ctx_.now_ms())) db0_.Peek(key);
   EXPECT_EQ(sink_.Take(),
             (std::vector<Push>{{1, 0, "a", false}, {1, 0, "b", false}, {1, 0, "c", false}}));
   EXPECT_EQ(index_.next_deadline(), kNow + 40);
-  EXPECT_TRUE(index_.DueExpiries(ctx_.now_ms).empty());
+  EXPECT_TRUE(index_.DueExpiries(ctx_.now_ms()).empty());
 }
 
 TEST_F(WatchIndexTest, InterestKeepsTheDeadlineWithoutPushes) {
@@ -299,7 +299,7 @@ TEST_F(WatchIndexTest, ASinkThatDropsWatchesWhilePushingIsSafe) {
   sink_.Take();
   // Each push closes its client (as an output-buffer-limit kill would).
   sink_.on_push = [this](uint64_t c) { index_.RemoveAll(c); };
-  db0_.Flush();
+  db0_.Flush(Database::FlushCount::kCountKeys);
   EXPECT_TRUE(index_.empty());
   std::set<uint64_t> told;
   for (const Push& p : sink_.Take()) told.insert(p.client);
@@ -529,7 +529,7 @@ class WatchModel {
   WatchModel(int dbs, int clients, int keys, uint32_t seed, int check_every = 1)
       : clients_(clients), keys_(keys), check_every_(check_every), rng_(seed) {
     ctx_.listener = &index_;
-    ctx_.now_ms = kNow;
+    ctx_.command_clock.Update(kNow);
     for (int i = 0; i < dbs; ++i) dbs_.push_back(std::make_unique<Database>(i, &ctx_));
   }
   ~WatchModel() {
@@ -599,7 +599,7 @@ class WatchModel {
           for (const Push& p : PushesFor(k, false)) want.push_back(p);
         }
       }
-      d.Flush();
+      d.Flush(Database::FlushCount::kCountKeys);
       std::sort(want.begin(), want.end());
       ExpectPushes(want);
     } else if (op < 95 && dbs_.size() > 1) {
@@ -768,7 +768,7 @@ TEST_F(WatchIndexTest, HundredThousandWatchesComeAndGo) {
   for (uint64_t c = 1; c <= 7; ++c) total += index_.RemoveAll(c);
   EXPECT_EQ(total, static_cast<size_t>(kKeys / 2));
   EXPECT_TRUE(index_.empty());
-  db1_.Flush();
+  db1_.Flush(Database::FlushCount::kCountKeys);
   EXPECT_TRUE(sink_.Take().empty());
 }
 
