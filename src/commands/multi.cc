@@ -13,28 +13,28 @@ namespace redistp {
 namespace {
 
 void ResetTransaction(Server& server, Client& c) {
-  c.in_multi = false;
-  c.multi_error = false;
-  c.multi_queue.clear();
+  c.multi.active = false;
+  c.multi.failed = false;
+  c.multi.queue.clear();
   server.exec_watches().UnwatchAll(c.id);
 }
 
 void MultiCommand(CommandContext& c) {
-  if (c.client.in_multi) {
+  if (c.client.multi.active) {
     c.reply.Error(err::kMultiNested);
     return;
   }
-  c.client.in_multi = true;
+  c.client.multi.active = true;
   c.reply.Ok();
 }
 
 void ExecCommand(CommandContext& c) {
   Client& cl = c.client;
-  if (!cl.in_multi) {
+  if (!cl.multi.active) {
     c.reply.Error(err::kExecWithoutMulti);
     return;
   }
-  if (cl.multi_error) {
+  if (cl.multi.failed) {
     ResetTransaction(c.server, cl);
     c.reply.Error(err::kExecAbortQueued);
     return;
@@ -45,7 +45,7 @@ void ExecCommand(CommandContext& c) {
     return;
   }
   std::vector<std::vector<std::string>> queue;
-  queue.swap(cl.multi_queue);
+  queue.swap(cl.multi.queue);
   ResetTransaction(c.server, cl);
   c.reply.Array(queue.size());
   cl.set_flag(kClientInExec, true);
@@ -59,7 +59,7 @@ void ExecCommand(CommandContext& c) {
 }
 
 void DiscardCommand(CommandContext& c) {
-  if (!c.client.in_multi) {
+  if (!c.client.multi.active) {
     c.reply.Error(err::kDiscardWithoutMulti);
     return;
   }
@@ -68,7 +68,7 @@ void DiscardCommand(CommandContext& c) {
 }
 
 void WatchCommand(CommandContext& c) {
-  if (c.client.in_multi) {
+  if (c.client.multi.active) {
     c.reply.Error(err::kWatchInMulti);
     return;
   }

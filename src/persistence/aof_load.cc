@@ -144,12 +144,12 @@ FileLoader::Stop FileLoader::Replay(std::string_view data, size_t pos, size_t* v
     client_.pending_pushes.Clear();
     *valid_up_to = pos;
   }
-  if (client_.in_multi) {
+  if (client_.multi.active) {
     server_.log().Log(LogLevel::kNotice, "Revert incomplete MULTI/EXEC transaction in AOF file %s",
                       current_.c_str());
-    client_.in_multi = false;
-    client_.multi_error = false;
-    client_.multi_queue.clear();
+    client_.multi.active = false;
+    client_.multi.failed = false;
+    client_.multi.queue.clear();
     *valid_up_to = before_multi;
     return Stop::kUnexpectedEnd;
   }

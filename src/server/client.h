@@ -100,11 +100,15 @@ class Client {
   int64_t last_read_ms = 0;
   int64_t lease_ms = 0;
 
-  // Transactions (MULTI/EXEC/WATCH).
-  bool in_multi = false;
-  bool multi_error = false;  // a command failed to queue: EXEC aborts
-  bool watch_dirty = false;  // a WATCHed key changed: EXEC returns null
-  std::vector<std::vector<std::string>> multi_queue;
+  // The transaction (MULTI ... EXEC; commands/multi.cc holds the rules, Server::Execute
+  // queues). The keys WATCHed for EXEC, and whether one changed, are the server's ExecWatches'
+  // (watch/exec_watches.h), by client id.
+  struct Transaction {
+    bool active = false;  // between MULTI and EXEC/DISCARD: commands are queued, not run
+    bool failed = false;  // a command failed to queue: EXEC aborts
+    std::vector<std::vector<std::string>> queue;
+  };
+  Transaction multi;
 
   // Blocking commands: while blocked (in the server's BlockingCore), input is buffered but not
   // executed.

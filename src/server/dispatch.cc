@@ -138,9 +138,9 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec,
   // transaction holds one of those. Inside MULTI such a command is held before it is queued.
   constexpr uint64_t kHeld = kCmdWrite | kCmdMayReplicate;
   if ((InvocationFlagsOf(spec, args) & kHeld) != 0) return true;
-  if (spec->full_name == "exec" && c->in_multi) {
+  if (spec->full_name == "exec" && c->multi.active) {
     std::vector<std::string_view> queued_args;
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q == nullptr) continue;
       queued_args.assign(queued.begin(), queued.end());
@@ -169,13 +169,13 @@ bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   // end the transaction or the connection; EXEC only if it would run a deny-oom command.
   const std::string& name = spec->full_name;
   if (name == "exec") {
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q != nullptr && (q->flags & kCmdDenyOom) != 0) return true;
     }
     return false;
   }
-  return c->in_multi && name != "discard" && name != "quit" && name != "reset";
+  return c->multi.active && name != "discard" && name != "quit" && name != "reset";
 }
 
 bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const {
@@ -183,7 +183,7 @@ bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool f
   const std::string& name = spec->full_name;
   if (name == "ping") return !from_script;
   if (name == "exec") {
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q != nullptr && (q->flags & kCmdWrite) != 0) return true;
     }
@@ -358,22 +358,22 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
-    c->in_multi = false;
-    c->multi_error = false;
-    c->multi_queue.clear();
+    c->multi.active = false;
+    c->multi.failed = false;
+    c->multi.queue.clear();
     exec_watches_.UnwatchAll(c->id);
-  } else if (c->in_multi && !c->has_flag(kClientInExec) &&
+  } else if (c->multi.active && !c->has_flag(kClientInExec) &&
              (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
     if (!rejection.empty()) {
-      c->multi_error = true;
+      c->multi.failed = true;
       c->reply.Error(rejection);
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
     } else if ((spec->flags & kCmdNoMulti) != 0) {
-      c->multi_error = true;
+      c->multi.failed = true;
       c->reply.Error(err::kNotAllowedInMulti);
     } else {
-      c->multi_queue.emplace_back(args.begin(), args.end());
+      c->multi.queue.emplace_back(args.begin(), args.end());
       c->reply.Simple("QUEUED");
     }
   } else if (!rejection.empty()) {

@@ -402,7 +402,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
-  if (c.in_multi) flags[nf++] = 'x';
+  if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
   if (c.blocked || c.has_flag(kClientPaused)) flags[nf++] = 'b';
   if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
@@ -430,7 +430,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
       c.subscriptions[PubSub::kChannel].size(), c.subscriptions[PubSub::kPattern].size(),
       c.subscriptions[PubSub::kShard].size(),
-      c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1, c.query.Readable(),
+      c.multi.active ? static_cast<int>(c.multi.queue.size()) : -1, c.query.Readable(),
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,

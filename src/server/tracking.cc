@@ -172,7 +172,7 @@ void Tracking::Disable(Client& c) {
 }
 
 void Tracking::EndTopLevelCommand(Client& c, std::string_view command_name) {
-  if ((c.tracking & kTrackingCaching) == 0 || c.in_multi) return;
+  if ((c.tracking & kTrackingCaching) == 0 || c.multi.active) return;
   if (EqualsIgnoreCase(command_name, "client")) return;
   c.tracking &= static_cast<uint8_t>(~kTrackingCaching);
 }
