@@ -12,13 +12,6 @@
 namespace redistp {
 namespace {
 
-void ResetTransaction(Server& server, Client& c) {
-  c.multi.active = false;
-  c.multi.failed = false;
-  c.multi.queue.clear();
-  server.exec_watches().UnwatchAll(c.id);
-}
-
 void MultiCommand(CommandContext& c) {
   if (c.client.multi.active) {
     c.reply.Error(err::kMultiNested);
@@ -35,18 +28,18 @@ void ExecCommand(CommandContext& c) {
     return;
   }
   if (cl.multi.failed) {
-    ResetTransaction(c.server, cl);
+    cl.DiscardTransaction(c.server.exec_watches());
     c.reply.Error(err::kExecAbortQueued);
     return;
   }
   if (c.server.exec_watches().IsDirty(cl.id)) {
-    ResetTransaction(c.server, cl);
+    cl.DiscardTransaction(c.server.exec_watches());
     c.reply.NullArray();
     return;
   }
   std::vector<std::vector<std::string>> queue;
   queue.swap(cl.multi.queue);
-  ResetTransaction(c.server, cl);
+  cl.DiscardTransaction(c.server.exec_watches());
   c.reply.Array(queue.size());
   cl.set_flag(kClientInExec, true);
   std::vector<std::string_view> args;
@@ -63,7 +56,7 @@ void DiscardCommand(CommandContext& c) {
     c.reply.Error(err::kDiscardWithoutMulti);
     return;
   }
-  ResetTransaction(c.server, c.client);
+  c.client.DiscardTransaction(c.server.exec_watches());
   c.reply.Ok();
 }
 

@@ -147,9 +147,7 @@ FileLoader::Stop FileLoader::Replay(std::string_view data, size_t pos, size_t* v
   if (client_.multi.active) {
     server_.log().Log(LogLevel::kNotice, "Revert incomplete MULTI/EXEC transaction in AOF file %s",
                       current_.c_str());
-    client_.multi.active = false;
-    client_.multi.failed = false;
-    client_.multi.queue.clear();
+    client_.DiscardTransaction(server_.exec_watches());
     *valid_up_to = before_multi;
     return Stop::kUnexpectedEnd;
   }

@@ -29,6 +29,7 @@
 namespace redistp {
 
 class Database;
+class ExecWatches;
 class Server;
 struct CommandSpec;
 struct PubSubTopic;
@@ -109,6 +110,10 @@ class Client {
     std::vector<std::vector<std::string>> queue;
   };
   Transaction multi;
+  // Ends the transaction, the one way it ends (EXEC, DISCARD, a rejected EXEC, RESET, the close,
+  // an AOF's incomplete MULTI): nothing queued, not failed, and no WATCHed key left in
+  // `watches` (the server's ExecWatches), so the next MULTI starts clean.
+  void DiscardTransaction(ExecWatches& watches);
 
   // Blocking commands: while blocked (in the server's BlockingCore), input is buffered but not
   // executed.

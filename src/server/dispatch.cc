@@ -358,10 +358,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
-    c->multi.active = false;
-    c->multi.failed = false;
-    c->multi.queue.clear();
-    exec_watches_.UnwatchAll(c->id);
+    c->DiscardTransaction(exec_watches_);
   } else if (c->multi.active && !c->has_flag(kClientInExec) &&
              (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.

@@ -431,10 +431,7 @@ void Server::CheckOutputLimits(Client* c) {
 
 void Server::EndSession(Client& c) {
   // 1. The transaction: a queued MULTI is dropped, MULTI WATCH keys are forgotten.
-  c.multi.active = false;
-  c.multi.failed = false;
-  c.multi.queue.clear();
-  exec_watches_.UnwatchAll(c.id);
+  c.DiscardTransaction(exec_watches_);
   // 2. Existence watches, before anything below changes keys: the session that ends is not
   //    told about its own keys' deletion.
   watches_.RemoveAll(c.id);
