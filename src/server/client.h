@@ -115,9 +115,13 @@ class Client {
   // `watches` (the server's ExecWatches), so the next MULTI starts clean.
   void DiscardTransaction(ExecWatches& watches);
 
-  // Blocking commands: while blocked (in the server's BlockingCore), input is buffered but not
-  // executed.
-  bool blocked = false;
+  // Blocking commands (server/coordination.cc holds the rules). The wait itself (keys, kind,
+  // deadline) is the server's BlockingCore's, by client id; while `active`, input is buffered
+  // but not executed.
+  struct Blocking {
+    bool active = false;
+  };
+  Blocking blocking;
 
   // Push frames produced while this client's own command runs; Server::Push holds them here
   // and Server::ReleaseHeldPushes appends them after its reply, so the connection that made a

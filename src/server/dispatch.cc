@@ -69,7 +69,7 @@ std::string UnknownCommandError(const std::vector<std::string_view>& args) {
 
 void Server::ProcessInput(Client* c) {
   c->set_flag(kClientExecuting, true);
-  while (!c->closed && !c->blocked && !c->has_flag(kClientCloseAfterReply) &&
+  while (!c->closed && !c->blocking.active && !c->has_flag(kClientCloseAfterReply) &&
          c->query.Readable() > 0) {
     ParserLimits limits;
     limits.max_bulk_len = config_.proto_max_bulk_len;

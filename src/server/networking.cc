@@ -437,9 +437,9 @@ void Server::EndSession(Client& c) {
   watches_.RemoveAll(c.id);
   // 3. The blocked state: a departed waiter must not be served the keys released below (or
   //    anything else); it leaves every queue without a reply.
-  if (c.blocked) {
+  if (c.blocking.active) {
     blocking_.Remove(c.id);
-    c.blocked = false;
+    c.blocking.active = false;
   }
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.

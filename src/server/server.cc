@@ -314,7 +314,7 @@ void Server::Cron() {
     std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
-      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
+      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocking.active &&
           !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
           now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
@@ -404,7 +404,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
-  if (c.blocked || c.has_flag(kClientPaused)) flags[nf++] = 'b';
+  if (c.blocking.active || c.has_flag(kClientPaused)) flags[nf++] = 'b';
   if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
   if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
   if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';
