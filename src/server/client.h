@@ -128,11 +128,13 @@ class Client {
   // change reads its reply first (the spec's ordering promise).
   ReplyBuffer pending_pushes;
 
-  // --- Pub/Sub (issue 9) ---
-  // This client's subscriptions by PubSub::Kind (channels, patterns, shard channels): the
-  // registry's topics, which hold the names (server/pubsub.h). Changed only by the PubSub
-  // registry; empty again after EndSession.
-  CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
+  // Pub/Sub (server/pubsub.h holds the rules): this client's subscriptions by PubSub::Kind
+  // (channels, patterns, shard channels), the registry's topics, which hold the names. Changed
+  // only by the PubSub registry; empty again after EndSession.
+  struct PubSubState {
+    CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
+  };
+  PubSubState pubsub;
 
   // --- client-side caching (issue 9) ---
   // CLIENT TRACKING state (server/tracking.h owns the rules): its TrackingFlag bits, the client id
