@@ -136,15 +136,14 @@ class Client {
   };
   PubSubState pubsub;
 
-  // --- client-side caching (issue 9) ---
-  // CLIENT TRACKING state (server/tracking.h owns the rules): its TrackingFlag bits, the client id
-  // invalidations are redirected to (0: none; kept after OFF but reported only while on), and
-  // the BCAST prefixes in byte order ("" for BCAST without PREFIX).
-  uint8_t tracking = 0;
-  uint64_t tracking_redirect = 0;
-  std::vector<std::string> tracking_prefixes;
-
-  // --- (end of issue 9) ---
+  // Client-side caching, CLIENT TRACKING (server/tracking.h holds the rules).
+  struct TrackingState {
+    uint8_t flags = 0;      // TrackingFlag bits
+    uint64_t redirect = 0;  // invalidations go to this client id (0: none; kept after OFF but
+                            // reported only while on)
+    std::vector<std::string> prefixes;  // BCAST prefixes in byte order ("" without PREFIX)
+  };
+  TrackingState tracking;
 
   // --- scripting (issue 10) ---
   // Set on the scripting engine's own client (no socket) while a script runs: the connection

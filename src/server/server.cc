@@ -405,9 +405,9 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
   if (c.blocking.active || c.has_flag(kClientPaused)) flags[nf++] = 'b';
-  if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
-  if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
-  if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';
+  if ((c.tracking.flags & kTrackingOn) != 0) flags[nf++] = 't';
+  if ((c.tracking.flags & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
+  if ((c.tracking.flags & kTrackingBcast) != 0) flags[nf++] = 'B';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
@@ -436,7 +436,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
-      (c.tracking & kTrackingOn) != 0 ? static_cast<long long>(c.tracking_redirect) : -1LL,
+      (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
       c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }
