@@ -425,7 +425,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   Client& caller = ctx.client;
   client_->db_index = caller.db_index;
   client_->db = caller.db;
-  client_->script_caller = &caller;
+  client_->session_state.script_caller = &caller;
   client_->reply.SetResp(2);
   run.start_ms = server_.NowMs();
   run_ = std::move(run);
@@ -464,7 +464,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
     line_hook_ = nullptr;
   }
   running_ = false;
-  client_->script_caller = nullptr;
+  client_->session_state.script_caller = nullptr;
   client_->db = &server_.db(0);
   client_->db_index = 0;
   client_->out.Clear();

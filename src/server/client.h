@@ -97,9 +97,7 @@ class Client {
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
 
-  // Liveness: last byte received (CLIENT LEASE); lease_ms = 0 means no lease.
-  int64_t last_read_ms = 0;
-  int64_t lease_ms = 0;
+  int64_t last_read_ms = 0;  // last byte received (idle buffers, CLIENT LEASE)
 
   // The transaction (MULTI ... EXEC; commands/multi.cc holds the rules, Server::Execute
   // queues). The keys WATCHed for EXEC, and whether one changed, are the server's ExecWatches'
@@ -145,15 +143,23 @@ class Client {
   };
   TrackingState tracking;
 
-  // --- scripting (issue 10) ---
-  // Set on the scripting engine's own client (no socket) while a script runs: the connection
-  // that called the script. Commands that act for a session use session() below, so a script's
-  // SETTP makes a key the caller owns and a script's reads are tracked for the caller.
-  Client* script_caller = nullptr;
-  Client& session() { return script_caller != nullptr ? *script_caller : *this; }
-  const Client& session() const { return script_caller != nullptr ? *script_caller : *this; }
-
-  // --- (end of issue 10) ---
+  // The session: what outlives a single command and ends with the connection (or RESET).
+  // Its temporary keys are the server's Owners', by client id (watch/owners.h); the lease that
+  // guards them is here (Server::SetLease keeps the server's list of leased clients in step).
+  // On the scripting engine's pseudo-client, while a script runs, `script_caller` is the
+  // connection that called it: commands that act for a session use session() below, so a
+  // script's SETTP makes a key the caller owns and a script's reads are tracked for the caller.
+  struct SessionState {
+    int64_t lease_ms = 0;  // CLIENT LEASE: no byte received for this long closes (0: none)
+    Client* script_caller = nullptr;
+  };
+  SessionState session_state;
+  Client& session() {
+    return session_state.script_caller != nullptr ? *session_state.script_caller : *this;
+  }
+  const Client& session() const {
+    return session_state.script_caller != nullptr ? *session_state.script_caller : *this;
+  }
 
   // --- streams (issue 11) ---
 

@@ -210,7 +210,7 @@ void Server::ServeReadyKeys() {
 }
 
 void Server::SetLease(Client* c, int64_t ms) {
-  c->lease_ms = ms;
+  c->session_state.lease_ms = ms;
   auto it = std::find(leased_.begin(), leased_.end(), c);
   if (ms > 0 && it == leased_.end()) leased_.push_back(c);
   if (ms == 0 && it != leased_.end()) leased_.erase(it);

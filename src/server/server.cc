@@ -342,7 +342,7 @@ void Server::Cron() {
   if (!leased_.empty()) {
     std::vector<Client*> lapsed;
     for (Client* c : leased_) {
-      if (now - c->last_read_ms > c->lease_ms) lapsed.push_back(c);
+      if (now - c->last_read_ms > c->session_state.lease_ms) lapsed.push_back(c);
     }
     for (Client* c : lapsed) CloseClient(c, "lease expired");
   }
