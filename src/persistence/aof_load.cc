@@ -3,8 +3,8 @@
 // Each file is mapped and read as: an optional RDB image (a file starting with "REDIS": the
 // base's preamble, loaded by LoadRdb, which reports how many bytes it consumed), then RESP
 // arrays of bulk strings, one command each, and '#' annotation lines (timestamps), which are
-// skipped. Every command is run through Server::Execute by a client with no socket (aof_loading
-// set), so it behaves exactly as it did when it was recorded; its replies are
+// skipped. Every command is run through Server::Execute by a client with no socket (of kind
+// kAofLoading), so it behaves exactly as it did when it was recorded; its replies are
 // thrown away.
 //
 // Faults, with Redis's rules and log lines:
@@ -296,12 +296,11 @@ Status Aof::Load(bool* found) {
   }
 
   *found = true;
-  Client client(kAofClientId, -1);
+  Client client(kAofClientId, -1, ClientKind::kAofLoading);
   client.server = &server_;
   client.authenticated = true;
   client.addr = "?:0";
   client.db = &server_.db(0);
-  client.aof_loading = true;
   FileLoader loader(server_, client, load_truncated_);
   Status result = Status::Ok();
   // A script of the AOF that runs past busy-reply-threshold serves the other clients: they are

@@ -124,11 +124,10 @@ size_t ScriptEngine::ShaKeyHash::operator()(const ShaKey& k) const {
 }
 
 ScriptEngine::ScriptEngine(Server& server) : server_(server) {
-  client_ = std::make_unique<Client>(0, -1);
+  client_ = std::make_unique<Client>(0, -1, ClientKind::kScript);
   client_->server = &server_;
   client_->authenticated = true;
   client_->addr = "?:0";
-  client_->set_flag(kClientScript, true);
   client_->db = &server_.db(0);
   CreateState();
 }

@@ -52,17 +52,33 @@ enum ClientFlag : uint32_t {
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
-  kClientScript = 1u << 12,        // the scripting engine's own client (no socket)
   // Redis's protectClient: its command is still running (DEBUG RELOAD/LOADAOF) while a busy
   // script serves the others: neither read nor written until it ends.
   kClientProtected = 1u << 13,
 };
 
+// What a Client stands for, fixed when it is created. The flags above are modes a connection
+// enters and leaves; the kind says who is at the other end, and the admission gate and a few
+// commands act on it (a script's commands share its start time, the AOF's replay is never
+// refused or paused, XADD's LIMIT and the fencing token are replayed as recorded).
+enum class ClientKind : uint8_t {
+  kNormal,      // a connection accepted from a listener
+  kReplica,     // a connection that asked for the replication stream
+  kMasterLink,  // this server's connection to its master, which applies the stream
+  kScript,      // the scripting engine's pseudo-client (no socket): redis.call runs on it
+  kAofLoading,  // the pseudo-client (no socket) that replays the AOF at startup or DEBUG LOADAOF
+};
+
 class Client {
  public:
-  Client(uint64_t id, int fd) : id(id), fd(fd), reply(&out) {}
+  Client(uint64_t id, int fd, ClientKind kind = ClientKind::kNormal)
+      : id(id), fd(fd), reply(&out), kind_(kind) {}
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
+
+  ClientKind kind() const { return kind_; }
+  // A pseudo-client runs commands for the server itself and has no socket.
+  bool pseudo() const { return kind_ == ClientKind::kScript || kind_ == ClientKind::kAofLoading; }
 
   bool has_flag(uint32_t f) const { return (flags & f) != 0; }
   void set_flag(uint32_t f, bool on) { flags = on ? (flags | f) : (flags & ~f); }
@@ -161,23 +177,12 @@ class Client {
     return session_state.script_caller != nullptr ? *session_state.script_caller : *this;
   }
 
-  // --- streams (issue 11) ---
-
-  // --- (end of issue 11) ---
-
-  // --- persistence (issue 12) ---
-  // AOF loading:
-  // Set on the client that replays the AOF (no socket; persistence/aof_load.cc): commands
-  // that must act differently for it check it (XADD ignores LIMIT, as Redis's AOF client).
-  bool aof_loading = false;
-
-  // DUMP, RESTORE, MIGRATE:
-
-  // --- (end of issue 12) ---
-
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;
+
+ private:
+  ClientKind kind_;
 };
 
 }  // namespace redistp

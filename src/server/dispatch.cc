@@ -252,7 +252,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   int64_t start_us = NowUs();
   // Inside a script time stands still for the keyspace: a key does not expire between two
   // commands of one script (Redis 7.0 uses the script's start time).
-  const bool from_script = c->has_flag(kClientScript);
+  const bool from_script = c->kind() == ClientKind::kScript;
   if (!from_script) {
     keyspace_.now_ms = start_us / 1000;
     c->last_interaction_ms = keyspace_.now_ms;
@@ -265,7 +265,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   std::string rejection;
   if (spec == nullptr) {
     rejection = UnknownCommandError(args);
-    if (!c->has_flag(kClientInExec | kClientScript)) c->last_cmd = "NULL";
+    if (!c->has_flag(kClientInExec) && !from_script) c->last_cmd = "NULL";
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
       const CommandSpec* sub = spec->FindSubcommand(args[1]);
@@ -280,7 +280,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
     // CLIENT LIST's cmd= names the command being run, set as soon as it is looked up (even if
     // rejected below), as Redis does; commands run by EXEC leave it at "exec".
-    if (!c->has_flag(kClientInExec | kClientScript))
+    if (!c->has_flag(kClientInExec) && !from_script)
       c->last_cmd =
           rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
     if (rejection.empty()) {
@@ -300,7 +300,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
         rejected_spec = spec;
-      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script && !c->aof_loading) {
+      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script &&
+                 c->kind() != ClientKind::kAofLoading) {
         // Only reachable while a busy script of the AOF being loaded serves the others.
         rejection = std::string(err::kLoading);
         rejected_spec = spec;
@@ -323,7 +324,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // nothing is evicted (the script's keys stay put) and nothing refused for memory.
       // The AOF's replay is never refused: Redis neither evicts nor refuses while loading.
       if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
-          !c->aof_loading && !c->has_flag(kClientInExec | kClientScript) &&
+          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec) && !from_script &&
           RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
@@ -332,8 +333,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
       // holds a write (the commands EXEC runs were admitted with it). Inside a script each
       // write is refused on its own, PING is not.
-      if (rejection.empty() && persistence_hooks_ != nullptr && !c->aof_loading &&
-          !c->has_flag(kClientInExec)) {
+      if (rejection.empty() && persistence_hooks_ != nullptr &&
+          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec)) {
         std::string_view refusal = persistence_hooks_->WriteRefusal();
         if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
           rejection = std::string(refusal);
@@ -347,8 +348,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   // refused (unknown, arity, NOAUTH, OOM, MISCONF, BUSY ...) is answered at once, one that the
   // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
   // runs were admitted with it; the AOF's replay is never held.
-  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec | kClientScript) &&
-      !c->aof_loading && ShouldPause(c, spec, args)) {
+  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec) && !from_script &&
+      c->kind() != ClientKind::kAofLoading && ShouldPause(c, spec, args)) {
     c->set_flag(kClientPostponed, true);
     return;
   }
@@ -492,7 +493,7 @@ void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& 
   int64_t now_us = NowUs();
   char head[96];
   // A script's commands show as "lua" (its client's peer address is "?:0", as SLOWLOG shows).
-  std::string where = c.has_flag(kClientScript)       ? std::string("lua")
+  std::string where = c.kind() == ClientKind::kScript ? std::string("lua")
                       : c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket
                                                       : c.addr;
   std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(now_us / 1000000),

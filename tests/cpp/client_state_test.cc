@@ -1,7 +1,8 @@
 // Unit tests for the per-feature parts of Client (server/client.h): the transaction's one
 // discard, checked directly and through every way a transaction ends in the in-process harness
 // (EXEC, an aborted EXEC, a WATCH-failed EXEC, a rejected EXEC, DISCARD, RESET, the close),
-// each of which must leave no queue, no failure mark and no WATCHed key behind.
+// each of which must leave no queue, no failure mark and no WATCHed key behind; and the kind of
+// connection: what each kind is, and that connections and the script engine's client get theirs.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -74,6 +75,31 @@ TEST(ClientTransaction, TheCloseForgetsTheWatches) {
   h.Disconnect("t");
   EXPECT_TRUE(h.Closed("t"));
   EXPECT_TRUE(h.server().exec_watches().empty());
+}
+
+TEST(ClientKind, OnlyThePseudoClientsHaveNoSocket) {
+  EXPECT_EQ(Client(1, 5).kind(), ClientKind::kNormal);
+  EXPECT_FALSE(Client(1, 5).pseudo());
+  EXPECT_FALSE(Client(1, 5, ClientKind::kReplica).pseudo());
+  EXPECT_FALSE(Client(1, 5, ClientKind::kMasterLink).pseudo());
+  EXPECT_TRUE(Client(1, -1, ClientKind::kScript).pseudo());
+  EXPECT_TRUE(Client(1, -1, ClientKind::kAofLoading).pseudo());
+  EXPECT_EQ(Client(1, -1, ClientKind::kAofLoading).kind(), ClientKind::kAofLoading);
+}
+
+// MONITOR names a command's origin by the client's kind: a script's commands show as "lua",
+// a connection's as its address.
+TEST(ClientKind, ConnectionsAreNormalAndScriptsRunOnTheScriptClient) {
+  Harness h;
+  ASSERT_EQ(h.Connect("t")->kind(), ClientKind::kNormal);
+  ASSERT_EQ(h.Run("m", {"MONITOR"}).Text(), "OK");
+  ASSERT_EQ(h.Run("t", {"EVAL", "return redis.call('set', 'k', 'v')", "0"}).Text(), "OK");
+  std::vector<std::string> lines;
+  for (const testing::Frame& f : h.Pushes("m")) lines.push_back(f.str);
+  ASSERT_EQ(lines.size(), 2u);
+  const std::string addr = h.client("t")->addr;
+  EXPECT_NE(lines[0].find(" " + addr + "] \"EVAL\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find(" lua] \"set\" \"k\" \"v\""), std::string::npos) << lines[1];
 }
 
 }  // namespace
