@@ -1,16 +1,16 @@
 // Client: the state of one connection, or of a pseudo-client that runs commands for the server
 // itself (a script's redis.call, the AOF's replay).
 //
-// Kind and flags: kind() says who is at the other end (ClientKind, fixed at creation); `flags`
-// are the modes a connection enters and leaves (CLIENT REPLY, MONITOR, close after reply ...).
+// Kind and flags: kind() says who is at the other end (ClientKind, fixed at creation); `flags` are
+// the modes a connection enters and leaves (CLIENT REPLY, MONITOR, close after reply ...).
 //
-// Parts: the connection's own fields come first (identity, buffers, times). Each feature keeps
-// its per-client state in a part of its own (`multi`, `blocking`, `pubsub`, `tracking`,
-// `session_state`) whose rules, and whose reset when a session ends, belong to that feature's
-// code, named beside the part; other code may read it. Larger per-client state is indexed by client
-// id in the server instead (ExecWatches, BlockingCore, OwnerIndex, the watch index), so a part
-// holds only what the client must carry itself. The replication link's state (offsets,
-// acknowledgements) belongs in a part of its own, beside the kinds kReplica and kMasterLink.
+// Parts: the connection's own fields come first (identity, buffers, times). Each feature keeps its
+// per-client state in a part of its own (`multi`, `blocking`, `pubsub`, `tracking`,
+// `session_state`) whose rules, and whose reset when a session ends, belong to that feature's code,
+// named beside the part; other code may read it. Larger per-client state is indexed by client id in
+// the server instead (ExecWatches, BlockingCore, OwnerIndex, the watch index), so a part holds only
+// what the client must carry itself. The replication link's state (offsets, acknowledgements)
+// belongs in a part of its own, beside the kinds kReplica and kMasterLink.
 //
 // Buffers: `query` holds bytes read from the socket, parsed in place by `parser`; `out` holds
 // encoded replies waiting to be written (a small buffer, then 16 KB blocks: util/reply_buffer.h),
@@ -19,11 +19,11 @@
 // the write event only when the socket is full.
 //
 // Lifetime: a pseudo-client belongs to its engine (scripting, the AOF loader). A connection's
-// Client is created by the server on accept and ended only by Server::CloseClient,
-// whose session part (Server::EndSession: transaction, watches, blocked state, temporary keys)
-// RESET shares. The object itself is freed once the loop turn is over, so code that still
-// holds a reference during the turn stays safe; `closed` tells it the connection is gone. The
-// destructor frees memory (and the client's libevent events) only.
+// Client is created by the server on accept and ended only by Server::CloseClient, whose session
+// part (Server::EndSession: transaction, watches, blocked state, temporary keys) RESET shares. The
+// object itself is freed once the loop turn is over, so code that still holds a reference during
+// the turn stays safe; `closed` tells it the connection is gone. The destructor frees memory (and
+// the client's libevent events) only.
 #pragma once
 
 #include <cstdint>
