@@ -12,41 +12,34 @@
 namespace redistp {
 namespace {
 
-void ResetTransaction(Server& server, Client& c) {
-  c.in_multi = false;
-  c.multi_error = false;
-  c.multi_queue.clear();
-  server.exec_watches().UnwatchAll(c.id);
-}
-
 void MultiCommand(CommandContext& c) {
-  if (c.client.in_multi) {
+  if (c.client.multi.active) {
     c.reply.Error(err::kMultiNested);
     return;
   }
-  c.client.in_multi = true;
+  c.client.multi.active = true;
   c.reply.Ok();
 }
 
 void ExecCommand(CommandContext& c) {
   Client& cl = c.client;
-  if (!cl.in_multi) {
+  if (!cl.multi.active) {
     c.reply.Error(err::kExecWithoutMulti);
     return;
   }
-  if (cl.multi_error) {
-    ResetTransaction(c.server, cl);
+  if (cl.multi.failed) {
+    cl.DiscardTransaction(c.server.exec_watches());
     c.reply.Error(err::kExecAbortQueued);
     return;
   }
   if (c.server.exec_watches().IsDirty(cl.id)) {
-    ResetTransaction(c.server, cl);
+    cl.DiscardTransaction(c.server.exec_watches());
     c.reply.NullArray();
     return;
   }
   std::vector<std::vector<std::string>> queue;
-  queue.swap(cl.multi_queue);
-  ResetTransaction(c.server, cl);
+  queue.swap(cl.multi.queue);
+  cl.DiscardTransaction(c.server.exec_watches());
   c.reply.Array(queue.size());
   cl.set_flag(kClientInExec, true);
   std::vector<std::string_view> args;
@@ -59,16 +52,16 @@ void ExecCommand(CommandContext& c) {
 }
 
 void DiscardCommand(CommandContext& c) {
-  if (!c.client.in_multi) {
+  if (!c.client.multi.active) {
     c.reply.Error(err::kDiscardWithoutMulti);
     return;
   }
-  ResetTransaction(c.server, c.client);
+  c.client.DiscardTransaction(c.server.exec_watches());
   c.reply.Ok();
 }
 
 void WatchCommand(CommandContext& c) {
-  if (c.client.in_multi) {
+  if (c.client.multi.active) {
     c.reply.Error(err::kWatchInMulti);
     return;
   }

@@ -62,7 +62,7 @@ void SubscribeKind(CommandContext& c, PubSub::Kind kind, std::string_view word) 
 void UnsubscribeKind(CommandContext& c, PubSub::Kind kind, std::string_view word) {
   PubSub& ps = c.server.pubsub();
   if (c.args.size() == 1) {
-    if (c.client.subscriptions[kind].empty()) {
+    if (c.client.pubsub.subscriptions[kind].empty()) {
       Confirm(c.reply, word, nullptr, PubSub::SubscriptionCount(c.client, kind));
       return;
     }

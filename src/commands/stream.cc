@@ -149,7 +149,7 @@ bool ParseAddOrTrimArgs(CommandContext& c, bool xadd, AddTrimArgs* a) {
     c.reply.Error(err::kStreamXTrimWithoutStrategy);
     return false;
   }
-  if (c.client.aof_loading) {
+  if (c.client.kind() == ClientKind::kAofLoading) {
     a->spec.limit = 0;  // replaying the AOF: the recorded trim is obeyed whole, as in Redis
   } else if (limit_given) {
     if (!a->spec.approx) {

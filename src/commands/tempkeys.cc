@@ -44,7 +44,7 @@ bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool*
 bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
   OwnerIndex& owners = c.server.owners();
   uint64_t token = 0;
-  if (fence && c.client.aof_loading) {
+  if (fence && c.client.kind() == ClientKind::kAofLoading) {
     token = owners.fences().Replayed();
   } else if (fence) {
     Result<uint64_t> drawn = owners.fences().Next();

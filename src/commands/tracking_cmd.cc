@@ -76,18 +76,18 @@ void ClientTrackingCommand(CommandContext& c) {
 // command's keys are remembered; Tracking::EndTopLevelCommand ends the effect.
 void ClientCachingCommand(CommandContext& c) {
   Client& cl = c.client;
-  if ((cl.tracking & kTrackingOn) == 0) {
+  if ((cl.tracking.flags & kTrackingOn) == 0) {
     c.reply.Error(err::kCachingNotTracking);
     return;
   }
   std::string_view opt = c.args[2];
   if (EqualsIgnoreCase(opt, "yes")) {
-    if ((cl.tracking & kTrackingOptin) == 0) {
+    if ((cl.tracking.flags & kTrackingOptin) == 0) {
       c.reply.Error(err::kCachingYesNeedsOptin);
       return;
     }
   } else if (EqualsIgnoreCase(opt, "no")) {
-    if ((cl.tracking & kTrackingOptout) == 0) {
+    if ((cl.tracking.flags & kTrackingOptout) == 0) {
       c.reply.Error(err::kCachingNoNeedsOptout);
       return;
     }
@@ -95,13 +95,13 @@ void ClientCachingCommand(CommandContext& c) {
     c.reply.Error(err::kSyntax);
     return;
   }
-  cl.tracking |= kTrackingCaching;
+  cl.tracking.flags |= kTrackingCaching;
   c.reply.Ok();
 }
 
 // The redirect target while tracking is on (0: none), -1 when off.
 int64_t RedirectShown(const Client& cl) {
-  return (cl.tracking & kTrackingOn) != 0 ? static_cast<int64_t>(cl.tracking_redirect) : -1;
+  return (cl.tracking.flags & kTrackingOn) != 0 ? static_cast<int64_t>(cl.tracking.redirect) : -1;
 }
 
 void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(RedirectShown(c.client)); }
@@ -110,7 +110,7 @@ void ClientGetRedirCommand(CommandContext& c) { c.reply.Int(RedirectShown(c.clie
 // noloop, broken_redirect, in that order), redirect, prefixes (byte order).
 void ClientTrackingInfoCommand(CommandContext& c) {
   const Client& cl = c.client;
-  const uint8_t t = cl.tracking;
+  const uint8_t t = cl.tracking.flags;
   std::vector<std::string_view> flags;
   flags.push_back((t & kTrackingOn) != 0 ? "on" : "off");
   if ((t & kTrackingBcast) != 0) flags.push_back("bcast");
@@ -131,8 +131,8 @@ void ClientTrackingInfoCommand(CommandContext& c) {
   c.reply.Bulk("redirect");
   c.reply.Int(RedirectShown(cl));
   c.reply.Bulk("prefixes");
-  c.reply.Array(cl.tracking_prefixes.size());
-  for (const std::string& p : cl.tracking_prefixes) c.reply.Bulk(p);
+  c.reply.Array(cl.tracking.prefixes.size());
+  for (const std::string& p : cl.tracking.prefixes) c.reply.Bulk(p);
 }
 
 }  // namespace

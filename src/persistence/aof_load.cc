@@ -3,8 +3,8 @@
 // Each file is mapped and read as: an optional RDB image (a file starting with "REDIS": the
 // base's preamble, loaded by LoadRdb, which reports how many bytes it consumed), then RESP
 // arrays of bulk strings, one command each, and '#' annotation lines (timestamps), which are
-// skipped. Every command is run through Server::Execute by a client with no socket (aof_loading
-// set), so it behaves exactly as it did when it was recorded; its replies are
+// skipped. Every command is run through Server::Execute by a client with no socket (of kind
+// kAofLoading), so it behaves exactly as it did when it was recorded; its replies are
 // thrown away.
 //
 // Faults, with Redis's rules and log lines:
@@ -145,12 +145,10 @@ FileLoader::Stop FileLoader::Replay(std::string_view data, size_t pos, size_t* v
     client_.pending_pushes.Clear();
     *valid_up_to = pos;
   }
-  if (client_.in_multi) {
+  if (client_.multi.active) {
     server_.log().Log(LogLevel::kNotice, "Revert incomplete MULTI/EXEC transaction in AOF file %s",
                       current_.c_str());
-    client_.in_multi = false;
-    client_.multi_error = false;
-    client_.multi_queue.clear();
+    client_.DiscardTransaction(server_.exec_watches());
     *valid_up_to = before_multi;
     return Stop::kUnexpectedEnd;
   }
@@ -299,12 +297,11 @@ Status Aof::Load(bool* found) {
   }
 
   *found = true;
-  Client client(kAofClientId, -1);
+  Client client(kAofClientId, -1, ClientKind::kAofLoading);
   client.server = &server_;
   client.authenticated = true;
   client.addr = "?:0";
   client.db = &server_.db(0);
-  client.aof_loading = true;
   FileLoader loader(server_, client, load_truncated_);
   Status result = Status::Ok();
   // A script of the AOF that runs past busy-reply-threshold serves the other clients: they are

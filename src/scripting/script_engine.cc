@@ -125,11 +125,10 @@ size_t ScriptEngine::ShaKeyHash::operator()(const ShaKey& k) const {
 }
 
 ScriptEngine::ScriptEngine(Server& server) : server_(server) {
-  client_ = std::make_unique<Client>(0, -1);
+  client_ = std::make_unique<Client>(0, -1, ClientKind::kScript);
   client_->server = &server_;
   client_->authenticated = true;
   client_->addr = "?:0";
-  client_->set_flag(kClientScript, true);
   client_->db = &server_.db(0);
   CreateState();
 }
@@ -426,7 +425,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   Client& caller = ctx.client;
   client_->db_index = caller.db_index;
   client_->db = caller.db;
-  client_->script_caller = &caller;
+  client_->session_state.script_caller = &caller;
   client_->reply.SetResp(2);
   run.start_ms = server_.NowMs();
   run_ = std::move(run);
@@ -469,7 +468,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
     line_hook_ = nullptr;
   }
   running_ = false;
-  client_->script_caller = nullptr;
+  client_->session_state.script_caller = nullptr;
   client_->db = &server_.db(0);
   client_->db_index = 0;
   client_->out.Clear();

@@ -50,7 +50,7 @@ std::string_view Server::BusyError() const {
 }
 
 void Server::BusyWatch(Client* c, bool add) {
-  if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->fd < 0 ||
+  if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->pseudo() ||
       c->has_flag(kClientProtected)) {
     return;
   }

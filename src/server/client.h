@@ -1,16 +1,29 @@
-// Client: the state of one connection.
+// Client: the state of one connection, or of a pseudo-client that runs commands for the server
+// itself (a script's redis.call, the AOF's replay).
+//
+// Kind and flags: kind() says who is at the other end (ClientKind, fixed at creation); `flags` are
+// the modes a connection enters and leaves (CLIENT REPLY, MONITOR, close after reply ...).
+//
+// Parts: the connection's own fields come first (identity, buffers, times). Each feature keeps its
+// per-client state in a part of its own (`multi`, `blocking`, `pubsub`, `tracking`,
+// `session_state`) whose rules, and whose reset when a session ends, belong to that feature's code,
+// named beside the part; other code may read it. Larger per-client state is indexed by client id in
+// the server instead (ExecWatches, BlockingCore, OwnerIndex, the watch index), so a part holds only
+// what the client must carry itself. The replication link's state (offsets, acknowledgements)
+// belongs in a part of its own, beside the kinds kReplica and kMasterLink.
 //
 // Buffers: `query` holds bytes read from the socket, parsed in place by `parser`; `out` holds
 // encoded replies waiting to be written (a small buffer, then 16 KB blocks: util/reply_buffer.h),
-// filled only through `reply` (the ReplyBuilder). The
-// server writes `out` once after processing everything a read delivered (one read, one write
-// per loop turn for a pipelining client) and arms the write event only when the socket is full.
+// filled only through `reply` (the ReplyBuilder). The server writes `out` once after processing
+// everything a read delivered (one read, one write per loop turn for a pipelining client) and arms
+// the write event only when the socket is full.
 //
-// Lifetime: a Client is created by the server on accept and ended only by Server::CloseClient,
-// whose session part (Server::EndSession: transaction, watches, blocked state, temporary keys)
-// RESET shares. The object itself is freed once the loop turn is over, so code that still
-// holds a reference during the turn stays safe; `closed` tells it the connection is gone. The
-// destructor frees memory (and the client's libevent events) only.
+// Lifetime: a pseudo-client belongs to its engine (scripting, the AOF loader). A connection's
+// Client is created by the server on accept and ended only by Server::CloseClient, whose session
+// part (Server::EndSession: transaction, watches, blocked state, temporary keys) RESET shares. The
+// object itself is freed once the loop turn is over, so code that still holds a reference during
+// the turn stays safe; `closed` tells it the connection is gone. The destructor frees memory (and
+// the client's libevent events) only.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +42,7 @@
 namespace redistp {
 
 class Database;
+class ExecWatches;
 class Server;
 struct CommandSpec;
 struct PubSubTopic;
@@ -51,17 +65,33 @@ enum ClientFlag : uint32_t {
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
-  kClientScript = 1u << 12,        // the scripting engine's own client (no socket)
   // Redis's protectClient: its command is still running (DEBUG RELOAD/LOADAOF) while a busy
   // script serves the others: neither read nor written until it ends.
   kClientProtected = 1u << 13,
 };
 
+// What a Client stands for, fixed when it is created. The flags above are modes a connection
+// enters and leaves; the kind says who is at the other end, and the admission gate and a few
+// commands act on it (a script's commands share its start time, the AOF's replay is never
+// refused or paused, XADD's LIMIT and the fencing token are replayed as recorded).
+enum class ClientKind : uint8_t {
+  kNormal,      // a connection accepted from a listener
+  kReplica,     // a connection that asked for the replication stream
+  kMasterLink,  // this server's connection to its master, which applies the stream
+  kScript,      // the scripting engine's pseudo-client (no socket): redis.call runs on it
+  kAofLoading,  // the pseudo-client (no socket) that replays the AOF at startup or DEBUG LOADAOF
+};
+
 class Client {
  public:
-  Client(uint64_t id, int fd) : id(id), fd(fd), reply(&out) {}
+  Client(uint64_t id, int fd, ClientKind kind = ClientKind::kNormal)
+      : id(id), fd(fd), reply(&out), kind_(kind) {}
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
+
+  ClientKind kind() const { return kind_; }
+  // A pseudo-client runs commands for the server itself and has no socket.
+  bool pseudo() const { return kind_ == ClientKind::kScript || kind_ == ClientKind::kAofLoading; }
 
   bool has_flag(uint32_t f) const { return (flags & f) != 0; }
   void set_flag(uint32_t f, bool on) { flags = on ? (flags | f) : (flags & ~f); }
@@ -96,68 +126,76 @@ class Client {
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
 
-  // Liveness: last byte received (CLIENT LEASE); lease_ms = 0 means no lease.
-  int64_t last_read_ms = 0;
-  int64_t lease_ms = 0;
+  int64_t last_read_ms = 0;  // last byte received (idle buffers, CLIENT LEASE)
 
-  // Transactions (MULTI/EXEC/WATCH).
-  bool in_multi = false;
-  bool multi_error = false;  // a command failed to queue: EXEC aborts
-  bool watch_dirty = false;  // a WATCHed key changed: EXEC returns null
-  std::vector<std::vector<std::string>> multi_queue;
+  // The transaction (MULTI ... EXEC; commands/multi.cc holds the rules, Server::Execute
+  // queues). The keys WATCHed for EXEC, and whether one changed, are the server's ExecWatches'
+  // (watch/exec_watches.h), by client id.
+  struct Transaction {
+    bool active = false;  // between MULTI and EXEC/DISCARD: commands are queued, not run
+    bool failed = false;  // a command failed to queue: EXEC aborts
+    std::vector<std::vector<std::string>> queue;
+  };
+  Transaction multi;
+  // Ends the transaction, the one way it ends (EXEC, DISCARD, a rejected EXEC, RESET, the close,
+  // an AOF's incomplete MULTI): nothing queued, not failed, and no WATCHed key left in
+  // `watches` (the server's ExecWatches), so the next MULTI starts clean.
+  void DiscardTransaction(ExecWatches& watches);
 
-  // Blocking commands: while blocked (in the server's BlockingCore), input is buffered but not
-  // executed.
-  bool blocked = false;
+  // Blocking commands (server/coordination.cc holds the rules). The wait itself (keys, kind,
+  // deadline) is the server's BlockingCore's, by client id; while `active`, input is buffered
+  // but not executed.
+  struct Blocking {
+    bool active = false;
+  };
+  Blocking blocking;
 
   // Push frames produced while this client's own command runs; Server::Push holds them here
   // and Server::ReleaseHeldPushes appends them after its reply, so the connection that made a
   // change reads its reply first (the spec's ordering promise).
   ReplyBuffer pending_pushes;
 
-  // --- Pub/Sub (issue 9) ---
-  // This client's subscriptions by PubSub::Kind (channels, patterns, shard channels): the
-  // registry's topics, which hold the names (server/pubsub.h). Changed only by the PubSub
-  // registry; empty again after EndSession.
-  CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
+  // Pub/Sub (server/pubsub.h holds the rules): this client's subscriptions by PubSub::Kind
+  // (channels, patterns, shard channels), the registry's topics, which hold the names. Changed
+  // only by the PubSub registry; empty again after EndSession.
+  struct PubSubState {
+    CompactSet<PubSubTopic, PubSubTopicPtrTraits> subscriptions[3];
+  };
+  PubSubState pubsub;
 
-  // --- client-side caching (issue 9) ---
-  // CLIENT TRACKING state (server/tracking.h owns the rules): its TrackingFlag bits, the client id
-  // invalidations are redirected to (0: none; kept after OFF but reported only while on), and
-  // the BCAST prefixes in byte order ("" for BCAST without PREFIX).
-  uint8_t tracking = 0;
-  uint64_t tracking_redirect = 0;
-  std::vector<std::string> tracking_prefixes;
+  // Client-side caching, CLIENT TRACKING (server/tracking.h holds the rules).
+  struct TrackingState {
+    uint8_t flags = 0;      // TrackingFlag bits
+    uint64_t redirect = 0;  // invalidations go to this client id (0: none; kept after OFF but
+                            // reported only while on)
+    std::vector<std::string> prefixes;  // BCAST prefixes in byte order ("" without PREFIX)
+  };
+  TrackingState tracking;
 
-  // --- (end of issue 9) ---
-
-  // --- scripting (issue 10) ---
-  // Set on the scripting engine's own client (no socket) while a script runs: the connection
-  // that called the script. Commands that act for a session use session() below, so a script's
-  // SETTP makes a key the caller owns and a script's reads are tracked for the caller.
-  Client* script_caller = nullptr;
-  Client& session() { return script_caller != nullptr ? *script_caller : *this; }
-  const Client& session() const { return script_caller != nullptr ? *script_caller : *this; }
-
-  // --- (end of issue 10) ---
-
-  // --- streams (issue 11) ---
-
-  // --- (end of issue 11) ---
-
-  // --- persistence (issue 12) ---
-  // AOF loading:
-  // Set on the client that replays the AOF (no socket; persistence/aof_load.cc): commands
-  // that must act differently for it check it (XADD ignores LIMIT, as Redis's AOF client).
-  bool aof_loading = false;
-
-  // DUMP, RESTORE, MIGRATE:
-
-  // --- (end of issue 12) ---
+  // The session: what outlives a single command and ends with the connection (or RESET).
+  // Its temporary keys are the server's OwnerIndex's, by client id (watch/owners.h); the lease that
+  // guards them is here (Server::SetLease keeps the server's list of leased clients in step).
+  // On the scripting engine's pseudo-client, while a script runs, `script_caller` is the
+  // connection that called it: commands that act for a session use session() below, so a
+  // script's SETTP makes a key the caller owns and a script's reads are tracked for the caller.
+  struct SessionState {
+    int64_t lease_ms = 0;  // CLIENT LEASE: no byte received for this long closes (0: none)
+    Client* script_caller = nullptr;
+  };
+  SessionState session_state;
+  Client& session() {
+    return session_state.script_caller != nullptr ? *session_state.script_caller : *this;
+  }
+  const Client& session() const {
+    return session_state.script_caller != nullptr ? *session_state.script_caller : *this;
+  }
 
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;
+
+ private:
+  ClientKind kind_;
 };
 
 }  // namespace redistp

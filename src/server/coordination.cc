@@ -119,7 +119,7 @@ Status Server::StartFencing() {
 
 void Server::BlockClient(Client* c, const std::vector<std::string_view>& keys, BlockKind* kind,
                          std::unique_ptr<BlockState> state, int64_t timeout_ms) {
-  c->blocked = true;
+  c->blocking.active = true;
   int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
   blocking_.Block(c->id, *c->db, keys, kind, std::move(state), deadline);
   // The timer is (re)armed for the earliest deadline in BeforeSleep.
@@ -158,7 +158,7 @@ void Server::ExpireBlockedClients() {
 }
 
 bool Server::UnblockClient(Client* c, bool with_error) {
-  if (!c->blocked) return false;
+  if (!c->blocking.active) return false;
   std::unique_ptr<BlockedClient> w = blocking_.Remove(c->id);
   if (with_error) {
     c->reply.Error(err::kUnblocked);
@@ -171,7 +171,7 @@ bool Server::UnblockClient(Client* c, bool with_error) {
 
 void Server::FinishBlock(Client* c) {
   if (c == nullptr || c->closed) return;
-  c->blocked = false;
+  c->blocking.active = false;
   // The reply that ended the wait is out before the pushes its service caused.
   if (!c->has_flag(kClientExecuting)) ReleaseHeldPushes(*c);
   unblocked_.push_back(c);
@@ -210,7 +210,7 @@ void Server::ServeReadyKeys() {
 }
 
 void Server::SetLease(Client* c, int64_t ms) {
-  c->lease_ms = ms;
+  c->session_state.lease_ms = ms;
   auto it = std::find(leased_.begin(), leased_.end(), c);
   if (ms > 0 && it == leased_.end()) leased_.push_back(c);
   if (ms == 0 && it != leased_.end()) leased_.erase(it);
@@ -242,7 +242,7 @@ void Server::AfterCallback() {
     std::vector<Client*> batch;
     batch.swap(unblocked_);
     for (Client* c : batch) {
-      if (c->closed || c->blocked) continue;
+      if (c->closed || c->blocking.active) continue;
       if (c->query.Readable() > 0) ProcessInput(c);
       if (!c->closed) ScheduleFlush(c);
     }

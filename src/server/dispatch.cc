@@ -69,7 +69,7 @@ std::string UnknownCommandError(const std::vector<std::string_view>& args) {
 
 void Server::ProcessInput(Client* c) {
   c->set_flag(kClientExecuting, true);
-  while (!c->closed && !c->blocked && !c->has_flag(kClientCloseAfterReply) &&
+  while (!c->closed && !c->blocking.active && !c->has_flag(kClientCloseAfterReply) &&
          c->query.Readable() > 0) {
     ParserLimits limits;
     limits.max_bulk_len = config_.proto_max_bulk_len;
@@ -138,9 +138,9 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec,
   // transaction holds one of those. Inside MULTI such a command is held before it is queued.
   constexpr uint64_t kHeld = kCmdWrite | kCmdMayReplicate;
   if ((InvocationFlagsOf(spec, args) & kHeld) != 0) return true;
-  if (spec->full_name == "exec" && c->in_multi) {
+  if (spec->full_name == "exec" && c->multi.active) {
     std::vector<std::string_view> queued_args;
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q == nullptr) continue;
       queued_args.assign(queued.begin(), queued.end());
@@ -169,13 +169,13 @@ bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   // end the transaction or the connection; EXEC only if it would run a deny-oom command.
   const std::string& name = spec->full_name;
   if (name == "exec") {
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q != nullptr && (q->flags & kCmdDenyOom) != 0) return true;
     }
     return false;
   }
-  return c->in_multi && name != "discard" && name != "quit" && name != "reset";
+  return c->multi.active && name != "discard" && name != "quit" && name != "reset";
 }
 
 bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const {
@@ -183,7 +183,7 @@ bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool f
   const std::string& name = spec->full_name;
   if (name == "ping") return !from_script;
   if (name == "exec") {
-    for (const std::vector<std::string>& queued : c->multi_queue) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
       const CommandSpec* q = commands_.Find(queued[0]);
       if (q != nullptr && (q->flags & kCmdWrite) != 0) return true;
     }
@@ -253,7 +253,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   // Inside a script time stands still for the keyspace: a key does not expire between two
   // commands of one script (Redis 7.0 uses the script's start time). The script engine holds
   // the command clock frozen while the script runs, so this Update changes nothing there.
-  const bool from_script = c->has_flag(kClientScript);
+  const bool from_script = c->kind() == ClientKind::kScript;
   keyspace_.command_clock.Update(start_us / 1000);
   if (!from_script) c->last_interaction_ms = start_us / 1000;
 
@@ -264,7 +264,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   std::string rejection;
   if (spec == nullptr) {
     rejection = UnknownCommandError(args);
-    if (!c->has_flag(kClientInExec | kClientScript)) c->last_cmd = "NULL";
+    if (!c->has_flag(kClientInExec) && !from_script) c->last_cmd = "NULL";
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
       const CommandSpec* sub = spec->FindSubcommand(args[1]);
@@ -279,7 +279,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     }
     // CLIENT LIST's cmd= names the command being run, set as soon as it is looked up (even if
     // rejected below), as Redis does; commands run by EXEC leave it at "exec".
-    if (!c->has_flag(kClientInExec | kClientScript))
+    if (!c->has_flag(kClientInExec) && !from_script)
       c->last_cmd =
           rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
     if (rejection.empty()) {
@@ -299,7 +299,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // two apart, so it is not restricted).
         rejection = err::SubscribedContext(spec->full_name);
         rejected_spec = spec;
-      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script && !c->aof_loading) {
+      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script &&
+                 c->kind() != ClientKind::kAofLoading) {
         // Only reachable while a busy script of the AOF being loaded serves the others.
         rejection = std::string(err::kLoading);
         rejected_spec = spec;
@@ -322,7 +323,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // nothing is evicted (the script's keys stay put) and nothing refused for memory.
       // The AOF's replay is never refused: Redis neither evicts nor refuses while loading.
       if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
-          !c->aof_loading && !c->has_flag(kClientInExec | kClientScript) &&
+          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec) && !from_script &&
           RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
@@ -331,8 +332,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
       // holds a write (the commands EXEC runs were admitted with it). Inside a script each
       // write is refused on its own, PING is not.
-      if (rejection.empty() && persistence_hooks_ != nullptr && !c->aof_loading &&
-          !c->has_flag(kClientInExec)) {
+      if (rejection.empty() && persistence_hooks_ != nullptr &&
+          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec)) {
         std::string_view refusal = persistence_hooks_->WriteRefusal();
         if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
           rejection = std::string(refusal);
@@ -346,8 +347,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   // refused (unknown, arity, NOAUTH, OOM, MISCONF, BUSY ...) is answered at once, one that the
   // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
   // runs were admitted with it; the AOF's replay is never held.
-  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec | kClientScript) &&
-      !c->aof_loading && ShouldPause(c, spec, args)) {
+  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec) && !from_script &&
+      c->kind() != ClientKind::kAofLoading && ShouldPause(c, spec, args)) {
     c->set_flag(kClientPostponed, true);
     return;
   }
@@ -357,22 +358,19 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));
     if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
-    c->in_multi = false;
-    c->multi_error = false;
-    c->multi_queue.clear();
-    exec_watches_.UnwatchAll(c->id);
-  } else if (c->in_multi && !c->has_flag(kClientInExec) &&
+    c->DiscardTransaction(exec_watches_);
+  } else if (c->multi.active && !c->has_flag(kClientInExec) &&
              (spec == nullptr || !rejection.empty() || (spec->flags & kCmdRunsInMulti) == 0)) {
     // Queue (or flag the transaction as failed), replying QUEUED or the error.
     if (!rejection.empty()) {
-      c->multi_error = true;
+      c->multi.failed = true;
       c->reply.Error(rejection);
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
     } else if ((spec->flags & kCmdNoMulti) != 0) {
-      c->multi_error = true;
+      c->multi.failed = true;
       c->reply.Error(err::kNotAllowedInMulti);
     } else {
-      c->multi_queue.emplace_back(args.begin(), args.end());
+      c->multi.queue.emplace_back(args.begin(), args.end());
       c->reply.Simple("QUEUED");
     }
   } else if (!rejection.empty()) {
@@ -495,7 +493,7 @@ void Server::FeedMonitors(const Client& c, const std::vector<std::string_view>& 
   int64_t now_us = NowUs();
   char head[96];
   // A script's commands show as "lua" (its client's peer address is "?:0", as SLOWLOG shows).
-  std::string where = c.has_flag(kClientScript)       ? std::string("lua")
+  std::string where = c.kind() == ClientKind::kScript ? std::string("lua")
                       : c.has_flag(kClientUnixSocket) ? "unix:" + config_.unixsocket
                                                       : c.addr;
   std::snprintf(head, sizeof(head), "+%ld.%06ld [%d ", static_cast<long>(now_us / 1000000),

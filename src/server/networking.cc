@@ -432,18 +432,15 @@ void Server::CheckOutputLimits(Client* c) {
 
 void Server::EndSession(Client& c) {
   // 1. The transaction: a queued MULTI is dropped, MULTI WATCH keys are forgotten.
-  c.in_multi = false;
-  c.multi_error = false;
-  c.multi_queue.clear();
-  exec_watches_.UnwatchAll(c.id);
+  c.DiscardTransaction(exec_watches_);
   // 2. Existence watches, before anything below changes keys: the session that ends is not
   //    told about its own keys' deletion.
   watches_.RemoveAll(c.id);
   // 3. The blocked state: a departed waiter must not be served the keys released below (or
   //    anything else); it leaves every queue without a reply.
-  if (c.blocked) {
+  if (c.blocking.active) {
     blocking_.Remove(c.id);
-    c.blocked = false;
+    c.blocking.active = false;
   }
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.

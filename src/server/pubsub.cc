@@ -66,20 +66,20 @@ bool PubSub::Subscribe(Client& c, Kind kind, std::string_view name) {
     return false;
   }
   t->subscribers.Insert(&c);
-  c.subscriptions[kind].Insert(t);
+  c.pubsub.subscriptions[kind].Insert(t);
   if (IsWatchExChannel(kind, name)) ++watchex_channels_;
   return true;
 }
 
 bool PubSub::Unsubscribe(Client& c, Kind kind, std::string_view name) {
   PubSubTopic* t = tables_[kind].Find(name);
-  if (t == nullptr || !c.subscriptions[kind].Contains(t)) return false;
+  if (t == nullptr || !c.pubsub.subscriptions[kind].Contains(t)) return false;
   Detach(c, t);
   return true;
 }
 
 void PubSub::Detach(Client& c, PubSubTopic* t) {
-  c.subscriptions[t->kind].Erase(t);
+  c.pubsub.subscriptions[t->kind].Erase(t);
   DetachTopicSide(c, t);
 }
 
@@ -96,7 +96,7 @@ void PubSub::DetachTopicSide(Client& c, PubSubTopic* t) {
 
 void PubSub::RemoveClient(Client& c) {
   for (int k = 0; k < kKinds; ++k) {
-    if (c.subscriptions[k].empty()) continue;
+    if (c.pubsub.subscriptions[k].empty()) continue;
     UnsubscribeAll(c, static_cast<Kind>(k), [](std::string_view, size_t) {});
   }
 }

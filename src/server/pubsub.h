@@ -6,7 +6,7 @@
 // the shard channel are three unrelated topics. A topic is one heap block: the hash-chain link,
 // its subscriber set and its name bytes. Both directions share it:
 //   - topic -> subscribers: the topic's CompactSet of Client pointers;
-//   - client -> topics: Client::subscriptions[kind], a CompactSet of topic pointers.
+//   - client -> topics: Client::pubsub.subscriptions[kind], a CompactSet of topic pointers.
 // So the name is stored once however many clients subscribe, and one subscription costs a
 // pointer slot in each of the two open-addressing sets (one word each while a set holds one
 // member), no list node and no per-client dictionary entry (Redis spends a dict entry and a
@@ -16,7 +16,7 @@
 //  - a topic is in its table iff its subscriber set is non-empty; the last unsubscribe frees
 //    it, so the tables' sizes are INFO's pubsub_channels / pubsub_patterns /
 //    pubsubshard_channels;
-//  - client c is in topic t's subscribers iff t is in c.subscriptions[t's kind];
+//  - client c is in topic t's subscribers iff t is in c.pubsub.subscriptions[t's kind];
 //  - a closed client has no subscription: Server::EndSession (step 5) calls UnsubscribeAll
 //    before the Client is freed, so no topic ever holds a dangling client pointer.
 //
@@ -68,7 +68,7 @@ struct PubSubTopic {
 
 class PubSub {
  public:
-  // The three independent namespaces; the values index Client::subscriptions.
+  // The three independent namespaces; the values index Client::pubsub.subscriptions.
   enum Kind : uint8_t { kChannel = 0, kPattern = 1, kShard = 2 };
   static constexpr int kKinds = 3;
 
@@ -118,13 +118,13 @@ class PubSub {
   // The count a (un)subscribe confirmation reports, as Redis 7.0: channels + patterns for the
   // classic kinds, shard channels alone for kShard.
   static size_t SubscriptionCount(const Client& c, Kind kind) {
-    if (kind == kShard) return c.subscriptions[kShard].size();
-    return c.subscriptions[kChannel].size() + c.subscriptions[kPattern].size();
+    if (kind == kShard) return c.pubsub.subscriptions[kShard].size();
+    return c.pubsub.subscriptions[kChannel].size() + c.pubsub.subscriptions[kPattern].size();
   }
   // True while the client has any subscription (the `P` flag, RESP2 subscribed mode).
   static bool Subscribed(const Client& c) {
-    return !c.subscriptions[kChannel].empty() || !c.subscriptions[kPattern].empty() ||
-           !c.subscriptions[kShard].empty();
+    return !c.pubsub.subscriptions[kChannel].empty() || !c.pubsub.subscriptions[kPattern].empty() ||
+           !c.pubsub.subscriptions[kShard].empty();
   }
 
   // Pattern matching for PSUBSCRIBE delivery and PUBSUB (SHARD)CHANNELS <pattern>: KEYS's glob,
@@ -179,9 +179,9 @@ void PubSub::UnsubscribeAll(Client& c, Kind kind, Fn on_removed) {
   // Take the members, then empty the client's set in one step: erasing them one by one in the
   // set's own slot order would rescan each probe cluster per erase (quadratic in a large set).
   std::vector<PubSubTopic*> topics;
-  topics.reserve(c.subscriptions[kind].size());
-  c.subscriptions[kind].ForEach([&](PubSubTopic* t) { topics.push_back(t); });
-  c.subscriptions[kind].Clear();
+  topics.reserve(c.pubsub.subscriptions[kind].size());
+  c.pubsub.subscriptions[kind].ForEach([&](PubSubTopic* t) { topics.push_back(t); });
+  c.pubsub.subscriptions[kind].Clear();
   const size_t others = SubscriptionCount(c, kind);  // what stays: the other kind's count
   size_t left = topics.size();
   std::string name;

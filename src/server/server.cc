@@ -312,7 +312,7 @@ void Server::Cron() {
     std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
-      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocked &&
+      if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocking.active &&
           !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
           now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
@@ -340,7 +340,7 @@ void Server::Cron() {
   if (!leased_.empty()) {
     std::vector<Client*> lapsed;
     for (Client* c : leased_) {
-      if (now - c->last_read_ms > c->lease_ms) lapsed.push_back(c);
+      if (now - c->last_read_ms > c->session_state.lease_ms) lapsed.push_back(c);
     }
     for (Client* c : lapsed) CloseClient(c, "lease expired");
   }
@@ -400,12 +400,12 @@ std::string Server::ClientInfoLine(const Client& c) const {
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
-  if (c.in_multi) flags[nf++] = 'x';
+  if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
-  if (c.blocked || c.has_flag(kClientPaused)) flags[nf++] = 'b';
-  if ((c.tracking & kTrackingOn) != 0) flags[nf++] = 't';
-  if ((c.tracking & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
-  if ((c.tracking & kTrackingBcast) != 0) flags[nf++] = 'B';
+  if (c.blocking.active || c.has_flag(kClientPaused)) flags[nf++] = 'b';
+  if ((c.tracking.flags & kTrackingOn) != 0) flags[nf++] = 't';
+  if ((c.tracking.flags & kTrackingBrokenRedir) != 0) flags[nf++] = 'R';
+  if ((c.tracking.flags & kTrackingBcast) != 0) flags[nf++] = 'B';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
@@ -426,14 +426,15 @@ std::string Server::ClientInfoLine(const Client& c) const {
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
       static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
-      c.subscriptions[PubSub::kChannel].size(), c.subscriptions[PubSub::kPattern].size(),
-      c.subscriptions[PubSub::kShard].size(),
-      c.in_multi ? static_cast<int>(c.multi_queue.size()) : -1, c.query.Readable(),
+      c.pubsub.subscriptions[PubSub::kChannel].size(),
+      c.pubsub.subscriptions[PubSub::kPattern].size(),
+      c.pubsub.subscriptions[PubSub::kShard].size(),
+      c.multi.active ? static_cast<int>(c.multi.queue.size()) : -1, c.query.Readable(),
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
-      (c.tracking & kTrackingOn) != 0 ? static_cast<long long>(c.tracking_redirect) : -1LL,
+      (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
       c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
   return buf;
 }

@@ -109,14 +109,15 @@ Status Tracking::Enable(Client& c, const Options& o) {
   const bool bcast = (o.modes & kTrackingBcast) != 0;
   if (!bcast && !o.prefixes.empty())
     return Status::Error(std::string(err::kTrackingPrefixNeedsBcast));
-  if ((c.tracking & kTrackingOn) != 0 && ((c.tracking & kTrackingBcast) != 0) != bcast) {
+  if ((c.tracking.flags & kTrackingOn) != 0 &&
+      ((c.tracking.flags & kTrackingBcast) != 0) != bcast) {
     return Status::Error(std::string(err::kTrackingBcastSwitch));
   }
   const bool optin = (o.modes & kTrackingOptin) != 0, optout = (o.modes & kTrackingOptout) != 0;
   if (bcast && (optin || optout)) return Status::Error(std::string(err::kTrackingBcastOptInOut));
   if (optin && optout) return Status::Error(std::string(err::kTrackingOptInAndOut));
-  if ((optin && (c.tracking & kTrackingOptout) != 0) ||
-      (optout && (c.tracking & kTrackingOptin) != 0)) {
+  if ((optin && (c.tracking.flags & kTrackingOptout) != 0) ||
+      (optout && (c.tracking.flags & kTrackingOptin) != 0)) {
     return Status::Error(std::string(err::kTrackingOptSwitch));
   }
   if (bcast) {
@@ -124,7 +125,7 @@ Status Tracking::Enable(Client& c, const Options& o) {
     // (Redis 7.0.15 replies the error and then also OK, enabling tracking, when the clash is
     // between two new prefixes after the first; we answer the error alone.)
     for (size_t i = 0; i < o.prefixes.size(); ++i) {
-      for (const std::string& have : c.tracking_prefixes) {
+      for (const std::string& have : c.tracking.prefixes) {
         if (Overlap(have, o.prefixes[i])) {
           return Status::Error(err::TrackingPrefixOverlap(o.prefixes[i], have, true));
         }
@@ -137,17 +138,18 @@ Status Tracking::Enable(Client& c, const Options& o) {
     }
   }
 
-  if ((c.tracking & kTrackingOn) == 0) ++clients_;
+  if ((c.tracking.flags & kTrackingOn) == 0) ++clients_;
   // The modes are replaced (a broken redirect is forgotten, a pending CLIENT CACHING is not, as
   // in Redis); BCAST prefixes accumulate (re-enabling adds to them).
-  c.tracking = kTrackingOn | (c.tracking & kTrackingCaching) |
-               (o.modes & (kTrackingBcast | kTrackingOptin | kTrackingOptout | kTrackingNoloop));
-  c.tracking_redirect = o.redirect;
+  c.tracking.flags =
+      kTrackingOn | (c.tracking.flags & kTrackingCaching) |
+      (o.modes & (kTrackingBcast | kTrackingOptin | kTrackingOptout | kTrackingNoloop));
+  c.tracking.redirect = o.redirect;
   if (bcast) {
     auto add = [&](std::string_view p) {
-      auto at = std::lower_bound(c.tracking_prefixes.begin(), c.tracking_prefixes.end(), p);
-      if (at != c.tracking_prefixes.end() && *at == p) return;
-      c.tracking_prefixes.insert(at, std::string(p));
+      auto at = std::lower_bound(c.tracking.prefixes.begin(), c.tracking.prefixes.end(), p);
+      if (at != c.tracking.prefixes.end() && *at == p) return;
+      c.tracking.prefixes.insert(at, std::string(p));
       auto it = prefixes_.find(p);
       if (it == prefixes_.end()) it = prefixes_.emplace(std::string(p), Prefix{}).first;
       it->second.clients.push_back(c.id);
@@ -159,22 +161,22 @@ Status Tracking::Enable(Client& c, const Options& o) {
 }
 
 void Tracking::Disable(Client& c) {
-  for (const std::string& p : c.tracking_prefixes) {
+  for (const std::string& p : c.tracking.prefixes) {
     auto it = prefixes_.find(p);
     if (it == prefixes_.end()) continue;
     std::vector<uint64_t>& ids = it->second.clients;
     ids.erase(std::remove(ids.begin(), ids.end(), c.id), ids.end());
     if (ids.empty()) prefixes_.erase(it);
   }
-  c.tracking_prefixes.clear();
-  if ((c.tracking & kTrackingOn) != 0) --clients_;
-  c.tracking = 0;
+  c.tracking.prefixes.clear();
+  if ((c.tracking.flags & kTrackingOn) != 0) --clients_;
+  c.tracking.flags = 0;
 }
 
 void Tracking::EndTopLevelCommand(Client& c, std::string_view command_name) {
-  if ((c.tracking & kTrackingCaching) == 0 || c.in_multi) return;
+  if ((c.tracking.flags & kTrackingCaching) == 0 || c.multi.active) return;
   if (EqualsIgnoreCase(command_name, "client")) return;
-  c.tracking &= static_cast<uint8_t>(~kTrackingCaching);
+  c.tracking.flags &= static_cast<uint8_t>(~kTrackingCaching);
 }
 
 void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
@@ -190,9 +192,9 @@ void Tracking::RememberKeys(Client& c, const CommandSpec& spec,
 void Tracking::RememberKeysOf(Client& c, const CommandSpec& spec,
                               const std::vector<std::string_view>& args) {
   // OPTIN remembers only with CACHING YES given; OPTOUT only without CACHING NO.
-  const bool caching = (c.tracking & kTrackingCaching) != 0;
-  if ((c.tracking & kTrackingOptin) != 0 && !caching) return;
-  if ((c.tracking & kTrackingOptout) != 0 && caching) return;
+  const bool caching = (c.tracking.flags & kTrackingCaching) != 0;
+  if ((c.tracking.flags & kTrackingOptin) != 0 && !caching) return;
+  if ((c.tracking.flags & kTrackingOptout) != 0 && caching) return;
   for (int index : TrackedKeys(spec, args)) {
     std::string_view key = args[static_cast<size_t>(index)];
     auto it = table_.find(key);
@@ -243,8 +245,9 @@ void Tracking::Invalidate(std::string_view key, bool broadcast, uint64_t bcast_c
   for (uint64_t id : ids) {
     Client* t = server_->FindClient(id);
     // Gone, off, or switched to BCAST since it read the key: nothing to tell.
-    if (t == nullptr || (t->tracking & (kTrackingOn | kTrackingBcast)) != kTrackingOn) continue;
-    if ((t->tracking & kTrackingNoloop) != 0 && t == running) continue;
+    if (t == nullptr || (t->tracking.flags & (kTrackingOn | kTrackingBcast)) != kTrackingOn)
+      continue;
+    if ((t->tracking.flags & kTrackingNoloop) != 0 && t == running) continue;
     DeliverOrHold(*t, key, false);
   }
 }
@@ -272,12 +275,12 @@ void Tracking::SendHeld() {
 void Tracking::Deliver(Client& c, const Payload& p) {
   Client* to = &c;
   bool redirected = false;
-  if (c.tracking_redirect != 0) {
-    to = server_->FindClient(c.tracking_redirect);
+  if (c.tracking.redirect != 0) {
+    to = server_->FindClient(c.tracking.redirect);
     if (to == nullptr) {
-      c.tracking |= kTrackingBrokenRedir;
+      c.tracking.flags |= kTrackingBrokenRedir;
       if (c.reply.resp() >= 3) {
-        const int64_t id = static_cast<int64_t>(c.tracking_redirect);
+        const int64_t id = static_cast<int64_t>(c.tracking.redirect);
         server_->PushWith(c, [id](ReplyBuilder& rb) {
           rb.Push(2);
           rb.Bulk("tracking-redir-broken");
@@ -324,7 +327,7 @@ void Tracking::BroadcastPending() {
     for (uint64_t id : state.clients) {
       Client* c = server_->FindClient(id);
       if (c == nullptr) continue;
-      if ((c->tracking & kTrackingNoloop) == 0) {
+      if ((c->tracking.flags & kTrackingNoloop) == 0) {
         Deliver(*c, Payload{all});
         continue;
       }
@@ -367,7 +370,7 @@ void Tracking::OnFlush(Database& /*db*/) {
   if (clients_ > 0 && flushed_at_seq_ != command_seq_) {
     flushed_at_seq_ = command_seq_;
     for (const auto& [id, c] : server_->clients()) {
-      if ((c->tracking & kTrackingOn) != 0) DeliverOrHold(*c, {}, true);
+      if ((c->tracking.flags & kTrackingOn) != 0) DeliverOrHold(*c, {}, true);
     }
   }
   table_.clear();

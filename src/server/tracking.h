@@ -70,7 +70,7 @@ namespace redistp {
 class Server;
 struct CommandSpec;
 
-// Client::tracking bits.
+// Client::tracking.flags bits.
 enum TrackingFlag : uint8_t {
   kTrackingOn = 1u << 0,
   kTrackingBcast = 1u << 1,
@@ -103,13 +103,14 @@ class Tracking : public KeyspaceListener {
   // command of a default-mode tracking client read.
   void AfterCommand(Client& c, const CommandSpec& spec, const std::vector<std::string_view>& args) {
     ++command_seq_;
-    if ((c.tracking & (kTrackingOn | kTrackingBcast)) == kTrackingOn) RememberKeys(c, spec, args);
+    if ((c.tracking.flags & (kTrackingOn | kTrackingBcast)) == kTrackingOn)
+      RememberKeys(c, spec, args);
   }
   // A script's read: remembers, for the script's caller, the keys of the script call itself
   // (`spec`/`args` of EVAL, FCALL ...), as Redis 7.0 does, whatever the flags of that call.
   void RememberCallerKeys(Client& caller, const CommandSpec& spec,
                           const std::vector<std::string_view>& args) {
-    if ((caller.tracking & (kTrackingOn | kTrackingBcast)) == kTrackingOn) {
+    if ((caller.tracking.flags & (kTrackingOn | kTrackingBcast)) == kTrackingOn) {
       RememberKeysOf(caller, spec, args);
     }
   }

@@ -41,7 +41,7 @@ TEST(PubSubRegistry, SubscribeIsIdempotentAndTopicsLiveWhileSubscribed) {
   EXPECT_FALSE(ps.idle());
   EXPECT_EQ(ps.ChannelSubscribers("news"), 2u);
   EXPECT_EQ(ps.topic_count(PubSub::kChannel), 1u);
-  EXPECT_EQ(a->subscriptions[PubSub::kChannel].size(), 1u);
+  EXPECT_EQ(a->pubsub.subscriptions[PubSub::kChannel].size(), 1u);
 
   EXPECT_TRUE(ps.Unsubscribe(*a, PubSub::kChannel, "news"));
   EXPECT_FALSE(ps.Unsubscribe(*a, PubSub::kChannel, "news"));
@@ -251,7 +251,7 @@ TEST(PubSubModel, RandomOperationsKeepBothDirectionsInStep) {
       for (auto& [key, clients] : model) {
         if (key.first == k) expected += clients.count(i);
       }
-      EXPECT_EQ(c->subscriptions[k].size(), expected);
+      EXPECT_EQ(c->pubsub.subscriptions[k].size(), expected);
     }
   }
 }

@@ -251,7 +251,7 @@ struct Harness {
       if (server->pause_end_ms() != 0) server->UnpauseClients();
       for (int j = 0; j < kClients; ++j) {
         Client* c = conns[j].fd >= 0 ? ServerSide(j) : nullptr;
-        if (c != nullptr && c->blocked) server->UnblockClient(c, true);
+        if (c != nullptr && c->blocking.active) server->UnblockClient(c, true);
       }
       NetworkingAccess::EndOfTurn(*server);
       for (int j = 0; j < kClients; ++j) {
