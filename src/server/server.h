@@ -267,8 +267,8 @@ class Server : public WatchSink {
   // BusyPeriod lives the server is "busy": the dispatcher refuses every command without the
   // allow-busy flag with BusyError(); each Serve() is one non-blocking pass over the listeners
   // and every connection but the caller's (accepts, reads and runs what arrived, writes the
-  // replies). At most one lives at a time; its end (destruction) releases what sessions that
-  // ended meanwhile left behind at the end of the callback.
+  // replies). At most one lives at a time. Sessions that end meanwhile keep their temporary
+  // keys until the period is over (they are released at the end of the callback).
   class BusyPeriod {
    public:
     // `is_eval` chooses the BUSY text (SCRIPT KILL or FUNCTION KILL).
