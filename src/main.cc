@@ -107,8 +107,10 @@ int main(int argc, char** argv) {
   }
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   redistp::LogStartupBanner(log, server.config(), server.tcp_port());
-  // The dataset: the AOF or the RDB file, before the first client is served.
-  s = redistp::Persistence::Of(server).LoadAtStartup();
+  // The subsystems that start with the server: persistence loads the dataset (the AOF or the
+  // RDB file) before the first client is served. Its errors are logged already.
+  redistp::Persistence::Of(server);
+  s = server.StartSubsystems();
   if (!s.ok()) return 1;
   return server.Run();
 }

@@ -231,8 +231,9 @@ void FcallRoCommand(CommandContext& c) { FunctionEngine::Of(c.server).Call(c, tr
 // FCALL / FCALL_RO: the flags the function declares (the row's when there is no such function).
 uint64_t FcallInvocationFlags(Server& server, const std::vector<std::string_view>& args,
                               uint64_t flags) {
-  if (server.functions_module() == nullptr) return flags;
-  const FunctionInfo* f = FunctionEngine::Of(server).libraries().FindFunction(args[1]);
+  const FunctionEngine* functions = server.subsystem<FunctionEngine>();
+  if (functions == nullptr) return flags;
+  const FunctionInfo* f = functions->libraries().FindFunction(args[1]);
   if (f == nullptr) return flags;
   return DeclaredScriptCallFlags(flags, f->flags);
 }

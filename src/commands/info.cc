@@ -197,11 +197,11 @@ void PersistenceSection(Server& s, std::string* out) {
   // Loading blocks the server (at startup, DEBUG RELOAD, DEBUG LOADAOF), so a client sees
   // loading:1 only when a busy script of the AOF being loaded serves it. The current_* fields
   // describe the running child (BGSAVE or AOF rewrite) from what it reported on its info pipe
-  // (persistence/child_info.h); 0 without one. Without the persistence module (the in-process
+  // (persistence/child_info.h); 0 without one. Without the persistence subsystem (the in-process
   // harness) nothing was saved or loaded.
   Line(out, "loading:%d", s.loading() ? 1 : 0);
   Line(out, "async_loading:0");
-  Persistence* p = s.persistence_module() != nullptr ? &Persistence::Of(s) : nullptr;
+  Persistence* p = s.subsystem<Persistence>();
   const bool child = p != nullptr && p->HasActiveChild();
   const ChildProgress progress = child ? p->child_progress() : ChildProgress{};
   const uint64_t keys_total = child ? p->child_keys_total() : 0;
@@ -273,7 +273,7 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "pubsub_patterns:%llu", U(ps.topic_count(PubSub::kPattern)));
   Line(out, "pubsubshard_channels:%llu", U(ps.topic_count(PubSub::kShard)));
   {
-    Persistence* p = s.persistence_module() != nullptr ? &Persistence::Of(s) : nullptr;
+    Persistence* p = s.subsystem<Persistence>();
     Line(out, "latest_fork_usec:%lld", L(p != nullptr ? p->latest_fork_usec() : 0));
     Line(out, "total_forks:%llu", U(p != nullptr ? p->total_forks() : 0));
   }
@@ -437,9 +437,7 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   for (const auto& [id, c] : s.clients()) {
     m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.allocated();
   }
-  if (s.persistence_module() != nullptr) {
-    m.aof_buffer = Persistence::Of(s).aof().buffer_bytes();
-  }
+  if (Persistence* p = s.subsystem<Persistence>()) m.aof_buffer = p->aof().buffer_bytes();
   m.overhead_total = m.startup + m.clients_normal + m.aof_buffer;
   for (int i = 0; i < s.db_count(); ++i) {
     Database& db = s.db(i);

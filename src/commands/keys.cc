@@ -205,7 +205,7 @@ void FlushAllCommand(CommandContext& c) {
   }
   // With persistence (the real server; the in-process harness has none), a running BGSAVE is
   // killed and, with save points, the empty dataset saved at once, as Redis 7.0 does.
-  if (c.server.persistence_module() != nullptr) Persistence::Of(c.server).SaveAfterFlushAll();
+  if (Persistence* p = c.server.subsystem<Persistence>()) p->SaveAfterFlushAll();
   c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }

@@ -52,23 +52,25 @@ struct CachedSocket {
   int64_t last_use_ms = 0;
 };
 
-// The connection cache (one per server, owned by it as a ServerModule).
-class MigrateSockets : public ServerModule {
+// The connection cache: one per server, a subsystem it owns (server/subsystem.h) whose cron
+// hook closes the idle connections.
+class MigrateSockets : public Subsystem {
  public:
+  static constexpr SubsystemSlot kSlot = SubsystemSlot::kMigrate;
+
+  explicit MigrateSockets(Server& server) : server_(server) {}
   ~MigrateSockets() override {
     for (auto& [name, s] : sockets_) close(s.fd);
   }
 
+  // The server's cache, created and attached on first use.
   static MigrateSockets& Of(Server& server) {
-    std::unique_ptr<ServerModule>& m = server.migrate_module();
-    if (m == nullptr) {
-      m = std::make_unique<MigrateSockets>();
-      server.set_migrate_cron([](Server& s) {
-        static_cast<MigrateSockets*>(s.migrate_module().get())->CloseIdle(s.NowMs());
-      });
-    }
-    return *static_cast<MigrateSockets*>(m.get());
+    MigrateSockets* m = server.subsystem<MigrateSockets>();
+    if (m == nullptr) m = &server.AttachSubsystem(std::make_unique<MigrateSockets>(server));
+    return *m;
   }
+
+  void Cron() override { CloseIdle(server_.NowMs()); }
 
   // The cached connection to `name`, or a new one (nullptr when connecting failed or timed
   // out).
@@ -145,6 +147,7 @@ class MigrateSockets : public ServerModule {
   }
 
   std::unordered_map<std::string, CachedSocket> sockets_;
+  Server& server_;
   std::minstd_rand rng_{12345};
 };
 

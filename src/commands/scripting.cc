@@ -78,8 +78,8 @@ uint64_t EvalInvocationFlags(Server&, const std::vector<std::string_view>& args,
 uint64_t EvalShaInvocationFlags(Server& server, const std::vector<std::string_view>& args,
                                 uint64_t flags) {
   uint32_t script_flags = kScriptEvalCompat;
-  if (server.scripting_module() == nullptr ||
-      !ScriptEngine::Of(server).CachedFlags(args[1], &script_flags)) {
+  const ScriptEngine* engine = server.subsystem<ScriptEngine>();
+  if (engine == nullptr || !engine->CachedFlags(args[1], &script_flags)) {
     return flags;
   }
   return DeclaredScriptCallFlags(flags, script_flags);

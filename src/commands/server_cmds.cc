@@ -2,10 +2,10 @@
 // info.cc, CONFIG in config_cmd.cc, FUNCTION in functions.cc).
 //
 // SHUTDOWN and persistence. With save points configured (or SAVE given, and NOSAVE not) the
-// final RDB snapshot is written first (Persistence::PrepareShutdown); if it cannot be, the reply
-// is "ERR Errors trying to SHUTDOWN. Check logs." with the reason in the log and the server keeps
-// running, unless FORCE is given, which exits anyway. There are no replicas to wait for, so NOW
-// changes nothing and ABORT always finds no shutdown in progress.
+// final RDB snapshot is written first (Server::PrepareShutdown asks persistence); if it cannot be,
+// the reply is "ERR Errors trying to SHUTDOWN. Check logs." with the reason in the log and the
+// server keeps running, unless FORCE is given, which exits anyway. There are no replicas to wait
+// for, so NOW changes nothing and ABORT always finds no shutdown in progress.
 //
 // MEMORY. STATS and DOCTOR read the accounting of server_info.h; MALLOC-STATS and PURGE talk to
 // the allocator; USAGE is the key family's row (MemoryUsageSubcommand, keys_inspect.cc).
@@ -81,7 +81,7 @@ void ShutdownCommand(CommandContext& c) {
   log.Log(LogLevel::kWarning, "User requested shutdown...");
   const int flags = (nosave ? kShutdownNoSave : 0) | (save ? kShutdownSave : 0) |
                     (now ? kShutdownNow : 0) | (force ? kShutdownForce : 0);
-  if (!Persistence::Of(c.server).PrepareShutdown(flags)) {
+  if (!c.server.PrepareShutdown(flags)) {
     log.Log(LogLevel::kWarning,
             "Errors trying to shut down the server. Check the logs for more information.");
     c.reply.Error(err::kShutdownFailed);

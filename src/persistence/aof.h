@@ -72,7 +72,7 @@ class Aof : public PropagationSink {
   AofState state() const { return state_; }
   bool enabled() const { return state_ != AofState::kOff; }
 
-  // --- startup (persistence.cc's LoadAtStartup) ---------------------------------------------
+  // --- startup (persistence.cc's Start) ---------------------------------------------
   // Loads the AOF directory (upgrading an old single appendonly.aof first). *found is false
   // when there is no AOF at all. An error has been logged and must stop the server.
   Status Load(bool* found);

@@ -259,8 +259,8 @@ bool WriteAofBase(Server& server, int fd, bool timestamp, int64_t key_delay_us) 
   if (timestamp) {
     w.Raw("#TS:" + std::to_string(server.NowMs() / 1000) + "\r\n");
   }
-  if (server.functions_module() != nullptr) {
-    for (const auto& [name, lib] : FunctionEngine::Of(server).libraries().libraries()) {
+  if (const FunctionEngine* functions = server.subsystem<FunctionEngine>()) {
+    for (const auto& [name, lib] : functions->libraries().libraries()) {
       w.Count(3);
       w.Bulk("FUNCTION");
       w.Bulk("LOAD");

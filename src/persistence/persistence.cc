@@ -72,13 +72,9 @@ Persistence::~Persistence() {
 }
 
 Persistence& Persistence::Of(Server& server) {
-  std::unique_ptr<ServerModule>& slot = server.persistence_module();
-  if (slot == nullptr) {
-    auto p = std::make_unique<Persistence>(server);
-    server.set_persistence_hooks(p.get());
-    slot = std::move(p);
-  }
-  return static_cast<Persistence&>(*slot);
+  Persistence* p = server.subsystem<Persistence>();
+  if (p == nullptr) p = &server.AttachSubsystem(std::make_unique<Persistence>(server));
+  return *p;
 }
 
 std::string Persistence::RdbPath() const { return server_.config().dbfilename; }
@@ -104,12 +100,14 @@ void Persistence::EmptyData(bool functions) {
   for (int i = 0; i < server_.db_count(); ++i) {
     server_.db(i).Flush(Database::FlushCount::kUncounted);  // the load that follows is the data
   }
-  if (functions && server_.functions_module() != nullptr) FunctionEngine::Of(server_).Flush();
+  if (functions) {
+    if (FunctionEngine* f = server_.subsystem<FunctionEngine>()) f->Flush();
+  }
 }
 
 // ---- loading --------------------------------------------------------------------------------
 
-Status Persistence::LoadAtStartup() {
+Status Persistence::Start() {
   Logger& log = server_.log();
   const int64_t start_us = server_.NowUs();
   // AOF (f/aof): with appendonly yes the AOF is loaded instead of the RDB file.

@@ -1,10 +1,11 @@
 // Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them (issue 12).
 //
-// Model. One Persistence module per server (a ServerModule the server owns; main.cc installs
-// it before loading). It implements the server's PersistenceHooks, so the server calls it at its
-// own moments (cron, before replies are written, a shutdown signal) without knowing this layer.
+// Model. One Persistence subsystem per server (server/subsystem.h: the server owns it; main.cc
+// attaches it before the server starts). Its hooks are how the server calls it at its own
+// moments (startup, cron, before replies are written, shutdown, the admission gate's MISCONF
+// check) without knowing this layer.
 //
-//   - Loading at startup (LoadAtStartup): the AOF when appendonly is yes, else the RDB file
+//   - Loading at startup (Start): the AOF when appendonly is yes, else the RDB file
 //     `dbfilename` in `dir` (the working directory). A missing file starts an empty server.
 //   - Saving: SAVE writes in this process (SaveNow); BGSAVE forks a child that writes the same
 //     image from its copy-on-write view of memory while the parent keeps serving (StartChild).
@@ -53,19 +54,17 @@ enum class ChildKind { kNone, kRdb, kAof };
 // The exit code of a child stopped by the parent's SIGUSR1 (Redis's SERVER_CHILD_NOERROR_RETVAL).
 inline constexpr int kChildStoppedExit = 255;
 
-class Persistence : public ServerModule, public PersistenceHooks {
+class Persistence : public Subsystem {
  public:
+  static constexpr SubsystemSlot kSlot = SubsystemSlot::kPersistence;
+
   explicit Persistence(Server& server);
   ~Persistence() override;
   Persistence(const Persistence&) = delete;
   Persistence& operator=(const Persistence&) = delete;
 
-  // The server's module, created (and its hooks attached) on first use.
+  // The server's persistence, created and attached on first use.
   static Persistence& Of(Server& server);
-
-  // Startup: loads the AOF or the RDB file (see above) and logs as Redis does. An error stops
-  // the server (main prints it); a missing file is no error.
-  Status LoadAtStartup();
 
   // --- RDB ---------------------------------------------------------------------------------
   // The RDB file's path (dbfilename, relative to the working directory `dir`).
@@ -131,7 +130,10 @@ class Persistence : public ServerModule, public PersistenceHooks {
   uint64_t rdb_last_cow_size() const { return rdb_last_cow_size_; }
   const RdbLoadInfo& last_load() const { return last_load_; }
 
-  // --- PersistenceHooks ---------------------------------------------------------------------
+  // --- the subsystem's hooks ---------------------------------------------------------------
+  // Startup: loads the AOF or the RDB file (see above) and logs as Redis does. An error
+  // (logged here) stops the server; a missing file is no error.
+  Status Start() override;
   void Cron() override;
   void BeforeSleep() override;
   bool PrepareShutdown(int flags) override;

@@ -86,8 +86,8 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   AuxInt(w, "aof-base", o.aof_base ? 1 : 0);
   AuxString(w, "redistp-fence", Int64ToString(static_cast<int64_t>(server.owners().last_fence())));
   // Function libraries (only if the engine exists: creating it would build a Lua state).
-  if (server.functions_module() != nullptr) {
-    for (const auto& [name, lib] : FunctionEngine::Of(server).libraries().libraries()) {
+  if (const FunctionEngine* functions = server.subsystem<FunctionEngine>()) {
+    for (const auto& [name, lib] : functions->libraries().libraries()) {
       w.Byte(kRdbOpFunction2);
       w.String(lib->code);
     }

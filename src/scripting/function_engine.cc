@@ -105,9 +105,9 @@ FunctionEngine::~FunctionEngine() {
 }
 
 FunctionEngine& FunctionEngine::Of(Server& server) {
-  std::unique_ptr<ServerModule>& slot = server.functions_module();
-  if (slot == nullptr) slot = std::make_unique<FunctionEngine>(server);
-  return static_cast<FunctionEngine&>(*slot);
+  FunctionEngine* e = server.subsystem<FunctionEngine>();
+  if (e == nullptr) e = &server.AttachSubsystem(std::make_unique<FunctionEngine>(server));
+  return *e;
 }
 
 void FunctionEngine::BuildLoadEnvironment() {
@@ -378,9 +378,8 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     return;
   }
   // A function that may write is refused while persistence refuses writes (MISCONF).
-  if ((fn->flags & kScriptNoWrites) == 0 && server_.persistence_hooks() != nullptr &&
-      !server_.persistence_hooks()->WriteRefusal().empty()) {
-    ctx.reply.Error(server_.persistence_hooks()->WriteRefusal());
+  if ((fn->flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
+    ctx.reply.Error(server_.WriteRefusal());
     return;
   }
   // Redis admits FCALL by the function's flags before the command runs: without no-writes or

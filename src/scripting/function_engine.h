@@ -47,14 +47,17 @@ namespace redistp {
 
 enum class FunctionRestorePolicy { kAppend, kReplace, kFlush };
 
-class FunctionEngine : public ServerModule {
+// The server's functions subsystem (server/subsystem.h): no hooks, as ScriptEngine.
+class FunctionEngine : public Subsystem {
  public:
+  static constexpr SubsystemSlot kSlot = SubsystemSlot::kFunctions;
+
   explicit FunctionEngine(Server& server);
   ~FunctionEngine() override;
   FunctionEngine(const FunctionEngine&) = delete;
   FunctionEngine& operator=(const FunctionEngine&) = delete;
 
-  // The server's engine, created on first use.
+  // The server's engine, created and attached on first use.
   static FunctionEngine& Of(Server& server);
 
   // FUNCTION LOAD [REPLACE]: the new library's name, or the error in Redis's order (shebang,

@@ -136,9 +136,9 @@ ScriptEngine::ScriptEngine(Server& server) : server_(server) {
 ScriptEngine::~ScriptEngine() { CloseState(); }
 
 ScriptEngine& ScriptEngine::Of(Server& server) {
-  std::unique_ptr<ServerModule>& slot = server.scripting_module();
-  if (slot == nullptr) slot = std::make_unique<ScriptEngine>(server);
-  return static_cast<ScriptEngine&>(*slot);
+  ScriptEngine* e = server.subsystem<ScriptEngine>();
+  if (e == nullptr) e = &server.AttachSubsystem(std::make_unique<ScriptEngine>(server));
+  return *e;
 }
 
 void ScriptEngine::CreateState() {
@@ -271,9 +271,8 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
       return;
     }
     // A script that may write is refused whole while persistence refuses writes (MISCONF).
-    if ((flags & kScriptNoWrites) == 0 && server_.persistence_hooks() != nullptr &&
-        !server_.persistence_hooks()->WriteRefusal().empty()) {
-      ctx.reply.Error(server_.persistence_hooks()->WriteRefusal());
+    if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
+      ctx.reply.Error(server_.WriteRefusal());
       return;
     }
     if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
@@ -317,7 +316,7 @@ void ScriptEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
 
 void ScriptEngine::Interrupt(lua_State* L) {
   if (!running_) return;
-  if (!run_.busy) {
+  if (!busy_.has_value()) {
     // busy-reply-threshold 0 means no limit: the script runs to its end unseen, as in Redis.
     const int64_t threshold = server_.config().busy_reply_threshold;
     if (threshold <= 0) return;
@@ -328,10 +327,9 @@ void ScriptEngine::Interrupt(lua_State* L) {
                       "try killing the script using the %s command. Script name is: %s.",
                       static_cast<long long>(elapsed),
                       run_.is_eval ? "SCRIPT KILL" : "FUNCTION KILL", run_.name.c_str());
-    run_.busy = true;
-    server_.BeginBusyScript(run_.caller, run_.is_eval);
+    busy_.emplace(server_, run_.caller, run_.is_eval);
   }
-  server_.ProcessEventsWhileBusy();
+  busy_->Serve();
   // SHUTDOWN NOSAVE was served: the script stops here and its caller gets no reply (RunScript);
   // the process exits when the stack has unwound to the event loop.
   const bool shutdown = server_.shutdown_requested();
@@ -441,7 +439,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   // the other clients and give the frozen time back).
   CommandClock::Scope frozen = server_.keyspace().command_clock.Freeze();
   int rc = lua_pcall(L, nargs, 1, handler_index);
-  if (run_.busy && server_.shutdown_requested()) {
+  if (busy_.has_value() && server_.shutdown_requested()) {
     // Stopped by SHUTDOWN NOSAVE: the caller sees its connection end without a reply, as with
     // Redis (whose process exits inside the script), and nothing after the script in its
     // pipeline runs.
@@ -462,7 +460,7 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   }
   lua_settop(L, func_index - 1);
 
-  if (run_.busy) server_.EndBusyScript();
+  busy_.reset();  // the server is no longer busy
   if (line_hook_ != nullptr) {
     lua_sethook(line_hook_, lua_gethook(line_hook_), saved_hook_mask_, saved_hook_count_);
     line_hook_ = nullptr;

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,20 +70,22 @@ struct ScriptRun {
   int64_t start_ms = 0;
   bool wrote = false;           // a write command ran: SCRIPT KILL may no longer stop it
   bool kill_requested = false;  // SCRIPT KILL / FUNCTION KILL asked to stop it
-  // It ran past busy-reply-threshold: the server is busy (server/busy.cc) until it ends.
-  bool busy = false;
-  int resp = 2;         // redis.setresp
-  int repl = kReplAll;  // redis.set_repl
+  int resp = 2;                 // redis.setresp
+  int repl = kReplAll;          // redis.set_repl
 };
 
-class ScriptEngine : public ServerModule {
+// The server's scripting subsystem (server/subsystem.h): it needs none of the hooks, only the
+// server's ownership, its place in the teardown order and the typed lookup (Of).
+class ScriptEngine : public Subsystem {
  public:
+  static constexpr SubsystemSlot kSlot = SubsystemSlot::kScripting;
+
   explicit ScriptEngine(Server& server);
   ~ScriptEngine() override;
   ScriptEngine(const ScriptEngine&) = delete;
   ScriptEngine& operator=(const ScriptEngine&) = delete;
 
-  // The server's engine, created on first use.
+  // The server's engine, created and attached on first use.
   static ScriptEngine& Of(Server& server);
 
   // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: args are "eval" body|sha numkeys key... arg...
@@ -129,8 +132,8 @@ class ScriptEngine : public ServerModule {
                        size_t keys, bool as_globals, ReplyBuilder& reply);
   // For the instruction hook of every Lua state RunScript runs functions of (the EVAL state's
   // is Hook below; the functions engine's hook calls it while no library is loading). Past
-  // busy-reply-threshold it logs Redis's slow-script warning and makes the server busy, then at
-  // each call serves the other connections (Server::ProcessEventsWhileBusy), and raises the
+  // busy-reply-threshold it logs Redis's slow-script warning and makes the server busy (a
+  // Server::BusyPeriod), then at each call serves the other connections, and raises the
   // kill error if SCRIPT KILL / FUNCTION KILL asked for it or SHUTDOWN NOSAVE was served; from
   // then on L's hook runs at every line until the script ends (pcall cannot keep it alive).
   void Interrupt(lua_State* L);
@@ -169,6 +172,9 @@ class ScriptEngine : public ServerModule {
   std::unique_ptr<Client> client_;  // runs the scripts' commands
   bool running_ = false;
   ScriptRun run_;
+  // Engaged once the running script passed busy-reply-threshold: the server is busy
+  // (server/busy.cc) until the script ends. A member, not a local of the hook, which longjmps.
+  std::optional<Server::BusyPeriod> busy_;
   std::string reply_scratch_;
   std::vector<std::string_view> args_;  // redis.call's arguments (views into Lua strings) ...
   std::vector<std::string> num_args_;   // ... and the text of its number arguments

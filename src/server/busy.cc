@@ -2,8 +2,10 @@
 //
 // Model. A script runs inside its caller's command, deep in a libevent callback, and libevent's
 // loop is not re-entrant. Once the script has run for busy-reply-threshold, the script engine's
-// instruction hook calls BeginBusyScript, then ProcessEventsWhileBusy at every hook until the
-// script ends (EndBusyScript). The pass is a miniature loop turn of our own: an epoll set made
+// instruction hook opens a Server::BusyPeriod (BeginBusyScript), calls its Serve
+// (ProcessEventsWhileBusy) at every hook, and closes it when the script ends (EndBusyScript);
+// BusyPeriod is the only way in, so no caller can leave the server busy. The pass is a
+// miniature loop turn of our own: an epoll set made
 // at BeginBusyScript holds the listeners and every connection but the caller; each pass waits
 // for nothing (timeout 0), accepts, reads and runs what arrived through the server's ordinary
 // accept and read paths (OnAccept, OnReadable: the one admission gate answers BUSY to every
@@ -24,6 +26,15 @@
 //   - each pass thaws the command clock for the clients it serves, and the script's frozen
 //     time is back when the pass ends (CommandClock::Thaw);
 //   - no Client object is freed: closed clients are reaped by BeforeSleep, after the script.
+//
+// Why a pass of its own and not a mode of the main loop: the script's C and Lua frames sit on
+// the stack of the callback that runs its command, so the main loop could only take over if
+// the script were suspended on a stack of its own (Lua 5.1 cannot yield from a hook or across
+// redis.call). And the main loop's turn does what must not happen while a script runs: cron
+// (active expiry, eviction, client timeouts, save points), timers (BSETTP and watch
+// deadlines), serving blocked clients, the subsystems' BeforeSleep (the AOF would be written
+// in the middle of the script's MULTI/EXEC). The pass runs exactly the accept, read, dispatch
+// and write steps, which is Redis's processEventsWhileBlocked behaviour too.
 #include <sys/epoll.h>
 #include <unistd.h>
 

@@ -255,8 +255,10 @@ void Server::BeforeSleep() {
   do {
     AfterCallback();
     tracking_.BroadcastPending();  // BCAST: the keys this turn changed, once per prefix
-    // The AOF is written (and, for appendfsync always, synced) before any reply goes out.
-    if (persistence_hooks_ != nullptr) persistence_hooks_->BeforeSleep();
+    // The subsystems' turn: the AOF is written (and, for appendfsync always, synced) before
+    // any reply goes out.
+    const HookList before_sleep = before_sleep_hooks_;
+    for (size_t i = 0; i < before_sleep.n; ++i) before_sleep.items[i]->BeforeSleep();
     FlushPending();
   } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
   ArmBlockTimer();

@@ -332,9 +332,9 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
       // holds a write (the commands EXEC runs were admitted with it). Inside a script each
       // write is refused on its own, PING is not.
-      if (rejection.empty() && persistence_hooks_ != nullptr &&
-          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec)) {
-        std::string_view refusal = persistence_hooks_->WriteRefusal();
+      if (rejection.empty() && refusal_hooks_.n != 0 && c->kind() != ClientKind::kAofLoading &&
+          !c->has_flag(kClientInExec)) {
+        std::string_view refusal = WriteRefusal();
         if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
           rejection = std::string(refusal);
           rejected_spec = spec;

@@ -7,6 +7,10 @@
 // A listener that often has nothing to do (the `__watchex@` pattern path while no pattern can
 // see those channels) can be switched off with SetEnabled: it keeps its place in the order but
 // leaves the list the events walk, so while off it costs the key-event path nothing at all.
+//
+// The order is by rank, then by subscription: the server's own listeners have rank 0, and a
+// subsystem attached later (server/subsystem.h) subscribes with the rank of its slot, so its
+// place does not depend on when it was created.
 #pragma once
 
 #include <algorithm>
@@ -19,9 +23,18 @@ namespace redistp {
 
 class KeyspaceHub : public KeyspaceListener {
  public:
-  void Subscribe(KeyspaceListener* l, bool enabled = true) {
-    order_.push_back({l, enabled});
-    if (enabled) listeners_.push_back(l);
+  void Subscribe(KeyspaceListener* l, bool enabled = true, int rank = 0) {
+    auto after =
+        std::find_if(order_.begin(), order_.end(), [rank](const Slot& s) { return s.rank > rank; });
+    order_.insert(after, {l, enabled, rank});
+    Rebuild();
+  }
+  // Removes a listener (a subsystem that goes away). Not from inside a callback, as SetEnabled.
+  void Unsubscribe(KeyspaceListener* l) {
+    order_.erase(
+        std::remove_if(order_.begin(), order_.end(), [l](const Slot& s) { return s.l == l; }),
+        order_.end());
+    Rebuild();
   }
   // Switches a subscribed listener on or off, keeping its place in the registration order.
   // Not to be called from inside a listener's callback (the list being walked changes).
@@ -29,10 +42,7 @@ class KeyspaceHub : public KeyspaceListener {
     auto it = std::find_if(order_.begin(), order_.end(), [l](const Slot& s) { return s.l == l; });
     if (it == order_.end() || it->enabled == enabled) return;
     it->enabled = enabled;
-    listeners_.clear();
-    for (const Slot& s : order_) {
-      if (s.enabled) listeners_.push_back(s.l);
-    }
+    Rebuild();
   }
   void OnKeyEvent(const KeyEvent& ev) override {
     for (KeyspaceListener* l : listeners_) l->OnKeyEvent(ev);
@@ -51,7 +61,14 @@ class KeyspaceHub : public KeyspaceListener {
   struct Slot {
     KeyspaceListener* l;
     bool enabled;
+    int rank;
   };
+  void Rebuild() {
+    listeners_.clear();
+    for (const Slot& s : order_) {
+      if (s.enabled) listeners_.push_back(s.l);
+    }
+  }
   std::vector<Slot> order_;                   // every subscribed listener, in order
   std::vector<KeyspaceListener*> listeners_;  // the enabled ones, in the same order
 };

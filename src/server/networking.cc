@@ -471,9 +471,12 @@ void Server::CloseClient(Client* c, const char* reason) {
   if (c->closed) return;
   c->closed = true;
   log_.Log(LogLevel::kVerbose, "Client closed (%s): %s", reason, c->addr.c_str());
-  // The session first (see EndSession), then the connection: monitor, pause list, events,
-  // socket. Pushes held for this client are dropped with it.
+  // The session first (see EndSession), then the subsystems' close hooks (the client is
+  // still listed), then the connection: monitor, pause list, events, socket. Pushes held for
+  // this client are dropped with it.
   EndSession(*c);
+  const HookList close_hooks = close_hooks_;
+  for (size_t i = 0; i < close_hooks.n; ++i) close_hooks.items[i]->OnClientClose(*c);
   c->pending_pushes.Clear();
   RemoveMonitor(c);
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());

@@ -57,11 +57,9 @@ Server::Server(Config config, Clock* clock)
 }
 
 Server::~Server() {
-  // The persistence layer's AOF-loading client refers to a database, as does the scripting
-  // engine's: they go first.
-  persistence_hooks_ = nullptr;
-  persistence_.reset();
-  scripting_.reset();
+  // The subsystems go first: the persistence layer's AOF-loading client and the scripting
+  // engine's client refer to a database.
+  DestroySubsystems();
   // Clients (and their events) go first; the other events are members declared after base_,
   // so they are freed before it.
   for (auto& [id, c] : clients_) {
@@ -260,7 +258,7 @@ void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   // keeps running, as Redis does.
   s->log_.Log(LogLevel::kWarning, "User requested shutdown...");
   int flags = sig == SIGINT ? s->config_.shutdown_on_sigint : s->config_.shutdown_on_sigterm;
-  if (s->persistence_hooks_ != nullptr && !s->persistence_hooks_->PrepareShutdown(flags)) {
+  if (!s->PrepareShutdown(flags)) {
     // Redis 7.0.15 logs the same line as for a refused SHUTDOWN command.
     s->log_.Log(LogLevel::kWarning,
                 "Errors trying to shut down the server. Check the logs for more information.");
@@ -344,10 +342,10 @@ void Server::Cron() {
     }
     for (Client* c : lapsed) CloseClient(c, "lease expired");
   }
-  // Persistence: a finished child, save points, scheduled saves, the AOF's fsync and rewrite.
-  if (persistence_hooks_ != nullptr) persistence_hooks_->Cron();
-  // MIGRATE: cached connections idle for 10 s are closed.
-  if (migrate_cron_ != nullptr) migrate_cron_(*this);
+  // The subsystems, in slot order (server/subsystem.h): persistence (a finished child, save
+  // points, scheduled saves, the AOF's fsync and rewrite), then MIGRATE (idle connections).
+  const HookList cron = cron_hooks_;
+  for (size_t i = 0; i < cron.n; ++i) cron.items[i]->Cron();
 
   // Instantaneous metrics every 100ms.
   if (now - stats_.last_sample_ms >= 100) {

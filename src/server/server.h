@@ -8,6 +8,7 @@
 //   keyspace choke point, src/db) -> ReplyBuilder -> Client::out -> one write per loop turn.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -30,6 +31,7 @@
 #include "server/notifications.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
+#include "server/subsystem.h"
 #include "server/tracking.h"
 #include "server/watchex_pubsub.h"
 #include "util/clock.h"
@@ -84,33 +86,6 @@ struct ServerStats {
   uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
 };
 
-// A subsystem from a layer above the server (scripting) that the server owns: created on first
-// use by that layer, destroyed before the server's clients and databases.
-class ServerModule {
- public:
-  virtual ~ServerModule() = default;
-};
-
-// What the persistence layer (src/persistence, above the server) does at the server's own
-// moments: the server calls these hooks, the layer implements them (issue 12).
-class PersistenceHooks {
- public:
-  virtual ~PersistenceHooks() = default;
-  // Every cron tick: reaps a finished child, triggers save points and scheduled saves.
-  virtual void Cron() {}
-  // Once per loop turn, before replies are written: the AOF write (and fsync for always).
-  virtual void BeforeSleep() {}
-  // A SIGTERM/SIGINT asked for shutdown: the final save. `flags` are the kShutdown* bits of
-  // shutdown-on-sigterm/sigint. False keeps the server running (the reason is logged).
-  virtual bool PrepareShutdown(int flags) {
-    (void)flags;
-    return true;
-  }
-  // Non-empty while writes are refused (stop-writes-on-bgsave-error, AOF write errors): the
-  // MISCONF error text the dispatcher answers write commands with.
-  virtual std::string_view WriteRefusal() const { return {}; }
-};
-
 class Server : public WatchSink {
  public:
   // `clock` (not owned) is the time source; nullptr uses the system clock. Tests pass a
@@ -131,12 +106,53 @@ class Server : public WatchSink {
   // Asks the loop to exit after the current callback (SHUTDOWN, signals).
   void RequestShutdown(bool from_signal);
 
+  // --- subsystems (server/subsystem.h: the hooks and their order) ---------------------------
+  // Attaches `s` in its type's row, T::kSlot, which must be empty (a second attach of a row is
+  // a programming error and aborts). The server owns it from now on and calls the hooks T
+  // declares, in slot order; a subsystem with a Start hook attached after StartSubsystems is
+  // started at once. Returns the attached object.
+  template <class T>
+  T& AttachSubsystem(std::unique_ptr<T> s) {
+    T& ref = *s;
+    AttachSubsystem(T::kSlot, &kSubsystemTypeTag<T>, SubsystemHooksOf<T>(), std::move(s));
+    return ref;
+  }
+  // The attached subsystem of type T, or nullptr (none attached, or T::kSlot holds another
+  // type). Costs an array index and a compare: fit for every command.
+  template <class T>
+  T* subsystem() const {
+    const SubsystemEntry& e = subsystems_[static_cast<size_t>(T::kSlot)];
+    return e.tag == &kSubsystemTypeTag<T> ? static_cast<T*>(e.object.get()) : nullptr;
+  }
+  // Starts the attached subsystems, in slot order (main.cc: after Init, before Run). The first
+  // error is returned and the later subsystems are not started.
+  Status StartSubsystems();
+  // A SHUTDOWN or a signal asked to exit: asks each subsystem in slot order (the final save);
+  // false as soon as one refuses, and the server keeps running.
+  bool PrepareShutdown(int flags);
+  // The first attached subsystem's refusal of writes (MISCONF texts), or empty.
+  std::string_view WriteRefusal() const {
+    for (size_t i = 0; i < refusal_hooks_.n; ++i) {
+      std::string_view r = refusal_hooks_.items[i]->WriteRefusal();
+      if (!r.empty()) return r;
+    }
+    return {};
+  }
+  // Subscribes the listener of the subsystem in `owner`'s row to key events (see
+  // server/subsystem.h for its place in the order); unsubscribed when that subsystem goes.
+  void SubscribeKeyEvents(SubsystemSlot owner, KeyspaceListener* listener, bool enabled = true);
+  // Switches such a listener on or off, keeping its place (KeyspaceHub::SetEnabled).
+  void SetKeyEventsEnabled(KeyspaceListener* listener, bool enabled) {
+    hub_.SetEnabled(listener, enabled);
+  }
+
   // --- clients -------------------------------------------------------------------------------
   // The one teardown path: ends the session (EndSession), then the connection (monitor, pause
   // list, events, socket), now, in this loop turn; the object is freed when the turn is over.
   // Every way a connection ends comes here: peer close or error, QUIT and protocol errors
   // (close after reply), CLIENT KILL, the idle timeout, CLIENT LEASE, the output-buffer and
-  // query-buffer limits. `reason` goes to the verbose log.
+  // query-buffer limits. `reason` goes to the verbose log. Between the two, the subsystems'
+  // OnClientClose hooks run (once per connection: a second call returns at once).
   void CloseClient(Client* c, const char* reason);
   // Ends the client's session, in this order (each step's reason in networking.cc):
   //   1. transaction: the MULTI queue and the MULTI WATCH keys;
@@ -224,8 +240,6 @@ class Server : public WatchSink {
   // (end of issue 9)
 
   // --- scripting (issue 10) -------------------------------------------------------------------
-  // The scripting engine (src/scripting/script_engine.h reaches it with ScriptEngine::Of).
-  std::unique_ptr<ServerModule>& scripting_module() { return scripting_; }
   // Whether the memory check of the command being run found the server out of memory (after
   // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
   bool pre_command_oom() const { return pre_command_oom_; }
@@ -246,16 +260,29 @@ class Server : public WatchSink {
   // continues the sequence; SCRIPT FLUSH does not reset it). Starts in rand48's default state.
   uint64_t& script_rand_state() { return script_rand_state_; }
   size_t script_heap_bytes() const { return script_heap_bytes_; }
-  // functions: the functions engine (src/scripting/function_engine.h, FunctionEngine::Of).
-  std::unique_ptr<ServerModule>& functions_module() { return functions_; }
 
   // busy scripts, SCRIPT KILL / FUNCTION KILL:
-  // A script that has run for busy-reply-threshold makes the server "busy" (server/busy.cc):
-  // from BeginBusyScript to EndBusyScript the dispatcher refuses every command without the
-  // allow-busy flag with BusyError(), and the script engine's hook calls
-  // ProcessEventsWhileBusy to serve every connection but the script's caller.
-  void BeginBusyScript(Client* caller, bool is_eval);
-  void EndBusyScript();
+  // The one way for work that runs inside a command for long (a script past
+  // busy-reply-threshold) to let the other connections in (server/busy.cc). While a
+  // BusyPeriod lives the server is "busy": the dispatcher refuses every command without the
+  // allow-busy flag with BusyError(); each Serve() is one non-blocking pass over the listeners
+  // and every connection but the caller's (accepts, reads and runs what arrived, writes the
+  // replies). At most one lives at a time. Sessions that end meanwhile keep their temporary
+  // keys until the period is over (they are released at the end of the callback).
+  class BusyPeriod {
+   public:
+    // `is_eval` chooses the BUSY text (SCRIPT KILL or FUNCTION KILL).
+    BusyPeriod(Server& server, Client* caller, bool is_eval) : server_(server) {
+      server_.BeginBusyScript(caller, is_eval);
+    }
+    ~BusyPeriod() { server_.EndBusyScript(); }
+    BusyPeriod(const BusyPeriod&) = delete;
+    BusyPeriod& operator=(const BusyPeriod&) = delete;
+    void Serve() { server_.ProcessEventsWhileBusy(); }
+
+   private:
+    Server& server_;
+  };
   bool busy_script() const { return busy_caller_ != nullptr; }
   // Loading a dataset (at startup, DEBUG RELOAD, DEBUG LOADAOF): a client served meanwhile (by
   // a busy script the AOF replays) gets LOADING for every command without the loading flag,
@@ -264,9 +291,6 @@ class Server : public WatchSink {
   bool loading() const { return loading_; }
   // The BUSY error for the running script: the SCRIPT KILL text (EVAL) or the FUNCTION KILL one.
   std::string_view BusyError() const;
-  // One non-blocking pass over the listeners and the connections (never the caller's): accepts,
-  // reads and runs what arrived, writes the replies. Returns at once when nothing is ready.
-  void ProcessEventsWhileBusy();
   // SHUTDOWN (or a signal) asked the server to exit: a busy script stops at its next hook.
   bool shutdown_requested() const { return shutdown_requested_; }
 
@@ -282,11 +306,6 @@ class Server : public WatchSink {
   // (end of issue 11)
 
   // --- persistence (issue 12) -----------------------------------------------------------------
-  // The persistence layer's module (src/persistence/persistence.h: Persistence::Of), and its
-  // hooks (nullptr: no persistence, as in the in-process test harness).
-  std::unique_ptr<ServerModule>& persistence_module() { return persistence_; }
-  PersistenceHooks* persistence_hooks() const { return persistence_hooks_; }
-  void set_persistence_hooks(PersistenceHooks* h) { persistence_hooks_ = h; }
   void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
   // In a forked child (BGSAVE, AOF rewrite): closes the listening sockets, so that if the
   // parent dies a restarted server can bind its port while the child still runs. Touches no
@@ -303,10 +322,6 @@ class Server : public WatchSink {
   // AOF:
 
   // DUMP, RESTORE, MIGRATE:
-  // MIGRATE's cached connections to its targets (commands/migrate.cc creates the module on
-  // first use); the cron calls the hook the module installs, to close the idle ones.
-  std::unique_ptr<ServerModule>& migrate_module() { return migrate_; }
-  void set_migrate_cron(void (*fn)(Server&)) { migrate_cron_ = fn; }
 
   // (end of issue 12)
 
@@ -519,16 +534,17 @@ class Server : public WatchSink {
 
   // --- issue 10 members ---
   // scripting:
-  std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
   bool scripts_may_run_noscript_ = false;
   size_t script_heap_bytes_ = 0;
   uint64_t script_rand_state_ = 0x1234ABCD330EULL;
-  // functions (declared after script_heap_bytes_, which its Lua state's allocator counts in, so
-  // destroyed before it):
-  std::unique_ptr<ServerModule> functions_;
 
-  // busy scripts (server/busy.cc):
+  // busy scripts (server/busy.cc; entered only through BusyPeriod):
+  void BeginBusyScript(Client* caller, bool is_eval);
+  void EndBusyScript();
+  // One non-blocking pass over the listeners and the connections (never the caller's): accepts,
+  // reads and runs what arrived, writes the replies. Returns at once when nothing is ready.
+  void ProcessEventsWhileBusy();
   Client* busy_caller_ = nullptr;  // the busy script's caller; null while no script is busy
   bool busy_is_eval_ = true;
   bool loading_ = false;
@@ -554,23 +570,46 @@ class Server : public WatchSink {
   // --- (end of issue 11 members) ---
 
   // --- issue 12 members ---
-  std::unique_ptr<ServerModule> persistence_;
-  PersistenceHooks* persistence_hooks_ = nullptr;
   bool child_active_ = false;
   // RDB:
 
   // saving:
-  // While persistence refuses writes (PersistenceHooks::WriteRefusal): whether this command
+  // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
 
   // AOF:
 
   // DUMP, RESTORE, MIGRATE:
-  std::unique_ptr<ServerModule> migrate_;
-  void (*migrate_cron_)(Server&) = nullptr;
 
   // --- (end of issue 12 members) ---
+
+  // --- subsystems (server/subsystem.cc) ---
+  // One row of the registry. The object is declared after every member a subsystem refers to
+  // (databases, Lua's heap count ...) but destroyed explicitly first, by DestroySubsystems.
+  struct SubsystemEntry {
+    std::unique_ptr<Subsystem> object;
+    const void* tag = nullptr;  // kSubsystemTypeTag<T> of the attached type
+    uint32_t hooks = 0;         // SubsystemHook bits
+    bool started = false;
+    std::vector<KeyspaceListener*> listeners;  // subscribed by SubscribeKeyEvents
+  };
+  // The subsystems of one hook, in slot order. A fixed array, so a walk can copy it for free
+  // and stay valid when a hook attaches another subsystem.
+  struct HookList {
+    std::array<Subsystem*, static_cast<size_t>(SubsystemSlot::kCount)> items{};
+    size_t n = 0;
+  };
+  void AttachSubsystem(SubsystemSlot slot, const void* tag, uint32_t hooks,
+                       std::unique_ptr<Subsystem> s);
+  // Refills the hook lists from the rows (after an attach or a removal).
+  void RebuildHookLists();
+  // Stop hooks in reverse slot order, then each subsystem unsubscribed and destroyed, last row
+  // first (~Server, before clients and databases).
+  void DestroySubsystems();
+  std::array<SubsystemEntry, static_cast<size_t>(SubsystemSlot::kCount)> subsystems_;
+  HookList cron_hooks_, before_sleep_hooks_, close_hooks_, shutdown_hooks_, refusal_hooks_;
+  bool subsystems_started_ = false;
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.

@@ -3,7 +3,7 @@
 // past busy-reply-threshold (the Lua side is covered by tests/unit/scripting-busy.tcl).
 //   - the admission gate: BUSY for commands without allow-busy, with the EVAL or the FUNCTION
 //     text, MULTI failed by it, the allow-busy commands served;
-//   - a busy pass (ProcessEventsWhileBusy) reads and answers other connections but never the
+//   - a busy pass (Server::BusyPeriod::Serve) reads and answers other connections but never the
 //     script's caller, and closes a connection whose peer left;
 //   - the temporary keys of a session that ends while busy stay until the script is over.
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <string>
 
 #include "harness.h"
@@ -62,7 +63,7 @@ std::string Received(const RawConn& c) {
 TEST(BusyScript, TheGateAnswersBusyToCommandsWithoutAllowBusy) {
   Harness h;
   Server& s = h.server();
-  s.BeginBusyScript(h.Connect("caller"), /*is_eval=*/true);
+  auto busy = std::make_optional<Server::BusyPeriod>(s, h.Connect("caller"), /*is_eval=*/true);
   EXPECT_TRUE(s.busy_script());
   EXPECT_EQ(h.Run("x", {"GET", "k"}).Text(), kBusyEval);
   EXPECT_EQ(h.Run("x", {"PING"}).Text(), kBusyEval);
@@ -80,7 +81,7 @@ TEST(BusyScript, TheGateAnswersBusyToCommandsWithoutAllowBusy) {
             "script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
   EXPECT_EQ(h.Run("x", {"WATCH", "k"}).Text(), "OK");
   EXPECT_EQ(h.Run("x", {"UNWATCH"}).Text(), "OK");
-  s.EndBusyScript();
+  busy.reset();
   EXPECT_FALSE(s.busy_script());
   EXPECT_EQ(h.Run("x", {"PING"}).Text(), "PONG");
   EXPECT_EQ(h.Run("x", {"SET", "k", "v"}).Text(), "OK");
@@ -88,9 +89,8 @@ TEST(BusyScript, TheGateAnswersBusyToCommandsWithoutAllowBusy) {
 
 TEST(BusyScript, AFunctionGivesTheFunctionKillText) {
   Harness h;
-  h.server().BeginBusyScript(h.Connect("caller"), /*is_eval=*/false);
+  Server::BusyPeriod busy(h.server(), h.Connect("caller"), /*is_eval=*/false);
   EXPECT_EQ(h.Run("x", {"GET", "k"}).Text(), kBusyFunction);
-  h.server().EndBusyScript();
 }
 
 TEST(BusyScript, APassServesOtherConnectionsButNeverTheCaller) {
@@ -100,8 +100,8 @@ TEST(BusyScript, APassServesOtherConnectionsButNeverTheCaller) {
   RawConn caller = Attach(s);
   Send(other, "PING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
   Send(caller, "PING\r\n");
-  s.BeginBusyScript(caller.client, /*is_eval=*/true);
-  s.ProcessEventsWhileBusy();
+  auto period = std::make_optional<Server::BusyPeriod>(s, caller.client, /*is_eval=*/true);
+  period->Serve();
   const std::string busy =
       "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
       "NOSAVE.\r\n";
@@ -110,18 +110,18 @@ TEST(BusyScript, APassServesOtherConnectionsButNeverTheCaller) {
   EXPECT_EQ(caller.client->query.Readable(), 0u) << "the caller's socket is not even read";
   // QUIT is served and closes the connection.
   Send(other, "QUIT\r\n");
-  s.ProcessEventsWhileBusy();
+  period->Serve();
   EXPECT_EQ(Received(other), "+OK\r\n");
   EXPECT_TRUE(other.client->closed);
   // A peer that leaves is closed by the pass too.
   RawConn third = Attach(s);
-  s.EndBusyScript();
-  s.BeginBusyScript(caller.client, /*is_eval=*/true);
+  period.reset();
+  period.emplace(s, caller.client, /*is_eval=*/true);
   close(third.peer);
-  s.ProcessEventsWhileBusy();
+  period->Serve();
   EXPECT_TRUE(third.client->closed);
   EXPECT_FALSE(caller.client->closed);
-  s.EndBusyScript();
+  period.reset();
   close(other.peer);
   close(caller.peer);
 }
@@ -132,12 +132,12 @@ TEST(BusyScript, TemporaryKeysOfASessionEndedWhileBusyGoAfterTheScript) {
   EXPECT_EQ(h.Run("owner", {"SETTP", "lock", "a"}).Text(), "(integer) 1");
   EXPECT_EQ(h.Run("reset", {"SETTP", "lock2", "b"}).Text(), "(integer) 1");
   EXPECT_EQ(h.Run("w", {"WATCHEX", "lock", "lock2"}).Text(), "[EXIST, EXIST]");
-  s.BeginBusyScript(h.Connect("caller"), /*is_eval=*/true);
+  auto busy = std::make_optional<Server::BusyPeriod>(s, h.Connect("caller"), /*is_eval=*/true);
   h.Disconnect("owner");
   EXPECT_EQ(h.Run("reset", {"RESET"}).Text(), "RESET");
   EXPECT_EQ(s.db(0).size(), 2u) << "the keys stay while the script runs";
   EXPECT_TRUE(h.Pushes("w").empty());
-  s.EndBusyScript();
+  busy.reset();
   h.AdvanceTime(0);  // the end of the callback that ran the script
   EXPECT_EQ(s.db(0).size(), 0u);
   EXPECT_EQ(h.Pushes("w").size(), 2u);

@@ -1,5 +1,6 @@
-// Unit tests for KeyspaceHub: listeners are called in registration order, and a listener
-// switched off (SetEnabled) is skipped but keeps its place when switched back on.
+// Unit tests for KeyspaceHub: listeners are called in rank order, then registration order; a
+// listener switched off (SetEnabled) is skipped but keeps its place when switched back on; an
+// unsubscribed one is gone.
 #include "server/keyspace_hub.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +51,28 @@ TEST(KeyspaceHubTest, DisabledListenersAreSkippedAndKeepTheirPlace) {
   log.clear();
   hub.OnKeyEvent(ev);
   EXPECT_EQ(log, "ab");
+}
+
+TEST(KeyspaceHubTest, RankOrdersBeforeSubscriptionAndUnsubscribeRemoves) {
+  std::string log;
+  NamedListener a('a', &log), b('b', &log), c('c', &log), d('d', &log);
+  KeyspaceHub hub;
+  hub.Subscribe(&c, true, 2);
+  hub.Subscribe(&b, true, 1);
+  hub.Subscribe(&a);            // rank 0: before both, though subscribed last
+  hub.Subscribe(&d, false, 1);  // same rank as b: after it
+  KeyEvent ev{};
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "abc");
+  hub.SetEnabled(&d, true);
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "abdc");
+  hub.Unsubscribe(&b);
+  hub.Unsubscribe(&b);  // gone already: nothing changes
+  log.clear();
+  hub.OnKeyEvent(ev);
+  EXPECT_EQ(log, "adc");
 }
 
 }  // namespace

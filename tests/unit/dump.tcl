@@ -373,6 +373,18 @@ start_server {tags {dump}} {
             assert_equal OK [r migrate [srv -1 host] [srv -1 port] k2 [srv -1 db] 5000]
             assert_equal v2 [r -1 get k2]
         }
+
+        test {MIGRATE's cached connection is closed by the cron after 10 idle seconds} {
+            r set k3 v3
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] k3 [srv -1 db] 5000]
+            set with_cached [s -1 connected_clients]
+            # The source's cron closes the connection; the target sees one client fewer.
+            wait_for_condition 300 100 {
+                [s -1 connected_clients] == $with_cached - 1
+            } else {
+                fail "the idle MIGRATE connection was not closed"
+            }
+        }
     }
 }
 
