@@ -185,13 +185,28 @@ class Server : public WatchSink {
   void ServeReadyKeys();
 
   // --- server-initiated messages (pushes) -----------------------------------------------------
-  // The one push path: WATCHEX notifications today; Pub/Sub messages, tracking invalidations
-  // and keyspace notifications go through it too. Sends `parts` as bulk strings in a RESP3
-  // push frame ('>'), or as an ordinary array between replies for a RESP2 connection. A push
-  // caused while the target runs its own command (kClientExecuting, which covers a whole EXEC)
-  // is held and follows that command's reply (ReleaseHeldPushes); any other push is appended to
-  // the target's output at once (between two complete replies) and written this loop turn.
-  void Push(Client& target, std::span<const std::string_view> parts);
+  // The one push path for every server-initiated message (WATCHEX notifications, Pub/Sub
+  // messages and keyspace notifications, tracking invalidations). `write(ReplyBuilder&)` gets
+  // a builder in the target's protocol (RESP2 or RESP3, never suppressed by CLIENT REPLY) and
+  // writes one complete frame: a push header (ReplyBuilder::Push: '>' for RESP3, an array for
+  // RESP2) and its parts, or (Raw) a frame encoded once for many targets. A push caused while
+  // the target runs its own command (kClientExecuting, which covers a whole EXEC) is held and
+  // follows that command's reply (ReleaseHeldPushes); any other push is appended to the
+  // target's output at once (between two complete replies) and written this loop turn. A
+  // closed target gets none. Inline, so a fan-out (PUBLISH to many subscribers) pays no call
+  // per target.
+  template <typename Write>
+  void Push(Client& target, Write&& write) {
+    if (target.closed) return;
+    // Held while the target runs its own command (or EXEC): the push follows that reply.
+    const bool hold = target.has_flag(kClientExecuting);
+    // A builder of its own in the target's protocol: the client's builder may be suppressed
+    // (CLIENT REPLY OFF/SKIP), which never stops a push.
+    ReplyBuilder rb(hold ? &target.pending_pushes : &target.out);
+    rb.SetResp(target.reply.resp());
+    write(rb);
+    if (!hold) ScheduleFlush(&target);
+  }
   // Appends the pushes held during the client's command after its reply.
   void ReleaseHeldPushes(Client& c);
   // WatchSink: a watched key appeared or disappeared.
@@ -206,16 +221,8 @@ class Server : public WatchSink {
   // The subscription registry and the publish path (server/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
   const PubSub& pubsub() const { return pubsub_; }
-  // Appends a frame already encoded (as `pieces`, concatenated) to the target's output, under
-  // Push's rule: held in pending_pushes while the target runs its own command, else appended
-  // at once and written this loop turn. For fan-outs that encode a frame once for many targets.
-  void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
   // client-side caching:
-  // Push with a frame of any shape: `write` gets a builder in the target's protocol and must
-  // write one complete frame (a push header and its parts). Same hold rule as Push: a frame for
-  // the client running its own command follows that command's reply.
-  void PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write);
   Tracking& tracking() { return tracking_; }
 
   // existence events over Pub/Sub (`__watchex@<db>__:<key>`; the registry calls its hooks):
