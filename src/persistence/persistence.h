@@ -1,4 +1,4 @@
-// Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them (issue 12).
+// Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them.
 //
 // Model. One Persistence module per server (a ServerModule the server owns; main.cc installs
 // it before loading). It implements the server's PersistenceHooks, so the server calls it at its

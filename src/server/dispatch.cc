@@ -384,8 +384,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     running_client_ = outer_client;
     running_args_ = outer_args;
     running_spec_ = outer_spec;
-    // A tracking client's read keys (issue 9). A read inside a script makes Redis 7.0 remember
-    // the keys of the script call itself (EVAL's declared KEYS) for the caller.
+    // A tracking client remembers the keys its command read. A read inside a script makes Redis 7.0
+    // remember the keys of the script call itself (EVAL's declared KEYS) for the caller.
     if (!from_script) {
       tracking_.AfterCommand(*c, *spec, args);
     } else if ((spec->flags & kCmdReadOnly) != 0 && outer_spec != nullptr &&

@@ -1,4 +1,4 @@
-// PubSub: the registry of Pub/Sub subscriptions and the publish path (issue 9).
+// PubSub: the registry of Pub/Sub subscriptions and the publish path.
 //
 // Model. A *topic* is a name with at least one subscriber, of one of three kinds: an exact
 // channel (SUBSCRIBE), a glob pattern (PSUBSCRIBE, matched like KEYS: util/glob.h) or a shard

@@ -92,7 +92,7 @@ class ServerModule {
 };
 
 // What the persistence layer (src/persistence, above the server) does at the server's own
-// moments: the server calls these hooks, the layer implements them (issue 12).
+// moments: the server calls these hooks, the layer implements them.
 class PersistenceHooks {
  public:
   virtual ~PersistenceHooks() = default;
@@ -216,21 +216,18 @@ class Server : public WatchSink {
   // (publishes it: server/watchex_pubsub.cc).
   void OnPublishedKeyEvent(int db, std::string_view key, bool added) override;
 
-  // --- Pub/Sub, keyspace notifications, client-side caching (issue 9) -----------------------
-  // Pub/Sub:
-  // The subscription registry and the publish path (server/pubsub.h).
+  // --- Pub/Sub, keyspace notifications, client-side caching ----------------------------------
+  // The Pub/Sub subscription registry and the publish path (server/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
   const PubSub& pubsub() const { return pubsub_; }
 
-  // client-side caching:
+  // Client-side caching: the tracking table and invalidations (server/tracking.h).
   Tracking& tracking() { return tracking_; }
 
   // existence events over Pub/Sub (`__watchex@<db>__:<key>`; the registry calls its hooks):
   WatchexPublisher& watchex_pubsub() { return watchex_pubsub_; }
 
-  // (end of issue 9)
-
-  // --- scripting (issue 10) -------------------------------------------------------------------
+  // --- scripting ------------------------------------------------------------------------------
   // The scripting engine (src/scripting/script_engine.h reaches it with ScriptEngine::Of).
   std::unique_ptr<ServerModule>& scripting_module() { return scripting_; }
   // Whether the memory check of the command being run found the server out of memory (after
@@ -277,18 +274,7 @@ class Server : public WatchSink {
   // SHUTDOWN (or a signal) asked the server to exit: a busy script stops at its next hook.
   bool shutdown_requested() const { return shutdown_requested_; }
 
-  // (end of issue 10)
-
-  // --- streams, HyperLogLog, geo (issue 11) ---------------------------------------------------
-  // streams:
-
-  // HyperLogLog:
-
-  // geo:
-
-  // (end of issue 11)
-
-  // --- persistence (issue 12) -----------------------------------------------------------------
+  // --- persistence ----------------------------------------------------------------------------
   // The persistence layer's module (src/persistence/persistence.h: Persistence::Of), and its
   // hooks (nullptr: no persistence, as in the in-process test harness).
   std::unique_ptr<ServerModule>& persistence_module() { return persistence_; }
@@ -303,19 +289,10 @@ class Server : public WatchSink {
   // key tables do not resize and the cron does not rehash or shrink them (copy-on-write would
   // copy every page they touch), as Redis does.
   void OnChildChanged(bool active);
-  // RDB:
-
-  // saving:
-
-  // AOF:
-
-  // DUMP, RESTORE, MIGRATE:
   // MIGRATE's cached connections to its targets (commands/migrate.cc creates the module on
   // first use); the cron calls the hook the module installs, to close the idle ones.
   std::unique_ptr<ServerModule>& migrate_module() { return migrate_; }
   void set_migrate_cron(void (*fn)(Server&)) { migrate_cron_ = fn; }
-
-  // (end of issue 12)
 
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
@@ -508,23 +485,16 @@ class Server : public WatchSink {
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
 
-  // --- issue 9 members ---
   // Pub/Sub:
   PubSub pubsub_{this};
-
   // keyspace notifications: notify-keyspace-events published through pubsub_ (the hub's last
   // listener, server/notifications.h).
   KeyspaceNotifier notifier_{this};
-
   // client-side caching:
   Tracking tracking_{this};
-
   // existence events over Pub/Sub:
   WatchexPublisher watchex_pubsub_{this, &hub_};
 
-  // --- (end of issue 9 members) ---
-
-  // --- issue 10 members ---
   // scripting:
   std::unique_ptr<ServerModule> scripting_;
   bool pre_command_oom_ = false;
@@ -549,35 +519,16 @@ class Server : public WatchSink {
   // One round of ProcessEventsWhileBusy; false when nothing was ready.
   bool BusyRound();
 
-  // --- (end of issue 10 members) ---
-
-  // --- issue 11 members ---
-  // streams:
-
-  // HyperLogLog:
-
-  // geo:
-
-  // --- (end of issue 11 members) ---
-
-  // --- issue 12 members ---
+  // persistence:
   std::unique_ptr<ServerModule> persistence_;
   PersistenceHooks* persistence_hooks_ = nullptr;
   bool child_active_ = false;
-  // RDB:
-
-  // saving:
   // While persistence refuses writes (PersistenceHooks::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
-
-  // AOF:
-
-  // DUMP, RESTORE, MIGRATE:
+  // MIGRATE's connection cache (commands/migrate.cc):
   std::unique_ptr<ServerModule> migrate_;
   void (*migrate_cron_)(Server&) = nullptr;
-
-  // --- (end of issue 12 members) ---
 
  public:
   // CLIENT LEASE: sets (ms > 0) or removes (0) the client's liveness lease.
