@@ -210,38 +210,43 @@ void GeoDistCommand(CommandContext& c) {
   ReplyGeoDistance(c.reply, geo::Distance(a.lon, a.lat, b.lon, b.lat) / to_m);
 }
 
-void GeoHashCommand(CommandContext& c) {
+// GEOHASH and GEOPOS: one element per member named from args[2] on, in their order; `missing`
+// writes the element of a member (or the whole key) that is not there, `found` that of a member
+// with its score.
+template <typename Missing, typename Found>
+void ReplyPerMember(CommandContext& c, Missing missing, Found found) {
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kZSet, Access::kRead, &e)) return;
   c.reply.Array(c.args.size() - 2);
   for (size_t i = 2; i < c.args.size(); ++i) {
     std::optional<double> s;
     if (e != nullptr) s = ZSetOf(e->value).Score(c.args[i]);
-    if (!s) {
-      c.reply.Null();
-      continue;
+    if (s) {
+      found(*s);
+    } else {
+      missing();
     }
-    std::array<char, 11> h = geo::StandardHashString(*s);
-    c.reply.Bulk(std::string_view(h.data(), h.size()));
   }
 }
 
+void GeoHashCommand(CommandContext& c) {
+  ReplyPerMember(
+      c, [&] { c.reply.Null(); },
+      [&](double score) {
+        std::array<char, 11> h = geo::StandardHashString(score);
+        c.reply.Bulk(std::string_view(h.data(), h.size()));
+      });
+}
+
 void GeoPosCommand(CommandContext& c) {
-  Entry* e;
-  if (!LookupTyped(c, c.args[1], ValueType::kZSet, Access::kRead, &e)) return;
-  c.reply.Array(c.args.size() - 2);
-  for (size_t i = 2; i < c.args.size(); ++i) {
-    std::optional<double> s;
-    if (e != nullptr) s = ZSetOf(e->value).Score(c.args[i]);
-    if (!s) {
-      c.reply.NullArray();
-      continue;
-    }
-    geo::Point p = geo::DecodeScore(*s);
-    c.reply.Array(2);
-    ReplyGeoCoordinate(c.reply, p.lon);
-    ReplyGeoCoordinate(c.reply, p.lat);
-  }
+  ReplyPerMember(
+      c, [&] { c.reply.NullArray(); },
+      [&](double score) {
+        geo::Point p = geo::DecodeScore(score);
+        c.reply.Array(2);
+        ReplyGeoCoordinate(c.reply, p.lon);
+        ReplyGeoCoordinate(c.reply, p.lat);
+      });
 }
 
 }  // namespace

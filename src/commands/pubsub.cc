@@ -1,4 +1,4 @@
-// Pub/Sub commands (issue 9): the handlers over the server's registry (server/pubsub.h).
+// Pub/Sub commands: the handlers over the server's registry (server/pubsub.h).
 //
 //   SUBSCRIBE / UNSUBSCRIBE        exact channels
 //   PSUBSCRIBE / PUNSUBSCRIBE      glob patterns (KEYS syntax)

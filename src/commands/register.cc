@@ -21,74 +21,32 @@ Status RegisterCommands(CommandTable& table) {
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
-  // hashes:
+  // the aggregate types:
   RegisterHashCommands(table);
-
-  // lists:
   RegisterListCommands(table);
-
-  // sets:
   RegisterSetCommands(table);
-
-  // sorted sets:
   RegisterZSetCommands(table);
-
-  // sorted-set operations:
   RegisterZSetOpsCommands(table);
-
-  // SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
   RegisterSortCommands(table);
   RegisterAggregateScanCommands(table);
-
-  // (end of the aggregate families)
-
-  // Pub/Sub:
+  // Pub/Sub (CLIENT TRACKING's rows come with RegisterClientCommands):
   RegisterPubSubCommands(table);
-
-  // client-side caching:
-
-  // (end of issue 9)
-
-  // scripting (issue 10):
-  // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT:
+  // scripting:
   RegisterScriptingCommands(table);
-
-  // FUNCTION, FCALL, FCALL_RO:
   RegisterFunctionCommands(table);
-
-  // (end of issue 10)
-
-  // streams, HyperLogLog, geo (issue 11):
-  // streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
+  // streams, HyperLogLog, geo:
   RegisterStreamCommands(table);
   RegisterStreamInfoCommands(table);
-
-  // streams: XREAD, XREADGROUP:
   RegisterStreamReadCommands(table);
-
-  // streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
   RegisterStreamGroupCommands(table);
   RegisterStreamClaimCommands(table);
-
-  // HyperLogLog:
   RegisterHyperLogLogCommands(table);
-
-  // geo:
   RegisterGeoCommands(table);
-
-  // (end of issue 11)
-
-  // persistence (issue 12):
+  // persistence:
   RegisterPersistenceCommands(table);
-
-  // AOF:
   RegisterAofCommands(table);
-
-  // DUMP, RESTORE, MIGRATE:
   RegisterDumpRestoreCommands(table);
   RegisterMigrateCommands(table);
-
-  // (end of issue 12)
   return table.first_error();
 }
 

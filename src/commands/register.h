@@ -29,88 +29,52 @@ void RegisterTempKeyCommands(CommandTable& table);
 void RegisterWatchExCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 
-// The aggregate families (issue 8): one line each below its family's comment.
-// hashes:
+// The aggregate types.
 void RegisterHashCommands(CommandTable& table);
-
-// lists:
 void RegisterListCommands(CommandTable& table);
-
-// sets:
-// (SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc)
+// SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc.
 void RegisterSetCommands(CommandTable& table);
-
-// sorted sets:
 void RegisterZSetCommands(CommandTable& table);
-
-// sorted-set operations:
+// ZUNION/ZINTER/ZDIFF[STORE], ZINTERCARD, the pops (zset_pop.cc, zset_blocking.cc), ZRANDMEMBER.
 void RegisterZSetOpsCommands(CommandTable& table);
-
-// SORT, SORT_RO, HSCAN, SSCAN, ZSCAN:
+// SORT, SORT_RO; HSCAN, SSCAN, ZSCAN.
 void RegisterSortCommands(CommandTable& table);
 void RegisterAggregateScanCommands(CommandTable& table);
 
-// (end of the aggregate families)
-
-// Pub/Sub, notifications and client-side caching (issue 9):
-// Pub/Sub:
+// Pub/Sub.
 void RegisterPubSubCommands(CommandTable& table);
-
-// client-side caching (CLIENT TRACKING is a CLIENT subcommand; its rows, if separate):
-// CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO (tracking_cmd.cc), for RegisterClientCommands.
+// CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO (tracking_cmd.cc): rows that
+// RegisterClientCommands adds under CLIENT.
 std::vector<CommandSpec> ClientTrackingSubcommands();
 
-// (end of issue 9)
-
-// scripting (issue 10):
-// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT (scripting.cc):
+// Scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT (scripting.cc).
 void RegisterScriptingCommands(CommandTable& table);
-
-// FUNCTION, FCALL, FCALL_RO:
+// FUNCTION, FCALL, FCALL_RO (functions.cc).
 void RegisterFunctionCommands(CommandTable& table);
-
-// busy scripts: the FUNCTION KILL row, for the FUNCTION container (script_kill.cc):
+// The FUNCTION KILL row, for the FUNCTION container (script_kill.cc).
 CommandSpec FunctionKillSubcommand();
 
-// (end of issue 10)
-
-// streams, HyperLogLog, geo (issue 11):
-// streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID, XINFO:
-void RegisterStreamCommands(CommandTable& table);      // stream.cc
-void RegisterStreamInfoCommands(CommandTable& table);  // stream_info.cc
-
-// streams: XREAD, XREADGROUP (and their blocking):
+// Streams: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XSETID (stream.cc); XINFO (stream_info.cc).
+void RegisterStreamCommands(CommandTable& table);
+void RegisterStreamInfoCommands(CommandTable& table);
+// XREAD, XREADGROUP and their blocking forms (stream_read.cc).
 void RegisterStreamReadCommands(CommandTable& t);
-
-// streams: XGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM:
-// XGROUP, XACK, XPENDING (stream_group.cc):
+// XGROUP, XACK, XPENDING (stream_group.cc); XCLAIM, XAUTOCLAIM (stream_claim.cc).
 void RegisterStreamGroupCommands(CommandTable& table);
-// XCLAIM, XAUTOCLAIM (stream_claim.cc):
 void RegisterStreamClaimCommands(CommandTable& table);
-
-// HyperLogLog:
-void RegisterHyperLogLogCommands(CommandTable& table);  // hyperloglog.cc
-
-// geo:
-// GEOADD, GEODIST, GEOHASH, GEOPOS (geo.cc), GEORADIUS*, GEOSEARCH, GEOSEARCHSTORE (geo_search.cc):
+// HyperLogLog (hyperloglog.cc).
+void RegisterHyperLogLogCommands(CommandTable& table);
+// GEOADD, GEODIST, GEOHASH, GEOPOS (geo.cc), GEORADIUS*, GEOSEARCH, GEOSEARCHSTORE (geo_search.cc).
 void RegisterGeoCommands(CommandTable& table);
 
-// (end of issue 11)
-
-// persistence (issue 12):
-// SAVE, BGSAVE, DEBUG RELOAD's save/load (persistence_cmds.cc):
+// Persistence: SAVE, BGSAVE, DEBUG RELOAD's save/load (persistence_cmds.cc).
 void RegisterPersistenceCommands(CommandTable& table);
-
-// AOF: BGREWRITEAOF:
+// BGREWRITEAOF (aof_cmds.cc).
 void RegisterAofCommands(CommandTable& table);
-
-// DUMP, RESTORE, MIGRATE:
-// DUMP, RESTORE, RESTORE-ASKING (dump_restore.cc):
+// DUMP, RESTORE, RESTORE-ASKING (dump_restore.cc).
 void RegisterDumpRestoreCommands(CommandTable& table);
-// MIGRATE (migrate.cc):
+// MIGRATE (migrate.cc).
 void RegisterMigrateCommands(CommandTable& table);
-
-// (end of issue 12)
 
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.

@@ -130,6 +130,20 @@ void ReplyReadAndLag(CommandContext& c, const StreamObject& s, const StreamGroup
   }
 }
 
+// Every map XINFO gives a group or a consumer (GROUPS, CONSUMERS, STREAM FULL) opens alike:
+// `fields` pairs, the first the item's name.
+void OpenNamedMap(CommandContext& c, size_t fields, std::string_view name) {
+  c.reply.Map(fields);
+  c.reply.Bulk("name");
+  c.reply.Bulk(name);
+}
+
+// A field whose value is a count (consumers, pending entries).
+void ReplyCountField(CommandContext& c, std::string_view field, size_t count) {
+  c.reply.Bulk(field);
+  c.reply.Int(static_cast<int64_t>(count));
+}
+
 // How many of `total` items a FULL list shows: all when count is 0.
 size_t Shown(size_t total, uint64_t count) {
   return count == 0 || count > total ? total : static_cast<size_t>(count);
@@ -139,14 +153,11 @@ size_t Shown(size_t total, uint64_t count) {
 // consumer with up to `count` of its pending entries.
 void ReplyFullGroup(CommandContext& c, const StreamObject& s, std::string_view name,
                     const StreamGroup& g, uint64_t count) {
-  c.reply.Map(7);
-  c.reply.Bulk("name");
-  c.reply.Bulk(name);
+  OpenNamedMap(c, 7, name);
   c.reply.Bulk("last-delivered-id");
   ReplyStreamId(c.reply, g.last_id);
   ReplyReadAndLag(c, s, g);
-  c.reply.Bulk("pel-count");
-  c.reply.Int(static_cast<int64_t>(g.pel.size()));
+  ReplyCountField(c, "pel-count", g.pel.size());
   c.reply.Bulk("pending");
   size_t n = Shown(g.pel.size(), count);
   c.reply.Array(n);
@@ -161,13 +172,10 @@ void ReplyFullGroup(CommandContext& c, const StreamObject& s, std::string_view n
   c.reply.Bulk("consumers");
   c.reply.Array(g.consumers.size());
   for (const auto& [cname, consumer] : g.consumers) {
-    c.reply.Map(4);
-    c.reply.Bulk("name");
-    c.reply.Bulk(cname);
+    OpenNamedMap(c, 4, cname);
     c.reply.Bulk("seen-time");
     c.reply.Int(consumer->seen_time);
-    c.reply.Bulk("pel-count");
-    c.reply.Int(static_cast<int64_t>(consumer->pel.size()));
+    ReplyCountField(c, "pel-count", consumer->pel.size());
     c.reply.Bulk("pending");
     size_t m = Shown(consumer->pel.size(), count);
     c.reply.Array(m);
@@ -227,13 +235,9 @@ void XInfoGroupsCommand(CommandContext& c) {
   if (s == nullptr) return;
   c.reply.Array(s->group_count());
   for (const auto& [name, g] : s->groups()) {
-    c.reply.Map(6);
-    c.reply.Bulk("name");
-    c.reply.Bulk(name);
-    c.reply.Bulk("consumers");
-    c.reply.Int(static_cast<int64_t>(g->consumers.size()));
-    c.reply.Bulk("pending");
-    c.reply.Int(static_cast<int64_t>(g->pel.size()));
+    OpenNamedMap(c, 6, name);
+    ReplyCountField(c, "consumers", g->consumers.size());
+    ReplyCountField(c, "pending", g->pel.size());
     c.reply.Bulk("last-delivered-id");
     ReplyStreamId(c.reply, g->last_id);
     ReplyReadAndLag(c, *s, *g);
@@ -253,11 +257,8 @@ void XInfoConsumersCommand(CommandContext& c) {
   const int64_t now = c.server.keyspace().now_ms();
   c.reply.Array(g->consumers.size());
   for (const auto& [name, consumer] : g->consumers) {
-    c.reply.Map(3);
-    c.reply.Bulk("name");
-    c.reply.Bulk(name);
-    c.reply.Bulk("pending");
-    c.reply.Int(static_cast<int64_t>(consumer->pel.size()));
+    OpenNamedMap(c, 3, name);
+    ReplyCountField(c, "pending", consumer->pel.size());
     c.reply.Bulk("idle");
     const int64_t idle = now - consumer->seen_time;
     c.reply.Int(idle > 0 ? idle : 0);

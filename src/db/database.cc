@@ -324,7 +324,7 @@ void Database::Cron(int64_t rehash_us) {
   if (dict_.rehashing()) dict_.RehashFor(rehash_us);
 }
 
-// --- persistence (issue 12) ---
+// --- persistence ---
 
 Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_ms) {
   Entry* e = Entry::Create(key, std::move(value));

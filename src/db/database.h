@@ -217,7 +217,7 @@ class Database {
 
   uint64_t avg_ttl_ms() const { return avg_ttl_ms_; }
 
-  // --- persistence (issue 12) ---
+  // --- persistence ---
   // Loading (RDB, the AOF's base, DEBUG RELOAD): inserts `key`, which must not exist, with its
   // absolute expire time (0 = none) and fresh access data. No key event and no dirty count:
   // loading is not a change anyone is told about, as in Redis.

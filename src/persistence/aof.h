@@ -1,4 +1,4 @@
-// The append-only file (AOF), Redis 7.0's multi-part design (issue 12).
+// The append-only file (AOF), Redis 7.0's multi-part design.
 //
 // Model. While appendonly is on, the Aof is a PropagationSink of the server's Propagator taking
 // the records meant for the AOF (targets kPropagateAof): each is appended, RESP-encoded

@@ -13,6 +13,7 @@
 #include "server/config_parse.h"
 #include "util/file_io.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 namespace redistp {
 namespace {
@@ -27,7 +28,7 @@ bool NeedsQuoting(std::string_view s) {
 
 void AppendLine(std::string* out, const AofFileInfo& f) {
   out->append("file ");
-  out->append(NeedsQuoting(f.name) ? QuoteConfigString(f.name) : f.name);
+  out->append(NeedsQuoting(f.name) ? Repr(f.name) : f.name);
   out->append(" seq ");
   out->append(std::to_string(f.seq));
   out->append(" type ");

@@ -1,4 +1,4 @@
-// Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them (issue 12).
+// Persistence: RDB snapshots and the append-only file, as Redis 7.0 has them.
 //
 // Model. One Persistence subsystem per server (server/subsystem.h: the server owns it; main.cc
 // attaches it before the server starts). Its hooks are how the server calls it at its own

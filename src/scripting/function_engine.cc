@@ -389,19 +389,8 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     ctx.reply.Error(err::kOom);
     return;
   }
-  int64_t numkeys = 0;
-  if (!ParseInt64(args[2], &numkeys)) {
-    ctx.reply.Error(err::kFunctionBadNumKeys);
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(args.size()) - 3) {
-    ctx.reply.Error(err::kScriptTooManyKeys);
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error(err::kScriptNegativeKeys);
-    return;
-  }
+  size_t numkeys = 0;
+  if (!ScriptEngine::ParseNumKeys(args, err::kFunctionBadNumKeys, ctx.reply, &numkeys)) return;
   if (read_only && (fn->flags & kScriptNoWrites) == 0) {
     ctx.reply.Error(err::kScriptWriteFlagRo);
     return;
@@ -416,7 +405,7 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
   lua_State* L = lua_;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);
   ScriptEngine& engine = ScriptEngine::Of(server_);
-  if (!engine.PushKeysAndArgs(L, args, 3, static_cast<size_t>(numkeys), false, ctx.reply)) {
+  if (!engine.PushKeysAndArgs(L, args, 3, numkeys, false, ctx.reply)) {
     lua_pop(L, 1);
     return;
   }

@@ -217,6 +217,26 @@ Result<std::string> ScriptEngine::Load(std::string_view body) {
   return sha;
 }
 
+bool ScriptEngine::ParseNumKeys(const std::vector<std::string_view>& args,
+                                std::string_view not_integer, ReplyBuilder& reply,
+                                size_t* numkeys) {
+  int64_t n = 0;
+  if (!ParseInt64(args[2], &n)) {
+    reply.Error(not_integer);
+    return false;
+  }
+  if (n > static_cast<int64_t>(args.size()) - 3) {
+    reply.Error(err::kScriptTooManyKeys);
+    return false;
+  }
+  if (n < 0) {
+    reply.Error(err::kScriptNegativeKeys);
+    return false;
+  }
+  *numkeys = static_cast<size_t>(n);
+  return true;
+}
+
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
   server_.FeedMonitorsNow(ctx.client, args);
@@ -224,19 +244,8 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     ctx.reply.Error(err::kNoScript);
     return;
   }
-  int64_t numkeys = 0;
-  if (!ParseInt64(args[2], &numkeys)) {
-    ctx.reply.Error(err::kNotInteger);
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(args.size()) - 3) {
-    ctx.reply.Error(err::kScriptTooManyKeys);
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.Error(err::kScriptNegativeKeys);
-    return;
-  }
+  size_t numkeys = 0;
+  if (!ParseNumKeys(args, err::kNotInteger, ctx.reply, &numkeys)) return;
   const CachedScript* script = nullptr;
   std::string sha_text;
   if (by_sha) {
@@ -291,7 +300,7 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
 
   lua_State* L = lua_;
   // KEYS and ARGV, set on the real globals (scripts see them read-only through the proxy).
-  if (!PushKeysAndArgs(L, args, 3, static_cast<size_t>(numkeys), true, ctx.reply)) return;
+  if (!PushKeysAndArgs(L, args, 3, numkeys, true, ctx.reply)) return;
   lua_rawgeti(L, LUA_REGISTRYINDEX, script->ref);
   RunScript(ctx, L, 0, std::move(run));
 }

@@ -125,6 +125,11 @@ class ScriptEngine : public Subsystem {
   // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names
   // the source in error traces ("user_script", "user_function").
   void RunScript(CommandContext& ctx, lua_State* L, int nargs, ScriptRun run);
+  // Reads the numkeys of EVAL/EVALSHA/FCALL and their _RO forms (args[2]), in Redis 7.0's order:
+  // not an integer (answered with `not_integer`, which EVAL and FCALL word differently), more
+  // than the arguments after it, negative. On failure replies the error and returns false.
+  static bool ParseNumKeys(const std::vector<std::string_view>& args, std::string_view not_integer,
+                           ReplyBuilder& reply, size_t* numkeys);
   // Builds KEYS and ARGV from args[first ..] (`keys` of them keys) in a protected call: as the
   // globals KEYS and ARGV (EVAL), or as two tables pushed on L's stack (FCALL). On failure (Lua
   // out of memory) replies the error and returns false.

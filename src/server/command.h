@@ -7,12 +7,14 @@
 // handler. Container commands (CLIENT, CONFIG, OBJECT ...) carry a table of subcommands with
 // rows of their own; their arity counts the container name too ("config|get" has arity -3).
 //
-// The dispatcher decides from a row's properties, never from its name: kCmdNoAuth, kCmdNoMulti,
-// kCmdWrite/kCmdMayReplicate (CLIENT PAUSE, MONITOR connections), kCmdSkipSlowlog/SkipMonitor,
-// kCmdRunsInMulti for the commands that MULTI does not queue, kCmdAbortsMultiOnReject for EXEC,
-// and a row whose arguments must not reach SLOWLOG or MONITOR in clear names a `redact`
-// function. kCmdLoading, kCmdDenyOom and kCmdNoScript are declared Redis's way for the loading
-// state, maxmemory and scripts, which are to consult them when they exist.
+// The dispatcher and the script engine decide from a row's properties, never from its name:
+// kCmdNoAuth, kCmdNoMulti, kCmdWrite/kCmdMayReplicate (CLIENT PAUSE, MONITOR connections),
+// kCmdSkipSlowlog/SkipMonitor, kCmdRunsInMulti for the commands that MULTI does not queue,
+// kCmdAbortsMultiOnReject for EXEC, kCmdSubscribedContext for RESP2's subscribed mode,
+// kCmdLoading (served while a dataset loads), kCmdAllowBusy (served while a script is busy),
+// kCmdDenyOom (refused past maxmemory, also from a script) and kCmdNoScript (refused from a
+// script); a row whose arguments must not reach SLOWLOG or MONITOR in clear names a `redact`
+// function.
 //
 // Each command family lives in src/commands/<family>.cc and exports
 // `void RegisterXxxCommands(CommandTable&)`, called explicitly by the server at startup. Names
@@ -41,7 +43,7 @@ class Propagator;
 struct CommandSpec;
 
 // Who is running a command: a client's own request, a command queued by MULTI and run by
-// EXEC, or a script (scripting: a later issue). Set by the one admission gate.
+// EXEC, or a script's redis.call / redis.pcall. Set by the one admission gate.
 enum class ExecOrigin : uint8_t { kClient, kMulti, kScript };
 
 // What a handler sees. args[0] is the command name as the client sent it.

@@ -20,6 +20,7 @@
 #include "server/version.h"
 #include "util/glob.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 namespace redistp {
 
@@ -294,7 +295,7 @@ Status Config::LoadFromArgs(int argc, char** argv, std::istream& in) {
         }
       }
     } else {
-      options += QuoteConfigString(a);
+      options += Repr(a);
       options.push_back(' ');
       has_value = true;
     }

@@ -7,6 +7,7 @@
 
 #include "server/version.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 namespace redistp {
 
@@ -121,47 +122,6 @@ bool SplitConfigLine(std::string_view line, std::vector<std::string>* words) {
     }
     words->push_back(std::move(word));
   }
-}
-
-std::string QuoteConfigString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default: {
-        unsigned char u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7f) {
-          out.push_back(c);
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", u);
-          out += buf;
-        }
-      }
-    }
-  }
-  out.push_back('"');
-  return out;
 }
 
 std::vector<std::string> SplitOnSpaces(std::string_view s) {
@@ -384,7 +344,7 @@ void RewriteRowLines(const ConfigDef& def, std::string_view canonical,
       break;
     }
     case ConfigType::kString:
-      line += QuoteConfigString(canonical);
+      line += Repr(canonical);
       break;
     default:
       line += def.display != nullptr ? def.display(canonical) : std::string(canonical);

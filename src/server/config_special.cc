@@ -13,6 +13,7 @@
 
 #include "server/config_parse.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 namespace redistp {
 
@@ -261,7 +262,7 @@ std::string DisplayNotifyEvents(std::string_view canonical) {
 
 void RewriteNotifyEvents(const ConfigDef& def, std::string_view canonical,
                          std::vector<RewriteLine>* out) {
-  out->push_back({"notify-keyspace-events " + QuoteConfigString(DisplayNotifyEvents(canonical)),
+  out->push_back({"notify-keyspace-events " + Repr(DisplayNotifyEvents(canonical)),
                   canonical != def.default_value});
 }
 

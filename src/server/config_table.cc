@@ -3,10 +3,13 @@
 // still answers to. Rows are alphabetical by canonical name; CONFIG GET * and REWRITE follow
 // this order. Bounds, defaults and word lists were read off the real server.
 //
-// Reading a row: `Int("hz", 0, kIntMax, "10").Check(CheckHz).Store(...).Effect()` is an
-// integer parameter named hz, 0..INT_MAX, default 10, clamped by CheckHz, mirrored into
-// Config::hz, and implemented by redis-tp (has_effect). Rows without Store() keep only their
-// text. Effect() marks the parameters whose behaviour the server wires (see config-report.md).
+// Reading a row: `Int("hz", 0, kIntMax, "10").Check(CheckHz).Store(M(hz)).Effect()` is an
+// integer parameter named hz, 0..INT_MAX, default 10, clamped by CheckHz and mirrored into
+// Config::hz. Store() is how a value reaches the server: a row without it keeps only its text
+// (CONFIG GET answers it, nothing acts on it). Effect() sets ConfigDef::has_effect, which
+// nothing in the server reads: it marks the parameters wired by the first configuration work
+// (ConfigTable.HasEffectMarksTheWiredParameters pins that list), and parameters wired since
+// (appendonly, save, lazyfree-*, slowlog-*, ...) do not carry it.
 #include <unistd.h>
 
 #include <cstdint>

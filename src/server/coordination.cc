@@ -31,36 +31,6 @@
 
 namespace redistp {
 
-void Server::Push(Client& target, std::span<const std::string_view> parts) {
-  if (target.closed) return;
-  // Held while the target runs its own command (or EXEC): the push follows that reply.
-  bool hold = target.has_flag(kClientExecuting);
-  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
-  // Framed with the target's own protocol: '>' for RESP3, an array for RESP2.
-  ReplyBuilder rb(&dst);
-  rb.SetResp(target.reply.resp());
-  rb.Push(parts.size());
-  for (std::string_view p : parts) rb.Bulk(p);
-  if (!hold) ScheduleFlush(&target);
-}
-
-void Server::PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write) {
-  if (target.closed) return;
-  bool hold = target.has_flag(kClientExecuting);
-  ReplyBuilder rb(hold ? &target.pending_pushes : &target.out);
-  rb.SetResp(target.reply.resp());
-  write(rb);
-  if (!hold) ScheduleFlush(&target);
-}
-
-void Server::PushEncoded(Client& target, std::span<const std::string_view> pieces) {
-  if (target.closed) return;
-  bool hold = target.has_flag(kClientExecuting);
-  ReplyBuffer& dst = hold ? target.pending_pushes : target.out;
-  for (std::string_view p : pieces) dst.Append(p);
-  if (!hold) ScheduleFlush(&target);
-}
-
 void Server::ReleaseHeldPushes(Client& c) {
   if (c.pending_pushes.Readable() == 0) return;
   c.out.Append(c.pending_pushes);
@@ -71,8 +41,12 @@ void Server::ReleaseHeldPushes(Client& c) {
 void Server::OnWatchedKeyEvent(uint64_t client, int /*db*/, std::string_view key, bool added) {
   Client* c = FindClient(client);
   if (c == nullptr) return;
-  const std::string_view parts[] = {"watchex", key, added ? "ADD" : "DEL"};
-  Push(*c, parts);
+  Push(*c, [&](ReplyBuilder& rb) {
+    rb.Push(3);
+    rb.Bulk("watchex");
+    rb.Bulk(key);
+    rb.Bulk(added ? "ADD" : "DEL");
+  });
 }
 
 void Server::OnWatchDeadlineChanged(int64_t deadline_ms) {

@@ -17,6 +17,7 @@
 #include "server/client.h"
 #include "server/server.h"
 #include "server/version.h"
+#include "util/repr.h"
 
 namespace redistp {
 
@@ -68,31 +69,6 @@ void* FaultingInstruction(void* uc) {
 #endif
 }
 
-// An argument as Redis's log shows it: quoted, with escapes for quotes and unprintable bytes.
-std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
 // The parts that allocate: INFO, the client list, the running client.
 void WriteServerState(int fd, Server& server, const std::function<std::string()>& info_text) {
   WriteText(fd, "\n------ INFO OUTPUT ------\n");
@@ -109,7 +85,7 @@ void WriteServerState(int fd, Server& server, const std::function<std::string()>
     WriteText(fd, server.ClientInfoLine(*running));
     WriteText(fd, "\n");
     for (size_t i = 0; i < args->size(); ++i) {
-      std::string line = "argv[" + std::to_string(i) + "]: '" + Quoted((*args)[i]) + "'\n";
+      std::string line = "argv[" + std::to_string(i) + "]: '" + Repr((*args)[i]) + "'\n";
       WriteText(fd, line);
     }
   }

@@ -12,48 +12,10 @@
 #include "protocol/errors.h"
 #include "server/server.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 namespace redistp {
 namespace {
-
-// The quoted form MONITOR and SLOWLOG-style output use: "text" with C escapes.
-void AppendRepr(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\a':
-        out->append("\\a");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      default:
-        if (ch >= 32 && ch < 127) {
-          out->push_back(static_cast<char>(ch));
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", ch);
-          out->append(buf);
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 std::string UnknownCommandError(const std::vector<std::string_view>& args) {
   std::string rest;
@@ -420,8 +382,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     running_client_ = outer_client;
     running_args_ = outer_args;
     running_spec_ = outer_spec;
-    // A tracking client's read keys (issue 9). A read inside a script makes Redis 7.0 remember
-    // the keys of the script call itself (EVAL's declared KEYS) for the caller.
+    // A tracking client remembers the keys its command read. A read inside a script makes Redis 7.0
+    // remember the keys of the script call itself (EVAL's declared KEYS) for the caller.
     if (!from_script) {
       tracking_.AfterCommand(*c, *spec, args);
     } else if ((spec->flags & kCmdReadOnly) != 0 && outer_spec != nullptr &&

@@ -1,12 +1,15 @@
-// KeyspaceHub: the server's single KeyspaceListener. It fans each key event out to the
-// subsystems registered with it, in registration order. Today: none besides statistics hooks;
-// temporary-key ownership and existence watches register here (src/watch), as will MULTI WATCH
-// and keyspace notifications. Keeping one hub means a new subsystem never has to find every
-// place where keys change: the Database emits, the hub forwards.
+// KeyspaceHub: the server's single KeyspaceListener. It fans each key event (and flush, swap
+// and miss) out to the subsystems subscribed to it, in subscription order, which is the order
+// in which one change's messages reach a connection. The Server subscribes, in this order:
+// temporary-key ownership, client-side caching, existence watches, the `__watchex@` Pub/Sub
+// publisher, the blocking core, MULTI WATCH, the propagator, and keyspace notifications last
+// (server.cc). Keeping one hub means a new subsystem never has to find every place where keys
+// change: the Database emits, the hub forwards.
 //
-// A listener that often has nothing to do (the `__watchex@` pattern path while no pattern can
-// see those channels) can be switched off with SetEnabled: it keeps its place in the order but
-// leaves the list the events walk, so while off it costs the key-event path nothing at all.
+// A listener that often has nothing to do (the `__watchex@` publisher while no pattern can see
+// those channels, keyspace notifications while notify-keyspace-events is empty) is switched
+// off with SetEnabled: it keeps its place in the order but leaves the list the events walk, so
+// while off it costs the key-event path nothing at all.
 //
 // The order is by rank, then by subscription: the server's own listeners have rank 0, and a
 // subsystem attached later (server/subsystem.h) subscribes with the rank of its slot, so its

@@ -452,11 +452,11 @@ void Server::EndSession(Client& c) {
     busy_ended_owners_.push_back(c.id);
   }
   SetLease(&c, 0);
-  // 5. Pub/Sub subscriptions (issue 9): every channel, pattern and shard channel, without
+  // 5. Pub/Sub subscriptions: every channel, pattern and shard channel, without
   //    confirmations (a disconnect has nobody to tell; RESET replies only +RESET, as Redis).
   pubsub_.RemoveClient(c);
 
-  // 6. Client-side tracking (issue 9): off, BCAST prefixes left at once; the client's ids in
+  // 6. Client-side tracking: off, BCAST prefixes left at once; the client's ids in
   //    the key table are dropped lazily, when their keys change (ids are never reused). A
   //    client redirecting here finds out at its next invalidation (then "broken", as Redis).
   tracking_.Disable(c);

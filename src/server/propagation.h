@@ -20,8 +20,9 @@
 //     a replica applies them atomically: "SET k v" on a lazily expired k sends MULTI, DEL k,
 //     SET k v, EXEC; a transaction with one write sends just that write, a read-only one
 //     nothing (or only the DEL of a key it found expired);
-//   - a command that changed nothing emits nothing, except those that force it (FLUSHALL,
-//     FLUSHDB, SWAPDB always propagate, as in Redis 7.0).
+//   - a command that changed nothing emits nothing, except those that force it
+//     (CommandContext::ForceReplication: FLUSHALL, FLUSHDB, SWAPDB and the FUNCTION writes,
+//     whose libraries are not keys, always propagate, as in Redis 7.0).
 //
 // Accounting invariant: `accounted_` counts the dirty increments covered by records already
 // emitted (side-effect DELs, and the writes of commands nested inside EXEC). A command's own
@@ -35,8 +36,10 @@
 // into the command around it nor be reset by a command nested in it. No record is ever empty:
 // "*0" in an AOF is a file every loader refuses.
 //
-// Consumers (AOF, replication: later issues) implement PropagationSink. With no sink attached,
-// nothing is built or copied; the bookkeeping is a few integer operations per command.
+// Consumers implement PropagationSink: today the AOF writer (persistence/aof.h), which takes the
+// kPropagateAof records; a replica link will be another sink taking kPropagateReplicas. With no
+// sink attached, nothing is built or copied; the bookkeeping is a few integer operations per
+// command.
 #pragma once
 
 #include <cstdint>

@@ -117,19 +117,25 @@ size_t PubSub::Deliver(const PubSubTopic* t, std::string_view head, std::string_
     const std::string_view whole = frame_;
     const std::string_view after_type = whole.substr(1);
     t->subscribers.ForEach([&](Client* c) {
-      if (c->reply.resp() >= 3) {
-        const std::string_view pieces[] = {">", after_type};
-        server_->PushEncoded(*c, pieces);
-      } else {
-        server_->PushEncoded(*c, std::span<const std::string_view>(&whole, 1));
-      }
+      server_->Push(*c, [&](ReplyBuilder& rb) {
+        if (rb.resp() >= 3) {
+          rb.Raw(">");
+          rb.Raw(after_type);
+        } else {
+          rb.Raw(whole);
+        }
+      });
       ++n;
     });
     return n;
   }
   t->subscribers.ForEach([&](Client* c) {
-    const std::string_view pieces[] = {c->reply.resp() >= 3 ? ">" : "*", head, body, "\r\n"};
-    server_->PushEncoded(*c, pieces);
+    server_->Push(*c, [&](ReplyBuilder& rb) {
+      rb.Raw(rb.resp() >= 3 ? ">" : "*");
+      rb.Raw(head);
+      rb.Raw(body);
+      rb.Raw("\r\n");
+    });
     ++n;
   });
   return n;

@@ -1,4 +1,4 @@
-// PubSub: the registry of Pub/Sub subscriptions and the publish path (issue 9).
+// PubSub: the registry of Pub/Sub subscriptions and the publish path.
 //
 // Model. A *topic* is a name with at least one subscriber, of one of three kinds: an exact
 // channel (SUBSCRIBE), a glob pattern (PSUBSCRIBE, matched like KEYS: util/glob.h) or a shard
@@ -20,7 +20,7 @@
 //  - a closed client has no subscription: Server::EndSession (step 5) calls UnsubscribeAll
 //    before the Client is freed, so no topic ever holds a dangling client pointer.
 //
-// Publishing. A message reaches each subscriber through Server::PushEncoded (the push path's
+// Publishing. A message reaches each subscriber through Server::Push (the push path's
 // hold rule: held while the target runs its own command, so the publisher's own copy follows
 // its PUBLISH reply). The frame is encoded once per publish (per matching pattern for
 // pmessage) and appended to every target as the same bytes; only the first byte differs

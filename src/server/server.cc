@@ -37,12 +37,11 @@ Server::Server(Config config, Clock* clock)
   keyspace_.clock = clock_;
   blocking_.set_interest(&watches_);
   // The hub calls listeners in this order, which is the order in which one key change reaches
-  // a connection (issue 9 decision, documented in docs/): ownership first (no messages), then
+  // a connection (docs/client-side-caching.md, "Order"): ownership first (no messages), then
   // the tracking invalidation, the WATCHEX push and its `__watchex@` Pub/Sub message, and the
   // keyspace notifications (`__keyspace@` then `__keyevent@`) last, as Redis sends an
   // invalidation before the notification of the same change.
   hub_.Subscribe(&owners_);
-  // (issue 9) client-side caching subscribes here.
   hub_.Subscribe(&tracking_);
   hub_.Subscribe(&watches_);
   // `__watchex@` messages of pattern subscribers; enabled only while a pattern can see them.

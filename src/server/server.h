@@ -201,13 +201,28 @@ class Server : public WatchSink {
   void ServeReadyKeys();
 
   // --- server-initiated messages (pushes) -----------------------------------------------------
-  // The one push path: WATCHEX notifications today; Pub/Sub messages, tracking invalidations
-  // and keyspace notifications go through it too. Sends `parts` as bulk strings in a RESP3
-  // push frame ('>'), or as an ordinary array between replies for a RESP2 connection. A push
-  // caused while the target runs its own command (kClientExecuting, which covers a whole EXEC)
-  // is held and follows that command's reply (ReleaseHeldPushes); any other push is appended to
-  // the target's output at once (between two complete replies) and written this loop turn.
-  void Push(Client& target, std::span<const std::string_view> parts);
+  // The one push path for every server-initiated message (WATCHEX notifications, Pub/Sub
+  // messages and keyspace notifications, tracking invalidations). `write(ReplyBuilder&)` gets
+  // a builder in the target's protocol (RESP2 or RESP3, never suppressed by CLIENT REPLY) and
+  // writes one complete frame: a push header (ReplyBuilder::Push: '>' for RESP3, an array for
+  // RESP2) and its parts, or (Raw) a frame encoded once for many targets. A push caused while
+  // the target runs its own command (kClientExecuting, which covers a whole EXEC) is held and
+  // follows that command's reply (ReleaseHeldPushes); any other push is appended to the
+  // target's output at once (between two complete replies) and written this loop turn. A
+  // closed target gets none. Inline, so a fan-out (PUBLISH to many subscribers) pays no call
+  // per target.
+  template <typename Write>
+  void Push(Client& target, Write&& write) {
+    if (target.closed) return;
+    // Held while the target runs its own command (or EXEC): the push follows that reply.
+    const bool hold = target.has_flag(kClientExecuting);
+    // A builder of its own in the target's protocol: the client's builder may be suppressed
+    // (CLIENT REPLY OFF/SKIP), which never stops a push.
+    ReplyBuilder rb(hold ? &target.pending_pushes : &target.out);
+    rb.SetResp(target.reply.resp());
+    write(rb);
+    if (!hold) ScheduleFlush(&target);
+  }
   // Appends the pushes held during the client's command after its reply.
   void ReleaseHeldPushes(Client& c);
   // WatchSink: a watched key appeared or disappeared.
@@ -217,29 +232,18 @@ class Server : public WatchSink {
   // (publishes it: server/watchex_pubsub.cc).
   void OnPublishedKeyEvent(int db, std::string_view key, bool added) override;
 
-  // --- Pub/Sub, keyspace notifications, client-side caching (issue 9) -----------------------
-  // Pub/Sub:
-  // The subscription registry and the publish path (server/pubsub.h).
+  // --- Pub/Sub, keyspace notifications, client-side caching ----------------------------------
+  // The Pub/Sub subscription registry and the publish path (server/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
   const PubSub& pubsub() const { return pubsub_; }
-  // Appends a frame already encoded (as `pieces`, concatenated) to the target's output, under
-  // Push's rule: held in pending_pushes while the target runs its own command, else appended
-  // at once and written this loop turn. For fan-outs that encode a frame once for many targets.
-  void PushEncoded(Client& target, std::span<const std::string_view> pieces);
 
-  // client-side caching:
-  // Push with a frame of any shape: `write` gets a builder in the target's protocol and must
-  // write one complete frame (a push header and its parts). Same hold rule as Push: a frame for
-  // the client running its own command follows that command's reply.
-  void PushWith(Client& target, FunctionRef<void(ReplyBuilder&)> write);
+  // Client-side caching: the tracking table and invalidations (server/tracking.h).
   Tracking& tracking() { return tracking_; }
 
   // existence events over Pub/Sub (`__watchex@<db>__:<key>`; the registry calls its hooks):
   WatchexPublisher& watchex_pubsub() { return watchex_pubsub_; }
 
-  // (end of issue 9)
-
-  // --- scripting (issue 10) -------------------------------------------------------------------
+  // --- scripting ------------------------------------------------------------------------------
   // Whether the memory check of the command being run found the server out of memory (after
   // eviction): scripts refuse their first deny-oom write by it, as Redis 7.0 does.
   bool pre_command_oom() const { return pre_command_oom_; }
@@ -294,18 +298,7 @@ class Server : public WatchSink {
   // SHUTDOWN (or a signal) asked the server to exit: a busy script stops at its next hook.
   bool shutdown_requested() const { return shutdown_requested_; }
 
-  // (end of issue 10)
-
-  // --- streams, HyperLogLog, geo (issue 11) ---------------------------------------------------
-  // streams:
-
-  // HyperLogLog:
-
-  // geo:
-
-  // (end of issue 11)
-
-  // --- persistence (issue 12) -----------------------------------------------------------------
+  // --- persistence ----------------------------------------------------------------------------
   void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
   // In a forked child (BGSAVE, AOF rewrite): closes the listening sockets, so that if the
   // parent dies a restarted server can bind its port while the child still runs. Touches no
@@ -315,15 +308,6 @@ class Server : public WatchSink {
   // key tables do not resize and the cron does not rehash or shrink them (copy-on-write would
   // copy every page they touch), as Redis does.
   void OnChildChanged(bool active);
-  // RDB:
-
-  // saving:
-
-  // AOF:
-
-  // DUMP, RESTORE, MIGRATE:
-
-  // (end of issue 12)
 
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
@@ -516,23 +500,16 @@ class Server : public WatchSink {
   std::map<uint64_t, Client*> clients_;
   std::vector<Client*> monitors_;
 
-  // --- issue 9 members ---
   // Pub/Sub:
   PubSub pubsub_{this};
-
   // keyspace notifications: notify-keyspace-events published through pubsub_ (the hub's last
   // listener, server/notifications.h).
   KeyspaceNotifier notifier_{this};
-
   // client-side caching:
   Tracking tracking_{this};
-
   // existence events over Pub/Sub:
   WatchexPublisher watchex_pubsub_{this, &hub_};
 
-  // --- (end of issue 9 members) ---
-
-  // --- issue 10 members ---
   // scripting:
   bool pre_command_oom_ = false;
   bool scripts_may_run_noscript_ = false;
@@ -558,31 +535,11 @@ class Server : public WatchSink {
   // One round of ProcessEventsWhileBusy; false when nothing was ready.
   bool BusyRound();
 
-  // --- (end of issue 10 members) ---
-
-  // --- issue 11 members ---
-  // streams:
-
-  // HyperLogLog:
-
-  // geo:
-
-  // --- (end of issue 11 members) ---
-
-  // --- issue 12 members ---
   bool child_active_ = false;
-  // RDB:
 
-  // saving:
   // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
-
-  // AOF:
-
-  // DUMP, RESTORE, MIGRATE:
-
-  // --- (end of issue 12 members) ---
 
   // --- subsystems (server/subsystem.cc) ---
   // One row of the registry. The object is declared after every member a subsystem refers to

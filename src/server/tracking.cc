@@ -281,7 +281,7 @@ void Tracking::Deliver(Client& c, const Payload& p) {
       c.tracking.flags |= kTrackingBrokenRedir;
       if (c.reply.resp() >= 3) {
         const int64_t id = static_cast<int64_t>(c.tracking.redirect);
-        server_->PushWith(c, [id](ReplyBuilder& rb) {
+        server_->Push(c, [id](ReplyBuilder& rb) {
           rb.Push(2);
           rb.Bulk("tracking-redir-broken");
           rb.Int(id);
@@ -300,13 +300,13 @@ void Tracking::Deliver(Client& c, const Payload& p) {
     for (std::string_view k : p.keys) rb.Bulk(k);
   };
   if (to->reply.resp() >= 3) {
-    server_->PushWith(*to, [&](ReplyBuilder& rb) {
+    server_->Push(*to, [&](ReplyBuilder& rb) {
       rb.Push(2);
       rb.Bulk("invalidate");
       write_keys(rb);
     });
   } else if (redirected && PubSub::Subscribed(*to)) {
-    server_->PushWith(*to, [&](ReplyBuilder& rb) {
+    server_->Push(*to, [&](ReplyBuilder& rb) {
       rb.Push(3);
       rb.Bulk("message");
       rb.Bulk(kInvalidateChannel);

@@ -30,7 +30,7 @@
 // (RESP2 has no out-of-band frames). A redirect target that no longer exists makes the
 // client "broken" (flag R in CLIENT LIST): that is found lazily, when an invalidation is due, as
 // Redis does, and a RESP3 client is then sent `tracking-redir-broken <id>`. Every frame goes
-// through Server::PushWith, so a client's own invalidations follow its reply (after EXEC as a
+// through Server::Push, so a client's own invalidations follow its reply (after EXEC as a
 // whole), the 7.0 rule. Also as in 7.0, an invalidation whose tracking client is the one running
 // the command is held in Tracking until the command (EXEC as a whole) ends, even when it goes to
 // a redirect target: SendHeldInvalidations, called after each top-level command, sends it then

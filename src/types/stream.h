@@ -35,7 +35,7 @@
 //
 // Ownership and trust: a StreamObject is owned by its Value. Everything here assumes its
 // callers validated arguments (ids in range, groups existing); untrusted blobs (RDB, RESTORE)
-// are checked when loaded (issue 12).
+// are checked as they are loaded (AdoptNode and the loader in stream_rdb.cc).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // BlockingCore: the one place where connections wait for keys, for every kind of blocking
-// command (BSETTP today; BLPOP/BRPOP/BLMOVE/BLMPOP, BZPOPMIN/BZPOPMAX/BZMPOP and XREAD BLOCK
-// later).
+// command: BSETTP (watch/bsettp_kind.h), BLPOP/BRPOP/BLMOVE/BRPOPLPUSH/BLMPOP
+// (commands/list_blocking.cc), BZPOPMIN/BZPOPMAX/BZMPOP (commands/zset_blocking.cc) and
+// XREAD/XREADGROUP BLOCK (commands/stream_blocking.cc).
 //
 // Model. A waiter is one blocked connection: its client id, its kind, kind-specific state (the
 // value BSETTP wants to store, the direction BLPOP pops from ...), a deadline (0 = forever), and
@@ -16,9 +17,10 @@
 // key ready has completed (after EXEC as a whole), as Redis's handleClientsBlockedOnKeys does,
 // and repeats while serving made other keys ready. Serving a key offers it to its waiters in
 // FIFO order; the kind decides (TryServe). A served waiter leaves every queue it was in (a
-// connection blocked on several keys is served once). A waiter whose key was deleted or changed
-// to another type is not woken by that: it stays blocked until its kind can serve it or its
-// deadline passes (a BLPOP waiter on a key that became a string keeps waiting, as in Redis).
+// connection blocked on several keys is served once). What a deleted key, or one of another
+// type, means is the kind's decision too: a BLPOP waiter on a key that became a string keeps
+// waiting until its kind can serve it or its deadline passes, as in Redis, while a blocked
+// XREADGROUP whose stream or group is gone is answered with an error.
 //
 // Interests. Every queued key is registered with the watch index, which flags its entry
 // (Entry::kFlagWatched) so events of other keys cost one bit test here, and keeps the key's TTL

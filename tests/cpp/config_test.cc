@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "server/config_parse.h"
+#include "util/repr.h"
 
 namespace redistp {
 namespace {
@@ -223,12 +224,12 @@ TEST(ConfigSyntax, RejectsUnbalancedAndGluedQuotes) {
 TEST(ConfigSyntax, QuoteRoundTripsEveryByte) {
   std::string all;
   for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
-  std::string quoted = QuoteConfigString(all);
+  std::string quoted = Repr(all);
   std::vector<std::string> w;
   ASSERT_TRUE(SplitConfigLine("x " + quoted, &w));
   ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[1], all);
-  EXPECT_EQ(QuoteConfigString("a\"b\n\xc3\xa9"), "\"a\\\"b\\n\\xc3\\xa9\"");
+  EXPECT_EQ(Repr("a\"b\n\xc3\xa9"), "\"a\\\"b\\n\\xc3\\xa9\"");
 }
 
 // ---- Loading -----------------------------------------------------------------------------------

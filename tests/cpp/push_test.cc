@@ -1,9 +1,10 @@
-// Unit tests for Server::Push, the one path of server-initiated messages (WATCHEX today;
-// Pub/Sub, tracking and keyspace notifications next): the RESP2/RESP3 framing and the ordering
+// Unit tests for Server::Push, the one path of server-initiated messages (WATCHEX, Pub/Sub,
+// keyspace notifications, tracking invalidations): the RESP2/RESP3 framing and the ordering
 // rule (a push caused by the target's own command follows that command's reply). The Server is
 // built but not started (no listeners, no loop); clients are plain objects without a socket.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -19,9 +20,12 @@ constexpr std::string_view kFrameBody = "$7\r\nwatchex\r\n$1\r\nk\r\n$3\r\nADD\r
 class PushTest : public ::testing::Test {
  protected:
   PushTest() { target_.server = &server_; }
-  void PushAdd(Client& c) {
-    const std::string_view parts[] = {"watchex", "k", "ADD"};
-    server_.Push(c, parts);
+  void PushAdd(Client& c) { PushParts(c, {"watchex", "k", "ADD"}); }
+  void PushParts(Client& c, std::initializer_list<std::string_view> parts) {
+    server_.Push(c, [&](ReplyBuilder& rb) {
+      rb.Push(parts.size());
+      for (std::string_view p : parts) rb.Bulk(p);
+    });
   }
   static std::string Out(const Client& c) { return c.out.ToString(); }
 
@@ -67,13 +71,30 @@ TEST_F(PushTest, APushCausedByTheTargetsOwnCommandFollowsItsReply) {
 
 TEST_F(PushTest, HeldPushesKeepTheirOrder) {
   target_.set_flag(kClientExecuting, true);
-  const std::string_view add[] = {"watchex", "k", "ADD"};
-  const std::string_view del[] = {"watchex", "k", "DEL"};
-  server_.Push(target_, del);
-  server_.Push(target_, add);
+  PushParts(target_, {"watchex", "k", "DEL"});
+  PushAdd(target_);
   server_.ReleaseHeldPushes(target_);
   EXPECT_EQ(Out(target_),
             "*3\r\n$7\r\nwatchex\r\n$1\r\nk\r\n$3\r\nDEL\r\n*3\r\n" + std::string(kFrameBody));
+}
+
+TEST_F(PushTest, CLIENTREPLYOFFNeverStopsAPush) {
+  target_.reply.SetEnabled(false);
+  target_.reply.Simple("dropped");
+  PushAdd(target_);
+  EXPECT_EQ(Out(target_), "*3\r\n" + std::string(kFrameBody));
+}
+
+// A frame encoded once for many targets (Pub/Sub's fan-out) goes in as its bytes, under the
+// same hold rule as any other push.
+TEST_F(PushTest, AnEncodedFrameIsAppendedAsItIsAndHeldLikeAnyPush) {
+  const std::string frame = "*3\r\n" + std::string(kFrameBody);
+  target_.set_flag(kClientExecuting, true);
+  server_.Push(target_, [&](ReplyBuilder& rb) { rb.Raw(frame); });
+  target_.reply.Simple("OK");
+  server_.ReleaseHeldPushes(target_);
+  target_.set_flag(kClientExecuting, false);
+  EXPECT_EQ(Out(target_), "+OK\r\n" + frame);
 }
 
 TEST_F(PushTest, AClosedClientGetsNothing) {
