@@ -155,15 +155,14 @@ TEST(BusyScript, APassGivesTheScriptItsFrozenTimeBack) {
   const int64_t start_ms = s.keyspace().now_ms();
   {
     CommandClock::Scope frozen = s.keyspace().command_clock.Freeze();  // as RunScript does
-    s.BeginBusyScript(caller.client, /*is_eval=*/true);
+    Server::BusyPeriod busy(s, caller.client, /*is_eval=*/true);
     h.clock().AdvanceMs(500);  // the TTL passes while the script runs
     Send(other, "PING\r\n");
-    s.ProcessEventsWhileBusy();
+    busy.Serve();
     EXPECT_EQ(Received(other).substr(0, 6), "-BUSY ");
     EXPECT_TRUE(s.keyspace().command_clock.frozen());
     EXPECT_EQ(s.keyspace().now_ms(), start_ms);
     EXPECT_NE(s.db(0).Peek("k"), nullptr) << "the script still runs at its start time";
-    s.EndBusyScript();
   }
   EXPECT_FALSE(s.keyspace().command_clock.frozen());
   EXPECT_EQ(h.Run("setup", {"EXISTS", "k"}).Text(), "(integer) 0");
