@@ -221,14 +221,16 @@ start_server {tags {tempkeys redistp}} {
         set a [tk_client]
         set id [$a client id]
         $a settp tk:leaseping v
-        assert_equal OK [$a client lease 400]
-        for {set i 0} {$i < 12} {incr i} {
+        # A lease ten times the pings' interval: a loaded machine may delay a ping by most of
+        # a second without the lease running out, and 1.5 s of pings still outlast it.
+        assert_equal OK [$a client lease 1000]
+        for {set i 0} {$i < 15} {incr i} {
             after 100
             assert_equal PONG [$a ping]
         }
-        assert_equal 1 [r exists tk:leaseping] "1.2 s of pings every 100 ms keep a 400 ms lease"
+        assert_equal 1 [r exists tk:leaseping] "1.5 s of pings every 100 ms keep a 1000 ms lease"
         assert_equal OK [$a client lease 0]
-        after 800
+        after 1200
         assert_equal 1 [r exists tk:leaseping] "lease 0 removes the lease"
         assert_equal PONG [$a ping]
         $a close
@@ -264,17 +266,18 @@ start_server {tags {tempkeys redistp}} {
         set w [redis_deferring_client]
         $w client id
         set wid [$w read]
-        $w client lease 300
+        # As above: a lease ten times the interval, outlasted by the pings.
+        $w client lease 1000
         assert_equal OK [$w read]
         $w bsettp tk:leaseren mine 0
-        for {set i 0} {$i < 10} {incr i} {
+        for {set i 0} {$i < 15} {incr i} {
             after 100
             $w ping
         }
-        assert_match *b* [client_field [r client list id $wid] flags] "still blocked after 1 s"
+        assert_match *b* [client_field [r client list id $wid] flags] "still blocked after 1.5 s"
         assert_equal 1 [$holder deltp tk:leaseren]
         assert_equal 1 [$w read]
-        for {set i 0} {$i < 10} {incr i} {assert_equal PONG [$w read]}
+        for {set i 0} {$i < 15} {incr i} {assert_equal PONG [$w read]}
         assert_equal mine [r get tk:leaseren]
         $w client lease 0
         assert_equal OK [$w read]
