@@ -149,12 +149,7 @@ Status Aof::StartRewrite() {
         log.Log(LogLevel::kNotice, "Successfully created the temporary AOF base file %s",
                 tmp.c_str());
         info.SendFinal(0, server_.NowMs());
-        constexpr uint64_t kMb = 1024 * 1024;
-        log.Log(LogLevel::kNotice,
-                "Fork CoW for AOF rewrite: current %llu MB, peak %llu MB, average %llu MB",
-                static_cast<unsigned long long>(info.child_cow_current() / kMb),
-                static_cast<unsigned long long>(info.child_cow_peak() / kMb),
-                static_cast<unsigned long long>(info.child_cow_average() / kMb));
+        info.LogCow(log, "AOF rewrite");
         return 0;
       },
       [this, incr_seq, rdb](bool ok, int by_signal) {

@@ -104,6 +104,14 @@ void ChildInfoPipe::SendCurrent(uint64_t keys, int64_t now_ms) {
   Send(kRecordCurrent, keys);
 }
 
+void ChildInfoPipe::LogCow(Logger& log, const char* job) const {
+  constexpr uint64_t kMb = 1024 * 1024;
+  log.Log(LogLevel::kNotice, "Fork CoW for %s: current %llu MB, peak %llu MB, average %llu MB", job,
+          static_cast<unsigned long long>(child_cow_current() / kMb),
+          static_cast<unsigned long long>(child_cow_peak() / kMb),
+          static_cast<unsigned long long>(child_cow_average() / kMb));
+}
+
 void ChildInfoPipe::SendFinal(uint64_t keys, int64_t now_ms) {
   MeasureCow(now_ms, true);
   Send(kRecordFinal, keys);

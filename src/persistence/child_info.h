@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "server/log.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -58,8 +59,11 @@ class ChildInfoPipe {
   // A progress report: sent when a second has passed since the last one (or on the first call).
   void SendCurrent(uint64_t keys, int64_t now_ms);
   // The end of a successful job: measures the CoW and sends the final record. Logs nothing;
-  // the caller logs the summary ("Fork CoW for RDB: ...") with the figures below.
+  // the caller logs the summary with LogCow.
   void SendFinal(uint64_t keys, int64_t now_ms);
+  // The child's summary line, as Redis writes it: "Fork CoW for <job>: current N MB, peak N MB,
+  // average N MB" (job: "RDB", "AOF rewrite").
+  void LogCow(Logger& log, const char* job) const;
   uint64_t child_cow_current() const { return cow_; }
   uint64_t child_cow_peak() const { return cow_peak_; }
   uint64_t child_cow_average() const { return samples_ == 0 ? 0 : cow_sum_ / samples_; }

@@ -208,12 +208,7 @@ Status Persistence::StartBackgroundSave() {
         Logger& log = server_.log();
         log.Log(LogLevel::kNotice, "DB saved on disk");
         child_info_.SendFinal(r.value(), server_.NowMs());
-        constexpr uint64_t kMb = 1024 * 1024;
-        log.Log(LogLevel::kNotice,
-                "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
-                static_cast<unsigned long long>(child_info_.child_cow_current() / kMb),
-                static_cast<unsigned long long>(child_info_.child_cow_peak() / kMb),
-                static_cast<unsigned long long>(child_info_.child_cow_average() / kMb));
+        child_info_.LogCow(log, "RDB");
         return 0;
       },
       [this, dirty_before](bool ok, int by_signal) {

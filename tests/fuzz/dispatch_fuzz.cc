@@ -46,30 +46,11 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "networking_access.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/propagation.h"
 #include "server/server.h"
-
-namespace redistp {
-
-// The server's friend for tests: reaches the read handler and the end-of-turn pass that the
-// event loop normally calls.
-struct NetworkingAccess {
-  static void Accept(Server& s, int listen_fd) { s.OnAccept(listen_fd, true); }
-  static void Readable(Server& s, Client* c) {
-    s.OnReadable(c);
-    s.AfterCallback();
-  }
-  static void Writable(Server& s, Client* c) {
-    s.OnWritable(c);
-    s.AfterCallback();
-  }
-  static void EndOfTurn(Server& s) { s.BeforeSleep(); }
-  static int ListenFd(Server& s) { return s.listeners_.front()->fd; }
-};
-
-}  // namespace redistp
 
 namespace {
 

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "networking_access.h"
 #include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
 #include "server/config.h"
@@ -62,25 +63,6 @@
 extern "C" {
 #include <lua.h>
 }
-
-namespace redistp {
-
-// The server's friend for tests (the same as dispatch_fuzz.cc's).
-struct NetworkingAccess {
-  static void Accept(Server& s, int listen_fd) { s.OnAccept(listen_fd, true); }
-  static void Readable(Server& s, Client* c) {
-    s.OnReadable(c);
-    s.AfterCallback();
-  }
-  static void Writable(Server& s, Client* c) {
-    s.OnWritable(c);
-    s.AfterCallback();
-  }
-  static void EndOfTurn(Server& s) { s.BeforeSleep(); }
-  static int ListenFd(Server& s) { return s.listeners_.front()->fd; }
-};
-
-}  // namespace redistp
 
 namespace {
 
