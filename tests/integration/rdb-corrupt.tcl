@@ -179,10 +179,14 @@ start_server {} {
             lassign [rdbx_start_on $bad] status log
             assert_not_equal running $status "flip at $at"
             if {$::rdbx_ours} {assert_equal {exit 1} $status "flip at $at"}
-            assert {[string match $::rdbx_crc $log] || [string match $::rdbx_short $log] ||
-                    [string match $::rdbx_internal $log] ||
-                    [string match "*Wrong signature*" $log] ||
-                    [string match "*Can't handle RDB format version*" $log]}
+            # A flip is met where it lands, before the checksum is: a length, an opcode or a
+            # database number can go wrong first, each with its own refusal.
+            set why [lmap pattern [list $::rdbx_crc $::rdbx_short $::rdbx_internal \
+                    "*Wrong signature*" "*Can't handle RDB format version*" \
+                    "*RDB has duplicated key*" "*configured to handle more than * databases*"] {
+                expr {[string match $pattern $log] ? $pattern : [continue]}
+            }]
+            assert {[llength $why] > 0} "flip at $at: no refusal line in\n$log"
         }
     }
 
