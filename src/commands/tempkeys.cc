@@ -54,7 +54,7 @@ bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value
     }
     token = drawn.value();
   }
-  owners.CreateOwned(c.db, key, value, c.client.session().id, token);
+  owners.CreateOwned(c.db, key, value, c.server.OwnerIdOf(c.client), token);
   c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
   return true;
 }
@@ -121,7 +121,7 @@ void DelTpCommand(CommandContext& c) {
   if (propagate) record.emplace_back("DEL");
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
-    if (e != nullptr && c.server.owners().OwnerOf(e) == c.client.session().id) {
+    if (e != nullptr && c.server.owners().OwnerOf(e) == c.server.OwnerIdOf(c.client)) {
       c.db.Remove(e, RemoveCause::kDeleted);
       if (propagate) record.emplace_back(c.args[i]);
       ++deleted;

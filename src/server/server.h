@@ -179,6 +179,19 @@ class Server : public WatchSink {
 
   // --- temporary keys, watches, blocking (src/watch) ---------------------------------------
   OwnerIndex& owners() { return owners_; }
+  // The owner of the temporary keys `c` creates (SETTP/BSETTP) and may release (DELTP): an id
+  // from the client-id counter naming a connection or, once sessions exist, the session attached
+  // to the connection. Every owner check goes through here.
+  uint64_t OwnerIdOf(const Client& c) const { return c.session().id; }
+  // Who stands behind an owner id now: the connection holding its keys (0 when none is) and the
+  // session (0 when the owner is a plain connection).
+  struct OwnerView {
+    uint64_t client = 0;
+    uint64_t session = 0;
+  };
+  OwnerView DescribeOwner(uint64_t owner) const {
+    return OwnerView{FindClient(owner) != nullptr ? owner : 0, 0};
+  }
   WatchIndex& watches() { return watches_; }
   BlockingCore& blocking() { return blocking_; }
   BlockKind* bsettp_kind() { return &bsettp_kind_; }
