@@ -170,15 +170,24 @@ start_server {} {
         }
     }
 
+    # Every byte, not a sample: the dump's size changes from run to run (its aux fields carry
+    # the time and the memory used), so sampled offsets would land on different structures
+    # each run. The last digit of the version is left out: "001" followed by a byte that is not
+    # a digit reads as version 1, an old format without a checksum, which both servers load.
     test {A flipped byte anywhere is caught (the checksum, the header, the version)} {
         set size [string length $::rdbx_good]
-        for {set i 0} {$i < 30} {incr i} {
-            set at [expr {$i == 0 ? 0 : ($i == 1 ? 7 : $i * ($size - 1) / 29)}]
+        for {set at 0} {$at < $size} {incr at} {
+            if {$at == 8} continue
             binary scan [string index $::rdbx_good $at] cu byte
             set bad [string replace $::rdbx_good $at $at [binary format c [expr {$byte ^ 0x20}]]]
             lassign [rdbx_start_on $bad] status log
             assert_not_equal running $status "flip at $at"
-            if {$::rdbx_ours} {assert_equal {exit 1} $status "flip at $at"}
+            if {$::rdbx_ours} {
+                assert_equal {exit 1} $status "flip at $at"
+            } elseif {[string match {signal*} $status]} {
+                # Redis 7.0 asserts on a corrupt stream listpack it does not sanitize deeply.
+                continue
+            }
             # A flip is met where it lands, before the checksum is: a length, an opcode or a
             # database number can go wrong first, each with its own refusal.
             set why [lmap pattern [list $::rdbx_crc $::rdbx_short $::rdbx_internal \
