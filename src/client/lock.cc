@@ -61,6 +61,9 @@ struct Lock::Impl : std::enable_shared_from_this<Impl> {
   Client::WatchId watch_id = 0;
   Client::ListenerId listener = 0;
   long long fence = 0;
+  // Bumped whenever a hold begins or ends, so that an ownership check answered for an earlier
+  // hold is ignored.
+  uint64_t hold_seq = 0;
 
   ~Impl() {
     if (timer != nullptr) event_free(timer);
@@ -77,6 +80,7 @@ struct Lock::Impl : std::enable_shared_from_this<Impl> {
   void Lost(const std::string& reason);
   void StartWatch();
   void StopWatch();
+  void VerifyOwnership();
   static void TimerCb(int, short, void* arg);
 };
 
@@ -123,6 +127,7 @@ void Lock::Release(ReleaseCallback cb) {
   Impl& s = *impl_;
   if (s.state == Impl::State::kHeld) {
     s.state = Impl::State::kIdle;
+    ++s.hold_seq;
     s.fence = 0;
     s.StopWatch();
     Send(*s.client, {"DELTP", s.name}, [cb = std::move(cb)](const Reply& r) {
@@ -216,8 +221,12 @@ void Lock::Impl::OnAcquireReply(const Reply& r) {
       return;
     }
     state = State::kHeld;
+    ++hold_seq;
     fence = options.fence ? r.integer : 0;
-    if (!fair() && try_only) StartWatch();
+    // The opportunistic Acquire() watched before its SETTP, so every later change reaches it.
+    // Every other hold starts its watch now; the watch's first state then checks that the key
+    // is still ours (OnWatch), which closes the gap between this reply and the registration.
+    if (fair() || try_only) StartWatch();
     Finish(AcquireStatus::kAcquired, "");
     return;
   }
@@ -239,9 +248,34 @@ void Lock::Impl::OnWatch(const WatchEvent& ev) {
     } else if (gone) {
       Attempt();
     }
-  } else if (state == State::kHeld && gone) {
-    Lost("the lock key was deleted by someone else");
+  } else if (state == State::kHeld) {
+    if (gone) {
+      Lost("the lock key was deleted by someone else");
+    } else if (ev.type == WatchEventType::kExist) {
+      VerifyOwnership();  // a key exists under our name: is it still the one we took?
+    } else if (ev.type == WatchEventType::kError) {
+      Lost("the server refused to watch the lock key: " + ev.error);
+    }
   }
+}
+
+// Called when the watch of a held lock (re)registers and finds the key present. Changes after
+// the registration arrive as pushes; what happened before it is settled by asking who owns the
+// key now: if it is not this connection, the key we took was deleted and someone else created
+// it again (or the server handed it to the next waiter) while we were not yet watching.
+void Lock::Impl::VerifyOwnership() {
+  const uint64_t seq = hold_seq;
+  auto owner = std::make_shared<std::optional<Reply>>();
+  Send(*client, {"OBJECT", "OWNER", name}, [owner](const Reply& r) { *owner = r; });
+  Send(*client, {"CLIENT", "ID"}, [self = shared_from_this(), seq, owner](const Reply& r) {
+    if (self->state != State::kHeld || self->hold_seq != seq) return;
+    if (r.local || !owner->has_value() || (*owner)->local) return;  // the next connection decides
+    if (!r.is_integer()) return;
+    const Reply& o = **owner;
+    if (!o.is_integer() || o.integer != r.integer) {
+      self->Lost("the lock key was deleted by someone else and is no longer ours");
+    }
+  });
 }
 
 void Lock::Impl::OnConnection(ConnectionEvent ev, const std::string& detail) {
@@ -268,6 +302,7 @@ void Lock::Impl::Finish(AcquireStatus status, const std::string& error) {
 
 void Lock::Impl::Lost(const std::string& reason) {
   state = State::kIdle;
+  ++hold_seq;
   fence = 0;
   StopWatch();
   if (lost_cb) {

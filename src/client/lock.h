@@ -13,9 +13,14 @@
 //
 // Never silently held. A lock is held from the reply that created its key until Release() or
 // until the lock is lost, which the lost callback reports: the connection ended (its temporary
-// keys died with it; a reconnect does not bring them back), the client was closed, or — for
-// the opportunistic flavour, which keeps its watch while holding — the key was deleted by
-// someone else (DEL, FLUSHDB, RENAME...). A fair lock learns only of connection loss.
+// keys died with it; a reconnect does not bring them back), the client was closed, or the key
+// was deleted by someone else (DEL, FLUSHDB, RENAME...). Both flavours watch the key while they
+// hold it (the opportunistic one from before its SETTP; every other hold — a fair BSETTP, a
+// TryAcquire — registers WATCHEX as soon as the acquisition reply arrives). A watch that starts
+// after the acquisition could miss a deletion that happened before it was registered, if the
+// key was then re-created by someone else; so whenever the watch finds the key present at
+// registration (also after a reconnect), the lock asks OBJECT OWNER and CLIENT ID in one
+// pipeline and reports the loss when the key is no longer its own.
 //
 // Edge cases. An acquisition that ends (timeout, Release(), destruction) while its SETTP/BSETTP
 // is still on the wire cannot be recalled: if that command later creates the key, the lock
