@@ -139,6 +139,15 @@ void Lock::Release(ReleaseCallback cb) {
   if (cb) cb(false);
 }
 
+void Lock::Adopt(long long fence) {
+  Impl& s = *impl_;
+  if (s.state == Impl::State::kAcquiring) s.Finish(AcquireStatus::kCancelled, "");
+  s.state = Impl::State::kHeld;
+  ++s.hold_seq;
+  s.fence = fence;
+  s.StartWatch();
+}
+
 void Lock::SetLostCallback(LostCallback cb) { impl_->lost_cb = std::move(cb); }
 bool Lock::held() const { return impl_->state == Impl::State::kHeld; }
 bool Lock::acquiring() const { return impl_->state == Impl::State::kAcquiring; }

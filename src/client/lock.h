@@ -95,7 +95,13 @@ class Lock {
   const std::string& value() const;
 
  private:
+  friend class Semaphore;
+  friend class ReadWriteLock;
   struct Impl;
+  // Makes this idle lock the holder of its key, which the caller's own command (a script that
+  // ran SETTP on this client) just created, with fencing token `fence` (0: none): from here on
+  // it is watched, reported lost and released like a key this lock took itself.
+  void Adopt(long long fence);
   static void Send(Client& client, std::vector<std::string> argv, Client::ReplyCallback cb);
   std::shared_ptr<Impl> impl_;
 };

@@ -208,6 +208,7 @@ bool Client::WatchesOnWire() const { return !watches_.empty() || !unwatch_in_fli
 // One complete top-level frame from the server: a push unless the reply slot at the head was
 // marked as possibly push-shaped (which only happens when no push could precede its reply).
 void Client::OnFrame(Reply frame) {
+  ++frames_received_;
   DrainLocalHead();
   if (IsPushShaped(frame) && (pending_.empty() || !pending_.front().may_look_like_push)) {
     DeliverPush(frame.elements[1].str, frame.elements[2].str == "ADD");

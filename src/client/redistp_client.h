@@ -151,6 +151,9 @@ class Client {
   // Number of connections that became ready so far.
   uint64_t connections() const { return connections_; }
   size_t awaiting_replies() const { return pending_.size(); }
+  // Frames (replies and pushes) received from the server so far, over all connections: how
+  // often this client was woken, which the herd tests of the lock recipes count.
+  uint64_t frames_received() const { return frames_received_; }
   size_t watched_keys() const { return watches_.size(); }
 
  private:
@@ -224,6 +227,7 @@ class Client {
   State state_ = State::kIdle;
   uint64_t generation_ = 0;  // bumped whenever a connection ends
   uint64_t connections_ = 0;
+  uint64_t frames_received_ = 0;
   int backoff_attempt_ = 0;
   uint64_t rng_state_;
 
