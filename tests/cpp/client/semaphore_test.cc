@@ -63,8 +63,8 @@ TEST_F(SemaphoreTest, TwelveClientsThreePermitsNeverMoreThanThreeHolders) {
   EXPECT_GE(max_holders, 1);
   EXPECT_EQ(Ctl({"GET", "uses"}).str, std::to_string(kClients * kEach));
   RunFor(base_, 30ms);
-  EXPECT_EQ(Ctl({"EXISTS", "pool:queue", "pool:permit:0", "pool:permit:1", "pool:permit:2"}).integer,
-            0);
+  EXPECT_EQ(
+      Ctl({"EXISTS", "pool:queue", "pool:permit:0", "pool:permit:1", "pool:permit:2"}).integer, 0);
 }
 
 TEST_F(SemaphoreTest, WaitersAreServedInArrivalOrderAndEachReleaseWakesOnlyTheHead) {
