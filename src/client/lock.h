@@ -59,6 +59,11 @@ struct LockOptions {
   std::string value;
   // Ask for a fencing token (SETTP/BSETTP ... FENCE); read it with fence_token().
   bool fence = false;
+  // Re-entrant (SETTP/BSETTP ... REENTRANT): Acquire()/TryAcquire() on a held lock adds a hold
+  // at once (never waits for itself), and the key goes only when Release() was called once
+  // per hold (hold_count()). The count is the owner's (connection or session) on the server,
+  // so two re-entrant Lock objects of one Client on one name share the key.
+  bool reentrant = false;
 };
 
 class Lock {
@@ -91,6 +96,8 @@ class Lock {
   bool acquiring() const;
   // The fencing token of the current hold (LockOptions::fence), else 0.
   long long fence_token() const;
+  // This object's holds: 0 when not held, 1 after an acquisition, n after n-1 re-entries.
+  int hold_count() const;
   const std::string& name() const;
   const std::string& value() const;
 

@@ -185,12 +185,13 @@ void Client::ReleaseHeldInternal() {
 
 void Client::Write(const std::vector<std::string>& argv, Handler handler, bool may_look_like_push) {
   AppendCommand(out_, argv);
-  pending_.push_back(Slot{std::move(handler), may_look_like_push, std::nullopt});
+  pending_.push_back(
+      Slot{std::move(handler), may_look_like_push, std::nullopt, std::chrono::steady_clock::now()});
   ScheduleFlush();
 }
 
 void Client::AddLocalSlot(Handler handler, Reply reply) {
-  pending_.push_back(Slot{std::move(handler), false, std::move(reply)});
+  pending_.push_back(Slot{std::move(handler), false, std::move(reply), {}});
   ScheduleFlush();
 }
 
@@ -220,6 +221,7 @@ void Client::OnFrame(Reply frame) {
   }
   Slot s = std::move(pending_.front());
   pending_.pop_front();
+  session_proof_ = s.sent;
   if (s.handler) s.handler(frame);
   DrainLocalHead();
 }
