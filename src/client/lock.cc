@@ -69,6 +69,9 @@ struct Lock::Impl : std::enable_shared_from_this<Impl> {
   // An acquisition command of ours was lost with its connection while a session was attached:
   // it may have created the key for the session, so a later "0" may mean "already ours".
   bool maybe_ours = false;
+  // The first refusal of each acquisition is checked (CheckWhyRefused): a Lock never waits
+  // for a key its own owner holds.
+  bool refusal_checked = false;
 
   ~Impl() {
     if (timer != nullptr) event_free(timer);
@@ -192,6 +195,7 @@ void Lock::Impl::Begin(std::chrono::milliseconds timeout, bool only_try, Acquire
   state = State::kAcquiring;
   ++acquire_seq;
   maybe_ours = false;
+  refusal_checked = false;
   try_only = only_try;
   acquire_cb = std::move(cb);
   forever = only_try || timeout == kForever;
@@ -266,9 +270,11 @@ void Lock::Impl::OnAcquireReply(const Reply& r) {
     return;
   }
   if (state != State::kAcquiring) return;
-  if (maybe_ours || (fair() && !try_only)) {
+  if (maybe_ours || (fair() && !try_only) || !refusal_checked) {
     // A BSETTP answers 0 early when the server's wait ended (timeout, CLIENT UNBLOCK) or when
-    // this owner already has the key (the server never lets an owner wait for itself).
+    // this owner already has the key (the server never lets an owner wait for itself); a
+    // SETTP's first 0 may also be this owner's own key.
+    refusal_checked = true;
     CheckWhyRefused();
   } else if (try_only) {
     Finish(AcquireStatus::kBusy, "");
