@@ -20,9 +20,14 @@
 namespace redistp::client {
 namespace {
 
-// KEYS gate, readers set, reader key; ARGV value, fence ("1"/"0"), fast ("1"/"0").
+// KEYS gate, readers set, reader key; ARGV value, fence ("1"/"0"), fast ("1"/"0"), retry
+// ("1": an earlier run may have entered for this session before its connection was lost).
 // {1, token-or-1} entered; {0, 0} the gate is taken (fast only); {-1, 0} the reader key exists.
 constexpr char kEnterScript[] = R"lua(
+if ARGV[4] == '1' and redis.call('GET', KEYS[3]) == ARGV[1] then
+  redis.call('SADD', KEYS[2], KEYS[3])
+  return {1, redis.call('OBJECT', 'FENCE', KEYS[3]) or 1}
+end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
 local r
 if ARGV[2] == '1' then
@@ -76,6 +81,7 @@ struct ReadWriteLock::Impl : std::enable_shared_from_this<Impl> {
   std::unique_ptr<Lock> gate;
   std::unique_ptr<Lock> reader;  // the reader key, adopted after the enter script
   bool script_in_flight = false;
+  bool maybe_entered = false;            // an enter script was lost with a session's connection
   std::vector<Client::WatchId> watches;  // a draining writer's watches on reader keys
   std::set<std::string> draining;        // reader keys not yet seen gone
 
@@ -200,6 +206,7 @@ void ReadWriteLock::Impl::Begin(bool write, std::chrono::milliseconds timeout, b
     return;
   }
   state = write ? State::kAcquiringWrite : State::kAcquiringRead;
+  maybe_entered = false;
   try_only = only_try;
   acquire_cb = std::move(cb);
   forever = only_try || timeout == Lock::kForever;
@@ -279,7 +286,7 @@ void ReadWriteLock::Impl::RunEnter(bool fast) {
   script_in_flight = true;
   Lock::Send(*client,
              {"EVAL", kEnterScript, "3", gate->name(), readers_key, reader_key, options.value,
-              options.fence ? "1" : "0", fast ? "1" : "0"},
+              options.fence ? "1" : "0", fast ? "1" : "0", maybe_entered ? "1" : "0"},
              [self = shared_from_this(), fast](const Reply& r) { self->OnEnter(r, fast); });
 }
 
@@ -287,6 +294,7 @@ void ReadWriteLock::Impl::OnEnter(const Reply& r, bool fast) {
   script_in_flight = false;
   const bool shaped = r.is_array() && r.elements.size() == 2 && r.elements[0].is_integer() &&
                       r.elements[1].is_integer();
+  if (shaped) maybe_entered = false;
   if (shaped && r.elements[0].integer == 1) {
     if (state != State::kAcquiringRead || !gate) {  // ended meanwhile: leave again
       Lock::Send(*client, {"DELTP", reader_key}, nullptr);
@@ -302,6 +310,7 @@ void ReadWriteLock::Impl::OnEnter(const Reply& r, bool fast) {
   }
   if (state != State::kAcquiringRead) return;
   if (r.local) {
+    if (client->session_active()) maybe_entered = true;
     if (client->closed()) {
       Finish(AcquireStatus::kFailed, r.str);
     } else if (!gate->held() && !gate->acquiring()) {

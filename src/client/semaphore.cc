@@ -18,10 +18,18 @@
 namespace redistp::client {
 namespace {
 
-// KEYS[1] the queue, KEYS[2..] the permits; ARGV value, fence ("1"/"0"), fast ("1"/"0").
-// Reply {index, token-or-1} for a permit taken, {-1, 0} when others queue (fast mode only),
-// {-2, 0} when every permit is taken.
+// KEYS[1] the queue, KEYS[2..] the permits; ARGV value, fence ("1"/"0"), fast ("1"/"0"),
+// retry ("1": an earlier run may have taken a permit for this session before its connection
+// was lost; the permit whose value is ours is that one). Reply {index, token-or-1} for a permit
+// taken, {-1, 0} when others queue (fast mode only), {-2, 0} when every permit is taken.
 constexpr char kTakeScript[] = R"lua(
+if ARGV[4] == '1' then
+  for i = 2, #KEYS do
+    if redis.call('GET', KEYS[i]) == ARGV[1] then
+      return {i - 2, redis.call('OBJECT', 'FENCE', KEYS[i]) or 1}
+    end
+  end
+end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then return {-1, 0} end
 for i = 2, #KEYS do
   local r
@@ -57,6 +65,7 @@ struct Semaphore::Impl : std::enable_shared_from_this<Impl> {
   std::vector<Client::WatchId> watches;  // the head's watches on the permit keys
   bool script_in_flight = false;
   bool rerun = false;
+  bool maybe_took = false;  // a script was lost with a session's connection: it may have run
 
   ~Impl() {
     if (timer != nullptr) event_free(timer);
@@ -148,6 +157,7 @@ void Semaphore::Impl::Begin(std::chrono::milliseconds timeout, bool only_try, Ac
     return;
   }
   state = State::kAcquiring;
+  maybe_took = false;
   try_only = only_try;
   acquire_cb = std::move(cb);
   forever = only_try || timeout == Lock::kForever;
@@ -173,6 +183,7 @@ void Semaphore::Impl::RunScript(bool fast) {
   argv.push_back(options.value);
   argv.push_back(options.fence ? "1" : "0");
   argv.push_back(fast ? "1" : "0");
+  argv.push_back(maybe_took ? "1" : "0");
   script_in_flight = true;
   Lock::Send(*client, std::move(argv),
              [self = shared_from_this(), fast](const Reply& r) { self->OnScript(r, fast); });
@@ -182,6 +193,7 @@ void Semaphore::Impl::OnScript(const Reply& r, bool fast) {
   script_in_flight = false;
   const bool shaped = r.is_array() && r.elements.size() == 2 && r.elements[0].is_integer() &&
                       r.elements[1].is_integer();
+  if (shaped) maybe_took = false;
   if (shaped && r.elements[0].integer >= 0) {
     const int index = static_cast<int>(r.elements[0].integer);
     if (state != State::kAcquiring || !gate) {  // the acquisition ended meanwhile: give it back
@@ -195,7 +207,10 @@ void Semaphore::Impl::OnScript(const Reply& r, bool fast) {
   if (r.local) {
     if (client->closed()) {
       Finish(AcquireStatus::kFailed, r.str);
-    } else if (!gate->held() && !gate->acquiring()) {
+      return;
+    }
+    if (client->session_active()) maybe_took = true;
+    if (!gate->held() && !gate->acquiring()) {
       RunScript(true);  // queued until the next connection; a held gate was lost with this one
     }
     return;

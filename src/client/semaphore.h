@@ -35,7 +35,10 @@
 namespace redistp::client {
 
 struct SemaphoreOptions {
-  std::string value;   // the permit keys' value; default "<hostname>:<pid>:<random hex>"
+  // The permit keys' value; default "<hostname>:<pid>:<random hex>". Keep it unique per
+  // object: after a connection loss under a session, the permit whose value is this one is
+  // taken to be the one a lost script took.
+  std::string value;
   bool fence = false;  // a fencing token per permit hold: fence_token()
 };
 
