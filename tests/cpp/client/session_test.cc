@@ -108,7 +108,7 @@ TEST_F(SessionTest, NoResumeWithinTheGraceIsReportedByTheClientItself) {
   std::vector<std::string> lost;
   lock.SetLostCallback([&lost](const std::string& why) { lost.push_back(why); });
   ASSERT_EQ(AcquireNow(lock), AcquireStatus::kAcquired);
-  const long long old_session = a.session_id();
+  const std::string old_token = a.session_token();
   const int port = server_.port();
   server_.Stop();  // no server: no resume, no refusal either
   ASSERT_TRUE(Run([&] { return !lost.empty(); }));
@@ -117,7 +117,7 @@ TEST_F(SessionTest, NoResumeWithinTheGraceIsReportedByTheClientItself) {
   ASSERT_TRUE(server_.Start(port)) << server_.error();
   control_.reset();
   ASSERT_TRUE(Run([&] { return a.ready() && a.session_id() != 0; }));
-  EXPECT_NE(a.session_id(), old_session);
+  EXPECT_NE(a.session_token(), old_token) << "a new session (a restarted server counts ids anew)";
   RunFor(base_, 30ms);
   EXPECT_EQ(lost.size(), 1u) << "reported once";
 }
