@@ -7,14 +7,21 @@
 // Server::ServeReadyKeys). DELTP deletes only keys the caller
 // owns. With FENCE the success reply is a fencing token from a counter that only grows.
 //
+// Re-entry. A caller never waits on itself: BSETTP on a key it owns answers at once, as SETTP
+// would. With REENTRANT, SETTP/BSETTP on a key the caller owns adds a hold (OwnerIndex) and
+// replies what the first acquisition replied; DELTP takes one hold off and deletes the key only
+// at its last. Without REENTRANT an existing key answers 0, as before.
+//
 // Propagation (src/server/propagation.h). A created temporary key is recorded as
 // `SETTP key value [FENCE]` — also when BSETTP created it, at once or by a hand-off, since a
 // replay must never block. The record keeps the key's nature: an AOF replays it as SETTP, so
 // the loader owns the key and deletes it when loading ends (the spec: a restart never brings a
 // temporary key back), and FENCE advances the token counter on replay so tokens keep growing
 // across a restart; replication applies it as an ordinary key (its failover policy comes with
-// replication). DELTP is recorded as `DEL` of the keys it deleted: a replay has no owner to
-// check. A key deleted because its owner left is a `DEL` record from the propagator itself.
+// replication). REENTRANT is never recorded (a creation is the plain SETTP; a re-entry or a
+// DELTP that only dropped a hold changes no key, so it records nothing). DELTP is recorded as
+// `DEL` of the keys it deleted: a replay has no owner to check. A key deleted because its owner
+// left is a `DEL` record from the propagator itself.
 // A key a session owns is followed by `SESSION OWN <id> <db> <key>` (server/session_runtime.cc).
 #include <memory>
 #include <string>
@@ -30,15 +37,41 @@
 namespace redistp {
 namespace {
 
-// Parses the optional trailing FENCE flag at args[pos]. Returns false on a syntax error.
-bool ParseFenceFlag(const std::vector<std::string_view>& args, size_t pos, bool* fence) {
-  *fence = false;
-  if (args.size() == pos) return true;
-  if (args.size() == pos + 1 && EqualsIgnoreCase(args[pos], "FENCE")) {
-    *fence = true;
-    return true;
+struct TpFlags {
+  bool fence = false;
+  bool reentrant = false;
+};
+
+// Parses the optional trailing flags FENCE and REENTRANT from args[pos] on: each at most once,
+// in any order. Returns false on a syntax error (anything else, or a flag given twice).
+bool ParseTpFlags(const std::vector<std::string_view>& args, size_t pos, TpFlags* flags) {
+  *flags = TpFlags{};
+  for (size_t i = pos; i < args.size(); ++i) {
+    bool* flag = nullptr;
+    if (EqualsIgnoreCase(args[i], "FENCE")) {
+      flag = &flags->fence;
+    } else if (EqualsIgnoreCase(args[i], "REENTRANT")) {
+      flag = &flags->reentrant;
+    }
+    if (flag == nullptr || *flag) return false;
+    *flag = true;
   }
-  return false;
+  return true;
+}
+
+// The caller already has `e` (which exists): the answer of SETTP/BSETTP that does not create.
+// With REENTRANT and the caller owning the key, one more hold and the first acquisition's reply
+// (its fencing token, else 1); otherwise 0. Nothing is propagated: the value is untouched and
+// hold counts are not part of a replay (watch/owners.h).
+void AnswerExisting(CommandContext& c, Entry* e, const TpFlags& flags) {
+  OwnerIndex& owners = c.server.owners();
+  if (!flags.reentrant || owners.OwnerOf(e) != c.server.OwnerIdOf(c.client)) {
+    c.reply.Int(0);
+    return;
+  }
+  owners.AddHold(e);
+  uint64_t fence = owners.FenceOf(e);
+  c.reply.Int(fence != 0 ? static_cast<int64_t>(fence) : 1);
 }
 
 // Creates `key` owned by the calling client; replies 1 or the fencing token. A token that cannot
@@ -73,20 +106,7 @@ bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value
   return true;
 }
 
-void SetTpCommand(CommandContext& c) {
-  bool fence;
-  if (!ParseFenceFlag(c.args, 3, &fence)) {
-    c.reply.Error(err::kSyntax);
-    return;
-  }
-  if (c.db.LookupWrite(c.args[1]) != nullptr) {
-    c.reply.Int(0);
-    return;
-  }
-  CreateOwned(c, c.args[1], c.args[2], fence);
-}
-
-// BSETTP that created its key at once is replayed as the SETTP it amounted to.
+// A creation by BSETTP (or with REENTRANT) is recorded as the plain SETTP it amounted to.
 void ReplicateAsSetTp(CommandContext& c, bool fence) {
   if (fence) {
     c.ReplicateAs({"SETTP", c.args[1], c.args[2], "FENCE"});
@@ -95,17 +115,40 @@ void ReplicateAsSetTp(CommandContext& c, bool fence) {
   }
 }
 
-void BSetTpCommand(CommandContext& c) {
-  int64_t timeout_ms;
-  if (!ParseBlockTimeout(c, c.args[3], &timeout_ms)) return;
-  bool fence;
-  if (!ParseFenceFlag(c.args, 4, &fence)) {
+void SetTpCommand(CommandContext& c) {
+  TpFlags flags;
+  if (!ParseTpFlags(c.args, 3, &flags)) {
     c.reply.Error(err::kSyntax);
     return;
   }
+  if (Entry* e = c.db.LookupWrite(c.args[1]); e != nullptr) {
+    AnswerExisting(c, e, flags);
+    return;
+  }
+  // REENTRANT has no part in a creation: the record is the plain SETTP it amounted to.
+  if (CreateOwned(c, c.args[1], c.args[2], flags.fence) && flags.reentrant) {
+    ReplicateAsSetTp(c, flags.fence);
+  }
+}
+
+void BSetTpCommand(CommandContext& c) {
+  int64_t timeout_ms;
+  if (!ParseBlockTimeout(c, c.args[3], &timeout_ms)) return;
+  TpFlags flags;
+  if (!ParseTpFlags(c.args, 4, &flags)) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  const bool fence = flags.fence;
   std::string_view key = c.args[1];
   BlockingCore& queues = c.server.blocking();
-  bool absent = c.db.LookupWrite(key) == nullptr;
+  Entry* existing = c.db.LookupWrite(key);
+  // No self-wait: a key the caller owns would never be released while it waits for it.
+  if (existing != nullptr && c.server.owners().OwnerOf(existing) == c.server.OwnerIdOf(c.client)) {
+    AnswerExisting(c, existing, flags);
+    return;
+  }
+  bool absent = existing == nullptr;
   if (absent && queues.QueueLength(c.db.index(), key) == 0) {
     if (CreateOwned(c, key, c.args[2], fence)) ReplicateAsSetTp(c, fence);
     return;
@@ -137,6 +180,8 @@ void DelTpCommand(CommandContext& c) {
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.server.OwnerIdOf(c.client)) {
+      // A re-entered key loses one hold and stays: not counted, nothing to propagate.
+      if (c.server.owners().DropHold(e)) continue;
       c.db.Remove(e, RemoveCause::kDeleted);
       if (propagate) record.emplace_back(c.args[i]);
       ++deleted;
@@ -167,7 +212,8 @@ void RegisterTempKeyCommands(CommandTable& t) {
                .group = "generic",
                .complexity = "O(1)",
                .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
-               .args = {Key("key", 0), String("value"), PureToken("FENCE").Optional()}},
+               .args = {Key("key", 0), String("value"), PureToken("FENCE").Optional(),
+                        PureToken("REENTRANT").Optional()}},
        .handler = SetTpCommand});
   t.Register({.name = "bsettp",
               .arity = -4,
@@ -182,7 +228,7 @@ void RegisterTempKeyCommands(CommandTable& t) {
                       .complexity = "O(1)",
                       .key_specs = {{.flags = kKeyOW | kKeyInsert, .index = 1}},
                       .args = {Key("key", 0), String("value"), Double("timeout"),
-                               PureToken("FENCE").Optional()}},
+                               PureToken("FENCE").Optional(), PureToken("REENTRANT").Optional()}},
               .handler = BSetTpCommand});
   t.Register({.name = "deltp",
               .arity = -2,

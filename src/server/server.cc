@@ -42,6 +42,7 @@ Server::Server(Config config, Clock* clock)
   // keyspace notifications (`__keyspace@` then `__keyevent@`) last, as Redis sends an
   // invalidation before the notification of the same change.
   hub_.Subscribe(&owners_);
+  owners_.set_time_source(&keyspace_);
   hub_.Subscribe(&tracking_);
   hub_.Subscribe(&watches_);
   // `__watchex@` messages of pattern subscribers; enabled only while a pattern can see them.

@@ -6,7 +6,9 @@ namespace redistp {
 
 void OwnerIndex::Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence) {
   e->set_flag(Entry::kFlagTemporary, true);
-  by_entry_[e] = Record{owner, db, fence};
+  Record rec{owner, db, fence};
+  rec.since_ms = time_source_ != nullptr ? time_source_->now_ms() : 0;
+  by_entry_[e] = rec;
   by_owner_[owner].insert(e);
 }
 
@@ -26,6 +28,40 @@ uint64_t OwnerIndex::FenceOf(const Entry* e) const {
   if (!e->has_flag(Entry::kFlagTemporary)) return 0;
   auto it = by_entry_.find(e);
   return it == by_entry_.end() ? 0 : it->second.fence;
+}
+
+uint64_t OwnerIndex::HoldsOf(const Entry* e) const {
+  if (!e->has_flag(Entry::kFlagTemporary)) return 0;
+  auto it = by_entry_.find(e);
+  return it == by_entry_.end() ? 0 : it->second.holds;
+}
+
+int64_t OwnerIndex::SinceOf(const Entry* e) const {
+  if (!e->has_flag(Entry::kFlagTemporary)) return 0;
+  auto it = by_entry_.find(e);
+  return it == by_entry_.end() ? 0 : it->second.since_ms;
+}
+
+uint64_t OwnerIndex::AddHold(Entry* e) {
+  auto it = by_entry_.find(e);
+  if (it == by_entry_.end()) return 0;
+  return ++it->second.holds;
+}
+
+bool OwnerIndex::DropHold(Entry* e) {
+  auto it = by_entry_.find(e);
+  if (it == by_entry_.end() || it->second.holds <= 1) return false;
+  --it->second.holds;
+  return true;
+}
+
+std::vector<std::pair<Entry*, Database*>> OwnerIndex::EntriesOf(uint64_t owner) const {
+  std::vector<std::pair<Entry*, Database*>> out;
+  auto oit = by_owner_.find(owner);
+  if (oit == by_owner_.end()) return out;
+  out.reserve(oit->second.size());
+  for (Entry* e : oit->second) out.emplace_back(e, by_entry_.at(e).db);
+  return out;
 }
 
 size_t OwnerIndex::CountOwnedBy(uint64_t owner) const {
@@ -98,7 +134,8 @@ void OwnerIndex::OnKeyEvent(const KeyEvent& ev) {
       if (ev.cause == RemoveCause::kMovedOut) {
         auto it = by_entry_.find(ev.entry);
         if (it != by_entry_.end()) {
-          pending_move_ = PendingMove{true, ev.entry, it->second.owner, it->second.fence};
+          const Record& r = it->second;
+          pending_move_ = PendingMove{true, ev.entry, r.owner, r.fence, r.holds, r.since_ms};
         }
       }
       Forget(ev.entry);
@@ -109,6 +146,9 @@ void OwnerIndex::OnKeyEvent(const KeyEvent& ev) {
         // into pending_move_ so it can be re-attached here.
         if (pending_move_.valid && pending_move_.from == ev.moved_from) {
           Adopt(ev.entry, ev.db, pending_move_.owner, pending_move_.fence);
+          Record& moved = by_entry_.at(ev.entry);
+          moved.holds = pending_move_.holds;  // a rename is neither a release nor a hand-over
+          moved.since_ms = pending_move_.since_ms;
           pending_move_.valid = false;
         } else {
           ev.entry->set_flag(Entry::kFlagTemporary, false);

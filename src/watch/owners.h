@@ -18,6 +18,14 @@
 //
 // Fencing tokens come from the index's FenceCounter (watch/fence.h), which only grows, across
 // restarts and crashes too.
+//
+// Re-entry and observability. Each record also keeps a hold count (1 at creation; SETTP/BSETTP
+// REENTRANT by the owner adds one, DELTP takes one off and deletes only at the last) and the
+// time the key was created or handed over (the command clock's Unix ms when Adopt ran). Both
+// belong to the entry like the owner does: a deleted key takes them along, a re-created key
+// starts again at one hold and its own time, RENAME/MOVE carry them. Neither is persisted or
+// propagated: a replay owns every temporary key as the loader and deletes them all when it
+// ends, so only what exists matters there (DELTP records DEL only for keys it deleted).
 #pragma once
 
 #include <cstdint>
@@ -57,6 +65,22 @@ class OwnerIndex : public KeyspaceListener {
   bool SetOwner(Entry* e, uint64_t owner);
   // The fencing tokens' counter (watch/fence.h).
   FenceCounter& fences() { return fences_; }
+  // Where Adopt reads the creation time (the command clock); unset, keys are stamped 0.
+  void set_time_source(const KeyspaceContext* ctx) { time_source_ = ctx; }
+  // Hold count of the entry (1 unless re-entered), 0 for an ordinary key.
+  uint64_t HoldsOf(const Entry* e) const;
+  // Unix ms at which the entry was created or handed over to its owner, 0 for an ordinary key.
+  int64_t SinceOf(const Entry* e) const;
+  // Re-entry: `e` is owned (OwnerOf(e) != 0); its hold count goes up by one. Returns the new
+  // count.
+  uint64_t AddHold(Entry* e);
+  // DELTP of an owned entry: with more than one hold, takes one off and returns true (the key
+  // stays); with one, returns false and changes nothing (the caller deletes the key).
+  bool DropHold(Entry* e);
+  // The entries `owner` holds now with their databases, in no particular order (TPKEYS).
+  std::vector<std::pair<Entry*, Database*>> EntriesOf(uint64_t owner) const;
+  // Number of owners that hold at least one key (INFO temporary_key_owners).
+  size_t owner_count() const { return by_owner_.size(); }
   uint64_t last_fence() const { return fences_.last(); }
   // Persistence: the counter never goes back below `floor` (a loaded file's counter).
   void RaiseFence(uint64_t floor) { fences_.Raise(floor); }
@@ -70,6 +94,8 @@ class OwnerIndex : public KeyspaceListener {
     uint64_t owner;
     Database* db;
     uint64_t fence;
+    uint64_t holds = 1;    // re-entries + 1
+    int64_t since_ms = 0;  // creation or hand-over, Unix ms
   };
   void Forget(Entry* e);
 
@@ -80,8 +106,11 @@ class OwnerIndex : public KeyspaceListener {
     const Entry* from = nullptr;
     uint64_t owner = 0;
     uint64_t fence = 0;
+    uint64_t holds = 1;
+    int64_t since_ms = 0;
   };
   PendingMove pending_move_;
+  const KeyspaceContext* time_source_ = nullptr;
 
   std::unordered_map<const Entry*, Record> by_entry_;
   std::unordered_map<uint64_t, std::unordered_set<Entry*>> by_owner_;
