@@ -160,7 +160,8 @@ $(CLIENT_TEST_BIN): $(CLIENT_TEST_OBJS) $(CLIENT_LIB)
 # $(BUILD) and copied to src/ like the server, by `make` and `make test` (tests/unit/tools.tcl).
 TOOLS := redis-tp-lock redis-tp-watch
 TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
-TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o
+TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o $(BUILD)/tools/command_runner.o \
+  $(BUILD)/tools/hold_deadline.o
 TOOL_OBJS := $(TOOLS:%=$(BUILD)/tools/%.o) $(TOOL_COMMON_OBJS)
 
 .PHONY: tools clean-tools

@@ -148,6 +148,112 @@ start_server {tags {tools redistp}} {
         assert_equal 0 [r exists tools:k]
     }
 
+    # A process is gone when it no longer exists or is a zombie nobody reaped yet (in a
+    # container the reaper of orphans may be slow or absent).
+    proc tp_gone {pid} {
+        if {[catch {set f [open /proc/$pid/stat r]}]} {return 1}
+        set stat [read $f]
+        close $f
+        return [regexp {^\d+ \(.*\) Z} $stat]
+    }
+
+    proc tp_pid_of {path} {
+        wait_for_condition 100 20 {[string is integer -strict [string trim [tp_read $path]]]} else {
+            fail "no pid in $path"
+        }
+        return [string trim [tp_read $path]]
+    }
+
+    foreach {flavour name} {{} fair --opportunistic opportunistic} {
+        test "redis-tp-lock notices an operator's DEL of its lock and stops the command ($name)" {
+            set pidfile [file join $::tp_dir del-$name.pid]
+            file delete -force $pidfile
+            set h [tp_start del-$name $::tp_lock {*}$flavour tools:del \
+                       -c "sleep 30 & echo \$! > $pidfile; wait"]
+            set grandchild [tp_pid_of $pidfile]
+            assert_equal 1 [r del tools:del]
+            lassign [tp_wait $h] status out
+            assert_equal 143 $status
+            assert_match {*lost lock 'tools:del' while the command was running: the lock key was deleted by someone else; stopping the command*} $out
+            wait_for_condition 100 20 {[tp_gone $grandchild]} else {
+                fail "the command's grandchild $grandchild outlived the lost lock"
+            }
+        }
+    }
+
+    test {SIGTERM to redis-tp-lock stops the command's whole process group, then frees the lock} {
+        set pidfile [file join $::tp_dir term.pid]
+        file delete -force $pidfile
+        set out [file join $::tp_dir term.out]
+        set tool [exec $::tp_lock -p [srv port] --db [srv db] tools:term \
+                      -c "sleep 30 & echo \$! > $pidfile; wait" >& $out &]
+        set grandchild [tp_pid_of $pidfile]
+        exec kill -TERM $tool
+        wait_for_condition 100 20 {[tp_gone $grandchild] && [tp_gone $tool]} else {
+            fail "grandchild $grandchild or the tool outlived SIGTERM: [tp_read $out]"
+        }
+        wait_for_condition 100 20 {[r exists tools:term] == 0} else {fail "lock kept"}
+    }
+
+    test {kill -9 of redis-tp-lock: its watchdog stops the command's group, the lock is freed} {
+        set pidfile [file join $::tp_dir kill9.pid]
+        file delete -force $pidfile
+        set out [file join $::tp_dir kill9.out]
+        set tool [exec $::tp_lock -p [srv port] --db [srv db] tools:k9 \
+                      -c "sleep 30 & echo \$! > $pidfile; sleep 30" >& $out &]
+        set grandchild [tp_pid_of $pidfile]
+        assert_equal 1 [r exists tools:k9]
+        exec kill -KILL $tool
+        wait_for_condition 250 20 {[tp_gone $grandchild]} else {
+            fail "grandchild $grandchild outlived kill -9 of redis-tp-lock: [tp_read $out]"
+        }
+        wait_for_condition 100 20 {[r exists tools:k9] == 0} else {fail "lock kept"}
+        assert_match {*the tool died; stopping its command*} [tp_read $out]
+    }
+
+    test {redis-tp-lock --kill-after: a command that ignores SIGTERM gets SIGKILL} {
+        set h [tp_start ignore $::tp_lock --kill-after 0.2 tools:ign \
+                   -c {trap "" TERM; while :; do sleep 1; done}]
+        wait_for_condition 100 20 {[r exists tools:ign] == 1} else {fail "no lock"}
+        r del tools:ign
+        lassign [tp_wait $h] status out
+        assert_equal 137 $status
+        assert_match {*outlived SIGTERM by 200 ms; sending SIGKILL*} $out
+    }
+
+    test {redis-tp-lock gives the command REDIS_TP_LOCK_KEY and REDIS_TP_LOCK_FENCE} {
+        set h [tp_start env $::tp_lock tools:env \
+                   -c {echo "$REDIS_TP_LOCK_KEY $REDIS_TP_LOCK_FENCE"; sleep 30}]
+        wait_for_condition 100 20 {[tp_read $h.out] ne ""} else {fail "no output"}
+        lassign [string trim [tp_read $h.out]] key fence
+        assert_equal tools:env $key
+        assert_equal [r object fence tools:env] $fence
+        assert {$fence > 0}
+        r del tools:env
+        assert_equal 143 [lindex [tp_wait $h] 0]
+    }
+
+    test {redis-tp-lock: an empty command name exits 127 at once; an empty lock name is a name} {
+        lassign [tp_run $::tp_lock tools:empty ""] status out
+        assert_equal 127 $status
+        assert_match {*cannot run '': empty command name*} $out
+        assert_equal {0 <>} [tp_run $::tp_lock "" sh -c {echo "<$REDIS_TP_LOCK_KEY>"}]
+        assert_equal 0 [r exists ""]
+    }
+
+    test {redis-tp-lock --lease: a holder the server stopped answering stops its command first} {
+        set h [tp_start deadline $::tp_lock --lease 1000 tools:dl sleep 30]
+        wait_for_condition 100 20 {[r exists tools:dl] == 1} else {fail "no lock"}
+        # A frozen server cannot free anything: the tool must give up while it is frozen.
+        exec kill -STOP [srv pid]
+        set ok [catch {tp_wait $h 20} result]
+        exec kill -CONT [srv pid]
+        if {$ok != 0} {error $result}
+        lassign $result status out
+        assert_equal 143 $status
+        assert_match {*no reply from the server for too long*stopping the command*} $out
+    }
+
     test {redis-tp-watch prints the first states, then every change with a timestamp} {
         r set tools:b 1
         set w [tp_start watch $::tp_watch -c 3 tools:a tools:b {tools:c d}]
