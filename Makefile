@@ -161,7 +161,7 @@ $(CLIENT_TEST_BIN): $(CLIENT_TEST_OBJS) $(CLIENT_LIB)
 TOOLS := redis-tp-lock redis-tp-watch
 TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
 TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o $(BUILD)/tools/command_runner.o \
-  $(BUILD)/tools/hold_deadline.o
+  $(BUILD)/tools/hold_deadline.o $(BUILD)/tools/pattern_feed.o
 TOOL_OBJS := $(TOOLS:%=$(BUILD)/tools/%.o) $(TOOL_COMMON_OBJS)
 
 .PHONY: tools clean-tools

@@ -213,8 +213,10 @@ start_server {tags {tools redistp}} {
 
     test {redis-tp-lock --kill-after: a command that ignores SIGTERM gets SIGKILL} {
         set h [tp_start ignore $::tp_lock --kill-after 0.2 tools:ign \
-                   -c {trap "" TERM; while :; do sleep 1; done}]
-        wait_for_condition 100 20 {[r exists tools:ign] == 1} else {fail "no lock"}
+                   -c {trap "" TERM; echo ready; while :; do sleep 1; done}]
+        wait_for_condition 100 20 {[string match *ready* [tp_read $h.out]]} else {
+            fail "the command did not start: [tp_read $h.out]"
+        }
         r del tools:ign
         lassign [tp_wait $h] status out
         assert_equal 137 $status
@@ -297,8 +299,53 @@ start_server {tags {tools redistp}} {
         assert_match {*no key given*} $out
         set port [::server::find_free_port]
         set rc [catch {exec $::tp_watch -p $port k 2>@1} out opts]
-        assert_equal 1 [lindex [dict get $opts -errorcode] 2]
+        assert_equal 69 [lindex [dict get $opts -errorcode] 2]
         assert_match "*cannot connect to 127.0.0.1:$port*" $out
+    }
+    test {redis-tp-watch --prefix prints every ADD and DEL under the prefix, nothing else} {
+        set w [tp_start prefix $::tp_watch --prefix {tools:p*[} -c 3]
+        wait_for_condition 100 20 {[r pubsub numpat] == 1} else {
+            fail "redis-tp-watch did not subscribe: [tp_read $w.out]"
+        }
+        r set tools:p:other 1
+        r set {tools:p*[1} 1
+        r set tools:q 1
+        r settp {tools:p*[ 2} x
+        r del {tools:p*[1}
+        r del tools:p:other tools:q
+        assert_equal 0 [lindex [tp_wait $w] 0]
+        set lines [tp_lines $w.out]
+        assert_equal 3 [llength $lines] $lines
+        set stamp {\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}}
+        foreach line $lines want {{tools:p*[1 ADD} {"tools:p*[ 2" ADD} {tools:p*[1 DEL}} {
+            assert {[regexp "^$stamp (.*)\$" $line -> rest]} $line
+            assert_equal $want $rest
+        }
+        r del {tools:p*[ 2}
+    }
+
+    test {redis-tp-watch --prefix --json, and keys with --prefix is a usage error} {
+        set w [tp_start prefixjson $::tp_watch --json --prefix=tools:j -c 1]
+        wait_for_condition 100 20 {[r pubsub numpat] == 1} else {fail "not subscribed"}
+        r set tools:j1 1
+        assert_equal 0 [lindex [tp_wait $w] 0]
+        assert_match {{"time":"*","key":"tools:j1","event":"ADD"}} [string trim [tp_read $w.out]]
+        lassign [tp_run $::tp_watch --prefix a k] status out
+        assert_equal 64 $status
+        assert_match {*give keys or --prefix, not both*} $out
+    }
+}
+
+start_server {tags {tools redistp} overrides {requirepass tools-secret}} {
+    test {redis-tp-watch exits 69 when the server refuses (NOAUTH), in both modes} {
+        foreach mode {{k} {--prefix k}} {
+            lassign [tp_run $::tp_watch --db 0 {*}$mode] status out
+            assert_equal 69 $status $mode
+            assert_match {*NOAUTH*} $out
+        }
+        lassign [tp_run $::tp_watch -a wrong k] status out
+        assert_equal 69 $status
+        assert_match {*WRONGPASS*} $out
     }
 }
 
