@@ -17,11 +17,9 @@
 // (lost connections are retried, reported on stderr).
 #include <event2/event.h>
 #include <signal.h>
-#include <sys/time.h>
 
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -138,48 +136,6 @@ int ParseArguments(int argc, char** argv, Settings* s) {
   return -1;
 }
 
-// Local time with milliseconds, ISO 8601 without the zone: 2024-05-01T12:00:00.123.
-std::string Now() {
-  timeval tv;
-  gettimeofday(&tv, nullptr);
-  tm local;
-  localtime_r(&tv.tv_sec, &local);
-  char buf[64];
-  const size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &local);
-  std::snprintf(buf + n, sizeof(buf) - n, ".%03d", static_cast<int>(tv.tv_usec / 1000));
-  return buf;
-}
-
-// The key as is when it is printable and has no space or quote, else quoted with escapes.
-// `json` selects JSON string escapes (always quoted).
-std::string Quote(const std::string& key, bool json) {
-  bool plain = !json && !key.empty();
-  for (unsigned char c : key) {
-    if (c <= ' ' || c >= 0x7f || c == '"' || c == '\\') plain = false;
-  }
-  if (plain) return key;
-  std::string out = "\"";
-  for (unsigned char c : key) {
-    char buf[8];
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < ' ' || c == 0x7f || (!json && c >= 0x80)) {
-      std::snprintf(buf, sizeof(buf), json ? "\\u%04x" : "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);  // JSON keeps UTF-8 bytes as they are
-    }
-  }
-  return out + "\"";
-}
-
 struct State {
   bool stop = false;
   long long changes = 0;
@@ -190,10 +146,10 @@ void OnStopSignal(evutil_socket_t, short, void* arg) { static_cast<State*>(arg)-
 // Prints one change or first state, in the chosen format.
 void PrintEvent(const Settings& s, const std::string& key, const char* event) {
   if (s.json) {
-    std::printf("{\"time\":\"%s\",\"key\":%s,\"event\":\"%s\"}\n", Now().c_str(),
-                Quote(key, true).c_str(), event);
+    std::printf("{\"time\":\"%s\",\"key\":%s,\"event\":\"%s\"}\n", LocalTimestamp().c_str(),
+                QuoteText(key, true).c_str(), event);
   } else {
-    std::printf("%s %s %s\n", Now().c_str(), Quote(key, false).c_str(), event);
+    std::printf("%s %s %s\n", LocalTimestamp().c_str(), QuoteText(key, false).c_str(), event);
   }
   std::fflush(stdout);
 }
@@ -272,7 +228,7 @@ int Main(int argc, char** argv) {
     const bool change = e.type == WatchEventType::kAdd || e.type == WatchEventType::kDel;
     if (e.type == WatchEventType::kError) {
       // The server refused the watch (NOAUTH, NOPERM...): nothing will ever be printed.
-      Complain(kProgram, "cannot watch " + Quote(e.key, false) + ": " + e.error);
+      Complain(kProgram, "cannot watch " + QuoteText(e.key, false) + ": " + e.error);
       exit_status = kExitUnavailable;
       state.stop = true;
       return;

@@ -6,6 +6,7 @@
 
 set ::tp_lock [file join $::root_dir src redis-tp-lock]
 set ::tp_watch [file join $::root_dir src redis-tp-watch]
+set ::tp_elect [file join $::root_dir src redis-tp-elect]
 set ::tp_dir [file join $::root_dir tests tmp tools.[pid]]
 file mkdir $::tp_dir
 
@@ -28,9 +29,18 @@ proc tp_run {tool args} {
 proc tp_start {name tool args} {
     set base [file join $::tp_dir $name]
     file delete -force $base.out $base.rc
-    exec sh -c {out=$1; rc=$2; shift 2; "$@" > "$out" 2>&1; echo $? > "$rc"} sh \
-        $base.out $base.rc $tool -p [srv port] --db [srv db] {*}$args &
+    file delete -force $base.pid
+    exec sh -c {out=$1; rc=$2; pid=$3; shift 3; "$@" > "$out" 2>&1 & echo $! > "$pid"; wait $!
+        echo $? > "$rc"} sh $base.out $base.rc $base.pid $tool -p [srv port] --db [srv db] {*}$args &
     return $base
+}
+
+# The pid of the tool started by tp_start as `base`.
+proc tp_tool_pid {base} {
+    wait_for_condition 100 20 {[string is integer -strict [string trim [tp_read $base.pid]]]} else {
+        fail "no pid for [file tail $base]"
+    }
+    return [string trim [tp_read $base.pid]]
 }
 
 proc tp_read {path} {
@@ -333,6 +343,112 @@ start_server {tags {tools redistp}} {
         lassign [tp_run $::tp_watch --prefix a k] status out
         assert_equal 64 $status
         assert_match {*give keys or --prefix, not both*} $out
+    }
+}
+
+start_server {tags {tools redistp}} {
+    test {redis-tp-elect: FIFO succession, one candidate woken per change of leader} {
+        set a [tp_start elect-a $::tp_elect tools:el alpha]
+        wait_for_condition 100 20 {[string trim [tp_read $a.out]] eq "alpha"} else {
+            fail "alpha was not elected: [tp_read $a.out]"
+        }
+        set b [tp_start elect-b $::tp_elect tools:el beta]
+        wait_for_blocked_clients_count 1
+        set c [tp_start elect-c $::tp_elect tools:el gamma]
+        wait_for_blocked_clients_count 2
+        assert_equal alpha [r get tools:el]
+        exec kill -TERM [tp_tool_pid $a]
+        assert_equal {0 alpha} [tp_wait $a]
+        wait_for_condition 100 20 {[string trim [tp_read $b.out]] eq "beta"} else {
+            fail "beta was not elected next: [tp_read $b.out]"
+        }
+        assert_equal beta [r get tools:el]
+        assert_equal 1 [s blocked_clients] "gamma still waits: nobody else woke"
+        assert_equal {} [tp_read $c.out]
+        exec kill -KILL [tp_tool_pid $b]
+        wait_for_condition 100 20 {[string trim [tp_read $c.out]] eq "gamma"} else {
+            fail "gamma was not elected after beta's kill -9: [tp_read $c.out]"
+        }
+        assert_equal gamma [r get tools:el]
+        r del tools:el
+        lassign [tp_wait $c] status out
+        assert_equal 75 $status
+        assert_match {*no longer the leader of 'tools:el': the election key was deleted*} $out
+    }
+
+    test {redis-tp-elect runs a command as leader; it proclaims by token; --listen sees each value} {
+        set l [tp_start listen $::tp_elect --listen --json --count 3 tools:ec]
+        wait_for_condition 100 20 {[string match {*wx=2*} [r client list]]} else {
+            fail "the listener did not watch: [tp_read $l.out]"
+        }
+        set flag [file join $::tp_dir proclaim.go]
+        file delete -force $flag
+        set cmd [tp_start leader $::tp_elect tools:ec first -c [string map [list @TOOL@ $::tp_elect @PORT@ [srv port] @DB@ [srv db] @FLAG@ $flag] {
+            echo "$REDIS_TP_ELECT_KEY $REDIS_TP_ELECT_FENCE $REDIS_TP_ELECT_VALUE"
+            while [ ! -e @FLAG@ ]; do sleep 0.05; done
+            @TOOL@ -p @PORT@ --db @DB@ --proclaim tools:ec second || exit 9
+            @TOOL@ -p @PORT@ --db @DB@ --proclaim tools:ec third || exit 9
+            exit 4
+        }]]
+        wait_for_condition 100 20 {[tp_read $cmd.out] ne ""} else {fail "no command output"}
+        lassign [string trim [tp_read $cmd.out]] key fence value
+        assert_equal {tools:ec first} [list $key $value]
+        assert_equal [r object fence tools:ec] $fence
+        # A stale token proclaims nothing.
+        lassign [tp_run $::tp_elect --fence [expr {$fence - 1}] --proclaim tools:ec stale] st out
+        assert_equal 1 $st
+        assert_match {*not the leader of 'tools:ec'*} $out
+        assert_equal first [r get tools:ec]
+        close [open $flag w]
+        assert_equal 4 [lindex [tp_wait $cmd] 0]
+        assert_equal 0 [r exists tools:ec] "resigned when the command ended"
+        assert_equal 0 [lindex [tp_wait $l] 0]
+        set lines [tp_lines $l.out]
+        assert_equal 3 [llength $lines] $lines
+        foreach line $lines want {first second third} {
+            assert_match "{\"time\":\"*\",\"value\":\"$want\",\"fence\":$fence}" $line
+        }
+    }
+
+    test {redis-tp-elect --resign by token hands over and stops the leader's command} {
+        set a [tp_start resign-a $::tp_elect tools:er a -c {echo "$REDIS_TP_ELECT_FENCE"; sleep 30}]
+        wait_for_condition 100 20 {[tp_read $a.out] ne ""} else {fail "no leader"}
+        set fence [string trim [tp_read $a.out]]
+        set b [tp_start resign-b $::tp_elect tools:er b]
+        wait_for_blocked_clients_count 1
+        assert_equal {0 {}} [tp_run $::tp_elect --fence $fence --resign tools:er]
+        lassign [tp_wait $a] status out
+        assert_equal 143 $status
+        assert_match {*no longer the leader*stopping the command*} $out
+        wait_for_condition 100 20 {[string trim [tp_read $b.out]] eq "b"} else {
+            fail "b did not take over"
+        }
+        assert_equal 1 [lindex [tp_run $::tp_elect --fence $fence --resign tools:er] 0]
+        assert_equal b [r get tools:er]
+        assert_equal 1 [lindex [tp_run $::tp_elect -n tools:er c] 0] "-n while b leads"
+        exec kill -TERM [tp_tool_pid $b]
+        assert_equal 0 [lindex [tp_wait $b] 0]
+        assert_equal 0 [r exists tools:er]
+    }
+
+    test {redis-tp-elect usage errors} {
+        foreach {args message} {
+            {} {no election name given}
+            {tools:eu} {no proposal given}
+            {--listen tools:eu x} {unexpected argument 'x'}
+            {--proclaim tools:eu} {no value given}
+            {--proclaim tools:eu v} {no fencing token*}
+            {--fence x --resign tools:eu} {the fencing token must be a positive integer}
+            {--bogus tools:eu v} {unknown option --bogus}
+        } {
+            lassign [tp_run $::tp_elect {*}$args] status out
+            assert_equal 64 $status $args
+            assert_match "*$message*" $out
+        }
+        assert_equal 127 [lindex [tp_run $::tp_elect tools:eu v ""] 0]
+        lassign [tp_run $::tp_elect --help] status out
+        assert_equal 0 $status
+        assert_match {*--listen*--proclaim*--resign*REDIS_TP_ELECT_FENCE*} $out
     }
 }
 
