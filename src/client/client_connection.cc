@@ -42,6 +42,7 @@ Client::Client(event_base* base, ClientOptions options)
   timer_ev_ = evtimer_new(base_, &Client::TimerCb, this);
   flush_ev_ = event_new(base_, -1, 0, &Client::FlushCb, this);
   lease_ev_ = event_new(base_, -1, EV_PERSIST, &Client::LeaseCb, this);
+  session_ev_ = evtimer_new(base_, &Client::SessionCb, this);
   rng_state_ = reinterpret_cast<uintptr_t>(this) ^
                static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   if (rng_state_ == 0) rng_state_ = 1;
@@ -52,6 +53,7 @@ Client::~Client() {
   event_free(timer_ev_);
   event_free(flush_ev_);
   event_free(lease_ev_);
+  event_free(session_ev_);
 }
 
 void Client::Start() {
@@ -70,6 +72,8 @@ void Client::Close() {
   state_ = State::kClosed;
   in_user_multi_ = false;
   unwatch_in_flight_.clear();
+  evtimer_del(session_ev_);
+  if (!session_token_.empty()) session_given_up_ = true;  // Locks report loss on kClosed
   for (auto& [key, subs] : watches_) {
     for (Subscriber& s : subs) s.active = false;
   }
@@ -197,12 +201,13 @@ void Client::BeginHandshake() {
   if (options_.lease.count() > 0) {
     steps.push_back({"CLIENT", "LEASE", std::to_string(options_.lease.count())});
   }
-  if (steps.empty()) {
+  const bool session = options_.session_grace.count() > 0;
+  if (steps.empty() && !session) {
     OnReady();
     return;
   }
   for (size_t i = 0; i < steps.size(); ++i) {
-    const bool last = i + 1 == steps.size();
+    const bool last = i + 1 == steps.size() && !session;  // else the session step ends it
     std::string what = steps[i][0] == "CLIENT" ? "CLIENT " + steps[i][1] : steps[i][0];
     Write(
         steps[i],
@@ -216,6 +221,7 @@ void Client::BeginHandshake() {
         },
         false);
   }
+  if (session) SendSessionHandshake();
 }
 
 // The connection is usable: re-register every watch (each subscriber will get a fresh first
@@ -225,9 +231,16 @@ void Client::OnReady() {
   backoff_attempt_ = 0;
   ++connections_;
   evtimer_del(timer_ev_);
-  if (options_.lease.count() > 0) {
-    timeval tv = ToTimeval(
-        std::max<std::chrono::milliseconds>(options_.lease / 3, std::chrono::milliseconds(1)));
+  // PINGs keep the lease and, with a session, keep its proof of life recent.
+  std::chrono::milliseconds keepalive{0};
+  if (options_.lease.count() > 0) keepalive = options_.lease / 3;
+  if (options_.session_grace.count() > 0 &&
+      (keepalive.count() == 0 || options_.session_grace / 3 < keepalive)) {
+    keepalive = options_.session_grace / 3;
+  }
+  if (options_.lease.count() > 0 || options_.session_grace.count() > 0) {
+    timeval tv =
+        ToTimeval(std::max<std::chrono::milliseconds>(keepalive, std::chrono::milliseconds(1)));
     event_add(lease_ev_, &tv);
   }
   // Keys in the order they were first subscribed, so fresh states arrive in that order too.
@@ -257,6 +270,7 @@ void Client::ConnectionLost(const std::string& reason) {
   CloseSocket();
   evtimer_del(timer_ev_);
   ++generation_;
+  if (was_ready && session_active()) ArmSessionDeadline();
   in_user_multi_ = false;
   unwatch_in_flight_.clear();
   for (auto& [key, subs] : watches_) {

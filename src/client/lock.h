@@ -13,9 +13,14 @@
 //
 // Never silently held. A lock is held from the reply that created its key until Release() or
 // until the lock is lost, which the lost callback reports: the connection ended (its temporary
-// keys died with it; a reconnect does not bring them back), the client was closed, or — for
-// the opportunistic flavour, which keeps its watch while holding — the key was deleted by
-// someone else (DEL, FLUSHDB, RENAME...). A fair lock learns only of connection loss.
+// keys died with it; a reconnect does not bring them back), the client was closed, or the key
+// was deleted by someone else (DEL, FLUSHDB, RENAME...). Both flavours watch the key while they
+// hold it (the opportunistic one from before its SETTP; every other hold — a fair BSETTP, a
+// TryAcquire — registers WATCHEX as soon as the acquisition reply arrives). A watch that starts
+// after the acquisition could miss a deletion that happened before it was registered, if the
+// key was then re-created by someone else; so whenever the watch finds the key present at
+// registration (also after a reconnect), the lock asks OBJECT OWNER and CLIENT ID in one
+// pipeline and reports the loss when the key is no longer its own.
 //
 // Edge cases. An acquisition that ends (timeout, Release(), destruction) while its SETTP/BSETTP
 // is still on the wire cannot be recalled: if that command later creates the key, the lock
@@ -54,6 +59,11 @@ struct LockOptions {
   std::string value;
   // Ask for a fencing token (SETTP/BSETTP ... FENCE); read it with fence_token().
   bool fence = false;
+  // Re-entrant (SETTP/BSETTP ... REENTRANT): Acquire()/TryAcquire() on a held lock adds a hold
+  // at once (never waits for itself), and the key goes only when Release() was called once
+  // per hold (hold_count()). The count is the owner's (connection or session) on the server,
+  // so two re-entrant Lock objects of one Client on one name share the key.
+  bool reentrant = false;
 };
 
 class Lock {
@@ -86,11 +96,19 @@ class Lock {
   bool acquiring() const;
   // The fencing token of the current hold (LockOptions::fence), else 0.
   long long fence_token() const;
+  // This object's holds: 0 when not held, 1 after an acquisition, n after n-1 re-entries.
+  int hold_count() const;
   const std::string& name() const;
   const std::string& value() const;
 
  private:
+  friend class Semaphore;
+  friend class ReadWriteLock;
   struct Impl;
+  // Makes this idle lock the holder of its key, which the caller's own command (a script that
+  // ran SETTP on this client) just created, with fencing token `fence` (0: none): from here on
+  // it is watched, reported lost and released like a key this lock took itself.
+  void Adopt(long long fence);
   static void Send(Client& client, std::vector<std::string> argv, Client::ReplyCallback cb);
   std::shared_ptr<Impl> impl_;
 };

@@ -185,12 +185,13 @@ void Client::ReleaseHeldInternal() {
 
 void Client::Write(const std::vector<std::string>& argv, Handler handler, bool may_look_like_push) {
   AppendCommand(out_, argv);
-  pending_.push_back(Slot{std::move(handler), may_look_like_push, std::nullopt});
+  pending_.push_back(
+      Slot{std::move(handler), may_look_like_push, std::nullopt, std::chrono::steady_clock::now()});
   ScheduleFlush();
 }
 
 void Client::AddLocalSlot(Handler handler, Reply reply) {
-  pending_.push_back(Slot{std::move(handler), false, std::move(reply)});
+  pending_.push_back(Slot{std::move(handler), false, std::move(reply), {}});
   ScheduleFlush();
 }
 
@@ -208,6 +209,7 @@ bool Client::WatchesOnWire() const { return !watches_.empty() || !unwatch_in_fli
 // One complete top-level frame from the server: a push unless the reply slot at the head was
 // marked as possibly push-shaped (which only happens when no push could precede its reply).
 void Client::OnFrame(Reply frame) {
+  ++frames_received_;
   DrainLocalHead();
   if (IsPushShaped(frame) && (pending_.empty() || !pending_.front().may_look_like_push)) {
     DeliverPush(frame.elements[1].str, frame.elements[2].str == "ADD");
@@ -219,6 +221,7 @@ void Client::OnFrame(Reply frame) {
   }
   Slot s = std::move(pending_.front());
   pending_.pop_front();
+  session_proof_ = s.sent;
   if (s.handler) s.handler(frame);
   DrainLocalHead();
 }

@@ -21,7 +21,22 @@
 // SELECT, CLIENT SETNAME, CLIENT LEASE, then one WATCHEX per watched key — each subscriber gets a
 // fresh kExist/kNoExist, so the program sees what changed while it was away — and then the queued
 // commands. Temporary keys die with their connection: listeners get kDisconnected, and every
-// Lock (lock.h) held on this client reports itself lost.
+// Lock (lock.h) held on this client reports itself lost — unless the client has a session.
+//
+// Sessions (ClientOptions::session_grace > 0). The first connection sends SESSION OPEN <grace>
+// and keeps the token; from then on the temporary keys this client creates belong to the
+// session, which the server keeps for the grace after a connection ends. Every later
+// connection sends SESSION RESUME <token> right after AUTH/SELECT/SETNAME/LEASE, before the
+// watches and the queued commands, so the program's keys and locks ride out the reconnect:
+// listeners get kDisconnected and kConnected, and no Lock reports a loss. The session is lost —
+// listeners get kSessionLost, every Lock held reports itself lost, and a new session is opened
+// — when the server refuses the resume (the grace ended, the session was closed), or when the
+// client has not resumed within the grace counted from the sending time of the last command
+// whose reply arrived (a point at which the server surely still had the session attached), so
+// the program learns of the loss no later than anyone else can take its locks. While a session
+// is open and no lease is set, a PING every grace/3 keeps that point recent. CloseSession()
+// ends the session now (its keys are released) and opens a new one; Close() gives it up
+// without telling the server (its keys stay until the grace ends; a later Start() ends it).
 //
 // Telling pushes from replies (RESP2). A notification arrives in-band as the array
 // ["watchex", key, "ADD"|"DEL"], between two replies. Some replies can have exactly that shape,
@@ -81,6 +96,9 @@ struct ClientOptions {
   // CLIENT LEASE: when > 0, the server closes the connection (freeing its temporary keys) if it
   // hears nothing for this long; the client sends a PING every lease/3 to keep it.
   std::chrono::milliseconds lease{0};
+  // When > 0: every connection opens or resumes a session with this grace (0..86400000 ms);
+  // see "Sessions" above.
+  std::chrono::milliseconds session_grace{0};
 };
 
 enum class WatchEventType {
@@ -103,6 +121,8 @@ enum class ConnectionEvent {
   kDisconnected,   // a ready connection ended; its temporary keys are gone
   kConnectFailed,  // an attempt failed (refused, timeout, handshake error); detail says why
   kClosed,         // Close() was called (after kDisconnected if a connection was ready)
+  kSessionLost,    // the session and the temporary keys it owned are gone (or presumed gone:
+                   // no resume within the grace); detail says why. A new session follows.
 };
 
 class Lock;
@@ -141,6 +161,20 @@ class Client {
   // Ends every subscription on `key`; returns how many there were.
   int UnwatchKey(const std::string& key);
 
+  // Ends the session now (SESSION CLOSE; `cb` gets the number of keys released, or an error),
+  // after telling listeners kSessionLost, and opens a new one. Without a session: a local error.
+  void CloseSession(ReplyCallback cb = {});
+  // The session's token ("<id>:<secret>"; empty before the first SESSION OPEN is answered) and
+  // id (0 when none). The token lets another process resume the session: keep it secret.
+  const std::string& session_token() const { return session_token_; }
+  long long session_id() const { return session_id_; }
+  // True while the client holds a session that is not given up (keys survive a reconnect).
+  bool session_active() const {
+    return options_.session_grace.count() > 0 && !session_token_.empty() && !session_given_up_;
+  }
+  // Successful SESSION RESUMEs so far.
+  uint64_t session_resumes() const { return session_resumes_; }
+
   ListenerId AddConnectionListener(ConnectionCallback cb);
   void RemoveConnectionListener(ListenerId id);
 
@@ -151,6 +185,9 @@ class Client {
   // Number of connections that became ready so far.
   uint64_t connections() const { return connections_; }
   size_t awaiting_replies() const { return pending_.size(); }
+  // Frames (replies and pushes) received from the server so far, over all connections: how
+  // often this client was woken, which the herd tests of the lock recipes count.
+  uint64_t frames_received() const { return frames_received_; }
   size_t watched_keys() const { return watches_.size(); }
 
  private:
@@ -171,6 +208,7 @@ class Client {
     Handler handler;
     bool may_look_like_push = false;
     std::optional<Reply> local;
+    std::chrono::steady_clock::time_point sent;  // when written (the session's proof of life)
   };
   struct Subscriber {
     WatchId id;
@@ -211,6 +249,12 @@ class Client {
   void DeliverPush(const std::string& key, bool added);
   void DrainLocalHead();
   void OnLeaseTick();
+  void SendSessionHandshake();
+  void WriteSessionOpen();
+  void OnSessionOpened(const Reply& r, bool in_handshake);
+  void SessionLost(const std::string& reason);
+  void ArmSessionDeadline();
+  void OnSessionDeadline();
 
   static void ReadCb(int fd, short what, void* arg);
   static void WriteCb(int fd, short what, void* arg);
@@ -218,12 +262,14 @@ class Client {
   static void TimerCb(int fd, short what, void* arg);
   static void FlushCb(int fd, short what, void* arg);
   static void LeaseCb(int fd, short what, void* arg);
+  static void SessionCb(int fd, short what, void* arg);
 
   event_base* base_;
   ClientOptions options_;
   State state_ = State::kIdle;
   uint64_t generation_ = 0;  // bumped whenever a connection ends
   uint64_t connections_ = 0;
+  uint64_t frames_received_ = 0;
   int backoff_attempt_ = 0;
   uint64_t rng_state_;
 
@@ -237,6 +283,7 @@ class Client {
   event* timer_ev_ = nullptr;  // back-off / start delay / connect timeout
   event* flush_ev_ = nullptr;
   event* lease_ev_ = nullptr;
+  event* session_ev_ = nullptr;  // the client-side grace deadline while disconnected
   bool write_armed_ = false;
   bool flush_scheduled_ = false;
   std::unique_ptr<ReplyReader> reader_;
@@ -254,6 +301,14 @@ class Client {
   std::unordered_map<std::string, int> unwatch_in_flight_;
   std::vector<std::pair<ListenerId, std::shared_ptr<const ConnectionCallback>>> listeners_;
   uint64_t next_id_ = 1;
+
+  std::string session_token_;
+  long long session_id_ = 0;
+  bool session_given_up_ = false;  // token kept only to end the session on the next connection
+  uint64_t session_resumes_ = 0;
+  // The sending time of the newest command whose reply arrived: the server had the session
+  // attached then, so it cannot release the session's keys before this + grace.
+  std::chrono::steady_clock::time_point session_proof_;
 };
 
 }  // namespace redistp::client

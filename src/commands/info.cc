@@ -368,6 +368,21 @@ void KeyspaceSection(Server& s, std::string* out) {
   }
 }
 
+// redis-tp's coordination state (not in the default set). The session fields; the other
+// temporary-key, watch and waiter fields join them here.
+void CoordinationSection(Server& s, std::string* out) {
+  const SessionRegistry& sessions = s.sessions();
+  const SessionCounters& n = sessions.counters();
+  Line(out, "sessions:%zu", sessions.size());
+  Line(out, "sessions_attached:%zu", sessions.attached());
+  Line(out, "sessions_detached:%zu", sessions.detached());
+  Line(out, "sessions_opened:%llu", U(n.opened));
+  Line(out, "sessions_resumed:%llu", U(n.resumed));
+  Line(out, "sessions_expired:%llu", U(n.expired));
+  Line(out, "released_by_session_close:%llu", U(n.released_by_close));
+  Line(out, "released_by_session_expiry:%llu", U(n.released_by_expiry));
+}
+
 struct Section {
   const char* name;   // lower case, as INFO accepts it
   const char* title;  // the "# Title" header
@@ -389,6 +404,7 @@ constexpr Section kSections[] = {
     {"errorstats", "Errorstats", true, ErrorStatsSection},
     {"cluster", "Cluster", true, ClusterSection},
     {"keyspace", "Keyspace", true, KeyspaceSection},
+    {"coordination", "Coordination", false, CoordinationSection},
 };
 
 std::string InfoSections(Server& s, bool all, bool defaults, const std::set<std::string>& named);

@@ -7,6 +7,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterTransactionCommands(table);
   RegisterTempKeyCommands(table);
   RegisterWatchExCommands(table);
+  RegisterSessionCommands(table);
   RegisterStringCommands(table);
   RegisterStringIncrCommands(table);
   RegisterStringRangeCommands(table);

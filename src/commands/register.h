@@ -27,6 +27,7 @@ void RegisterCommandCommand(CommandTable& table);
 
 void RegisterTempKeyCommands(CommandTable& table);
 void RegisterWatchExCommands(CommandTable& table);
+void RegisterSessionCommands(CommandTable& table);  // session_cmd.cc
 void RegisterTransactionCommands(CommandTable& table);
 
 // The aggregate types.

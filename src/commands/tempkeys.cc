@@ -15,7 +15,10 @@
 // across a restart; replication applies it as an ordinary key (its failover policy comes with
 // replication). DELTP is recorded as `DEL` of the keys it deleted: a replay has no owner to
 // check. A key deleted because its owner left is a `DEL` record from the propagator itself.
+// A key a session owns is followed by `SESSION OWN <id> <db> <key>` (server/session_runtime.cc).
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands/block_util.h"
 #include "db/database.h"
@@ -54,8 +57,19 @@ bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value
     }
     token = drawn.value();
   }
-  owners.CreateOwned(c.db, key, value, c.server.OwnerIdOf(c.client), token);
+  const uint64_t owner = c.server.OwnerIdOf(c.client);
+  owners.CreateOwned(c.db, key, value, owner, token);
   c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
+  if (owner != c.client.session().id && c.propagation.has_sinks()) {
+    // A session's key: the SETTP record, then who owns it (server/session_runtime.cc), in
+    // this order, so this command's own record (which would come last) is replaced.
+    std::vector<std::string> settp{"SETTP", std::string(key), std::string(value)};
+    if (fence) settp.emplace_back("FENCE");
+    c.propagation.AppendRecord(c.db.index(), std::move(settp));
+    c.propagation.AppendRecord(c.db.index(), {"SESSION", "OWN", std::to_string(owner),
+                                              std::to_string(c.db.index()), std::string(key)});
+    c.ReplicateNothing();
+  }
   return true;
 }
 
@@ -108,6 +122,7 @@ void BSetTpCommand(CommandContext& c) {
   auto state = std::make_unique<BSetTpState>();
   state->value.assign(c.args[2]);
   state->fence = fence;
+  state->owner = c.server.OwnerIdOf(c.client);
   c.server.BlockClient(&c.client, {key}, c.server.bsettp_kind(), std::move(state), timeout_ms);
   // Earlier waiters keep their turn if the key is free right now: serve the queue in order.
   if (absent) queues.MarkReady(c.db.index(), key);

@@ -332,6 +332,8 @@ Status Aof::Load(bool* found) {
   // The loading client is gone: its temporary keys go with it (no sink is attached, nobody
   // watches yet).
   server_.owners().ReleaseAll(kAofClientId);
+  // So do the keys of the sessions the replay brought back: no session survives a restart.
+  server_.EndReplayedSessions();
   return result;
 }
 

@@ -63,6 +63,15 @@ inline std::string FenceUnavailable(std::string_view why) {
          std::string(why) + ")";
 }
 
+// redis-tp: sessions (SESSION OPEN/RESUME/CLOSE and the replayed records).
+inline constexpr std::string_view kSessionGrace = "ERR grace is not an integer or out of range";
+inline constexpr std::string_view kSessionExists = "ERR this connection already has a session";
+inline constexpr std::string_view kSessionNone = "ERR this connection has no session";
+inline constexpr std::string_view kSessionInvalidToken = "ERR invalid or expired session token";
+inline constexpr std::string_view kSessionNoRandom =
+    "ERR session token unavailable: no random bytes from the kernel";
+inline constexpr std::string_view kSessionBadRecord = "ERR invalid session record";
+
 // ---- server commands (SHUTDOWN, MEMORY, DEBUG, COMMAND, CONFIG) ----
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";

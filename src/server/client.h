@@ -181,6 +181,10 @@ class Client {
   struct SessionState {
     int64_t lease_ms = 0;  // CLIENT LEASE: no byte received for this long closes (0: none)
     Client* script_caller = nullptr;
+    // The session attached to this connection (SESSION OPEN/RESUME; watch/sessions.h), 0 when
+    // none: it owns the temporary keys the connection creates (Server::OwnerIdOf). Set and
+    // cleared only by server/session_runtime.cc.
+    uint64_t session_id = 0;
   };
   SessionState session_state;
   Client& session() {

@@ -53,6 +53,7 @@ void Link(CommandSpec* spec, const CommandSpec* parent) {
   spec->parent = parent;
   spec->full_name = parent != nullptr ? parent->name + "|" + spec->name : spec->name;
   for (CommandSpec& sub : spec->subcommands) Link(&sub, spec);
+  for (CommandSpec& sub : spec->internal_subcommands) Link(&sub, spec);
 }
 
 }  // namespace
@@ -111,6 +112,13 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
 
 const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
   for (const CommandSpec& s : subcommands) {
+    if (EqualsIgnoreCase(s.name, sub)) return &s;
+  }
+  return nullptr;
+}
+
+const CommandSpec* CommandSpec::FindInternalSubcommand(std::string_view sub) const {
+  for (const CommandSpec& s : internal_subcommands) {
     if (EqualsIgnoreCase(s.name, sub)) return &s;
   }
   return nullptr;

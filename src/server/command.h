@@ -160,6 +160,10 @@ struct CommandSpec {
   CommandHandler handler = nullptr;
   InvocationFlags invocation_flags = nullptr;  // nullptr: every invocation has `flags`
   std::vector<CommandSpec> subcommands;
+  // Subcommands that are records of the propagation stream (SESSION CREATE/OWN/DROP), not
+  // commands: the dispatcher finds them only for the AOF's loader (and the replication link),
+  // and for everyone else they do not exist (unknown subcommand). COMMAND never lists them.
+  std::vector<CommandSpec> internal_subcommands;
 
   // Filled in by the table.
   std::string full_name;  // "config|get"
@@ -167,6 +171,7 @@ struct CommandSpec {
   mutable CommandStats stats;
 
   const CommandSpec* FindSubcommand(std::string_view name) const;
+  const CommandSpec* FindInternalSubcommand(std::string_view name) const;
 };
 
 class CommandTable {

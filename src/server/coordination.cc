@@ -236,6 +236,7 @@ void Server::BeforeSleep() {
     FlushPending();
   } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
   ArmBlockTimer();
+  ArmSessionTimer();
   ReapClients();
 }
 

@@ -230,6 +230,11 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
       const CommandSpec* sub = spec->FindSubcommand(args[1]);
+      // The propagation stream's own records exist only for the ones replaying it.
+      if (sub == nullptr &&
+          (c->kind() == ClientKind::kAofLoading || c->kind() == ClientKind::kMasterLink)) {
+        sub = spec->FindInternalSubcommand(args[1]);
+      }
       if (sub == nullptr) {
         std::string upper(spec->name);
         for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -444,7 +444,10 @@ void Server::EndSession(Client& c) {
   }
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.
-  //    While a script is busy the keys stay until it ends (server/busy.cc).
+  //    While a script is busy the keys stay until it ends (server/busy.cc). A session's keys
+  //    are not the connection's: the session detaches silently and its grace starts
+  //    (server/session_runtime.cc).
+  DetachSession(c);
   keyspace_.command_clock.Update(NowMs());
   if (busy_caller_ == nullptr) {
     owners_.ReleaseAll(c.id);

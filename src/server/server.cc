@@ -176,6 +176,7 @@ Status Server::Init(Listeners listeners) {
       sync_type_limits);
   watch_timer_.reset(evtimer_new(base_.get(), &Server::WatchTimerCallback, this));
   block_timer_.reset(evtimer_new(base_.get(), &Server::BlockTimerCallback, this));
+  session_timer_.reset(evtimer_new(base_.get(), &Server::SessionTimerCallback, this));
   if (listeners == Listeners::kOpen) WritePidFile();
   used_memory_startup_ = ReadMemoryStats().allocated;
   return Status::Ok();
@@ -432,7 +433,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
       (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
-      c.reply.resp(), owners_.CountOwnedBy(c.id), watches_.CountFor(c.id));
+      c.reply.resp(), owners_.CountOwnedBy(OwnerIdOf(c)), watches_.CountFor(c.id));
   return buf;
 }
 
@@ -459,6 +460,7 @@ void Server::RunDueWork() {
   Cron();
   ExpireWatchedKeys();
   ExpireBlockedClients();  // the blocking core's deadlines, read against the clock
+  ExpireSessions();        // the ends of detached sessions' graces
   AfterCallback();
   BeforeSleep();
 }

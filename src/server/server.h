@@ -41,6 +41,7 @@
 #include "watch/bsettp_kind.h"
 #include "watch/exec_watches.h"
 #include "watch/owners.h"
+#include "watch/sessions.h"
 #include "watch/watches.h"
 
 namespace redistp {
@@ -159,7 +160,8 @@ class Server : public WatchSink {
   //   2. existence watches (WATCHEX), so the steps below push nothing to this session;
   //   3. blocked state: leaves every queue without a reply;
   //   4. temporary keys: each deleted like DEL (watchers get DEL pushes, BSETTP waiters are
-  //      served after the current command), and the lease;
+  //      served after the current command), and the lease; an attached session detaches
+  //      instead, keeping its keys for its grace;
   //   5. Pub/Sub subscriptions, silently (no unsubscribe confirmations);
   //   6. client-side tracking off (its key-table rows are dropped lazily: server/tracking.h).
   // Shared by CloseClient and RESET; the connection itself stays usable afterwards.
@@ -182,7 +184,10 @@ class Server : public WatchSink {
   // The owner of the temporary keys `c` creates (SETTP/BSETTP) and may release (DELTP): an id
   // from the client-id counter naming a connection or, once sessions exist, the session attached
   // to the connection. Every owner check goes through here.
-  uint64_t OwnerIdOf(const Client& c) const { return c.session().id; }
+  uint64_t OwnerIdOf(const Client& c) const {
+    const Client& s = c.session();
+    return s.session_state.session_id != 0 ? s.session_state.session_id : s.id;
+  }
   // Who stands behind an owner id now: the connection holding its keys (0 when none is) and the
   // session (0 when the owner is a plain connection).
   struct OwnerView {
@@ -190,8 +195,29 @@ class Server : public WatchSink {
     uint64_t session = 0;
   };
   OwnerView DescribeOwner(uint64_t owner) const {
+    if (const Session* s = sessions_.Find(owner)) return OwnerView{s->client, owner};
     return OwnerView{FindClient(owner) != nullptr ? owner : 0, 0};
   }
+
+  // --- sessions (server/session_runtime.cc; the registry is watch/sessions.h) ---------------
+  SessionRegistry& sessions() { return sessions_; }
+  const SessionRegistry& sessions() const { return sessions_; }
+  // SESSION OPEN: a new session attached to `c`, owning the keys `c` owned so far; its token
+  // in `token`. The caller checked that `c` has no session and that grace is in range. An
+  // error only when no random secret could be drawn (nothing changed then).
+  Status OpenSession(Client& c, int64_t grace_ms, std::string* token);
+  // SESSION RESUME: attaches the session `token` names to `c`, closing the connection it was
+  // attached to. Errors (nothing changed): a bad token, another session attached to `c`.
+  Status ResumeSession(Client& c, std::string_view token);
+  // SESSION CLOSE: ends `c`'s session now and releases its keys; returns how many.
+  size_t CloseSession(Client& c);
+  // Replayed propagation records (SESSION CREATE/OWN/DROP, accepted from the AOF's loader).
+  Status ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex);
+  Status ReplaySessionOwn(uint64_t id, Database& db, std::string_view key);
+  void ReplaySessionDrop(uint64_t id);
+  // The end of loading: a restart is not a blip, so every session a replay created or touched
+  // loses its keys (DEL semantics, nobody is watching yet) and every replayed session goes.
+  void EndReplayedSessions();
   WatchIndex& watches() { return watches_; }
   BlockingCore& blocking() { return blocking_; }
   BlockKind* bsettp_kind() { return &bsettp_kind_; }
@@ -436,6 +462,14 @@ class Server : public WatchSink {
   void ArmBlockTimer();
   void ExpireBlockedClients();
   static void BlockTimerCallback(int fd, short what, void* arg);
+  // Sessions' graces: one timer armed (in BeforeSleep) for the earliest end of a grace.
+  void ArmSessionTimer();
+  void ExpireSessions();
+  static void SessionTimerCallback(int fd, short what, void* arg);
+  // The connection that ends (or RESETs) leaves its session detached, keys untouched.
+  void DetachSession(Client& c);
+  // Ends session `id` (CLOSE or end of grace): releases its keys, records SESSION DROP.
+  size_t EndSessionKeys(uint64_t id);
   // A blocked client's wait is over (served, timed out, unblocked): resume its input.
   void FinishBlock(Client* c);
   // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
@@ -477,17 +511,28 @@ class Server : public WatchSink {
   WatchIndex watches_{this};
   BlockingCore blocking_;
   // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
+  // A session's waiter's key is then the session's (server/session_runtime.cc).
   BSetTpKind bsettp_kind_{&owners_, [this](int db, std::string_view key, const BSetTpState& st) {
                             if (st.fence) {
                               propagator_.Emit(db, {"SETTP", key, st.value, "FENCE"});
                             } else {
                               propagator_.Emit(db, {"SETTP", key, st.value});
                             }
+                            if (st.owner != 0 && sessions_.Find(st.owner) != nullptr) {
+                              propagator_.AppendRecord(db,
+                                                       {"SESSION", "OWN", std::to_string(st.owner),
+                                                        std::to_string(db), std::string(key)});
+                            }
                           }};
   ExecWatches exec_watches_;
   EventPtr watch_timer_;
   EventPtr block_timer_;
-  int64_t block_timer_deadline_ = 0;    // what block_timer_ is armed for (0: not armed)
+  int64_t block_timer_deadline_ = 0;  // what block_timer_ is armed for (0: not armed)
+  SessionRegistry sessions_;
+  EventPtr session_timer_;
+  int64_t session_timer_deadline_ = 0;  // what session_timer_ is armed for (0: not armed)
+  // Ids of the sessions a replay created or gave keys (EndReplayedSessions).
+  std::vector<uint64_t> replayed_sessions_;
   std::vector<Client*> pending_flush_;  // have output to write; flushed in BeforeSleep
   // Queues a client for the write pass (once per turn, whatever produced the output).
   void ScheduleFlush(Client* c) {

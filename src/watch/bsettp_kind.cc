@@ -22,7 +22,7 @@ ServeResult BSetTpKind::TryServe(BlockedClient& w, Database& db, std::string_vie
     }
     token = drawn.value();
   }
-  owners_->CreateOwned(db, key, st.value, w.client, token);
+  owners_->CreateOwned(db, key, st.value, st.owner != 0 ? st.owner : w.client, token);
   reply.Int(st.fence ? static_cast<int64_t>(token) : 1);
   if (on_handoff_) on_handoff_(db.index(), key, st);
   return ServeResult::kServed;

@@ -22,6 +22,9 @@ class OwnerIndex;
 struct BSetTpState : BlockState {
   std::string value;   // the value the waiter wants the key to hold
   bool fence = false;  // reply with a fencing token instead of 1
+  // Who will own the key: the waiter's session when one is attached (Server::OwnerIdOf at
+  // BSETTP time; a waiter runs no command, so it cannot change), else 0 for the waiter itself.
+  uint64_t owner = 0;
 };
 
 class BSetTpKind : public BlockKind {

@@ -60,6 +60,37 @@ size_t OwnerIndex::ReleaseAll(uint64_t owner) {
   return n;
 }
 
+size_t OwnerIndex::Transfer(uint64_t from, uint64_t to,
+                            std::vector<std::pair<Database*, Entry*>>* moved) {
+  auto oit = by_owner_.find(from);
+  if (oit == by_owner_.end() || from == to) return 0;
+  std::unordered_set<Entry*> entries = std::move(oit->second);
+  by_owner_.erase(oit);
+  std::unordered_set<Entry*>& dest = by_owner_[to];
+  for (Entry* e : entries) {
+    Record& r = by_entry_.at(e);
+    r.owner = to;
+    dest.insert(e);
+    if (moved != nullptr) moved->emplace_back(r.db, e);
+  }
+  return entries.size();
+}
+
+bool OwnerIndex::SetOwner(Entry* e, uint64_t owner) {
+  auto it = by_entry_.find(e);
+  if (it == by_entry_.end()) return false;
+  uint64_t from = it->second.owner;
+  if (from == owner) return true;
+  auto oit = by_owner_.find(from);
+  if (oit != by_owner_.end()) {
+    oit->second.erase(e);
+    if (oit->second.empty()) by_owner_.erase(oit);
+  }
+  it->second.owner = owner;
+  by_owner_[owner].insert(e);
+  return true;
+}
+
 void OwnerIndex::OnKeyEvent(const KeyEvent& ev) {
   switch (ev.kind) {
     case KeyEventKind::kRemoved:

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "db/database.h"
 #include "db/keyspace_events.h"
@@ -48,6 +50,11 @@ class OwnerIndex : public KeyspaceListener {
   size_t size() const { return by_entry_.size(); }
   // Deletes every key still owned by `owner` (DEL semantics). Returns how many.
   size_t ReleaseAll(uint64_t owner);
+  // Re-owning, for sessions (watch/sessions.h): no key changes, fences stay. Transfer moves
+  // every key of `from` to `to` and lists the moved keys (database, entry) in `moved` when
+  // given; SetOwner moves one temporary key (false, changing nothing, for an ordinary key).
+  size_t Transfer(uint64_t from, uint64_t to, std::vector<std::pair<Database*, Entry*>>* moved);
+  bool SetOwner(Entry* e, uint64_t owner);
   // The fencing tokens' counter (watch/fence.h).
   FenceCounter& fences() { return fences_; }
   uint64_t last_fence() const { return fences_.last(); }

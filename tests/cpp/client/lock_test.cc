@@ -265,6 +265,66 @@ TEST_P(LockTest, BlockingLocksFromFiveThreads) {
   EXPECT_EQ(Ctl({"GET", "counter"}).str, std::to_string(kThreads * kEach));
 }
 
+TEST_P(LockTest, ReportsLossWhenTheKeyIsDeletedBySomeoneElse) {
+  Client a(base_, Options());
+  Connect(a);
+  Lock lock(a, "lk", Opts());
+  std::string lost;
+  lock.SetLostCallback([&lost](const std::string& why) { lost = why; });
+  ASSERT_EQ(AcquireNow(base_, lock, 1s), AcquireStatus::kAcquired);
+  RunFor(base_, 20ms);  // the watch of the hold is registered
+  EXPECT_TRUE(lost.empty()) << lost;
+  ASSERT_EQ(Ctl({"DEL", "lk"}).integer, 1);
+  ASSERT_TRUE(Run([&] { return !lost.empty(); }));
+  EXPECT_NE(lost.find("deleted"), std::string::npos) << lost;
+  EXPECT_FALSE(lock.held());
+  // TryAcquire also watches while holding.
+  ASSERT_EQ(AcquireNow(base_, lock, 0ms, true), AcquireStatus::kAcquired);
+  RunFor(base_, 20ms);
+  lost.clear();
+  ASSERT_EQ(Ctl({"FLUSHDB"}).Is("OK"), true);
+  ASSERT_TRUE(Run([&] { return !lost.empty(); }));
+  EXPECT_FALSE(lock.held());
+  // A hold that ends normally reports nothing, and the next one is watched again.
+  ASSERT_EQ(AcquireNow(base_, lock, 1s), AcquireStatus::kAcquired);
+  lost.clear();
+  std::optional<bool> deleted;
+  lock.Release([&deleted](bool d) { deleted = d; });
+  ASSERT_TRUE(Run([&] { return deleted.has_value(); }));
+  EXPECT_TRUE(*deleted);
+  RunFor(base_, 20ms);
+  EXPECT_TRUE(lost.empty()) << lost;
+  EXPECT_EQ(Call(a, {"UNWATCHEX"}).integer, 0) << "no watch left behind";
+}
+
+// The key is deleted and taken by someone else after our acquisition but before our watch is
+// registered (the program's own MULTI holds the watch back): the first state says EXIST, yet
+// the key is not ours, and the lock must say so.
+TEST_P(LockTest, ReportsLossWhenTheKeyIsReplacedBeforeTheWatchRegisters) {
+  Client a(base_, Options());
+  Connect(a);
+  Lock lock(a, "lk", Opts());
+  std::string lost;
+  lock.SetLostCallback([&lost](const std::string& why) { lost = why; });
+  std::optional<AcquireStatus> status;
+  lock.Acquire(1s, [&](AcquireStatus s, const std::string&) {
+    status = s;
+    // Deleted and re-created by others before anything more of ours reaches the server.
+    EXPECT_EQ(Ctl({"DEL", "lk"}).integer, 1);
+    EXPECT_EQ(Ctl({"SETTP", "lk", "thief"}).integer, 1);
+  });
+  std::optional<Reply> multi;
+  a.Command({"MULTI"}, [&multi](const Reply& r) { multi = r; });
+  ASSERT_TRUE(Run([&] { return status.has_value() && multi.has_value(); }));
+  ASSERT_EQ(*status, AcquireStatus::kAcquired);
+  RunFor(base_, 20ms);
+  EXPECT_TRUE(lost.empty() || GetParam() == LockMode::kOpportunistic) << lost;
+  EXPECT_TRUE(Call(a, {"EXEC"}).is_array());
+  ASSERT_TRUE(Run([&] { return !lost.empty(); }));
+  EXPECT_FALSE(lock.held());
+  EXPECT_EQ(Ctl({"GET", "lk"}).str, "thief");
+}
+
 INSTANTIATE_TEST_SUITE_P(Flavours, LockTest,
                          ::testing::Values(LockMode::kFair, LockMode::kOpportunistic), ModeName);
 
@@ -296,27 +356,6 @@ TEST_F(FairLockTest, WaitersAreServedInArrivalOrder) {
     locks[order.back()]->Release();
   }
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
-}
-
-using OpportunisticLockTest = ServerTest;
-
-TEST_F(OpportunisticLockTest, ReportsLossWhenTheKeyIsDeletedBySomeoneElse) {
-  Client a(base_, Options());
-  Connect(a);
-  Lock lock(a, "lk", {LockMode::kOpportunistic, "", false});
-  std::string lost;
-  lock.SetLostCallback([&lost](const std::string& why) { lost = why; });
-  ASSERT_EQ(AcquireNow(base_, lock, 1s), AcquireStatus::kAcquired);
-  ASSERT_EQ(Ctl({"DEL", "lk"}).integer, 1);
-  ASSERT_TRUE(Run([&] { return !lost.empty(); }));
-  EXPECT_NE(lost.find("deleted"), std::string::npos) << lost;
-  EXPECT_FALSE(lock.held());
-  // TryAcquire also watches while holding.
-  ASSERT_EQ(AcquireNow(base_, lock, 0ms, true), AcquireStatus::kAcquired);
-  lost.clear();
-  ASSERT_EQ(Ctl({"FLUSHDB"}).Is("OK"), true);
-  ASSERT_TRUE(Run([&] { return !lost.empty(); }));
-  EXPECT_FALSE(lock.held());
 }
 
 }  // namespace

@@ -1,0 +1,202 @@
+// Session runtime: what sessions do to connections, keys and the propagation stream.
+//
+// The registry (watch/sessions.h) holds the sessions; this file moves them between connections
+// and ends them. Ownership goes through Server::OwnerIdOf: while a session is attached to a
+// connection (Client::SessionState::session_id), the connection's SETTP/BSETTP — in MULTI and
+// scripts too, since a script's commands act for its caller — create keys owned by the session
+// id, and DELTP releases them.
+//
+// Lifecycle:
+//   - OPEN draws an id from the client-id counter and a token; the keys the connection owned
+//     so far move into the session (OwnerIndex::Transfer: no key event, fences kept).
+//   - A connection that ends, by any cause, or RESETs detaches its session (DetachSession, step
+//     4 of Server::EndSession): keys unchanged, no event, and the session's grace starts.
+//     Watches and BSETTP waits are the connection's and end with it as always.
+//   - RESUME attaches a session to this connection. One attached elsewhere is moved: that
+//     connection is closed through CloseClient (which detaches the session) first, so two
+//     connections never both act for it.
+//   - CLOSE, or the end of a grace (one libevent timer armed in BeforeSleep for the earliest
+//     deadline, as the block timer is), releases the session's keys through
+//     OwnerIndex::ReleaseAll: DEL semantics, watchers' DEL pushes, BSETTP hand-offs served
+//     after the callback, DEL records. Then the session is gone.
+//   - CLIENT LEASE still closes a silent connection; its session's grace starts then, so a
+//     vanished holder keeps a key for at most lease + grace.
+//
+// Propagation. A replay (the AOF today, a replica later) must rebuild who owns what, without
+// the secret: SESSION CREATE <id> <grace-ms> <digest hex> when a session opens, SESSION OWN
+// <id> <db> <key> after the SETTP record of every key a session comes to own (at OPEN, SETTP,
+// BSETTP, a hand-off), SESSION DROP <id> after the DELs of its keys when it ends. Attach and
+// detach are not recorded: whoever replays has no connection of ours. The records are accepted
+// only from the AOF's loader (CommandSpec flag kCmdInternal); the load ends with
+// EndReplayedSessions, which releases every replayed session's keys: a restart is not a blip.
+#include <event2/event.h>
+
+#include <algorithm>
+
+#include "protocol/errors.h"
+#include "server/server.h"
+
+namespace redistp {
+namespace {
+
+// One SESSION OWN record per moved key.
+void RecordOwned(Propagator& p, uint64_t id,
+                 const std::vector<std::pair<Database*, Entry*>>& keys) {
+  for (auto& [db, e] : keys) {
+    p.AppendRecord(db->index(), {"SESSION", "OWN", std::to_string(id), std::to_string(db->index()),
+                                 std::string(e->key())});
+  }
+}
+
+}  // namespace
+
+Status Server::OpenSession(Client& c, int64_t grace_ms, std::string* token) {
+  const uint64_t id = next_client_id_;
+  SessionDigest digest;
+  if (!SessionRegistry::NewToken(id, token, &digest)) {
+    return Status::Error(std::string(err::kSessionNoRandom));
+  }
+  ++next_client_id_;
+  sessions_.Create(id, digest, grace_ms, c.id, NowMs());
+  c.session_state.session_id = id;
+  ++sessions_.counters().opened;
+  const bool record = propagator_.has_sinks();
+  if (record) {
+    propagator_.AppendRecord(c.db_index,
+                             {"SESSION", "CREATE", std::to_string(id), std::to_string(grace_ms),
+                              SessionRegistry::DigestHex(digest)});
+  }
+  std::vector<std::pair<Database*, Entry*>> moved;
+  owners_.Transfer(c.id, id, record ? &moved : nullptr);
+  if (record) RecordOwned(propagator_, id, moved);
+  return Status::Ok();
+}
+
+Status Server::ResumeSession(Client& c, std::string_view token) {
+  Session* s = sessions_.Check(token);
+  if (s == nullptr) return Status::Error(std::string(err::kSessionInvalidToken));
+  const uint64_t id = s->id;
+  if (c.session_state.session_id == id) return Status::Ok();
+  if (c.session_state.session_id != 0) return Status::Error(std::string(err::kSessionExists));
+  if (s->client != 0) {
+    // Moved, as ZooKeeper moves a session: the connection that had it is closed (its teardown
+    // detaches the session), so two connections never both believe they own it.
+    Client* other = FindClient(s->client);
+    if (other != nullptr) CloseClient(other, "session resumed elsewhere");
+    s = sessions_.Find(id);
+    if (s == nullptr) return Status::Error(std::string(err::kSessionInvalidToken));
+    if (s->client != 0) sessions_.Detach(*s, NowMs());
+  }
+  sessions_.Attach(*s, c.id);
+  c.session_state.session_id = id;
+  ++s->resumes;
+  ++sessions_.counters().resumed;
+  // Keys this connection owned before are the session's from now on, as at OPEN.
+  const bool record = propagator_.has_sinks();
+  std::vector<std::pair<Database*, Entry*>> moved;
+  owners_.Transfer(c.id, id, record ? &moved : nullptr);
+  if (record) RecordOwned(propagator_, id, moved);
+  return Status::Ok();
+}
+
+size_t Server::CloseSession(Client& c) {
+  const uint64_t id = c.session_state.session_id;
+  if (id == 0) return 0;
+  c.session_state.session_id = 0;
+  size_t n = EndSessionKeys(id);
+  sessions_.counters().released_by_close += n;
+  return n;
+}
+
+size_t Server::EndSessionKeys(uint64_t id) {
+  keyspace_.command_clock.Update(NowMs());
+  size_t n = owners_.ReleaseAll(id);
+  sessions_.Erase(id);
+  if (propagator_.has_sinks()) propagator_.AppendRecord(0, {"SESSION", "DROP", std::to_string(id)});
+  return n;
+}
+
+void Server::DetachSession(Client& c) {
+  const uint64_t id = c.session_state.session_id;
+  if (id == 0) return;
+  c.session_state.session_id = 0;
+  if (Session* s = sessions_.Find(id)) sessions_.Detach(*s, NowMs());
+}
+
+void Server::ArmSessionTimer() {
+  int64_t next = sessions_.next_deadline();
+  if (session_timer_ == nullptr || next == session_timer_deadline_) return;
+  session_timer_deadline_ = next;
+  if (next == 0) {
+    event_del(session_timer_.get());
+    return;
+  }
+  int64_t delay = std::max<int64_t>(0, next - NowMs());
+  timeval tv{static_cast<time_t>(delay / 1000), static_cast<suseconds_t>((delay % 1000) * 1000)};
+  event_add(session_timer_.get(), &tv);
+}
+
+void Server::SessionTimerCallback(int /*fd*/, short /*what*/, void* arg) {
+  auto* s = static_cast<Server*>(arg);
+  s->ExpireSessions();
+  s->AfterCallback();
+}
+
+void Server::ExpireSessions() {
+  session_timer_deadline_ = 0;  // fired: re-armed in BeforeSleep for whatever is left
+  // While a script is busy the keyspace changes only through the script (server/busy.cc); the
+  // timer never fires then, and the harness's RunDueWork must not either.
+  if (busy_caller_ != nullptr) return;
+  const int64_t now = NowMs();
+  for (uint64_t id : sessions_.TakeExpired(now)) {
+    size_t n = EndSessionKeys(id);
+    ++sessions_.counters().expired;
+    sessions_.counters().released_by_expiry += n;
+  }
+}
+
+Status Server::ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex) {
+  SessionDigest digest;
+  if (id == 0 || grace_ms < 0 || grace_ms > SessionRegistry::kMaxGraceMs ||
+      !SessionRegistry::DigestFromHex(digest_hex, &digest)) {
+    return Status::Error(std::string(err::kSessionBadRecord));
+  }
+  // A DEBUG LOADAOF may replay the CREATE of a session that is still live: it is that session.
+  if (sessions_.Find(id) == nullptr) {
+    sessions_.Create(id, digest, grace_ms, 0, NowMs()).replayed = true;
+  }
+  replayed_sessions_.push_back(id);
+  return Status::Ok();
+}
+
+Status Server::ReplaySessionOwn(uint64_t id, Database& db, std::string_view key) {
+  if (id == 0) return Status::Error(std::string(err::kSessionBadRecord));
+  Entry* e = db.LookupWrite(key);
+  // The record follows the SETTP that created the key; a key gone since (an expired TTL set in
+  // between) has nothing left to own.
+  if (e != nullptr) owners_.SetOwner(e, id);
+  replayed_sessions_.push_back(id);
+  return Status::Ok();
+}
+
+void Server::ReplaySessionDrop(uint64_t id) {
+  keyspace_.command_clock.Update(NowMs());
+  owners_.ReleaseAll(id);
+  const Session* s = sessions_.Find(id);
+  if (s != nullptr && s->replayed) sessions_.Erase(id);
+}
+
+void Server::EndReplayedSessions() {
+  std::vector<uint64_t> ids;
+  ids.swap(replayed_sessions_);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  keyspace_.command_clock.Update(NowMs());
+  for (uint64_t id : ids) {
+    owners_.ReleaseAll(id);
+    const Session* s = sessions_.Find(id);
+    if (s != nullptr && s->replayed) sessions_.Erase(id);
+  }
+}
+
+}  // namespace redistp
