@@ -14,8 +14,9 @@
 //
 // Command mode runs the command as redis-tp-lock does (CommandRunner: its own process group,
 // stopped as a whole when the term ends, when this process gets a signal or is killed) with
-// REDIS_TP_ELECT_KEY, REDIS_TP_ELECT_FENCE and REDIS_TP_ELECT_VALUE in its environment, and
-// --lease arms the same client-side deadline (hold_deadline.h). --proclaim and --resign act for
+// REDIS_TP_ELECT_KEY, REDIS_TP_ELECT_FENCE and REDIS_TP_ELECT_VALUE in its environment;
+// --session holds the term through a session that a reconnect resumes, and --lease or
+// --session arm the same client-side deadline (hold_deadline.h). --proclaim and --resign act for
 // the holder of a fencing token (--fence, default $REDIS_TP_ELECT_FENCE), so the command can
 // proclaim a new value or resign from its own connection; they do nothing once that term is
 // over.
@@ -85,6 +86,9 @@ constexpr char kUsage[] =
     " -E, --conflict-exit-code <number>  exit code when not elected / not the leader (default 1)\n"
     "     --lease <ms>          the server ends the term if it hears nothing from this process\n"
     "                           for <ms> (CLIENT LEASE); also arms the deadline below\n"
+    "     --session <ms>        lead through a session with this grace: a lost connection is\n"
+    "                           reconnected and the session resumed; the term ends only if that\n"
+    "                           fails within <ms> (the deadline below uses <ms>)\n"
     "     --kill-after <secs>   when stopping the command, SIGKILL its process group this long\n"
     "                           after SIGTERM (default 5)\n"
     " -c, --command <command>   run a single command string through the shell\n"
@@ -103,9 +107,10 @@ constexpr char kUsage[] =
     "REDIS_TP_ELECT_FENCE and REDIS_TP_ELECT_VALUE in its environment; it is stopped (SIGTERM\n"
     "to the group, SIGKILL after --kill-after) when the term ends (the key deleted by someone\n"
     "else, resigned with --resign, the connection lost), when this process gets a signal or is\n"
-    "killed (even with SIGKILL). Deadline: with --lease L, if no request sent in the last 0.6*L\n"
-    "was answered, the command gets SIGTERM, at 0.8*L SIGKILL: gone before the server can elect\n"
-    "anyone else. Exit status: the command's; print mode 0 after a signal, 75 when the term\n"
+    "killed (even with SIGKILL). Deadline: with --lease L (or --session G: L = G), if no request\n"
+    "sent in the last 0.6*L was answered, the command gets SIGTERM, at 0.8*L SIGKILL: gone\n"
+    "before the server can elect anyone else. Exit status: the command's; print mode 0 after a "
+    "signal, 75 when the term\n"
     "ended by itself; --proclaim/--resign 0, or 1 (-E) when not the leader; 64 usage; 69 server\n"
     "unreachable or refusing.\n";
 
@@ -209,6 +214,11 @@ int ParseArguments(int argc, char** argv, Settings* s) {
         return usage_error("option " + arg + " needs milliseconds");
       }
       s->connection.lease = std::chrono::milliseconds(n);
+    } else if (arg == "--session" || arg.rfind("--session=", 0) == 0) {
+      if (!value_of("--session", &value) || !ParseInteger(value, 1, 86400000, &n)) {
+        return usage_error("option " + arg + " needs milliseconds (1-86400000)");
+      }
+      s->connection.session_grace = std::chrono::milliseconds(n);
     } else if (arg == "--count" || arg.rfind("--count=", 0) == 0) {
       if (!value_of("--count", &value) || !ParseInteger(value, 1, 1LL << 62, &s->count)) {
         return usage_error("option " + arg + " needs a positive number");
@@ -409,8 +419,10 @@ int RunCampaign(const Settings& s) {
   };
   election.SetLostCallback(end_term);
   std::unique_ptr<HoldDeadline> deadline;
-  if (s.connection.lease.count() > 0) {
-    deadline = std::make_unique<HoldDeadline>(client.async(), s.connection.lease, [&](bool kill) {
+  const std::chrono::milliseconds bound =
+      s.connection.session_grace.count() > 0 ? s.connection.session_grace : s.connection.lease;
+  if (bound.count() > 0) {
+    deadline = std::make_unique<HoldDeadline>(client.async(), bound, [&](bool kill) {
       if (!kill) end_term("no reply from the server for too long: the term may end soon");
       ended = true;
       if (command_mode) runner.Stop(SIGTERM, kill);

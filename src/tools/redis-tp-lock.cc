@@ -269,10 +269,10 @@ int Main(int argc, char** argv) {
     Complain(kProgram, "cannot run '': empty command name");
     return 127;
   }
-  if (s.session_grace_ms > 0) {
-    Complain(kProgram, "--session is not available in this build of the client library");
-    return kExitUsage;
-  }
+  // With a session the lock survives a lost connection: the client resumes the session on the
+  // next one and the Lock reports a loss only if that fails (client/redistp_client.h).
+  if (s.session_grace_ms > 0)
+    s.connection.session_grace = std::chrono::milliseconds(s.session_grace_ms);
 
   s.connection.reconnect = true;  // a connection lost while waiting is retried within -w
   BlockingClient client(s.connection);

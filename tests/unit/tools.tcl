@@ -266,6 +266,54 @@ start_server {tags {tools redistp}} {
         assert_match {*no reply from the server for too long*stopping the command*} $out
     }
 
+    # The client id attached to the session that owns `key` (SESSION LIST's client= field).
+    proc tp_session_client {key} {
+        set sid [r object owner $key]
+        foreach line [split [r session list] "\n"] {
+            if {[regexp "^id=$sid client=(\\d+) " $line -> client]} {return $client}
+        }
+        fail "no session $sid in [r session list]"
+    }
+
+    test {redis-tp-lock --session rides out a killed connection: same key, same fence, command runs} {
+        set flag [file join $::tp_dir session.go]
+        file delete -force $flag
+        set h [tp_start session $::tp_lock --session 10000 tools:ses \
+                   -c "echo \$REDIS_TP_LOCK_FENCE; while \[ ! -e $flag \]; do sleep 0.05; done; echo done"]
+        wait_for_condition 100 20 {[tp_read $h.out] ne ""} else {fail "no lock: [tp_read $h.out]"}
+        set fence [string trim [tp_read $h.out]]
+        assert_equal $fence [r object fence tools:ses]
+        set first [tp_session_client tools:ses]
+        r client kill id $first
+        wait_for_condition 100 20 {[tp_session_client tools:ses] ni [list 0 $first]} else {
+            fail "the session was not resumed: [r session list]"
+        }
+        assert_match {* resumes=1*} [r session list]
+        assert_equal $fence [r object fence tools:ses]
+        close [open $flag w]
+        lassign [tp_wait $h] status out
+        assert_equal 0 $status $out
+        assert_equal "$fence\ndone" $out
+        assert_equal 0 [r exists tools:ses]
+    }
+
+    test {redis-tp-lock --session: a holder that cannot resume within the grace stops its command} {
+        set h [tp_start noresume $::tp_lock --session 300 tools:nr sleep 30]
+        wait_for_condition 100 20 {[r exists tools:nr] == 1} else {fail "no lock"}
+        set tool [tp_tool_pid $h]
+        set client [tp_session_client tools:nr]
+        exec kill -STOP $tool
+        r client kill id $client
+        wait_for_condition 100 20 {[r exists tools:nr] == 0} else {
+            exec kill -CONT $tool
+            fail "the session's key outlived the grace"
+        }
+        exec kill -CONT $tool
+        lassign [tp_wait $h] status out
+        assert_equal 143 $status
+        assert_match {*stopping the command*} $out
+    }
+
     test {redis-tp-watch prints the first states, then every change with a timestamp} {
         r set tools:b 1
         set w [tp_start watch $::tp_watch -c 3 tools:a tools:b {tools:c d}]
@@ -373,7 +421,7 @@ start_server {tags {tools redistp}} {
         r del tools:el
         lassign [tp_wait $c] status out
         assert_equal 75 $status
-        assert_match {*no longer the leader of 'tools:el': the election key was deleted*} $out
+        assert_match {*no longer the leader of 'tools:el': the * key was deleted by someone else*} $out
     }
 
     test {redis-tp-elect runs a command as leader; it proclaims by token; --listen sees each value} {
