@@ -479,6 +479,30 @@ start_server {tags {tools redistp}} {
         assert_equal 0 [r exists tools:er]
     }
 
+    test {redis-tp-elect --session keeps the term through a killed connection} {
+        set a [tp_start ses-a $::tp_elect --session 10000 tools:es a]
+        wait_for_condition 100 20 {[string trim [tp_read $a.out]] eq "a"} else {fail "no leader"}
+        set fence [r object fence tools:es]
+        set b [tp_start ses-b $::tp_elect tools:es b]
+        wait_for_blocked_clients_count 1
+        set sid [r object owner tools:es]
+        set first {}
+        foreach line [split [r session list] "\n"] {
+            regexp "^id=$sid client=(\\d+) " $line -> first
+        }
+        r client kill id $first
+        wait_for_condition 100 20 {[string match "*id=$sid client=* resumes=1*" [r session list]]} else {
+            fail "the leader's session was not resumed: [r session list]"
+        }
+        assert_equal [list a $fence] [list [r get tools:es] [r object fence tools:es]]
+        assert_equal {} [tp_read $b.out] "the candidate still waits"
+        exec kill -TERM [tp_tool_pid $a]
+        assert_equal {0 a} [tp_wait $a]
+        wait_for_condition 100 20 {[string trim [tp_read $b.out]] eq "b"} else {fail "b not next"}
+        exec kill -TERM [tp_tool_pid $b]
+        assert_equal 0 [lindex [tp_wait $b] 0]
+    }
+
     test {redis-tp-elect usage errors} {
         foreach {args message} {
             {} {no election name given}
