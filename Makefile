@@ -155,12 +155,13 @@ $(CLIENT_TEST_BIN): $(CLIENT_TEST_OBJS) $(CLIENT_LIB)
 -include $(CLIENT_OBJS:.o=.d) $(CLIENT_TEST_OBJS:.o=.d)
 # ---- end of client library section ------------------------------------------------------------
 
-# ---- command-line tools (redis-tp-lock, redis-tp-watch) --------------------------------------
+# ---- command-line tools (redis-tp-lock, redis-tp-watch, redis-tp-elect) ------------------------
 # Built on libredistp (src/tools includes only src/client and src/util), linked per flavour in
-# $(BUILD) and copied to src/ like the server, by `make` and `make test` (tests/unit/tools.tcl).
-TOOLS := redis-tp-lock redis-tp-watch
+# $(BUILD) and copied to src/ like the server, by `make` and `make test` (tests/unit/tools*.tcl).
+TOOLS := redis-tp-lock redis-tp-watch redis-tp-elect
 TOOL_BINS := $(TOOLS:%=$(BUILD)/%)
-TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o
+TOOL_COMMON_OBJS := $(BUILD)/tools/tool_common.o $(BUILD)/tools/command_runner.o \
+  $(BUILD)/tools/hold_deadline.o $(BUILD)/tools/pattern_feed.o
 TOOL_OBJS := $(TOOLS:%=$(BUILD)/tools/%.o) $(TOOL_COMMON_OBJS)
 
 .PHONY: tools clean-tools

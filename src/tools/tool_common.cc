@@ -1,11 +1,14 @@
 // Shared option parsing and messages of the redis-tp command-line tools (tool_common.h).
 #include "tools/tool_common.h"
 
+#include <sys/time.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace redistp::tools {
 
@@ -114,6 +117,48 @@ bool ParseSeconds(const std::string& text, double* out) {
   if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1e9) return false;
   *out = v;
   return true;
+}
+
+// Local time with milliseconds, ISO 8601 without the zone: 2024-05-01T12:00:00.123.
+std::string LocalTimestamp() {
+  timeval tv;
+  gettimeofday(&tv, nullptr);
+  tm local;
+  localtime_r(&tv.tv_sec, &local);
+  char buf[64];
+  const size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &local);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%03d", static_cast<int>(tv.tv_usec / 1000));
+  return buf;
+}
+
+// The key as is when it is printable and has no space or quote, else quoted with escapes.
+// `json` selects JSON string escapes (always quoted).
+std::string QuoteText(const std::string& key, bool json) {
+  bool plain = !json && !key.empty();
+  for (unsigned char c : key) {
+    if (c <= ' ' || c >= 0x7f || c == '"' || c == '\\') plain = false;
+  }
+  if (plain) return key;
+  std::string out = "\"";
+  for (unsigned char c : key) {
+    char buf[8];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < ' ' || c == 0x7f || (!json && c >= 0x80)) {
+      std::snprintf(buf, sizeof(buf), json ? "\\u%04x" : "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);  // JSON keeps UTF-8 bytes as they are
+    }
+  }
+  return out + "\"";
 }
 
 void Complain(const char* program, const std::string& message) {

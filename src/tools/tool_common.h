@@ -1,6 +1,6 @@
-// What redis-tp-lock and redis-tp-watch share: the connection options every redis-tp tool takes
-// (spelled as redis-cli spells them), number parsing, and messages on stderr prefixed with the
-// program's name.
+// What the redis-tp tools share: the connection options every redis-tp tool takes (spelled as
+// redis-cli spells them), number parsing, timestamps and quoting, and messages on stderr
+// prefixed with the program's name.
 #pragma once
 
 #include <string>
@@ -26,6 +26,12 @@ client::ClientOptions DefaultConnectionOptions();
 bool ParseInteger(const std::string& text, long long min, long long max, long long* out);
 // Non-negative seconds, fractions allowed ("2", "0.5").
 bool ParseSeconds(const std::string& text, double* out);
+
+// Local time with milliseconds, ISO 8601 without the zone: 2024-05-01T12:00:00.123.
+std::string LocalTimestamp();
+// `text` as is when printable without space or quote, else quoted with C-style escapes; with
+// `json`, always quoted with JSON escapes (UTF-8 bytes kept).
+std::string QuoteText(const std::string& text, bool json);
 
 // "<program>: <message>\n" on stderr.
 void Complain(const char* program, const std::string& message);
