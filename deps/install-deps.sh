@@ -29,6 +29,7 @@ packages=(
   redis-server        # test only: the reference for the differential test and the benchmark
   clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)
   python3             # test only: the network fuzzer (utils/net-fuzz.py)
+  python3-redis       # test only: the redis-py recipes (tests/recipes, docs/recipes.md)
   clang-format        # test only: the formatting check of make test
 )
 
