@@ -754,6 +754,15 @@ def main():
     a = ap.parse_args()
     if a.child:
         return child_main(a.child[0], parse_spec(a.child[1]), a.child[2], a.child[3])
+    try:
+        import etcd3  # noqa: F401
+        import kazoo  # noqa: F401
+        ok = shutil.which("etcd") and os.path.exists("/usr/share/java/zookeeper.jar")
+    except ImportError:
+        ok = False
+    if not ok:
+        log("installing the anchors (deps/install-deps.sh --bench) ...")
+        subprocess.run([os.path.join(ROOT, "deps/install-deps.sh"), "--bench"], check=True)
     parts = set(a.only.split(","))
     q = a.quick
     n_unc, n_ho, n_kill, n_kill_def, n_blip = (50, 10, 5, 0, 2) if q else (1000, 50, 15, 2, 8)
