@@ -853,7 +853,7 @@ def main():
         if "fanout" in parts:
             # Rounds alternate the systems, so that a change in the machine's load is spread
             # over all of them rather than landing on one column.
-            rounds = 1 if q else 2
+            rounds = 1 if q else 4
             for w in fan_sizes:
                 row, lost = {}, {}
                 for rnd in range(rounds):
