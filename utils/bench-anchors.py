@@ -218,7 +218,7 @@ class OursLock:
 
     def still_held(self):
         """True while the session (resumed on reconnect) still owns the lock."""
-        owner = self.r.execute_command("OBJECT", "OWNER", self.name)
+        owner = self.r.execute_command("OBJECT OWNER", self.name)
         return owner is not None and int(owner) == int(self.token.split(b":")[0])
 
     def close(self):

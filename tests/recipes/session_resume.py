@@ -81,7 +81,9 @@ def main():
     assert admin.exists(key) == 1, "the lock went with the connection"
     assert me.redis.get(key) == "me"  # reconnects, resumes, then runs GET
     assert me.redis.client_id() != old_client
-    assert me.redis.execute_command("OBJECT", "FENCE", key) == token
+    # "OBJECT FENCE" as one string: redis-py sends it as two arguments, and its reply parser for
+    # OBJECT (made for OBJECT ENCODING and friends) stays out of the way.
+    assert me.redis.execute_command("OBJECT FENCE", key) == token
     info = me.redis.execute_command("SESSION", "INFO")
     assert "state=attached" in info and "resumes=1" in info and "keys=1" in info, info
     # Still ours: DELTP releases it, and the watcher saw only that one DEL (none at the blip).
