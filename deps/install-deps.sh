@@ -2,7 +2,9 @@
 # Installs the Debian packages redis-tp needs, and only those that are missing.
 #
 # Usage: deps/install-deps.sh [--bench]
-#   --bench   accepted for compatibility; the benchmark needs nothing beyond the list.
+#   --bench   also the anchors of utils/bench-anchors.py: ZooKeeper 3.8 (the server's jar and a
+#             JRE; not zookeeperd, which would start a system service), etcd 3.4 and their
+#             python clients. Never needed by `make test`.
 #
 # Debian's redis-server (7.0) is a test dependency: the differential test (`make test`,
 # utils/difftest.sh) and the benchmark compare redis-tp against it side by side. It is never a
@@ -29,8 +31,18 @@ packages=(
   redis-server        # test only: the reference for the differential test and the benchmark
   clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)
   python3             # test only: the network fuzzer (utils/net-fuzz.py)
+  python3-redis       # test only: the redis-py recipes (tests/recipes, docs/recipes.md)
   clang-format        # test only: the formatting check of make test
 )
+
+if [[ ${1:-} == --bench ]]; then
+  packages+=(
+    zookeeper         # bench only: ZooKeeper 3.8 (utils/bench-anchors.py starts its own)
+    etcd-server       # bench only: etcd 3.4
+    python3-kazoo     # bench only: ZooKeeper's python client (its Lock recipe)
+    python3-etcd3     # bench only: etcd's python client
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

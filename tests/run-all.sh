@@ -2,8 +2,8 @@
 # Runs every test: the C++ unit tests and the client library's tests (GoogleTest, the client
 # binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
 # the differential test against Debian's Redis 7.0 and the check of COMMAND INFO/DOCS against
-# its table (the difftest binary next to them) and
-# the tcl integration suite, then prints
+# its table (the difftest binary next to them), the redis-py recipes of docs/recipes.md
+# (tests/recipes/run.sh) and the tcl integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
@@ -128,6 +128,22 @@ else
   echo "[err]: differential test vs Redis 7.0 ($difftest_bin or /usr/bin/redis-server missing)"
   failed=$((failed + 1))
 fi
+
+echo "== recipes for unmodified clients (redis-py)"
+# docs/recipes.md's examples, each a program that asserts its own outcome, against the server
+# next to the unit tests; one [ok]/[err] line per recipe and one for the docs' code blocks.
+recipes_out=$(mktemp)
+tests/recipes/run.sh "$(dirname "$unit_bin")/redis-server" 2>&1 | tee "$recipes_out"
+recipes_rc=${PIPESTATUS[0]}
+r_pass=$(grep -c '^\[ok\]' "$recipes_out")
+r_fail=$(grep -c '^\[err\]' "$recipes_out")
+if [[ $recipes_rc -ne 0 && $r_fail -eq 0 ]]; then
+  echo "[err]: recipe runner exited with $recipes_rc"
+  r_fail=1
+fi
+rm -f "$recipes_out"
+passed=$((passed + r_pass))
+failed=$((failed + r_fail))
 
 echo "== tcl integration tests"
 tcl_out=$(mktemp)
