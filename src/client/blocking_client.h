@@ -73,6 +73,7 @@ class BlockingLock {
 
   bool held() const { return lock_.held(); }
   long long fence_token() const { return lock_.fence_token(); }
+  int hold_count() const { return lock_.hold_count(); }
   const std::string& error() const { return error_; }
   Lock& async() { return lock_; }
 

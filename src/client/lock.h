@@ -1,5 +1,6 @@
 // redistp::client::Lock — a distributed lock that is a temporary key: it lives exactly as long
-// as the connection that took it, so a crashed holder frees it at once.
+// as the connection that took it (or, with ClientOptions::session_grace, the client's session:
+// a reconnect that resumes it keeps the lock), so a crashed holder frees it at once.
 //
 // Two flavours (README, "Lock recipes"):
 //   kFair           BSETTP name value timeout. Waiters queue on the server in arrival order and
@@ -10,10 +11,15 @@
 //                   reconnect, a NOEXIST) and try again. Whoever asks first after a release
 //                   wins; every waiter sends one SETTP per release. The connection stays free.
 // Release() sends DELTP, which deletes the key only if this connection still owns it.
+// Re-entrant locks (LockOptions::reentrant) add a hold per Acquire() on a held lock (SETTP ...
+// REENTRANT, answered at once with the first hold's token) and keep the key until the matching
+// number of Release() calls (hold_count()).
 //
 // Never silently held. A lock is held from the reply that created its key until Release() or
 // until the lock is lost, which the lost callback reports: the connection ended (its temporary
-// keys died with it; a reconnect does not bring them back), the client was closed, or the key
+// keys died with it; a reconnect does not bring them back), the session was lost (with a
+// session, a connection loss alone is not a loss: see redistp_client.h), the client was
+// closed, or the key
 // was deleted by someone else (DEL, FLUSHDB, RENAME...). Both flavours watch the key while they
 // hold it (the opportunistic one from before its SETTP; every other hold — a fair BSETTP, a
 // TryAcquire — registers WATCHEX as soon as the acquisition reply arrives). A watch that starts
@@ -27,7 +33,13 @@
 // deletes it again with DELTP at once — unless a new Acquire() is waiting by then, which adopts
 // it. A Lock sends at most one SETTP/BSETTP at a time, so a fair lock never queues behind itself.
 // A connection lost while acquiring is not a failure: the command is sent again on the next
-// connection (queued until then), within the same timeout.
+// connection (queued until then), within the same timeout. A lock never waits for its own
+// owner: the first refusal of every acquisition (and every early 0 from BSETTP, which the
+// server answers at once to an owner asking for its own key) is checked with OBJECT OWNER /
+// OBJECT FENCE / CLIENT ID. The key being this owner's means, after an acquisition command
+// lost with a session's connection, that the command ran (the lock is held), and otherwise
+// that another Lock object of this owner holds it (kFailed, "already holds"); so a retry after
+// such a loss is sent without REENTRANT, never counting a hold twice.
 //
 // Callbacks run on the client's event loop. The Client must outlive the Lock.
 #pragma once

@@ -31,6 +31,34 @@ inline AcquireStatus RunAcquire(event_base* base,
   return status.value_or(AcquireStatus::kFailed);
 }
 
+// How many connections CLIENT LIST shows blocked in BSETTP (in some queue).
+inline int BlockedInBsettp(const Reply& client_list) {
+  int n = 0;
+  size_t pos = 0;
+  const std::string& s = client_list.str;
+  while (pos < s.size()) {
+    size_t end = s.find('\n', pos);
+    if (end == std::string::npos) end = s.size();
+    const std::string line = s.substr(pos, end - pos);
+    if (line.find(" flags=b") != std::string::npos &&
+        line.find(" cmd=bsettp") != std::string::npos) {
+      ++n;
+    }
+    pos = end + 1;
+  }
+  return n;
+}
+
+// Runs `base` in short slices until `done()` (checked between slices, so it may query the server
+// through another connection), at most `slices` times; returns done().
+inline bool RunSlicesUntil(event_base* base, const std::function<bool()>& done, int slices = 400) {
+  for (int i = 0; i < slices; ++i) {
+    if (done()) return true;
+    RunFor(base, std::chrono::milliseconds(5));
+  }
+  return done();
+}
+
 // Snapshot of how many frames each client has received; Woken() says how many received any
 // since the snapshot — the number of clients the server woke.
 class WakeCounter {

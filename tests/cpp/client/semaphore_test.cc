@@ -91,7 +91,11 @@ TEST_F(SemaphoreTest, WaitersAreServedInArrivalOrderAndEachReleaseWakesOnlyTheHe
     sems[i]->Acquire(20s, [&order, i](AcquireStatus s, const std::string&) {
       if (s == AcquireStatus::kAcquired) order.push_back(i);
     });
-    RunFor(base_, 30ms);  // arrival order 0, 1, 2, ...
+    // Arrival order 0, 1, 2, ...: the first waiter holds the queue, the others block in it.
+    ASSERT_TRUE(RunSlicesUntil(base_, [&] {
+      return i == 0 ? Ctl({"EXISTS", "sem:queue"}).integer == 1
+                    : BlockedInBsettp(Ctl({"CLIENT", "LIST"})) == i;
+    }));
   }
   EXPECT_TRUE(order.empty());
   // Free permits but a queue: a newcomer does not overtake.

@@ -3,6 +3,8 @@
 // resume (client-side deadline) and CloseSession() each report the loss once and open a new
 // session; a key replaced while the session was detached is reported lost after the resume.
 #include "client/lock.h"
+#include "client/rw_lock.h"
+#include "client/semaphore.h"
 #include "client_fixture.h"
 #include "recipe_util.h"
 
@@ -47,9 +49,14 @@ TEST_F(SessionTest, ALockHeldThroughAKilledConnectionIsStillHeldAndNobodyElseGet
 
   const long long session = a.session_id();
   for (int round = 1; round <= 3; ++round) {
+    const auto killed = std::chrono::steady_clock::now();
     Kill(a);
     ASSERT_TRUE(
         Run([&] { return a.session_resumes() == static_cast<uint64_t>(round) && a.ready(); }));
+    std::printf("  resumed %.2f ms after CLIENT KILL (back-off %lld ms + jitter included)\n",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - killed)
+                    .count(),
+                static_cast<long long>(Options().backoff_initial.count()));
     RunFor(base_, 30ms);
     EXPECT_TRUE(lost.empty()) << lost.front();
     EXPECT_TRUE(lock.held());
@@ -167,6 +174,40 @@ TEST_F(SessionTest, AKeyReplacedWhileDetachedIsReportedLostAfterTheResume) {
   EXPECT_EQ(a.session_resumes(), 1u);
   EXPECT_FALSE(lock.held());
   EXPECT_EQ(Ctl({"GET", "lk"}).str, "thief");
+}
+
+TEST_F(SessionTest, APermitAndAReadHoldSurviveAKilledConnection) {
+  Client a(base_, SessionOptions());
+  Connect(a);
+  Semaphore sem(a, "sem", 1);
+  ReadWriteLock rw(a, "rw");
+  std::vector<std::string> lost;
+  sem.SetLostCallback([&lost](const std::string& why) { lost.push_back("sem: " + why); });
+  rw.SetLostCallback([&lost](const std::string& why) { lost.push_back("rw: " + why); });
+  ASSERT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { sem.Acquire(2s, cb); }),
+            AcquireStatus::kAcquired);
+  ASSERT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { rw.AcquireRead(2s, cb); }),
+            AcquireStatus::kAcquired);
+  Kill(a);
+  ASSERT_TRUE(Run([&] { return a.session_resumes() == 1 && a.ready(); }));
+  RunFor(base_, 30ms);
+  EXPECT_TRUE(lost.empty()) << lost.front();
+  EXPECT_TRUE(sem.held());
+  EXPECT_EQ(rw.held_mode(), ReadWriteLock::Mode::kRead);
+  Client b(base_, Options());
+  Connect(b);
+  Semaphore other(b, "sem", 1);
+  ReadWriteLock writer(b, "rw");
+  EXPECT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { other.TryAcquire(cb); }),
+            AcquireStatus::kBusy);
+  EXPECT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { writer.TryAcquireWrite(cb); }),
+            AcquireStatus::kBusy);
+  sem.Release();
+  rw.Release();
+  EXPECT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { other.Acquire(2s, cb); }),
+            AcquireStatus::kAcquired);
+  EXPECT_EQ(RunAcquire(base_, [&](Lock::AcquireCallback cb) { writer.AcquireWrite(2s, cb); }),
+            AcquireStatus::kAcquired);
 }
 
 }  // namespace
