@@ -81,10 +81,12 @@ HoldDeadline::HoldDeadline(client::Client& client, std::chrono::milliseconds bou
   s.client = &client;
   s.bound = bound;
   s.on_expire = std::move(on_expire);
-  // The hold began with a reply to a request sent before now: counting from now is later than
-  // the truth by at most one round trip, which the 0.2*bound margin absorbs. The caller starts
-  // this right after the acquiring reply, so that round trip is the acquisition's own.
-  s.last_answered_send = Clock::now();
+  // Where the count starts. The hold began at a moment between sending the acquiring request
+  // and now; for a waiter blocked in BSETTP, the server may last have heard from us up to one
+  // lease keep-alive interval (lease/3, redistp_client.h) before that. So the count starts
+  // bound/3 in the past; the PING sent at once replaces that guess with a measured point within
+  // one round trip.
+  s.last_answered_send = Clock::now() - bound / 3;
   s.ping_ev = evtimer_new(client.base(), &State::PingCb, &s);
   s.check_ev = evtimer_new(client.base(), &State::CheckCb, &s);
   s.SendPing();

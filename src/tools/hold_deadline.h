@@ -13,7 +13,9 @@
 // command's group); at S_last + 0.8*bound "kill" (SIGKILL). So the command is dead at least
 // 0.2*bound before the earliest moment the server could hand the key over, the margin covering
 // our own timer lateness and the time a killed process takes to go. Clock rates (not clocks)
-// are assumed equal on both machines; their drift is parts per million.
+// are assumed equal on both machines; their drift is parts per million. Until the first PING
+// is answered, S_last is taken as bound/3 before the hold began: a waiter blocked in BSETTP
+// renews its lease only every lease/3.
 //
 // Not covered: an operator who deletes the key or kills the connection (CLIENT KILL) frees it
 // at once; the tool learns of that through its watch and the connection, not through here.

@@ -176,7 +176,7 @@ start_server {tags {tools redistp}} {
 
     foreach {flavour name} {{} fair --opportunistic opportunistic} {
         test "redis-tp-lock notices an operator's DEL of its lock and stops the command ($name)" {
-            set pidfile [file join $::tp_dir del-$name.pid]
+            set pidfile [file join $::tp_dir del-$name.grandchild]
             file delete -force $pidfile
             set h [tp_start del-$name $::tp_lock {*}$flavour tools:del \
                        -c "sleep 30 & echo \$! > $pidfile; wait"]
