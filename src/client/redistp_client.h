@@ -80,7 +80,9 @@ struct event;
 
 namespace redistp::client {
 
-inline constexpr char kClientVersion[] = "1.0.0";
+// The project's one version, the server's (src/server/version.h, which this library may not
+// include); tests/unit/tools.tcl checks that the tools print the server's.
+inline constexpr char kClientVersion[] = "0.1.0";
 
 struct ClientOptions {
   std::string host = "127.0.0.1";

@@ -106,6 +106,11 @@ start_server {tags {tools redistp}} {
         assert_equal 0 $status
         assert_match {*redis-tp-lock \[options\] <lockname> <command>*--nonblock*--timeout*} $out
         assert_match {redis-tp-lock (redis-tp client library *)} [exec $::tp_lock --version]
+        # One version for the whole project: the tools say the server's.
+        set version [getInfoProperty [r info server] redis_tp_version]
+        foreach tool [list $::tp_lock $::tp_watch $::tp_elect] {
+            assert_match "* (redis-tp client library $version)" [exec $tool --version]
+        }
     }
 
     test {-n fails at once with status 1 (or -E) while someone else holds the lock} {
