@@ -44,6 +44,9 @@ void SessionOpenCommand(CommandContext& c) {
 }
 
 void SessionResumeCommand(CommandContext& c) {
+  // Never recorded as itself, whatever its side effects: its argument is the secret. The
+  // closed connection's changes, if any, are recorded on their own (DEL).
+  c.ReplicateNothing();
   Status st = c.server.ResumeSession(c.client, c.args[2]);
   if (!st.ok()) {
     c.reply.Error(st.message());

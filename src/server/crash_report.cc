@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <string_view>
+#include <vector>
 
 #include "server/client.h"
 #include "server/server.h"
@@ -84,8 +85,16 @@ void WriteServerState(int fd, Server& server, const std::function<std::string()>
     WriteText(fd, "\n------ CURRENT CLIENT INFO ------\n");
     WriteText(fd, server.ClientInfoLine(*running));
     WriteText(fd, "\n");
-    for (size_t i = 0; i < args->size(); ++i) {
-      std::string line = "argv[" + std::to_string(i) + "]: '" + Repr((*args)[i]) + "'\n";
+    // Secrets (AUTH's password, a session token) are hidden as SLOWLOG and MONITOR hide them:
+    // a bug report is pasted into public trackers.
+    std::vector<std::string_view> shown = *args;
+    const CommandSpec* spec = shown.empty() ? nullptr : server.commands().Find(shown[0]);
+    if (spec != nullptr && shown.size() >= 2 && !spec->subcommands.empty()) {
+      if (const CommandSpec* sub = spec->FindSubcommand(shown[1])) spec = sub;
+    }
+    if (spec != nullptr && spec->redact != nullptr) spec->redact(shown);
+    for (size_t i = 0; i < shown.size(); ++i) {
+      std::string line = "argv[" + std::to_string(i) + "]: '" + Repr(shown[i]) + "'\n";
       WriteText(fd, line);
     }
   }

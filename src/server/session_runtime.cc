@@ -131,7 +131,8 @@ void Server::ArmSessionTimer() {
     event_del(session_timer_.get());
     return;
   }
-  int64_t delay = std::max<int64_t>(0, next - NowMs());
+  // A grace has ended when now > deadline: fire one millisecond after it.
+  int64_t delay = std::max<int64_t>(0, next + 1 - NowMs());
   timeval tv{static_cast<time_t>(delay / 1000), static_cast<suseconds_t>((delay % 1000) * 1000)};
   event_add(session_timer_.get(), &tv);
 }

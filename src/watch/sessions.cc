@@ -156,7 +156,7 @@ void SessionRegistry::Erase(uint64_t id) {
 
 std::vector<uint64_t> SessionRegistry::TakeExpired(int64_t now_ms) {
   std::vector<uint64_t> ids;
-  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now_ms; ++it) {
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first < now_ms; ++it) {
     ids.push_back(it->second);
   }
   return ids;

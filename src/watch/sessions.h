@@ -88,7 +88,8 @@ class SessionRegistry {
 
   // Earliest deadline of a detached session, 0 when none.
   int64_t next_deadline() const { return deadlines_.empty() ? 0 : deadlines_.begin()->first; }
-  // Ids of the detached sessions whose grace has ended (deadline <= now), earliest first; they
+  // Ids of the detached sessions whose grace has ended (now > deadline, as a key expires: the
+  // session is still there at the millisecond its grace ends), earliest first; they
   // stay registered until the caller erases them.
   std::vector<uint64_t> TakeExpired(int64_t now_ms);
 

@@ -176,6 +176,18 @@ void Harness::Sink::OnPropagate(const std::vector<std::string>& argv) {
     ADD_FAILURE() << "a propagation record of an unknown command: " << argv[0];
     return;
   }
+  // A container's record names a subcommand the loader finds (the stream's own records, such
+  // as SESSION OWN, included), with that subcommand's arity.
+  if (!spec->subcommands.empty() && argv.size() >= 2) {
+    const CommandSpec* sub = spec->FindSubcommand(argv[1]);
+    if (sub == nullptr) sub = spec->FindInternalSubcommand(argv[1]);
+    if (sub == nullptr) {
+      ADD_FAILURE() << "a propagation record of an unknown subcommand: " << argv[0] << " "
+                    << argv[1];
+      return;
+    }
+    spec = sub;
+  }
   const int argc = static_cast<int>(argv.size());
   if (spec->arity > 0 ? argc != spec->arity : argc < -spec->arity) {
     ADD_FAILURE() << "a propagation record of " << argv[0] << " with " << argc << " arguments";
