@@ -418,6 +418,23 @@ start_server {tags {tempkeys redistp}} {
         assert_equal [expr {$reset0 + 1}] [co released_by_reset]
     }
 
+    test {INFO coordination: CONFIG RESETSTAT zeroes the counters, not the states} {
+        set a [ob_client]
+        $a settp ob:rs v
+        $a settp ob:rs2 v
+        $a deltp ob:rs2
+        assert_morethan [co released_by_deltp] 0
+        r config resetstat
+        foreach f {handoffs released_by_disconnect released_by_lease released_by_reset
+                   released_by_deltp} {
+            assert_equal 0 [co $f] $f
+        }
+        assert_morethan [co temporary_keys] 0
+        $a close
+        ob_wait_gone ob:rs
+        assert_equal 1 [co released_by_disconnect]
+    }
+
     test {INFO coordination: fence_last is the last token handed out} {
         set a [ob_client]
         set tok [$a settp ob:f v FENCE]
