@@ -435,6 +435,31 @@ start_server {tags {tempkeys redistp}} {
         assert_equal 1 [co released_by_disconnect]
     }
 
+    test {INFO coordination: a release deferred past a busy script keeps its cause} {
+        r config set busy-reply-threshold 20
+        set a [ob_client]
+        $a settp ob:busy v
+        set disc0 [co released_by_disconnect]
+        set rd [redis_deferring_client]
+        $rd eval {
+            local limit = redis.call('time')[1] + tonumber(ARGV[1])
+            while redis.call('time')[1] + 0 < limit do end
+            return 'done'
+        } 0 10
+        $rd flush
+        wait_for_condition 500 10 {[catch {r ping} e] && [string match BUSY* $e]} else {
+            fail "the script never became busy"
+        }
+        # The holder leaves while the script runs: its key stays until the script ends.
+        $a close
+        assert_equal OK [r script kill]
+        catch {$rd read}
+        $rd close
+        ob_wait_gone ob:busy
+        assert_equal [expr {$disc0 + 1}] [co released_by_disconnect]
+        r config set busy-reply-threshold 5000
+    }
+
     test {INFO coordination: fence_last is the last token handed out} {
         set a [ob_client]
         set tok [$a settp ob:f v FENCE]
