@@ -72,6 +72,8 @@ void ConfigResetStatCommand(CommandContext& c) {
   ks.keyspace_misses = 0;
   ks.expired_stale_perc_samples = 0;
   for (const auto& spec : c.server.commands().all()) ResetCommandStats(*spec);
+  // INFO coordination's event counters (hand-offs, releases by cause) restart too.
+  c.server.coordination_stats() = CoordinationStats{};
   c.reply.Ok();
 }
 

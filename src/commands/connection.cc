@@ -163,7 +163,7 @@ void ResetCommand(CommandContext& c) {
   // RESET ends the connection's session exactly as a disconnect does (the spec lists RESET
   // among the ways a connection ends): Server::EndSession, the shared teardown. What follows
   // is what RESET does beyond: the connection's settings go back to those of a new one.
-  c.server.EndSession(cl);
+  c.server.EndSession(cl, ReleaseCause::kReset);
   c.server.SelectDb(cl, 0);
   cl.reply.SetResp(2);
   cl.name.clear();

@@ -3,7 +3,8 @@
 // The reply is one text of "# Section" blocks separated by an empty line; each block is a list
 // of "field:value" lines ending in CRLF. Sections always come in the fixed order of kSections,
 // whatever order the client named them in. Arguments (case-insensitive, any number):
-//   none / "default"     the default sections (everything but commandstats),
+//   none / "default"     the default sections (everything but commandstats and redis-tp's
+//                        coordination),
 //   "all" / "everything" every section (redis-tp has no modules, so the two are the same),
 //   a section name       that section; unknown names are ignored, so INFO of only unknown
 //                        names is an empty text.
@@ -368,19 +369,35 @@ void KeyspaceSection(Server& s, std::string* out) {
   }
 }
 
-// redis-tp's coordination state (not in the default set). The session fields; the other
-// temporary-key, watch and waiter fields join them here.
+// redis-tp's own section (docs/temporary-keys-and-watches.md, "Observability"): states first
+// (keys, owners, sessions, watches, queues), then event counters since the start, then the
+// last token. Released keys are counted by cause, one per key; a DELTP that only dropped a hold
+// counts nothing.
 void CoordinationSection(Server& s, std::string* out) {
+  OwnerIndex& owners = s.owners();
+  const CoordinationStats& st = s.coordination_stats();
   const SessionRegistry& sessions = s.sessions();
   const SessionCounters& n = sessions.counters();
+  Line(out, "temporary_keys:%zu", owners.size());
+  Line(out, "temporary_key_owners:%zu", owners.owner_count());
   Line(out, "sessions:%zu", sessions.size());
   Line(out, "sessions_attached:%zu", sessions.attached());
   Line(out, "sessions_detached:%zu", sessions.detached());
+  Line(out, "watching_clients:%zu", s.watches().client_count());
+  Line(out, "watches:%zu", s.watches().watch_count());
+  Line(out, "bsettp_waiters:%zu", s.blocking().CountWaiters(s.bsettp_kind()));
+  Line(out, "bsettp_queues:%zu", s.blocking().CountQueues(s.bsettp_kind()));
+  Line(out, "handoffs:%llu", U(st.handoffs));
+  Line(out, "released_by_disconnect:%llu", U(st.released(ReleaseCause::kDisconnect)));
+  Line(out, "released_by_lease:%llu", U(st.released(ReleaseCause::kLease)));
+  Line(out, "released_by_reset:%llu", U(st.released(ReleaseCause::kReset)));
+  Line(out, "released_by_session_close:%llu", U(n.released_by_close));
+  Line(out, "released_by_session_expiry:%llu", U(n.released_by_expiry));
+  Line(out, "released_by_deltp:%llu", U(st.released_by_deltp));
   Line(out, "sessions_opened:%llu", U(n.opened));
   Line(out, "sessions_resumed:%llu", U(n.resumed));
   Line(out, "sessions_expired:%llu", U(n.expired));
-  Line(out, "released_by_session_close:%llu", U(n.released_by_close));
-  Line(out, "released_by_session_expiry:%llu", U(n.released_by_expiry));
+  Line(out, "fence_last:%llu", U(owners.last_fence()));
 }
 
 struct Section {

@@ -6,6 +6,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterConnectionCommands(table);
   RegisterTransactionCommands(table);
   RegisterTempKeyCommands(table);
+  RegisterTempKeyInfoCommands(table);
   RegisterWatchExCommands(table);
   RegisterSessionCommands(table);
   RegisterStringCommands(table);

@@ -26,6 +26,7 @@ void RegisterConfigCommands(CommandTable& table);
 void RegisterCommandCommand(CommandTable& table);
 
 void RegisterTempKeyCommands(CommandTable& table);
+void RegisterTempKeyInfoCommands(CommandTable& table);
 void RegisterWatchExCommands(CommandTable& table);
 void RegisterSessionCommands(CommandTable& table);  // session_cmd.cc
 void RegisterTransactionCommands(CommandTable& table);

@@ -188,6 +188,7 @@ void DelTpCommand(CommandContext& c) {
     }
   }
   if (propagate) c.ReplicateAs(std::move(record));
+  c.server.coordination_stats().released_by_deltp += static_cast<uint64_t>(deleted);
   c.reply.Int(deleted);
 }
 

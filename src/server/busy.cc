@@ -153,10 +153,10 @@ bool Server::BusyRound() {
 
 void Server::ReleaseDeferredOwners() {
   if (busy_caller_ != nullptr) return;
-  std::vector<uint64_t> ids;
-  ids.swap(busy_ended_owners_);
+  std::vector<std::pair<uint64_t, ReleaseCause>> owners;
+  owners.swap(busy_ended_owners_);
   keyspace_.command_clock.Update(NowMs());
-  for (uint64_t id : ids) owners_.ReleaseAll(id);
+  for (auto [id, cause] : owners) ReleaseOwner(id, cause);
 }
 
 }  // namespace redistp

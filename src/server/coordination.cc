@@ -96,6 +96,7 @@ void Server::BlockClient(Client* c, const std::vector<std::string_view>& keys, B
   c->blocking.active = true;
   int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
   blocking_.Block(c->id, *c->db, keys, kind, std::move(state), deadline);
+  if (BlockedClient* w = blocking_.Find(c->id); w != nullptr) w->since_ms = NowMs();
   // The timer is (re)armed for the earliest deadline in BeforeSleep.
 }
 

@@ -430,7 +430,7 @@ void Server::CheckOutputLimits(Client* c) {
   }
 }
 
-void Server::EndSession(Client& c) {
+void Server::EndSession(Client& c, ReleaseCause cause) {
   // 1. The transaction: a queued MULTI is dropped, MULTI WATCH keys are forgotten.
   c.DiscardTransaction(exec_watches_);
   // 2. Existence watches, before anything below changes keys: the session that ends is not
@@ -449,11 +449,7 @@ void Server::EndSession(Client& c) {
   //    (server/session_runtime.cc).
   DetachSession(c);
   keyspace_.command_clock.Update(NowMs());
-  if (busy_caller_ == nullptr) {
-    owners_.ReleaseAll(c.id);
-  } else {
-    busy_ended_owners_.push_back(c.id);
-  }
+  ReleaseOwner(c.id, cause);
   SetLease(&c, 0);
   // 5. Pub/Sub subscriptions: every channel, pattern and shard channel, without
   //    confirmations (a disconnect has nobody to tell; RESET replies only +RESET, as Redis).
@@ -470,14 +466,22 @@ void Server::EndSession(Client& c) {
   c.pending_pushes.Clear();
 }
 
-void Server::CloseClient(Client* c, const char* reason) {
+void Server::ReleaseOwner(uint64_t owner, ReleaseCause cause) {
+  if (busy_caller_ == nullptr) {
+    coordination_stats_.CountRelease(cause, owners_.ReleaseAll(owner));
+  } else {
+    busy_ended_owners_.emplace_back(owner, cause);
+  }
+}
+
+void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   if (c->closed) return;
   c->closed = true;
   log_.Log(LogLevel::kVerbose, "Client closed (%s): %s", reason, c->addr.c_str());
   // The session first (see EndSession), then the subsystems' close hooks (the client is
   // still listed), then the connection: monitor, pause list, events, socket. Pushes held for
   // this client are dropped with it.
-  EndSession(*c);
+  EndSession(*c, cause);
   const HookList close_hooks = close_hooks_;
   for (size_t i = 0; i < close_hooks.n; ++i) close_hooks.items[i]->OnClientClose(*c);
   c->pending_pushes.Clear();

@@ -341,7 +341,7 @@ void Server::Cron() {
     for (Client* c : leased_) {
       if (now - c->last_read_ms > c->session_state.lease_ms) lapsed.push_back(c);
     }
-    for (Client* c : lapsed) CloseClient(c, "lease expired");
+    for (Client* c : lapsed) CloseClient(c, "lease expired", ReleaseCause::kLease);
   }
   // The subsystems, in slot order (server/subsystem.h): persistence (a finished child, save
   // points, scheduled saves, the AOF's fsync and rewrite), then MIGRATE (idle connections).

@@ -87,6 +87,28 @@ struct ServerStats {
   uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
 };
 
+// Why an owner's temporary keys were released all at once (INFO coordination released_by_*).
+// A DELTP is counted apart (released_by_deltp): it releases single keys, not an owner.
+enum class ReleaseCause : uint8_t {
+  kDisconnect,     // the connection ended (close, QUIT, CLIENT KILL, timeout, limits)
+  kLease,          // CLIENT LEASE ran out
+  kReset,          // RESET
+  kSessionClose,   // SESSION CLOSE
+  kSessionExpiry,  // a detached session's grace ended
+  kCount
+};
+
+// Counters of INFO coordination that are events rather than states.
+struct CoordinationStats {
+  uint64_t handoffs = 0;  // keys handed to a BSETTP waiter
+  uint64_t released_by[static_cast<size_t>(ReleaseCause::kCount)] = {};
+  uint64_t released_by_deltp = 0;
+  void CountRelease(ReleaseCause cause, uint64_t keys) {
+    released_by[static_cast<size_t>(cause)] += keys;
+  }
+  uint64_t released(ReleaseCause cause) const { return released_by[static_cast<size_t>(cause)]; }
+};
+
 class Server : public WatchSink {
  public:
   // `clock` (not owned) is the time source; nullptr uses the system clock. Tests pass a
@@ -154,7 +176,8 @@ class Server : public WatchSink {
   // (close after reply), CLIENT KILL, the idle timeout, CLIENT LEASE, the output-buffer and
   // query-buffer limits. `reason` goes to the verbose log. Between the two, the subsystems'
   // OnClientClose hooks run (once per connection: a second call returns at once).
-  void CloseClient(Client* c, const char* reason);
+  // `cause` is what INFO coordination counts the released keys under.
+  void CloseClient(Client* c, const char* reason, ReleaseCause cause = ReleaseCause::kDisconnect);
   // Ends the client's session, in this order (each step's reason in networking.cc):
   //   1. transaction: the MULTI queue and the MULTI WATCH keys;
   //   2. existence watches (WATCHEX), so the steps below push nothing to this session;
@@ -164,8 +187,12 @@ class Server : public WatchSink {
   //      instead, keeping its keys for its grace;
   //   5. Pub/Sub subscriptions, silently (no unsubscribe confirmations);
   //   6. client-side tracking off (its key-table rows are dropped lazily: server/tracking.h).
-  // Shared by CloseClient and RESET; the connection itself stays usable afterwards.
-  void EndSession(Client& c);
+  // Shared by CloseClient and RESET; the connection itself stays usable afterwards. `cause`
+  // (kDisconnect, kLease or kReset) is what the released keys are counted under.
+  void EndSession(Client& c, ReleaseCause cause = ReleaseCause::kDisconnect);
+  // Releases every temporary key `owner` holds (OwnerIndex::ReleaseAll), counted under
+  // `cause`; while a script is busy, after it ends (server/busy.cc).
+  void ReleaseOwner(uint64_t owner, ReleaseCause cause);
   Client* FindClient(uint64_t id) const;
   // Makes a connected, non-blocking socket a client (accept path, and the test harness with
   // one end of a socketpair). The server owns fd from now on.
@@ -384,6 +411,7 @@ class Server : public WatchSink {
   Logger& log() { return log_; }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
+  CoordinationStats& coordination_stats() { return coordination_stats_; }
   KeyspaceContext& keyspace() { return keyspace_; }
   // The propagation stream (AOF and replication attach sinks here).
   Propagator& propagator() { return propagator_; }
@@ -499,6 +527,7 @@ class Server : public WatchSink {
   Logger log_;
   CommandTable commands_;
   ServerStats stats_;
+  CoordinationStats coordination_stats_;
   // Declared first among the libevent owners, so it is destroyed after every event.
   EventBasePtr base_;
   KeyspaceContext keyspace_;
@@ -513,6 +542,7 @@ class Server : public WatchSink {
   // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
   // A session's waiter's key is then the session's (server/session_runtime.cc).
   BSetTpKind bsettp_kind_{&owners_, [this](int db, std::string_view key, const BSetTpState& st) {
+                            ++coordination_stats_.handoffs;
                             if (st.fence) {
                               propagator_.Emit(db, {"SETTP", key, st.value, "FENCE"});
                             } else {
@@ -586,7 +616,7 @@ class Server : public WatchSink {
   int busy_poll_fd_ = -1;  // epoll set of the listeners and the connections while busy
   // Sessions that ended while busy: their temporary keys are released after the script
   // (ReleaseDeferredOwners), so a script never sees keys vanish under it.
-  std::vector<uint64_t> busy_ended_owners_;
+  std::vector<std::pair<uint64_t, ReleaseCause>> busy_ended_owners_;
   void ReleaseDeferredOwners();
   // Adds the client to the busy poll set (add) or updates its events to its write state.
   void BusyWatch(Client* c, bool add);

@@ -67,6 +67,34 @@ std::unique_ptr<BlockedClient> BlockingCore::Remove(uint64_t client) {
   return w;
 }
 
+std::vector<const BlockedClient*> BlockingCore::Waiters(int db, std::string_view key,
+                                                        const BlockKind* kind) const {
+  std::vector<const BlockedClient*> out;
+  auto it = queues_.find(QueueKey{db, std::string(key)});
+  if (it == queues_.end()) return out;
+  for (const BlockedClient* w : it->second.waiters) {
+    if (kind == nullptr || w->kind == kind) out.push_back(w);
+  }
+  return out;
+}
+
+size_t BlockingCore::CountWaiters(const BlockKind* kind) const {
+  size_t n = 0;
+  for (const auto& [id, w] : waiters_) n += w->kind == kind ? 1 : 0;
+  return n;
+}
+
+size_t BlockingCore::CountQueues(const BlockKind* kind) const {
+  size_t n = 0;
+  for (const auto& [qk, q] : queues_) {
+    n += std::any_of(q.waiters.begin(), q.waiters.end(),
+                     [kind](const BlockedClient* w) { return w->kind == kind; })
+             ? 1
+             : 0;
+  }
+  return n;
+}
+
 size_t BlockingCore::QueueLength(int db, std::string_view key) const {
   auto qit = queues_.find(QueueKey{db, std::string(key)});
   return qit == queues_.end() ? 0 : qit->second.waiters.size();

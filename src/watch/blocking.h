@@ -61,6 +61,7 @@ struct BlockedClient {
   std::unique_ptr<BlockState> state;
   int64_t deadline_ms = 0;  // absolute; 0 = no timeout
   uint64_t seq = 0;         // arrival order (ties of equal deadlines)
+  int64_t since_ms = 0;     // Unix ms the wait began (set by the server; TPWAITERS)
   // Where the waiter sits: one (db, key) queue position per key it waits on.
   struct Slot {
     int db;
@@ -116,6 +117,18 @@ class BlockingCore : public KeyspaceListener {
   size_t timeout_count() const { return deadlines_.size(); }
   // Number of waiters (of any kind) on (db, key).
   size_t QueueLength(int db, std::string_view key) const;
+  // Read-only view of (db, key)'s queue: its waiters of `kind` (every kind when nullptr), first
+  // in line first. The pointers are valid until the core changes (no command may run between).
+  std::vector<const BlockedClient*> Waiters(int db, std::string_view key,
+                                            const BlockKind* kind = nullptr) const;
+  // The waiter record of `client`, or nullptr; for the server's bookkeeping (its start time).
+  BlockedClient* Find(uint64_t client) {
+    auto it = waiters_.find(client);
+    return it == waiters_.end() ? nullptr : it->second.get();
+  }
+  // INFO coordination: waiters of `kind`, and the queues holding at least one of them. O(n).
+  size_t CountWaiters(const BlockKind* kind) const;
+  size_t CountQueues(const BlockKind* kind) const;
 
   // Puts a key on the ready list explicitly (e.g. a waiter arrived while the key was free).
   void MarkReady(int db, std::string_view key);

@@ -96,6 +96,8 @@ class WatchIndex : public KeyspaceListener {
   bool IsPublished(int db, std::string_view key);
   size_t watch_count() const { return watch_count_; }
   size_t key_count() const { return keys_.size(); }
+  // Connections with at least one watch (INFO coordination watching_clients).
+  size_t client_count() const { return clients_.size(); }
   bool empty() const { return keys_.empty(); }
 
   // Watched volatile keys whose deadline has passed at `now_ms`, as (db, key) pairs in deadline

@@ -299,5 +299,33 @@ TEST_F(BlockingCoreTest, TheKindsStateTravelsWithTheWaiter) {
   EXPECT_EQ(static_cast<Payload&>(*w->state).n, 42);
 }
 
+// The read-only view TPINFO/TPWAITERS and INFO coordination use: a key's waiters in line
+// order, filtered by kind, and the per-kind counts of waiters and queues.
+TEST_F(BlockingCoreTest, WaitersAreListedInLineOrderPerKind) {
+  Block(1, db0_, {"k"}, &tp_);
+  Block(2, db0_, {"k"}, &list_);
+  Block(3, db0_, {"k", "j"}, &tp_);
+  Block(4, db1_, {"k"}, &tp_);
+  auto ids = [](const std::vector<const BlockedClient*>& ws) {
+    std::vector<uint64_t> out;
+    for (const BlockedClient* w : ws) out.push_back(w->client);
+    return out;
+  };
+  EXPECT_EQ(ids(core_.Waiters(0, "k")), (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(ids(core_.Waiters(0, "k", &tp_)), (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(ids(core_.Waiters(0, "j", &tp_)), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(ids(core_.Waiters(1, "k", &tp_)), (std::vector<uint64_t>{4}));
+  EXPECT_TRUE(core_.Waiters(0, "none").empty());
+  EXPECT_EQ(core_.CountWaiters(&tp_), 3u);
+  EXPECT_EQ(core_.CountQueues(&tp_), 3u);  // (0,k) (0,j) (1,k)
+  EXPECT_EQ(core_.CountWaiters(&list_), 1u);
+  EXPECT_EQ(core_.CountQueues(&zset_), 0u);
+  ASSERT_NE(core_.Find(3), nullptr);
+  EXPECT_EQ(core_.Find(3)->since_ms, 0) << "the server stamps it, not the core";
+  core_.Remove(1);
+  EXPECT_EQ(ids(core_.Waiters(0, "k", &tp_)), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(core_.Find(1), nullptr);
+}
+
 }  // namespace
 }  // namespace redistp

@@ -607,8 +607,11 @@ start_server {tags {"introspection command"}} {
     if {[lindex [r command info settp] 0] ne {}} {
         test {redis-tp's own commands are documented with their arguments and keys} {
             foreach {name args} {
-                settp {key:key#0 value:string [FENCE]}
-                bsettp {key:key#0 value:string timeout:double [FENCE]}
+                settp {key:key#0 value:string [FENCE] [REENTRANT]}
+                bsettp {key:key#0 value:string timeout:double [FENCE] [REENTRANT]}
+                tpinfo key:key#0
+                tpwaiters key:key#0
+                tpkeys {[owner(CLIENT client-id:integer|SESSION session-id:integer)]}
                 deltp {key:key#0...}
                 watchex {key:key#0...}
                 unwatchex {[key:key#0...]}
@@ -623,6 +626,8 @@ start_server {tags {"introspection command"}} {
             assert_equal [r command getkeysandflags settp k v fence] {{k {OW insert}}}
             assert_equal [r command getkeysandflags deltp a b] {{a {RM delete}} {b {RM delete}}}
             assert_equal [r command getkeys object owner k] k
+            assert_equal [r command getkeysandflags tpinfo k] {{k RO}}
+            assert_equal [r command getkeysandflags tpwaiters k] {{k RO}}
         }
     }
 
