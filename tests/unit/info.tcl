@@ -41,12 +41,9 @@ start_server {tags {info}} {
         assert_equal [info_headers [r info DEFAULT]] $default_sections
     }
 
-    # redis-tp's own section, Coordination, ends INFO all (sessions.tcl checks its fields); it is
-    # left out here so the same order holds against Redis 7.0.
     test {INFO all and INFO everything add commandstats} {
         foreach arg {all everything} {
             set headers [info_headers [r info $arg]]
-            if {[lindex $headers end] eq "Coordination"} {set headers [lrange $headers 0 end-1]}
             assert_equal $headers $all_sections
         }
     }
