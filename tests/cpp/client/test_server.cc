@@ -159,9 +159,17 @@ bool RunUntil(event_base* base, const std::function<bool()>& done,
   tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
   tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
   evtimer_add(timer, &tv);
+  // A predicate may read state the loop never hears about (a server's INFO through another
+  // connection): a tick every few milliseconds re-checks it even when no event comes, or the
+  // loop would sleep until the timeout with the condition long true.
+  event* tick = event_new(
+      base, -1, EV_PERSIST, [](evutil_socket_t, short, void*) {}, nullptr);
+  const timeval tick_tv{0, 5000};
+  event_add(tick, &tick_tv);
   while (!done() && !expired) {
     if (event_base_loop(base, EVLOOP_ONCE) != 0) break;
   }
+  event_free(tick);
   event_free(timer);
   return done();
 }
