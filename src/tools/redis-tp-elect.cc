@@ -59,7 +59,6 @@ using client::Leader;
 using client::Lock;
 
 constexpr char kProgram[] = "redis-tp-elect";
-constexpr int kExitUsage = 64;
 constexpr int kExitUnavailable = 69;
 constexpr int kExitOsError = 71;
 constexpr int kExitTermEnded = 75;
@@ -140,23 +139,9 @@ int ParseArguments(int argc, char** argv, Settings* s) {
   std::string fence_text;
   if (const char* env = std::getenv("REDIS_TP_ELECT_FENCE"); env != nullptr) fence_text = env;
   auto value_of = [&](const char* name, std::string* out) {
-    const std::string arg = argv[i];
-    const std::string eq = std::string(name) + "=";
-    if (arg.rfind(eq, 0) == 0) {
-      *out = arg.substr(eq.size());
-      ++i;
-      return true;
-    }
-    if (i + 1 >= argc) return false;
-    *out = argv[i + 1];
-    i += 2;
-    return true;
+    return TakeOptionValue(argc, argv, &i, name, out);
   };
-  auto usage_error = [](const std::string& message) {
-    Complain(kProgram, message);
-    std::fprintf(stderr, "Try 'redis-tp-elect --help' for more information.\n");
-    return kExitUsage;
-  };
+  auto usage_error = [](const std::string& message) { return UsageError(kProgram, message); };
   while (i < argc) {
     const std::string arg = argv[i];
     switch (ParseConnectionFlag(argc, argv, &i, &s->connection, &error)) {

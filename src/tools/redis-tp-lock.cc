@@ -57,7 +57,6 @@ using client::WatchEvent;
 using client::WatchEventType;
 
 constexpr char kProgram[] = "redis-tp-lock";
-constexpr int kExitUsage = 64;
 constexpr int kExitUnavailable = 69;
 constexpr int kExitOsError = 71;
 // How long the DELTP at the end may take before the connection is simply closed.
@@ -127,23 +126,9 @@ int ParseArguments(int argc, char** argv, Settings* s) {
   std::string shell_command;
   bool has_shell_command = false;
   auto value_of = [&](const char* name, std::string* out) {
-    const std::string arg = argv[i];
-    const std::string eq = std::string(name) + "=";
-    if (arg.rfind(eq, 0) == 0) {
-      *out = arg.substr(eq.size());
-      ++i;
-      return true;
-    }
-    if (i + 1 >= argc) return false;
-    *out = argv[i + 1];
-    i += 2;
-    return true;
+    return TakeOptionValue(argc, argv, &i, name, out);
   };
-  auto usage_error = [](const std::string& message) {
-    Complain(kProgram, message);
-    std::fprintf(stderr, "Try 'redis-tp-lock --help' for more information.\n");
-    return kExitUsage;
-  };
+  auto usage_error = [](const std::string& message) { return UsageError(kProgram, message); };
   while (i < argc) {
     const std::string arg = argv[i];
     switch (ParseConnectionFlag(argc, argv, &i, &s->connection, &error)) {

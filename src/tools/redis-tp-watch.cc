@@ -36,7 +36,6 @@ using client::WatchEvent;
 using client::WatchEventType;
 
 constexpr char kProgram[] = "redis-tp-watch";
-constexpr int kExitUsage = 64;
 constexpr int kExitUnavailable = 69;
 
 constexpr char kUsage[] =
@@ -73,11 +72,7 @@ struct Settings {
 
 int ParseArguments(int argc, char** argv, Settings* s) {
   std::string error;
-  auto usage_error = [](const std::string& message) {
-    Complain(kProgram, message);
-    std::fprintf(stderr, "Try 'redis-tp-watch --help' for more information.\n");
-    return kExitUsage;
-  };
+  auto usage_error = [](const std::string& message) { return UsageError(kProgram, message); };
   int i = 1;
   bool only_keys = false;
   while (i < argc) {

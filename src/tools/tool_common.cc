@@ -165,4 +165,24 @@ void Complain(const char* program, const std::string& message) {
   std::fprintf(stderr, "%s: %s\n", program, message.c_str());
 }
 
+int UsageError(const char* program, const std::string& message) {
+  Complain(program, message);
+  std::fprintf(stderr, "Try '%s --help' for more information.\n", program);
+  return kExitUsage;
+}
+
+bool TakeOptionValue(int argc, char** argv, int* i, const char* name, std::string* out) {
+  const std::string arg = argv[*i];
+  const std::string eq = std::string(name) + "=";
+  if (arg.rfind(eq, 0) == 0) {
+    *out = arg.substr(eq.size());
+    ++*i;
+    return true;
+  }
+  if (*i + 1 >= argc) return false;
+  *out = argv[*i + 1];
+  *i += 2;
+  return true;
+}
+
 }  // namespace redistp::tools

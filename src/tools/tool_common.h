@@ -36,4 +36,12 @@ std::string QuoteText(const std::string& text, bool json);
 // "<program>: <message>\n" on stderr.
 void Complain(const char* program, const std::string& message);
 
+// The exit status of a usage error (sysexits' EX_USAGE), the same in every tool.
+inline constexpr int kExitUsage = 64;
+// Complains of a usage error, points at --help, and returns kExitUsage.
+int UsageError(const char* program, const std::string& message);
+// The value of option `name` at argv[*i]: after '=' ("--name=value") or as the next argument.
+// Advances *i past what it took; false (nothing taken) when the value is missing.
+bool TakeOptionValue(int argc, char** argv, int* i, const char* name, std::string* out);
+
 }  // namespace redistp::tools
