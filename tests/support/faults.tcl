@@ -77,8 +77,11 @@ proc fault_log_count {{call *}} {
 proc server_child_pid {{level 0}} {
     set pid [srv $level pid]
     if {[catch {open /proc/$pid/task/$pid/children r} f]} {return ""}
-    set kids [string trim [read $f]]
-    close $f
+    # The server may vanish between the open and the read (ESRCH): no child then.
+    set failed [catch {read $f} kids]
+    catch {close $f}
+    if {$failed} {return ""}
+    set kids [string trim $kids]
     return [lindex $kids 0]
 }
 

@@ -114,8 +114,10 @@ proc reconnect {{level 0}} {
 proc ::server::process_alive {pid} {
     if {$pid eq ""} {return 0}
     if {[catch {open /proc/$pid/stat r} f]} {return 0}
-    set stat [read $f]
-    close $f
+    # The process may vanish between the open and the read (ESRCH): then it is not alive.
+    set failed [catch {read $f} stat]
+    catch {close $f}
+    if {$failed} {return 0}
     set state [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 0]
     return [expr {$state ni {Z X}}]
 }

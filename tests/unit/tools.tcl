@@ -165,10 +165,13 @@ start_server {tags {tools redistp}} {
 
     # A process is gone when it no longer exists or is a zombie nobody reaped yet (in a
     # container the reaper of orphans may be slow or absent).
+    # Gone or a zombie. The process may vanish between the open and the read of its stat file
+    # (the read then fails with ESRCH): that too is gone.
     proc tp_gone {pid} {
         if {[catch {set f [open /proc/$pid/stat r]}]} {return 1}
-        set stat [read $f]
-        close $f
+        set failed [catch {read $f} stat]
+        catch {close $f}
+        if {$failed} {return 1}
         return [regexp {^\d+ \(.*\) Z} $stat]
     }
 
