@@ -14,10 +14,11 @@
 #include <cstring>
 #include <string>
 
+#include "tools/tool_common.h"
+
 namespace redistp::tools {
 namespace {
 
-constexpr int kExitOsError = 71;
 // While stopping, how often the group is checked for being empty.
 constexpr std::chrono::milliseconds kPollInterval{20};
 // After SIGKILL, how long to wait for the group to go (a process in uninterruptible sleep dies

@@ -59,8 +59,6 @@ using client::Leader;
 using client::Lock;
 
 constexpr char kProgram[] = "redis-tp-elect";
-constexpr int kExitUnavailable = 69;
-constexpr int kExitOsError = 71;
 constexpr int kExitTermEnded = 75;
 constexpr std::chrono::milliseconds kResignWait{2000};
 

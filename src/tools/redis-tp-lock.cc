@@ -57,8 +57,6 @@ using client::WatchEvent;
 using client::WatchEventType;
 
 constexpr char kProgram[] = "redis-tp-lock";
-constexpr int kExitUnavailable = 69;
-constexpr int kExitOsError = 71;
 // How long the DELTP at the end may take before the connection is simply closed.
 constexpr std::chrono::milliseconds kReleaseWait{2000};
 

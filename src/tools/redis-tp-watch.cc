@@ -36,7 +36,6 @@ using client::WatchEvent;
 using client::WatchEventType;
 
 constexpr char kProgram[] = "redis-tp-watch";
-constexpr int kExitUnavailable = 69;
 
 constexpr char kUsage[] =
     "Usage:\n"

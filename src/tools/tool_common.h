@@ -36,8 +36,11 @@ std::string QuoteText(const std::string& text, bool json);
 // "<program>: <message>\n" on stderr.
 void Complain(const char* program, const std::string& message);
 
-// The exit status of a usage error (sysexits' EX_USAGE), the same in every tool.
+// Exit statuses shared by every tool (sysexits): a usage error, a server that cannot be
+// reached or refuses, an OS call that failed (fork, pipe).
 inline constexpr int kExitUsage = 64;
+inline constexpr int kExitUnavailable = 69;
+inline constexpr int kExitOsError = 71;
 // Complains of a usage error, points at --help, and returns kExitUsage.
 int UsageError(const char* program, const std::string& message);
 // The value of option `name` at argv[*i]: after '=' ("--name=value") or as the next argument.
