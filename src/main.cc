@@ -12,6 +12,7 @@
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "persistence/persistence.h"
+#include "replication/replication.h"
 #include "server/banner.h"
 #include "server/config.h"
 #include "server/crash_report.h"
@@ -110,6 +111,8 @@ int main(int argc, char** argv) {
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);
+  // Replication starts after the data is loaded: a replica's link then begins its handshake.
+  redistp::Replication::Of(server);
   s = server.StartSubsystems();
   if (!s.ok()) return 1;
   return server.Run();

@@ -29,6 +29,7 @@
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "persistence/persistence.h"
+#include "replication/replication.h"
 #include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
 #include "server/client.h"
@@ -298,23 +299,7 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "io_threaded_writes_processed:0");
 }
 
-void ReplicationSection(Server& s, std::string* out) {
-  // A master without replicas and without a backlog. The replication ID is the run ID: both are
-  // random per process, and redis-tp has no replication history that would make them differ.
-  Line(out, "role:master");
-  Line(out, "connected_slaves:0");
-  Line(out, "master_failover_state:no-failover");
-  Line(out, "master_replid:%s", s.run_id().c_str());
-  Line(out, "master_replid2:0000000000000000000000000000000000000000");
-  Line(out, "master_repl_offset:0");
-  Line(out, "second_repl_offset:-1");
-  Line(out, "repl_backlog_active:0");
-  std::string backlog = "1048576";
-  s.config().GetValue("repl-backlog-size", &backlog);
-  Line(out, "repl_backlog_size:%s", backlog.c_str());
-  Line(out, "repl_backlog_first_byte_offset:0");
-  Line(out, "repl_backlog_histlen:0");
-}
+void ReplicationSection(Server& s, std::string* out) { Replication::Of(s).WriteInfo(out); }
 
 void CpuTime(std::string* out, const char* name, const timeval& tv) {
   Line(out, "%s:%ld.%06ld", name, static_cast<long>(tv.tv_sec), static_cast<long>(tv.tv_usec));

@@ -49,6 +49,10 @@ Status RegisterCommands(CommandTable& table) {
   RegisterAofCommands(table);
   RegisterDumpRestoreCommands(table);
   RegisterMigrateCommands(table);
+  RegisterReplicationCommands(table);
+  RegisterReplMasterCommands(table);
+  RegisterReplReplicaCommands(table);
+  RegisterFailoverCommands(table);
   return table.first_error();
 }
 

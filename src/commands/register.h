@@ -78,6 +78,13 @@ void RegisterDumpRestoreCommands(CommandTable& table);
 // MIGRATE (migrate.cc).
 void RegisterMigrateCommands(CommandTable& table);
 
+// Replication: ROLE (replication_cmd.cc); SYNC, PSYNC, REPLCONF, WAIT (repl_master_cmd.cc);
+// REPLICAOF, SLAVEOF (repl_replica_cmd.cc); FAILOVER (failover_cmd.cc).
+void RegisterReplicationCommands(CommandTable& table);
+void RegisterReplMasterCommands(CommandTable& table);
+void RegisterReplReplicaCommands(CommandTable& table);
+void RegisterFailoverCommands(CommandTable& table);
+
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);

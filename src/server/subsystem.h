@@ -53,6 +53,7 @@ enum class SubsystemSlot : uint8_t {
   kScripting,    // src/scripting/script_engine.h: EVAL, the script cache, busy scripts
   kFunctions,    // src/scripting/function_engine.h: FUNCTION and FCALL
   kPersistence,  // src/persistence/persistence.h: RDB, AOF, forked children
+  kReplication,  // src/replication/replication.h: master and replica sides, FAILOVER
   kMigrate,      // src/commands/migrate.cc: MIGRATE's cached connections
   kCount,
 };
