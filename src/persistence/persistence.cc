@@ -161,8 +161,7 @@ Status Persistence::Start() {
 
 Status Persistence::SaveInProcess() {
   const uint64_t dirty_before = server_.keyspace().dirty();
-  Result<uint64_t> r =
-      SaveRdbFile(server_, RdbPath(), RdbSaveOptions::FromConfig(server_.config()));
+  Result<uint64_t> r = SaveRdbFile(server_, RdbPath(), SaveOptions());
   if (!r.ok()) return Status::Error("ERR");
   server_.log().Log(LogLevel::kNotice, "DB saved on disk");
   dirty_at_save_ = dirty_before;
@@ -188,13 +187,19 @@ void Persistence::SaveAfterFlushAll() {
   (void)SaveInProcess();
 }
 
-Status Persistence::StartBackgroundSave() {
+RdbSaveOptions Persistence::SaveOptions() const {
+  RdbSaveOptions options = RdbSaveOptions::FromConfig(server_.config());
+  if (repl_info_source_) options.repl = repl_info_source_();
+  return options;
+}
+
+Status Persistence::StartBackgroundSave(std::function<void(bool ok)> then) {
   if (child_kind_ == ChildKind::kRdb) {
     return Status::Error("ERR Background save already in progress");
   }
   const uint64_t dirty_before = server_.keyspace().dirty();
   const std::string path = RdbPath();
-  RdbSaveOptions options = RdbSaveOptions::FromConfig(server_.config());
+  RdbSaveOptions options = SaveOptions();
   last_bgsave_try_ms_ = server_.NowMs();
   ++rdb_saves_;
   Status s = StartChild(
@@ -211,7 +216,7 @@ Status Persistence::StartBackgroundSave() {
         child_info_.LogCow(log, "RDB");
         return 0;
       },
-      [this, dirty_before](bool ok, int by_signal) {
+      [this, dirty_before, then = std::move(then)](bool ok, int by_signal) {
         Logger& log = server_.log();
         if (child_progress_.final_received) rdb_last_cow_size_ = child_progress_.final_cow_bytes;
         if (ok) {
@@ -231,6 +236,7 @@ Status Persistence::StartBackgroundSave() {
           last_bgsave_ok_ = false;
         }
         last_bgsave_seconds_ = (server_.NowMs() - child_start_ms_) / 1000;
+        if (then) then(ok);
       });
   if (!s.ok()) {
     server_.log().Log(LogLevel::kWarning, "Can't save in background: fork: %s",

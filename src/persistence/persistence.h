@@ -78,7 +78,15 @@ class Persistence : public Subsystem {
   // in rdb_saves.
   void SaveAfterFlushAll();
   // BGSAVE: forks a child that writes the RDB file. Errors: a child already running, fork.
-  Status StartBackgroundSave();
+  // `then` (replication's full sync from disk) runs after the child is reaped, with whether
+  // the file was written.
+  Status StartBackgroundSave(std::function<void(bool ok)> then = {});
+  // The options every save uses: the configuration's, and the replication aux fields while
+  // the source (set by the replication layer, above this one) gives them.
+  RdbSaveOptions SaveOptions() const;
+  void set_repl_info_source(std::function<std::optional<RdbSaveOptions::ReplInfo>()> source) {
+    repl_info_source_ = std::move(source);
+  }
   // BGSAVE SCHEDULE (or BGSAVE in MULTI) while another child runs: Cron starts it once the
   // child is gone.
   void ScheduleBackgroundSave() { bgsave_scheduled_ = true; }
@@ -164,6 +172,7 @@ class Persistence : public Subsystem {
   uint64_t rdb_saves_ = 0;
   uint64_t rdb_last_cow_size_ = 0;
   RdbLoadInfo last_load_;
+  std::function<std::optional<RdbSaveOptions::ReplInfo>()> repl_info_source_;
 
   // The child info pipe and what was read from it; the reaped child's pid (its temp file).
   ChildInfoPipe child_info_;

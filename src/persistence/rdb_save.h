@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "server/server.h"
@@ -37,6 +38,17 @@ struct RdbSaveOptions {
   // Called every 1024 keys and at the end with the number of keys written so far (a child
   // reports its progress with it).
   std::function<void(uint64_t keys)> progress;
+
+  // The replication aux fields repl-stream-db, repl-id and repl-offset (Redis's
+  // rdbSaveInfo), written after used-mem when set: the master side sets them while a backlog
+  // exists (Persistence::set_repl_info_source), so a replica restarted from this file, or
+  // loading it after a full sync, knows the stream it continues; rdb_load.h reads them back.
+  struct ReplInfo {
+    int stream_db = 0;
+    std::string replid;
+    int64_t offset = 0;
+  };
+  std::optional<ReplInfo> repl;
 
   // The options the configuration asks for (rdbcompression, rdbchecksum, rdb-key-save-delay).
   static RdbSaveOptions FromConfig(const Config& config);

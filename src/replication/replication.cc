@@ -1,10 +1,12 @@
 // The replication core: identity, the stream, role changes, INFO and ROLE (replication.h).
 #include "replication/replication.h"
 
-#include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
+
+#include "persistence/persistence.h"
 #include "replication/master_side.h"
 #include "replication/replica_side.h"
 
@@ -88,8 +90,9 @@ void Replication::FeedStream(std::string_view bytes) {
 }
 
 void Replication::OnPropagate(const std::vector<std::string>& argv) {
-  // The master side encodes the records (with its own SELECT bookkeeping); a replica proxies.
-  (void)argv;
+  // The master side encodes the records (with its own SELECT bookkeeping); a replica proxies
+  // its master's bytes instead (the replica side feeds them), so its own records are not fed.
+  if (!is_replica()) master_->Propagate(argv);
 }
 
 void Replication::BecameMaster() {}
@@ -118,9 +121,16 @@ void Replication::WriteRole(ReplyBuilder& rb) {
 // The sink is not attached here: records are built only while something consumes them, so the
 // master side attaches it when it creates the backlog (the first replica), as Redis creates its
 // backlog then.
-Status Replication::Start() { return replica_->Start(); }
+Status Replication::Start() {
+  // Saves write the replication aux fields while a backlog exists (rdb_save.h).
+  Persistence::Of(server_).set_repl_info_source([this] { return master_->SaveInfo(); });
+  return replica_->Start();
+}
 
-void Replication::Stop() { server_.propagator().RemoveSink(this); }
+void Replication::Stop() {
+  server_.propagator().RemoveSink(this);
+  Persistence::Of(server_).set_repl_info_source({});
+}
 
 void Replication::Cron() {
   master_->Cron();

@@ -311,9 +311,10 @@ void Server::Cron() {
     std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
+      // Replication links (a replica's connection, the link to our master) never idle out.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocking.active &&
-          !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
-          now - c->last_interaction_ms > config_.timeout * 1000) {
+          c->kind() == ClientKind::kNormal && !c->has_flag(kClientPaused) &&
+          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }
@@ -398,6 +399,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   size_t nf = 0;
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (c.kind() == ClientKind::kReplica) flags[nf++] = 'S';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
