@@ -1,5 +1,6 @@
 // The replica side (replica_side.h). Following a master is not built yet.
 #include "replication/replica_side.h"
+
 #include "replication/replication.h"
 
 namespace redistp {
