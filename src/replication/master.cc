@@ -724,6 +724,11 @@ void MasterSide::Cron() {
       FreeBacklog();
     }
   }
+  // CONFIG SET repl-backlog-size takes effect here (keeping the newest history that fits).
+  if (backlog_ != nullptr) {
+    const size_t size = static_cast<size_t>(ConfigInt("repl-backlog-size", 1 << 20));
+    if (size != backlog_->capacity()) backlog_->Resize(size);
+  }
   // repl-ping-replica-period: a PING in the stream, so replicas can tell a quiet master from
   // a dead link.
   if (!links_.empty() && !repl_.is_replica() &&
