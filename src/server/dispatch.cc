@@ -350,9 +350,11 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       }
       // A replica (server/replica_role.h): READONLY for its own clients' writes (a script's
       // writes too), MASTERDOWN while the link is down and stale data must not be served. The
-      // master link and the AOF's replay obey; commands EXEC runs were judged with EXEC.
-      if (rejection.empty() && replica_role_.following && c->kind() != ClientKind::kMasterLink &&
-          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec)) {
+      // master link (and a script it runs) and the AOF's replay obey; commands EXEC runs were
+      // judged with EXEC.
+      if (rejection.empty() && replica_role_.following &&
+          c->session().kind() != ClientKind::kMasterLink && c->kind() != ClientKind::kAofLoading &&
+          !c->has_flag(kClientInExec)) {
         rejection = ReplicaRefusal(c, spec, args);
         if (!rejection.empty()) rejected_spec = spec;
       }

@@ -287,6 +287,147 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
 }
 
 start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+        start_server {} {
+            test {A fellow replica promoted: following it continues with PSYNC (new replid)} {
+                r -1 replicaof [srv -2 host] [srv -2 port]
+                r replicaof [srv -2 host] [srv -2 port]
+                wait_replica_online -1
+                wait_replica_online 0
+                r -2 set before promotion
+                r -2 select 4
+                r -2 lpush list4 a b c
+                r -2 select 9
+                wait_replica_caught_up -2 -1
+                wait_replica_caught_up -2 0
+                set oldid [status_field [r info replication] master_replid]
+                r -1 replicaof no one
+                set partial [status_field [r -1 info stats] sync_partial_ok]
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_replica_online 0
+                r -1 select 4
+                r -1 lpush list4 d
+                r -1 select 9
+                r -1 set after promotion
+                wait_replica_caught_up -1 0
+                assert_equal [expr {$partial + 1}] [status_field [r -1 info stats] sync_partial_ok]
+                set info [r info replication]
+                assert_equal [status_field [r -1 info replication] master_replid] \
+                    [status_field $info master_replid]
+                assert_equal $oldid [status_field $info master_replid2]
+                assert_equal [r -1 debug digest] [r debug digest]
+                r select 4
+                assert_equal {d c b a} [r lrange list4 0 -1]
+                r select 9
+            }
+
+            test {Sentinel's transaction: MULTI, SLAVEOF, CONFIG REWRITE, CLIENT KILL, EXEC} {
+                r multi
+                r slaveof [srv -2 host] [srv -2 port]
+                r config rewrite
+                r client kill type pubsub
+                r exec
+                wait_replica_online 0
+                set conf [exec cat [srv 0 config_file]]
+                assert_match "*replicaof [srv -2 host] [srv -2 port]*" $conf
+                r slaveof no one
+                r config rewrite
+                assert_no_match "*replicaof*" [exec cat [srv 0 config_file]]
+            }
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server {} {
+        r replicaof [srv -1 host] [srv -1 port]
+        wait_replica_online
+
+        test {Relative expiry arrives as absolute: TTLs on the replica follow the master's} {
+            r -1 set ex1 v ex 1000
+            r -1 set px1 v px 500000
+            r -1 setex ex2 2000 v
+            r -1 set ex3 v
+            r -1 expire ex3 3000
+            r -1 pexpireat ex4 [expr {[clock milliseconds] + 4000000}]
+            r -1 set ex5 v
+            r -1 persist ex1
+            wait_replica_caught_up -1 0
+            assert_equal -1 [r ttl ex1]
+            assert_range [r pttl px1] 400000 500000
+            assert_range [r ttl ex2] 1900 2000
+            assert_range [r ttl ex3] 2900 3000
+            assert_equal -2 [r ttl ex4]
+            assert_equal [r -1 debug digest] [r debug digest]
+        }
+
+        test {A client blocked on the replica is served by the master's push} {
+            set rd [redis_deferring_client]
+            # BLPOP is a write (READONLY here); XREAD BLOCK only reads.
+            assert_error {READONLY*} {r blpop waitlist 1}
+            $rd xread block 0 streams wstream $
+            wait_for_blocked_client
+            r -1 xadd wstream 5-1 f hello
+            assert_equal {{wstream {{5-1 {f hello}}}}} [$rd read]
+            $rd close
+        }
+
+        test {Every family of commands through the stream} {
+            r -1 select 0
+            r -1 mset s1 a s2 b
+            r -1 append s1 xyz
+            r -1 setrange s2 3 q
+            r -1 incrbyfloat f 1.5
+            r -1 getdel s1
+            r -1 linsert l before x y
+            r -1 rpush l a b c d
+            r -1 lmove l l2 left right
+            r -1 ltrim l 0 1
+            r -1 sadd set1 a b c d
+            r -1 spop set1
+            r -1 smove set1 set2 a
+            r -1 sinterstore set3 set1 set2
+            r -1 zadd z 1 a 2 b 3 c 4 d
+            r -1 zpopmin z
+            r -1 zrangestore z2 z 0 -1
+            r -1 zunionstore z3 2 z z2
+            r -1 hset h a 1 b 2 c 3
+            r -1 hdel h b
+            r -1 hincrbyfloat h a 0.5
+            r -1 pfadd hll a b c
+            r -1 pfmerge hll2 hll
+            r -1 setbit bits 7 1
+            r -1 bitop not bits2 bits
+            r -1 bitfield bf set u8 0 200
+            r -1 geoadd g 13.36 38.11 p1 15.08 37.50 p2
+            r -1 geosearchstore g2 g fromlonlat 15 37 byradius 200 km asc
+            r -1 xadd x 1-1 a 1
+            r -1 xadd x 2-1 b 2
+            r -1 xgroup create x grp 0
+            r -1 xreadgroup group grp c1 count 1 streams x >
+            r -1 xclaim x grp c2 0 1-1
+            r -1 xack x grp 1-1
+            r -1 xtrim x maxlen 1
+            r -1 copy h hcopy
+            r -1 rename hcopy hcopy2
+            r -1 move hcopy2 5
+            r -1 swapdb 5 6
+            r -1 function load {#!lua name=replib
+                redis.register_function('rf', function(keys, args) return redis.call('set', keys[1], args[1]) end)}
+            r -1 fcall rf 1 fk fv
+            r -1 eval {redis.call('incr', KEYS[1]); redis.call('expire', KEYS[1], 100)} 1 ek
+            r -1 select 9
+            wait_replica_caught_up -1 0
+            assert_equal [r -1 debug digest] [r debug digest]
+            assert_equal [r -1 function list] [r function list]
+            r select 0
+            assert_equal fv [r get fk]
+            r select 9
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
     start_server {} {
         start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
             test {Chained replicas: Redis master -> replica under test -> Redis replica} {
