@@ -81,12 +81,9 @@ class Persistence : public Subsystem {
   // `then` (replication's full sync from disk) runs after the child is reaped, with whether
   // the file was written.
   Status StartBackgroundSave(std::function<void(bool ok)> then = {});
-  // The options every save uses: the configuration's, and the replication aux fields while
-  // the source (set by the replication layer, above this one) gives them.
-  RdbSaveOptions SaveOptions() const;
-  void set_repl_info_source(std::function<std::optional<RdbSaveOptions::ReplInfo>()> source) {
-    repl_info_source_ = std::move(source);
-  }
+  // The options every save uses (the configuration's and the replication aux fields): a
+  // diskless sync's child writes the same image.
+  RdbSaveOptions FileSaveOptions() const;
   // BGSAVE SCHEDULE (or BGSAVE in MULTI) while another child runs: Cron starts it once the
   // child is gone.
   void ScheduleBackgroundSave() { bgsave_scheduled_ = true; }
@@ -96,6 +93,11 @@ class Persistence : public Subsystem {
   Status Reload(bool save, bool flush, bool merge);
   // Empties every database and, when `functions`, the function libraries (loading paths).
   void EmptyData(bool functions);
+
+  // The replication aux fields of the RDB files SAVE, BGSAVE, SHUTDOWN and FLUSHALL write: the
+  // replication layer (above this one) provides them; false when it has none to write.
+  using ReplInfoProvider = std::function<bool(std::string* id, int64_t* offset, int* stream_db)>;
+  void SetReplInfoProvider(ReplInfoProvider provider) { repl_info_ = std::move(provider); }
 
   // --- children (BGSAVE, BGREWRITEAOF) ------------------------------------------------------
   // Forks a child running `body` (its return value is the exit code; the child then _exits,
@@ -150,6 +152,9 @@ class Persistence : public Subsystem {
   std::string_view WriteRefusal() const override;
 
  private:
+  // The options of an RDB file: the configuration's, and the replication aux fields.
+  ReplInfoProvider repl_info_;
+
   // The in-process save (SAVE, SHUTDOWN, FLUSHALL, DEBUG RELOAD): writes the file and, on
   // success, resets the changes count, LASTSAVE and the BGSAVE status. Counts nothing.
   Status SaveInProcess();
@@ -172,7 +177,6 @@ class Persistence : public Subsystem {
   uint64_t rdb_saves_ = 0;
   uint64_t rdb_last_cow_size_ = 0;
   RdbLoadInfo last_load_;
-  std::function<std::optional<RdbSaveOptions::ReplInfo>()> repl_info_source_;
 
   // The child info pipe and what was read from it; the reaped child's pid (its temp file).
   ChildInfoPipe child_info_;

@@ -160,13 +160,12 @@ void MasterSide::FreeBacklog() {
   repl_.ChangeReplicationId();
 }
 
-std::optional<RdbSaveOptions::ReplInfo> MasterSide::SaveInfo() const {
-  if (backlog_ == nullptr) return std::nullopt;
-  RdbSaveOptions::ReplInfo info;
-  info.stream_db = std::max(0, stream_db_);
-  info.replid = repl_.replid();
-  info.offset = repl_.master_repl_offset();
-  return info;
+bool MasterSide::SaveInfo(std::string* id, int64_t* offset, int* stream_db) const {
+  if (backlog_ == nullptr) return false;
+  *id = repl_.replid();
+  *offset = repl_.master_repl_offset();
+  *stream_db = std::max(0, stream_db_);
+  return true;
 }
 
 // ---- SYNC / PSYNC ------------------------------------------------------------------------------
@@ -334,7 +333,7 @@ void MasterSide::StartSyncChild(bool diskless) {
     eof_mark_.clear();
     std::string id = repl_.replid();
     for (int i = 0; i < 40; ++i) eof_mark_.push_back("0123456789abcdef"[(id[i] ^ (i * 7)) & 15]);
-    RdbSaveOptions options = p.SaveOptions();
+    RdbSaveOptions options = p.FileSaveOptions();
     const std::string mark = eof_mark_;
     const int wfd = fds[1];
     const int rfd = fds[0];

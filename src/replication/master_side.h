@@ -108,8 +108,9 @@ class MasterSide {
   uint64_t sync_partial_err() const { return sync_partial_err_; }
   size_t replica_count() const { return links_.size(); }
 
-  // The aux fields a save writes while the backlog exists (Persistence's source).
-  std::optional<RdbSaveOptions::ReplInfo> SaveInfo() const;
+  // The aux fields a master's saves write while the backlog exists (the replication id, its
+  // offset, the stream's database); false without a backlog.
+  bool SaveInfo(std::string* id, int64_t* offset, int* stream_db) const;
 
   void Cron();
   void BeforeSleep();

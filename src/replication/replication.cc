@@ -6,7 +6,6 @@
 
 #include <cstdio>
 
-#include "persistence/persistence.h"
 #include "replication/master_side.h"
 #include "replication/replica_side.h"
 
@@ -121,16 +120,9 @@ void Replication::WriteRole(ReplyBuilder& rb) {
 // The sink is not attached here: records are built only while something consumes them, so the
 // master side attaches it when it creates the backlog (the first replica), as Redis creates its
 // backlog then.
-Status Replication::Start() {
-  // Saves write the replication aux fields while a backlog exists (rdb_save.h).
-  Persistence::Of(server_).set_repl_info_source([this] { return master_->SaveInfo(); });
-  return replica_->Start();
-}
+Status Replication::Start() { return replica_->Start(); }
 
-void Replication::Stop() {
-  server_.propagator().RemoveSink(this);
-  Persistence::Of(server_).set_repl_info_source({});
-}
+void Replication::Stop() { server_.propagator().RemoveSink(this); }
 
 void Replication::Cron() {
   master_->Cron();
