@@ -115,7 +115,9 @@ void ClientsSection(Server& s, std::string* out) {
     max_in = std::max(max_in, c->query.Capacity());
     max_out = std::max(max_out, c->out.block_bytes());  // omem, as Redis
   }
-  Line(out, "connected_clients:%zu", s.clients().size());
+  // Replicas' connections are not clients here (Redis: clients minus replicas).
+  const size_t replicas = Replication::Of(s).master().replica_count();
+  Line(out, "connected_clients:%zu", s.clients().size() - replicas);
   Line(out, "cluster_connections:0");
   Line(out, "maxclients:%lld", static_cast<long long>(s.config().maxclients));
   Line(out, "client_recent_max_input_buffer:%zu", max_in);

@@ -141,9 +141,14 @@ void MasterSide::Feed(std::string_view bytes) {
   }
 }
 
-void MasterSide::CreateBacklog() {
-  // A new history: no replica of an earlier one may continue it (Redis changes the id here).
-  repl_.ChangeReplicationId();
+void MasterSide::EnsureBacklog() {
+  if (backlog_ == nullptr) CreateBacklog(false);
+}
+
+void MasterSide::CreateBacklog(bool new_history) {
+  // A master's first backlog starts a new history: no replica of an earlier one may continue it
+  // (Redis changes the id here). A replica's backlog holds its master's history, id and all.
+  if (new_history) repl_.ChangeReplicationId();
   backlog_ = std::make_unique<ReplBacklog>(
       static_cast<size_t>(ConfigInt("repl-backlog-size", 1 << 20)), repl_.master_repl_offset() + 1);
   stream_db_ = -1;
@@ -209,7 +214,7 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
   link->ack_time_ms = link->wait_since_ms = server.NowMs();
   ReplicaLink& l = *link;
   links_.push_back(std::move(link));
-  if (backlog_ == nullptr) CreateBacklog();
+  if (backlog_ == nullptr) CreateBacklog(!repl_.is_replica());
 
   Persistence& p = Persistence::Of(server);
   const bool diskless = ConfigBool("repl-diskless-sync") && l.capa_eof;

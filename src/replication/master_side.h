@@ -96,6 +96,11 @@ class MasterSide {
   // Replicas whose ACK reached `offset` (online ones).
   int CountAcked(int64_t offset) const;
 
+  // The replica side, once it follows a master: a backlog of the master's history (same id),
+  // so this server's own replicas and a promotion can continue it with PSYNC. No-op if one
+  // exists.
+  void EnsureBacklog();
+
   // INFO replication: connected_slaves, min_slaves_good_slaves, slaveN lines.
   void WriteReplicasInfo(std::string* out);
   // INFO replication: the repl_backlog_* lines.
@@ -132,7 +137,7 @@ class MasterSide {
   std::string Name(const ReplicaLink& l) const;
   // Whether a PSYNC can continue; logs why not.
   bool TryPartial(Client& c, std::string_view replid, int64_t offset, const HandshakeInfo& hs);
-  void CreateBacklog();
+  void CreateBacklog(bool new_history);
   void FreeBacklog();
   // Starts the snapshot for the replicas in wait_bgsave (start), by disk or by socket.
   void StartSyncChild(bool diskless);
