@@ -318,7 +318,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         // transaction like any rejection, as in Redis.
         rejection = std::string(BusyError());
         rejected_spec = spec;
-      } else if (c->has_flag(kClientMonitor) &&
+      } else if ((c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica) &&
                  (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate)) != 0) {
         // A MONITOR connection is a replica to Redis, and replicas may not touch keys (checked
         // after the subscribed context and BUSY, in Redis's order).

@@ -195,6 +195,39 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
             r -1 config set min-replicas-to-write 0
         }
 
+        test {REPLCONF, PSYNC and WAIT answer bad input as Redis does} {
+            assert_error {ERR syntax error} {r -1 replconf capa}
+            assert_error {ERR Unrecognized REPLCONF option: foo} {r -1 replconf foo bar}
+            assert_error {ERR value is not an integer*} {r -1 replconf listening-port x}
+            assert_error {ERR value is out of range, value must between 0 and 1} {
+                r -1 replconf rdb-only 2
+            }
+            assert_equal OK [r -1 replconf listening-port 5 capa eof capa psync2]
+            assert_error {ERR value is not an integer*} {r -1 psync ? x}
+            assert_error {ERR wrong number of arguments for 'psync' command} {r -1 psync ?}
+            assert_error {ERR value is not an integer*} {r -1 wait x 0}
+            assert_error {ERR timeout is negative} {r -1 wait 1 -1}
+            assert_error {ERR timeout is not an integer*} {r -1 wait 1 x}
+            assert_error {ERR*not allowed from script*} {r -1 eval {return redis.call('wait', 0, 0)} 0}
+            assert_equal 0 [r -1 wait 0 0]
+        }
+
+        test {CLIENT UNBLOCK ends a WAIT with the count, or the UNBLOCKED error} {
+            set rd [redis_deferring_client -1]
+            $rd client id
+            set id [$rd read]
+            $rd wait 3 0
+            wait_for_blocked_clients_count 1 100 10 -1
+            r -1 client unblock $id
+            # The count of replicas that acknowledged by then (the GETACK is still in flight).
+            assert_range [$rd read] 0 1
+            $rd wait 3 0
+            wait_for_blocked_clients_count 1 100 10 -1
+            r -1 client unblock $id error
+            assert_error {UNBLOCKED*} {$rd read}
+            $rd close
+        }
+
         test {PSYNC with an offset outside the backlog gets a full sync} {
             set full [s -1 sync_full]
             set sock [repl_raw_replica -1]
