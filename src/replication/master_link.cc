@@ -550,6 +550,11 @@ bool ReplicaSide::FinishTransfer() {
     // Nothing persists here: the file was only the way in.
     unlink(persistence.RdbPath().c_str());
   }
+  // The AOF described the old data: a rewrite makes the new dataset its base (Redis restarts
+  // its AOF after a full sync the same way).
+  if (persistence.aof().enabled() && !persistence.aof().StartRewrite().ok()) {
+    persistence.aof().ScheduleRewrite();
+  }
   repl_.SetIdentity(psync_replid_, psync_offset_);
   repl_.ClearPreviousIdentity();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Finished with success");

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "persistence/persistence.h"
+#include "protocol/errors_replica.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "util/numbers.h"
@@ -110,6 +111,8 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
     Client* old = link_;
     server.CloseClient(old, "replicaof");
   }
+  // Clients blocked on this server as a master wait for writes that will not come from them.
+  server.UnblockAllClients(err::kUnblockedRoleChange);
   CancelHandshake();
   if (was_master) {
     log.Log(LogLevel::kNotice,

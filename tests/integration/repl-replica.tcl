@@ -57,7 +57,7 @@ proc fill_every_type {level} {
 tags {repl external:skip} {
 
 foreach mdiskless {no yes} {
-foreach load {disabled swapdb} {
+foreach load {disabled on-empty-db swapdb} {
 start_server [list binary $::redis_master_bin overrides [list repl-diskless-sync $mdiskless \
         repl-diskless-sync-delay 0]] {
     fill_every_type 0
@@ -423,6 +423,45 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             r select 0
             assert_equal fv [r get fk]
             r select 9
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server {overrides {replica-announce-ip 127.0.0.5 replica-announce-port 1234
+                             replica-priority 42}} {
+        test {Clients blocked on a master that becomes a replica are unblocked with an error} {
+            set rd [redis_deferring_client]
+            $rd blpop q 0
+            wait_for_blocked_client
+            r replicaof [srv -1 host] [srv -1 port]
+            assert_error {UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)} {$rd read}
+            $rd close
+            wait_replica_online
+        }
+
+        test {replica-announce-ip, replica-announce-port and replica-priority} {
+            wait_for_condition 100 50 {
+                [string match {*slave0:ip=127.0.0.5,port=1234,state=online*} \
+                    [r -1 info replication]]
+            } else {
+                fail "the master does not list the announced address: [r -1 info replication]"
+            }
+            assert_equal 42 [status_field [r info replication] slave_priority]
+        }
+
+        test {repl-timeout: a silent master is dropped, then the link comes back} {
+            r config set repl-timeout 1
+            set partial [status_field [r -1 info stats] sync_partial_ok]
+            # The master sleeps: no data nor PING for longer than the timeout.
+            r -1 debug sleep 3
+            wait_for_log_message {*MASTER timeout: no data nor PING received*}
+            wait_replica_online
+            r config set repl-timeout 60
+            r -1 set after-timeout 1
+            wait_replica_caught_up -1 0
+            assert_equal 1 [r get after-timeout]
+            assert_equal [expr {$partial + 1}] [status_field [r -1 info stats] sync_partial_ok]
         }
     }
 }
