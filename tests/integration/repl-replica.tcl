@@ -467,6 +467,48 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
 }
 
 start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+        start_server {} {
+            test {-NOMASTERLINK from a master that is itself disconnected: retried until it syncs} {
+                # The middle server follows a port where nobody listens.
+                set dead [::server::find_free_port]
+                r -1 replicaof 127.0.0.1 $dead
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_log_message {*Master is currently unable to PSYNC but should be in the future: -NOMASTERLINK*}
+                assert_equal down [status_field [r info replication] master_link_status]
+                r -1 replicaof [srv -2 host] [srv -2 port]
+                r -2 set through-the-middle 1
+                wait_for_condition 200 50 {
+                    [string match {*master_link_status:up*} [r info replication]] &&
+                    [r get through-the-middle] eq {1}
+                } else {
+                    fail "the replica did not sync through the middle server"
+                }
+            }
+
+            test {masteruser and masterauth: the link authenticates as an ACL user} {
+                r -2 acl setuser repluser on >replpw +@all ~* &*
+                r -2 config set requirepass masterpw
+                r replicaof no one
+                r config set masteruser repluser
+                r config set masterauth replpw
+                r replicaof [srv -2 host] [srv -2 port]
+                wait_replica_online
+                set found 0
+                foreach line [split [r -2 client list] "\n"] {
+                    if {[string match {*flags=S*user=repluser*} $line]} {set found 1}
+                }
+                assert_equal 1 $found
+                r -2 config set requirepass ""
+                r replicaof no one
+                r config set masteruser ""
+                r config set masterauth ""
+            }
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
     start_server {} {
         start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
             test {Chained replicas: Redis master -> replica under test -> Redis replica} {
