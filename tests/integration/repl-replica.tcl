@@ -372,6 +372,24 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             $rd close
         }
 
+        test {The stream waits while a script is busy on the replica, then is applied} {
+            r config set busy-reply-threshold 100
+            set rd [redis_deferring_client]
+            $rd eval {local s = tonumber(redis.call('time')[1]); while tonumber(redis.call('time')[1]) - s < 2 do end; return 1} 0
+            wait_for_condition 100 20 {
+                [catch {r ping} e] && [string match {BUSY*} $e]
+            } else {
+                fail "the script did not become busy"
+            }
+            for {set i 0} {$i < 50} {incr i} {r -1 set busykey$i $i}
+            assert_equal 1 [$rd read]
+            $rd close
+            wait_replica_caught_up -1 0
+            assert_equal 49 [r get busykey49]
+            assert_equal [r -1 debug digest] [r debug digest]
+            r config set busy-reply-threshold 5000
+        }
+
         test {Every family of commands through the stream} {
             r -1 select 0
             r -1 mset s1 a s2 b
