@@ -329,11 +329,6 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
     psync_offset_ = offset;
     log.Log(LogLevel::kNotice, "Full resync from master: %s:%lld", psync_replid_.c_str(),
             static_cast<long long>(offset));
-    if (have_cached_) {
-      log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
-      have_cached_ = false;
-      cached_db_ = -1;
-    }
     state_ = LinkState::kTransfer;
     step_ = Step::kBulkHeader;
     transfer_size_ = -1;
@@ -412,6 +407,12 @@ bool ReplicaSide::ConsumeTransfer() {
       transfer_size_ = size;
       log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: receiving %lld bytes from master %s",
               static_cast<long long>(size), where);
+    }
+    // The history we hoped to continue is over: the RDB replaces it.
+    if (have_cached_) {
+      log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
+      have_cached_ = false;
+      cached_db_ = -1;
     }
     if (!to_memory_) {
       char name[64];

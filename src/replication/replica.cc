@@ -137,6 +137,7 @@ void ReplicaSide::Unfollow(const std::string& who) {
   if (!active()) return;
   master_host_.clear();
   master_port_ = 0;
+  log.set_role('M');  // what follows is a master's doing, as Redis logs it
   if (link_ != nullptr) server.CloseClient(link_, "replicaof no one");
   CancelHandshake();
   if (have_cached_) log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
@@ -232,7 +233,7 @@ void ReplicaSide::OnClientClose(Client& c) {
   down_since_ms_ = now_ms();
   if (state_ == LinkState::kConnected) {
     Logger& log = repl_.server().log();
-    log.Log(LogLevel::kNotice, "Connection with master lost.");
+    log.Log(LogLevel::kWarning, "Connection with master lost.");
     log.Log(LogLevel::kNotice, "Caching the disconnected master state.");
     state_ = active() ? LinkState::kConnect : LinkState::kNone;
     // Reconnect at the next cron tick.
