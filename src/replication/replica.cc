@@ -264,9 +264,10 @@ void ReplicaSide::WriteInfo(std::string* out) {
   Line(out, "slave_read_repl_offset:" + std::to_string(read));
   Line(out, "slave_repl_offset:" + std::to_string(applied));
   if (state_ == LinkState::kTransfer) {
-    const double perc = transfer_size_ > 0 ? static_cast<double>(transfer_read_) * 100.0 /
-                                                 static_cast<double>(transfer_size_)
-                                           : 0.0;
+    // Redis divides by the size even when it is unknown (-1, the EOF form): so do we.
+    const double perc = transfer_size_ != 0 ? static_cast<double>(transfer_read_) /
+                                                  static_cast<double>(transfer_size_) * 100.0
+                                            : 0.0;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f", perc);
     Line(out, "master_sync_total_bytes:" + std::to_string(transfer_size_));

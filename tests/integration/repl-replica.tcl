@@ -485,6 +485,37 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
 }
 
 start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server {} {
+        test {While the RDB arrives: ROLE says sync, INFO has the master_sync_* lines} {
+            populate 30 slow: 10 -1
+            # The master's child writes a key every 100 ms: the transfer lasts seconds.
+            r -1 config set rdb-key-save-delay 100000
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {
+                [lindex [r role] 3] eq {sync}
+            } else {
+                fail "the replica never showed the transfer: [r role]"
+            }
+            set info [r info replication]
+            assert_equal 1 [status_field $info master_sync_in_progress]
+            assert_equal down [status_field $info master_link_status]
+            assert_equal -1 [status_field $info master_sync_total_bytes]
+            assert_morethan_equal [status_field $info master_sync_read_bytes] 0
+            assert_match {*.[0-9][0-9]} [status_field $info master_sync_perc]
+            assert_match {[0-9]*} [status_field $info master_sync_last_io_seconds_ago]
+            r -1 config set rdb-key-save-delay 0
+            wait_for_condition 200 100 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "the slow sync never ended"
+            }
+            assert_equal 0 [status_field [r info replication] master_sync_in_progress]
+            assert_equal [r -1 debug digest] [r debug digest]
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
     start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
         start_server {} {
             test {-NOMASTERLINK from a master that is itself disconnected: retried until it syncs} {
