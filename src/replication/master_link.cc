@@ -287,7 +287,13 @@ bool ReplicaSide::AdvanceHandshake() {
         }
         step_ = Step::kPsync;
         std::vector<std::string> psync;
-        if (have_cached_) {
+        if (failover_result_ && have_cached_) {
+          // FAILOVER: the target continues our history and takes over as master.
+          const std::string offset = std::to_string(repl_.master_repl_offset() + 1);
+          log.Log(LogLevel::kNotice, "Trying a partial resynchronization (request %s:%s).",
+                  repl_.replid().c_str(), offset.c_str());
+          psync = {"PSYNC", repl_.replid(), offset, "FAILOVER"};
+        } else if (have_cached_) {
           const std::string offset = std::to_string(repl_.master_repl_offset() + 1);
           log.Log(LogLevel::kNotice, "Trying a partial resynchronization (request %s:%s).",
                   repl_.replid().c_str(), offset.c_str());
@@ -314,6 +320,21 @@ bool ReplicaSide::AdvanceHandshake() {
 bool ReplicaSide::HandlePsyncReply(const std::string& line) {
   Server& server = repl_.server();
   Logger& log = server.log();
+  // A FAILOVER's PSYNC: its outcome goes to the failover, once.
+  if (failover_result_) {
+    std::function<void(bool)> done = std::move(failover_result_);
+    failover_result_ = nullptr;
+    const bool accepted = StartsWith(line, "+FULLRESYNC") || StartsWith(line, "+CONTINUE");
+    done(accepted);
+    if (!accepted) {
+      log.Log(LogLevel::kWarning, "Unexpected reply to PSYNC from master: %s", line.c_str());
+      // The failover makes this server a master again (or retries): nothing more here.
+      if (state_ == LinkState::kHandshake) FailLink(nullptr);
+      return false;
+    }
+    // The callback may have changed the role (an abort): then this link is not ours anymore.
+    if (state_ != LinkState::kHandshake) return false;
+  }
   if (StartsWith(line, "+FULLRESYNC")) {
     // "+FULLRESYNC <replid> <offset>"
     size_t a = line.find(' ');

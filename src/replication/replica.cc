@@ -104,6 +104,7 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
     return false;
   }
   const bool was_master = !active();
+  failover_result_ = nullptr;  // a REPLICAOF supersedes a failover's attempt
   master_host_ = host;
   master_port_ = port;
   if (link_ != nullptr) {
@@ -126,12 +127,22 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
   PublishRole();
   if (was_master) repl_.BecameReplica();
   Connect();
-  log.Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(), port,
-          who.c_str());
+  if (!who.empty()) {
+    log.Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(),
+            port, who.c_str());
+  }
   return true;
 }
 
-void ReplicaSide::Unfollow(const std::string& who) {
+void ReplicaSide::FollowForFailover(const std::string& host, int port,
+                                    std::function<void(bool accepted)> on_result) {
+  // Connect() inside Follow only starts the connection: the PSYNC comes later, so the flag set
+  // right after is seen by it.
+  Follow(host, port, "");
+  failover_result_ = std::move(on_result);
+}
+
+void ReplicaSide::Unfollow(const std::string& reason) {
   Server& server = repl_.server();
   Logger& log = server.log();
   if (!active()) return;
@@ -154,7 +165,8 @@ void ReplicaSide::Unfollow(const std::string& who) {
   state_ = LinkState::kNone;
   PublishRole();
   repl_.BecameMaster();
-  log.Log(LogLevel::kNotice, "MASTER MODE enabled (user request from '%s')", who.c_str());
+  failover_result_ = nullptr;
+  log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s)", reason.c_str());
 }
 
 void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
