@@ -367,6 +367,7 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
       repl_.SetPreviousIdentity(repl_.replid(), repl_.master_repl_offset() + 1);
       repl_.SetIdentity(id, repl_.master_repl_offset());
       log.Log(LogLevel::kNotice, "Master replication ID changed to %s", id.c_str());
+      DisconnectReplicas();  // they must learn the new id (and continue with PSYNC)
     }
     log.Log(LogLevel::kNotice,
             "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
@@ -530,6 +531,8 @@ bool ReplicaSide::FinishTransfer() {
   std::string mode;
   server.config().GetValue("repl-diskless-load", &mode);
   if (to_memory_ && mode == "swapdb") backup = RdbImage(server, RdbSaveOptions{});
+  // Our replicas followed the history this sync replaces: they must sync again.
+  DisconnectReplicas();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");
   persistence.EmptyData(true);
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Loading DB in memory");

@@ -155,8 +155,10 @@ void ReplicaSide::Unfollow(const std::string& reason) {
   have_cached_ = false;
   cached_db_ = -1;
   pending_.clear();
-  // Our history stays valid for replicas that followed it: it becomes the previous id.
+  // Our history stays valid for replicas that followed it: it becomes the previous id. They
+  // are disconnected to learn the new id, and continue with PSYNC.
   repl_.ShiftReplicationId();
+  DisconnectReplicas();
   log.Log(LogLevel::kWarning,
           "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID "
           "is %s",
@@ -182,6 +184,15 @@ void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
   if (link.multi.active) return;
   repl_.FeedStream(pending_);
   pending_.clear();
+}
+
+void ReplicaSide::DisconnectReplicas() {
+  Server& server = repl_.server();
+  std::vector<Client*> replicas;
+  for (const auto& [id, c] : server.clients()) {
+    if (c->kind() == ClientKind::kReplica) replicas.push_back(c);
+  }
+  for (Client* c : replicas) server.CloseClient(c, "replication history changed");
 }
 
 void ReplicaSide::SendAck() {

@@ -120,6 +120,9 @@ class ReplicaSide : public MasterLinkObserver {
 
   // --- replica.cc ----------------------------------------------------------------------------
   void SendAck();
+  // Closes this server's own replicas' connections: our history changed under them (a full
+  // sync, a new replication id, a promotion); they reconnect and PSYNC, as with Redis.
+  void DisconnectReplicas();
   // Sets the server layer's view of the role (ReplicaRole, the expiry gate, CONFIG replicaof).
   void PublishRole();
   int64_t now_ms() const;
