@@ -312,9 +312,10 @@ void Server::Cron() {
     std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
+      // Replication links (a replica's connection, the link to our master) never idle out.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocking.active &&
-          !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
-          now - c->last_interaction_ms > config_.timeout * 1000) {
+          c->kind() == ClientKind::kNormal && !c->has_flag(kClientPaused) &&
+          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }

@@ -458,6 +458,17 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             wait_replica_online
         }
 
+        test {The idle-client timeout never closes the link to the master} {
+            r config set timeout 1
+            # Longer than the timeout, shorter than the master's PING period (10 s).
+            after 2500
+            # Our own idle test connection was closed meanwhile: that is the timeout working.
+            reconnect
+            r config set timeout 0
+            assert_equal 0 [count_log_message {*Connection with master lost*}]
+            assert_equal up [status_field [r info replication] master_link_status]
+        }
+
         test {replica-announce-ip, replica-announce-port and replica-priority} {
             wait_for_condition 100 50 {
                 [string match {*slave0:ip=127.0.0.5,port=1234,state=online*} \
