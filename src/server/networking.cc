@@ -352,8 +352,10 @@ void Server::OnReadable(Client* c) {
   // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
   // each parsed argument out of its query buffer): a command bigger than the limit in total,
   // made of arguments each within proto-max-bulk-len, is accepted.
+  // Our master's stream is never cut (Redis exempts its master link too).
   if (c->query.Readable() - c->parser.parsed_bytes() >
-      static_cast<size_t>(config_.client_query_buffer_limit)) {
+          static_cast<size_t>(config_.client_query_buffer_limit) &&
+      c->kind() != ClientKind::kMasterLink) {
     log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
              c->addr.c_str());
     ++stats_.client_qbuf_limit_disconnections;

@@ -264,6 +264,9 @@ class Server : public WatchSink {
   // Ends a block without service (CLIENT UNBLOCK): the kind's timeout reply, or the UNBLOCKED
   // error. Returns false if the client was not blocked.
   bool UnblockClient(Client* c, bool with_error);
+  // Ends every block with `error` and closes those clients after the reply (a master that
+  // becomes a replica: its blocked clients' waits no longer make sense, as in Redis).
+  void UnblockAllClients(std::string_view error);
   // Serves the waiters of keys that became ready, repeating while serving makes more keys
   // ready. Called after each top-level command (never inside one, nor inside EXEC), and not
   // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients).
