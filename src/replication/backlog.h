@@ -27,6 +27,8 @@ class ReplBacklog {
 
   size_t capacity() const { return buf_.size(); }
   size_t histlen() const { return len_; }
+  // Offset the next byte appended will have.
+  int64_t next_offset() const { return next_offset_; }
   // Offset of the oldest byte held (the next byte's offset when empty).
   int64_t first_offset() const { return next_offset_ - static_cast<int64_t>(len_); }
 

@@ -141,8 +141,24 @@ void MasterSide::Feed(std::string_view bytes) {
   }
 }
 
-void MasterSide::EnsureBacklog() {
-  if (backlog_ == nullptr) CreateBacklog(false);
+void MasterSide::AlignBacklog() {
+  const int64_t next = repl_.master_repl_offset() + 1;
+  if (backlog_ == nullptr) {
+    CreateBacklog(false);
+  } else if (backlog_->next_offset() != next) {
+    // A full sync moved us to another point of (another) history: what we held is not it.
+    backlog_ = std::make_unique<ReplBacklog>(backlog_->capacity(), next);
+  }
+}
+
+void MasterSide::OnRoleChanged(bool master) {
+  // Only a master encodes its own records; a replica's stream is its master's bytes.
+  if (master && backlog_ != nullptr) {
+    stream_db_ = -1;  // the first record of our own stream says its database
+    repl_.server().propagator().AddSink(&repl_);
+  } else if (!master) {
+    repl_.server().propagator().RemoveSink(&repl_);
+  }
 }
 
 void MasterSide::CreateBacklog(bool new_history) {
@@ -152,7 +168,8 @@ void MasterSide::CreateBacklog(bool new_history) {
   backlog_ = std::make_unique<ReplBacklog>(
       static_cast<size_t>(ConfigInt("repl-backlog-size", 1 << 20)), repl_.master_repl_offset() + 1);
   stream_db_ = -1;
-  repl_.server().propagator().AddSink(&repl_);
+  if (!repl_.is_replica()) repl_.server().propagator().AddSink(&repl_);
+  if (!new_history) return;
   repl_.server().log().Log(LogLevel::kNotice,
                            "Replication backlog created, my new replication IDs are '%s' and '%s'",
                            repl_.replid().c_str(), repl_.replid2().c_str());

@@ -96,10 +96,13 @@ class MasterSide {
   // Replicas whose ACK reached `offset` (online ones).
   int CountAcked(int64_t offset) const;
 
-  // The replica side, once it follows a master: a backlog of the master's history (same id),
-  // so this server's own replicas and a promotion can continue it with PSYNC. No-op if one
-  // exists.
-  void EnsureBacklog();
+  // The core, when a replica adopts its master's identity (Replication::SetIdentity): the
+  // backlog holds the master's history from the present offset on (same id), so this server's
+  // own replicas and, after a promotion, the old master's other replicas continue with PSYNC.
+  // Kept when it already ends at the present offset.
+  void AlignBacklog();
+  // The core's BecameMaster/BecameReplica: the sink is attached only on a master.
+  void OnRoleChanged(bool master);
 
   // INFO replication: connected_slaves, min_slaves_good_slaves, slaveN lines.
   void WriteReplicasInfo(std::string* out);

@@ -69,6 +69,7 @@ void Replication::ShiftReplicationId() {
 void Replication::SetIdentity(std::string replid, int64_t offset) {
   replid_ = std::move(replid);
   master_repl_offset_ = offset;
+  master_->AlignBacklog();
 }
 
 void Replication::SetPreviousIdentity(std::string replid2, int64_t second_offset) {
@@ -94,8 +95,8 @@ void Replication::OnPropagate(const std::vector<std::string>& argv) {
   if (!is_replica()) master_->Propagate(argv);
 }
 
-void Replication::BecameMaster() {}
-void Replication::BecameReplica() {}
+void Replication::BecameMaster() { master_->OnRoleChanged(true); }
+void Replication::BecameReplica() { master_->OnRoleChanged(false); }
 
 void Replication::WriteInfo(std::string* out) {
   Line(out, is_replica() ? "role:slave" : "role:master");
