@@ -302,3 +302,34 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync yes repl-d
         }
     }
 }
+
+# PSYNC2: a replica of the server under test is promoted; a Redis replica of the old master
+# moves to it and continues with a partial resync (the promoted one's backlog holds the old
+# history under its previous id).
+start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
+    start_server {overrides {repl-diskless-sync no}} {
+        start_server [list binary $::repl_redis] {
+            test {A promoted replica lets the old master's replicas continue (PSYNC2)} {
+                r -1 replicaof 127.0.0.1 [srv -2 port]
+                r replicaof 127.0.0.1 [srv -2 port]
+                repl_wait_synced -1 -2
+                repl_wait_synced 0 -2
+                r -2 select 9
+                r -2 set before-promotion 1
+                repl_wait_synced -1 -2
+                repl_wait_synced 0 -2
+                r -1 replicaof no one
+                assert_equal [s -2 master_replid] [s -1 master_replid2]
+                r replicaof 127.0.0.1 [srv -1 port]
+                wait_for_condition 100 100 {[s -1 sync_partial_ok] == 1} else {
+                    fail "no partial resync with the promoted replica"
+                }
+                assert_equal 0 [s -1 sync_full]
+                r -1 select 9
+                r -1 set after-promotion 1
+                repl_wait_synced 0 -1
+                assert_equal [r -1 debug digest] [r debug digest]
+            }
+        }
+    }
+}
