@@ -10,6 +10,7 @@
 #include "persistence/persistence.h"
 #include "protocol/errors_replica.h"
 #include "replication/replica_side.h"
+#include "replication/master_side.h"
 #include "replication/replication.h"
 #include "util/numbers.h"
 
@@ -65,7 +66,9 @@ Status ReplicaSide::Start() {
   // A replica's RDB files carry its history, so that it continues with PSYNC after a restart
   // (the master side adds a master's own history when it keeps a backlog).
   Persistence::Of(server).SetReplInfoProvider([this](std::string* id, int64_t* offset, int* db) {
-    if (!active() || (link_ == nullptr && !have_cached_)) return false;
+    // Not following anyone: a master's own history, while it keeps a backlog.
+    if (!active()) return repl_.master().SaveInfo(id, offset, db);
+    if (link_ == nullptr && !have_cached_) return false;
     *id = repl_.replid();
     *offset = repl_.master_repl_offset();
     const int selected = link_ != nullptr ? link_->db_index : cached_db_;

@@ -408,9 +408,10 @@ void Server::CheckOutputLimits(Client* c) {
   if (c->closed || c->has_flag(kClientCloseAfterReply)) return;
   // Monitors use the replica class like Redis; a client with any subscription (RESP2 or 3)
   // the pubsub class.
-  int cls = c->has_flag(kClientMonitor) ? kClientClassReplica
-            : PubSub::Subscribed(*c)    ? kClientClassPubsub
-                                        : kClientClassNormal;
+  // A replica's connection (its stream) uses the replica class.
+  int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica
+            : PubSub::Subscribed(*c)                                         ? kClientClassPubsub
+                                                                             : kClientClassNormal;
   const auto& lim = config_.client_output_buffer_limits[cls];
   size_t used = c->pending_output();
   bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);

@@ -400,6 +400,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   size_t nf = 0;
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (c.kind() == ClientKind::kReplica) flags[nf++] = 'S';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
   // The link to our master (Redis lists it with M, before the letters below).
   if (c.kind() == ClientKind::kMasterLink) flags[nf++] = 'M';
