@@ -608,6 +608,29 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
                 wait_replica_caught_up -2 0
                 assert_equal [r -2 debug digest] [r debug digest]
                 assert_equal [r -2 debug digest] [r -1 debug digest]
+                # The middle server still carries its master's history (a sub-replica does not
+                # start a new one): ids and offsets agree along the chain.
+                set top [r -2 info replication]
+                assert_equal [status_field $top master_replid] \
+                    [status_field [r -1 info replication] master_replid]
+                assert_equal [status_field $top master_replid] \
+                    [status_field [r info replication] master_replid]
+                assert_equal [status_field $top master_repl_offset] \
+                    [status_field [r info replication] master_repl_offset]
+            }
+
+            test {Chained: the middle server's link drops, it continues with PSYNC} {
+                set partial [status_field [r -2 info stats] sync_partial_ok]
+                r -2 client kill type replica
+                wait_for_condition 100 50 {
+                    [status_field [r -2 info stats] sync_partial_ok] == $partial + 1
+                } else {
+                    fail "the middle server did not continue: [r -2 info stats]"
+                }
+                r -2 set after-drop 1
+                wait_replica_caught_up -2 -1
+                wait_replica_caught_up -2 0
+                assert_equal [r -2 debug digest] [r debug digest]
             }
         }
     }
