@@ -178,6 +178,12 @@ Evictor::Result Evictor::Perform() {
   // While clients are paused (CLIENT PAUSE) the dataset must not change under them: Redis 7.0
   // skips eviction then, as if it had not been needed.
   if (server_->pause_end_ms() != 0) return Result::kOk;
+  // A replica with replica-ignore-maxmemory (the default) leaves its keys to its master: it
+  // neither evicts nor refuses writes for memory, as Redis does. Looked up only on a replica.
+  if (server_->replica_role().following) {
+    std::string ignore;
+    if (cfg.GetValue("replica-ignore-maxmemory", &ignore) && ignore == "yes") return Result::kOk;
+  }
   size_t used = UsedMemory();
   if (used <= cfg.maxmemory) return Result::kOk;
   if (cfg.maxmemory_policy_kind == MaxmemoryPolicy::kNoEviction) return Result::kFail;

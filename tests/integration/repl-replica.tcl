@@ -469,6 +469,28 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             assert_equal up [status_field [r info replication] master_link_status]
         }
 
+        test {WAIT on the master counts this replica's acknowledgement} {
+            r -1 set waited 1
+            assert_equal 1 [r -1 wait 1 0]
+            assert_equal 1 [r get waited]
+        }
+
+        test {replica-ignore-maxmemory: a replica over maxmemory neither evicts nor refuses} {
+            r config set maxmemory-policy allkeys-lru
+            r config set maxmemory 1
+            set big [string repeat x 10000]
+            for {set i 0} {$i < 50} {incr i} {r -1 set big$i $big}
+            wait_replica_caught_up -1 0
+            # Reads from clients evict nothing, and nothing is refused.
+            assert_equal $big [r get big0]
+            assert_equal [r -1 dbsize] [r dbsize]
+            assert_equal 0 [status_field [r info stats] evicted_keys]
+            r config set maxmemory 0
+            r config set maxmemory-policy noeviction
+            r -1 flushall
+            wait_replica_caught_up -1 0
+        }
+
         test {replica-announce-ip, replica-announce-port and replica-priority} {
             wait_for_condition 100 50 {
                 [string match {*slave0:ip=127.0.0.5,port=1234,state=online*} \
@@ -586,6 +608,29 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
                 wait_replica_caught_up -2 0
                 assert_equal [r -2 debug digest] [r debug digest]
                 assert_equal [r -2 debug digest] [r -1 debug digest]
+                # The middle server still carries its master's history (a sub-replica does not
+                # start a new one): ids and offsets agree along the chain.
+                set top [r -2 info replication]
+                assert_equal [status_field $top master_replid] \
+                    [status_field [r -1 info replication] master_replid]
+                assert_equal [status_field $top master_replid] \
+                    [status_field [r info replication] master_replid]
+                assert_equal [status_field $top master_repl_offset] \
+                    [status_field [r info replication] master_repl_offset]
+            }
+
+            test {Chained: the middle server's link drops, it continues with PSYNC} {
+                set partial [status_field [r -2 info stats] sync_partial_ok]
+                r -2 client kill type replica
+                wait_for_condition 100 50 {
+                    [status_field [r -2 info stats] sync_partial_ok] == $partial + 1
+                } else {
+                    fail "the middle server did not continue: [r -2 info stats]"
+                }
+                r -2 set after-drop 1
+                wait_replica_caught_up -2 -1
+                wait_replica_caught_up -2 0
+                assert_equal [r -2 debug digest] [r debug digest]
             }
         }
     }
