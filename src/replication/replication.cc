@@ -1,10 +1,12 @@
 // The replication core: identity, the stream, role changes, INFO and ROLE (replication.h).
 #include "replication/replication.h"
 
-#include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
+
+#include "replication/failover.h"
 #include "replication/master_side.h"
 #include "replication/replica_side.h"
 
@@ -42,7 +44,11 @@ Replication::Replication(Server& server)
       replid_(RandomReplId()),
       replid2_(40, '0'),
       master_(std::make_unique<MasterSide>(*this)),
-      replica_(std::make_unique<ReplicaSide>(*this)) {}
+      replica_(std::make_unique<ReplicaSide>(*this)),
+      failover_(std::make_unique<Failover>(*this)) {
+  // The shutdown sequence asks the failover's view of the replicas whether they caught up.
+  server_.set_replica_acks(failover_.get());
+}
 
 Replication::~Replication() = default;
 
@@ -99,7 +105,7 @@ void Replication::WriteInfo(std::string* out) {
   Line(out, is_replica() ? "role:slave" : "role:master");
   if (is_replica()) replica_->WriteInfo(out);
   master_->WriteReplicasInfo(out);
-  Line(out, "master_failover_state:no-failover");
+  Line(out, std::string("master_failover_state:") + failover_->StateName());
   Line(out, "master_replid:" + replid_);
   Line(out, "master_replid2:" + replid2_);
   Line(out, "master_repl_offset:" + std::to_string(master_repl_offset_));
@@ -125,9 +131,14 @@ void Replication::Stop() { server_.propagator().RemoveSink(this); }
 void Replication::Cron() {
   master_->Cron();
   replica_->Cron();
+  failover_->Tick();
 }
 
-void Replication::BeforeSleep() { master_->BeforeSleep(); }
+void Replication::BeforeSleep() {
+  master_->BeforeSleep();
+  // A failover goes on in the turn that brought its target's acknowledgement.
+  if (failover_->state() == Failover::State::kWaitingForSync) failover_->Tick();
+}
 
 void Replication::OnClientClose(Client& c) {
   master_->OnClientClose(c);
