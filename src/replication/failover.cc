@@ -37,15 +37,15 @@ std::string Failover::TargetName() const {
 std::string_view Failover::Start(const Request& req) {
   if (repl_.is_replica()) return err::kFailoverOnReplica;
   if (state_ != State::kNone) return err::kFailoverInProgress;
-  std::vector<ReplicaLink> replicas;
+  std::vector<FailoverReplica> replicas;
   if (peers_ != nullptr) replicas = peers_->Replicas();
   if (replicas.empty()) return err::kFailoverNoReplicas;
   if (req.force && (req.timeout_ms == 0 || req.host.empty())) {
     return err::kFailoverForceNeedsTimeoutAndTarget;
   }
   if (!req.host.empty()) {
-    const ReplicaLink* target = nullptr;
-    for (const ReplicaLink& r : replicas) {
+    const FailoverReplica* target = nullptr;
+    for (const FailoverReplica& r : replicas) {
       if (r.ip == req.host && r.port == req.port) target = &r;
     }
     if (target == nullptr) return err::kFailoverTargetNotReplica;
@@ -69,9 +69,9 @@ bool Failover::Abort() {
   return true;
 }
 
-const ReplicaLink* Failover::SyncedTarget(const std::vector<ReplicaLink>& replicas) const {
+const FailoverReplica* Failover::SyncedTarget(const std::vector<FailoverReplica>& replicas) const {
   const int64_t offset = repl_.master_repl_offset();
-  for (const ReplicaLink& r : replicas) {
+  for (const FailoverReplica& r : replicas) {
     if (!r.online || r.ack_offset != offset) continue;
     if (req_.host.empty() || (r.ip == req_.host && r.port == req_.port)) return &r;
   }
@@ -81,8 +81,8 @@ const ReplicaLink* Failover::SyncedTarget(const std::vector<ReplicaLink>& replic
 void Failover::Tick() {
   if (state_ != State::kWaitingForSync) return;
   Server& s = repl_.server();
-  std::vector<ReplicaLink> replicas = peers_->Replicas();
-  if (const ReplicaLink* target = SyncedTarget(replicas); target != nullptr) {
+  std::vector<FailoverReplica> replicas = peers_->Replicas();
+  if (const FailoverReplica* target = SyncedTarget(replicas); target != nullptr) {
     s.log().Log(LogLevel::kNotice, "Failover target %s:%d is synced, failing over.",
                 target->ip.c_str(), target->port);
     GoTo(target->ip, target->port);
@@ -158,7 +158,7 @@ bool Failover::HasReplicas() { return peers_ != nullptr && !peers_->Replicas().e
 bool Failover::AllAcked() {
   if (peers_ == nullptr) return true;
   const int64_t offset = repl_.master_repl_offset();
-  for (const ReplicaLink& r : peers_->Replicas()) {
+  for (const FailoverReplica& r : peers_->Replicas()) {
     if (r.ack_offset != offset) return false;
   }
   return true;
@@ -171,7 +171,7 @@ void Failover::RequestAcks() {
 void Failover::LogLagging() {
   if (peers_ == nullptr) return;
   const int64_t offset = repl_.master_repl_offset();
-  for (const ReplicaLink& r : peers_->Replicas()) {
+  for (const FailoverReplica& r : peers_->Replicas()) {
     if (r.ack_offset == offset) continue;
     repl_.server().log().Log(LogLevel::kWarning,
                              "Lagging replica %s reported offset %" PRId64

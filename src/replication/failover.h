@@ -37,7 +37,7 @@ class Client;
 class Replication;
 
 // One replica as the master sees it.
-struct ReplicaLink {
+struct FailoverReplica {
   std::string ip;  // as INFO's slaveN line shows it (the announced address)
   int port = 0;    // REPLCONF listening-port
   int64_t ack_offset = 0;
@@ -51,7 +51,7 @@ struct ReplicaLink {
 class FailoverPeers {
  public:
   virtual ~FailoverPeers() = default;
-  virtual std::vector<ReplicaLink> Replicas() = 0;
+  virtual std::vector<FailoverReplica> Replicas() = 0;
   // REPLCONF GETACK * to every online replica.
   virtual void RequestAcks() = 0;
   // Becomes a replica of host:port whose first PSYNC carries FAILOVER; the replica side calls
@@ -116,7 +116,7 @@ class Failover : public ReplicaAcks {
   // Ends the failover: `reason` empty when it completed, else the abort's log reason.
   void End(std::string_view reason);
   // The replica to hand over to now, or nullptr (none has acknowledged the whole stream).
-  const ReplicaLink* SyncedTarget(const std::vector<ReplicaLink>& replicas) const;
+  const FailoverReplica* SyncedTarget(const std::vector<FailoverReplica>& replicas) const;
   // waiting-for-sync -> failover-in-progress, towards host:port.
   void GoTo(const std::string& host, int port);
   std::string TargetName() const;
