@@ -28,6 +28,7 @@
 #include <cstring>
 
 #include "persistence/persistence.h"
+#include "replication/failover.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "util/numbers.h"
@@ -296,6 +297,8 @@ bool ReplicaSide::AdvanceHandshake() {
           log.Log(LogLevel::kNotice, "Partial resynchronization not possible (no cached master)");
           psync = {"PSYNC", "?", "-1"};
         }
+        // FAILOVER: the master handing over asks its target to promote itself.
+        if (failover_psync_) psync.push_back("FAILOVER");
         if (!SendCommand(psync)) break;
         continue;
       }
@@ -314,6 +317,17 @@ bool ReplicaSide::AdvanceHandshake() {
 bool ReplicaSide::HandlePsyncReply(const std::string& line) {
   Server& server = repl_.server();
   Logger& log = server.log();
+  // The answer to a FAILOVER PSYNC ends the failover: handed over (+FULLRESYNC, +CONTINUE) or
+  // refused (any error; the failover then makes this server a master again).
+  const bool failover = failover_psync_;
+  failover_psync_ = false;
+  if (failover && line[0] == '-') {
+    log.Log(LogLevel::kWarning, "Unexpected reply to PSYNC from master: %s", line.c_str());
+    FailLink(nullptr);
+    repl_.failover().OnFailoverPsyncResult(false);
+    return false;
+  }
+  if (failover) repl_.failover().OnFailoverPsyncResult(true);
   if (StartsWith(line, "+FULLRESYNC")) {
     // "+FULLRESYNC <replid> <offset>"
     size_t a = line.find(' ');

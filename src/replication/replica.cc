@@ -128,10 +128,16 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
   return true;
 }
 
-void ReplicaSide::Unfollow(const std::string& who) {
+void ReplicaSide::FollowForFailover(const std::string& host, int port) {
+  failover_psync_ = true;
+  if (!Follow(host, port, "failover")) failover_psync_ = false;
+}
+
+void ReplicaSide::Unfollow(const std::string& who, const char* kind) {
   Server& server = repl_.server();
   Logger& log = server.log();
   if (!active()) return;
+  failover_psync_ = false;
   master_host_.clear();
   master_port_ = 0;
   if (link_ != nullptr) server.CloseClient(link_, "replicaof no one");
@@ -150,7 +156,7 @@ void ReplicaSide::Unfollow(const std::string& who) {
   state_ = LinkState::kNone;
   PublishRole();
   repl_.BecameMaster();
-  log.Log(LogLevel::kNotice, "MASTER MODE enabled (user request from '%s')", who.c_str());
+  log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s from '%s')", kind, who.c_str());
 }
 
 void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,

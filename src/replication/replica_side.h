@@ -69,8 +69,12 @@ class ReplicaSide : public MasterLinkObserver {
   // requesting client's description for the log. Returns false (nothing done) when this
   // master is already the one followed.
   bool Follow(const std::string& host, int port, const std::string& who);
-  // REPLICAOF NO ONE: stops following (nothing to do when not a replica).
-  void Unfollow(const std::string& who);
+  // REPLICAOF NO ONE: stops following (nothing to do when not a replica). `kind` names the
+  // cause in the log line "MASTER MODE enabled (<kind> from '<who>')".
+  void Unfollow(const std::string& who, const char* kind = "user request");
+  // FAILOVER on this master: follows host:port with a PSYNC that carries FAILOVER, so the
+  // target promotes itself; the PSYNC's outcome goes to Failover::OnFailoverPsyncResult.
+  void FollowForFailover(const std::string& host, int port);
 
   // INFO replication: master_host ... replica_announced (only while active()).
   void WriteInfo(std::string* out);
@@ -124,6 +128,7 @@ class ReplicaSide : public MasterLinkObserver {
   // Continuing: whether this server's identity describes a history it can continue (a cached
   // master, in Redis's words), and the database its stream had selected (-1: none).
   bool have_cached_ = false;
+  bool failover_psync_ = false;  // the next PSYNC asks the master to hand over (FAILOVER)
   int cached_db_ = -1;
 
   // The connection while it is not yet a client.
