@@ -10,7 +10,8 @@
 
 namespace redistp {
 
-Failover::Failover(Replication& repl) : repl_(repl) {}
+Failover::Failover(Replication& repl)
+    : repl_(repl), own_peers_(MakeReplicationPeers(repl)), peers_(own_peers_.get()) {}
 
 Failover::~Failover() {
   Server& s = repl_.server();
@@ -135,7 +136,7 @@ void Failover::End(std::string_view reason) {
   became_replica_ = false;
   // An aborted failover that already made this server a replica makes it a master again
   // (a replica of nobody, with its own history), as Redis's abort does.
-  if (undo) peers_->BecomeMaster("failover aborted");
+  if (undo) peers_->BecomeMaster("failover aborted", "");
   s.SetWritePause(Server::kPauseFailover, false);
 }
 
@@ -147,7 +148,7 @@ std::string_view Failover::AcceptFailoverPsync(Client& c, std::string_view repli
               static_cast<int>(replid.size()), replid.data());
   std::string who = s.ClientInfoLine(c);
   while (!who.empty() && (who.back() == '\n' || who.back() == '\r')) who.pop_back();
-  peers_->BecomeMaster("failover request from '" + who + "'");
+  peers_->BecomeMaster("failover request", who);
   return {};
 }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,9 +58,14 @@ class FailoverPeers {
   // Becomes a replica of host:port whose first PSYNC carries FAILOVER; the replica side calls
   // Failover::OnFailoverPsyncResult with the outcome.
   virtual void FollowForFailover(const std::string& host, int port) = 0;
-  // Stops following a master (REPLICAOF NO ONE), logging `reason` as the cause.
-  virtual void BecomeMaster(const std::string& reason) = 0;
+  // Stops following a master (REPLICAOF NO ONE); the log says "MASTER MODE enabled (<kind>
+  // from '<who>')", or "(<kind>)" when `who` is empty.
+  virtual void BecomeMaster(const char* kind, const std::string& who) = 0;
 };
+
+// The peers of this server's own replication (failover_peers.cc): MasterSide's replica links,
+// ReplicaSide's FollowForFailover and Unfollow.
+std::unique_ptr<FailoverPeers> MakeReplicationPeers(Replication& repl);
 
 class Failover : public ReplicaAcks {
  public:
@@ -78,7 +84,7 @@ class Failover : public ReplicaAcks {
   Failover(const Failover&) = delete;
   Failover& operator=(const Failover&) = delete;
 
-  // Binds the sides (failover_peers.cc); until then the server has no replicas to hand over to.
+  // The sides the failover works with (the constructor binds MakeReplicationPeers's).
   void set_peers(FailoverPeers* peers) { peers_ = peers; }
 
   State state() const { return state_; }
@@ -122,6 +128,7 @@ class Failover : public ReplicaAcks {
   std::string TargetName() const;
 
   Replication& repl_;
+  std::unique_ptr<FailoverPeers> own_peers_;
   FailoverPeers* peers_ = nullptr;
   State state_ = State::kNone;
   Request req_;

@@ -156,7 +156,11 @@ void ReplicaSide::Unfollow(const std::string& who, const char* kind) {
   state_ = LinkState::kNone;
   PublishRole();
   repl_.BecameMaster();
-  log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s from '%s')", kind, who.c_str());
+  if (who.empty()) {
+    log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s)", kind);
+  } else {
+    log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s from '%s')", kind, who.c_str());
+  }
 }
 
 void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,

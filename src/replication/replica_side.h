@@ -70,7 +70,7 @@ class ReplicaSide : public MasterLinkObserver {
   // master is already the one followed.
   bool Follow(const std::string& host, int port, const std::string& who);
   // REPLICAOF NO ONE: stops following (nothing to do when not a replica). `kind` names the
-  // cause in the log line "MASTER MODE enabled (<kind> from '<who>')".
+  // cause in the log line "MASTER MODE enabled (<kind> from '<who>')" ("(<kind>)" without who).
   void Unfollow(const std::string& who, const char* kind = "user request");
   // FAILOVER on this master: follows host:port with a PSYNC that carries FAILOVER, so the
   // target promotes itself; the PSYNC's outcome goes to Failover::OnFailoverPsyncResult.
