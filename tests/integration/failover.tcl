@@ -87,7 +87,7 @@ proc failover_pair_tests {mbin rbin label} {
         start_server [list binary $rbin overrides [list replicaof "127.0.0.1 $mport" \
             repl-diskless-sync-delay 0]] {
             set rport [srv 0 port]
-            wait_follows 0 -1
+            test "FAILOVER ($label): the replica follows its master" {wait_follows 0 -1}
 
             test "FAILOVER ($label): refused on a replica; FORCE and target errors on the master" {
                 assert_error {ERR FAILOVER is not valid when server is a replica.} {r failover}
@@ -216,7 +216,7 @@ proc failover_pair_tests {mbin rbin label} {
         set mport [srv 0 port]
         r config set shutdown-timeout 60
         start_server [list binary $rbin overrides [list replicaof "127.0.0.1 $mport"]] {
-            wait_follows 0 -1
+            test "SHUTDOWN ($label): the replica follows its master" {wait_follows 0 -1}
 
             test "SHUTDOWN ($label): waits for a lagging replica; ABORT keeps the master serving" {
                 wait_replicas_synced -1
@@ -266,7 +266,7 @@ proc failover_pair_tests {mbin rbin label} {
         set mport [srv 0 port]
         r config set shutdown-timeout 60
         start_server [list binary $rbin overrides [list replicaof "127.0.0.1 $mport"]] {
-            wait_follows 0 -1
+            test "SHUTDOWN ($label): the replica follows its master" {wait_follows 0 -1}
 
             test "SHUTDOWN ($label): SIGTERM waits for the lagging replica too" {
                 wait_replicas_synced -1
@@ -292,7 +292,7 @@ proc failover_pair_tests {mbin rbin label} {
         set mport [srv 0 port]
         r config set shutdown-timeout 60
         start_server [list binary $rbin overrides [list replicaof "127.0.0.1 $mport"]] {
-            wait_follows 0 -1
+            test "SHUTDOWN ($label): the replica follows its master" {wait_follows 0 -1}
 
             test "SHUTDOWN ($label): NOW exits without waiting for the lagging replica" {
                 wait_replicas_synced -1
@@ -316,7 +316,7 @@ proc failover_pair_tests {mbin rbin label} {
         set mport [srv 0 port]
         r config set shutdown-timeout 1
         start_server [list binary $rbin overrides [list replicaof "127.0.0.1 $mport"]] {
-            wait_follows 0 -1
+            test "SHUTDOWN ($label): the replica follows its master" {wait_follows 0 -1}
 
             test "SHUTDOWN ($label): after shutdown-timeout the master exits anyway" {
                 wait_replicas_synced -1
