@@ -41,7 +41,7 @@ void ReplicaOfCommand(CommandContext& c) {
     return;
   }
   if (IEquals(c.args[1], "no") && IEquals(c.args[2], "one")) {
-    replica.Unfollow(c.server.ClientInfoLine(c.client));
+    replica.Unfollow("user request from '" + c.server.ClientInfoLine(c.client) + "'");
     c.reply.Ok();
     return;
   }
