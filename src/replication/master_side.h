@@ -113,6 +113,9 @@ class MasterSide {
   std::string Name(const ReplicaLink& l) const;
   // REPLCONF GETACK * to the replicas now (FAILOVER, a shutdown waiting for replicas).
   void RequestAcks();
+  // This server was promoted: the stream it now writes names its database again before the
+  // first command, whatever the master it followed had selected (Redis resets slaveseldb).
+  void ForgetStreamDb() { stream_db_ = -1; }
 
   // The aux fields a master's saves write while the backlog exists (the replication id, its
   // offset, the stream's database); false without a backlog.

@@ -99,7 +99,10 @@ void Replication::OnPropagate(const std::vector<std::string>& argv) {
   if (!is_replica()) master_->Propagate(argv);
 }
 
-void Replication::BecameMaster() {}
+void Replication::BecameMaster() {
+  // The replicas saw the old master's SELECTs, not ours: the next record says its database.
+  master_->ForgetStreamDb();
+}
 void Replication::BecameReplica() {}
 
 void Replication::WriteInfo(std::string* out) {
