@@ -3,7 +3,8 @@
 # binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
 # the differential test against Debian's Redis 7.0 and the check of COMMAND INFO/DOCS against
 # its table (the difftest binary next to them), the redis-py recipes of docs/recipes.md
-# (tests/recipes/run.sh) and the tcl integration suite, then prints
+# (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh) and the tcl
+# integration suite, then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
@@ -144,6 +145,22 @@ fi
 rm -f "$recipes_out"
 passed=$((passed + r_pass))
 failed=$((failed + r_fail))
+
+echo "== clients through Sentinel (redis-py)"
+# tests/clients/: a redis-py Sentinel client follows a failover of a group of our servers under
+# Debian's Sentinel; one [ok]/[err]/[skip] line per check.
+clients_out=$(mktemp)
+tests/clients/run.sh "$(dirname "$unit_bin")/redis-server" 2>&1 | tee "$clients_out"
+clients_rc=${PIPESTATUS[0]}
+s_pass=$(grep -c '^\[ok\]' "$clients_out")
+s_fail=$(grep -c '^\[err\]' "$clients_out")
+if [[ $clients_rc -ne 0 && $s_fail -eq 0 ]]; then
+  echo "[err]: client check runner exited with $clients_rc"
+  s_fail=1
+fi
+rm -f "$clients_out"
+passed=$((passed + s_pass))
+failed=$((failed + s_fail))
 
 echo "== tcl integration tests"
 tcl_out=$(mktemp)

@@ -123,7 +123,8 @@ void ClientsSection(Server& s, std::string* out) {
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
   // Clients held by CLIENT PAUSE count as blocked, as in Redis 7.0.
-  Line(out, "blocked_clients:%zu", s.blocking().blocked_count() + s.paused_clients());
+  Line(out, "blocked_clients:%zu",
+       s.blocking().blocked_count() + s.paused_clients() + s.shutdown_waiters());
   Line(out, "tracking_clients:%zu", s.tracking().clients());
   Line(out, "clients_in_timeout_table:%zu", s.blocking().timeout_count());
 }

@@ -10,6 +10,7 @@
 
 #include "commands/register.h"
 #include "protocol/errors.h"
+#include "replication/failover.h"
 #include "replication/master_side.h"
 #include "replication/replication.h"
 #include "server/client.h"
@@ -33,6 +34,16 @@ void PsyncCommand(CommandContext& c) {
   if (!ParseInt64(c.args[2], &offset)) {
     c.reply.Error(err::kNotInteger);
     return;
+  }
+  // PSYNC <replid> <offset> FAILOVER: our master hands over to us (replication/failover.h);
+  // once promoted the PSYNC goes on as any master's. Other extra arguments are ignored.
+  if (c.args.size() > 3 && EqualsIgnoreCase(c.args[3], "failover")) {
+    std::string_view error =
+        Replication::Of(c.server).failover().AcceptFailoverPsync(c.client, c.args[1]);
+    if (!error.empty()) {
+      c.reply.Error(error);
+      return;
+    }
   }
   Replication::Of(c.server).master().SyncCommand(c.client, true, c.args[1], offset);
 }

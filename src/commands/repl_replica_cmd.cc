@@ -7,7 +7,9 @@
 #include <string>
 
 #include "commands/register.h"
+#include "protocol/errors_failover.h"
 #include "protocol/errors_replica.h"
+#include "replication/failover.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "server/command.h"
@@ -33,6 +35,11 @@ bool IEquals(std::string_view a, std::string_view b) {
 
 void ReplicaOfCommand(CommandContext& c) {
   ReplicaSide& replica = Replication::Of(c.server).replica();
+  // A FAILOVER decides the role until it ends (or FAILOVER ABORT), as in Redis.
+  if (Replication::Of(c.server).failover().state() != Failover::State::kNone) {
+    c.reply.Error(err::kReplicaofDuringFailover);
+    return;
+  }
   if (IEquals(c.args[1], "no") && IEquals(c.args[2], "one")) {
     replica.Unfollow("user request from '" + c.server.ClientInfoLine(c.client) + "'");
     c.reply.Ok();

@@ -4,8 +4,8 @@
 // SHUTDOWN and persistence. With save points configured (or SAVE given, and NOSAVE not) the
 // final RDB snapshot is written first (Server::PrepareShutdown asks persistence); if it cannot be,
 // the reply is "ERR Errors trying to SHUTDOWN. Check logs." with the reason in the log and the
-// server keeps running, unless FORCE is given, which exits anyway. There are no replicas to wait
-// for, so NOW changes nothing and ABORT always finds no shutdown in progress.
+// server keeps running, unless FORCE is given, which exits anyway. With replicas attached the
+// server first waits for them (server/shutdown.cc): NOW skips that wait, ABORT cancels it.
 //
 // MEMORY. STATS and DOCTOR read the accounting of server_info.h; MALLOC-STATS and PURGE talk to
 // the allocator; USAGE is the key family's row (MemoryUsageSubcommand, keys_inspect.cc).
@@ -68,7 +68,11 @@ void ShutdownCommand(CommandContext& c) {
     return;
   }
   if (abort) {
-    c.reply.Error(err::kNoShutdownInProgress);
+    if (c.server.AbortShutdown()) {
+      c.reply.Ok();
+    } else {
+      c.reply.Error(err::kNoShutdownInProgress);
+    }
     return;
   }
   if (!nosave && c.server.busy_script()) {
@@ -79,18 +83,26 @@ void ShutdownCommand(CommandContext& c) {
   }
   Logger& log = c.server.log();
   log.Log(LogLevel::kWarning, "User requested shutdown...");
+  // Inside MULTI or a script the caller cannot block: SHUTDOWN does not wait for replicas.
+  if (c.origin != ExecOrigin::kClient) now = true;
   const int flags = (nosave ? kShutdownNoSave : 0) | (save ? kShutdownSave : 0) |
                     (now ? kShutdownNow : 0) | (force ? kShutdownForce : 0);
-  if (!c.server.PrepareShutdown(flags)) {
-    log.Log(LogLevel::kWarning,
-            "Errors trying to shut down the server. Check the logs for more information.");
-    c.reply.Error(err::kShutdownFailed);
-    return;
+  switch (c.server.BeginShutdown(flags, &c.client, false)) {
+    case Server::ShutdownStart::kRefused:
+      log.Log(LogLevel::kWarning,
+              "Errors trying to shut down the server. Check the logs for more information.");
+      c.reply.Error(err::kShutdownFailed);
+      return;
+    case Server::ShutdownStart::kWaiting:
+      // Blocked without a reply until the replicas caught up (then the process exits) or the
+      // shutdown is aborted (then the error).
+      return;
+    case Server::ShutdownStart::kExiting:
+      // No reply: the connection ends with the process. Nothing after SHUTDOWN in this
+      // client's pipeline runs.
+      c.client.set_flag(kClientCloseAfterReply, true);
+      return;
   }
-  c.server.RequestShutdown(false);
-  // No reply: the connection ends with the process. Nothing after SHUTDOWN in this client's
-  // pipeline runs.
-  c.client.set_flag(kClientCloseAfterReply, true);
 }
 
 // --- MEMORY ----------------------------------------------------------------------------------

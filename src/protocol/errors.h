@@ -13,10 +13,12 @@
 //                       server and introspection commands, maxmemory, Pub/Sub, client-side
 //                       caching, persistence (RDB, AOF, DUMP/RESTORE/MIGRATE)
 //   errors_scripting.h  EVAL and SCRIPT, redis.call, busy scripts, FUNCTION and FCALL
+//   errors_failover.h   FAILOVER and PSYNC ... FAILOVER
 // A new text goes to its family's header, beside the texts of the same commands.
 #pragma once
 
 #include "protocol/errors_common.h"     // IWYU pragma: export
+#include "protocol/errors_failover.h"   // IWYU pragma: export
 #include "protocol/errors_scripting.h"  // IWYU pragma: export
 #include "protocol/errors_server.h"     // IWYU pragma: export
 #include "protocol/errors_types.h"      // IWYU pragma: export

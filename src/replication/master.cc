@@ -10,6 +10,7 @@
 
 #include "persistence/persistence.h"
 #include "protocol/errors.h"
+#include "replication/failover.h"
 #include "replication/master_side.h"
 #include "replication/replication.h"
 #include "server/server.h"
@@ -690,13 +691,18 @@ void MasterSide::Cron() {
     if (size != backlog_->capacity()) backlog_->Resize(size);
   }
   // repl-ping-replica-period: a PING in the stream, so replicas can tell a quiet master from
-  // a dead link.
+  // a dead link. Not while FAILOVER holds writes: the offset its target must reach stays put.
   if (!links_.empty() && !repl_.is_replica() &&
+      repl_.failover().state() == Failover::State::kNone &&
       now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
     last_ping_ms_ = now;
     repl_.FeedStream(kPing);
   }
   RefreshGoodReplicas();
+}
+
+void MasterSide::RequestAcks() {
+  if (!links_.empty()) repl_.FeedStream(kGetAck);
 }
 
 void MasterSide::BeforeSleep() {

@@ -115,6 +115,15 @@ class MasterSide {
   uint64_t sync_partial_ok() const { return sync_partial_ok_; }
   uint64_t sync_partial_err() const { return sync_partial_err_; }
   size_t replica_count() const { return links_.size(); }
+  // The replicas' links, read by FAILOVER and the shutdown sequence (failover_peers.cc).
+  const std::vector<std::unique_ptr<ReplicaLink>>& links() const { return links_; }
+  // "ip:port" as Redis names a replica in its log.
+  std::string Name(const ReplicaLink& l) const;
+  // REPLCONF GETACK * to the replicas now (FAILOVER, a shutdown waiting for replicas).
+  void RequestAcks();
+  // This server was promoted: the stream it now writes names its database again before the
+  // first command, whatever the master it followed had selected (Redis resets slaveseldb).
+  void ForgetStreamDb() { stream_db_ = -1; }
 
   // The aux fields a master's saves write while the backlog exists (the replication id, its
   // offset, the stream's database); false without a backlog.
@@ -136,8 +145,6 @@ class MasterSide {
   ReplicaLink* Find(const Client& c);
   // The REPLCONF options `c` sent so far (a new row when none).
   HandshakeInfo& Handshake(const Client& c);
-  // "ip:port" as Redis names a replica in its log.
-  std::string Name(const ReplicaLink& l) const;
   // Whether a PSYNC can continue; logs why not.
   bool TryPartial(Client& c, std::string_view replid, int64_t offset, const HandshakeInfo& hs);
   void CreateBacklog(bool new_history);

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "replication/failover.h"
 #include "replication/master_side.h"
 #include "replication/replica_side.h"
 
@@ -43,7 +44,11 @@ Replication::Replication(Server& server)
       replid_(RandomReplId()),
       replid2_(40, '0'),
       master_(std::make_unique<MasterSide>(*this)),
-      replica_(std::make_unique<ReplicaSide>(*this)) {}
+      replica_(std::make_unique<ReplicaSide>(*this)),
+      failover_(std::make_unique<Failover>(*this)) {
+  // The shutdown sequence asks the failover's view of the replicas whether they caught up.
+  server_.set_replica_acks(failover_.get());
+}
 
 Replication::~Replication() = default;
 
@@ -95,14 +100,19 @@ void Replication::OnPropagate(const std::vector<std::string>& argv) {
   if (!is_replica()) master_->Propagate(argv);
 }
 
-void Replication::BecameMaster() { master_->OnRoleChanged(true); }
+void Replication::BecameMaster() {
+  // Our own records feed the stream again; the replicas saw the old master's SELECTs, not ours,
+  // so the next record says its database.
+  master_->OnRoleChanged(true);
+  master_->ForgetStreamDb();
+}
 void Replication::BecameReplica() { master_->OnRoleChanged(false); }
 
 void Replication::WriteInfo(std::string* out) {
   Line(out, is_replica() ? "role:slave" : "role:master");
   if (is_replica()) replica_->WriteInfo(out);
   master_->WriteReplicasInfo(out);
-  Line(out, "master_failover_state:no-failover");
+  Line(out, std::string("master_failover_state:") + failover_->StateName());
   Line(out, "master_replid:" + replid_);
   Line(out, "master_replid2:" + replid2_);
   Line(out, "master_repl_offset:" + std::to_string(master_repl_offset_));
@@ -128,9 +138,14 @@ void Replication::Stop() { server_.propagator().RemoveSink(this); }
 void Replication::Cron() {
   master_->Cron();
   replica_->Cron();
+  failover_->Tick();
 }
 
-void Replication::BeforeSleep() { master_->BeforeSleep(); }
+void Replication::BeforeSleep() {
+  master_->BeforeSleep();
+  // A failover goes on in the turn that brought its target's acknowledgement.
+  if (failover_->state() == Failover::State::kWaitingForSync) failover_->Tick();
+}
 
 void Replication::OnClientClose(Client& c) {
   master_->OnClientClose(c);

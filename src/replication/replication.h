@@ -37,6 +37,7 @@
 
 namespace redistp {
 
+class Failover;
 class MasterSide;
 class ReplicaSide;
 
@@ -56,6 +57,8 @@ class Replication : public Subsystem, public PropagationSink {
   Server& server() { return server_; }
   MasterSide& master() { return *master_; }
   ReplicaSide& replica() { return *replica_; }
+  // FAILOVER's state machine and the target's side of it (failover.h).
+  Failover& failover() { return *failover_; }
 
   // --- identity ---------------------------------------------------------------------------
   // The current replication id (40 hex characters) and the offset of the stream under it.
@@ -119,6 +122,7 @@ class Replication : public Subsystem, public PropagationSink {
   int64_t second_replid_offset_ = -1;
   std::unique_ptr<MasterSide> master_;
   std::unique_ptr<ReplicaSide> replica_;
+  std::unique_ptr<Failover> failover_;
 };
 
 }  // namespace redistp

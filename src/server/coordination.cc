@@ -70,7 +70,7 @@ void Server::WatchTimerCallback(int /*fd*/, short /*what*/, void* arg) {
 
 void Server::ExpireWatchedKeys() {
   // Nothing expires during CLIENT PAUSE: UnpauseClients arms the timer again.
-  if (pause_end_ms_ != 0) return;
+  if (any_pause()) return;
   keyspace_.command_clock.Update(NowMs());
   for (auto& [db_index, key] : watches_.DueExpiries(keyspace_.now_ms())) {
     if (db_index < db_count()) db(db_index).Peek(key);  // deletes it if expired, emitting DEL
@@ -134,6 +134,10 @@ void Server::ExpireBlockedClients() {
 
 bool Server::UnblockClient(Client* c, bool with_error) {
   if (!c->blocking.active) return false;
+  // A SHUTDOWN waiting for replicas ends only with the shutdown or SHUTDOWN ABORT (Redis's
+  // CLIENT UNBLOCK does not reach it either).
+  const std::vector<Client*>& sd = shutdown_wait_.waiters;
+  if (std::find(sd.begin(), sd.end(), c) != sd.end()) return false;
   std::unique_ptr<BlockedClient> w = blocking_.Remove(c->id);
   if (with_error) {
     c->reply.Error(err::kUnblocked);
@@ -170,7 +174,7 @@ bool Server::HasServeWork() const {
   // While CLIENT PAUSE holds writes (either mode) nobody is served: serving runs the blocked
   // command's write. Ready keys stay listed and are served once the pause ends.
   // Nor while a script is busy: the keyspace changes only through the script until it ends.
-  return blocking_.has_ready() && pause_end_ms_ == 0 && busy_caller_ == nullptr;
+  return blocking_.has_ready() && !any_pause() && busy_caller_ == nullptr;
 }
 
 void Server::ServeReadyKeys() {
@@ -193,7 +197,7 @@ void Server::ServeReadyKeys() {
         FinishBlock(FindClient(w->client));
       }
     }
-    if (pause_end_ms_ != 0) break;  // a served command paused the server
+    if (any_pause()) break;  // a served command paused the server
   }
 }
 
@@ -247,6 +251,8 @@ void Server::BeforeSleep() {
     // any reply goes out.
     const HookList before_sleep = before_sleep_hooks_;
     for (size_t i = 0; i < before_sleep.n; ++i) before_sleep.items[i]->BeforeSleep();
+    // A shutdown waiting for replicas ends in the turn that brought the last acknowledgement.
+    if (shutdown_waiting()) CheckShutdownWait();
     FlushPending();
   } while (HasServeWork() || !unblocked_.empty() || !pending_flush_.empty());
   ArmBlockTimer();

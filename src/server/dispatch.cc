@@ -98,14 +98,15 @@ uint64_t Server::InvocationFlagsOf(const CommandSpec* spec,
 
 bool Server::ShouldPause(const Client* c, const CommandSpec* spec,
                          const std::vector<std::string_view>& args) {
-  if (pause_end_ms_ == 0 || spec == nullptr) return false;
+  if (!any_pause() || spec == nullptr) return false;
   if (c->has_flag(kClientMonitor)) return false;
-  if (!pause_writes_only_) {
+  if (pause_end_ms_ != 0 && !pause_writes_only_) {
     // ALL mode holds every command, CLIENT UNPAUSE included, as Redis does: the pause ends
     // by its timeout or from a connection whose command was already running.
     return true;
   }
-  // WRITE mode holds what may change data or be propagated: writes, may-replicate commands
+  // WRITE mode (and the server's own pauses) hold what may change data or be propagated:
+  // writes, may-replicate commands
   // (PUBLISH, PFCOUNT ...), EVAL/FCALL unless the script declares no-writes, and an EXEC whose
   // transaction holds one of those. Inside MULTI such a command is held before it is queued.
   constexpr uint64_t kHeld = kCmdWrite | kCmdMayReplicate;
@@ -129,7 +130,7 @@ bool Server::ShouldPause(const Client* c, const CommandSpec* spec,
 bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   // During CLIENT PAUSE nothing is evicted and nothing refused for memory (Redis 7.0: the data
   // must not change while paused; writes wait for the pause anyway).
-  if (pause_end_ms_ != 0) {
+  if (any_pause()) {
     pre_command_oom_ = false;
     return false;
   }
@@ -208,9 +209,27 @@ void Server::PauseClients(int64_t until_ms, bool writes_only) {
 void Server::UnpauseClients() {
   pause_end_ms_ = 0;
   pause_writes_only_ = false;
-  keyspace_.expiry.SetPaused(false);
-  // Watched keys whose TTL passed during the pause get their DEL now.
-  if (watches_.next_deadline() != 0) OnWatchDeadlineChanged(watches_.next_deadline());
+  ResumePausedClients();
+}
+
+void Server::SetWritePause(WritePause why, bool on) {
+  const uint8_t before = server_pauses_;
+  server_pauses_ = on ? (server_pauses_ | why) : (server_pauses_ & ~why);
+  if (server_pauses_ != 0) {
+    keyspace_.expiry.SetPaused(true);
+  } else if (before != 0 && pause_end_ms_ == 0) {
+    ResumePausedClients();
+  }
+}
+
+void Server::ResumePausedClients() {
+  // Another pause may still hold writes: then expiry stays stopped, and the clients resumed
+  // below whose command it holds are held again by ProcessInput.
+  if (!any_pause()) {
+    keyspace_.expiry.SetPaused(false);
+    // Watched keys whose TTL passed during the pause get their DEL now.
+    if (watches_.next_deadline() != 0) OnWatchDeadlineChanged(watches_.next_deadline());
+  }
   std::vector<Client*> resume;
   resume.swap(paused_);
   for (Client* c : resume) {
@@ -373,7 +392,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   // refused (unknown, arity, NOAUTH, OOM, MISCONF, BUSY ...) is answered at once, one that the
   // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
   // runs were admitted with it; the AOF's replay is never held.
-  if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec) && !from_script &&
+  // The master link's stream is never held either (a replica applies what its master did).
+  if (rejection.empty() && any_pause() && !c->has_flag(kClientInExec) && !from_script &&
       c->kind() != ClientKind::kAofLoading && c->kind() != ClientKind::kMasterLink &&
       ShouldPause(c, spec, args)) {
     c->set_flag(kClientPostponed, true);

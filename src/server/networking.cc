@@ -492,6 +492,8 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   c->pending_pushes.Clear();
   RemoveMonitor(c);
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
+  std::vector<Client*>& sd = shutdown_wait_.waiters;
+  sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
   c->read_ev.reset();
   c->write_ev.reset();
   close(c->fd);

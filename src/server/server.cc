@@ -259,13 +259,12 @@ void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   // keeps running, as Redis does.
   s->log_.Log(LogLevel::kWarning, "User requested shutdown...");
   int flags = sig == SIGINT ? s->config_.shutdown_on_sigint : s->config_.shutdown_on_sigterm;
-  if (!s->PrepareShutdown(flags)) {
+  // With replicas attached this first waits for them (server/shutdown.cc), as SHUTDOWN does.
+  if (s->BeginShutdown(flags, nullptr, true) == ShutdownStart::kRefused) {
     // Redis 7.0.15 logs the same line as for a refused SHUTDOWN command.
     s->log_.Log(LogLevel::kWarning,
                 "Errors trying to shut down the server. Check the logs for more information.");
-    return;
   }
-  s->RequestShutdown(true);
 }
 
 void Server::CronCallback(int /*fd*/, short /*what*/, void* arg) {
@@ -288,9 +287,9 @@ void Server::Cron() {
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
   int64_t deadline = clock_->MonotonicUs() + budget_us;
-  // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0, nor on a replica,
-  // whose keys go when its master's DELs arrive.
-  if (keyspace_.expiry.active_enabled() && pause_end_ms_ == 0 && !replica_role_.following) {
+  // Nothing expires during a pause (CLIENT PAUSE either mode, the server's own), as in Redis
+  // 7.0, nor on a replica, whose keys go when its master's DELs arrive.
+  if (keyspace_.expiry.active_enabled() && !any_pause() && !replica_role_.following) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }
@@ -349,6 +348,8 @@ void Server::Cron() {
   // points, scheduled saves, the AOF's fsync and rewrite), then MIGRATE (idle connections).
   const HookList cron = cron_hooks_;
   for (size_t i = 0; i < cron.n; ++i) cron.items[i]->Cron();
+  // A shutdown waiting for replicas whose time is up (server/shutdown.cc).
+  if (shutdown_waiting()) CheckShutdownWait();
 
   // Instantaneous metrics every 100ms.
   if (now - stats_.last_sample_ms >= 100) {
@@ -370,7 +371,7 @@ void Server::Cron() {
   if (pause_end_ms_ != 0 && now >= pause_end_ms_) UnpauseClients();
   if ((cron_loops_ % static_cast<uint64_t>(hz)) == 0) ReadMemoryStats();  // keeps the peak fresh
   // A maxmemory eviction pass that ran out of time continues here (eviction.h).
-  if (evictor_.follow_up() && pause_end_ms_ == 0) evictor_.Perform();
+  if (evictor_.follow_up() && !any_pause()) evictor_.Perform();
 }
 
 Server::MemoryStats Server::ReadMemoryStats() const {

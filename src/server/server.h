@@ -32,6 +32,7 @@
 #include "server/propagation.h"
 #include "server/pubsub.h"
 #include "server/replica_role.h"
+#include "server/shutdown_wait.h"
 #include "server/subsystem.h"
 #include "server/tracking.h"
 #include "server/watchex_pubsub.h"
@@ -129,6 +130,22 @@ class Server : public WatchSink {
   int Run();
   // Asks the loop to exit after the current callback (SHUTDOWN, signals).
   void RequestShutdown(bool from_signal);
+  // --- shutdown with replicas (server/shutdown.cc, server/shutdown_wait.h) -------------------
+  // SHUTDOWN (c = its caller) or a signal (c = nullptr) with the kShutdown* `flags`. kExiting:
+  // the final steps succeeded and the loop ends after this callback; kRefused: a final step
+  // failed (the save) and the server goes on, the caller replies the error; kWaiting: replicas
+  // are attached and the server waits for them with writes paused, `c` blocked without reply
+  // until the shutdown ends or is aborted (it then gets the error).
+  enum class ShutdownStart { kExiting, kRefused, kWaiting };
+  ShutdownStart BeginShutdown(int flags, Client* c, bool from_signal);
+  // SHUTDOWN ABORT: cancels a waiting shutdown; false when none waits.
+  bool AbortShutdown();
+  bool shutdown_waiting() const { return shutdown_wait_.deadline_ms != 0; }
+  // SHUTDOWN callers blocked in a waiting shutdown (INFO counts them in blocked_clients).
+  size_t shutdown_waiters() const { return shutdown_wait_.waiters.size(); }
+  // Replication's view of its replicas' acknowledgements (nullptr: no replication attached).
+  void set_replica_acks(ReplicaAcks* acks) { replica_acks_ = acks; }
+  ReplicaAcks* replica_acks() const { return replica_acks_; }
 
   // --- subsystems (server/subsystem.h: the hooks and their order) ---------------------------
   // Attaches `s` in its type's row, T::kSlot, which must be empty (a second attach of a row is
@@ -391,7 +408,15 @@ class Server : public WatchSink {
   void ProcessInput(Client* c);
   // Pauses command processing (CLIENT PAUSE); `writes_only` for WRITE mode.
   void PauseClients(int64_t until_ms, bool writes_only);
+  // Ends the CLIENT PAUSE. A pause the server holds itself (below) goes on.
   void UnpauseClients();
+  // Pauses of writes the server holds for its own reasons (Redis's other pause purposes): while
+  // any is on, what CLIENT PAUSE WRITE holds waits, whatever CLIENT PAUSE/UNPAUSE do; each ends
+  // only when its owner clears it. kShutdownWait: a shutdown waits for replicas
+  // (server/shutdown.cc); kFailover: FAILOVER waits for its target (replication/failover.h).
+  enum WritePause : uint8_t { kPauseShutdownWait = 1, kPauseFailover = 2 };
+  void SetWritePause(WritePause why, bool on);
+  bool write_paused_by_server() const { return server_pauses_ != 0; }
   bool paused_writes_only() const { return pause_writes_only_; }
   // Clients whose input waits for the end of the pause (INFO counts them in blocked_clients).
   size_t paused_clients() const { return paused_.size(); }
@@ -698,6 +723,20 @@ class Server : public WatchSink {
 
   int64_t pause_end_ms_ = 0;
   bool pause_writes_only_ = false;
+  uint8_t server_pauses_ = 0;  // WritePause bits
+  // Any pause, CLIENT PAUSE or the server's own: nothing expires, is evicted or is served.
+  bool any_pause() const { return pause_end_ms_ != 0 || server_pauses_ != 0; }
+  // Runs again the input of the clients CLIENT PAUSE held (those still held are held again).
+  void ResumePausedClients();
+  // The waiting shutdown: ends it when the replicas caught up or its time is up (Cron and
+  // BeforeSleep call it while one waits).
+  void CheckShutdownWait();
+  // The final steps (PrepareShutdown) and the end of the loop; false if a step refused.
+  bool FinishShutdown(int flags, bool from_signal);
+  // Ends a waiting shutdown that does not exit: waiters get the error, writes resume.
+  void CancelShutdownWait();
+  ShutdownWait shutdown_wait_;
+  ReplicaAcks* replica_acks_ = nullptr;
   bool cron_paused_ = false;
 
   std::deque<SlowlogEntry> slowlog_;

@@ -1,0 +1,163 @@
+# Sentinel groups for the failover tests: stock Redis Sentinel processes watching servers that
+# start_server started (ours or Redis, whichever --server names).
+#
+# Model. The servers of a group are ordinary start_server blocks (so the harness reaps them and
+# checks them for crashes); the sentinels are processes of Debian's Redis started here, each with
+# a sentinel.conf of its own in its own directory under tests/tmp (Sentinel rewrites its config,
+# so it must be a file we own). A sentinel is a dict {pid pipe port dir log}. Everything talks to
+# servers by port through short-lived connections (`on_port`), because Sentinel kills the normal
+# clients of every server it reconfigures (CLIENT KILL TYPE normal): a test's long-lived client
+# would die under it. A server that a test kills with SIGKILL comes back on the same port
+# (`server_kill` then `server_restart_same_port`), since Sentinel knows servers by address.
+#
+# Sentinel is Debian's redis-sentinel, or failing that the redis-server of Debian's package run
+# with --sentinel (the same program); `sentinel_binary` is empty when neither exists, and the
+# tests then skip.
+
+# The command that starts a sentinel (a list), or "" when there is none.
+proc sentinel_binary {} {
+    foreach path {/usr/bin/redis-sentinel /usr/local/bin/redis-sentinel} {
+        if {[file executable $path]} {return [list $path]}
+    }
+    foreach path {/usr/bin/redis-server} {
+        if {[file executable $path] && ![catch {exec $path --version} v] &&
+                [string match "Redis server v=*" $v]} {
+            return [list $path]
+        }
+    }
+    return ""
+}
+
+# Runs one command on the server listening on `port`, through a fresh connection (closed after).
+proc on_port {port args} {
+    set c [::redis::redis 127.0.0.1 $port 0 5000]
+    set rc [catch {$c {*}$args} reply opts]
+    catch {$c close}
+    return -options $opts $reply
+}
+
+# The value of an INFO field of the server on `port` ("" when missing or unreachable).
+proc info_on_port {port field} {
+    if {[catch {on_port $port info all} info]} {return ""}
+    return [getInfoProperty $info $field]
+}
+
+# Starts a sentinel monitoring `master_name` at 127.0.0.1:master_port with the given quorum and
+# extra `sentinel` lines (a list of {name value} for `sentinel <name> <master> <value>`).
+proc sentinel_start {master_name master_port quorum {options {}}} {
+    set cmd [sentinel_binary]
+    if {$cmd eq ""} {error "no redis-sentinel"}
+    set dir [::server::new_dir]
+    set log [file join $dir stdout]
+    set conf [file join $dir sentinel.conf]
+    for {set attempt 1} {$attempt <= 5} {incr attempt} {
+        set port [::server::find_free_port]
+        set f [open $conf w]
+        puts $f "port $port"
+        puts $f "bind 127.0.0.1"
+        puts $f "daemonize no"
+        puts $f "dir [file normalize $dir]"
+        puts $f "sentinel monitor $master_name 127.0.0.1 $master_port $quorum"
+        foreach {name value} $options {
+            puts $f "sentinel $name $master_name $value"
+        }
+        close $f
+        set pipe [open "|[list {*}$cmd $conf --sentinel] >>& [list $log]" w]
+        set pid [pid $pipe]
+        ::test::emit "@@server-pid $pid"
+        set s [dict create pid $pid pipe $pipe port $port dir $dir log $log]
+        if {[::server::wait_ready $pid $port] eq "ready"} {return $s}
+        sentinel_stop $s
+        if {![string match -nocase "*address already in use*" [::server::tail $log 20]]} {
+            error "sentinel failed to start:\n[::server::tail $log 30]"
+        }
+    }
+    error "sentinel failed to start: no usable port"
+}
+
+# Stops a sentinel (SIGTERM, then SIGKILL after 10 s) and reaps it. Its directory stays when the
+# file had failures (for the logs), and goes otherwise.
+proc sentinel_stop {s} {
+    set pid [dict get $s pid]
+    catch {exec kill -TERM $pid}
+    set deadline [expr {[clock milliseconds] + 10000}]
+    while {[::server::process_alive $pid] && [clock milliseconds] < $deadline} {after 10}
+    if {[::server::process_alive $pid]} {catch {exec kill -KILL $pid}}
+    catch {close [dict get $s pipe]}
+    ::test::emit "@@server-gone $pid"
+    if {$::test::failed == 0} {catch {file delete -force [dict get $s dir]}}
+}
+
+# Runs `body` with `n` sentinels (a list of sentinel dicts in the variable named `var`), stopping
+# them however the body ends.
+proc with_sentinels {var n master_name master_port quorum options body} {
+    upvar 1 $var sentinels
+    set sentinels {}
+    set rc [catch {
+        for {set i 0} {$i < $n} {incr i} {
+            lappend sentinels [sentinel_start $master_name $master_port $quorum $options]
+        }
+        uplevel 1 $body
+    } result opts]
+    foreach s $sentinels {sentinel_stop $s}
+    return -options $opts $result
+}
+
+# SIGKILLs the server at `level` and waits until it is gone (its pipe is reaped at the restart).
+proc server_kill {level} {
+    set pid [srv $level pid]
+    catch {exec kill -KILL $pid}
+    set deadline [expr {[clock milliseconds] + 10000}]
+    while {[::server::process_alive $pid] && [clock milliseconds] < $deadline} {after 5}
+}
+
+# Starts the server at `level` again (after server_kill) with its config file as it is now, so
+# on the same port: Sentinel knows servers by address.
+proc server_restart_same_port {level} {
+    set entry [::server::entry $level]
+    catch {[dict get $entry client] close}
+    catch {close [dict get $entry pipe]}
+    ::test::emit "@@server-gone [dict get $entry pid]"
+    set pipe [open "|[list [dict get $entry binary] [dict get $entry config_file] \
+        {*}[dict get $entry args]] >>& [list [dict get $entry stdout]]" w]
+    set pid [pid $pipe]
+    ::test::emit "@@server-pid $pid"
+    ::server::set_property $level pid $pid
+    ::server::set_property $level pipe $pipe
+    set status [::server::wait_ready $pid [dict get $entry port]]
+    if {$status ne "ready"} {
+        error "server did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
+    }
+    reconnect $level
+}
+
+# The address {host port} that a sentinel gives for the master (empty if it has none).
+proc sentinel_master_addr {s name} {
+    if {[catch {on_port [dict get $s port] sentinel get-master-addr-by-name $name} addr]} {
+        return {}
+    }
+    return $addr
+}
+
+# The port every sentinel of `sentinels` agrees the master is on, or "" while they disagree.
+proc sentinels_agreed_master_port {sentinels name} {
+    set ports {}
+    foreach s $sentinels {
+        lappend ports [lindex [sentinel_master_addr $s $name] 1]
+    }
+    if {[llength [lsort -unique $ports]] == 1} {return [lindex $ports 0]}
+    return ""
+}
+
+# Whether the server on `port` is a replica of the master on `master_port`, its link up.
+proc replica_of_port {port master_port} {
+    if {[catch {on_port $port role} role]} {return 0}
+    return [expr {[lindex $role 0] eq "slave" && [lindex $role 2] == $master_port &&
+                  [lindex $role 3] eq "connected"}]
+}
+
+# Whether the server on `port` answers ROLE as a master.
+proc master_on_port {port} {
+    if {[catch {on_port $port role} role]} {return 0}
+    return [expr {[lindex $role 0] eq "master"}]
+}
