@@ -1,11 +1,13 @@
 // The replication core: identity, the stream, role changes, INFO and ROLE (replication.h).
 #include "replication/replication.h"
 
-#include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "replication/master_side.h"
+#include "replication/promotion.h"
 #include "replication/replica_side.h"
 
 namespace redistp {
@@ -42,7 +44,8 @@ Replication::Replication(Server& server)
       replid_(RandomReplId()),
       replid2_(40, '0'),
       master_(std::make_unique<MasterSide>(*this)),
-      replica_(std::make_unique<ReplicaSide>(*this)) {}
+      replica_(std::make_unique<ReplicaSide>(*this)),
+      promotion_(std::make_unique<Promotion>(server)) {}
 
 Replication::~Replication() = default;
 
@@ -92,8 +95,8 @@ void Replication::OnPropagate(const std::vector<std::string>& argv) {
   (void)argv;
 }
 
-void Replication::BecameMaster() {}
-void Replication::BecameReplica() {}
+void Replication::BecameMaster() { promotion_->BecameMaster(); }
+void Replication::BecameReplica() { promotion_->BecameReplica(); }
 
 void Replication::WriteInfo(std::string* out) {
   Line(out, is_replica() ? "role:slave" : "role:master");
@@ -125,6 +128,7 @@ void Replication::Stop() { server_.propagator().RemoveSink(this); }
 void Replication::Cron() {
   master_->Cron();
   replica_->Cron();
+  promotion_->Cron();
 }
 
 void Replication::BeforeSleep() { master_->BeforeSleep(); }

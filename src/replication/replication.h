@@ -38,6 +38,7 @@
 namespace redistp {
 
 class MasterSide;
+class Promotion;
 class ReplicaSide;
 
 class Replication : public Subsystem, public PropagationSink {
@@ -56,6 +57,8 @@ class Replication : public Subsystem, public PropagationSink {
   Server& server() { return server_; }
   MasterSide& master() { return *master_; }
   ReplicaSide& replica() { return *replica_; }
+  // Temporary keys, sessions and fences across role changes (promotion.h).
+  Promotion& promotion() { return *promotion_; }
 
   // --- identity ---------------------------------------------------------------------------
   // The current replication id (40 hex characters) and the offset of the stream under it.
@@ -119,6 +122,7 @@ class Replication : public Subsystem, public PropagationSink {
   int64_t second_replid_offset_ = -1;
   std::unique_ptr<MasterSide> master_;
   std::unique_ptr<ReplicaSide> replica_;
+  std::unique_ptr<Promotion> promotion_;
 };
 
 }  // namespace redistp

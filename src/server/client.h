@@ -90,6 +90,9 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   ClientKind kind() const { return kind_; }
+  // Replication changes who is at the other end of an accepted connection: SYNC/PSYNC makes it
+  // a kReplica (the master side), and it never changes back (the link ends with the connection).
+  void set_kind(ClientKind kind) { kind_ = kind; }
   // A pseudo-client runs commands for the server itself and has no socket.
   bool pseudo() const { return kind_ == ClientKind::kScript || kind_ == ClientKind::kAofLoading; }
 
