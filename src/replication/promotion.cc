@@ -22,9 +22,7 @@ void Promotion::BecameMaster() {
       pending_.push_back(owner);
     }
   }
-  if (!pending_.empty()) {
-    deadline_ms_ = server_.NowMs() + server_.config().tp_failover_grace_ms;
-  }
+  if (!pending_.empty()) promoted_ms_ = server_.NowMs();
   server_.log().Log(LogLevel::kNotice,
                     "Temporary keys after promotion: %zu sessions in their grace, %zu "
                     "connection owners released in %lld ms, fencing tokens from %llu",
@@ -35,15 +33,17 @@ void Promotion::BecameMaster() {
 
 void Promotion::BecameReplica() {
   pending_.clear();
-  deadline_ms_ = 0;
+  promoted_ms_ = 0;
   server_.FollowMaster(true);
 }
 
 void Promotion::Cron() {
-  if (pending_.empty() || server_.NowMs() < deadline_ms_) return;
+  if (pending_.empty() || server_.NowMs() < promoted_ms_ + server_.config().tp_failover_grace_ms) {
+    return;
+  }
   std::vector<uint64_t> due;
   due.swap(pending_);
-  deadline_ms_ = 0;
+  promoted_ms_ = 0;
   for (uint64_t owner : due) server_.ReleaseOwner(owner, ReleaseCause::kFailover);
 }
 

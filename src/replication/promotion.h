@@ -25,8 +25,9 @@
 //     data replaces ours at the full sync, and a replica releases nothing on its own) and every
 //     running grace stops.
 //
-// The pending releases share one deadline per promotion; the check runs in the replication
-// cron (hz): a release is at most one cron period late.
+// The pending releases share the moment of the promotion; the check runs in the replication
+// cron (hz), against tp-failover-grace-ms as configured at that time (a CONFIG SET applies to
+// the pending releases too): a release is at most one cron period late.
 #pragma once
 
 #include <cstdint>
@@ -50,14 +51,14 @@ class Promotion {
   // Releases the plain owners whose tp-failover-grace-ms has passed.
   void Cron();
 
-  // Owners whose release is pending, and when (Unix ms; 0: none).
+  // Owners whose release is pending, and the promotion they wait from (Unix ms; 0: none).
   const std::vector<uint64_t>& pending() const { return pending_; }
-  int64_t deadline_ms() const { return deadline_ms_; }
+  int64_t promoted_ms() const { return promoted_ms_; }
 
  private:
   Server& server_;
   std::vector<uint64_t> pending_;
-  int64_t deadline_ms_ = 0;
+  int64_t promoted_ms_ = 0;
 };
 
 }  // namespace redistp

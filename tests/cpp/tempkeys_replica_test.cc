@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "harness.h"
+#include "persistence/rdb_load.h"
+#include "persistence/rdb_save.h"
 #include "replication/promotion.h"
 #include "replication/replication.h"
 #include "watch/owners.h"
@@ -205,6 +207,70 @@ TEST(TempKeysReplica, BecomingAReplicaAgainDropsThePendingReleases) {
   p.replica.AdvanceTime(5000);
   EXPECT_NE(p.OnReplica("lock"), nullptr);
   EXPECT_NE(p.OnReplica("lock2"), nullptr);
+}
+
+// A full sync: the image carries the temporary keys and sessions for a redis-tp replica only.
+TEST(TempKeysReplica, FullSyncImageCarriesKeysSessionsAndFences) {
+  Harness master;
+  const std::string token = master.Run("s", {"SESSION", "OPEN", "4000"}).str;
+  const int64_t fence = master.Run("s", {"SETTP", "slock", "sv", "FENCE"}).integer;
+  master.Run("s", {"SETTP", "slock", "sv", "REENTRANT"});
+  master.Run("a", {"SELECT", "2"});
+  master.Run("a", {"SETTP", "plain", "pv"});
+  master.Run("a", {"SET", "ordinary", "o"});
+  RdbSaveOptions o;
+  o.replication = true;
+  const std::string image = RdbImage(master.server(), o);
+  // Without the option (SAVE, BGSAVE, DEBUG RELOAD) no temporary key is written.
+  EXPECT_EQ(RdbImage(master.server(), RdbSaveOptions{}).find("redistp-tpkey"), std::string::npos);
+
+  // Loaded by a server that follows no master (a kept file at a restart): nothing of it.
+  Harness alone;
+  RdbLoadInfo info;
+  ASSERT_TRUE(LoadRdb(alone.server(), image, RdbLoadOptions{}, &info).ok());
+  EXPECT_EQ(alone.server().db(0).size(), 0u);
+  EXPECT_EQ(alone.server().db(2).size(), 1u);
+  EXPECT_EQ(alone.server().sessions().size(), 0u);
+
+  Harness replica;
+  Replication& repl = Replication::Of(replica.server());
+  repl.BecameReplica();
+  ASSERT_TRUE(LoadRdb(replica.server(), image, RdbLoadOptions{}, &info).ok());
+  Entry* e = replica.server().db(0).FindRaw("slock");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(replica.server().owners().FenceOf(e), static_cast<uint64_t>(fence));
+  EXPECT_EQ(replica.server().owners().HoldsOf(e), 2u);
+  EXPECT_TRUE(OwnerIndex::IsInherited(replica.server().owners().OwnerOf(e)));
+  ASSERT_NE(replica.server().db(2).FindRaw("plain"), nullptr);
+  EXPECT_EQ(replica.server().db(2).FindRaw("plain")->value.ToString(), "pv");
+  EXPECT_EQ(replica.server().sessions().size(), 1u);
+  EXPECT_GE(replica.server().owners().last_fence(), static_cast<uint64_t>(fence));
+
+  repl.BecameMaster();
+  EXPECT_EQ(replica.Run("c", {"SESSION", "RESUME", token}).Text(), "OK");
+  EXPECT_EQ(replica.Run("c", {"DELTP", "slock"}).Text(), "(integer) 0");
+  EXPECT_EQ(replica.Run("c", {"DELTP", "slock"}).Text(), "(integer) 1");
+}
+
+// A second full sync replaces the sessions of the first.
+TEST(TempKeysReplica, ANewFullSyncForgetsTheSessionsOfTheLast) {
+  Harness master;
+  master.Run("s", {"SESSION", "OPEN", "4000"});
+  master.Run("s", {"SETTP", "slock", "sv"});
+  RdbSaveOptions o;
+  o.replication = true;
+  Harness replica;
+  Replication::Of(replica.server()).BecameReplica();
+  RdbLoadInfo info;
+  ASSERT_TRUE(
+      LoadRdb(replica.server(), RdbImage(master.server(), o), RdbLoadOptions{}, &info).ok());
+  EXPECT_EQ(replica.server().sessions().size(), 1u);
+  master.Run("s", {"SESSION", "CLOSE"});
+  replica.Run("c", {"FLUSHALL"});  // as the sync flushes the old data
+  ASSERT_TRUE(
+      LoadRdb(replica.server(), RdbImage(master.server(), o), RdbLoadOptions{}, &info).ok());
+  EXPECT_EQ(replica.server().sessions().size(), 0u);
+  EXPECT_EQ(replica.server().db(0).size(), 0u);
 }
 
 TEST(TempKeysReplica, ConfigTpFailoverGraceMs) {
