@@ -1,9 +1,88 @@
-// REPLICAOF, SLAVEOF: the replica side's commands (replication/replica_side.h).
-// Not built yet: these commands answer "unknown command" until they are.
+// REPLICAOF, SLAVEOF: the replica side's commands (replication/replica_side.h holds the rules).
+//
+// REPLICAOF host port makes this server follow that master (connecting at once; "+OK Already
+// connected to specified master" when it already follows it), REPLICAOF NO ONE makes it a
+// master again. Both are served on stale replicas and inside MULTI (Sentinel sends SLAVEOF in a
+// transaction with CONFIG REWRITE), not from scripts. SLAVEOF is the deprecated name.
+#include <string>
+
 #include "commands/register.h"
+#include "protocol/errors_replica.h"
+#include "replication/replica_side.h"
+#include "replication/replication.h"
+#include "server/command.h"
+#include "util/numbers.h"
 
 namespace redistp {
 
-void RegisterReplReplicaCommands(CommandTable& t) { (void)t; }
+namespace {
+
+constexpr std::string_view kReplicaClientError =
+    "ERR Command is not valid when client is a replica.";
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ReplicaOfCommand(CommandContext& c) {
+  ReplicaSide& replica = Replication::Of(c.server).replica();
+  if (IEquals(c.args[1], "no") && IEquals(c.args[2], "one")) {
+    replica.Unfollow(c.server.ClientInfoLine(c.client));
+    c.reply.Ok();
+    return;
+  }
+  // A replica's own connection cannot make its master follow someone else.
+  if (c.client.kind() == ClientKind::kReplica) {
+    c.reply.Error(kReplicaClientError);
+    return;
+  }
+  int64_t port = 0;
+  if (!ParseInt64(c.args[2], &port) || port < 0 || port > 65535) {
+    c.reply.Error(err::kInvalidMasterPort);
+    return;
+  }
+  if (!replica.Follow(std::string(c.args[1]), static_cast<int>(port),
+                      c.server.ClientInfoLine(c.client))) {
+    c.reply.Simple("OK Already connected to specified master");
+    return;
+  }
+  c.reply.Ok();
+}
+
+CommandSpec ReplicaOfRow(const char* name, bool deprecated) {
+  CommandDoc doc{
+      .summary = "Make the server a replica of another instance, or promote it as master.",
+      .since = deprecated ? "1.0.0" : "5.0.0",
+      .group = "server",
+      .complexity = "O(1)",
+      .args = {docs::OneOf(
+          "args", {docs::Block("host-port", {docs::String("host"), docs::Integer("port")}),
+                   docs::Block("no-one", {docs::PureToken("NO"), docs::PureToken("ONE")})})}};
+  if (deprecated) {
+    doc.doc_flags = kDocDeprecated;
+    doc.deprecated_since = "5.0.0";
+    doc.replaced_by = "`REPLICAOF`";
+  }
+  return {.name = name,
+          .arity = 3,
+          .flags = kCmdAdmin | kCmdNoScript | kCmdStale | kCmdNoAsyncLoading,
+          .acl = kAclAdmin | kAclSlow | kAclDangerous,
+          .doc = doc,
+          .handler = ReplicaOfCommand};
+}
+
+}  // namespace
+
+void RegisterReplReplicaCommands(CommandTable& t) {
+  t.Register(ReplicaOfRow("replicaof", false));
+  t.Register(ReplicaOfRow("slaveof", true));
+}
 
 }  // namespace redistp

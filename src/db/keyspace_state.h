@@ -17,7 +17,9 @@
 //     again inside a frozen stretch (the busy-script loop serving other clients) and puts the
 //     frozen time back at its end. The LRU clock (seconds, 24 bits) moves only with the cron.
 //   - ExpiryGate: Suspend() while loading (a key past its TTL is still alive: what a file
-//     holds is loaded as it was written); SetPaused() for the length of a CLIENT PAUSE (an
+//     holds is loaded as it was written) and for the commands of a replica's master link;
+//     SetReplica() while following a master (like a pause: expired keys read as absent and
+//     stay until the master's DEL); SetPaused() for the length of a CLIENT PAUSE (an
 //     expired key reads as absent but is kept, so the data does not change); LiftPause() for
 //     a write that runs during a pause (it sees and deletes expired keys as usual: it may
 //     create the key anew); SetActive() for DEBUG SET-ACTIVE-EXPIRE (the cron's sampling).
@@ -98,14 +100,19 @@ class ExpiryGate {
 
   // Whether a key past its TTL counts as expired at all (false inside a Suspend: loading).
   bool enabled() const { return suspended_ == 0; }
-  // Whether an expired key reads as absent but stays in place (a CLIENT PAUSE, not lifted).
-  bool held() const { return paused_ && lifted_ == 0; }
+  // Whether an expired key reads as absent but stays in place (a CLIENT PAUSE or a replica,
+  // not lifted).
+  bool held() const { return holding() && lifted_ == 0; }
+  bool holding() const { return paused_ || replica_; }
   bool paused() const { return paused_; }
   // Whether the cron's active expiry may sample the TTL index (DEBUG SET-ACTIVE-EXPIRE).
   bool active_enabled() const { return active_; }
 
   // For the length of a CLIENT PAUSE (either mode): set when it starts, cleared when it ends.
   void SetPaused(bool paused) { paused_ = paused; }
+  // While this server follows a master: its clients read an expired key as absent, but the key
+  // stays until the master's DEL arrives (the master link itself runs inside a Suspend).
+  void SetReplica(bool replica) { replica_ = replica; }
   // DEBUG SET-ACTIVE-EXPIRE: a setting, kept until changed again.
   void SetActive(bool on) { active_ = on; }
 
@@ -125,8 +132,9 @@ class ExpiryGate {
     }
     int* depth_;
   };
-  // Keys do not expire until the scope ends (loading an RDB file or an AOF).
-  Scope Suspend() { return Scope(&suspended_); }
+  // Keys do not expire until the scope ends (loading an RDB file or an AOF, the commands of a
+  // replica's master link). Not engaged: changes nothing.
+  Scope Suspend(bool engage = true) { return Scope(engage ? &suspended_ : nullptr); }
   // When `engage`: expired keys are deleted as usual until the scope ends, even during a
   // CLIENT PAUSE (a write command that runs while paused). Not engaged: changes nothing.
   Scope LiftPause(bool engage = true) { return Scope(engage ? &lifted_ : nullptr); }
@@ -135,6 +143,7 @@ class ExpiryGate {
   int suspended_ = 0;
   int lifted_ = 0;
   bool paused_ = false;
+  bool replica_ = false;
   bool active_ = true;
 };
 

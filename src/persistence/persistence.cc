@@ -134,7 +134,10 @@ Status Persistence::Start() {
     ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
     if (Status ms = aof_->ReadManifestOnly(); !ms.ok()) return ms;
     last_load_ = RdbLoadInfo{};
-    s = LoadRdbFile(server_, RdbPath(), RdbLoadOptions{}, &last_load_, &missing);
+    // A replica (replicaof in redis.conf) keeps the expired keys: its master's DELs remove them.
+    RdbLoadOptions options;
+    options.keep_expired = !server_.config().replicaof_host.empty();
+    s = LoadRdbFile(server_, RdbPath(), options, &last_load_, &missing);
   }
   if (!s.ok()) {
     log.Log(LogLevel::kWarning, "%s", s.message().c_str());
@@ -159,10 +162,15 @@ Status Persistence::Start() {
 
 // ---- saving ---------------------------------------------------------------------------------
 
+RdbSaveOptions Persistence::FileSaveOptions() const {
+  RdbSaveOptions o = RdbSaveOptions::FromConfig(server_.config());
+  if (repl_info_ && !repl_info_(&o.repl_id, &o.repl_offset, &o.repl_stream_db)) o.repl_id.clear();
+  return o;
+}
+
 Status Persistence::SaveInProcess() {
   const uint64_t dirty_before = server_.keyspace().dirty();
-  Result<uint64_t> r =
-      SaveRdbFile(server_, RdbPath(), RdbSaveOptions::FromConfig(server_.config()));
+  Result<uint64_t> r = SaveRdbFile(server_, RdbPath(), FileSaveOptions());
   if (!r.ok()) return Status::Error("ERR");
   server_.log().Log(LogLevel::kNotice, "DB saved on disk");
   dirty_at_save_ = dirty_before;
@@ -194,7 +202,7 @@ Status Persistence::StartBackgroundSave() {
   }
   const uint64_t dirty_before = server_.keyspace().dirty();
   const std::string path = RdbPath();
-  RdbSaveOptions options = RdbSaveOptions::FromConfig(server_.config());
+  RdbSaveOptions options = FileSaveOptions();
   last_bgsave_try_ms_ = server_.NowMs();
   ++rdb_saves_;
   Status s = StartChild(

@@ -89,6 +89,11 @@ class Persistence : public Subsystem {
   // Empties every database and, when `functions`, the function libraries (loading paths).
   void EmptyData(bool functions);
 
+  // The replication aux fields of the RDB files SAVE, BGSAVE, SHUTDOWN and FLUSHALL write: the
+  // replication layer (above this one) provides them; false when it has none to write.
+  using ReplInfoProvider = std::function<bool(std::string* id, int64_t* offset, int* stream_db)>;
+  void SetReplInfoProvider(ReplInfoProvider provider) { repl_info_ = std::move(provider); }
+
   // --- children (BGSAVE, BGREWRITEAOF) ------------------------------------------------------
   // Forks a child running `body` (its return value is the exit code; the child then _exits,
   // running no destructor and no atexit handler). `done` runs in the parent when the child
@@ -142,6 +147,10 @@ class Persistence : public Subsystem {
   std::string_view WriteRefusal() const override;
 
  private:
+  // The options of an RDB file: the configuration's, and the replication aux fields.
+  RdbSaveOptions FileSaveOptions() const;
+  ReplInfoProvider repl_info_;
+
   // The in-process save (SAVE, SHUTDOWN, FLUSHALL, DEBUG RELOAD): writes the file and, on
   // success, resets the changes count, LASTSAVE and the BGSAVE status. Counts nothing.
   Status SaveInProcess();

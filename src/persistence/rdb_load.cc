@@ -202,6 +202,14 @@ class Loader {
       }
     } else if (name == "aof-base") {
       info_->aof_base = value == "1";
+    } else if (name == "repl-id") {
+      info_->repl_id = value;
+    } else if (name == "repl-offset") {
+      int64_t off = 0;
+      if (ParseInt64(value, &off)) info_->repl_offset = off;
+    } else if (name == "repl-stream-db") {
+      int64_t db = 0;
+      if (ParseInt64(value, &db)) info_->repl_stream_db = static_cast<int>(db);
     } else if (name == "redistp-fence") {
       int64_t f = 0;
       if (ParseInt64(value, &f) && f > 0) info_->fence = static_cast<uint64_t>(f);
@@ -210,7 +218,7 @@ class Loader {
       // replica's kept file at a restart) the keys would have no owner left to release them.
       if (server_.follows_master()) return LoadOwnership(name, value);
     }
-    // Everything else (redis-bits, repl-*, aof-preamble, lua, ...) is informational here.
+    // Everything else (redis-bits, aof-preamble, lua, ...) is informational here.
     return Status::Ok();
   }
 
@@ -289,7 +297,7 @@ class Loader {
       return Corrupt(at, "bad value of key '" + key + "' (type " + std::to_string(type) +
                              "): " + v.status().message());
     }
-    if (expire_ms != 0 && !o_.aof_preamble && expire_ms < server_.NowMs()) {
+    if (expire_ms != 0 && !o_.aof_preamble && !o_.keep_expired && expire_ms < server_.NowMs()) {
       ++info_->keys_expired;
       return Status::Ok();
     }

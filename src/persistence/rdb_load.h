@@ -10,9 +10,9 @@
 //
 // Keys are added with Database::AddLoaded: loading emits no key event, counts no change and
 // notifies nobody. A key whose expire time has passed is skipped (counted as expired), except
-// in an AOF's preamble, whose tail may still refer to it (Redis's rule). An aggregate with no
-// element is skipped, as Redis skips it. Function libraries are loaded when the image has been
-// read, all or none. Our aux field redistp-fence raises the fencing counter.
+// in an AOF's preamble, whose tail may still refer to it, and on a replica (Redis's rules). An
+// aggregate with no element is skipped, as Redis skips it. Function libraries are loaded when the
+// image has been read, all or none. Our aux field redistp-fence raises the fencing counter.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,9 @@ struct RdbLoadOptions {
   bool allow_duplicates = false;
   // The image is an AOF base's preamble: expired keys are kept, bytes may follow the trailer.
   bool aof_preamble = false;
+  // Expired keys are kept: a replica loads what its master sent (or what it saved as a
+  // replica) and lets the master's DELs remove them, as Redis's replicas do.
+  bool keep_expired = false;
 };
 
 struct RdbLoadInfo {
@@ -39,7 +42,13 @@ struct RdbLoadInfo {
   uint64_t keys_empty = 0;    // skipped because they held no element
   bool aof_base = false;      // the aof-base aux field was 1
   uint64_t fence = 0;         // our redistp-fence aux field (0 when absent)
-  size_t consumed = 0;        // bytes of the image, trailer included (an AOF's tail follows)
+  // The replication aux fields a master with a backlog (or a replica) writes: the id and
+  // offset of its stream and the database the stream last selected, so a restarted replica
+  // can continue with PSYNC. Empty / -1 when absent.
+  std::string repl_id;
+  int64_t repl_offset = -1;
+  int repl_stream_db = -1;
+  size_t consumed = 0;  // bytes of the image, trailer included (an AOF's tail follows)
 };
 
 // Loads an image held in memory. Errors carry the text Redis logs for the same fault

@@ -107,6 +107,11 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   AuxInt(w, "redis-bits", 64);
   AuxInt(w, "ctime", static_cast<int64_t>(server.NowMs() / 1000));
   AuxInt(w, "used-mem", static_cast<int64_t>(server.UsedMemory()));
+  if (!o.repl_id.empty()) {
+    AuxInt(w, "repl-stream-db", o.repl_stream_db);
+    AuxString(w, "repl-id", o.repl_id);
+    AuxInt(w, "repl-offset", o.repl_offset);
+  }
   AuxInt(w, "aof-base", o.aof_base ? 1 : 0);
   AuxString(w, "redistp-fence", Int64ToString(static_cast<int64_t>(server.owners().last_fence())));
   // Function libraries (only if the engine exists: creating it would build a Lua state).

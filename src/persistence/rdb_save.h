@@ -2,7 +2,8 @@
 //
 // Layout, in Redis 7.0's order (Debian's redis-check-rdb and Redis itself read it back):
 //   "REDIS0010"
-//   aux fields: redis-ver, redis-bits, ctime, used-mem, aof-base, and ours, redistp-fence (the
+//   aux fields: redis-ver, redis-bits, ctime, used-mem, [repl-stream-db, repl-id, repl-offset],
+//     aof-base, and ours, redistp-fence (the
 //     fencing counter; Redis ignores aux fields it does not know)
 //   function libraries: one FUNCTION2 opcode + code string per library
 //   per non-empty database: SELECTDB n, RESIZEDB size expires, then per key:
@@ -45,6 +46,12 @@ struct RdbSaveOptions {
   // Called every 1024 keys and at the end with the number of keys written so far (a child
   // reports its progress with it).
   std::function<void(uint64_t keys)> progress;
+  // The replication aux fields (repl-stream-db, repl-id, repl-offset), written when `repl_id`
+  // is set: the history this dataset is at, so a replica restarted from the file continues it
+  // with PSYNC (Persistence fills them from its ReplInfoProvider).
+  std::string repl_id;
+  int64_t repl_offset = 0;
+  int repl_stream_db = 0;
 
   // The options the configuration asks for (rdbcompression, rdbchecksum, rdb-key-save-delay).
   static RdbSaveOptions FromConfig(const Config& config);

@@ -1,17 +1,316 @@
-// The replica side (replica_side.h). Following a master is not built yet.
-#include "replication/replica_side.h"
+// The replica side (replica_side.h): following and leaving a master, the applied stream and its
+// acknowledgements, the cron's reconnects and timeouts, INFO and ROLE. The connection itself,
+// until it becomes the master-link client, is master_link.cc's.
+#include <strings.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstring>
+
+#include "persistence/persistence.h"
+#include "replication/replica_side.h"
 #include "replication/replication.h"
+#include "util/numbers.h"
 
 namespace redistp {
+namespace {
+
+void Line(std::string* out, const std::string& text) {
+  out->append(text);
+  out->append("\r\n");
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+int64_t ConfigInt(const Config& cfg, std::string_view name, int64_t fallback) {
+  std::string text;
+  int64_t v = 0;
+  if (cfg.GetValue(name, &text) && ParseInt64(text, &v)) return v;
+  return fallback;
+}
+
+}  // namespace
 
 ReplicaSide::ReplicaSide(Replication& repl) : repl_(repl) {}
-ReplicaSide::~ReplicaSide() = default;
 
-Status ReplicaSide::Start() { return Status::Ok(); }
-void ReplicaSide::WriteInfo(std::string* out) { (void)out; }
-void ReplicaSide::WriteRole(ReplyBuilder& rb) { (void)rb; }
-void ReplicaSide::Cron() {}
-void ReplicaSide::OnClientClose(Client& c) { (void)c; }
+ReplicaSide::~ReplicaSide() {
+  // The link client, if any, is the server's and goes with it; the rest is ours.
+  CancelHandshake();
+  ReplicaRole& role = repl_.server().replica_role();
+  if (role.observer == this) role.observer = nullptr;
+}
+
+int64_t ReplicaSide::now_ms() const { return repl_.server().NowMs(); }
+
+void ReplicaSide::PublishRole() {
+  Server& server = repl_.server();
+  ReplicaRole& role = server.replica_role();
+  role.following = active();
+  role.link_up = state_ == LinkState::kConnected;
+  role.observer = this;
+  server.keyspace().expiry.SetReplica(active());
+  server.log().set_role(active() ? 'S' : 'M');
+  const std::string value = active() ? master_host_ + " " + std::to_string(master_port_) : "";
+  std::string current;
+  server.config().GetValue("replicaof", &current);
+  if (current != value) server.config().SetFromServer("replicaof", value);
+}
+
+Status ReplicaSide::Start() {
+  Server& server = repl_.server();
+  server.replica_role().observer = this;
+  // A replica's RDB files carry its history, so that it continues with PSYNC after a restart
+  // (the master side adds a master's own history when it keeps a backlog).
+  Persistence::Of(server).SetReplInfoProvider([this](std::string* id, int64_t* offset, int* db) {
+    if (!active() || (link_ == nullptr && !have_cached_)) return false;
+    *id = repl_.replid();
+    *offset = repl_.master_repl_offset();
+    const int selected = link_ != nullptr ? link_->db_index : cached_db_;
+    *db = selected < 0 ? 0 : selected;
+    return true;
+  });
+  const Config& cfg = server.config();
+  if (cfg.replicaof_host.empty()) return Status::Ok();
+  master_host_ = cfg.replicaof_host;
+  master_port_ = cfg.replicaof_port;
+  // The RDB this replica saved names the history it held: continue from there (PSYNC).
+  if (Persistence* p = server.subsystem<Persistence>()) {
+    const RdbLoadInfo& info = p->last_load();
+    if (info.repl_id.size() == 40 && info.repl_offset >= 0) {
+      repl_.SetIdentity(info.repl_id, info.repl_offset);
+      repl_.ClearPreviousIdentity();
+      have_cached_ = true;
+      cached_db_ = info.repl_stream_db;
+    }
+  }
+  state_ = LinkState::kConnect;
+  PublishRole();
+  repl_.BecameReplica();
+  // The first cron tick connects, as Redis's replication cron does.
+  last_connect_try_ms_ = 0;
+  return Status::Ok();
+}
+
+bool ReplicaSide::Follow(const std::string& host, int port, const std::string& who) {
+  Server& server = repl_.server();
+  Logger& log = server.log();
+  if (active() && IEquals(host, master_host_) && port == master_port_) {
+    log.Log(LogLevel::kNotice,
+            "REPLICAOF would result into synchronization with the master we are already "
+            "connected with. No operation performed.");
+    return false;
+  }
+  const bool was_master = !active();
+  master_host_ = host;
+  master_port_ = port;
+  if (link_ != nullptr) {
+    // The old master's link goes; its state stays as the history to continue from.
+    Client* old = link_;
+    server.CloseClient(old, "replicaof");
+  }
+  CancelHandshake();
+  if (was_master) {
+    log.Log(LogLevel::kNotice,
+            "Before turning into a replica, using my own master parameters to synthesize a "
+            "cached master: I may be able to synchronize with the new master with just a "
+            "partial transfer.");
+    have_cached_ = true;
+    cached_db_ = -1;
+  }
+  state_ = LinkState::kConnect;
+  PublishRole();
+  if (was_master) repl_.BecameReplica();
+  Connect();
+  log.Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(), port,
+          who.c_str());
+  return true;
+}
+
+void ReplicaSide::Unfollow(const std::string& who) {
+  Server& server = repl_.server();
+  Logger& log = server.log();
+  if (!active()) return;
+  master_host_.clear();
+  master_port_ = 0;
+  if (link_ != nullptr) server.CloseClient(link_, "replicaof no one");
+  CancelHandshake();
+  if (have_cached_) log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
+  have_cached_ = false;
+  cached_db_ = -1;
+  pending_.clear();
+  // Our history stays valid for replicas that followed it: it becomes the previous id.
+  repl_.ShiftReplicationId();
+  log.Log(LogLevel::kWarning,
+          "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID "
+          "is %s",
+          repl_.replid2().c_str(), static_cast<long long>(repl_.second_replid_offset()),
+          repl_.replid().c_str());
+  state_ = LinkState::kNone;
+  PublishRole();
+  repl_.BecameMaster();
+  log.Log(LogLevel::kNotice, "MASTER MODE enabled (user request from '%s')", who.c_str());
+}
+
+void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
+                                         const std::vector<std::string_view>& args) {
+  if (&link != link_) return;
+  last_io_ms_ = now_ms();
+  // REPLCONF GETACK: the offset before this command, as Redis answers it (its bytes are
+  // counted only once it has run).
+  if (args.size() >= 2 && IEquals(args[0], "replconf") && IEquals(args[1], "getack")) SendAck();
+  pending_.append(raw);
+  // A MULTI's commands count with its EXEC: a link that drops inside a transaction continues
+  // from before it (the queued commands were never applied).
+  if (link.multi.active) return;
+  repl_.FeedStream(pending_);
+  pending_.clear();
+}
+
+void ReplicaSide::SendAck() {
+  if (link_ == nullptr || link_->closed) return;
+  const std::string offset = std::to_string(repl_.master_repl_offset());
+  std::string wire = "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$" + std::to_string(offset.size()) +
+                     "\r\n" + offset + "\r\n";
+  link_->out.Append(wire);
+  last_ack_ms_ = now_ms();
+  repl_.server().FlushClient(link_);
+}
+
+void ReplicaSide::Cron() {
+  if (!active()) return;
+  Server& server = repl_.server();
+  Logger& log = server.log();
+  const int64_t now = now_ms();
+  const int64_t timeout_ms = ConfigInt(server.config(), "repl-timeout", 60) * 1000;
+  switch (state_) {
+    case LinkState::kConnect:
+      // Redis's replication cron: one attempt a second.
+      if (now - last_connect_try_ms_ >= 1000) Connect();
+      break;
+    case LinkState::kConnecting:
+    case LinkState::kHandshake:
+      if (now - last_io_ms_ > timeout_ms) FailLink("Timeout connecting to the MASTER...");
+      break;
+    case LinkState::kTransfer:
+      if (now - last_io_ms_ > timeout_ms) {
+        FailLink(
+            "Timeout receiving bulk data from MASTER... If the problem persists try to set "
+            "the 'repl-timeout' parameter in redis.conf to a larger value.");
+      } else if (now - last_ack_ms_ >= 1000 && fd_ >= 0) {
+        // A newline now and then, so the master sees us alive while it sends the RDB.
+        ssize_t n = write(fd_, "\n", 1);
+        (void)n;
+        last_ack_ms_ = now;
+      }
+      break;
+    case LinkState::kConnected:
+      if (link_ != nullptr && now - link_->last_read_ms > timeout_ms) {
+        log.Log(LogLevel::kWarning, "MASTER timeout: no data nor PING received...");
+        server.CloseClient(link_, "master timeout");
+      } else if (now - last_ack_ms_ >= 1000) {
+        SendAck();
+      }
+      break;
+    case LinkState::kNone:
+      break;
+  }
+}
+
+void ReplicaSide::OnClientClose(Client& c) {
+  if (&c != link_) return;
+  link_ = nullptr;
+  // Our history (id, offset, the selected database) stays to continue from with PSYNC; a
+  // transaction the master had not finished is not part of it.
+  have_cached_ = true;
+  cached_db_ = c.db_index;
+  pending_.clear();
+  down_since_ms_ = now_ms();
+  if (state_ == LinkState::kConnected) {
+    Logger& log = repl_.server().log();
+    log.Log(LogLevel::kNotice, "Connection with master lost.");
+    log.Log(LogLevel::kNotice, "Caching the disconnected master state.");
+    state_ = active() ? LinkState::kConnect : LinkState::kNone;
+    // Reconnect at the next cron tick.
+    last_connect_try_ms_ = 0;
+  }
+  PublishRole();
+}
+
+void ReplicaSide::WriteInfo(std::string* out) {
+  Server& server = repl_.server();
+  const int64_t now = now_ms();
+  const bool up = state_ == LinkState::kConnected;
+  Line(out, "master_host:" + master_host_);
+  Line(out, "master_port:" + std::to_string(master_port_));
+  Line(out, std::string("master_link_status:") + (up ? "up" : "down"));
+  Line(out, "master_last_io_seconds_ago:" +
+                std::to_string(link_ != nullptr ? (now - link_->last_read_ms) / 1000 : -1));
+  Line(out, std::string("master_sync_in_progress:") + (state_ == LinkState::kTransfer ? "1" : "0"));
+  // Offsets: the link's (or the history kept to continue from), else Redis's 1.
+  int64_t applied = 1, read = 1;
+  if (link_ != nullptr || have_cached_) {
+    applied = repl_.master_repl_offset();
+    read = applied;
+    if (link_ != nullptr) {
+      read += static_cast<int64_t>(pending_.size() + link_->query.Readable());
+    }
+  }
+  Line(out, "slave_read_repl_offset:" + std::to_string(read));
+  Line(out, "slave_repl_offset:" + std::to_string(applied));
+  if (state_ == LinkState::kTransfer) {
+    const double perc = transfer_size_ > 0 ? static_cast<double>(transfer_read_) * 100.0 /
+                                                 static_cast<double>(transfer_size_)
+                                           : 0.0;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", perc);
+    Line(out, "master_sync_total_bytes:" + std::to_string(transfer_size_));
+    Line(out, "master_sync_read_bytes:" + std::to_string(transfer_read_));
+    Line(out, "master_sync_left_bytes:" + std::to_string(transfer_size_ - transfer_read_));
+    Line(out, std::string("master_sync_perc:") + buf);
+    Line(out, "master_sync_last_io_seconds_ago:" + std::to_string((now - last_io_ms_) / 1000));
+  }
+  if (!up) {
+    Line(out, "master_link_down_since_seconds:" +
+                  std::to_string(down_since_ms_ != 0 ? (now - down_since_ms_) / 1000 : -1));
+  }
+  Line(out,
+       "slave_priority:" + std::to_string(ConfigInt(server.config(), "replica-priority", 100)));
+  Line(out, std::string("slave_read_only:") + (server.config().replica_read_only ? "1" : "0"));
+  std::string announced = "yes";
+  server.config().GetValue("replica-announced", &announced);
+  Line(out, std::string("replica_announced:") + (announced == "yes" ? "1" : "0"));
+}
+
+void ReplicaSide::WriteRole(ReplyBuilder& rb) {
+  const char* state = "none";
+  switch (state_) {
+    case LinkState::kNone:
+      state = "none";
+      break;
+    case LinkState::kConnect:
+      state = "connect";
+      break;
+    case LinkState::kConnecting:
+      state = "connecting";
+      break;
+    case LinkState::kHandshake:
+      state = "handshake";
+      break;
+    case LinkState::kTransfer:
+      state = "sync";
+      break;
+    case LinkState::kConnected:
+      state = "connected";
+      break;
+  }
+  rb.Array(5);
+  rb.Bulk("slave");
+  rb.Bulk(master_host_);
+  rb.Int(master_port_);
+  rb.Bulk(state);
+  rb.Int(link_ != nullptr ? repl_.master_repl_offset() : -1);
+}
 
 }  // namespace redistp

@@ -1,29 +1,77 @@
 // The replica side of replication: REPLICAOF, the link to the master, applying its stream.
-// (Filled in by the replica-side work; see replication.h for the model.)
+//
+// Model. A replica is in one of Redis's link states (LinkState below). REPLICAOF host port (or
+// `replicaof` in redis.conf) moves it to kConnect; the cron, once a second, starts a connection
+// from kConnect. The link then lives in the event loop as a non-blocking socket owned by the
+// replica side (master_link.cc): the TCP connect, the handshake (PING, AUTH, REPLCONF
+// listening-port / ip-address / capa, PSYNC), and on +FULLRESYNC the transfer of the master's
+// RDB (`$<len>` or the diskless `$EOF:<mark>` form) to a temporary file in `dir` or, with
+// repl-diskless-load, to memory; then the old data is flushed and the RDB loaded. On
+// +CONTINUE, or once the RDB is loaded, the socket becomes a Client of kind kMasterLink and
+// the server's normal dispatcher runs the master's commands on it; what the socket had already
+// delivered beyond the handshake is its first input.
+//
+// The stream. The server tells the replica side about every command the link applied
+// (server/replica_role.h). Its exact bytes go through Replication::FeedStream, so this
+// server's offset (master_repl_offset) is the master's offset of the last command applied
+// whole, and its own replicas and backlog receive the master's stream byte for byte. The bytes
+// of a MULTI are held until its EXEC, as Redis counts them. REPLCONF GETACK is answered with
+// REPLCONF ACK <offset>, which is also sent every second.
+//
+// PSYNC. The replica asks to continue from its own identity: its replication id and offset are
+// its master's (adopted on +FULLRESYNC, kept after the link drops, read back from the RDB's
+// aux fields at startup), so a link that drops, a restart, or a new master that was a fellow
+// replica can all continue with +CONTINUE. Only a fresh server with nothing to continue from
+// sends PSYNC ? -1.
+//
+// Roles. REPLICAOF NO ONE closes the link, keeps the history as the previous id
+// (Replication::ShiftReplicationId) and calls Replication::BecameMaster; becoming a replica
+// calls Replication::BecameReplica. The server layer learns the role through ReplicaRole
+// (READONLY, MASTERDOWN, no active expiry) and the expiry gate's replica mode.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "protocol/reply_builder.h"
 #include "server/client.h"
+#include "server/event_handle.h"
+#include "server/replica_role.h"
 #include "util/status.h"
 
 namespace redistp {
 
 class Replication;
 
-class ReplicaSide {
+class ReplicaSide : public MasterLinkObserver {
  public:
+  // Redis's repl_state (ROLE names them).
+  enum class LinkState { kNone, kConnect, kConnecting, kHandshake, kTransfer, kConnected };
+
   explicit ReplicaSide(Replication& repl);
-  ~ReplicaSide();
+  ~ReplicaSide() override;
   ReplicaSide(const ReplicaSide&) = delete;
   ReplicaSide& operator=(const ReplicaSide&) = delete;
 
   // Whether a master is configured (REPLICAOF host port, or replicaof in redis.conf).
   bool active() const { return !master_host_.empty(); }
-  // Startup: follows the master redis.conf names, if any.
+  LinkState state() const { return state_; }
+  const std::string& master_host() const { return master_host_; }
+  int master_port() const { return master_port_; }
+
+  // Startup: follows the master redis.conf names, if any, continuing from the replication
+  // identity the loaded RDB carried.
   Status Start();
+
+  // REPLICAOF host port: follows that master from now on (connecting at once). `who` is the
+  // requesting client's description for the log. Returns false (nothing done) when this
+  // master is already the one followed.
+  bool Follow(const std::string& host, int port, const std::string& who);
+  // REPLICAOF NO ONE: stops following (nothing to do when not a replica).
+  void Unfollow(const std::string& who);
+
   // INFO replication: master_host ... replica_announced (only while active()).
   void WriteInfo(std::string* out);
   // ROLE's reply on a replica.
@@ -31,11 +79,79 @@ class ReplicaSide {
 
   void Cron();
   void OnClientClose(Client& c);
+  // Persistence's shutdown: nothing to flush, the link just closes with the process.
+
+  // MasterLinkObserver: a command of the master link ran.
+  void OnMasterCommandApplied(Client& link, std::string_view raw,
+                              const std::vector<std::string_view>& args) override;
 
  private:
+  // --- master_link.cc: the connection, the handshake, the transfer ---------------------------
+  // Opens the non-blocking connection (kConnect -> kConnecting); on failure stays in kConnect.
+  void Connect();
+  // Closes the handshake/transfer socket and whatever the transfer held (not the link client).
+  void CancelHandshake();
+  static void OnSocketEvent(int fd, short what, void* arg);
+  void OnConnected();
+  void OnReadable();
+  // Runs the handshake steps the buffered input allows; false when the link was dropped.
+  bool AdvanceHandshake();
+  // Sends one command of the handshake.
+  bool SendCommand(const std::vector<std::string>& argv);
+  // One reply line from in_ (without CR LF); false when none is complete yet.
+  bool TakeLine(std::string* line);
+  // The PSYNC reply; false when the link was dropped.
+  bool HandlePsyncReply(const std::string& line);
+  // Moves transfer bytes from in_ to the file or the memory image.
+  bool ConsumeTransfer();
+  bool FinishTransfer();
+  // The RDB is loaded (or +CONTINUE came): the socket becomes the master-link client.
+  void AttachLink(int db_index);
+  // Drops the connection attempt with a log line; the cron retries.
+  void FailLink(const char* why);
+
+  // --- replica.cc ----------------------------------------------------------------------------
+  void SendAck();
+  // Sets the server layer's view of the role (ReplicaRole, the expiry gate, CONFIG replicaof).
+  void PublishRole();
+  int64_t now_ms() const;
+
   Replication& repl_;
   std::string master_host_;
   int master_port_ = 0;
+  LinkState state_ = LinkState::kNone;
+
+  // Continuing: whether this server's identity describes a history it can continue (a cached
+  // master, in Redis's words), and the database its stream had selected (-1: none).
+  bool have_cached_ = false;
+  int cached_db_ = -1;
+
+  // The connection while it is not yet a client.
+  int fd_ = -1;
+  EventPtr ev_;
+  std::string in_;  // bytes read and not yet used
+  enum class Step { kPing, kAuth, kPort, kIp, kCapa, kPsync, kBulkHeader } step_ = Step::kPing;
+  std::string psync_replid_;  // the id and offset +FULLRESYNC named
+  int64_t psync_offset_ = 0;
+
+  // The transfer of a full sync.
+  bool to_memory_ = false;
+  std::string tmp_path_;
+  int tmp_fd_ = -1;
+  std::string image_;           // the RDB, when loaded from memory
+  int64_t transfer_size_ = -1;  // -1: the EOF form, size unknown
+  int64_t transfer_read_ = 0;
+  std::string eof_mark_;  // the 40 bytes that end an EOF-form transfer
+  std::string tail_;      // the last bytes received, to find the mark
+  int64_t transfer_start_ms_ = 0;
+  int64_t last_io_ms_ = 0;
+
+  // The synchronised link.
+  Client* link_ = nullptr;
+  std::string pending_;  // bytes of an open MULTI from the master, applied with its EXEC
+  int64_t last_ack_ms_ = 0;
+  int64_t down_since_ms_ = 0;  // when the link went down (0: never up)
+  int64_t last_connect_try_ms_ = 0;
 };
 
 }  // namespace redistp

@@ -347,6 +347,12 @@ bool Config::GetValue(std::string_view name, std::string* value) const {
   return true;
 }
 
+void Config::SetFromServer(std::string_view name, std::string canonical) {
+  const ConfigDef* def = FindConfig(name);
+  if (def == nullptr) std::abort();
+  StoreRow(RowOf(def), std::move(canonical));
+}
+
 // ---- CONFIG SET ------------------------------------------------------------------------------
 
 Status Config::Set(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,

@@ -222,6 +222,11 @@ class Config {
   Status Set(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
              bool local_client = false);
 
+  // A value the server itself changed (REPLICAOF moves `replicaof`, immutable for CONFIG SET):
+  // stored as if loaded, so CONFIG GET and CONFIG REWRITE show it; no hook runs. `canonical`
+  // must be a value the row's parser would produce. An unknown name is a programming error.
+  void SetFromServer(std::string_view name, std::string canonical);
+
   // Registers `hook` to run after a CONFIG SET changed `name` (or any of `names`; a hook
   // registered for several names runs once per SET). It returns OK or the bare error text
   // ("Unable to listen on this port. Check server logs."). Hooks never run while loading.

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "protocol/errors.h"
+#include "protocol/errors_replica.h"
 #include "server/server.h"
 #include "util/numbers.h"
 #include "util/repr.h"
@@ -55,6 +56,15 @@ void Server::ProcessInput(Client* c) {
     }
     Dispatch(c);
     if (c->closed) break;
+    // The master link: the replica side counts the applied bytes and proxies them to this
+    // server's own replicas (server/replica_role.h). A held (paused) request is never the
+    // master's: its commands are not held.
+    if (c->kind() == ClientKind::kMasterLink && replica_role_.observer != nullptr &&
+        !c->has_flag(kClientPostponed)) {
+      replica_role_.observer->OnMasterCommandApplied(
+          *c, c->query.View().substr(0, c->parser.consumed()), c->parser.args());
+      if (c->closed) break;
+    }
     if (c->has_flag(kClientPostponed)) {
       // Admitted but held by CLIENT PAUSE: the request stays in the buffer and is parsed and
       // admitted again when the pause ends (UnpauseClients). Until then the client counts as
@@ -153,6 +163,35 @@ bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool f
   return false;
 }
 
+std::string Server::ReplicaRefusal(const Client* c, const CommandSpec* spec,
+                                   const std::vector<std::string_view>& args) {
+  // Redis's processCommand order: READONLY (a write, or an EXEC whose queue holds one), then
+  // MASTERDOWN (a command without the stale flag, or an EXEC whose queue holds one).
+  auto queue_has = [&](uint64_t flag, bool want) {
+    for (const std::vector<std::string>& queued : c->multi.queue) {
+      const CommandSpec* q = commands_.Find(queued[0]);
+      if (q == nullptr) continue;
+      if (!q->subcommands.empty() && queued.size() >= 2) {
+        const CommandSpec* sub = q->FindSubcommand(queued[1]);
+        if (sub != nullptr) q = sub;
+      }
+      if (((q->flags & flag) != 0) == want) return true;
+    }
+    return false;
+  };
+  const bool is_exec = spec->full_name == "exec";
+  const uint64_t flags = InvocationFlagsOf(spec, args);
+  if (config_.replica_read_only &&
+      ((flags & kCmdWrite) != 0 || (is_exec && queue_has(kCmdWrite, true)))) {
+    return std::string(err::kReadOnlyReplica);
+  }
+  if (!replica_role_.link_up && !config_.replica_serve_stale_data &&
+      ((flags & kCmdStale) == 0 || (is_exec && queue_has(kCmdStale, false)))) {
+    return std::string(err::kMasterDown);
+  }
+  return {};
+}
+
 void Server::PauseClients(int64_t until_ms, bool writes_only) {
   // A new pause extends, never shortens; ALL wins over WRITE while both are active, so a
   // WRITE pause never downgrades a running ALL pause (CLIENT fix: it used to).
@@ -189,7 +228,9 @@ void Server::Dispatch(Client* c) {
     c->set_flag(kClientReplySkipNext, false);
     c->set_flag(kClientReplySkip, true);
   }
-  c->reply.SetEnabled(!c->has_flag(kClientReplyOff) && !c->has_flag(kClientReplySkip));
+  // The master link's replies are never sent (the replica side answers REPLCONF GETACK itself).
+  c->reply.SetEnabled(!c->has_flag(kClientReplyOff) && !c->has_flag(kClientReplySkip) &&
+                      c->kind() != ClientKind::kMasterLink);
   // Client-side caching: the key table is held to tracking-table-max-keys before each command.
   if (tracking_.clients() > 0) tracking_.EnforceLimit(config_.tracking_table_max_keys);
   Execute(c, c->parser.args());
@@ -290,8 +331,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // nothing is evicted (the script's keys stay put) and nothing refused for memory.
       // The AOF's replay is never refused: Redis neither evicts nor refuses while loading.
       if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
-          c->kind() != ClientKind::kAofLoading && !c->has_flag(kClientInExec) && !from_script &&
-          RefuseForMemory(c, spec)) {
+          c->kind() != ClientKind::kAofLoading && c->kind() != ClientKind::kMasterLink &&
+          !c->has_flag(kClientInExec) && !from_script && RefuseForMemory(c, spec)) {
         rejection = std::string(err::kOom);
         rejected_spec = spec;
       }
@@ -300,12 +341,22 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       // holds a write (the commands EXEC runs were admitted with it). Inside a script each
       // write is refused on its own, PING is not.
       if (rejection.empty() && refusal_hooks_.n != 0 && c->kind() != ClientKind::kAofLoading &&
-          !c->has_flag(kClientInExec)) {
+          c->kind() != ClientKind::kMasterLink && !c->has_flag(kClientInExec)) {
         std::string_view refusal = WriteRefusal();
         if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
           rejection = std::string(refusal);
           rejected_spec = spec;
         }
+      }
+      // A replica (server/replica_role.h): READONLY for its own clients' writes (a script's
+      // writes too), MASTERDOWN while the link is down and stale data must not be served. The
+      // master link (and a script it runs) and the AOF's replay obey; commands EXEC runs were
+      // judged with EXEC.
+      if (rejection.empty() && replica_role_.following &&
+          c->session().kind() != ClientKind::kMasterLink && c->kind() != ClientKind::kAofLoading &&
+          !c->has_flag(kClientInExec)) {
+        rejection = ReplicaRefusal(c, spec, args);
+        if (!rejection.empty()) rejected_spec = spec;
       }
     }
   }
@@ -315,7 +366,8 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
   // runs were admitted with it; the AOF's replay is never held.
   if (rejection.empty() && pause_end_ms_ != 0 && !c->has_flag(kClientInExec) && !from_script &&
-      c->kind() != ClientKind::kAofLoading && ShouldPause(c, spec, args)) {
+      c->kind() != ClientKind::kAofLoading && c->kind() != ClientKind::kMasterLink &&
+      ShouldPause(c, spec, args)) {
     c->set_flag(kClientPostponed, true);
     return;
   }
@@ -379,9 +431,14 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
     running_spec_ = spec;
     // A write that runs during CLIENT PAUSE (the rest of the transaction that paused) sees and
     // deletes expired keys as usual: it may create the key anew (keyspace_state.h, LiftPause).
+    // On a replica the same holds for a write of its own clients (a writable replica), and
+    // the master link sees every key its master still has: nothing expires under it (Redis's
+    // replicas leave expiry to the master's DELs).
     {
       ExpiryGate::Scope lift =
-          keyspace_.expiry.LiftPause((spec->flags & kCmdWrite) != 0 && keyspace_.expiry.paused());
+          keyspace_.expiry.LiftPause((spec->flags & kCmdWrite) != 0 && keyspace_.expiry.holding());
+      ExpiryGate::Scope from_master =
+          keyspace_.expiry.Suspend(c->kind() == ClientKind::kMasterLink);
       spec->handler(ctx);
     }
     running_client_ = outer_client;

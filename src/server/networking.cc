@@ -293,14 +293,16 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
   }
 }
 
-Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr) {
-  auto* c = new Client(next_client_id_++, fd);
+Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr,
+                             ClientKind kind) {
+  auto* c = new Client(next_client_id_++, fd, kind);
   c->server = this;
   c->set_flag(kClientUnixSocket, unix_socket);
   c->addr = std::move(addr);
   c->laddr = std::move(laddr);
   c->db = dbs_[0].get();
-  c->authenticated = config_.requirepass.empty();
+  // The master link is this server's own connection: it never authenticates to itself.
+  c->authenticated = config_.requirepass.empty() || kind == ClientKind::kMasterLink;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
   c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
   c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));

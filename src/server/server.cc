@@ -293,8 +293,9 @@ void Server::Cron() {
   const int hz = std::max(1, current_hz_);
   int64_t budget_us = 1000000 / hz / 4;
   int64_t deadline = clock_->MonotonicUs() + budget_us;
-  // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0.
-  if (keyspace_.expiry.active_enabled() && pause_end_ms_ == 0) {
+  // Nothing expires during CLIENT PAUSE (either mode), as in Redis 7.0, nor on a replica,
+  // whose keys go when its master's DELs arrive.
+  if (keyspace_.expiry.active_enabled() && pause_end_ms_ == 0 && !replica_role_.following) {
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
     }

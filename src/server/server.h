@@ -31,6 +31,7 @@
 #include "server/notifications.h"
 #include "server/propagation.h"
 #include "server/pubsub.h"
+#include "server/replica_role.h"
 #include "server/subsystem.h"
 #include "server/tracking.h"
 #include "server/watchex_pubsub.h"
@@ -197,7 +198,9 @@ class Server : public WatchSink {
   Client* FindClient(uint64_t id) const;
   // Makes a connected, non-blocking socket a client (accept path, and the test harness with
   // one end of a socketpair). The server owns fd from now on.
-  Client* AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr);
+  // `kind`: kMasterLink for the replica side's link to its master once it is synchronised.
+  Client* AttachClient(int fd, bool unix_socket, std::string addr, std::string laddr,
+                       ClientKind kind = ClientKind::kNormal);
   const std::map<uint64_t, Client*>& clients() const { return clients_; }
   // Writes what the client has pending; arms the write event if the socket is full.
   void FlushClient(Client* c);
@@ -428,6 +431,12 @@ class Server : public WatchSink {
   // clients for BSETTP deadlines: meant for tests, not for the loop's hot path.
   void RunDueWork();
 
+  // --- replica role (server/replica_role.h: set by the replication layer, read here) ---------
+  ReplicaRole& replica_role() { return replica_role_; }
+  const ReplicaRole& replica_role() const { return replica_role_; }
+  // The event loop, for the sockets of the layers above (the replica's link to its master).
+  event_base* loop_base() { return base_.get(); }
+
   // --- accessors -----------------------------------------------------------------------------
   Config& config() { return config_; }
   Logger& log() { return log_; }
@@ -651,9 +660,16 @@ class Server : public WatchSink {
 
   bool child_active_ = false;
 
+  // Following a master (server/replica_role.h).
+  ReplicaRole replica_role_;
+
   // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
+  // On a replica: the READONLY or MASTERDOWN text `spec` (args) from `c` is refused with, or
+  // empty (dispatch.cc).
+  std::string ReplicaRefusal(const Client* c, const CommandSpec* spec,
+                             const std::vector<std::string_view>& args);
 
   // --- subsystems (server/subsystem.cc) ---
   // One row of the registry. The object is declared after every member a subsystem refers to
