@@ -507,7 +507,13 @@ bool ReplicaSide::FinishTransfer() {
   std::string backup;
   std::string mode;
   server.config().GetValue("repl-diskless-load", &mode);
-  if (to_memory_ && mode == "swapdb") backup = RdbImage(server, RdbSaveOptions{});
+  if (to_memory_ && mode == "swapdb") {
+    // With the temporary keys and sessions held for the master (rdb_save.h), so a failed load
+    // restores them too.
+    RdbSaveOptions keep;
+    keep.replication = true;
+    backup = RdbImage(server, keep);
+  }
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");
   persistence.EmptyData(true);
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Loading DB in memory");

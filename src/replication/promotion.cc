@@ -35,6 +35,14 @@ void Promotion::BecameReplica() {
   pending_.clear();
   promoted_ms_ = 0;
   server_.FollowMaster(true);
+  // A BSETTP waiter would be handed a key the master's stream frees, creating a lock on a
+  // replica that nobody else sees: every waiter gets its timeout answer now (not served).
+  std::vector<Client*> waiters;
+  for (const auto& [id, c] : server_.clients()) {
+    const BlockedClient* w = server_.blocking().Find(id);
+    if (w != nullptr && w->kind == server_.bsettp_kind()) waiters.push_back(c);
+  }
+  for (Client* c : waiters) server_.UnblockClient(c, false);
 }
 
 void Promotion::Cron() {

@@ -22,8 +22,9 @@
 //        released as a disconnect would: DEL events, BSETTP hand-offs, DEL records to this
 //        server's own replicas and AOF. INFO coordination counts them as released_by_failover.
 //   Demotion (Replication::BecameReplica): the pending releases are dropped (the new master's
-//     data replaces ours at the full sync, and a replica releases nothing on its own) and every
-//     running grace stops.
+//     data replaces ours at the full sync, and a replica releases nothing on its own), every
+//     running grace stops, and every BSETTP waiter gets its timeout answer (a hand-off on a
+//     replica would create a lock nobody else sees).
 //
 // The pending releases share the moment of the promotion; the check runs in the replication
 // cron (hz), against tp-failover-grace-ms as configured at that time (a CONFIG SET applies to

@@ -202,8 +202,13 @@ TEST(TempKeysReplica, BecomingAReplicaAgainDropsThePendingReleases) {
   p.Pump();
   Replication& repl = Replication::Of(p.replica.server());
   repl.BecameMaster();
+  EXPECT_TRUE(p.replica.Run("w", {"BSETTP", "lock", "mine", "0"}).is_none());
   p.replica.AdvanceTime(500);
   repl.BecameReplica();
+  // The waiter is not left to be handed a key on a replica: it gets the timeout answer (out
+  // with the next turn's writes).
+  p.replica.Run("x", {"PING"});
+  EXPECT_EQ(p.replica.TakeReply("w").Text(), "(integer) 0");
   p.replica.AdvanceTime(5000);
   EXPECT_NE(p.OnReplica("lock"), nullptr);
   EXPECT_NE(p.OnReplica("lock2"), nullptr);

@@ -13,8 +13,8 @@
 # The replica (level 0) has applied everything the master (level -1) sent so far.
 proc rt_wait_sync {} {
     wait_for_condition 500 20 {
-        [status -1 master_repl_offset] == [status 0 master_repl_offset] &&
-        [status 0 master_link_status] eq "up"
+        [status 0 master_link_status] eq "up" &&
+        [status -1 master_repl_offset] == [status 0 slave_repl_offset]
     } else {
         fail "the replica did not catch up with the master"
     }
@@ -165,5 +165,46 @@ start_server {tags {repl external:skip redistp}} {
             $s close
             $a close
         }
+    }
+}
+
+# Clients through Redis Sentinel: Debian's redis-server in sentinel mode monitors our master;
+# redis-tp-lock --sentinel asks it for the master and takes the lock there.
+proc rt_start_sentinel {master_port} {
+    set dir [file join $::root_dir tests tmp sentinel.[pid]]
+    file mkdir $dir
+    set port [::server::find_free_port]
+    set conf [file join $dir sentinel.conf]
+    set f [open $conf w]
+    puts $f "port $port\nbind 127.0.0.1\ndir $dir\nlogfile [file join $dir sentinel.log]"
+    puts $f "sentinel monitor mymaster 127.0.0.1 $master_port 1"
+    close $f
+    set pid [exec /usr/bin/redis-server $conf --sentinel &]
+    set r [list $pid $port $dir]
+    wait_for_condition 100 50 {
+        ![catch {exec redis-cli -p $port sentinel get-master-addr-by-name mymaster} addr] &&
+        [lindex $addr 1] == $master_port
+    } else {
+        exec kill $pid
+        fail "the sentinel did not come up"
+    }
+    return $r
+}
+
+start_server {tags {repl external:skip redistp}} {
+    test {redis-tp-lock --sentinel takes the lock on the master the sentinel names} {
+        lassign [rt_start_sentinel [srv port]] pid sport dir
+        set lock [file join $::root_dir src redis-tp-lock]
+        set rc [catch {exec $lock --sentinel 127.0.0.1:$sport --master-name mymaster \
+                           --db [srv db] rt:sl -c "redis-cli -p [srv port] -n [srv db] exists rt:sl" \
+                           2>@1} out]
+        set rc2 [catch {exec $lock --sentinel 127.0.0.1:$sport --master-name nosuch -w 1 \
+                            rt:sl -c true 2>@1} out2]
+        exec kill $pid
+        file delete -force $dir
+        assert_equal {0 1} [list $rc [string trim $out]]
+        assert_equal 1 $rc2
+        assert_match {*no address from the sentinels*does not know nosuch*} $out2
+        assert_equal 0 [r exists rt:sl]
     }
 }
