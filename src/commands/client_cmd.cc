@@ -50,6 +50,7 @@ std::optional<ClientType> ParseClientType(std::string_view name) {
 
 // The type of a connection (see the file comment).
 ClientType TypeOf(const Client& c) {
+  if (c.kind() == ClientKind::kReplica) return ClientType::kReplica;
   return PubSub::Subscribed(c) ? ClientType::kPubSub : ClientType::kNormal;
 }
 

@@ -29,6 +29,7 @@
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "persistence/persistence.h"
+#include "replication/master_side.h"
 #include "replication/replication.h"
 #include "scripting/function_engine.h"
 #include "scripting/script_engine.h"
@@ -257,9 +258,10 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "instantaneous_input_repl_kbps:0.00");
   Line(out, "instantaneous_output_repl_kbps:0.00");
   Line(out, "rejected_connections:%llu", U(st.rejected_connections));
-  Line(out, "sync_full:0");
-  Line(out, "sync_partial_ok:0");
-  Line(out, "sync_partial_err:0");
+  MasterSide& master = Replication::Of(s).master();
+  Line(out, "sync_full:%llu", U(master.sync_full()));
+  Line(out, "sync_partial_ok:%llu", U(master.sync_partial_ok()));
+  Line(out, "sync_partial_err:%llu", U(master.sync_partial_err()));
   Line(out, "expired_keys:%llu", U(ks.expired_keys));
   // expired_stale_perc, expired_time_cap_reached_count and expire_cycle_cpu_milliseconds
   // belong here; the active expiry cycle does not measure them yet.

@@ -1,9 +1,159 @@
-// SYNC, PSYNC, REPLCONF, WAIT: the master side's commands (replication/master_side.h).
-// Not built yet: these commands answer "unknown command" until they are.
+// SYNC, PSYNC, REPLCONF, WAIT: the master side's commands (replication/master_side.h acts;
+// this file parses the arguments and answers bad input with Redis 7.0's errors).
+//
+// REPLCONF takes option/value pairs, each checked in order, as Redis does: a failing pair
+// answers its error and the pairs before it have taken effect. ACK and GETACK never reply
+// (a replica's ACKs are fire-and-forget; GETACK is answered by an ACK on a replica's master
+// link, which the replica side sends).
+#include <string>
+#include <string_view>
+
 #include "commands/register.h"
+#include "protocol/errors.h"
+#include "replication/master_side.h"
+#include "replication/replication.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/server.h"
+#include "util/numbers.h"
 
 namespace redistp {
 
-void RegisterReplMasterCommands(CommandTable& t) { (void)t; }
+namespace {
+
+// Longest REPLCONF ip-address Redis accepts (NET_HOST_STR_LEN - 1).
+constexpr size_t kMaxAnnouncedIp = 255;
+
+void SyncCommand(CommandContext& c) {
+  Replication::Of(c.server).master().SyncCommand(c.client, false, {}, 0);
+}
+
+void PsyncCommand(CommandContext& c) {
+  int64_t offset = 0;
+  if (!ParseInt64(c.args[2], &offset)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  Replication::Of(c.server).master().SyncCommand(c.client, true, c.args[1], offset);
+}
+
+void ReplconfCommand(CommandContext& c) {
+  if (c.args.size() % 2 == 0) {
+    c.reply.Error(err::kSyntax);
+    return;
+  }
+  MasterSide& m = Replication::Of(c.server).master();
+  for (size_t i = 1; i + 1 < c.args.size(); i += 2) {
+    std::string_view opt = c.args[i];
+    std::string_view val = c.args[i + 1];
+    if (EqualsIgnoreCase(opt, "listening-port")) {
+      int64_t port = 0;
+      if (!ParseInt64(val, &port)) {
+        c.reply.Error(err::kNotInteger);
+        return;
+      }
+      m.SetListeningPort(c.client, static_cast<int>(port));
+    } else if (EqualsIgnoreCase(opt, "ip-address")) {
+      if (val.size() > kMaxAnnouncedIp) {
+        c.reply.Error(err::ReplconfIpTooLong(val.size()));
+        return;
+      }
+      m.SetAnnouncedIp(c.client, val);
+    } else if (EqualsIgnoreCase(opt, "capa")) {
+      m.AddCapa(c.client, val);  // unknown capabilities are ignored, as Redis does
+    } else if (EqualsIgnoreCase(opt, "ack")) {
+      // REPLCONF ACK <offset> [FACK <aofoffset>]: only a replica's count; never a reply.
+      int64_t offset = 0;
+      if (ParseInt64(val, &offset)) m.Ack(c.client, offset);
+      return;
+    } else if (EqualsIgnoreCase(opt, "getack")) {
+      // Meaningful on a replica's master link only (the replica side answers it); never a
+      // reply.
+      return;
+    } else if (EqualsIgnoreCase(opt, "rdb-only")) {
+      int64_t v = 0;
+      if (!ParseInt64(val, &v)) {
+        c.reply.Error(err::kNotInteger);
+        return;
+      }
+      if (v != 0 && v != 1) {
+        c.reply.Error(err::kRdbOnlyRange);
+        return;
+      }
+    } else {
+      c.reply.Error(err::UnrecognizedReplconf(opt));
+      return;
+    }
+  }
+  c.reply.Ok();
+}
+
+void WaitCommand(CommandContext& c) {
+  Replication& repl = Replication::Of(c.server);
+  if (repl.is_replica()) {
+    c.reply.Error(err::kWaitOnReplica);
+    return;
+  }
+  int64_t numreplicas = 0;
+  if (!ParseInt64(c.args[1], &numreplicas)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  int64_t timeout = 0;
+  if (!ParseInt64(c.args[2], &timeout)) {
+    c.reply.Error(err::kTimeoutNotInteger);
+    return;
+  }
+  if (timeout < 0) {
+    c.reply.Error(err::kTimeoutNegative);
+    return;
+  }
+  repl.master().WaitCommand(c.client, c.client.has_flag(kClientInExec), numreplicas, timeout);
+}
+
+}  // namespace
+
+void RegisterReplMasterCommands(CommandTable& t) {
+  t.Register({.name = "sync",
+              .arity = 1,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading | kCmdNoMulti,
+              .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .doc = {.summary = "An internal command used in replication",
+                      .since = "1.0.0",
+                      .group = "server",
+                      .complexity = ""},
+              .handler = SyncCommand});
+  t.Register({.name = "psync",
+              .arity = -3,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading | kCmdNoMulti,
+              .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .doc = {.summary = "An internal command used in replication",
+                      .since = "2.8.0",
+                      .group = "server",
+                      .complexity = "",
+                      .args = {docs::String("replicationid"), docs::Integer("offset")}},
+              .handler = PsyncCommand});
+  t.Register({.name = "replconf",
+              .arity = -1,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy,
+              .acl = kAclAdmin | kAclSlow | kAclDangerous,
+              .doc = {.summary = "An internal command for configuring the replication stream",
+                      .since = "3.0.0",
+                      .group = "server",
+                      .complexity = "O(1)",
+                      .doc_flags = kDocSysCmd},
+              .handler = ReplconfCommand});
+  t.Register({.name = "wait",
+              .arity = 3,
+              .flags = kCmdNoScript,
+              .acl = kAclSlow | kAclConnection,
+              .doc = {.summary = "Wait for the synchronous replication of all the write commands "
+                                 "sent in the context of the current connection",
+                      .since = "3.0.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .args = {docs::Integer("numreplicas"), docs::Integer("timeout")}},
+              .handler = WaitCommand});
+}
 
 }  // namespace redistp

@@ -34,7 +34,7 @@ bool IEquals(std::string_view a, std::string_view b) {
 void ReplicaOfCommand(CommandContext& c) {
   ReplicaSide& replica = Replication::Of(c.server).replica();
   if (IEquals(c.args[1], "no") && IEquals(c.args[2], "one")) {
-    replica.Unfollow(c.server.ClientInfoLine(c.client));
+    replica.Unfollow("user request from '" + c.server.ClientInfoLine(c.client) + "'");
     c.reply.Ok();
     return;
   }

@@ -196,7 +196,7 @@ void Persistence::SaveAfterFlushAll() {
   (void)SaveInProcess();
 }
 
-Status Persistence::StartBackgroundSave() {
+Status Persistence::StartBackgroundSave(std::function<void(bool ok)> then) {
   if (child_kind_ == ChildKind::kRdb) {
     return Status::Error("ERR Background save already in progress");
   }
@@ -219,7 +219,7 @@ Status Persistence::StartBackgroundSave() {
         child_info_.LogCow(log, "RDB");
         return 0;
       },
-      [this, dirty_before](bool ok, int by_signal) {
+      [this, dirty_before, then = std::move(then)](bool ok, int by_signal) {
         Logger& log = server_.log();
         if (child_progress_.final_received) rdb_last_cow_size_ = child_progress_.final_cow_bytes;
         if (ok) {
@@ -239,6 +239,7 @@ Status Persistence::StartBackgroundSave() {
           last_bgsave_ok_ = false;
         }
         last_bgsave_seconds_ = (server_.NowMs() - child_start_ms_) / 1000;
+        if (then) then(ok);
       });
   if (!s.ok()) {
     server_.log().Log(LogLevel::kWarning, "Can't save in background: fork: %s",

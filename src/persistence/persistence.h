@@ -78,7 +78,12 @@ class Persistence : public Subsystem {
   // in rdb_saves.
   void SaveAfterFlushAll();
   // BGSAVE: forks a child that writes the RDB file. Errors: a child already running, fork.
-  Status StartBackgroundSave();
+  // `then` (replication's full sync from disk) runs after the child is reaped, with whether
+  // the file was written.
+  Status StartBackgroundSave(std::function<void(bool ok)> then = {});
+  // The options every save uses (the configuration's and the replication aux fields): a
+  // diskless sync's child writes the same image.
+  RdbSaveOptions FileSaveOptions() const;
   // BGSAVE SCHEDULE (or BGSAVE in MULTI) while another child runs: Cron starts it once the
   // child is gone.
   void ScheduleBackgroundSave() { bgsave_scheduled_ = true; }
@@ -148,7 +153,6 @@ class Persistence : public Subsystem {
 
  private:
   // The options of an RDB file: the configuration's, and the replication aux fields.
-  RdbSaveOptions FileSaveOptions() const;
   ReplInfoProvider repl_info_;
 
   // The in-process save (SAVE, SHUTDOWN, FLUSHALL, DEBUG RELOAD): writes the file and, on

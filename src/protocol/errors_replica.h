@@ -10,5 +10,8 @@ inline constexpr std::string_view kReadOnlyReplica =
 inline constexpr std::string_view kMasterDown =
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 inline constexpr std::string_view kInvalidMasterPort = "ERR Invalid master port";
+inline constexpr std::string_view kUnblockedRoleChange =
+    "UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+    "replica?)";
 
 }  // namespace redistp::err

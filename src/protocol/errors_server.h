@@ -207,4 +207,24 @@ inline std::string MigrateTargetError(std::string_view line) {
   return "ERR Target instance replied with error: " + std::string(line);
 }
 
+// ---- replication: the master side ----
+inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr std::string_view kSyncPendingOutput =
+    "ERR SYNC and PSYNC are invalid with pending output";
+inline constexpr std::string_view kWaitOnReplica =
+    "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+    "replica is configured to be writable (which is not the default) writes to replicas are just "
+    "local and are not propagated.";
+inline constexpr std::string_view kBgsaveForReplicationFailed =
+    "ERR BGSAVE failed, replication can't continue";
+inline constexpr std::string_view kRdbOnlyRange =
+    "ERR value is out of range, value must between 0 and 1";
+inline std::string UnrecognizedReplconf(std::string_view option) {
+  return "ERR Unrecognized REPLCONF option: " + std::string(option);
+}
+inline std::string ReplconfIpTooLong(size_t len) {
+  return "ERR REPLCONF ip-address provided by replica instance is too long: " +
+         std::to_string(len) + " bytes";
+}
+
 }  // namespace redistp::err

@@ -1,35 +1,817 @@
-// The master side (master_side.h). No replica can attach yet: there is no backlog, and INFO and
-// ROLE describe a master without replicas.
-#include "replication/master_side.h"
+// The master side (master_side.h): replicas' links, full and partial syncs, the stream, WAIT.
+#include <event2/event.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "persistence/persistence.h"
+#include "protocol/errors.h"
+#include "replication/master_side.h"
 #include "replication/replication.h"
+#include "server/server.h"
+#include "util/numbers.h"
+#include "watch/blocking.h"
 
 namespace redistp {
 
-MasterSide::MasterSide(Replication& repl) : repl_(repl) {}
-MasterSide::~MasterSide() = default;
+namespace {
 
-void MasterSide::Feed(std::string_view bytes) { (void)bytes; }
+constexpr size_t kBulkHighWater = 1 << 20;  // queue at most this much RDB ahead of the socket
+constexpr size_t kChunk = 64 * 1024;
+constexpr std::string_view kPing = "*1\r\n$4\r\nPING\r\n";
+constexpr std::string_view kGetAck = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
 
-void MasterSide::WriteReplicasInfo(std::string* out) { out->append("connected_slaves:0\r\n"); }
+void AppendBulk(std::string* out, std::string_view s) {
+  out->push_back('$');
+  out->append(std::to_string(s.size()));
+  out->append("\r\n");
+  out->append(s);
+  out->append("\r\n");
+}
+
+const char* StateName(ReplicaState s) {
+  switch (s) {
+    case ReplicaState::kWaitBgsaveStart:
+    case ReplicaState::kWaitBgsaveEnd:
+      return "wait_bgsave";
+    case ReplicaState::kSendBulk:
+      return "send_bulk";
+    case ReplicaState::kOnline:
+      return "online";
+  }
+  return "online";
+}
+
+}  // namespace
+
+// WAIT's blocked callers: the timeout (or CLIENT UNBLOCK, or enough ACKs, which unblock it the
+// same way) replies the number of replicas that acknowledged the caller's offset by then.
+struct WaitState : BlockState {
+  int64_t offset = 0;
+};
+
+class WaitKind : public BlockKind {
+ public:
+  explicit WaitKind(MasterSide* m) : m_(m) {}
+  ServeResult TryServe(BlockedClient&, Database&, std::string_view, ReplyBuilder&) override {
+    return ServeResult::kNotServed;  // waits on no key
+  }
+  void TimeoutReply(BlockedClient& w, ReplyBuilder& reply) override {
+    reply.Int(m_->CountAcked(static_cast<WaitState*>(w.state.get())->offset));
+  }
+
+ private:
+  MasterSide* m_;
+};
+
+MasterSide::MasterSide(Replication& repl)
+    : repl_(repl), wait_kind_(std::make_unique<WaitKind>(this)) {}
+
+MasterSide::~MasterSide() {
+  for (auto& l : links_) {
+    if (l->rdb_fd >= 0) close(l->rdb_fd);
+  }
+  if (pipe_fd_ >= 0) close(pipe_fd_);
+}
+
+int64_t MasterSide::ConfigInt(const char* name, int64_t dflt) const {
+  std::string v;
+  int64_t n = dflt;
+  if (repl_.server().config().GetValue(name, &v)) (void)ParseInt64(v, &n);
+  return n;
+}
+
+bool MasterSide::ConfigBool(const char* name) const {
+  std::string v;
+  return repl_.server().config().GetValue(name, &v) && v == "yes";
+}
+
+ReplicaLink* MasterSide::Find(const Client& c) {
+  for (auto& l : links_) {
+    if (l->client == &c) return l.get();
+  }
+  return nullptr;
+}
+
+std::string MasterSide::Name(const ReplicaLink& l) const {
+  std::string ip = l.announced_ip;
+  if (ip.empty()) ip = l.client->addr.substr(0, l.client->addr.rfind(':'));
+  if (l.listening_port != 0) return ip + ":" + std::to_string(l.listening_port);
+  return ip + ":<unknown-replica-port>";
+}
+
+// ---- the stream --------------------------------------------------------------------------------
+
+void MasterSide::Propagate(const std::vector<std::string>& argv) {
+  encode_buf_.clear();
+  const bool is_select = argv.size() == 2 && EqualsIgnoreCase(argv[0], "SELECT");
+  if (is_select) {
+    int64_t db = 0;
+    if (ParseInt64(argv[1], &db)) stream_db_ = static_cast<int>(db);
+  } else if (stream_db_ < 0) {
+    // A fresh stream (a new backlog, a full sync) says which database it is in first.
+    stream_db_ = std::max(0, repl_.server().propagator().selected_db());
+    std::string db = std::to_string(stream_db_);
+    encode_buf_.append("*2\r\n$6\r\nSELECT\r\n");
+    AppendBulk(&encode_buf_, db);
+  }
+  encode_buf_.push_back('*');
+  encode_buf_.append(std::to_string(argv.size()));
+  encode_buf_.append("\r\n");
+  for (const std::string& a : argv) AppendBulk(&encode_buf_, a);
+  repl_.FeedStream(encode_buf_);
+}
+
+void MasterSide::Feed(std::string_view bytes) {
+  if (backlog_ != nullptr) backlog_->Append(bytes);
+  Server& server = repl_.server();
+  for (auto& lp : links_) {
+    ReplicaLink& l = *lp;
+    if (l.client->closed) continue;
+    if (l.state == ReplicaState::kOnline && !l.stream_on_first_ack) {
+      l.client->out.Append(bytes);
+      server.QueueOutput(l.client);
+    } else if (l.state != ReplicaState::kWaitBgsaveStart) {
+      l.pending.append(bytes);
+    }
+  }
+}
+
+void MasterSide::CreateBacklog() {
+  // A new history: no replica of an earlier one may continue it (Redis changes the id here).
+  repl_.ChangeReplicationId();
+  backlog_ = std::make_unique<ReplBacklog>(
+      static_cast<size_t>(ConfigInt("repl-backlog-size", 1 << 20)), repl_.master_repl_offset() + 1);
+  stream_db_ = -1;
+  repl_.server().propagator().AddSink(&repl_);
+  repl_.server().log().Log(LogLevel::kNotice,
+                           "Replication backlog created, my new replication IDs are '%s' and '%s'",
+                           repl_.replid().c_str(), repl_.replid2().c_str());
+}
+
+void MasterSide::FreeBacklog() {
+  repl_.server().propagator().RemoveSink(&repl_);
+  backlog_.reset();
+  // Without a backlog nobody can continue this history: a new id, as Redis does.
+  repl_.ChangeReplicationId();
+}
+
+bool MasterSide::SaveInfo(std::string* id, int64_t* offset, int* stream_db) const {
+  if (backlog_ == nullptr) return false;
+  *id = repl_.replid();
+  *offset = repl_.master_repl_offset();
+  *stream_db = std::max(0, stream_db_);
+  return true;
+}
+
+// ---- SYNC / PSYNC ------------------------------------------------------------------------------
+
+void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int64_t offset) {
+  if (c.kind() == ClientKind::kReplica) return;  // already one: ignored, as in Redis
+  Server& server = repl_.server();
+  if (c.out.Readable() > 0) {
+    c.reply.Error(err::kSyncPendingOutput);
+    return;
+  }
+  HandshakeInfo hs;
+  for (auto it = handshakes_.begin(); it != handshakes_.end(); ++it) {
+    if (it->first == c.id) {
+      hs = it->second;
+      handshakes_.erase(it);
+      break;
+    }
+  }
+  std::string peer = c.addr.substr(0, c.addr.rfind(':'));
+  std::string name = (hs.ip.empty() ? peer : hs.ip) + ":" +
+                     (hs.listening_port != 0 ? std::to_string(hs.listening_port)
+                                             : std::string("<unknown-replica-port>"));
+  server.log().Log(LogLevel::kNotice, "Replica %s asks for synchronization", name.c_str());
+  if (psync) {
+    if (TryPartial(c, replid, offset, hs)) {
+      ++sync_partial_ok_;
+      return;
+    }
+    if (replid != "?") ++sync_partial_err_;
+  }
+  ++sync_full_;
+  c.set_kind(ClientKind::kReplica);
+  auto link = std::make_unique<ReplicaLink>();
+  link->client = &c;
+  link->listening_port = hs.listening_port;
+  link->announced_ip = hs.ip;
+  link->capa_eof = hs.capa_eof;
+  link->capa_psync2 = hs.capa_psync2;
+  link->pre_psync = !psync;
+  link->ack_time_ms = link->wait_since_ms = server.NowMs();
+  ReplicaLink& l = *link;
+  links_.push_back(std::move(link));
+  if (backlog_ == nullptr) CreateBacklog();
+
+  Persistence& p = Persistence::Of(server);
+  const bool diskless = ConfigBool("repl-diskless-sync") && l.capa_eof;
+  if (sync_child_running_ && !sync_child_diskless_) {
+    // A disk snapshot for replication is being written: share it, with the stream kept since
+    // its offset by a replica that waits for it.
+    for (auto& o : links_) {
+      if (o.get() != &l && o->state == ReplicaState::kWaitBgsaveEnd && !o->diskless) {
+        l.pending = o->pending;
+        SetupFullResync(l, o->initial_offset);
+        server.log().Log(LogLevel::kNotice, "Waiting for end of BGSAVE for SYNC");
+        return;
+      }
+    }
+    server.log().Log(LogLevel::kNotice,
+                     "Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE "
+                     "for SYNC");
+  } else if (sync_child_running_) {
+    server.log().Log(LogLevel::kNotice,
+                     "Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
+  } else if (diskless) {
+    // repl-diskless-sync-delay: BeforeSleep starts it once the delay passed (or enough came).
+    if (ConfigInt("repl-diskless-sync-delay", 5) == 0 && !p.HasActiveChild()) StartSyncChild(true);
+  } else if (!p.HasActiveChild()) {
+    StartSyncChild(false);
+  } else {
+    server.log().Log(LogLevel::kNotice,
+                     "No BGSAVE in progress, but another BG operation is active. BGSAVE for "
+                     "replication delayed");
+  }
+}
+
+bool MasterSide::TryPartial(Client& c, std::string_view replid, int64_t offset,
+                            const HandshakeInfo& hs) {
+  Server& server = repl_.server();
+  Logger& log = server.log();
+  std::string name = (hs.ip.empty() ? c.addr.substr(0, c.addr.rfind(':')) : hs.ip) + ":" +
+                     std::to_string(hs.listening_port);
+  if (replid != repl_.replid() &&
+      (replid != repl_.replid2() || offset > repl_.second_replid_offset())) {
+    if (replid == "?") {
+      log.Log(LogLevel::kNotice, "Full resync requested by replica %s", name.c_str());
+    } else if (replid != repl_.replid2()) {
+      log.Log(LogLevel::kNotice,
+              "Partial resynchronization not accepted: Replication ID mismatch (Replica asked "
+              "for '%.*s', my replication IDs are '%s' and '%s')",
+              static_cast<int>(replid.size()), replid.data(), repl_.replid().c_str(),
+              repl_.replid2().c_str());
+    } else {
+      log.Log(LogLevel::kNotice,
+              "Partial resynchronization not accepted: Requested offset for second ID was "
+              "%lld, but I can reply up to %lld",
+              static_cast<long long>(offset), static_cast<long long>(repl_.second_replid_offset()));
+    }
+    return false;
+  }
+  if (backlog_ == nullptr || !backlog_->Covers(offset)) {
+    log.Log(LogLevel::kNotice,
+            "Unable to partial resync with replica %s for lack of backlog (Replica request "
+            "was: %lld).",
+            name.c_str(), static_cast<long long>(offset));
+    if (offset > repl_.master_repl_offset()) {
+      log.Log(LogLevel::kWarning,
+              "Warning: replica %s tried to PSYNC with an offset that is greater than the "
+              "master replication offset.",
+              name.c_str());
+    }
+    return false;
+  }
+  c.set_kind(ClientKind::kReplica);
+  auto link = std::make_unique<ReplicaLink>();
+  link->client = &c;
+  link->listening_port = hs.listening_port;
+  link->announced_ip = hs.ip;
+  link->capa_eof = hs.capa_eof;
+  link->capa_psync2 = hs.capa_psync2;
+  link->state = ReplicaState::kOnline;
+  link->ack_time_ms = server.NowMs();
+  link->ack_offset = offset - 1;
+  std::string head = hs.capa_psync2 ? "+CONTINUE " + repl_.replid() + "\r\n" : "+CONTINUE\r\n";
+  std::string data;
+  backlog_->CopyFrom(offset, &data);
+  c.out.Append(head);
+  c.out.Append(data);
+  server.QueueOutput(&c);
+  links_.push_back(std::move(link));
+  log.Log(LogLevel::kNotice,
+          "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog "
+          "starting from offset %lld.",
+          name.c_str(), static_cast<long long>(data.size()), static_cast<long long>(offset));
+  RefreshGoodReplicas();
+  return true;
+}
+
+void MasterSide::SetupFullResync(ReplicaLink& l, int64_t offset) {
+  l.state = ReplicaState::kWaitBgsaveEnd;
+  l.initial_offset = offset;
+  // The stream after the snapshot must say its database again (Redis resets slaveseldb).
+  stream_db_ = -1;
+  if (!l.pre_psync) {
+    l.client->out.Append("+FULLRESYNC " + repl_.replid() + " " + std::to_string(offset) + "\r\n");
+    repl_.server().QueueOutput(l.client);
+  }
+}
+
+void MasterSide::StartSyncChild(bool diskless) {
+  Server& server = repl_.server();
+  Persistence& p = Persistence::Of(server);
+  Logger& log = server.log();
+  log.Log(LogLevel::kNotice, "Starting BGSAVE for SYNC with target: %s",
+          diskless ? "replicas sockets" : "disk");
+  const int64_t offset = repl_.master_repl_offset();
+  Status s = Status::Ok();
+  int fds[2] = {-1, -1};
+  if (!diskless) {
+    s = p.StartBackgroundSave([this](bool ok) { OnDiskSnapshotDone(ok); });
+  } else if (pipe2(fds, O_CLOEXEC) != 0) {
+    s = Status::Error(std::strerror(errno));
+  } else {
+    // 40 characters no RDB is likely to end with: the replica finds the end by them.
+    eof_mark_.clear();
+    std::string id = repl_.replid();
+    for (int i = 0; i < 40; ++i) eof_mark_.push_back("0123456789abcdef"[(id[i] ^ (i * 7)) & 15]);
+    RdbSaveOptions options = p.FileSaveOptions();
+    const std::string mark = eof_mark_;
+    const int wfd = fds[1];
+    const int rfd = fds[0];
+    s = p.StartChild(
+        ChildKind::kRdb,
+        [&server, options, mark, wfd, rfd]() {
+          close(rfd);
+          std::string head = "$EOF:" + mark + "\r\n";
+          if (write(wfd, head.data(), head.size()) != static_cast<ssize_t>(head.size())) return 1;
+          Result<uint64_t> r = WriteRdb(server, wfd, options);
+          if (!r.ok()) return 1;
+          if (write(wfd, mark.data(), mark.size()) != static_cast<ssize_t>(mark.size())) return 1;
+          close(wfd);
+          return 0;
+        },
+        [this](bool ok, int by_signal) {
+          (void)by_signal;
+          sync_child_running_ = false;
+          repl_.server().log().Log(
+              ok ? LogLevel::kNotice : LogLevel::kWarning,
+              ok ? "Background RDB transfer terminated with success" : "Background transfer error");
+          if (!ok) {
+            EndPipe();
+            for (size_t i = 0; i < links_.size();) {
+              ReplicaLink& l = *links_[i];
+              if (l.diskless && l.state != ReplicaState::kOnline) {
+                Drop(l, "Diskless sync failed");
+              } else {
+                ++i;
+              }
+            }
+          }
+        });
+    close(fds[1]);
+    if (!s.ok()) {
+      close(fds[0]);
+    } else {
+      pipe_fd_ = fds[0];
+      fcntl(pipe_fd_, F_SETFL, fcntl(pipe_fd_, F_GETFL) | O_NONBLOCK);
+      pipe_ev_.reset(event_new(server.event_loop(), pipe_fd_, EV_READ | EV_PERSIST,
+                               &MasterSide::PipeCallback, this));
+      event_add(pipe_ev_.get(), nullptr);
+      pipe_paused_ = false;
+      log.Log(LogLevel::kNotice, "Background RDB transfer started by pid %ld",
+              static_cast<long>(p.child_pid()));
+    }
+  }
+  if (!s.ok()) {
+    log.Log(LogLevel::kWarning, "BGSAVE for replication failed");
+    for (size_t i = 0; i < links_.size();) {
+      ReplicaLink& l = *links_[i];
+      if (l.state == ReplicaState::kWaitBgsaveStart) {
+        l.client->out.Append("-" + std::string(err::kBgsaveForReplicationFailed) + "\r\n");
+        l.client->set_flag(kClientCloseAfterReply, true);
+        server.QueueOutput(l.client);
+      }
+      ++i;
+    }
+    return;
+  }
+  sync_child_running_ = true;
+  sync_child_diskless_ = diskless;
+  for (auto& l : links_) {
+    if (l->state != ReplicaState::kWaitBgsaveStart) continue;
+    if (diskless && !l->capa_eof) continue;  // waits for a disk one after this
+    l->diskless = diskless;
+    SetupFullResync(*l, offset);
+    if (diskless) {
+      l->state = ReplicaState::kSendBulk;  // the pipe feeds it from now on
+    }
+  }
+}
+
+// ---- disk snapshots ----------------------------------------------------------------------------
+
+void MasterSide::OnDiskSnapshotDone(bool ok) {
+  sync_child_running_ = false;
+  Server& server = repl_.server();
+  const std::string path = Persistence::Of(server).RdbPath();
+  for (size_t i = 0; i < links_.size();) {
+    ReplicaLink& l = *links_[i];
+    if (l.state != ReplicaState::kWaitBgsaveEnd || l.diskless) {
+      ++i;
+      continue;
+    }
+    if (!ok) {
+      server.log().Log(LogLevel::kWarning, "SYNC failed. BGSAVE child returned an error");
+      Drop(l, "SYNC failed. BGSAVE child returned an error");
+      continue;
+    }
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      server.log().Log(LogLevel::kWarning, "SYNC failed. Can't open/stat DB after BGSAVE: %s",
+                       std::strerror(errno));
+      if (fd >= 0) close(fd);
+      Drop(l, "SYNC failed");
+      continue;
+    }
+    l.rdb_fd = fd;
+    l.rdb_left = st.st_size;
+    l.state = ReplicaState::kSendBulk;
+    l.client->out.Append("$" + std::to_string(st.st_size) + "\r\n");
+    PumpRdbFile(l);
+    ++i;
+  }
+}
+
+void MasterSide::PumpRdbFile(ReplicaLink& l) {
+  char buf[kChunk];
+  while (l.rdb_left > 0 && l.client->out.Readable() < kBulkHighWater) {
+    ssize_t n = read(l.rdb_fd, buf, std::min<int64_t>(sizeof buf, l.rdb_left));
+    if (n <= 0) {
+      repl_.server().log().Log(LogLevel::kWarning, "Read error sending DB to replica: %s",
+                               n < 0 ? std::strerror(errno) : "premature EOF");
+      Drop(l, "Read error sending DB");
+      return;
+    }
+    l.client->out.Append(buf, static_cast<size_t>(n));
+    l.rdb_left -= n;
+  }
+  repl_.server().QueueOutput(l.client);
+  if (l.rdb_left == 0) {
+    close(l.rdb_fd);
+    l.rdb_fd = -1;
+    PutOnline(l);
+    StartStream(l);
+  }
+}
+
+void MasterSide::PutOnline(ReplicaLink& l) {
+  l.state = ReplicaState::kOnline;
+  l.ack_time_ms = repl_.server().NowMs();
+  repl_.server().log().Log(LogLevel::kNotice, "Synchronization with replica %s succeeded",
+                           Name(l).c_str());
+  RefreshGoodReplicas();
+}
+
+void MasterSide::StartStream(ReplicaLink& l) {
+  l.stream_on_first_ack = false;
+  if (!l.pending.empty()) {
+    l.client->out.Append(l.pending);
+    std::string().swap(l.pending);
+  }
+  repl_.server().QueueOutput(l.client);
+}
+
+// ---- diskless: relaying the child's pipe -------------------------------------------------------
+
+void MasterSide::PipeCallback(int /*fd*/, short /*what*/, void* arg) {
+  static_cast<MasterSide*>(arg)->ReadPipe();
+}
+
+void MasterSide::ReadPipe() {
+  Server& server = repl_.server();
+  char buf[kChunk];
+  for (int rounds = 0; rounds < 16; ++rounds) {
+    // A slow replica holds the transfer back (the pipe fills, the child waits) rather than
+    // the RDB piling up in its output buffer.
+    for (auto& l : links_) {
+      if (l->diskless && l->state == ReplicaState::kSendBulk &&
+          l->client->out.Readable() >= kBulkHighWater) {
+        event_del(pipe_ev_.get());
+        pipe_paused_ = true;
+        return;
+      }
+    }
+    ssize_t n = read(pipe_fd_, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {
+      server.log().Log(LogLevel::kNotice,
+                       "Diskless rdb transfer, done reading from pipe, %d "
+                       "replicas still up.",
+                       static_cast<int>(std::count_if(links_.begin(), links_.end(), [](auto& l) {
+                         return l->diskless && l->state == ReplicaState::kSendBulk;
+                       })));
+      for (auto& l : links_) {
+        if (!l->diskless || l->state != ReplicaState::kSendBulk) continue;
+        // It loads the RDB before it reads further: the stream starts at its first ACK.
+        l->stream_on_first_ack = true;
+        PutOnline(*l);
+      }
+      EndPipe();
+      return;
+    }
+    for (auto& l : links_) {
+      if (!l->diskless || l->state != ReplicaState::kSendBulk) continue;
+      l->client->out.Append(buf, static_cast<size_t>(n));
+      server.QueueOutput(l->client);
+    }
+  }
+}
+
+void MasterSide::EndPipe() {
+  pipe_ev_.reset();
+  if (pipe_fd_ >= 0) close(pipe_fd_);
+  pipe_fd_ = -1;
+  pipe_paused_ = false;
+}
+
+// ---- acknowledgements, WAIT, min-replicas -----------------------------------------------------
+
+MasterSide::HandshakeInfo& MasterSide::Handshake(const Client& c) {
+  for (auto& [id, hs] : handshakes_) {
+    if (id == c.id) return hs;
+  }
+  handshakes_.push_back({c.id, HandshakeInfo{}});
+  return handshakes_.back().second;
+}
+
+void MasterSide::SetListeningPort(Client& c, int port) { Handshake(c).listening_port = port; }
+
+void MasterSide::SetAnnouncedIp(Client& c, std::string_view ip) { Handshake(c).ip.assign(ip); }
+
+void MasterSide::AddCapa(Client& c, std::string_view capa) {
+  HandshakeInfo& hs = Handshake(c);
+  if (EqualsIgnoreCase(capa, "eof")) hs.capa_eof = true;
+  if (EqualsIgnoreCase(capa, "psync2")) hs.capa_psync2 = true;
+}
+
+void MasterSide::Ack(Client& c, int64_t offset) {
+  ReplicaLink* l = Find(c);
+  if (l == nullptr) return;
+  if (offset > l->ack_offset) l->ack_offset = offset;
+  l->ack_time_ms = repl_.server().NowMs();
+  if (l->state == ReplicaState::kOnline && l->stream_on_first_ack) StartStream(*l);
+  acks_arrived_ = true;
+}
+
+int MasterSide::CountAcked(int64_t offset) const {
+  int n = 0;
+  for (auto& l : links_) {
+    if (l->state == ReplicaState::kOnline && l->ack_offset >= offset) ++n;
+  }
+  return n;
+}
+
+void MasterSide::WaitCommand(Client& c, bool in_multi, int64_t numreplicas, int64_t timeout_ms) {
+  const int64_t offset = repl_.master_repl_offset();
+  const int acked = CountAcked(offset);
+  if (acked >= numreplicas || in_multi) {
+    c.reply.Int(acked);
+    return;
+  }
+  auto state = std::make_unique<WaitState>();
+  state->offset = offset;
+  repl_.server().BlockClient(&c, {}, wait_kind_.get(), std::move(state), timeout_ms);
+  waiters_.push_back({c.id, offset, numreplicas});
+  ask_acks_ = true;
+}
+
+void MasterSide::ServeWaiters() {
+  Server& server = repl_.server();
+  for (size_t i = 0; i < waiters_.size();) {
+    Client* c = server.FindClient(waiters_[i].client);
+    if (c == nullptr || c->closed || !server.blocking().IsBlocked(c->id)) {
+      waiters_.erase(waiters_.begin() + static_cast<long>(i));
+      continue;
+    }
+    if (CountAcked(waiters_[i].offset) >= waiters_[i].numreplicas) {
+      waiters_.erase(waiters_.begin() + static_cast<long>(i));
+      server.UnblockClient(c, false);  // the reply is the count, as at the timeout
+      continue;
+    }
+    ++i;
+  }
+}
+
+void MasterSide::RefreshGoodReplicas() {
+  Server& server = repl_.server();
+  const int64_t now = server.NowMs();
+  const int64_t max_lag = ConfigInt("min-replicas-max-lag", 10);
+  const int64_t to_write = ConfigInt("min-replicas-to-write", 0);
+  good_replicas_ = 0;
+  for (auto& l : links_) {
+    if (l->state == ReplicaState::kOnline && (now - l->ack_time_ms) / 1000 <= max_lag) {
+      ++good_replicas_;
+    }
+  }
+  server.repl_too_few_replicas =
+      !repl_.is_replica() && to_write > 0 && max_lag > 0 && good_replicas_ < to_write;
+}
+
+// ---- INFO, ROLE --------------------------------------------------------------------------------
+
+void MasterSide::WriteReplicasInfo(std::string* out) {
+  out->append("connected_slaves:" + std::to_string(links_.size()) + "\r\n");
+  if (ConfigInt("min-replicas-to-write", 0) > 0 && ConfigInt("min-replicas-max-lag", 10) > 0) {
+    RefreshGoodReplicas();
+    out->append("min_slaves_good_slaves:" + std::to_string(good_replicas_) + "\r\n");
+  }
+  const int64_t now = repl_.server().NowMs();
+  int n = 0;
+  for (auto& l : links_) {
+    std::string ip = l->announced_ip;
+    if (ip.empty()) ip = l->client->addr.substr(0, l->client->addr.rfind(':'));
+    out->append("slave" + std::to_string(n++) + ":ip=" + ip +
+                ",port=" + std::to_string(l->listening_port) + ",state=" + StateName(l->state) +
+                ",offset=" + std::to_string(l->ack_offset) +
+                ",lag=" + std::to_string(now / 1000 - l->ack_time_ms / 1000) + "\r\n");
+  }
+}
 
 void MasterSide::WriteBacklogInfo(std::string* out) {
-  std::string size = "1048576";
-  repl_.server().config().GetValue("repl-backlog-size", &size);
-  out->append("repl_backlog_active:0\r\nrepl_backlog_size:" + size +
-              "\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
+  const int64_t size = ConfigInt("repl-backlog-size", 1 << 20);
+  out->append("repl_backlog_active:" + std::string(backlog_ ? "1" : "0") + "\r\n");
+  out->append("repl_backlog_size:" + std::to_string(size) + "\r\n");
+  out->append("repl_backlog_first_byte_offset:" +
+              std::to_string(backlog_ ? backlog_->first_offset() : 0) + "\r\n");
+  out->append("repl_backlog_histlen:" + std::to_string(backlog_ ? backlog_->histlen() : 0) +
+              "\r\n");
 }
 
 void MasterSide::WriteRole(ReplyBuilder& rb) {
+  int online = 0;
+  for (auto& l : links_) online += l->state == ReplicaState::kOnline ? 1 : 0;
   rb.Array(3);
   rb.Bulk("master");
   rb.Int(repl_.master_repl_offset());
-  rb.Array(0);
+  rb.Array(online);
+  for (auto& l : links_) {
+    if (l->state != ReplicaState::kOnline) continue;
+    std::string ip = l->announced_ip;
+    if (ip.empty()) ip = l->client->addr.substr(0, l->client->addr.rfind(':'));
+    rb.Array(3);
+    rb.Bulk(ip);
+    rb.Bulk(std::to_string(l->listening_port));
+    rb.Bulk(std::to_string(l->ack_offset));
+  }
 }
 
-void MasterSide::Cron() {}
-void MasterSide::BeforeSleep() {}
-void MasterSide::OnClientClose(Client& c) { (void)c; }
+// ---- hooks -------------------------------------------------------------------------------------
+
+void MasterSide::Drop(ReplicaLink& l, const char* why) {
+  repl_.server().CloseClient(l.client, why);  // OnClientClose removes the link
+}
+
+void MasterSide::Cron() {
+  Server& server = repl_.server();
+  const int64_t now = server.NowMs();
+  // Once a second, as Redis's replication cron.
+  if (now - last_keepalive_ms_ >= 1000) {
+    last_keepalive_ms_ = now;
+    for (auto& l : links_) {
+      // A replica waiting for its snapshot hears "\n" so it knows the master is alive.
+      if (l->state == ReplicaState::kWaitBgsaveStart ||
+          (l->state == ReplicaState::kWaitBgsaveEnd && !l->diskless)) {
+        l->client->out.Append("\n");
+        server.QueueOutput(l->client);
+      }
+    }
+    const int64_t timeout_ms = ConfigInt("repl-timeout", 60) * 1000;
+    std::vector<ReplicaLink*> late;
+    for (auto& l : links_) {
+      if (l->state == ReplicaState::kOnline && !l->pre_psync && now - l->ack_time_ms > timeout_ms) {
+        late.push_back(l.get());
+      }
+    }
+    for (ReplicaLink* l : late) {
+      server.log().Log(LogLevel::kWarning, "Disconnecting timedout replica (streaming sync): %s",
+                       Name(*l).c_str());
+      Drop(*l, "replica timed out");
+    }
+    // Replica-class output limits also count the stream kept for a replica mid-sync.
+    const auto& lim = server.config().client_output_buffer_limits[kClientClassReplica];
+    std::vector<ReplicaLink*> over;
+    for (auto& l : links_) {
+      if (lim.hard > 0 && l->pending.size() >= static_cast<size_t>(lim.hard))
+        over.push_back(l.get());
+    }
+    for (ReplicaLink* l : over) {
+      server.log().Log(LogLevel::kWarning,
+                       "Client %s scheduled to be closed ASAP for overcoming of output buffer "
+                       "limits.",
+                       server.ClientInfoLine(*l->client).c_str());
+      ++server.stats().client_outbuf_limit_disconnections;
+      Drop(*l, "output buffer limit");
+    }
+    // The backlog goes after repl-backlog-ttl seconds without replicas (not on a replica: its
+    // backlog is its master's history, kept for a promotion).
+    const int64_t ttl = ConfigInt("repl-backlog-ttl", 3600);
+    if (links_.empty() && backlog_ != nullptr && !repl_.is_replica() && ttl > 0 &&
+        now - no_replicas_since_ms_ > ttl * 1000) {
+      server.log().Log(LogLevel::kNotice,
+                       "Replication backlog freed after %lld seconds without connected replicas.",
+                       static_cast<long long>(ttl));
+      FreeBacklog();
+    }
+  }
+  // CONFIG SET repl-backlog-size takes effect here (keeping the newest history that fits).
+  if (backlog_ != nullptr) {
+    const size_t size = static_cast<size_t>(ConfigInt("repl-backlog-size", 1 << 20));
+    if (size != backlog_->capacity()) backlog_->Resize(size);
+  }
+  // repl-ping-replica-period: a PING in the stream, so replicas can tell a quiet master from
+  // a dead link.
+  if (!links_.empty() && !repl_.is_replica() &&
+      now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
+    last_ping_ms_ = now;
+    repl_.FeedStream(kPing);
+  }
+  RefreshGoodReplicas();
+}
+
+void MasterSide::BeforeSleep() {
+  if (links_.empty() && waiters_.empty()) return;
+  Server& server = repl_.server();
+  // Queue more of the RDB files being sent, and let a paused pipe flow again.
+  for (size_t i = 0; i < links_.size(); ++i) {
+    ReplicaLink& l = *links_[i];
+    if (l.state == ReplicaState::kSendBulk && l.rdb_fd >= 0 &&
+        l.client->out.Readable() < kBulkHighWater / 2) {
+      PumpRdbFile(l);
+    }
+  }
+  if (pipe_paused_ && pipe_ev_ != nullptr) {
+    bool drained = true;
+    for (auto& l : links_) {
+      if (l->diskless && l->state == ReplicaState::kSendBulk &&
+          l->client->out.Readable() >= kBulkHighWater / 2) {
+        drained = false;
+      }
+    }
+    if (drained) {
+      pipe_paused_ = false;
+      event_add(pipe_ev_.get(), nullptr);
+    }
+  }
+  // Syncs waiting for a child: start one when none runs (diskless after its delay).
+  if (!sync_child_running_ && !Persistence::Of(server).HasActiveChild()) {
+    int64_t oldest = -1;
+    int waiting = 0;
+    bool any_disk = false;
+    const bool diskless_on = ConfigBool("repl-diskless-sync");
+    for (auto& l : links_) {
+      if (l->state != ReplicaState::kWaitBgsaveStart) continue;
+      ++waiting;
+      if (!(diskless_on && l->capa_eof)) any_disk = true;
+      if (oldest < 0 || l->wait_since_ms < oldest) oldest = l->wait_since_ms;
+    }
+    if (waiting > 0) {
+      const int64_t delay = ConfigInt("repl-diskless-sync-delay", 5) * 1000;
+      const int64_t max = ConfigInt("repl-diskless-sync-max-replicas", 0);
+      if (any_disk) {
+        StartSyncChild(false);
+      } else if (server.NowMs() - oldest >= delay || (max > 0 && waiting >= max)) {
+        StartSyncChild(true);
+      }
+    }
+  }
+  if (ask_acks_ && !waiters_.empty()) {
+    repl_.FeedStream(kGetAck);
+    ask_acks_ = false;
+  }
+  if (acks_arrived_ && !waiters_.empty()) ServeWaiters();
+  acks_arrived_ = false;
+  RefreshGoodReplicas();
+}
+
+void MasterSide::OnClientClose(Client& c) {
+  handshakes_.erase(std::remove_if(handshakes_.begin(), handshakes_.end(),
+                                   [&](auto& h) { return h.first == c.id; }),
+                    handshakes_.end());
+  for (auto it = links_.begin(); it != links_.end(); ++it) {
+    if ((*it)->client != &c) continue;
+    ReplicaLink& l = **it;
+    if (l.rdb_fd >= 0) close(l.rdb_fd);
+    if (l.state == ReplicaState::kOnline) {
+      repl_.server().log().Log(LogLevel::kNotice, "Connection with replica %s lost.",
+                               Name(l).c_str());
+    }
+    links_.erase(it);
+    if (links_.empty()) no_replicas_since_ms_ = repl_.server().NowMs();
+    RefreshGoodReplicas();
+    return;
+  }
+}
+
 bool MasterSide::PrepareShutdown(int flags) {
   (void)flags;
   return true;

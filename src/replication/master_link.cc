@@ -287,7 +287,13 @@ bool ReplicaSide::AdvanceHandshake() {
         }
         step_ = Step::kPsync;
         std::vector<std::string> psync;
-        if (have_cached_) {
+        if (failover_result_ && have_cached_) {
+          // FAILOVER: the target continues our history and takes over as master.
+          const std::string offset = std::to_string(repl_.master_repl_offset() + 1);
+          log.Log(LogLevel::kNotice, "Trying a partial resynchronization (request %s:%s).",
+                  repl_.replid().c_str(), offset.c_str());
+          psync = {"PSYNC", repl_.replid(), offset, "FAILOVER"};
+        } else if (have_cached_) {
           const std::string offset = std::to_string(repl_.master_repl_offset() + 1);
           log.Log(LogLevel::kNotice, "Trying a partial resynchronization (request %s:%s).",
                   repl_.replid().c_str(), offset.c_str());
@@ -314,6 +320,21 @@ bool ReplicaSide::AdvanceHandshake() {
 bool ReplicaSide::HandlePsyncReply(const std::string& line) {
   Server& server = repl_.server();
   Logger& log = server.log();
+  // A FAILOVER's PSYNC: its outcome goes to the failover, once.
+  if (failover_result_) {
+    std::function<void(bool)> done = std::move(failover_result_);
+    failover_result_ = nullptr;
+    const bool accepted = StartsWith(line, "+FULLRESYNC") || StartsWith(line, "+CONTINUE");
+    done(accepted);
+    if (!accepted) {
+      log.Log(LogLevel::kWarning, "Unexpected reply to PSYNC from master: %s", line.c_str());
+      // The failover makes this server a master again (or retries): nothing more here.
+      if (state_ == LinkState::kHandshake) FailLink(nullptr);
+      return false;
+    }
+    // The callback may have changed the role (an abort): then this link is not ours anymore.
+    if (state_ != LinkState::kHandshake) return false;
+  }
   if (StartsWith(line, "+FULLRESYNC")) {
     // "+FULLRESYNC <replid> <offset>"
     size_t a = line.find(' ');
@@ -329,11 +350,6 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
     psync_offset_ = offset;
     log.Log(LogLevel::kNotice, "Full resync from master: %s:%lld", psync_replid_.c_str(),
             static_cast<long long>(offset));
-    if (have_cached_) {
-      log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
-      have_cached_ = false;
-      cached_db_ = -1;
-    }
     state_ = LinkState::kTransfer;
     step_ = Step::kBulkHeader;
     transfer_size_ = -1;
@@ -351,6 +367,7 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
       repl_.SetPreviousIdentity(repl_.replid(), repl_.master_repl_offset() + 1);
       repl_.SetIdentity(id, repl_.master_repl_offset());
       log.Log(LogLevel::kNotice, "Master replication ID changed to %s", id.c_str());
+      DisconnectReplicas();  // they must learn the new id (and continue with PSYNC)
     }
     log.Log(LogLevel::kNotice,
             "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
@@ -412,6 +429,12 @@ bool ReplicaSide::ConsumeTransfer() {
       transfer_size_ = size;
       log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: receiving %lld bytes from master %s",
               static_cast<long long>(size), where);
+    }
+    // The history we hoped to continue is over: the RDB replaces it.
+    if (have_cached_) {
+      log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
+      have_cached_ = false;
+      cached_db_ = -1;
     }
     if (!to_memory_) {
       char name[64];
@@ -514,6 +537,8 @@ bool ReplicaSide::FinishTransfer() {
     keep.replication = true;
     backup = RdbImage(server, keep);
   }
+  // Our replicas followed the history this sync replaces: they must sync again.
+  DisconnectReplicas();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");
   persistence.EmptyData(true);
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Loading DB in memory");
@@ -555,6 +580,11 @@ bool ReplicaSide::FinishTransfer() {
   if (!to_memory_ && server.config().save_params.empty() && !server.config().appendonly) {
     // Nothing persists here: the file was only the way in.
     unlink(persistence.RdbPath().c_str());
+  }
+  // The AOF described the old data: a rewrite makes the new dataset its base (Redis restarts
+  // its AOF after a full sync the same way).
+  if (persistence.aof().enabled() && !persistence.aof().StartRewrite().ok()) {
+    persistence.aof().ScheduleRewrite();
   }
   repl_.SetIdentity(psync_replid_, psync_offset_);
   repl_.ClearPreviousIdentity();

@@ -1,17 +1,73 @@
 // The master side of replication: the replicas' links, full syncs, the backlog, WAIT.
-// (Filled in by the master-side work; see replication.h for the model.)
+//
+// Model. A connection becomes a replica with SYNC or PSYNC (ClientKind::kReplica from then on;
+// it keeps the client's normal output path, under the `replica` output-buffer class). Each has
+// a ReplicaLink here, in the order they attached (INFO's slaveN numbering), that walks Redis's
+// states:
+//   wait_bgsave (start)  no snapshot serves it yet; it gets "\n" keepalives;
+//   wait_bgsave (end)    a snapshot taken at offset `initial_offset` will serve it; the stream
+//                        from that offset is kept in `pending` until the RDB is out;
+//   send_bulk            the RDB file is being queued to it ($<len> then the file);
+//   online               it receives the stream as it is fed.
+// Full syncs: from disk (a BGSAVE through Persistence, whose file every replica waiting for it
+// receives, so several replicas share one child) or diskless (repl-diskless-sync, for replicas
+// that said `capa eof`: a child writes the RDB into a pipe and this process relays it to each,
+// framed "$EOF:<mark>\r\n ... <mark>"; a diskless replica's stream starts at its first ACK,
+// once it has loaded the RDB). One child at a time for everything, as in Redis: a sync that
+// finds another child waits for it.
+//
+// The stream: Replication::OnPropagate hands the propagation records here (Propagate), which
+// encodes them as RESP, prefixed by the SELECT a fresh stream needs, and feeds them through the
+// core (FeedStream -> Feed): into the backlog (backlog.h), and to each replica as its state
+// allows. The records reach us only while the backlog exists: it is created at the first
+// replica (with a new replication id, as Redis does) and only then is the sink attached to the
+// propagator, so a server without replicas builds no record for them. repl-backlog-ttl frees
+// it when no replica has been connected for that long.
+//
+// Acknowledgements: replicas send REPLCONF ACK <offset>; WAIT blocks its caller until enough
+// replicas acknowledged its offset (asking with REPLCONF GETACK * in the stream once per loop
+// turn while someone waits), and min-replicas-to-write/-max-lag count the replicas whose last
+// ACK is recent enough (the admission gate reads Server::repl_too_few_replicas).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "persistence/rdb_save.h"
 #include "protocol/reply_builder.h"
+#include "replication/backlog.h"
 #include "server/client.h"
+#include "server/event_handle.h"
 
 namespace redistp {
 
 class Replication;
+class WaitKind;
+
+enum class ReplicaState : uint8_t { kWaitBgsaveStart, kWaitBgsaveEnd, kSendBulk, kOnline };
+
+struct ReplicaLink {
+  Client* client = nullptr;
+  ReplicaState state = ReplicaState::kWaitBgsaveStart;
+  int listening_port = 0;     // REPLCONF listening-port
+  std::string announced_ip;   // REPLCONF ip-address
+  bool capa_eof = false;      // can load a diskless ($EOF:) payload
+  bool capa_psync2 = false;   // understands +CONTINUE <replid>
+  bool pre_psync = false;     // attached with SYNC: no +FULLRESYNC, no ACKs
+  int64_t ack_offset = 0;     // last REPLCONF ACK
+  int64_t ack_time_ms = 0;    // when it came (or when the link began)
+  int64_t wait_since_ms = 0;  // entered wait_bgsave (start): the diskless delay counts from it
+  int64_t initial_offset = -1;
+  bool diskless = false;             // its snapshot comes through the pipe
+  bool stream_on_first_ack = false;  // diskless: the stream waits for its first ACK
+  std::string pending;               // the stream since initial_offset, not yet sent
+  int rdb_fd = -1;                   // send_bulk: the RDB file and what is left of it
+  int64_t rdb_left = 0;
+};
 
 class MasterSide {
  public:
@@ -22,12 +78,39 @@ class MasterSide {
 
   // Stream bytes (Replication::FeedStream): into the backlog, out to the replicas.
   void Feed(std::string_view bytes);
+  // One propagation record (Replication::OnPropagate on a master): encoded and fed.
+  void Propagate(const std::vector<std::string>& argv);
+
+  // --- the commands (commands/repl_master_cmd.cc parses, these act) ----------------------------
+  // SYNC (replid empty) or PSYNC replid offset from `c`: a partial resync when the backlog
+  // covers it, else a full sync. Replies (or not) as Redis does.
+  void SyncCommand(Client& c, bool psync, std::string_view replid, int64_t offset);
+  // REPLCONF ACK <offset>: from a replica only; no reply.
+  void Ack(Client& c, int64_t offset);
+  // REPLCONF listening-port / ip-address / capa, remembered until the connection asks SYNC.
+  void SetListeningPort(Client& c, int port);
+  void SetAnnouncedIp(Client& c, std::string_view ip);
+  void AddCapa(Client& c, std::string_view capa);
+  // WAIT numreplicas timeout_ms: replies at once when it can, else blocks `c`.
+  void WaitCommand(Client& c, bool in_multi, int64_t numreplicas, int64_t timeout_ms);
+  // Replicas whose ACK reached `offset` (online ones).
+  int CountAcked(int64_t offset) const;
+
   // INFO replication: connected_slaves, min_slaves_good_slaves, slaveN lines.
   void WriteReplicasInfo(std::string* out);
   // INFO replication: the repl_backlog_* lines.
   void WriteBacklogInfo(std::string* out);
   // ROLE's reply on a master.
   void WriteRole(ReplyBuilder& rb);
+  // INFO stats.
+  uint64_t sync_full() const { return sync_full_; }
+  uint64_t sync_partial_ok() const { return sync_partial_ok_; }
+  uint64_t sync_partial_err() const { return sync_partial_err_; }
+  size_t replica_count() const { return links_.size(); }
+
+  // The aux fields a master's saves write while the backlog exists (the replication id, its
+  // offset, the stream's database); false without a backlog.
+  bool SaveInfo(std::string* id, int64_t* offset, int* stream_db) const;
 
   void Cron();
   void BeforeSleep();
@@ -35,7 +118,72 @@ class MasterSide {
   bool PrepareShutdown(int flags);
 
  private:
+  friend class WaitKind;
+  struct HandshakeInfo {
+    int listening_port = 0;
+    std::string ip;
+    bool capa_eof = false;
+    bool capa_psync2 = false;
+  };
+  ReplicaLink* Find(const Client& c);
+  // The REPLCONF options `c` sent so far (a new row when none).
+  HandshakeInfo& Handshake(const Client& c);
+  // "ip:port" as Redis names a replica in its log.
+  std::string Name(const ReplicaLink& l) const;
+  // Whether a PSYNC can continue; logs why not.
+  bool TryPartial(Client& c, std::string_view replid, int64_t offset, const HandshakeInfo& hs);
+  void CreateBacklog();
+  void FreeBacklog();
+  // Starts the snapshot for the replicas in wait_bgsave (start), by disk or by socket.
+  void StartSyncChild(bool diskless);
+  // A replica gets its snapshot at `offset`: +FULLRESYNC, state wait_bgsave (end).
+  void SetupFullResync(ReplicaLink& l, int64_t offset);
+  void OnDiskSnapshotDone(bool ok);
+  void PumpRdbFile(ReplicaLink& l);
+  void PutOnline(ReplicaLink& l);
+  void StartStream(ReplicaLink& l);
+  // Diskless: the pipe from the child.
+  static void PipeCallback(int fd, short what, void* arg);
+  void ReadPipe();
+  void EndPipe();
+  void Drop(ReplicaLink& l, const char* why);
+  void RefreshGoodReplicas();
+  void ServeWaiters();
+  int64_t ConfigInt(const char* name, int64_t dflt) const;
+  bool ConfigBool(const char* name) const;
+
   Replication& repl_;
+  std::vector<std::unique_ptr<ReplicaLink>> links_;
+  // REPLCONF options sent before SYNC/PSYNC, by client id.
+  std::vector<std::pair<uint64_t, HandshakeInfo>> handshakes_;
+  std::unique_ptr<ReplBacklog> backlog_;
+  int64_t no_replicas_since_ms_ = 0;
+  // The database of the last SELECT in the stream; -1 forces one before the next record.
+  int stream_db_ = -1;
+  std::string encode_buf_;
+  // The child serving syncs (disk or diskless) is ours.
+  bool sync_child_running_ = false;
+  bool sync_child_diskless_ = false;
+  int pipe_fd_ = -1;
+  EventPtr pipe_ev_;
+  bool pipe_paused_ = false;
+  std::string eof_mark_;
+  // WAIT: the blocked callers (client id, offset, count), and whether to ask for ACKs.
+  struct Waiter {
+    uint64_t client;
+    int64_t offset;
+    int64_t numreplicas;
+  };
+  std::vector<Waiter> waiters_;
+  bool ask_acks_ = false;
+  bool acks_arrived_ = false;
+  std::unique_ptr<WaitKind> wait_kind_;
+  int64_t last_ping_ms_ = 0;
+  int64_t last_keepalive_ms_ = 0;
+  int good_replicas_ = 0;
+  uint64_t sync_full_ = 0;
+  uint64_t sync_partial_ok_ = 0;
+  uint64_t sync_partial_err_ = 0;
 };
 
 }  // namespace redistp

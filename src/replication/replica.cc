@@ -8,7 +8,9 @@
 #include <cstring>
 
 #include "persistence/persistence.h"
+#include "protocol/errors_replica.h"
 #include "replication/replica_side.h"
+#include "replication/master_side.h"
 #include "replication/replication.h"
 #include "util/numbers.h"
 
@@ -64,7 +66,9 @@ Status ReplicaSide::Start() {
   // A replica's RDB files carry its history, so that it continues with PSYNC after a restart
   // (the master side adds a master's own history when it keeps a backlog).
   Persistence::Of(server).SetReplInfoProvider([this](std::string* id, int64_t* offset, int* db) {
-    if (!active() || (link_ == nullptr && !have_cached_)) return false;
+    // Not following anyone: a master's own history, while it keeps a backlog.
+    if (!active()) return repl_.master().SaveInfo(id, offset, db);
+    if (link_ == nullptr && !have_cached_) return false;
     *id = repl_.replid();
     *offset = repl_.master_repl_offset();
     const int selected = link_ != nullptr ? link_->db_index : cached_db_;
@@ -103,6 +107,7 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
     return false;
   }
   const bool was_master = !active();
+  failover_result_ = nullptr;  // a REPLICAOF supersedes a failover's attempt
   master_host_ = host;
   master_port_ = port;
   if (link_ != nullptr) {
@@ -110,6 +115,8 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
     Client* old = link_;
     server.CloseClient(old, "replicaof");
   }
+  // Clients blocked on this server as a master wait for writes that will not come from them.
+  server.UnblockAllClients(err::kUnblockedRoleChange);
   CancelHandshake();
   if (was_master) {
     log.Log(LogLevel::kNotice,
@@ -123,25 +130,38 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
   PublishRole();
   if (was_master) repl_.BecameReplica();
   Connect();
-  log.Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(), port,
-          who.c_str());
+  if (!who.empty()) {
+    log.Log(LogLevel::kNotice, "REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(),
+            port, who.c_str());
+  }
   return true;
 }
 
-void ReplicaSide::Unfollow(const std::string& who) {
+void ReplicaSide::FollowForFailover(const std::string& host, int port,
+                                    std::function<void(bool accepted)> on_result) {
+  // Connect() inside Follow only starts the connection: the PSYNC comes later, so the flag set
+  // right after is seen by it.
+  Follow(host, port, "");
+  failover_result_ = std::move(on_result);
+}
+
+void ReplicaSide::Unfollow(const std::string& reason) {
   Server& server = repl_.server();
   Logger& log = server.log();
   if (!active()) return;
   master_host_.clear();
   master_port_ = 0;
+  log.set_role('M');  // what follows is a master's doing, as Redis logs it
   if (link_ != nullptr) server.CloseClient(link_, "replicaof no one");
   CancelHandshake();
   if (have_cached_) log.Log(LogLevel::kNotice, "Discarding previously cached master state.");
   have_cached_ = false;
   cached_db_ = -1;
   pending_.clear();
-  // Our history stays valid for replicas that followed it: it becomes the previous id.
+  // Our history stays valid for replicas that followed it: it becomes the previous id. They
+  // are disconnected to learn the new id, and continue with PSYNC.
   repl_.ShiftReplicationId();
+  DisconnectReplicas();
   log.Log(LogLevel::kWarning,
           "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID "
           "is %s",
@@ -150,7 +170,8 @@ void ReplicaSide::Unfollow(const std::string& who) {
   state_ = LinkState::kNone;
   PublishRole();
   repl_.BecameMaster();
-  log.Log(LogLevel::kNotice, "MASTER MODE enabled (user request from '%s')", who.c_str());
+  failover_result_ = nullptr;
+  log.Log(LogLevel::kNotice, "MASTER MODE enabled (%s)", reason.c_str());
 }
 
 void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
@@ -166,6 +187,15 @@ void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
   if (link.multi.active) return;
   repl_.FeedStream(pending_);
   pending_.clear();
+}
+
+void ReplicaSide::DisconnectReplicas() {
+  Server& server = repl_.server();
+  std::vector<Client*> replicas;
+  for (const auto& [id, c] : server.clients()) {
+    if (c->kind() == ClientKind::kReplica) replicas.push_back(c);
+  }
+  for (Client* c : replicas) server.CloseClient(c, "replication history changed");
 }
 
 void ReplicaSide::SendAck() {
@@ -229,7 +259,7 @@ void ReplicaSide::OnClientClose(Client& c) {
   down_since_ms_ = now_ms();
   if (state_ == LinkState::kConnected) {
     Logger& log = repl_.server().log();
-    log.Log(LogLevel::kNotice, "Connection with master lost.");
+    log.Log(LogLevel::kWarning, "Connection with master lost.");
     log.Log(LogLevel::kNotice, "Caching the disconnected master state.");
     state_ = active() ? LinkState::kConnect : LinkState::kNone;
     // Reconnect at the next cron tick.
@@ -260,9 +290,10 @@ void ReplicaSide::WriteInfo(std::string* out) {
   Line(out, "slave_read_repl_offset:" + std::to_string(read));
   Line(out, "slave_repl_offset:" + std::to_string(applied));
   if (state_ == LinkState::kTransfer) {
-    const double perc = transfer_size_ > 0 ? static_cast<double>(transfer_read_) * 100.0 /
-                                                 static_cast<double>(transfer_size_)
-                                           : 0.0;
+    // Redis divides by the size even when it is unknown (-1, the EOF form): so do we.
+    const double perc = transfer_size_ != 0 ? static_cast<double>(transfer_read_) /
+                                                  static_cast<double>(transfer_size_) * 100.0
+                                            : 0.0;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f", perc);
     Line(out, "master_sync_total_bytes:" + std::to_string(transfer_size_));

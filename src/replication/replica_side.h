@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,11 +67,18 @@ class ReplicaSide : public MasterLinkObserver {
   Status Start();
 
   // REPLICAOF host port: follows that master from now on (connecting at once). `who` is the
-  // requesting client's description for the log. Returns false (nothing done) when this
-  // master is already the one followed.
+  // requesting client's description for the log ("" logs nothing). Returns false (nothing
+  // done) when this master is already the one followed.
   bool Follow(const std::string& host, int port, const std::string& who);
-  // REPLICAOF NO ONE: stops following (nothing to do when not a replica).
-  void Unfollow(const std::string& who);
+  // FAILOVER's last step on the old master: follows the target, whose first PSYNC carries
+  // FAILOVER (the target promotes itself when it accepts). `on_result` learns whether the
+  // target accepted (+CONTINUE or +FULLRESYNC) or refused it (an error reply); it is called
+  // once, unless the attempt is superseded by another REPLICAOF.
+  void FollowForFailover(const std::string& host, int port,
+                         std::function<void(bool accepted)> on_result);
+  // REPLICAOF NO ONE: stops following (nothing to do when not a replica). `reason` completes
+  // the log line "MASTER MODE enabled (<reason>)", e.g. "user request from '<client>'".
+  void Unfollow(const std::string& reason);
 
   // INFO replication: master_host ... replica_announced (only while active()).
   void WriteInfo(std::string* out);
@@ -112,6 +120,9 @@ class ReplicaSide : public MasterLinkObserver {
 
   // --- replica.cc ----------------------------------------------------------------------------
   void SendAck();
+  // Closes this server's own replicas' connections: our history changed under them (a full
+  // sync, a new replication id, a promotion); they reconnect and PSYNC, as with Redis.
+  void DisconnectReplicas();
   // Sets the server layer's view of the role (ReplicaRole, the expiry gate, CONFIG replicaof).
   void PublishRole();
   int64_t now_ms() const;
@@ -132,6 +143,8 @@ class ReplicaSide : public MasterLinkObserver {
   std::string in_;  // bytes read and not yet used
   enum class Step { kPing, kAuth, kPort, kIp, kCapa, kPsync, kBulkHeader } step_ = Step::kPing;
   std::string psync_replid_;  // the id and offset +FULLRESYNC named
+  // A FAILOVER's PSYNC is pending: its next PSYNC carries FAILOVER and its reply goes here.
+  std::function<void(bool accepted)> failover_result_;
   int64_t psync_offset_ = 0;
 
   // The transfer of a full sync.

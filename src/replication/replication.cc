@@ -91,8 +91,9 @@ void Replication::FeedStream(std::string_view bytes) {
 }
 
 void Replication::OnPropagate(const std::vector<std::string>& argv) {
-  // The master side encodes the records (with its own SELECT bookkeeping); a replica proxies.
-  (void)argv;
+  // The master side encodes the records (with its own SELECT bookkeeping); a replica proxies
+  // its master's bytes instead (the replica side feeds them), so its own records are not fed.
+  if (!is_replica()) master_->Propagate(argv);
 }
 
 void Replication::BecameMaster() { promotion_->BecameMaster(); }

@@ -61,8 +61,11 @@ std::string_view Server::BusyError() const {
 }
 
 void Server::BusyWatch(Client* c, bool add) {
+  // The master link is not read while a script is busy: its commands would be refused with
+  // BUSY and lost; its stream waits in the socket and is applied once the script ends (Redis
+  // accumulates it the same way).
   if (busy_poll_fd_ < 0 || c == busy_caller_ || c->closed || c->pseudo() ||
-      c->has_flag(kClientProtected)) {
+      c->has_flag(kClientProtected) || c->kind() == ClientKind::kMasterLink) {
     return;
   }
   // Readable always; writable only while replies wait for room in the socket.

@@ -144,6 +144,19 @@ bool Server::UnblockClient(Client* c, bool with_error) {
   return true;
 }
 
+void Server::UnblockAllClients(std::string_view error) {
+  std::vector<Client*> blocked;
+  for (auto& [id, c] : clients_) {
+    if (c->blocking.active) blocked.push_back(c);
+  }
+  for (Client* c : blocked) {
+    blocking_.Remove(c->id);
+    c->reply.Error(error);
+    c->set_flag(kClientCloseAfterReply, true);
+    FinishBlock(c);
+  }
+}
+
 void Server::FinishBlock(Client* c) {
   if (c == nullptr || c->closed) return;
   c->blocking.active = false;

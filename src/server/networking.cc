@@ -352,8 +352,10 @@ void Server::OnReadable(Client* c) {
   // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
   // each parsed argument out of its query buffer): a command bigger than the limit in total,
   // made of arguments each within proto-max-bulk-len, is accepted.
+  // Our master's stream is never cut (Redis exempts its master link too).
   if (c->query.Readable() - c->parser.parsed_bytes() >
-      static_cast<size_t>(config_.client_query_buffer_limit)) {
+          static_cast<size_t>(config_.client_query_buffer_limit) &&
+      c->kind() != ClientKind::kMasterLink) {
     log_.Log(LogLevel::kWarning, "Closing client that reached max query buffer length: addr=%s",
              c->addr.c_str());
     ++stats_.client_qbuf_limit_disconnections;
@@ -406,9 +408,10 @@ void Server::CheckOutputLimits(Client* c) {
   if (c->closed || c->has_flag(kClientCloseAfterReply)) return;
   // Monitors use the replica class like Redis; a client with any subscription (RESP2 or 3)
   // the pubsub class.
-  int cls = c->has_flag(kClientMonitor) ? kClientClassReplica
-            : PubSub::Subscribed(*c)    ? kClientClassPubsub
-                                        : kClientClassNormal;
+  // A replica's connection (its stream) uses the replica class.
+  int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica
+            : PubSub::Subscribed(*c)                                         ? kClientClassPubsub
+                                                                             : kClientClassNormal;
   const auto& lim = config_.client_output_buffer_limits[cls];
   size_t used = c->pending_output();
   bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);

@@ -84,6 +84,9 @@ class Propagator : public KeyspaceListener {
   void AddSink(PropagationSink* sink);
   void RemoveSink(PropagationSink* sink);
   bool has_sinks() const { return !sinks_.empty(); }
+  // The database of the last SELECT sent (-1: none yet). A sink attached late (the replicas'
+  // stream, created at the first replica) starts from it.
+  int selected_db() const { return selected_db_; }
 
   // Brackets one command's handler (nesting allowed: EXEC runs its queue inside its own
   // frame). BeginCommand returns a frame token for EndCommand. EndCommand emits the

@@ -317,9 +317,10 @@ void Server::Cron() {
     std::vector<Client*> with_output;
     for (auto& [id, c] : clients_) {
       // Monitors, blocked clients and subscribers wait for the server, not the reverse.
+      // Replication links (a replica's connection, the link to our master) never idle out.
       if (config_.timeout > 0 && !c->has_flag(kClientMonitor) && !c->blocking.active &&
-          !c->has_flag(kClientPaused) && !PubSub::Subscribed(*c) &&
-          now - c->last_interaction_ms > config_.timeout * 1000) {
+          c->kind() == ClientKind::kNormal && !c->has_flag(kClientPaused) &&
+          !PubSub::Subscribed(*c) && now - c->last_interaction_ms > config_.timeout * 1000) {
         expired.push_back(c);
         continue;
       }
@@ -404,7 +405,10 @@ std::string Server::ClientInfoLine(const Client& c) const {
   size_t nf = 0;
   // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
+  if (c.kind() == ClientKind::kReplica) flags[nf++] = 'S';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
+  // The link to our master (Redis lists it with M, before the letters below).
+  if (c.kind() == ClientKind::kMasterLink) flags[nf++] = 'M';
   if (c.multi.active) flags[nf++] = 'x';
   // A client held by CLIENT PAUSE is blocked too, as in Redis 7.0.
   if (c.blocking.active || c.has_flag(kClientPaused)) flags[nf++] = 'b';
@@ -426,7 +430,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       buf, sizeof(buf),
       "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
       "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=default redir=%lld resp=%d tk=%zu "
+      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=%s redir=%lld resp=%d tk=%zu "
       "wx=%zu",
       static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
       static_cast<long long>((now - c.ctime_ms) / 1000),
@@ -439,6 +443,8 @@ std::string Server::ClientInfoLine(const Client& c) const {
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
+      // The master link runs as no user at all: Redis shows it as (superuser).
+      c.kind() == ClientKind::kMasterLink ? "(superuser)" : "default",
       (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
       c.reply.resp(), owners_.CountOwnedBy(OwnerIdOf(c)), watches_.CountFor(c.id));
   return buf;

@@ -286,6 +286,9 @@ class Server : public WatchSink {
   // Ends a block without service (CLIENT UNBLOCK): the kind's timeout reply, or the UNBLOCKED
   // error. Returns false if the client was not blocked.
   bool UnblockClient(Client* c, bool with_error);
+  // Ends every block with `error` and closes those clients after the reply (a master that
+  // becomes a replica: its blocked clients' waits no longer make sense, as in Redis).
+  void UnblockAllClients(std::string_view error);
   // Serves the waiters of keys that became ready, repeating while serving makes more keys
   // ready. Called after each top-level command (never inside one, nor inside EXEC), and not
   // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients).
@@ -446,6 +449,18 @@ class Server : public WatchSink {
   KeyspaceContext& keyspace() { return keyspace_; }
   // The propagation stream (AOF and replication attach sinks here).
   Propagator& propagator() { return propagator_; }
+
+  // --- replication's hooks (src/replication sets and drives these; this layer cannot see it) --
+  // Output appended to a client outside its own command (the stream to a replica, the RDB
+  // being sent to it) is written in this turn's write pass.
+  void QueueOutput(Client* c) {
+    if (!c->closed) ScheduleFlush(c);
+  }
+  // The event loop, for replication's own events (the pipe of a diskless sync's child).
+  event_base* event_loop() { return base_.get(); }
+  // min-replicas-to-write is set and fewer good replicas are connected: the admission gate
+  // refuses write commands with NOREPLICAS (kept current by the master side).
+  bool repl_too_few_replicas = false;
   Database& db(int index) { return *dbs_[static_cast<size_t>(index)]; }
   int db_count() const { return static_cast<int>(dbs_.size()); }
   int64_t start_time_ms() const { return start_time_ms_; }

@@ -57,7 +57,7 @@ proc fill_every_type {level} {
 tags {repl external:skip} {
 
 foreach mdiskless {no yes} {
-foreach load {disabled swapdb} {
+foreach load {disabled on-empty-db swapdb} {
 start_server [list binary $::redis_master_bin overrides [list repl-diskless-sync $mdiskless \
         repl-diskless-sync-delay 0]] {
     fill_every_type 0
@@ -372,6 +372,24 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             $rd close
         }
 
+        test {The stream waits while a script is busy on the replica, then is applied} {
+            r config set busy-reply-threshold 100
+            set rd [redis_deferring_client]
+            $rd eval {local s = tonumber(redis.call('time')[1]); while tonumber(redis.call('time')[1]) - s < 2 do end; return 1} 0
+            wait_for_condition 100 20 {
+                [catch {r ping} e] && [string match {BUSY*} $e]
+            } else {
+                fail "the script did not become busy"
+            }
+            for {set i 0} {$i < 50} {incr i} {r -1 set busykey$i $i}
+            assert_equal 1 [$rd read]
+            $rd close
+            wait_replica_caught_up -1 0
+            assert_equal 49 [r get busykey49]
+            assert_equal [r -1 debug digest] [r debug digest]
+            r config set busy-reply-threshold 5000
+        }
+
         test {Every family of commands through the stream} {
             r -1 select 0
             r -1 mset s1 a s2 b
@@ -423,6 +441,129 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             r select 0
             assert_equal fv [r get fk]
             r select 9
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server {overrides {replica-announce-ip 127.0.0.5 replica-announce-port 1234
+                             replica-priority 42}} {
+        test {Clients blocked on a master that becomes a replica are unblocked with an error} {
+            set rd [redis_deferring_client]
+            $rd blpop q 0
+            wait_for_blocked_client
+            r replicaof [srv -1 host] [srv -1 port]
+            assert_error {UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)} {$rd read}
+            $rd close
+            wait_replica_online
+        }
+
+        test {The idle-client timeout never closes the link to the master} {
+            r config set timeout 1
+            # Longer than the timeout, shorter than the master's PING period (10 s).
+            after 2500
+            # Our own idle test connection was closed meanwhile: that is the timeout working.
+            reconnect
+            r config set timeout 0
+            assert_equal 0 [count_log_message {*Connection with master lost*}]
+            assert_equal up [status_field [r info replication] master_link_status]
+        }
+
+        test {replica-announce-ip, replica-announce-port and replica-priority} {
+            wait_for_condition 100 50 {
+                [string match {*slave0:ip=127.0.0.5,port=1234,state=online*} \
+                    [r -1 info replication]]
+            } else {
+                fail "the master does not list the announced address: [r -1 info replication]"
+            }
+            assert_equal 42 [status_field [r info replication] slave_priority]
+        }
+
+        test {repl-timeout: a silent master is dropped, then the link comes back} {
+            r config set repl-timeout 1
+            set partial [status_field [r -1 info stats] sync_partial_ok]
+            # The master sleeps: no data nor PING for longer than the timeout.
+            r -1 debug sleep 3
+            wait_for_log_message {*MASTER timeout: no data nor PING received*}
+            wait_replica_online
+            r config set repl-timeout 60
+            r -1 set after-timeout 1
+            wait_replica_caught_up -1 0
+            assert_equal 1 [r get after-timeout]
+            assert_equal [expr {$partial + 1}] [status_field [r -1 info stats] sync_partial_ok]
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server {} {
+        test {While the RDB arrives: ROLE says sync, INFO has the master_sync_* lines} {
+            populate 30 slow: 10 -1
+            # The master's child writes a key every 100 ms: the transfer lasts seconds.
+            r -1 config set rdb-key-save-delay 100000
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {
+                [lindex [r role] 3] eq {sync}
+            } else {
+                fail "the replica never showed the transfer: [r role]"
+            }
+            set info [r info replication]
+            assert_equal 1 [status_field $info master_sync_in_progress]
+            assert_equal down [status_field $info master_link_status]
+            assert_equal -1 [status_field $info master_sync_total_bytes]
+            assert_morethan_equal [status_field $info master_sync_read_bytes] 0
+            assert_match {*.[0-9][0-9]} [status_field $info master_sync_perc]
+            assert_match {[0-9]*} [status_field $info master_sync_last_io_seconds_ago]
+            r -1 config set rdb-key-save-delay 0
+            wait_for_condition 200 100 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "the slow sync never ended"
+            }
+            assert_equal 0 [status_field [r info replication] master_sync_in_progress]
+            assert_equal [r -1 debug digest] [r debug digest]
+        }
+    }
+}
+
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+        start_server {} {
+            test {-NOMASTERLINK from a master that is itself disconnected: retried until it syncs} {
+                # The middle server follows a port where nobody listens.
+                set dead [::server::find_free_port]
+                r -1 replicaof 127.0.0.1 $dead
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_log_message {*Master is currently unable to PSYNC but should be in the future: -NOMASTERLINK*}
+                assert_equal down [status_field [r info replication] master_link_status]
+                r -1 replicaof [srv -2 host] [srv -2 port]
+                r -2 set through-the-middle 1
+                wait_for_condition 200 50 {
+                    [string match {*master_link_status:up*} [r info replication]] &&
+                    [r get through-the-middle] eq {1}
+                } else {
+                    fail "the replica did not sync through the middle server"
+                }
+            }
+
+            test {masteruser and masterauth: the link authenticates as an ACL user} {
+                r -2 acl setuser repluser on >replpw +@all ~* &*
+                r -2 config set requirepass masterpw
+                r replicaof no one
+                r config set masteruser repluser
+                r config set masterauth replpw
+                r replicaof [srv -2 host] [srv -2 port]
+                wait_replica_online
+                set found 0
+                foreach line [split [r -2 client list] "\n"] {
+                    if {[string match {*flags=S*user=repluser*} $line]} {set found 1}
+                }
+                assert_equal 1 $found
+                r -2 config set requirepass ""
+                r replicaof no one
+                r config set masteruser ""
+                r config set masterauth ""
+            }
         }
     }
 }
