@@ -37,7 +37,8 @@ struct RdbSaveOptions {
   bool compress = true;   // rdbcompression: LZF for long strings
   bool checksum = true;   // rdbchecksum: the CRC-64 trailer (else 8 zero bytes)
   bool aof_base = false;  // the aof-base aux field: 1 when this is an AOF's RDB preamble
-  // A replica's full sync: the temporary keys and the sessions go too, as our aux fields
+  // A file that may feed a replica's full sync (Persistence::FileSaveOptions sets it when this
+  // server has replication history): the temporary keys and the sessions go too, as our aux fields
   // redistp-session and redistp-tpkey after the databases (rdb_load.h), which a Redis replica
   // ignores, so the image it loads has no temporary key at all (as its stream has none).
   bool replication = false;

@@ -28,10 +28,32 @@ proc status {level field} {
 proc rt_inherited {id} { expr {(1 << 62) + $id} }
 
 start_server {tags {repl external:skip redistp}} {
+    # Held before the replica exists: they reach it through the full sync's image.
+    set pre [redis_client]
+    set prefence [$pre settp rt:pre v FENCE]
+    set pres [redis_client]
+    set pretoken [$pres session open 600000]
+    $pres settp rt:presession v
     start_server {} {
         r replicaof [srv -1 host] [srv -1 port]
         wait_for_condition 500 20 {[status 0 master_link_status] eq "up"} else {
             fail "the replica did not connect"
+        }
+
+        test {Replica: the full sync carries temporary keys and sessions} {
+            rt_wait_sync
+            assert_equal $prefence [r object fence rt:pre]
+            assert_equal [rt_inherited [$pre client id]] [r object owner rt:pre]
+            assert_match "*id=[rt_inherited [lindex [split $pretoken :] 0]] *keys=1*" \
+                [r session list]
+            # Their releases come through the stream.
+            $pre close
+            $pres session close
+            rt_wait_sync
+            assert_equal 0 [r exists rt:pre]
+            assert_equal 0 [r exists rt:presession]
+            assert_equal {} [r session list]
+            $pres close
         }
 
         test {Replica: a temporary key with its owner, exact fence and hold count} {
