@@ -214,9 +214,13 @@ class Loader {
       int64_t f = 0;
       if (ParseInt64(value, &f) && f > 0) info_->fence = static_cast<uint64_t>(f);
     } else if (name == "redistp-session" || name == "redistp-tpkey") {
-      // A full sync's ownership (rdb_save.h), for a replica only: loaded anywhere else (a
-      // replica's kept file at a restart) the keys would have no owner left to release them.
-      if (server_.follows_master()) return LoadOwnership(name, value);
+      // A full sync's ownership (rdb_save.h), for a replica only: a server that follows a
+      // master, or starts as one (replicaof in its configuration: its master's stream, from
+      // the file's offset on, brings the DELs of whatever was released meanwhile). Loaded
+      // anywhere else the keys would have no owner left to release them.
+      if (server_.follows_master() || !server_.config().replicaof_host.empty()) {
+        return LoadOwnership(name, value);
+      }
     }
     // Everything else (redis-bits, aof-preamble, lua, ...) is informational here.
     return Status::Ok();

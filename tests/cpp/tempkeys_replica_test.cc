@@ -257,6 +257,24 @@ TEST(TempKeysReplica, FullSyncImageCarriesKeysSessionsAndFences) {
   EXPECT_EQ(replica.Run("c", {"DELTP", "slock"}).Text(), "(integer) 1");
 }
 
+// A replica restarting from its file (replicaof in its configuration) keeps its master's keys.
+TEST(TempKeysReplica, AReplicaStartingFromItsFileKeepsTheMastersKeys) {
+  Harness master;
+  master.Run("s", {"SETTP", "lock", "v", "FENCE"});
+  RdbSaveOptions o;
+  o.replication = true;
+  Config config;
+  config.replicaof_host = "127.0.0.1";
+  config.replicaof_port = 6379;
+  Harness restarted(std::move(config));
+  RdbLoadInfo info;
+  ASSERT_TRUE(
+      LoadRdb(restarted.server(), RdbImage(master.server(), o), RdbLoadOptions{}, &info).ok());
+  Entry* e = restarted.server().db(0).FindRaw("lock");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(OwnerIndex::IsInherited(restarted.server().owners().OwnerOf(e)));
+}
+
 // A second full sync replaces the sessions of the first.
 TEST(TempKeysReplica, ANewFullSyncForgetsTheSessionsOfTheLast) {
   Harness master;
