@@ -27,6 +27,14 @@ proc status {level field} {
 
 proc rt_inherited {id} { expr {(1 << 62) + $id} }
 
+# A client of the master closed: the master handles the disconnect in a later turn, so wait
+# until it has released `key` there before comparing offsets.
+proc rt_master_released {key} {
+    wait_for_condition 500 20 {[r -1 exists $key] == 0} else {
+        fail "the master did not release $key"
+    }
+}
+
 start_server {tags {repl external:skip redistp}} {
     # Held before the replica exists: they reach it through the full sync's image.
     set pre [redis_client]
@@ -49,6 +57,7 @@ start_server {tags {repl external:skip redistp}} {
             # Their releases come through the stream.
             $pre close
             $pres session close
+            rt_master_released rt:pre
             rt_wait_sync
             assert_equal 0 [r exists rt:pre]
             assert_equal 0 [r exists rt:presession]
@@ -131,8 +140,11 @@ start_server {tags {repl external:skip redistp}} {
                 set key rt:keep
             }
             assert_equal 1 [r exists $key]
+            set lid [$local client id]
             $local close
-            r ping
+            wait_for_condition 500 20 {![string match "*id=$lid *" [r client list]]} else {
+                fail "the replica did not see its connection $lid end"
+            }
             assert_equal 1 [r exists $key]
             # The link drops: the replica reconnects and keeps everything.
             r client kill type master
@@ -144,6 +156,7 @@ start_server {tags {repl external:skip redistp}} {
             assert_equal 1 [r exists $key]
             $a close
             catch {$b close}
+            rt_master_released rt:keep
             rt_wait_sync
             assert_equal 0 [r exists rt:keep]
         }
