@@ -117,8 +117,19 @@ void Client::BeginConnect() {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
-  const std::string port = std::to_string(options_.port);
-  const int rc = getaddrinfo(options_.host.c_str(), port.c_str(), &hints, &res);
+  target_host_ = options_.host;
+  target_port_ = options_.port;
+  if (!options_.sentinels.empty()) {
+    std::string why;
+    if (!AskSentinels(&target_host_, &target_port_, &why)) {
+      target_host_ = "master '" + options_.master_name + "'";
+      target_port_ = 0;
+      ConnectionLost("no address from the sentinels: " + why);
+      return;
+    }
+  }
+  const std::string port = std::to_string(target_port_);
+  const int rc = getaddrinfo(target_host_.c_str(), port.c_str(), &hints, &res);
   if (rc != 0) {
     ConnectionLost(std::string("cannot resolve host: ") + gai_strerror(rc));
     return;
@@ -202,9 +213,25 @@ void Client::BeginHandshake() {
     steps.push_back({"CLIENT", "LEASE", std::to_string(options_.lease.count())});
   }
   const bool session = options_.session_grace.count() > 0;
-  if (steps.empty() && !session) {
+  if (steps.empty() && !session && options_.sentinels.empty()) {
     OnReady();
     return;
+  }
+  if (!options_.sentinels.empty()) {
+    // A sentinel's answer can be stale (a failover in progress): only a master will do.
+    const bool last = steps.empty() && !session;
+    Write(
+        {"ROLE"},
+        [this, last](const Reply& r) {
+          if (r.local) return;
+          if (!r.is_array() || r.elements.empty() || !r.elements[0].Is("master")) {
+            ConnectionLost("ROLE: " + target_host_ + ":" + std::to_string(target_port_) +
+                           " is not a master");
+            return;
+          }
+          if (last) OnReady();
+        },
+        false);
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     const bool last = i + 1 == steps.size() && !session;  // else the session step ends it
@@ -258,7 +285,7 @@ void Client::OnReady() {
   std::deque<Request> queued = std::move(queued_);
   queued_.clear();
   for (Request& r : queued) SendNow(std::move(r));
-  Notify(ConnectionEvent::kConnected, options_.host + ":" + std::to_string(options_.port));
+  Notify(ConnectionEvent::kConnected, target_host_ + ":" + std::to_string(target_port_));
 }
 
 // The one way a connection ends by failure. Safe to call from any callback of this client.
@@ -293,8 +320,10 @@ void Client::ConnectionLost(const std::string& reason) {
   if (was_ready) {
     Notify(ConnectionEvent::kDisconnected, reason);
   } else {
-    Notify(ConnectionEvent::kConnectFailed, "cannot connect to " + options_.host + ":" +
-                                                std::to_string(options_.port) + ": " + reason);
+    Notify(ConnectionEvent::kConnectFailed,
+           "cannot connect to " + target_host_ +
+               (target_port_ != 0 ? ":" + std::to_string(target_port_) : std::string()) + ": " +
+               reason);
   }
   if (state_ == State::kClosed) Notify(ConnectionEvent::kClosed, "no reconnect: " + reason);
   FailAll(kErrConnectionLost);
@@ -369,7 +398,15 @@ void Client::OnReadable() {
       if (reader->failed()) ConnectionLost("protocol error: " + reader->error());
       break;
     }
+    // With sentinels, a server that answers READONLY is no longer the master: after the
+    // command gets its answer, the connection ends and the next attempt asks them again.
+    const bool demoted =
+        !options_.sentinels.empty() && frame->is_error() && frame->str.rfind("READONLY", 0) == 0;
     OnFrame(std::move(*frame));
+    if (demoted && gen == generation_) {
+      ConnectionLost("the server is no longer the master (READONLY)");
+      return;
+    }
   }
   if (gen != generation_) return;
   if (eof) {

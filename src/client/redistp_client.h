@@ -101,6 +101,15 @@ struct ClientOptions {
   // When > 0: every connection opens or resumes a session with this grace (0..86400000 ms);
   // see "Sessions" above.
   std::chrono::milliseconds session_grace{0};
+  // Redis Sentinel: when `sentinels` is not empty ("host:port" each), host and port are not
+  // used; before every connection attempt the sentinels are asked, in order, for the address
+  // of `master_name` (SENTINEL get-master-addr-by-name; the first that answers wins, each
+  // within connect_timeout), and a connection is used only once ROLE says it is a master. So
+  // after a failover the client reconnects to the promoted replica, and with a session resumes
+  // it there (docs/replication.md). A READONLY error (the server became a replica) ends the
+  // connection so that the next attempt asks the sentinels again.
+  std::vector<std::string> sentinels;
+  std::string master_name;
 };
 
 enum class WatchEventType {
@@ -279,6 +288,11 @@ class Client {
   std::vector<std::vector<char>> addrs_;  // resolved sockaddrs of this attempt
   size_t addr_index_ = 0;
   std::string last_connect_error_;
+  // The address of this attempt: options' host/port, or what the sentinels answered.
+  std::string target_host_;
+  int target_port_ = 0;
+  // Asks the sentinels for the master's address (client_sentinel.cc); false with the reason.
+  bool AskSentinels(std::string* host, int* port, std::string* error);
   event* read_ev_ = nullptr;
   event* write_ev_ = nullptr;
   event* connect_ev_ = nullptr;

@@ -384,6 +384,7 @@ void CoordinationSection(Server& s, std::string* out) {
   Line(out, "released_by_session_close:%llu", U(n.released_by_close));
   Line(out, "released_by_session_expiry:%llu", U(n.released_by_expiry));
   Line(out, "released_by_deltp:%llu", U(st.released_by_deltp));
+  Line(out, "released_by_failover:%llu", U(st.released(ReleaseCause::kFailover)));
   Line(out, "sessions_opened:%llu", U(n.opened));
   Line(out, "sessions_resumed:%llu", U(n.resumed));
   Line(out, "sessions_expired:%llu", U(n.expired));

@@ -13,8 +13,9 @@
 // back in RESUME's argument, which SLOWLOG and MONITOR show as "(redacted)" (RedactSessionArgs).
 // Only its SHA-256 digest is kept, in the registry and in the SESSION CREATE record.
 //
-// SESSION CREATE/OWN/DROP are records of the propagation stream (session_runtime.cc says what
-// each means), kept in the container's internal rows: only the AOF's loader finds them.
+// SESSION CREATE/OWN/DROP, and KEY for replicas only, are records of the propagation stream
+// (session_runtime.cc says what each means), kept in the container's internal rows: only the
+// AOF's loader and the master link find them.
 #include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -24,7 +25,16 @@
 namespace redistp {
 namespace {
 
+// Sessions are the master's while this server follows one: OPEN and RESUME answer READONLY
+// there (docs/replication.md), whatever replica-read-only says.
+bool RefusedOnReplica(CommandContext& c) {
+  if (!c.server.follows_master() || c.client.kind() == ClientKind::kMasterLink) return false;
+  c.reply.Error(err::kSessionOnReplica);
+  return true;
+}
+
 void SessionOpenCommand(CommandContext& c) {
+  if (RefusedOnReplica(c)) return;
   int64_t grace;
   if (!ParseInt64(c.args[2], &grace) || grace < 0 || grace > SessionRegistry::kMaxGraceMs) {
     c.reply.Error(err::kSessionGrace);
@@ -47,6 +57,7 @@ void SessionResumeCommand(CommandContext& c) {
   // Never recorded as itself, whatever its side effects: its argument is the secret. The
   // closed connection's changes, if any, are recorded on their own (DEL).
   c.ReplicateNothing();
+  if (RefusedOnReplica(c)) return;
   Status st = c.server.ResumeSession(c.client, c.args[2]);
   if (!st.ok()) {
     c.reply.Error(st.message());
@@ -101,9 +112,12 @@ void SessionHelpCommand(CommandContext& c) {
             });
 }
 
-// --- the propagation records (accepted from the AOF's loader only) ---
+// --- the propagation records (accepted from the AOF's loader and the master link) ---
 
 bool ParseId(std::string_view s, uint64_t* id) { return ParseUint64(s, id) && *id != 0; }
+
+// The master link applies its master's records: the ids are the master's (session_runtime.cc).
+bool FromMaster(const CommandContext& c) { return c.client.kind() == ClientKind::kMasterLink; }
 
 void SessionCreateRecord(CommandContext& c) {
   uint64_t id;
@@ -112,7 +126,7 @@ void SessionCreateRecord(CommandContext& c) {
     c.reply.Error(err::kSessionBadRecord);
     return;
   }
-  Status st = c.server.ReplaySessionCreate(id, grace, c.args[4]);
+  Status st = c.server.ReplaySessionCreate(id, grace, c.args[4], FromMaster(c));
   if (!st.ok()) {
     c.reply.Error(st.message());
     return;
@@ -128,7 +142,8 @@ void SessionOwnRecord(CommandContext& c) {
     c.reply.Error(err::kSessionBadRecord);
     return;
   }
-  Status st = c.server.ReplaySessionOwn(id, c.server.db(static_cast<int>(db)), c.args[4]);
+  Status st =
+      c.server.ReplaySessionOwn(id, c.server.db(static_cast<int>(db)), c.args[4], FromMaster(c));
   if (!st.ok()) {
     c.reply.Error(st.message());
     return;
@@ -142,7 +157,23 @@ void SessionDropRecord(CommandContext& c) {
     c.reply.Error(err::kSessionBadRecord);
     return;
   }
-  c.server.ReplaySessionDrop(id);
+  c.server.ReplaySessionDrop(id, FromMaster(c));
+  c.reply.Simple("OK");
+}
+
+// SESSION KEY <db> <key> <owner> <fence> <holds>: the replicas' record of who holds a temporary
+// key (server/session_runtime.cc). fence 0 is "no token"; holds >= 1.
+void SessionKeyRecord(CommandContext& c) {
+  int64_t db;
+  uint64_t owner, fence, holds;
+  if (!ParseInt64(c.args[2], &db) || db < 0 || db >= c.server.db_count() ||
+      !ParseId(c.args[4], &owner) || !ParseUint64(c.args[5], &fence) ||
+      !ParseId(c.args[6], &holds)) {
+    c.reply.Error(err::kSessionBadRecord);
+    return;
+  }
+  c.server.ApplyKeyOwnership(c.server.db(static_cast<int>(db)), c.args[3], owner, fence, holds,
+                             FromMaster(c));
   c.reply.Simple("OK");
 }
 
@@ -242,6 +273,11 @@ void RegisterSessionCommands(CommandTable& t) {
                       .flags = kCmdWrite | kCmdNoScript | kCmdLoading,
                       .acl = kAclAdmin | kAclSlow,
                       .handler = SessionDropRecord},
+          CommandSpec{.name = "key",
+                      .arity = 7,
+                      .flags = kCmdWrite | kCmdNoScript | kCmdLoading,
+                      .acl = kAclAdmin | kAclSlow,
+                      .handler = SessionKeyRecord},
       }};
   t.Register(std::move(session));
 }

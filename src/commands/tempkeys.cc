@@ -17,12 +17,14 @@
 // replay must never block. The record keeps the key's nature: an AOF replays it as SETTP, so
 // the loader owns the key and deletes it when loading ends (the spec: a restart never brings a
 // temporary key back), and FENCE advances the token counter on replay so tokens keep growing
-// across a restart; replication applies it as an ordinary key (its failover policy comes with
-// replication). REENTRANT is never recorded (a creation is the plain SETTP; a re-entry or a
+// across a restart. REENTRANT is never recorded (a creation is the plain SETTP; a re-entry or a
 // DELTP that only dropped a hold changes no key, so it records nothing). DELTP is recorded as
 // `DEL` of the keys it deleted: a replay has no owner to check. A key deleted because its owner
 // left is a `DEL` record from the propagator itself. A key a session owns is followed by
-// `SESSION OWN <id> <db> <key>` (server/session_runtime.cc).
+// `SESSION OWN <id> <db> <key>` (server/session_runtime.cc). While a replica listens, every
+// creation, re-entry and hold dropped is also followed by the replicas-only `SESSION KEY <db>
+// <key> <owner> <fence> <holds>`, so the replica holds the exact owner, token and hold count;
+// the master link's SETTP draws no token and owns nothing itself (docs/replication.md).
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +72,7 @@ void AnswerExisting(CommandContext& c, Entry* e, const TpFlags& flags) {
     return;
   }
   owners.AddHold(e);
+  c.server.RecordKeyOwnership(c.db.index(), e);  // replicas keep the hold count
   uint64_t fence = owners.FenceOf(e);
   c.reply.Int(fence != 0 ? static_cast<int64_t>(fence) : 1);
 }
@@ -79,6 +82,14 @@ void AnswerExisting(CommandContext& c, Entry* e, const TpFlags& flags) {
 // replay counts the token it draws again, without handing it out (no reservation).
 bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value, bool fence) {
   OwnerIndex& owners = c.server.owners();
+  if (c.client.kind() == ClientKind::kMasterLink) {
+    // A replica applying its master's SETTP: no token of its own is drawn and the master link
+    // owns nothing (its end must release nothing). The key belongs to the inherited owner 0
+    // until the SESSION KEY record that follows gives it the master's owner, token and holds.
+    owners.CreateOwned(c.db, key, value, OwnerIndex::Inherited(0), 0);
+    c.reply.Int(1);
+    return true;
+  }
   uint64_t token = 0;
   if (fence && c.client.kind() == ClientKind::kAofLoading) {
     token = owners.fences().Replayed();
@@ -93,14 +104,20 @@ bool CreateOwned(CommandContext& c, std::string_view key, std::string_view value
   const uint64_t owner = c.server.OwnerIdOf(c.client);
   owners.CreateOwned(c.db, key, value, owner, token);
   c.reply.Int(fence ? static_cast<int64_t>(token) : 1);
-  if (owner != c.client.session().id && c.propagation.has_sinks()) {
-    // A session's key: the SETTP record, then who owns it (server/session_runtime.cc), in
-    // this order, so this command's own record (which would come last) is replaced.
+  const bool session = owner != c.client.session().id;
+  const bool replicas = c.propagation.has_sinks_for(kPropagateReplicas);
+  if ((session || replicas) && c.propagation.has_sinks()) {
+    // The SETTP record, then who owns it — SESSION OWN for a session's key, SESSION KEY for
+    // replicas (server/session_runtime.cc) — in this order, so this command's own record
+    // (which would come last) is replaced.
     std::vector<std::string> settp{"SETTP", std::string(key), std::string(value)};
     if (fence) settp.emplace_back("FENCE");
     c.propagation.AppendRecord(c.db.index(), std::move(settp));
-    c.propagation.AppendRecord(c.db.index(), {"SESSION", "OWN", std::to_string(owner),
-                                              std::to_string(c.db.index()), std::string(key)});
+    if (session) {
+      c.propagation.AppendRecord(c.db.index(), {"SESSION", "OWN", std::to_string(owner),
+                                                std::to_string(c.db.index()), std::string(key)});
+    }
+    c.server.RecordKeyOwnership(c.db.index(), c.db.FindRaw(key));
     c.ReplicateNothing();
   }
   return true;
@@ -181,7 +198,10 @@ void DelTpCommand(CommandContext& c) {
     Entry* e = c.db.LookupWrite(c.args[i]);
     if (e != nullptr && c.server.owners().OwnerOf(e) == c.server.OwnerIdOf(c.client)) {
       // A re-entered key loses one hold and stays: not counted, nothing to propagate.
-      if (c.server.owners().DropHold(e)) continue;
+      if (c.server.owners().DropHold(e)) {
+        c.server.RecordKeyOwnership(c.db.index(), e);  // replicas keep the hold count
+        continue;
+      }
       c.db.Remove(e, RemoveCause::kDeleted);
       if (propagate) record.emplace_back(c.args[i]);
       ++deleted;

@@ -165,6 +165,11 @@ Status Persistence::Start() {
 RdbSaveOptions Persistence::FileSaveOptions() const {
   RdbSaveOptions o = RdbSaveOptions::FromConfig(server_.config());
   if (repl_info_ && !repl_info_(&o.repl_id, &o.repl_offset, &o.repl_stream_db)) o.repl_id.clear();
+  // A file that may feed a replica's full sync (this server has replication history: a backlog,
+  // or a master of its own) carries the temporary keys and sessions as redis-tp's aux fields
+  // (rdb_save.h); loading skips them unless the loader follows a master, so a restart from the
+  // same file still brings no temporary key back.
+  o.replication = !o.repl_id.empty();
   return o;
 }
 

@@ -213,8 +213,57 @@ class Loader {
     } else if (name == "redistp-fence") {
       int64_t f = 0;
       if (ParseInt64(value, &f) && f > 0) info_->fence = static_cast<uint64_t>(f);
+    } else if (name == "redistp-session" || name == "redistp-tpkey") {
+      // A full sync's ownership (rdb_save.h), for a replica only: a server that follows a
+      // master, or starts as one (replicaof in its configuration: its master's stream, from
+      // the file's offset on, brings the DELs of whatever was released meanwhile). Loaded
+      // anywhere else the keys would have no owner left to release them.
+      if (server_.follows_master() || !server_.config().replicaof_host.empty()) {
+        return LoadOwnership(name, value);
+      }
     }
     // Everything else (redis-bits, aof-preamble, lua, ...) is informational here.
+    return Status::Ok();
+  }
+
+  // redistp-session "<id>:<grace-ms>:<digest hex>" or redistp-tpkey "<db>:<owner>:<fence>:
+  // <holds>:<expire ms>:<key length>:" key value: the master's ids, kept as inherited owners
+  // (watch/owners.h). A malformed field is a corrupt image.
+  Status LoadOwnership(const std::string& name, const std::string& value) {
+    std::string_view rest = value;
+    auto next = [&rest](uint64_t* n) {
+      size_t colon = rest.find(':');
+      if (colon == std::string_view::npos || !ParseUint64(rest.substr(0, colon), n)) return false;
+      rest.remove_prefix(colon + 1);
+      return true;
+    };
+    const Status bad = Status::Error("Bad " + name + " field in the RDB image");
+    if (name == "redistp-session") {
+      uint64_t id, grace;
+      if (!next(&id) || !next(&grace)) return bad;
+      Status st = server_.ReplaySessionCreate(id, static_cast<int64_t>(grace), rest, true);
+      return st.ok() ? st : bad;
+    }
+    uint64_t db, owner, fence, holds, expire, len;
+    if (!next(&db) || !next(&owner) || !next(&fence) || !next(&holds) || !next(&expire) ||
+        !next(&len) || db >= static_cast<uint64_t>(server_.db_count()) || len > rest.size() ||
+        owner == 0 || holds == 0) {
+      return bad;
+    }
+    const int64_t expire_ms = static_cast<int64_t>(expire);
+    server_.owners().RaiseFence(fence);
+    if (expire_ms != 0 && expire_ms < server_.NowMs()) {
+      ++info_->keys_expired;
+      return Status::Ok();
+    }
+    Database& d = server_.db(static_cast<int>(db));
+    std::string_view key = rest.substr(0, len);
+    if (Entry* old = d.FindRaw(key); old != nullptr) d.Remove(old, RemoveCause::kOverwritten);
+    Entry* e = d.AddLoaded(key, Value::String(rest.substr(len)), expire_ms);
+    OwnerIndex& owners = server_.owners();
+    owners.Adopt(e, &d, OwnerIndex::Inherited(owner), fence);
+    owners.SetExact(e, OwnerIndex::Inherited(owner), fence, holds);
+    ++info_->keys_loaded;
     return Status::Ok();
   }
 
@@ -319,6 +368,15 @@ class Loader {
 
 Status LoadRdb(Server& server, std::string_view image, const RdbLoadOptions& options,
                RdbLoadInfo* info) {
+  if (server.follows_master()) {
+    // A replica's full sync replaces its master's sessions with those of the image: the
+    // inherited ones it held (detached: a replica's sessions always are) are forgotten first.
+    std::vector<uint64_t> stale;
+    for (const auto& [id, s] : server.sessions().all()) {
+      if (OwnerIndex::IsInherited(id) && s.client == 0) stale.push_back(id);
+    }
+    for (uint64_t id : stale) server.sessions().Erase(id);
+  }
   Loader loader(server, image, options, info);
   return loader.Run();
 }

@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "scripting/function_engine.h"
 #include "server/version.h"
@@ -73,6 +76,27 @@ void Little64(RdbWriter& w, uint64_t v) {
   for (int shift = 0; shift < 64; shift += 8) w.Byte(static_cast<uint8_t>(v >> shift));
 }
 
+// A full sync's temporary keys and sessions (rdb_save.h): sessions first, so the keys that
+// name them find them. Written after the databases, when the keys' entries are known.
+void WriteOwnership(Server& server, RdbWriter& w,
+                    const std::vector<std::pair<int, const Entry*>>& temporary) {
+  for (const auto& [id, s] : server.sessions().all()) {
+    AuxString(w, "redistp-session",
+              std::to_string(id) + ":" + std::to_string(s.grace_ms) + ":" +
+                  SessionRegistry::DigestHex(s.digest));
+  }
+  const OwnerIndex& owners = server.owners();
+  for (const auto& [db, e] : temporary) {
+    std::string v = std::to_string(db) + ":" + std::to_string(owners.OwnerOf(e)) + ":" +
+                    std::to_string(owners.FenceOf(e)) + ":" + std::to_string(owners.HoldsOf(e)) +
+                    ":" + std::to_string(e->expire_ms) + ":" + std::to_string(e->key().size()) +
+                    ":";
+    v.append(e->key());
+    v.append(e->value.ToString());
+    AuxString(w, "redistp-tpkey", v);
+  }
+}
+
 Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOptions& o) {
   RdbWriter& w = sink.w();
   std::string* out = w.out();
@@ -104,6 +128,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   uint64_t keys = 0;
   Status failed = Status::Ok();
+  std::vector<std::pair<int, const Entry*>> temporary;  // a full sync's (o.replication)
   for (int i = 0; i < server.db_count() && failed.ok(); ++i) {
     Database& db = server.db(i);
     if (db.size() == 0) continue;
@@ -113,7 +138,11 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
     w.Length(db.size());
     w.Length(db.volatile_size());
     db.dict().ForEach([&](Entry* e) {
-      if (!failed.ok() || e->has_flag(Entry::kFlagTemporary)) return;
+      if (!failed.ok()) return;
+      if (e->has_flag(Entry::kFlagTemporary)) {
+        if (o.replication && e->value.is_string()) temporary.emplace_back(i, e);
+        return;
+      }
       if (e->expire_ms != 0) {
         w.Byte(kRdbOpExpireTimeMs);
         Little64(w, static_cast<uint64_t>(e->expire_ms));
@@ -135,6 +164,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
     });
   }
   if (!failed.ok()) return failed;
+  if (o.replication) WriteOwnership(server, w, temporary);
   w.Byte(kRdbOpEof);
   Status s = sink.Drain(true);
   if (!s.ok()) return s;

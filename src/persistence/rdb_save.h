@@ -10,8 +10,12 @@
 //     [EXPIRETIME_MS t] [IDLE s | FREQ f] type-byte key value
 //   EOF, then the CRC-64 of every byte before it, 8 bytes little-endian (0 with rdbchecksum no)
 // IDLE is written under an LRU maxmemory-policy and FREQ under an LFU one, as Redis does.
-// Temporary keys are never written: a restart must not bring them back (their owners are
-// gone). Logically expired keys not yet reclaimed are written with their expire time; loading
+// Temporary keys are never written in the databases: a restart must not bring them back
+// (their owners are gone). A full sync's image (RdbSaveOptions::replication) carries them after
+// the databases, with their owners and the sessions, as aux fields only a redis-tp replica reads:
+//   redistp-session  "<id>:<grace-ms>:<digest hex>"
+//   redistp-tpkey    "<db>:<owner>:<fence>:<holds>:<expire ms or 0>:<key length>:" key value
+//   Logically expired keys not yet reclaimed are written with their expire time; loading
 // drops them.
 //
 // The writer streams: keys are encoded into a small buffer that is written out (and folded
@@ -33,6 +37,11 @@ struct RdbSaveOptions {
   bool compress = true;   // rdbcompression: LZF for long strings
   bool checksum = true;   // rdbchecksum: the CRC-64 trailer (else 8 zero bytes)
   bool aof_base = false;  // the aof-base aux field: 1 when this is an AOF's RDB preamble
+  // A file that may feed a replica's full sync (Persistence::FileSaveOptions sets it when this
+  // server has replication history): the temporary keys and the sessions go too, as our aux fields
+  // redistp-session and redistp-tpkey after the databases (rdb_load.h), which a Redis replica
+  // ignores, so the image it loads has no temporary key at all (as its stream has none).
+  bool replication = false;
   // rdb-key-save-delay: microseconds slept after each key (tests slow a child with it).
   int64_t key_delay_us = 0;
   // Called every 1024 keys and at the end with the number of keys written so far (a child

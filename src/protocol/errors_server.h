@@ -71,6 +71,10 @@ inline constexpr std::string_view kSessionInvalidToken = "ERR invalid or expired
 inline constexpr std::string_view kSessionNoRandom =
     "ERR session token unavailable: no random bytes from the kernel";
 inline constexpr std::string_view kSessionBadRecord = "ERR invalid session record";
+// SESSION OPEN and RESUME on a replica: sessions are the master's (Redis's READONLY text, so
+// that clients that rediscover the master on READONLY do so here too).
+inline constexpr std::string_view kSessionOnReplica =
+    "READONLY You can't write against a read only replica.";
 
 // ---- server commands (SHUTDOWN, MEMORY, DEBUG, COMMAND, CONFIG) ----
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";

@@ -530,7 +530,13 @@ bool ReplicaSide::FinishTransfer() {
   std::string backup;
   std::string mode;
   server.config().GetValue("repl-diskless-load", &mode);
-  if (to_memory_ && mode == "swapdb") backup = RdbImage(server, RdbSaveOptions{});
+  if (to_memory_ && mode == "swapdb") {
+    // With the temporary keys and sessions held for the master (rdb_save.h), so a failed load
+    // restores them too.
+    RdbSaveOptions keep;
+    keep.replication = true;
+    backup = RdbImage(server, keep);
+  }
   // Our replicas followed the history this sync replaces: they must sync again.
   DisconnectReplicas();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");

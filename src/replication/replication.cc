@@ -8,6 +8,7 @@
 
 #include "replication/failover.h"
 #include "replication/master_side.h"
+#include "replication/promotion.h"
 #include "replication/replica_side.h"
 
 namespace redistp {
@@ -45,7 +46,8 @@ Replication::Replication(Server& server)
       replid2_(40, '0'),
       master_(std::make_unique<MasterSide>(*this)),
       replica_(std::make_unique<ReplicaSide>(*this)),
-      failover_(std::make_unique<Failover>(*this)) {
+      failover_(std::make_unique<Failover>(*this)),
+      promotion_(std::make_unique<Promotion>(server)) {
   // The shutdown sequence asks the failover's view of the replicas whether they caught up.
   server_.set_replica_acks(failover_.get());
 }
@@ -100,13 +102,18 @@ void Replication::OnPropagate(const std::vector<std::string>& argv) {
   if (!is_replica()) master_->Propagate(argv);
 }
 
+// The master side first: once our own records feed the stream again, the releases the
+// promotion schedules reach our replicas. The replicas saw the old master's SELECTs, not ours,
+// so the next record says its database.
 void Replication::BecameMaster() {
-  // Our own records feed the stream again; the replicas saw the old master's SELECTs, not ours,
-  // so the next record says its database.
   master_->OnRoleChanged(true);
   master_->ForgetStreamDb();
+  promotion_->BecameMaster();
 }
-void Replication::BecameReplica() { master_->OnRoleChanged(false); }
+void Replication::BecameReplica() {
+  master_->OnRoleChanged(false);
+  promotion_->BecameReplica();
+}
 
 void Replication::WriteInfo(std::string* out) {
   Line(out, is_replica() ? "role:slave" : "role:master");
@@ -139,6 +146,7 @@ void Replication::Cron() {
   master_->Cron();
   replica_->Cron();
   failover_->Tick();
+  promotion_->Cron();
 }
 
 void Replication::BeforeSleep() {

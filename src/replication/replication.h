@@ -39,6 +39,7 @@ namespace redistp {
 
 class Failover;
 class MasterSide;
+class Promotion;
 class ReplicaSide;
 
 class Replication : public Subsystem, public PropagationSink {
@@ -59,6 +60,8 @@ class Replication : public Subsystem, public PropagationSink {
   ReplicaSide& replica() { return *replica_; }
   // FAILOVER's state machine and the target's side of it (failover.h).
   Failover& failover() { return *failover_; }
+  // Temporary keys, sessions and fences across role changes (promotion.h).
+  Promotion& promotion() { return *promotion_; }
 
   // --- identity ---------------------------------------------------------------------------
   // The current replication id (40 hex characters) and the offset of the stream under it.
@@ -123,6 +126,7 @@ class Replication : public Subsystem, public PropagationSink {
   std::unique_ptr<MasterSide> master_;
   std::unique_ptr<ReplicaSide> replica_;
   std::unique_ptr<Failover> failover_;
+  std::unique_ptr<Promotion> promotion_;
 };
 
 }  // namespace redistp

@@ -350,6 +350,7 @@ class Config {
   std::vector<SaveParam> save_params;
   bool appendonly = false;
   std::string dbfilename;
+  int64_t tp_failover_grace_ms = 10000;  // promoted replica: plain owners' keys kept this long
   std::string tp_fence_file;  // fencing tokens' reservation file in `dir` (watch/fence.h)
   std::string appendfilename;
   std::string appenddirname;

@@ -426,6 +426,9 @@ constexpr ConfigDef kTable[] = {
   Int("tcp-backlog", 0, kIntMax, "511").Flags(kImm).Store(M(tcp_backlog)).Effect(),
   Int("tcp-keepalive", 0, kIntMax, "300").Store(M(tcp_keepalive)).Effect(),
   Int("timeout", 0, kIntMax, "0").Store(M(timeout)).Effect(),
+  // redis-tp: how long a promoted replica keeps a temporary key whose owner was a plain
+  // connection of the old master before releasing it (replication/promotion.cc).
+  Int("tp-failover-grace-ms", 0, kLongMax, "10000").Store(M(tp_failover_grace_ms)),
   // redis-tp: the file in `dir` that holds the fencing tokens' reservation (watch/fence.h).
   String("tp-fence-file", "redistp-fence").Flags(kConfigProtected).Check(CheckTpFenceFile)
       .Store(M(tp_fence_file)).Effect(),

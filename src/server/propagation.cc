@@ -96,14 +96,24 @@ void Propagator::FlushHeld() {
   if (held_.empty()) return;
   std::vector<Record> records;
   records.swap(held_);
-  if (records.size() == 1) {
-    SendIn(records[0].db, records[0].argv, records[0].targets);
+  // Each consumer gets MULTI ... EXEC only when more than one of the records reaches it: the
+  // replicas-only ownership records must not change what the AOF holds.
+  size_t to_aof = 0;
+  size_t to_replicas = 0;
+  for (const Record& r : records) {
+    if ((r.targets & kPropagateAof) != 0) ++to_aof;
+    if ((r.targets & kPropagateReplicas) != 0) ++to_replicas;
+  }
+  const uint8_t wrap = static_cast<uint8_t>((to_aof > 1 ? kPropagateAof : 0) |
+                                            (to_replicas > 1 ? kPropagateReplicas : 0));
+  if (wrap == kPropagateNone) {
+    for (const Record& r : records) SendIn(r.db, r.argv, r.targets);
     return;
   }
   // MULTI belongs to the database of the first record, so its SELECT comes first.
-  SendIn(records[0].db, {"MULTI"});
+  SendIn(records[0].db, {"MULTI"}, wrap);
   for (const Record& r : records) SendIn(r.db, r.argv, r.targets);
-  Send({"EXEC"});
+  Send({"EXEC"}, wrap);
 }
 
 void Propagator::SendIn(int db, const std::vector<std::string>& argv, uint8_t targets) {

@@ -17,7 +17,8 @@
 //   - records produced while one top-level command runs (its side-effect DELs, its own
 //     record, or for EXEC the records of every queued command) are held until it ends, then
 //     sent as they are when there is one, or wrapped in MULTI ... EXEC when there are more, so
-//     a replica applies them atomically: "SET k v" on a lazily expired k sends MULTI, DEL k,
+//     a replica applies them atomically (counted per consumer: a record only replicas take
+//     does not wrap what the AOF receives): "SET k v" on a lazily expired k sends MULTI, DEL k,
 //     SET k v, EXEC; a transaction with one write sends just that write, a read-only one
 //     nothing (or only the DEL of a key it found expired);
 //   - a command that changed nothing emits nothing, except those that force it
@@ -70,7 +71,8 @@ class PropagationSink {
   virtual ~PropagationSink() = default;
   virtual void OnPropagate(const std::vector<std::string>& argv) = 0;
   // Which records this sink takes (an AOF writer answers kPropagateAof, a replica link
-  // kPropagateReplicas); SELECT, MULTI and EXEC go to every sink.
+  // kPropagateReplicas); SELECT goes to every sink, MULTI and EXEC to those that take more than
+  // one record of the command they wrap.
   virtual uint8_t targets() const { return kPropagateAll; }
 };
 
@@ -143,6 +145,25 @@ class Propagator : public KeyspaceListener {
   // with the rest in MULTI/EXEC), which then calls ReplicateNothing for its own record.
   void AppendRecord(int db, std::vector<std::string> argv) {
     if (!sinks_.empty()) Append(db, std::move(argv));
+  }
+  // The same for a record that only some consumers take (`targets`, narrowed further by a
+  // script's redis.set_repl): the replicas' own records of who owns a temporary key
+  // (server/session_runtime.cc), which an AOF never holds. A consumer that receives a single
+  // record of a command gets it bare, whatever the others receive (FlushHeld).
+  void AppendRecordFor(uint8_t targets, int db, std::vector<std::string> argv) {
+    if (sinks_.empty()) return;
+    const uint8_t saved = targets_;
+    targets_ &= targets;
+    Append(db, std::move(argv));
+    targets_ = saved;
+  }
+  // Whether some consumer takes records for `targets` (a record only replicas take is not
+  // built while only the AOF listens).
+  bool has_sinks_for(uint8_t targets) const {
+    for (const PropagationSink* s : sinks_) {
+      if ((s->targets() & targets) != 0) return true;
+    }
+    return false;
   }
 
   // KeyspaceListener: side-effect removals become DEL/UNLINK records.

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <random>
 
 #include "util/memory.h"
@@ -32,7 +33,11 @@ Server::Server(Config config, Clock* clock)
   std::random_device rd;
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) run_id_.push_back(kHex[rd() & 15]);
-  Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  // The seed is process-wide (util/hash.h) and drawn once per process: a second Server in the
+  // same process (tests that join two in-process servers as master and replica) must not
+  // re-key the tables of the first.
+  static std::once_flag seeded;
+  std::call_once(seeded, [&rd] { Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd()); });
   keyspace_.listener = &hub_;
   keyspace_.clock = clock_;
   blocking_.set_interest(&watches_);

@@ -97,6 +97,7 @@ enum class ReleaseCause : uint8_t {
   kReset,          // RESET
   kSessionClose,   // SESSION CLOSE
   kSessionExpiry,  // a detached session's grace ended
+  kFailover,       // a promoted replica's tp-failover-grace-ms ended (replication/promotion.cc)
   kCount
 };
 
@@ -258,10 +259,31 @@ class Server : public WatchSink {
   Status ResumeSession(Client& c, std::string_view token);
   // SESSION CLOSE: ends `c`'s session now and releases its keys; returns how many.
   size_t CloseSession(Client& c);
-  // Replayed propagation records (SESSION CREATE/OWN/DROP, accepted from the AOF's loader).
-  Status ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex);
-  Status ReplaySessionOwn(uint64_t id, Database& db, std::string_view key);
-  void ReplaySessionDrop(uint64_t id);
+  // Replayed propagation records (SESSION CREATE/OWN/DROP), from the AOF's loader or, with
+  // `from_master`, from the master link: then `id` is the master's and is kept as an inherited
+  // owner (OwnerIndex::Inherited), and nothing waits for the end of a load.
+  Status ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex,
+                             bool from_master = false);
+  Status ReplaySessionOwn(uint64_t id, Database& db, std::string_view key,
+                          bool from_master = false);
+  void ReplaySessionDrop(uint64_t id, bool from_master = false);
+  // The replicas' record of who holds a temporary key (SESSION KEY <db> <key> <owner> <fence>
+  // <holds>), appended after every change of a key's owner, fence or hold count while a
+  // replica listens: creation, hand-off, re-entry, a DELTP that only dropped a hold.
+  void RecordKeyOwnership(int db, const Entry* e);
+  // Applies that record (the master link): the key takes the owner (as an inherited one),
+  // fence and hold count given, and the fencing counter tracks the highest token seen.
+  void ApplyKeyOwnership(Database& db, std::string_view key, uint64_t owner, uint64_t fence,
+                         uint64_t holds, bool from_master);
+
+  // --- temporary keys on a replica (set by the replication layer) --------------------------
+  // While this server follows a master, ownership is the master's: no session's grace runs
+  // here (a local connection ending, a grace passing, the link dropping release nothing of
+  // the master's); only the stream's DEL and SESSION DROP do. FollowMaster(true) suspends every
+  // running grace; FollowMaster(false) (a promotion) starts the grace of every detached session
+  // that has none, as if each had just detached.
+  void FollowMaster(bool on);
+  bool follows_master() const { return follows_master_; }
   // The end of loading: a restart is not a blip, so every session a replay created or touched
   // loses its keys (DEL semantics, nobody is watching yet) and every replayed session goes.
   void EndReplayedSessions();
@@ -602,6 +624,9 @@ class Server : public WatchSink {
                                                        {"SESSION", "OWN", std::to_string(st.owner),
                                                         std::to_string(db), std::string(key)});
                             }
+                            if (propagator_.has_sinks_for(kPropagateReplicas)) {
+                              RecordKeyOwnership(db, dbs_[db]->FindRaw(key));
+                            }
                           }};
   ExecWatches exec_watches_;
   EventPtr watch_timer_;
@@ -612,6 +637,7 @@ class Server : public WatchSink {
   int64_t session_timer_deadline_ = 0;  // what session_timer_ is armed for (0: not armed)
   // Ids of the sessions a replay created or gave keys (EndReplayedSessions).
   std::vector<uint64_t> replayed_sessions_;
+  bool follows_master_ = false;         // FollowMaster
   std::vector<Client*> pending_flush_;  // have output to write; flushed in BeforeSleep
   // Queues a client for the write pass (once per turn, whatever produced the output).
   void ScheduleFlush(Client* c) {

@@ -27,8 +27,19 @@
 // <id> <db> <key> after the SETTP record of every key a session comes to own (at OPEN, SETTP,
 // BSETTP, a hand-off), SESSION DROP <id> after the DELs of its keys when it ends. Attach and
 // detach are not recorded: whoever replays has no connection of ours. The records are accepted
-// only from the AOF's loader (CommandSpec flag kCmdInternal); the load ends with
-// EndReplayedSessions, which releases every replayed session's keys: a restart is not a blip.
+// only from the AOF's loader and the master link (internal subcommands); an AOF's load ends
+// with EndReplayedSessions, which releases every replayed session's keys: a restart is not a
+// blip.
+//
+// Replicas. The same records reach a replica, where the master link applies them with the
+// master's ids kept apart from the replica's own (OwnerIndex::Inherited): its sessions stay
+// detached with no grace running (FollowMaster), so nothing of the master's is released here
+// but by the master's DEL and SESSION DROP. One more record is for replicas only (an AOF never
+// holds it, nor needs it: a replay releases every temporary key at its end): SESSION KEY <db>
+// <key> <owner> <fence> <holds> after every change of a key's owner, fencing token or hold
+// count, so a replica holds the exact token (not one of its own) and the re-entry count, and
+// its fencing counter follows the master's. What a promotion does with all this is the
+// replication layer's (replication/promotion.cc), through FollowMaster(false).
 #include <event2/event.h>
 
 #include <algorithm>
@@ -120,7 +131,40 @@ void Server::DetachSession(Client& c) {
   const uint64_t id = c.session_state.session_id;
   if (id == 0) return;
   c.session_state.session_id = 0;
-  if (Session* s = sessions_.Find(id)) sessions_.Detach(*s, NowMs());
+  // On a replica no grace runs: the session waits for a promotion or the master's DROP.
+  if (Session* s = sessions_.Find(id)) sessions_.Detach(*s, NowMs(), !follows_master_);
+}
+
+void Server::FollowMaster(bool on) {
+  if (on == follows_master_) return;
+  follows_master_ = on;
+  if (on) {
+    sessions_.SuspendGraces();
+  } else {
+    sessions_.StartGraces(NowMs());
+  }
+  // The timer is re-armed for what is left (or disarmed) in BeforeSleep.
+}
+
+void Server::RecordKeyOwnership(int db, const Entry* e) {
+  if (e == nullptr || !propagator_.has_sinks_for(kPropagateReplicas)) return;
+  const uint64_t owner = owners_.OwnerOf(e);
+  if (owner == 0) return;
+  propagator_.AppendRecordFor(
+      kPropagateReplicas, db,
+      {"SESSION", "KEY", std::to_string(db), std::string(e->key()), std::to_string(owner),
+       std::to_string(owners_.FenceOf(e)), std::to_string(owners_.HoldsOf(e))});
+}
+
+void Server::ApplyKeyOwnership(Database& db, std::string_view key, uint64_t owner, uint64_t fence,
+                               uint64_t holds, bool from_master) {
+  // The highest token seen, whatever becomes of the key: a promotion starts above it.
+  owners_.RaiseFence(fence);
+  Entry* e = db.FindRaw(key);
+  // A key this replica does not hold (it was created before a full sync that could not carry
+  // it, or is gone since) has nothing to own.
+  if (e == nullptr) return;
+  owners_.SetExact(e, from_master ? OwnerIndex::Inherited(owner) : owner, fence, holds);
 }
 
 void Server::ArmSessionTimer() {
@@ -156,32 +200,39 @@ void Server::ExpireSessions() {
   }
 }
 
-Status Server::ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex) {
+Status Server::ReplaySessionCreate(uint64_t id, int64_t grace_ms, std::string_view digest_hex,
+                                   bool from_master) {
   SessionDigest digest;
   if (id == 0 || grace_ms < 0 || grace_ms > SessionRegistry::kMaxGraceMs ||
       !SessionRegistry::DigestFromHex(digest_hex, &digest)) {
     return Status::Error(std::string(err::kSessionBadRecord));
   }
+  if (from_master) id = OwnerIndex::Inherited(id);
   // A DEBUG LOADAOF may replay the CREATE of a session that is still live: it is that session.
   if (sessions_.Find(id) == nullptr) {
     sessions_.Create(id, digest, grace_ms, 0, NowMs()).replayed = true;
   }
-  replayed_sessions_.push_back(id);
+  if (!from_master) replayed_sessions_.push_back(id);
   return Status::Ok();
 }
 
-Status Server::ReplaySessionOwn(uint64_t id, Database& db, std::string_view key) {
+Status Server::ReplaySessionOwn(uint64_t id, Database& db, std::string_view key, bool from_master) {
   if (id == 0) return Status::Error(std::string(err::kSessionBadRecord));
-  Entry* e = db.LookupWrite(key);
+  if (from_master) id = OwnerIndex::Inherited(id);
+  // A replica applies what its master did, and its expiry is the master's (FindRaw: no lazy
+  // deletion there).
+  Entry* e = from_master ? db.FindRaw(key) : db.LookupWrite(key);
   // The record follows the SETTP that created the key; a key gone since (an expired TTL set in
   // between) has nothing left to own.
   if (e != nullptr) owners_.SetOwner(e, id);
-  replayed_sessions_.push_back(id);
+  if (!from_master) replayed_sessions_.push_back(id);
   return Status::Ok();
 }
 
-void Server::ReplaySessionDrop(uint64_t id) {
+void Server::ReplaySessionDrop(uint64_t id, bool from_master) {
+  if (from_master) id = OwnerIndex::Inherited(id);
   keyspace_.command_clock.Update(NowMs());
+  // On a replica the master's DELs of the session's keys came first: normally nothing is left.
   owners_.ReleaseAll(id);
   const Session* s = sessions_.Find(id);
   if (s != nullptr && s->replayed) sessions_.Erase(id);

@@ -17,7 +17,10 @@ const char kConnectionHelp[] =
     " -p, --port <port>         server port (default 6379)\n"
     " -a, --pass <password>     password for AUTH (default: $REDISCLI_AUTH)\n"
     "     --user <username>     user name for AUTH (with --pass)\n"
-    "     --db <number>         database number (default 0)\n";
+    "     --db <number>         database number (default 0)\n"
+    "     --sentinel <host:port>  find the master through this Redis Sentinel (repeatable;\n"
+    "                           -h/-p are then unused) and follow its failovers\n"
+    "     --master-name <name>  the master's name at the sentinels (default mymaster)\n";
 
 namespace {
 
@@ -80,6 +83,25 @@ FlagResult ParseConnectionFlag(int argc, char** argv, int* i, client::ClientOpti
       return FlagResult::kError;
     }
     options->user = value;
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, nullptr, "--sentinel", &value, &missing)) {
+    const size_t colon = value.rfind(':');
+    if (missing || colon == std::string::npos || colon == 0 ||
+        !ParseInteger(value.substr(colon + 1), 1, 65535, &n)) {
+      *error = "option " + arg + " needs host:port";
+      return FlagResult::kError;
+    }
+    options->sentinels.push_back(value);
+    if (options->master_name.empty()) options->master_name = "mymaster";
+    return FlagResult::kTaken;
+  }
+  if (Match(argc, argv, i, nullptr, "--master-name", &value, &missing)) {
+    if (missing || value.empty()) {
+      *error = "option " + arg + " needs a name";
+      return FlagResult::kError;
+    }
+    options->master_name = value;
     return FlagResult::kTaken;
   }
   if (Match(argc, argv, i, nullptr, "--db", &value, &missing)) {

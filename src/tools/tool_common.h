@@ -14,9 +14,10 @@ extern const char kConnectionHelp[];
 
 enum class FlagResult { kNotMine, kTaken, kError };
 
-// If argv[*i] is a connection option (-h/--host, -p/--port, -a/--pass, --user, --db, each with
-// its value as the next argument or after '='), stores it in `options`, advances *i past it and
-// returns kTaken; kError with `*error` set when its value is missing or bad.
+// If argv[*i] is a connection option (-h/--host, -p/--port, -a/--pass, --user, --db,
+// --sentinel, --master-name, each with its value as the next argument or after '='), stores it
+// in `options`, advances *i past it and returns kTaken; kError with `*error` set when its value is
+// missing or bad.
 FlagResult ParseConnectionFlag(int argc, char** argv, int* i, client::ClientOptions* options,
                                std::string* error);
 

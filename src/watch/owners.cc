@@ -127,6 +127,22 @@ bool OwnerIndex::SetOwner(Entry* e, uint64_t owner) {
   return true;
 }
 
+bool OwnerIndex::SetExact(Entry* e, uint64_t owner, uint64_t fence, uint64_t holds) {
+  if (!SetOwner(e, owner)) return false;
+  Record& r = by_entry_.at(e);
+  r.fence = fence;
+  r.holds = holds < 1 ? 1 : holds;
+  return true;
+}
+
+std::vector<uint64_t> OwnerIndex::InheritedOwners() const {
+  std::vector<uint64_t> out;
+  for (const auto& [owner, entries] : by_owner_) {
+    if (IsInherited(owner) && !entries.empty()) out.push_back(owner);
+  }
+  return out;
+}
+
 void OwnerIndex::OnKeyEvent(const KeyEvent& ev) {
   switch (ev.kind) {
     case KeyEventKind::kRemoved:

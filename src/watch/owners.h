@@ -26,6 +26,15 @@
 // starts again at one hold and its own time, RENAME/MOVE carry them. Neither is persisted or
 // propagated: a replay owns every temporary key as the loader and deletes them all when it
 // ends, so only what exists matters there (DELTP records DEL only for keys it deleted).
+//
+// Replicas. A replica holds its master's temporary keys with their exact owner, fence and hold
+// count (SetExact, from the replicas' SESSION KEY record: server/session_runtime.cc). The
+// master's owner ids come from the master's client-id counter, so they could equal the id of a
+// connection of the replica: an inherited owner is stored as Inherited(id), the master's id with
+// bit 62 set, a range the replica's own counter never reaches, so a local connection ending can
+// never release a key of the master's. The bit is idempotent: a chain of replicas, or a promoted
+// replica's own replicas, keep the one namespace. OBJECT OWNER and the listings show the id with
+// the bit, so an operator can tell an inherited owner from a local one.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +52,13 @@ namespace redistp {
 
 class OwnerIndex : public KeyspaceListener {
  public:
+  // The namespace of owners inherited from a master (see above).
+  static constexpr uint64_t kInheritedOwner = uint64_t{1} << 62;
+  static constexpr uint64_t Inherited(uint64_t master_owner) {
+    return master_owner | kInheritedOwner;
+  }
+  static constexpr bool IsInherited(uint64_t owner) { return (owner & kInheritedOwner) != 0; }
+
   // Marks `e` (just created in `db`) as owned by `owner`. fence = 0 for no fencing token.
   void Adopt(Entry* e, Database* db, uint64_t owner, uint64_t fence);
   // SETTP/BSETTP's creation: adds `key` (absent) to `db` owned by `owner`, carrying the fencing
@@ -63,6 +79,11 @@ class OwnerIndex : public KeyspaceListener {
   // given; SetOwner moves one temporary key (false, changing nothing, for an ordinary key).
   size_t Transfer(uint64_t from, uint64_t to, std::vector<std::pair<Database*, Entry*>>* moved);
   bool SetOwner(Entry* e, uint64_t owner);
+  // A replica's copy of its master's record for `e` (which must be owned: false, changing
+  // nothing, otherwise): owner, fence and hold count exactly as given (holds >= 1).
+  bool SetExact(Entry* e, uint64_t owner, uint64_t fence, uint64_t holds);
+  // The owners that hold at least one key now and are inherited from a master (promotion).
+  std::vector<uint64_t> InheritedOwners() const;
   // The fencing tokens' counter (watch/fence.h).
   FenceCounter& fences() { return fences_; }
   // Where Adopt reads the creation time (the command clock); unset, keys are stamped 0.

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "watch/owners.h"
+
 namespace redistp {
 namespace {
 
@@ -116,12 +118,16 @@ Session* SessionRegistry::Check(std::string_view token) {
   uint64_t id;
   std::string_view secret;
   if (!ParseToken(token, &id, &secret)) return nullptr;
-  Session* s = Find(id);
-  if (s == nullptr) return nullptr;
   SessionDigest d = DigestOf(secret);
   // Constant time: how much of a guess matched must not show in the reply's timing.
-  if (CRYPTO_memcmp(d.data(), s->digest.data(), d.size()) != 0) return nullptr;
-  return s;
+  auto matches = [&d](const Session* s) {
+    return s != nullptr && CRYPTO_memcmp(d.data(), s->digest.data(), d.size()) == 0;
+  };
+  Session* s = Find(id);
+  if (matches(s)) return s;
+  if (OwnerIndex::IsInherited(id)) return nullptr;
+  s = Find(OwnerIndex::Inherited(id));
+  return matches(s) ? s : nullptr;
 }
 
 void SessionRegistry::DropDeadline(const Session& s) {
@@ -136,14 +142,34 @@ void SessionRegistry::Attach(Session& s, uint64_t client) {
   s.detached_since_ms = 0;
 }
 
-void SessionRegistry::Detach(Session& s, int64_t now_ms) {
+void SessionRegistry::Detach(Session& s, int64_t now_ms, bool start_grace) {
   DropDeadline(s);
   if (s.client != 0) --attached_;
   s.client = 0;
   s.detached_since_ms = now_ms;
+  s.deadline_ms = 0;
+  if (!start_grace) return;
   // Deadline 0 means "none": a grace of 0 at the epoch is not a case worth a special value.
   s.deadline_ms = now_ms + s.grace_ms;
   deadlines_.insert({s.deadline_ms, s.id});
+}
+
+void SessionRegistry::SuspendGraces() {
+  deadlines_.clear();
+  for (auto& [id, s] : sessions_) s.deadline_ms = 0;
+}
+
+size_t SessionRegistry::StartGraces(int64_t now_ms) {
+  size_t n = 0;
+  for (auto& [id, s] : sessions_) {
+    if (s.client != 0 || s.deadline_ms != 0) continue;
+    s.replayed = false;  // a live session of this server now, no longer a record's
+    s.detached_since_ms = now_ms;
+    s.deadline_ms = now_ms + s.grace_ms;
+    deadlines_.insert({s.deadline_ms, s.id});
+    ++n;
+  }
+  return n;
 }
 
 void SessionRegistry::Erase(uint64_t id) {

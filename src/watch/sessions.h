@@ -78,12 +78,20 @@ class SessionRegistry {
   Session* Find(uint64_t id);
   const Session* Find(uint64_t id) const;
   // The session `token` names, if the token is well formed and its secret matches (compared in
-  // constant time); nullptr otherwise.
+  // constant time); nullptr otherwise. A session inherited from a master is registered under
+  // the inherited form of its id (watch/owners.h) while its token carries the master's id: both
+  // are tried, and only a matching secret selects one.
   Session* Check(std::string_view token);
   // Attaches `s` to `client` (its deadline, if any, is dropped).
   void Attach(Session& s, uint64_t client);
-  // Detaches `s`: its grace starts now (`now_ms`).
-  void Detach(Session& s, int64_t now_ms);
+  // Detaches `s`: its grace starts now (`now_ms`), unless `start_grace` is false (a replica:
+  // graces do not run there, the session stays detached with no deadline).
+  void Detach(Session& s, int64_t now_ms, bool start_grace = true);
+  // A replica from now on: every running grace stops (the sessions stay detached, deadline 0).
+  void SuspendGraces();
+  // A promotion: every detached session without a deadline starts its grace now, as if it had
+  // just detached (its detached-since becomes `now_ms`). Returns how many did.
+  size_t StartGraces(int64_t now_ms);
   void Erase(uint64_t id);
 
   // Earliest deadline of a detached session, 0 when none.

@@ -107,8 +107,11 @@ class Harness {
   // Every record must be a command the AOF loader accepts: non-empty, a name of the command
   // table, an arity the table allows (a gtest failure otherwise), so every in-process test
   // also checks the stream it causes.
+  // It takes what the AOF takes (the replicas-only records have their own sinks in the tests
+  // that look at them).
   struct Sink : PropagationSink {
     void OnPropagate(const std::vector<std::string>& argv) override;
+    uint8_t targets() const override { return kPropagateAof; }
     Server* server = nullptr;
     std::vector<std::vector<std::string>> records;
   };
