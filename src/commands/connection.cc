@@ -7,6 +7,7 @@
 
 #include "db/database.h"
 #include "protocol/errors.h"
+#include "replication/replication.h"
 #include "server/client.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -153,7 +154,8 @@ void HelloCommand(CommandContext& c) {
   c.reply.Bulk("mode");
   c.reply.Bulk("standalone");
   c.reply.Bulk("role");
-  c.reply.Bulk("master");
+  const Replication* repl = c.server.subsystem<Replication>();
+  c.reply.Bulk(repl != nullptr && repl->is_replica() ? "replica" : "master");
   c.reply.Bulk("modules");
   c.reply.Array(0);
 }

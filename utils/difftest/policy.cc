@@ -98,6 +98,19 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"unsubscribe", Rule::kNeverSend, 0, kSubscribe},
       {"punsubscribe", Rule::kNeverSend, 0, kSubscribe},
       {"sunsubscribe", Rule::kNeverSend, 0, kSubscribe},
+      {"replicaof", Rule::kNeverSend, 0,
+       "makes the server a replica of a random address: its role, its link's state and every "
+       "later write (READONLY) depend on a connection to a server that does not exist; "
+       "tests/integration/repl-*.tcl compare replication on both servers"},
+      {"slaveof", Rule::kNeverSend, 0, "REPLICAOF's old name (see REPLICAOF)"},
+      {"sync", Rule::kNeverSend, 0,
+       "turns the connection into a replication stream (an RDB payload, then commands), not one "
+       "reply per request"},
+      {"psync", Rule::kNeverSend, 0, "as SYNC"},
+      {"failover", Rule::kNeverSend, 0,
+       "needs replicas; without them its errors are tested in tests/integration/failover.tcl"},
+      {"wait", Rule::kNeverSend, 0,
+       "blocks for a wall-clock timeout when no replica acknowledges: time-dependent by nature"},
       {"settp", Rule::kNeverSend, 0, kOursOnly},
       {"bsettp", Rule::kNeverSend, 0, kOursOnly},
       {"deltp", Rule::kNeverSend, 0, kOursOnly},
