@@ -163,6 +163,7 @@ void RegisterReplMasterCommands(CommandTable& t) {
                       .since = "3.0.0",
                       .group = "generic",
                       .complexity = "O(1)",
+                      .tips = {"request_policy:all_shards", "response_policy:agg_min"},
                       .args = {docs::Integer("numreplicas"), docs::Integer("timeout")}},
               .handler = WaitCommand});
 }

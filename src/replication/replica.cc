@@ -9,8 +9,8 @@
 
 #include "persistence/persistence.h"
 #include "protocol/errors_replica.h"
-#include "replication/replica_side.h"
 #include "replication/master_side.h"
+#include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "util/numbers.h"
 
