@@ -412,7 +412,7 @@ start_server {tags {scripting}} {
     test {WAIT is refused inside scripts} {
         assert_equal {ERR This Redis command is not allowed from script} \
             [r eval {return redis.pcall('wait', '0', '0')['err']} 0]
-    } {} {needs:repl}
+    } {}
 
     test {SAVE is refused inside scripts} {
         assert_equal {ERR This Redis command is not allowed from script} \
