@@ -57,7 +57,9 @@ class WaitKind : public BlockKind {
 };
 
 MasterSide::MasterSide(Replication& repl)
-    : repl_(repl), wait_kind_(std::make_unique<WaitKind>(this)) {}
+    : repl_(repl),
+      no_replicas_since_ms_(repl.server().NowMs()),
+      wait_kind_(std::make_unique<WaitKind>(this)) {}
 
 MasterSide::~MasterSide() {
   for (auto& l : links_) {
@@ -140,6 +142,10 @@ void MasterSide::AlignBacklog() {
 }
 
 void MasterSide::OnRoleChanged(bool master) {
+  // The backlog's time to live counts from the promotion, not from an earlier moment without
+  // replicas: a replica never had any, and its backlog holds the history the old master's
+  // replicas continue with PSYNC (Redis restarts the count there too).
+  if (master) no_replicas_since_ms_ = repl_.server().NowMs();
   // Only a master encodes its own records; a replica's stream is its master's bytes.
   if (master && backlog_ != nullptr) {
     stream_db_ = -1;  // the first record of our own stream says its database

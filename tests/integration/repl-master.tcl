@@ -305,8 +305,10 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync yes repl-d
 
 # PSYNC2: a replica of the server under test is promoted; a Redis replica of the old master
 # moves to it and continues with a partial resync (the promoted one's backlog holds the old
-# history under its previous id).
-start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
+# history under its previous id). The old master sends no PING meanwhile: a PING that reached
+# one replica and not yet the other would put them at different offsets when the promotion
+# comes, and the one ahead could only resync in full (as with Redis).
+start_server {tags {repl external:skip} overrides {repl-diskless-sync no repl-ping-replica-period 3600}} {
     start_server {overrides {repl-diskless-sync no}} {
         start_server [list binary $::repl_redis] {
             test {A promoted replica lets the old master's replicas continue (PSYNC2)} {
