@@ -14,20 +14,6 @@ namespace redistp {
 
 namespace {
 
-// A replica link's state as INFO's slaveN line and Redis's log name it.
-const char* StateText(ReplicaState s) {
-  switch (s) {
-    case ReplicaState::kWaitBgsaveStart:
-    case ReplicaState::kWaitBgsaveEnd:
-      return "wait_bgsave";
-    case ReplicaState::kSendBulk:
-      return "send_bulk";
-    case ReplicaState::kOnline:
-      return "online";
-  }
-  return "online";
-}
-
 class ReplicationPeers : public FailoverPeers {
  public:
   explicit ReplicationPeers(Replication& repl) : repl_(repl) {}
@@ -48,7 +34,7 @@ class ReplicationPeers : public FailoverPeers {
       r.online = l->state == ReplicaState::kOnline;
       r.name = master.Name(*l);
       r.lag_s = (now - l->ack_time_ms) / 1000;
-      r.state = StateText(l->state);
+      r.state = ReplicaStateName(l->state);
       out.push_back(std::move(r));
     }
     return out;

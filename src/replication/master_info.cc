@@ -8,24 +8,6 @@
 
 namespace redistp {
 
-namespace {
-
-// INFO's state= word: Redis reports both waits for a snapshot as wait_bgsave.
-const char* StateName(ReplicaState s) {
-  switch (s) {
-    case ReplicaState::kWaitBgsaveStart:
-    case ReplicaState::kWaitBgsaveEnd:
-      return "wait_bgsave";
-    case ReplicaState::kSendBulk:
-      return "send_bulk";
-    case ReplicaState::kOnline:
-      return "online";
-  }
-  return "online";
-}
-
-}  // namespace
-
 // ---- INFO, ROLE --------------------------------------------------------------------------------
 
 void MasterSide::WriteReplicasInfo(std::string* out) {
@@ -39,10 +21,10 @@ void MasterSide::WriteReplicasInfo(std::string* out) {
   for (auto& l : links_) {
     std::string ip = l->announced_ip;
     if (ip.empty()) ip = l->client->addr.substr(0, l->client->addr.rfind(':'));
-    out->append("slave" + std::to_string(n++) + ":ip=" + ip +
-                ",port=" + std::to_string(l->listening_port) + ",state=" + StateName(l->state) +
-                ",offset=" + std::to_string(l->ack_offset) +
-                ",lag=" + std::to_string(now / 1000 - l->ack_time_ms / 1000) + "\r\n");
+    out->append(
+        "slave" + std::to_string(n++) + ":ip=" + ip + ",port=" + std::to_string(l->listening_port) +
+        ",state=" + ReplicaStateName(l->state) + ",offset=" + std::to_string(l->ack_offset) +
+        ",lag=" + std::to_string(now / 1000 - l->ack_time_ms / 1000) + "\r\n");
   }
 }
 
@@ -72,6 +54,19 @@ void MasterSide::WriteRole(ReplyBuilder& rb) {
     rb.Bulk(std::to_string(l->listening_port));
     rb.Bulk(std::to_string(l->ack_offset));
   }
+}
+
+const char* ReplicaStateName(ReplicaState s) {
+  switch (s) {
+    case ReplicaState::kWaitBgsaveStart:
+    case ReplicaState::kWaitBgsaveEnd:
+      return "wait_bgsave";
+    case ReplicaState::kSendBulk:
+      return "send_bulk";
+    case ReplicaState::kOnline:
+      return "online";
+  }
+  return "online";
 }
 
 }  // namespace redistp

@@ -30,7 +30,9 @@
 #include "persistence/persistence.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
+#include "util/file_io.h"
 #include "util/numbers.h"
+#include "util/sock_addr.h"
 
 namespace redistp {
 namespace {
@@ -38,37 +40,8 @@ namespace {
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kEofMarkLen = 40;
 
-std::string FormatAddr(const sockaddr_storage& ss) {
-  char ip[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (ss.ss_family == AF_INET) {
-    const auto* s = reinterpret_cast<const sockaddr_in*>(&ss);
-    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
-    port = ntohs(s->sin_port);
-  } else if (ss.ss_family == AF_INET6) {
-    const auto* s = reinterpret_cast<const sockaddr_in6*>(&ss);
-    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
-    port = ntohs(s->sin6_port);
-  }
-  return std::string(ip) + ":" + std::to_string(port);
-}
-
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
-}
-
-// Writes all of `data` to a blocking-or-not descriptor; false on an error (EAGAIN included:
-// the handshake's commands are a few bytes, a full socket there means a dead peer).
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
 }
 
 }  // namespace
@@ -602,8 +575,8 @@ void ReplicaSide::AttachLink(int db_index) {
   socklen_t plen = sizeof(peer), llen = sizeof(local);
   getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen);
   getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
-  Client* c =
-      server.AttachClient(fd, false, FormatAddr(peer), FormatAddr(local), ClientKind::kMasterLink);
+  Client* c = server.AttachClient(fd, false, FormatSockAddr(peer), FormatSockAddr(local),
+                                  ClientKind::kMasterLink);
   if (db_index >= 0 && db_index < server.db_count()) (void)server.SelectDb(*c, db_index);
   link_ = c;
   state_ = LinkState::kConnected;

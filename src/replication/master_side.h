@@ -49,6 +49,9 @@ class Replication;
 class WaitKind;
 
 enum class ReplicaState : uint8_t { kWaitBgsaveStart, kWaitBgsaveEnd, kSendBulk, kOnline };
+// The state= word of INFO's slaveN line (and of Redis's log): both waits for a snapshot are
+// wait_bgsave.
+const char* ReplicaStateName(ReplicaState s);
 
 struct ReplicaLink {
   Client* client = nullptr;

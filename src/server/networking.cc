@@ -24,6 +24,7 @@
 
 #include "protocol/errors.h"
 #include "server/server.h"
+#include "util/sock_addr.h"
 
 namespace redistp {
 namespace {
@@ -32,24 +33,6 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
 constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
-
-std::string FormatAddr(const sockaddr_storage& ss) {
-  char ip[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (ss.ss_family == AF_INET) {
-    const auto* s = reinterpret_cast<const sockaddr_in*>(&ss);
-    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
-    port = ntohs(s->sin_port);
-    return std::string(ip) + ":" + std::to_string(port);
-  }
-  if (ss.ss_family == AF_INET6) {
-    const auto* s = reinterpret_cast<const sockaddr_in6*>(&ss);
-    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
-    port = ntohs(s->sin6_port);
-    return std::string(ip) + ":" + std::to_string(port);
-  }
-  return "?:0";
-}
 
 bool IsLoopback(const sockaddr_storage& ss) {
   if (ss.ss_family == AF_INET) {
@@ -283,11 +266,11 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
     if (unix_socket) {
       addr = laddr = config_.unixsocket + ":0";
     } else {
-      addr = FormatAddr(ss);
+      addr = FormatSockAddr(ss);
       sockaddr_storage local{};
       socklen_t llen = sizeof(local);
       getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
-      laddr = FormatAddr(local);
+      laddr = FormatSockAddr(local);
     }
     AttachClient(fd, unix_socket, std::move(addr), std::move(laddr));
   }
