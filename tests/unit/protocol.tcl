@@ -78,6 +78,16 @@ start_server {tags {protocol}} {
         assert_equal $closed 0
     }
 
+    test {An error line loses CR/LF at its ends, and those inside become spaces} {
+        # REPLCONF's unknown option ends its error text: a trailing newline of the argument is
+        # trimmed, one inside it becomes a space (the line must stay one RESP line).
+        lassign [proto_exchange "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\nfoo\n\r\n\$1\r\n1\r\n" 200] line closed
+        assert_equal $line "-ERR Unrecognized REPLCONF option: foo"
+        lassign [proto_exchange "*3\r\n\$8\r\nREPLCONF\r\n\$5\r\nf\ro\no\r\n\$1\r\n1\r\n" 200] line closed
+        assert_equal $line "-ERR Unrecognized REPLCONF option: f o o"
+        assert_equal $closed 0
+    }
+
     test {A request split across many small writes} {
         set s [raw_connect]
         foreach piece [list "*3\r" "\n\$3\r\nSE" "T\r\n\$5\r\nsplit" "\r\n\$1" "\r\nv\r" "\n"] {
