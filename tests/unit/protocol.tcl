@@ -86,6 +86,9 @@ start_server {tags {protocol}} {
         lassign [proto_exchange "*3\r\n\$8\r\nREPLCONF\r\n\$5\r\nf\ro\no\r\n\$1\r\n1\r\n" 200] line closed
         assert_equal $line "-ERR Unrecognized REPLCONF option: f o o"
         assert_equal $closed 0
+        # Texts Redis formats with %s end at an argument's first NUL byte.
+        lassign [proto_exchange "*3\r\n\$8\r\nREPLCONF\r\n\$3\r\na\x00b\r\n\$1\r\n1\r\n" 200] line closed
+        assert_equal $line "-ERR Unrecognized REPLCONF option: a"
     }
 
     test {A request split across many small writes} {
