@@ -165,6 +165,8 @@ class MasterSide {
   void ReadPipe();
   void EndPipe();
   void Drop(ReplicaLink& l, const char* why);
+  // The link of replica connection `c`, or nullptr (not a replica, or already dropped).
+  ReplicaLink* LinkOf(const Client* c);
   void RefreshGoodReplicas();
   void ServeWaiters();
   int64_t ConfigInt(const char* name, int64_t dflt) const;
