@@ -209,6 +209,10 @@ inline std::string MigrateTargetError(std::string_view line) {
 
 // ---- replication: the master side ----
 inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr std::string_view kSyncWhileFailingOver =
+    "NOMASTERLINK Can't SYNC while failing over";
+inline constexpr std::string_view kSyncNoMasterLink =
+    "NOMASTERLINK Can't SYNC while not connected with my master";
 inline constexpr std::string_view kSyncPendingOutput =
     "ERR SYNC and PSYNC are invalid with pending output";
 inline constexpr std::string_view kWaitOnReplica =

@@ -12,6 +12,7 @@
 #include "protocol/errors.h"
 #include "replication/failover.h"
 #include "replication/master_side.h"
+#include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "server/server.h"
 #include "util/numbers.h"
@@ -190,6 +191,18 @@ bool MasterSide::SaveInfo(std::string* id, int64_t* offset, int* stream_db) cons
 void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int64_t offset) {
   if (c.kind() == ClientKind::kReplica) return;  // already one: ignored, as in Redis
   Server& server = repl_.server();
+  // Nobody may start following us while we hand over to another server.
+  if (repl_.failover().state() != Failover::State::kNone) {
+    c.reply.Error(err::kSyncWhileFailingOver);
+    return;
+  }
+  // A replica serves its own replicas only what its master sent: while its link is down its
+  // data may be stale, and a sub-replica must wait (Redis answers the same, and the sub-replica
+  // retries).
+  if (repl_.is_replica() && repl_.replica().state() != ReplicaSide::LinkState::kConnected) {
+    c.reply.Error(err::kSyncNoMasterLink);
+    return;
+  }
   if (c.out.Readable() > 0) {
     c.reply.Error(err::kSyncPendingOutput);
     return;

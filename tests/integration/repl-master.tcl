@@ -335,3 +335,19 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no repl-pi
         }
     }
 }
+
+# A replica whose link to its master is down has nothing current to give a replica of its own:
+# SYNC and PSYNC answer NOMASTERLINK (the asking replica retries), on both servers.
+start_server {tags {repl external:skip} overrides {replicaof {127.0.0.1 1}}} {
+    test {SYNC and PSYNC on a replica whose master link is down answer NOMASTERLINK} {
+        assert_match {*master_link_status:down*} [r info replication]
+        foreach request {"SYNC\r\n" "PSYNC ? -1\r\n"} {
+            set s [raw_connect]
+            raw_write $s $request
+            assert_equal "-NOMASTERLINK Can't SYNC while not connected with my master" \
+                [raw_read_line $s]
+            raw_close $s
+        }
+        assert_equal 0 [s connected_slaves]
+    }
+}
