@@ -224,8 +224,8 @@ inline constexpr std::string_view kBgsaveForReplicationFailed =
 inline constexpr std::string_view kRdbOnlyRange =
     "ERR value is out of range, value must between 0 and 1";
 inline std::string UnrecognizedReplconf(std::string_view option) {
-  // Redis formats it with %s: the option ends at its first NUL byte.
-  return "ERR Unrecognized REPLCONF option: " + std::string(UpToNul(option));
+  // Formatted by Redis (addReplyErrorFormat): cut at a NUL, trailing CR/LF trimmed.
+  return "ERR Unrecognized REPLCONF option: " + std::string(TrailingArg(option));
 }
 inline std::string ReplconfIpTooLong(size_t len) {
   return "ERR REPLCONF ip-address provided by replica instance is too long: " +

@@ -33,13 +33,10 @@ void ReplyBuilder::Error(std::string_view msg) {
   last_error_len_ = std::min(prefix.size(), sizeof(last_error_prefix_));
   std::memcpy(last_error_prefix_, prefix.data(), last_error_len_);
   if (!enabled_) return;
-  // Error lines cannot carry CR/LF. Redis trims them from both ends of the text (an argument
-  // that ends an error, such as REPLCONF's unknown option, loses its trailing newline) and
-  // replaces the ones inside with spaces.
-  while (!msg.empty() && (msg.front() == '\r' || msg.front() == '\n')) msg.remove_prefix(1);
-  while (!msg.empty() && (msg.back() == '\r' || msg.back() == '\n')) msg.remove_suffix(1);
   out_->Reserve(msg.size() + 3);
   out_->Append('-');
+  // Error lines cannot carry CR/LF; Redis replaces them with spaces. (Texts Redis formats with
+  // addReplyErrorFormat also lose them at their end: err::TrailingArg does that where it applies.)
   for (char c : msg) out_->Append(c == '\r' || c == '\n' ? ' ' : c);
   out_->Append("\r\n", 2);
 }

@@ -78,7 +78,7 @@ start_server {tags {protocol}} {
         assert_equal $closed 0
     }
 
-    test {An error line loses CR/LF at its ends, and those inside become spaces} {
+    test {REPLCONF's unknown-option error: CR/LF trimmed at its end, spaces inside, cut at a NUL} {
         # REPLCONF's unknown option ends its error text: a trailing newline of the argument is
         # trimmed, one inside it becomes a space (the line must stay one RESP line).
         lassign [proto_exchange "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\nfoo\n\r\n\$1\r\n1\r\n" 200] line closed
