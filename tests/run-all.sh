@@ -8,6 +8,22 @@
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
+# The whole run is printed as it goes; at its end the [err] lines of every section are printed
+# again, just above the summary, so the tail of a long log names what failed.
+if [[ -z ${RUN_ALL_INNER:-} ]]; then
+  all_out=$(mktemp)
+  RUN_ALL_INNER=1 "$0" "$@" 2>&1 | tee "$all_out" | grep -vE '^[0-9]+ passed, [0-9]+ failed$'
+  rc=${PIPESTATUS[0]}
+  if grep -qE '^\[(err|exception)\]' "$all_out"; then
+    echo "== what failed"
+    grep -E '^\[(err|exception)\]' "$all_out"
+  fi
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$all_out" | tail -1)
+  rm -f "$all_out"
+  echo "${summary:-0 passed, 1 failed}"
+  [[ -n $summary ]] || exit 1
+  exit "$rc"
+fi
 unit_bin=$1
 shift
 cd "$(dirname "$0")/.."
