@@ -13,11 +13,15 @@ struct AdmissionAccess {
   using Call = AdmissionCall;
   using Verdict = AdmissionVerdict;
 
-  static bool Refuse(Verdict* v, std::string_view text) {
+  // The refusals and the rarely armed checks' bodies are kept out of line (kCold), so the
+  // list that inlines into Admit is only the cheap guards: the common path neither spills
+  // registers for them nor grows past a few cache lines.
+#define kCold [[gnu::noinline, gnu::cold]]
+  kCold static bool Refuse(Verdict* v, std::string_view text) {
     v->text.assign(text);
     return true;
   }
-  static bool Refuse(Verdict* v, std::string&& text) {
+  kCold static bool Refuse(Verdict* v, std::string&& text) {
     v->text = std::move(text);
     return true;
   }
@@ -48,11 +52,12 @@ struct AdmissionAccess {
   static bool Arity(const Call& k, Verdict* v) {
     const int argc = static_cast<int>(k.args.size());
     const int arity = k.spec.arity;
-    if ((arity > 0 && argc != arity) || argc < -arity) {
-      if (k.script != nullptr) return Refuse(v, err::kScriptWrongArgs);
-      return Refuse(v, err::WrongArity(k.spec.full_name));
-    }
+    if ((arity > 0 && argc != arity) || argc < -arity) return RefuseArity(k, v);
     return false;
+  }
+  kCold static bool RefuseArity(const Call& k, Verdict* v) {
+    if (k.script != nullptr) return Refuse(v, err::kScriptWrongArgs);
+    return Refuse(v, err::WrongArity(k.spec.full_name));
   }
 
   // A script may not run a no-script command (EVAL, MULTI, ...), unless a test configuration
@@ -91,6 +96,9 @@ struct AdmissionAccess {
   static bool Acl(const Call& k, Verdict* v) {
     Authorizer* a = k.server.authorizer_;
     if (a == nullptr || Obeys(k)) return false;
+    return AskAuthorizer(k, v, a);
+  }
+  [[gnu::noinline]] static bool AskAuthorizer(const Call& k, Verdict* v, Authorizer* a) {
     std::optional<AclDenial> denial = a->Check(k);
     if (!denial.has_value()) return false;
     return Refuse(v, AclDenialText(*denial, k.spec, k.caller));
@@ -122,6 +130,10 @@ struct AdmissionAccess {
   static bool Misconf(const Call& k, Verdict* v) {
     Server& s = k.server;
     if (s.refusal_hooks_.n == 0 || Obeys(k) || InExec(k)) return false;
+    return MisconfArmed(k, v);
+  }
+  kCold static bool MisconfArmed(const Call& k, Verdict* v) {
+    Server& s = k.server;
     std::string_view refusal = s.WriteRefusal();
     if (refusal.empty() || !s.RefuseForDiskError(&k.client, &k.spec, k.script != nullptr)) {
       return false;
@@ -151,6 +163,10 @@ struct AdmissionAccess {
   static bool ReadOnlyReplica(const Call& k, Verdict* v) {
     Server& s = k.server;
     if (!ReplicaRulesApply(k) || !s.config_.replica_read_only) return false;
+    return ReadOnlyReplicaArmed(k, v);
+  }
+  kCold static bool ReadOnlyReplicaArmed(const Call& k, Verdict* v) {
+    Server& s = k.server;
     const bool write = (s.InvocationFlagsOf(&k.spec, k.args) & kCmdWrite) != 0 ||
                        (k.spec.full_name == "exec" && QueueHas(k, kCmdWrite, true, true));
     if (!write) return false;
@@ -173,6 +189,9 @@ struct AdmissionAccess {
   static bool Subscribed(const Call& k, Verdict* v) {
     if ((k.spec.flags & kCmdSubscribedContext) != 0 || InExec(k)) return false;
     if (k.client.reply.resp() != 2 || !PubSub::Subscribed(k.client)) return false;
+    return RefuseSubscribed(k, v);
+  }
+  kCold static bool RefuseSubscribed(const Call& k, Verdict* v) {
     return Refuse(v, err::SubscribedContext(k.spec.full_name));
   }
 
@@ -183,6 +202,10 @@ struct AdmissionAccess {
     if (!ReplicaRulesApply(k) || s.replica_role_.link_up || s.config_.replica_serve_stale_data) {
       return false;
     }
+    return MasterDownArmed(k, v);
+  }
+  kCold static bool MasterDownArmed(const Call& k, Verdict* v) {
+    Server& s = k.server;
     const bool stale_ok = (s.InvocationFlagsOf(&k.spec, k.args) & kCmdStale) != 0 &&
                           !(k.spec.full_name == "exec" && QueueHas(k, kCmdStale, false, true));
     if (stale_ok) return false;
@@ -205,6 +228,9 @@ struct AdmissionAccess {
   static bool Busy(const Call& k, Verdict* v) {
     if (k.server.busy_caller_ == nullptr || (k.spec.flags & kCmdAllowBusy) != 0) return false;
     if (k.script != nullptr) return false;
+    return RefuseBusy(k, v);
+  }
+  kCold static bool RefuseBusy(const Call& k, Verdict* v) {
     return Refuse(v, k.server.BusyError());
   }
 
@@ -227,6 +253,7 @@ struct AdmissionAccess {
     v->hold = true;
     return true;
   }
+#undef kCold
 };
 
 namespace {
