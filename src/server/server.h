@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "server/authorizer.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -47,6 +48,8 @@
 #include "watch/watches.h"
 
 namespace redistp {
+
+struct ScriptCallGate;
 
 struct SlowlogEntry {
   uint64_t id;
@@ -525,6 +528,7 @@ class Server : public WatchSink {
 
  private:
   friend struct NetworkingAccess;
+  friend struct AdmissionAccess;  // the admission gate's checks (server/admission.cc)
 
   Status Listen();
   Status ListenAllTcp();
@@ -543,9 +547,16 @@ class Server : public WatchSink {
   void Dispatch(Client* c);
 
  public:
-  // Runs one command with explicit arguments through the admission gate (used by the network
-  // path and by EXEC). Replies go to the client's reply builder.
-  void Execute(Client* c, const std::vector<std::string_view>& args);
+  // Runs one command with explicit arguments through the admission gate (server/admission.h;
+  // used by the network path, by EXEC and, with the script's gate state, by redis.call).
+  // Replies go to the client's reply builder.
+  void Execute(Client* c, const std::vector<std::string_view>& args,
+               ScriptCallGate* script = nullptr);
+
+  // The ACL slot of the admission gate (server/authorizer.h): installed by the ACL layer,
+  // nullptr (the default) allows everything. The server does not own it.
+  void set_authorizer(Authorizer* a) { authorizer_ = a; }
+  Authorizer* authorizer() const { return authorizer_; }
 
  private:
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
@@ -706,10 +717,7 @@ class Server : public WatchSink {
   // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
-  // On a replica: the READONLY or MASTERDOWN text `spec` (args) from `c` is refused with, or
-  // empty (dispatch.cc).
-  std::string ReplicaRefusal(const Client* c, const CommandSpec* spec,
-                             const std::vector<std::string_view>& args);
+  Authorizer* authorizer_ = nullptr;
 
   // --- subsystems (server/subsystem.cc) ---
   // One row of the registry. The object is declared after every member a subsystem refers to
