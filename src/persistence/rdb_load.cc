@@ -337,7 +337,9 @@ class Loader {
                         "Wrong RDB checksum expected: (%" PRIx64 ") but got (%" PRIx64
                         "). Aborting now.",
                         computed, stored);
-          return Status::Error(buf);
+          // Redis logs the mismatch, then reports the file corrupt in its usual words.
+          server_.log().Log(LogLevel::kWarning, "%s", buf);
+          return Corrupt(0, "RDB CRC error");
         }
       }
     }
