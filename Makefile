@@ -14,7 +14,7 @@ endif
 LUA_CFLAGS := -I/usr/include/lua5.1
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc $(LUA_CFLAGS)
 LUA_LIBS := -llua5.1-cjson -llua5.1-bitop -llua5.1
-LDLIBS := -levent -lcrypto -llzf -lpthread $(LUA_LIBS)
+LDLIBS := -levent -lssl -lcrypto -llzf -lpthread $(LUA_LIBS)
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
