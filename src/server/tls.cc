@@ -165,6 +165,16 @@ void Server::FlushClientTls(Client* c) {
     c->net_output_bytes += static_cast<uint64_t>(n);
     stats_.net_output_bytes += static_cast<uint64_t>(n);
   }
+  if (c->tls_write_wants_read) {
+    // The read event resumes this write (OnReadableTls); an armed write event would fire on
+    // every turn until the peer's bytes arrive.
+    if (c->write_armed) {
+      event_del(c->write_ev.get());
+      c->write_armed = false;
+    }
+    CheckOutputLimits(c);
+    return;
+  }
   AfterFlush(c);
 }
 
