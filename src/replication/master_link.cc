@@ -300,7 +300,9 @@ bool ReplicaSide::AdvanceHandshake() {
           cfg.GetValue("replica-announce-port", &port_text);
           // Over TLS the master is told the port its replicas' peers reach us on: tls-port.
           if (port_text == "0") {
-            port_text = std::to_string(cfg.tls_replication ? server.tls_port() : server.tcp_port());
+            port_text =
+                std::to_string(cfg.tls_replication && server.tls_port() != 0 ? server.tls_port()
+                                                                             : server.tcp_port());
           }
           step_ = Step::kPort;
           if (!SendCommand({"REPLCONF", "listening-port", port_text})) break;

@@ -206,6 +206,11 @@ start_server {tags {tls external:skip} tls 1} {
     test {TLS: CLIENT LIST shows the TLS port as the local address} {
         assert_match "*laddr=127.0.0.1:[srv port] *" [r client list]
     }
+
+    test {TLS: with port 0, INFO's tcp_port and the start line name the TLS port} {
+        assert_match "*tcp_port:[srv port]\r\n*" [r info server]
+        assert_match "*Running mode=standalone, port=[srv port].*" [exec cat [srv stdout]]
+    }
 }
 
 start_server {tags {tls external:skip}} {
