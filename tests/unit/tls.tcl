@@ -177,6 +177,24 @@ start_server {tags {tls external:skip} tls 1} {
         assert_equal [tls_ping_works [tls_client_options]] 1
     }
 
+    test {TLS: an encrypted key file with tls-key-file-pass} {
+        set dir [srv dir]
+        set certs [tls_cert_dir]
+        exec openssl rsa -aes256 -in $certs/server.key -out $dir/enc.key \
+            -passout pass:sesame 2>@1
+        set old_key [lindex [r config get tls-key-file] 1]
+        # A wrong password does not load; the old key serves on.
+        r config set tls-key-file-pass wrong
+        catch {r config set tls-key-file $dir/enc.key} e
+        assert_match {*argument 'tls-key-file'*Unable to update TLS configuration*} $e
+        assert_equal [tls_ping_works [tls_client_options]] 1
+        r config set tls-key-file-pass sesame tls-key-file $dir/enc.key
+        assert_equal [lindex [r config get tls-key-file] 1] $dir/enc.key
+        assert_equal [tls_ping_works [tls_client_options]] 1
+        r config set tls-key-file $old_key tls-key-file-pass ""
+        assert_equal [tls_ping_works [tls_client_options]] 1
+    }
+
     test {TLS: tls-* parameters answer CONFIG GET with their values} {
         assert_equal [r config get tls-session-caching] {tls-session-caching yes}
         assert_equal [r config get tls-session-cache-size] {tls-session-cache-size 20480}
