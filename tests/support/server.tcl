@@ -456,6 +456,12 @@ proc ::server::run_with_server {opts code} {
         ::test::emit "\[skip\]: server block with tags {[::test::current_tags]} ($why)"
         return
     }
+    if {[dict get $opts tls] && [catch {package require tls}]} {
+        incr ::test::skipped
+        ::test::emit "\[skip\]: server block with tags {[::test::current_tags]} (tcl's tls\
+                      package is not installed: deps/install-deps.sh)"
+        return
+    }
     if {$::test::external} {
         return [run_external $opts $code]
     }

@@ -5,6 +5,12 @@
 # kept), startup errors, and redis-cli --tls.  The certificates are made at
 # run time by tls_cert_dir (tests/support/server.tcl).
 
+if {[catch {package require tls}]} {
+    incr ::test::skipped
+    ::test::emit "\[skip\]: tests/unit/tls.tcl (tcl's tls package is not installed)"
+    return
+}
+
 # A TLS client of the server at level with the given ::tls::import options.
 proc tls_client {opts {level 0}} {
     return [::redis::redis [srv $level host] [srv $level port] 0 5000 $opts]
