@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "acl/acl.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "persistence/persistence.h"
@@ -106,6 +107,9 @@ int main(int argc, char** argv) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
   }
+  // The users (redis.conf's `user` lines or the aclfile) are loaded first of the subsystems;
+  // from here on every command is judged by them.
+  redistp::Acl::Of(server);
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   redistp::LogStartupBanner(log, server.config(), server.tcp_port());
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the

@@ -558,6 +558,21 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   if ((spec->flags & kCmdNoScript) != 0 && !server_.scripts_may_run_noscript()) {
     return fail(err::kScriptCommandNotAllowed);
   }
+  // ACL: the script acts as its caller's user, and a refusal has the script's own texts.
+  if (Authorizer* auth = server_.authorizer(); auth != nullptr) {
+    std::optional<AclDenial> denial = auth->Check(*client_, *spec, args_);
+    if (denial) {
+      auth->LogDenial(*client_, *denial, AclContext::kLua);
+      switch (denial->kind) {
+        case AclDenial::Kind::kCommand:
+          return fail(err::kScriptNoPermCommand);
+        case AclDenial::Kind::kKey:
+          return fail(err::kScriptNoPermKey);
+        case AclDenial::Kind::kChannel:
+          return fail(err::kScriptNoPermChannel);
+      }
+    }
+  }
   // PUBLISH and the like (may-replicate) count as writes for read-only scripts.
   if (run_.read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0) {
     return fail(err::kScriptReadOnlyWrite);

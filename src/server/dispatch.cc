@@ -270,6 +270,29 @@ void Server::Dispatch(Client* c) {
   if (!c->closed) CheckOutputLimits(c);
 }
 
+bool Server::AclRefuses(Client* c, const CommandSpec& spec,
+                        const std::vector<std::string_view>& args, std::string* rejection) {
+  std::optional<AclDenial> denial = authorizer_->Check(*c, spec, args);
+  if (!denial) return false;
+  const bool in_exec = c->has_flag(kClientInExec);
+  authorizer_->LogDenial(*c, *denial,
+                         in_exec || c->multi.active ? AclContext::kMulti : AclContext::kTopLevel);
+  switch (denial->kind) {
+    case AclDenial::Kind::kCommand:
+      *rejection =
+          in_exec ? err::NoPermInExec(err::kExecReasonCommand) : err::NoPermCommand(spec.full_name);
+      break;
+    case AclDenial::Kind::kKey:
+      *rejection = in_exec ? err::NoPermInExec(err::kExecReasonKey) : std::string(err::kNoPermKey);
+      break;
+    case AclDenial::Kind::kChannel:
+      *rejection =
+          in_exec ? err::NoPermInExec(err::kExecReasonChannel) : std::string(err::kNoPermChannel);
+      break;
+  }
+  return true;
+}
+
 void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
   int64_t start_us = NowUs();
   // Inside a script time stands still for the keyspace: a key does not expire between two
@@ -316,6 +339,13 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         rejected_spec = spec;
       } else if (!c->authenticated && (spec->flags & kCmdNoAuth) == 0) {
         rejection = std::string(err::kNoAuth);
+        rejected_spec = spec;
+      } else if (authorizer_ != nullptr && !from_script && !c->pseudo() &&
+                 c->kind() != ClientKind::kMasterLink && (spec->flags & kCmdNoAuth) == 0 &&
+                 AclRefuses(c, *spec, args, &rejection)) {
+        // ACL (src/acl): NOPERM for what the connection's user may not run or touch; the
+        // script engine asks the authorizer itself, with its own texts. Commands EXEC runs
+        // are judged again when they run (a user may have lost the right since MULTI).
         rejected_spec = spec;
       } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
         rejection = std::string(err::kNotAllowedInMulti);

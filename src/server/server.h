@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "server/authorizer.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -467,6 +468,9 @@ class Server : public WatchSink {
 
   // --- accessors -----------------------------------------------------------------------------
   Config& config() { return config_; }
+  // The ACL layer's judge of every command (server/authorizer.h); nullptr allows everything.
+  Authorizer* authorizer() const { return authorizer_; }
+  void set_authorizer(Authorizer* a) { authorizer_ = a; }
   Logger& log() { return log_; }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
@@ -581,6 +585,11 @@ class Server : public WatchSink {
   // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
   // whether `spec` from `c` must be refused with the OOM error.
   bool RefuseForMemory(const Client* c, const CommandSpec* spec);
+  // Asks the authorizer about one command of `c`; on a denial logs it in ACL LOG, sets
+  // `rejection` to NOPERM's text (or, for a command EXEC runs, the text that says the rules
+  // changed since it was queued) and returns true.
+  bool AclRefuses(Client* c, const CommandSpec& spec, const std::vector<std::string_view>& args,
+                  std::string* rejection);
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   int64_t duration_us);
   void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
@@ -735,6 +744,7 @@ class Server : public WatchSink {
   // first (~Server, before clients and databases).
   void DestroySubsystems();
   std::array<SubsystemEntry, static_cast<size_t>(SubsystemSlot::kCount)> subsystems_;
+  Authorizer* authorizer_ = nullptr;
   HookList cron_hooks_, before_sleep_hooks_, close_hooks_, shutdown_hooks_, refusal_hooks_;
   bool subsystems_started_ = false;
 
