@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "protocol/errors.h"
+#include "server/admission.h"
 #include "server/client.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -21,13 +22,13 @@ namespace {
 // Two log entries within this long of each other for the same refusal are counted as one.
 constexpr int64_t kLogGroupingMs = 60000;
 
-std::string_view ContextName(AclContext c) {
+std::string_view ContextName(Acl::LogContext c) {
   switch (c) {
-    case AclContext::kTopLevel:
+    case Acl::LogContext::kTopLevel:
       return "toplevel";
-    case AclContext::kMulti:
+    case Acl::LogContext::kMulti:
       return "multi";
-    case AclContext::kLua:
+    case Acl::LogContext::kLua:
       return "lua";
   }
   return "toplevel";
@@ -149,31 +150,31 @@ AclUser* Acl::Find(std::string_view name) {
   return it == users_.end() ? nullptr : it->second.get();
 }
 
-std::optional<AclDenial> Acl::Check(const Client& c, const CommandSpec& spec,
-                                    const std::vector<std::string_view>& args) {
-  // A script's pseudo-client acts for its caller (Client::session).
-  const AclUser& u = UserOf(c.session());
+std::optional<AclDenial> Acl::Check(const AdmissionCall& call) {
+  const AclUser& u = UserOf(call.principal);
   if (u.unrestricted) return std::nullopt;
-  AclVerdict v = AclCheckCommand(u, spec, args);
-  switch (v.kind) {
-    case AclVerdict::kOk:
-      return std::nullopt;
-    case AclVerdict::kCommand:
-      return AclDenial{AclDenial::Kind::kCommand, spec.full_name};
-    case AclVerdict::kKey:
-      return AclDenial{AclDenial::Kind::kKey, std::string(args[static_cast<size_t>(v.position)])};
-    case AclVerdict::kChannel:
-      return AclDenial{AclDenial::Kind::kChannel,
-                       std::string(args[static_cast<size_t>(v.position)])};
+  AclVerdict v = AclCheckCommand(u, call.spec, call.args);
+  if (v.kind == AclVerdict::kOk) return std::nullopt;
+  AclDenial denial;
+  denial.arg_index = v.position;
+  std::string_view reason = "command";
+  std::string_view object = call.spec.full_name;
+  if (v.kind == AclVerdict::kKey) {
+    denial.reason = AclDenial::Reason::kKey;
+    reason = "key";
+    object = call.args[static_cast<size_t>(v.position)];
+  } else if (v.kind == AclVerdict::kChannel) {
+    denial.reason = AclDenial::Reason::kChannel;
+    reason = "channel";
+    object = call.args[static_cast<size_t>(v.position)];
   }
-  return std::nullopt;
-}
-
-void Acl::LogDenial(const Client& c, const AclDenial& denial, AclContext context) {
-  std::string_view reason = denial.kind == AclDenial::Kind::kCommand ? "command"
-                            : denial.kind == AclDenial::Kind::kKey   ? "key"
-                                                                     : "channel";
-  AddLog(reason, context, denial.object, UserOf(c.session()).name(), c);
+  // A command refused while MULTI queues it is logged as "multi", as Redis does.
+  LogContext context = call.caller == AdmissionCaller::kScript ? LogContext::kLua
+                       : call.caller == AdmissionCaller::kExec || call.client.multi.active
+                           ? LogContext::kMulti
+                           : LogContext::kTopLevel;
+  AddLog(reason, context, object, u.name(), call.principal);
+  return denial;
 }
 
 bool Acl::MayReadAnyKey(const Client& c, const CommandSpec& spec,
@@ -206,7 +207,7 @@ bool Acl::DefaultUserAuthenticates() const {
 
 std::string_view Acl::UserName(const Client& c) const { return UserOf(c).name(); }
 
-void Acl::AddLog(std::string_view reason, AclContext context, std::string_view object,
+void Acl::AddLog(std::string_view reason, LogContext context, std::string_view object,
                  std::string_view username, const Client& c) {
   if (server_.config().acllog_max_len <= 0) return;
   const Client& who = c.session();
@@ -251,7 +252,7 @@ bool Acl::Authenticate(Client& c, std::string_view user, std::string_view pass,
     }
   }
   if (!ok) {
-    AddLog("auth", AclContext::kTopLevel, command, user, c);
+    AddLog("auth", LogContext::kTopLevel, command, user, c);
     return false;
   }
   c.user = u == default_ ? nullptr : u;

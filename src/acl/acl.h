@@ -52,10 +52,8 @@ class Acl : public Subsystem, public Authorizer {
   // Loads the users: `user` lines of the config, or the aclfile. Errors stop the startup.
   Status Start() override;
 
-  // Authorizer.
-  std::optional<AclDenial> Check(const Client& c, const CommandSpec& spec,
-                                 const std::vector<std::string_view>& args) override;
-  void LogDenial(const Client& c, const AclDenial& denial, AclContext context) override;
+  // Authorizer: judges the call for its principal's user and logs a denial in ACL LOG.
+  std::optional<AclDenial> Check(const AdmissionCall& call) override;
   bool DefaultUserAuthenticates() const override;
   std::string_view UserName(const Client& c) const override;
 
@@ -97,7 +95,9 @@ class Acl : public Subsystem, public Authorizer {
   };
   const std::deque<LogEntry>& log() const { return log_; }
   void ResetLog() { log_.clear(); }
-  void AddLog(std::string_view reason, AclContext context, std::string_view object,
+  // Where a refusal happened, as ACL LOG's "context" field names it.
+  enum class LogContext : uint8_t { kTopLevel, kMulti, kLua };
+  void AddLog(std::string_view reason, LogContext context, std::string_view object,
               std::string_view username, const Client& c);
 
   // ACL LOAD / ACL SAVE (errors are full texts).

@@ -1,4 +1,5 @@
-// Error texts of ACL: the ACL command, NOPERM refusals, and the script's own refusal texts.
+// Error texts of ACL: the ACL command, its rules and files, and SORT's patterns. The NOPERM
+// texts of the admission gate are in errors_noperm.h.
 #pragma once
 
 #include <string>
@@ -6,41 +7,11 @@
 
 namespace redistp::err {
 
-// Refusals at the admission gate (a client's command, or one queued in MULTI).
-inline constexpr std::string_view kNoPermKey =
-    "NOPERM this user has no permissions to access one of the keys used as arguments";
-inline constexpr std::string_view kNoPermChannel =
-    "NOPERM this user has no permissions to access one of the channels used as arguments";
-inline std::string NoPermCommand(std::string_view full_name) {
-  return "NOPERM this user has no permissions to run the '" + std::string(full_name) + "' command";
-}
-// A command EXEC runs that the user lost the right to since it was queued; `reason` is one of
-// the three below.
-inline std::string NoPermInExec(std::string_view reason) {
-  return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
-         "EXEC call. This command is no longer allowed for the following reason: " +
-         std::string(reason);
-}
-inline constexpr std::string_view kExecReasonCommand =
-    "no permission to execute the command or subcommand";
-inline constexpr std::string_view kExecReasonKey = "no permission to touch the specified keys";
-inline constexpr std::string_view kExecReasonChannel =
-    "no permission to access one of the channels used as arguments";
-
 // SORT's BY and GET patterns name keys: refused unless the user may read every key.
 inline constexpr std::string_view kSortByNoPerm =
     "ERR BY option of SORT denied due to insufficient ACL permissions.";
 inline constexpr std::string_view kSortGetNoPerm =
     "ERR GET option of SORT denied due to insufficient ACL permissions.";
-
-// redis.call / redis.pcall refused by ACL.
-inline constexpr std::string_view kScriptNoPermCommand =
-    "ERR The user executing the script can't run this command or subcommand";
-inline constexpr std::string_view kScriptNoPermKey =
-    "ERR The user executing the script can't access at least one of the keys mentioned in the "
-    "command arguments";
-inline constexpr std::string_view kScriptNoPermChannel =
-    "ERR The user executing the script can't publish to the channel mentioned in the command";
 
 // ACL SETUSER and the rules of a user.
 inline std::string AclSetUserModifier(std::string_view rule, std::string_view why) {

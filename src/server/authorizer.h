@@ -1,48 +1,66 @@
-// Authorizer: the slot through which the ACL layer (src/acl) judges each command.
+// The ACL slot of the admission gate (server/admission.h).
 //
-// The server layer cannot see the ACL layer above it, so the admission gate only asks: the
-// ACL subsystem installs itself with Server::set_authorizer, and the gate calls Check for every
-// command a client, EXEC or a script runs. With no authorizer installed everything is allowed.
-// The gate formats Redis's refusal text for its caller (NOPERM for a client and MULTI/EXEC,
-// the script's own text for redis.call) from the denial; the ACL layer records the entry of
-// ACL LOG when the gate tells it to (LogDenial), so DRYRUN can judge without logging.
+// The server does not know users, rules or passwords: it only asks. The ACL layer (src/acl)
+// implements Authorizer and installs it with Server::set_authorizer; while none is installed
+// (no ACL users configured) every command is allowed and the check costs one pointer test.
 //
-// Clients carry their user as an opaque pointer (Client::user, nullptr for the default user):
-// only the ACL layer knows what it points at.
+// The gate asks once per admitted call, in Redis 7.0's place in the order: after the command
+// is known, its arity right and the connection authenticated (or the command needs no
+// authentication), and after the transaction rule (no-multi inside MULTI); before every state
+// check (OOM, MISCONF, READONLY, ...). It asks for a client's own commands, for each command
+// EXEC runs (the rules may have changed since the command was queued) and for each redis.call of
+// a script (with the script caller's user). The AOF's replay and the master's stream are never
+// asked: they act for no user.
+//
+// The authorizer answers what it denied; the gate turns that into the caller's text (NOPERM
+// at top level and in EXEC, the script's own ERR text inside a script) and counts the
+// rejection. Logging the denial (ACL LOG, with its context) is the authorizer's job: it sees
+// the whole call, its caller included.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <vector>
 
 namespace redistp {
 
 class Client;
-struct CommandSpec;
+struct AdmissionCall;
 
-struct AclDenial {
-  enum class Kind : uint8_t { kCommand, kKey, kChannel };
-  Kind kind = Kind::kCommand;
-  std::string object;  // the command's full name, the key or the channel refused
+// Who asks for a command to run. ACL LOG's context is derived from it: kClient "toplevel",
+// kExec "multi", kScript "lua".
+enum class AdmissionCaller : uint8_t {
+  kClient,      // a connection's own request (queued by MULTI or run at once)
+  kExec,        // a command EXEC runs from the transaction's queue
+  kScript,      // a script's redis.call / redis.pcall
+  kAofReplay,   // the AOF being replayed at startup (or DEBUG LOADAOF)
+  kMasterLink,  // this replica's master's stream
 };
 
-// Where a refused command came from, as ACL LOG's "context" field names it.
-enum class AclContext : uint8_t { kTopLevel, kMulti, kLua };
+// What an authorizer denied.
+struct AclDenial {
+  enum class Reason : uint8_t {
+    kCommand,  // the command (or subcommand) itself
+    kKey,      // a key the command names (arg_index says which)
+    kChannel,  // a Pub/Sub channel or pattern the command names (arg_index says which)
+  };
+  Reason reason = Reason::kCommand;
+  // Position in the call's args of the denied key or channel; 0 for the command.
+  int arg_index = 0;
+};
 
+// Installed by the ACL layer; the server only asks.
 class Authorizer {
  public:
   virtual ~Authorizer() = default;
-  // nullopt when the client's user may run `spec` with `args` (args[0] the command name);
-  // otherwise what was denied first (the command, then keys, then channels, as Redis checks).
-  virtual std::optional<AclDenial> Check(const Client& c, const CommandSpec& spec,
-                                         const std::vector<std::string_view>& args) = 0;
-  // Records a denial Check returned in ACL LOG.
-  virtual void LogDenial(const Client& c, const AclDenial& denial, AclContext context) = 0;
+  // nullopt: allowed. Otherwise what was denied. `call.principal` is the connection whose user
+  // is asked for (a script's caller for the script's commands); `call.spec` is the resolved
+  // (sub)command, `call.args` the arguments as sent (args[0] the command name). Called only
+  // for kClient, kExec and kScript callers. May log the denial (ACL LOG).
+  virtual std::optional<AclDenial> Check(const AdmissionCall& call) = 0;
   // Whether a new connection starts authenticated (the default user is on and has nopass).
   virtual bool DefaultUserAuthenticates() const = 0;
-  // The name of the client's user (CLIENT LIST's user=).
+  // The name of the user `c` acts as (CLIENT LIST's user=).
   virtual std::string_view UserName(const Client& c) const = 0;
 };
 

@@ -49,6 +49,8 @@
 
 namespace redistp {
 
+struct ScriptCallGate;
+
 struct SlowlogEntry {
   uint64_t id;
   int64_t time_sec;
@@ -468,9 +470,6 @@ class Server : public WatchSink {
 
   // --- accessors -----------------------------------------------------------------------------
   Config& config() { return config_; }
-  // The ACL layer's judge of every command (server/authorizer.h); nullptr allows everything.
-  Authorizer* authorizer() const { return authorizer_; }
-  void set_authorizer(Authorizer* a) { authorizer_ = a; }
   Logger& log() { return log_; }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
@@ -529,6 +528,7 @@ class Server : public WatchSink {
 
  private:
   friend struct NetworkingAccess;
+  friend struct AdmissionAccess;  // the admission gate's checks (server/admission.cc)
 
   Status Listen();
   Status ListenAllTcp();
@@ -547,9 +547,16 @@ class Server : public WatchSink {
   void Dispatch(Client* c);
 
  public:
-  // Runs one command with explicit arguments through the admission gate (used by the network
-  // path and by EXEC). Replies go to the client's reply builder.
-  void Execute(Client* c, const std::vector<std::string_view>& args);
+  // Runs one command with explicit arguments through the admission gate (server/admission.h;
+  // used by the network path, by EXEC and, with the script's gate state, by redis.call).
+  // Replies go to the client's reply builder.
+  void Execute(Client* c, const std::vector<std::string_view>& args,
+               ScriptCallGate* script = nullptr);
+
+  // The ACL slot of the admission gate (server/authorizer.h): installed by the ACL layer,
+  // nullptr (the default) allows everything. The server does not own it.
+  void set_authorizer(Authorizer* a) { authorizer_ = a; }
+  Authorizer* authorizer() const { return authorizer_; }
 
  private:
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
@@ -585,11 +592,6 @@ class Server : public WatchSink {
   // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
   // whether `spec` from `c` must be refused with the OOM error.
   bool RefuseForMemory(const Client* c, const CommandSpec* spec);
-  // Asks the authorizer about one command of `c`; on a denial logs it in ACL LOG, sets
-  // `rejection` to NOPERM's text (or, for a command EXEC runs, the text that says the rules
-  // changed since it was queued) and returns true.
-  bool AclRefuses(Client* c, const CommandSpec& spec, const std::vector<std::string_view>& args,
-                  std::string* rejection);
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   int64_t duration_us);
   void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
@@ -715,10 +717,7 @@ class Server : public WatchSink {
   // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
-  // On a replica: the READONLY or MASTERDOWN text `spec` (args) from `c` is refused with, or
-  // empty (dispatch.cc).
-  std::string ReplicaRefusal(const Client* c, const CommandSpec* spec,
-                             const std::vector<std::string_view>& args);
+  Authorizer* authorizer_ = nullptr;
 
   // --- subsystems (server/subsystem.cc) ---
   // One row of the registry. The object is declared after every member a subsystem refers to
@@ -744,7 +743,6 @@ class Server : public WatchSink {
   // first (~Server, before clients and databases).
   void DestroySubsystems();
   std::array<SubsystemEntry, static_cast<size_t>(SubsystemSlot::kCount)> subsystems_;
-  Authorizer* authorizer_ = nullptr;
   HookList cron_hooks_, before_sleep_hooks_, close_hooks_, shutdown_hooks_, refusal_hooks_;
   bool subsystems_started_ = false;
 

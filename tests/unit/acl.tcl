@@ -457,3 +457,52 @@ start_server [list tags {acl external:skip} overrides [list aclfile $aclfile]] {
         assert_equal [r acl users] {dave default}
     }
 }
+
+start_server {tags {acl}} {
+    test {SORT BY and GET patterns need a user that may read every key} {
+        r acl setuser sorter on nopass +@all ~k*
+        r rpush k1 2 1
+        set c [acl_user_client sorter x]
+        assert_equal [$c sort k1] {1 2}
+        assert_equal [$c sort k1 by nosort] {2 1}
+        assert_error {ERR BY option of SORT denied due to insufficient ACL permissions.} {$c sort k1 by w*}
+        assert_error {ERR GET option of SORT denied due to insufficient ACL permissions.} {$c sort k1 get #}
+        assert_error {ERR GET option of SORT denied due to insufficient ACL permissions.} {$c sort_ro k1 get w*}
+        r acl setuser sorter allkeys
+        assert_equal [$c sort k1 get #] {1 2}
+        $c close
+        r acl deluser sorter
+    }
+}
+
+start_server {tags {acl redistp}} {
+    test {WATCHEX needs read access to each key, and so do its channels} {
+        r acl setuser watcher on nopass +@all %R~r* %W~w* &*
+        set c [acl_user_client watcher x]
+        assert_equal [$c watchex r1] NOEXIST
+        assert_error {NOPERM this user has no permissions to access one of the keys used as arguments} {$c watchex w1}
+        assert_error {NOPERM this user has no permissions to access one of the keys used as arguments} {$c watchex r2 w2}
+        assert_equal [r acl dryrun watcher subscribe __watchex@0__:r1] OK
+        assert_equal [r acl dryrun watcher subscribe __watchex@0__:w1] {This user has no permissions to access the '__watchex@0__:w1' channel}
+        assert_equal [r acl dryrun watcher psubscribe __watchex@0__:*] {This user has no permissions to access the '__watchex@0__:*' channel}
+        assert_equal [r acl dryrun watcher psubscribe news.*] OK
+        $c close
+        r acl deluser watcher
+    }
+
+    test {SESSION RESUME works only for the user that opened the session} {
+        r acl setuser s1 on nopass +@all ~*
+        r acl setuser s2 on nopass +@all ~*
+        set a [acl_user_client s1 x]
+        set token [$a session open 60000]
+        $a close
+        set b [acl_user_client s2 x]
+        assert_error {ERR invalid or expired session token} {$b session resume $token}
+        set a2 [acl_user_client s1 x]
+        assert_equal [$a2 session resume $token] OK
+        $a2 session close
+        $a2 close
+        $b close
+        r acl deluser s1 s2
+    }
+}
