@@ -210,7 +210,8 @@ void AclLogCommand(CommandContext& c) {
     c.reply.Bulk("username");
     c.reply.Bulk(e.username);
     c.reply.Bulk("age-seconds");
-    c.reply.Double(static_cast<double>(now - e.created_ms) / 1000.0);
+    // Redis 7.0 counts the age from the latest occurrence of a grouped entry.
+    c.reply.Double(static_cast<double>(now - e.updated_ms) / 1000.0);
     c.reply.Bulk("client-info");
     c.reply.Bulk(e.client_info);
   }
