@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "acl/acl.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "persistence/persistence.h"
@@ -106,6 +107,9 @@ int main(int argc, char** argv) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
   }
+  // The users (redis.conf's `user` lines or the aclfile) are loaded first of the subsystems;
+  // from here on every command is judged by them.
+  redistp::Acl::Of(server);
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   // The banner names the TLS port when there is no plain one (Redis's rule).
   redistp::LogStartupBanner(log, server.config(),

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acl/acl.h"
 #include "commands/help_reply.h"
 #include "commands/register.h"
 #include "protocol/errors.h"
@@ -139,9 +140,11 @@ struct KillFilter {
   std::optional<ClientType> type;
   std::optional<std::string_view> addr;
   std::optional<std::string_view> laddr;
+  const AclUser* user = nullptr;
   bool skip_me = true;
 
   bool Matches(const Client& cl, const Client& caller) const {
+    if (user != nullptr && &Acl::Of(*cl.server).UserOf(cl) != user) return false;
     if (id && cl.id != *id) return false;
     if (type && TypeOf(cl) != *type) return false;
     if (addr && cl.addr != *addr) return false;
@@ -152,8 +155,7 @@ struct KillFilter {
 };
 
 // Parses the <filter> <value> pairs of CLIENT KILL. On failure replies the error and returns
-// false. USER accepts only the users that exist: redis-tp has the default user alone, and every
-// connection belongs to it, so a valid USER filter selects everything.
+// false. USER accepts only the users that exist.
 bool ParseKillFilter(CommandContext& c, KillFilter* f) {
   const auto& args = c.args;
   for (size_t i = 2; i < args.size(); i += 2) {
@@ -181,10 +183,12 @@ bool ParseKillFilter(CommandContext& c, KillFilter* f) {
     } else if (EqualsIgnoreCase(opt, "laddr")) {
       f->laddr = value;
     } else if (EqualsIgnoreCase(opt, "user")) {
-      if (value != "default") {
+      const AclUser* u = Acl::Of(c.server).Find(value);
+      if (u == nullptr) {
         c.reply.Error(err::NoSuchUser(value));
         return false;
       }
+      f->user = u;
     } else if (EqualsIgnoreCase(opt, "skipme")) {
       if (EqualsIgnoreCase(value, "yes")) {
         f->skip_me = true;

@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "acl/acl_user.h"
 #include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
@@ -86,19 +87,9 @@ uint64_t ReportedFlags(const CommandSpec& spec) {
   return flags;
 }
 
-// The row's ACL categories plus those its flags imply.
-uint64_t EffectiveAcl(const CommandSpec& spec) {
-  uint64_t acl = spec.acl;
-  if (spec.flags & kCmdWrite) acl |= kAclWrite;
-  // Read-only scripting commands (EVAL_RO, FCALL_RO) do not read keys on their own account.
-  if ((spec.flags & kCmdReadOnly) && !(acl & kAclScripting)) acl |= kAclRead;
-  if (spec.flags & kCmdAdmin) acl |= kAclAdmin | kAclDangerous;
-  if (spec.flags & kCmdPubSub) acl |= kAclPubSub;
-  if (spec.flags & kCmdFast) acl |= kAclFast;
-  if (spec.flags & kCmdBlocking) acl |= kAclBlocking;
-  if (!(spec.flags & kCmdFast)) acl |= kAclSlow;
-  return acl;
-}
+// The row's ACL categories plus those its flags imply (the ACL layer's rule, which +@category
+// and ACL CAT use too).
+uint64_t EffectiveAcl(const CommandSpec& spec) { return EffectiveAclCategories(spec); }
 
 template <size_t N>
 size_t CountBits(uint64_t bits, const std::pair<uint64_t, std::string_view> (&names)[N]) {

@@ -1,10 +1,10 @@
 // Connection commands: PING, ECHO, SELECT, QUIT, AUTH, HELLO, RESET.
 //
-// Authentication follows Redis 7's default user: with `requirepass` set the default user has
-// that password; without it the default user is "nopass" and any password for it is accepted
-// in the two-argument form, while the one-argument form is an error (nothing to check against).
+// Authentication asks the ACL users (src/acl): AUTH <password> is AUTH default <password>, and
+// is an error while the default user has nopass (nothing to check against), as in Redis 7.
 #include <cctype>
 
+#include "acl/acl.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "replication/replication.h"
@@ -62,21 +62,16 @@ void QuitCommand(CommandContext& c) {
   c.client.set_flag(kClientCloseAfterReply, true);
 }
 
-// Checks a username/password pair against the default user. Returns true on success.
-bool CheckCredentials(Server& server, std::string_view user, std::string_view pass) {
-  if (user != "default") return false;
-  const std::string& required = server.config().requirepass;
-  return required.empty() || pass == required;
-}
-
 void AuthCommand(CommandContext& c) {
   if (c.args.size() > 3) {
     c.reply.Error(err::kSyntax);
     return;
   }
+  Acl& acl = Acl::Of(c.server);
   std::string_view user = "default", pass;
   if (c.args.size() == 2) {
-    if (c.server.config().requirepass.empty()) {
+    // The one-argument form needs a password to check against (Redis keeps the old error).
+    if ((acl.default_user().flags & kAclUserNoPass) != 0) {
       c.reply.Error(err::kAuthNoPassword);
       return;
     }
@@ -85,11 +80,10 @@ void AuthCommand(CommandContext& c) {
     user = c.args[1];
     pass = c.args[2];
   }
-  if (!CheckCredentials(c.server, user, pass)) {
+  if (!acl.Authenticate(c.client, user, pass, c.args[0])) {
     c.reply.Error(err::kWrongPass);
     return;
   }
-  c.client.authenticated = true;
   c.reply.Ok();
 }
 
@@ -119,11 +113,10 @@ void HelloCommand(CommandContext& c) {
   for (; i < c.args.size(); ++i) {
     size_t more = c.args.size() - i - 1;
     if (EqualsIgnoreCase(c.args[i], "AUTH") && more >= 2) {
-      if (!CheckCredentials(c.server, c.args[i + 1], c.args[i + 2])) {
+      if (!Acl::Of(c.server).Authenticate(c.client, c.args[i + 1], c.args[i + 2], c.args[0])) {
         c.reply.Error(err::kWrongPass);
         return;
       }
-      c.client.authenticated = true;
       i += 2;
     } else if (EqualsIgnoreCase(c.args[i], "SETNAME") && more >= 1) {
       if (!ValidClientName(c.args[i + 1])) {
@@ -171,7 +164,9 @@ void ResetCommand(CommandContext& c) {
   cl.name.clear();
   cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict, false);
   c.server.RemoveMonitor(&cl);
-  cl.authenticated = c.server.config().requirepass.empty();
+  // Back to the default user, authenticated only if it needs no password.
+  cl.user = nullptr;
+  cl.authenticated = Acl::Of(c.server).DefaultUserAuthenticates();
   c.reply.SetEnabled(true);
   c.reply.Simple("RESET");
 }

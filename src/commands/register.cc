@@ -19,6 +19,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterServerCommands(table);
   RegisterInfoCommand(table);
   RegisterClientCommands(table);
+  RegisterAclCommands(table);
   RegisterIntrospectionCommands(table);
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);

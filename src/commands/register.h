@@ -7,6 +7,7 @@
 namespace redistp {
 
 void RegisterConnectionCommands(CommandTable& table);
+void RegisterAclCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
 void RegisterStringIncrCommands(CommandTable& table);
 void RegisterStringRangeCommands(CommandTable& table);

@@ -16,6 +16,7 @@
 // SESSION CREATE/OWN/DROP, and KEY for replicas only, are records of the propagation stream
 // (session_runtime.cc says what each means), kept in the container's internal rows: only the
 // AOF's loader and the master link find them.
+#include "acl/acl.h"
 #include "commands/help_reply.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -50,6 +51,9 @@ void SessionOpenCommand(CommandContext& c) {
     c.reply.Error(st.message());
     return;
   }
+  // The session belongs to the user that opened it: only that user may resume it.
+  Acl& acl = Acl::Of(c.server);
+  acl.NoteSessionUser(c.client.session_state.session_id, acl.UserOf(c.client).name());
   c.reply.Bulk(token);
 }
 
@@ -58,6 +62,12 @@ void SessionResumeCommand(CommandContext& c) {
   // closed connection's changes, if any, are recorded on their own (DEL).
   c.ReplicateNothing();
   if (RefusedOnReplica(c)) return;
+  // Another user's token is refused as an unknown one: it tells nothing about the session.
+  if (const Session* s = c.server.sessions().Check(c.args[2]);
+      s != nullptr && !Acl::Of(c.server).SessionUserIs(s->id, c.client)) {
+    c.reply.Error(err::kSessionInvalidToken);
+    return;
+  }
   Status st = c.server.ResumeSession(c.client, c.args[2]);
   if (!st.ok()) {
     c.reply.Error(st.message());

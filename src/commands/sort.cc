@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acl/acl.h"
 #include "commands/register.h"
 #include "db/database.h"
 #include "db/keyspace_events.h"
@@ -107,8 +108,18 @@ bool ParseSortOptions(CommandContext& c, bool read_only, SortOptions* o) {
       o->by = a[++j];
       o->has_by = true;
       // Once a BY without '*' was seen the sort stays off, even if a later BY has one.
-      if (o->by.find('*') == std::string_view::npos) o->dont_sort = true;
+      if (o->by.find('*') == std::string_view::npos) {
+        o->dont_sort = true;
+      } else if (!Acl::Of(c.server).MayReadAnyKey(c.client, c.spec, a)) {
+        // The pattern names keys no key spec can show: only a user who may read every key.
+        c.reply.Error(err::kSortByNoPerm);
+        return false;
+      }
     } else if (EqualsIgnoreCase(opt, "get") && left >= 1) {
+      if (!Acl::Of(c.server).MayReadAnyKey(c.client, c.spec, a)) {
+        c.reply.Error(err::kSortGetNoPerm);
+        return false;
+      }
       o->gets.push_back(a[++j]);
     } else {
       c.reply.Error(err::kSyntax);

@@ -53,7 +53,8 @@ void RegisterWatchExCommands(CommandTable& t) {
                .since = "7.0.15",
                .group = "generic",
                .complexity = "O(N) where N is the number of keys given",
-               .key_specs = {{.flags = kKeyRO, .index = 1, .last_key = -1}},
+               // Access: the pushes tell whether the key exists, so ACL asks for read rights.
+               .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1, .last_key = -1}},
                .args = {Key("key", 0).Multiple()}},
        .handler = WatchExCommand});
   t.Register(

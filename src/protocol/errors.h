@@ -17,6 +17,7 @@
 // A new text goes to its family's header, beside the texts of the same commands.
 #pragma once
 
+#include "protocol/errors_acl.h"        // IWYU pragma: export
 #include "protocol/errors_common.h"     // IWYU pragma: export
 #include "protocol/errors_failover.h"   // IWYU pragma: export
 #include "protocol/errors_scripting.h"  // IWYU pragma: export

@@ -20,9 +20,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace redistp {
 
+class Client;
 struct AdmissionCall;
 
 // Who asks for a command to run. ACL LOG's context is derived from it: kClient "toplevel",
@@ -56,6 +58,10 @@ class Authorizer {
   // (sub)command, `call.args` the arguments as sent (args[0] the command name). Called only
   // for kClient, kExec and kScript callers. May log the denial (ACL LOG).
   virtual std::optional<AclDenial> Check(const AdmissionCall& call) = 0;
+  // Whether a new connection starts authenticated (the default user is on and has nopass).
+  virtual bool DefaultUserAuthenticates() const = 0;
+  // The name of the user `c` acts as (CLIENT LIST's user=).
+  virtual std::string_view UserName(const Client& c) const = 0;
 };
 
 }  // namespace redistp

@@ -42,6 +42,7 @@
 
 namespace redistp {
 
+class AclUser;
 class Database;
 class ExecWatches;
 class Server;
@@ -115,6 +116,8 @@ class Client {
   int db_index = 0;
   Database* db = nullptr;
   bool authenticated = false;
+  // The ACL user this connection acts as (src/acl owns it); nullptr is the default user.
+  AclUser* user = nullptr;
 
   ByteBuffer query;
   ReplyBuffer out;

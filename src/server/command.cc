@@ -49,11 +49,12 @@ void CommandTable::Insert(const CommandSpec* spec) {
 
 namespace {
 
-void Link(CommandSpec* spec, const CommandSpec* parent) {
+void Link(CommandSpec* spec, const CommandSpec* parent, uint32_t* next_id) {
   spec->parent = parent;
+  spec->id = (*next_id)++;
   spec->full_name = parent != nullptr ? parent->name + "|" + spec->name : spec->name;
-  for (CommandSpec& sub : spec->subcommands) Link(&sub, spec);
-  for (CommandSpec& sub : spec->internal_subcommands) Link(&sub, spec);
+  for (CommandSpec& sub : spec->subcommands) Link(&sub, spec, next_id);
+  for (CommandSpec& sub : spec->internal_subcommands) Link(&sub, spec, next_id);
 }
 
 }  // namespace
@@ -90,7 +91,7 @@ Status CommandTable::Register(CommandSpec spec) {
     return error;
   }
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
-  Link(owned.get(), nullptr);
+  Link(owned.get(), nullptr, &next_id_);
   Insert(owned.get());
   commands_.push_back(std::move(owned));
   return Status::Ok();

@@ -167,6 +167,7 @@ struct CommandSpec {
 
   // Filled in by the table.
   std::string full_name;  // "config|get"
+  uint32_t id = 0;        // dense, unique in its table: the ACL's command bitmaps index it
   const CommandSpec* parent = nullptr;
   mutable CommandStats stats;
 
@@ -187,6 +188,8 @@ class CommandTable {
   // Every top-level command, in registration order.
   const std::vector<std::unique_ptr<CommandSpec>>& all() const { return commands_; }
   size_t size() const { return commands_.size(); }
+  // One more than the largest CommandSpec::id given out (rows and subcommands).
+  uint32_t id_count() const { return next_id_; }
 
  private:
   // Case-insensitive FNV-1a of a name; the slot table below is indexed by it.
@@ -199,6 +202,7 @@ class CommandTable {
   // a fraction of a node-based map's lookup.
   std::vector<const CommandSpec*> slots_;
   Status first_error_;
+  uint32_t next_id_ = 0;
 };
 
 // Keys of a command invocation according to its spec's legacy key positions (negative

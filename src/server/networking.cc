@@ -327,7 +327,9 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
   c->laddr = std::move(laddr);
   c->db = dbs_[0].get();
   // The master link is this server's own connection: it never authenticates to itself.
-  c->authenticated = config_.requirepass.empty() || kind == ClientKind::kMasterLink;
+  const bool open_default = authorizer_ != nullptr ? authorizer_->DefaultUserAuthenticates()
+                                                   : config_.requirepass.empty();
+  c->authenticated = open_default || kind == ClientKind::kMasterLink;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
   c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
   c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));

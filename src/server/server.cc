@@ -484,7 +484,9 @@ std::string Server::ClientInfoLine(const Client& c) const {
       sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
       static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
       // The master link runs as no user at all: Redis shows it as (superuser).
-      c.kind() == ClientKind::kMasterLink ? "(superuser)" : "default",
+      c.kind() == ClientKind::kMasterLink ? "(superuser)"
+      : authorizer_ != nullptr            ? std::string(authorizer_->UserName(c)).c_str()
+                                          : "default",
       (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
       c.reply.resp(), owners_.CountOwnedBy(OwnerIdOf(c)), watches_.CountFor(c.id));
   return buf;

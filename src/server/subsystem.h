@@ -50,6 +50,7 @@ class Client;
 // The rows of the registry, in the order every hook runs (see above). A new subsystem adds its
 // row where its layer puts it.
 enum class SubsystemSlot : uint8_t {
+  kAcl,          // src/acl/acl.h: users, ACL LOG, the authorizer
   kScripting,    // src/scripting/script_engine.h: EVAL, the script cache, busy scripts
   kFunctions,    // src/scripting/function_engine.h: FUNCTION and FCALL
   kPersistence,  // src/persistence/persistence.h: RDB, AOF, forked children
