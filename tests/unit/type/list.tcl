@@ -520,3 +520,34 @@ start_server {tags {list redistp}} {
         $w close
     }
 }
+
+# LMPOP and BLMPOP take from one list: a replica is told the plain pop with its count.
+start_server {tags {list repl external:skip}} {
+    test {LMPOP and BLMPOP reach the replication stream as LPOP or RPOP with a count} {
+        with_repl_stream rs {
+            r rpush l a b c d e
+            r lmpop 2 nolist l left count 2
+            r lmpop 1 l right
+            r blmpop 0 1 l right count 10
+            r lmpop 1 l left
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {rpush l a b c d e} {lpop l 2} {rpop l 1} {rpop l 2} {set marker 1}
+            }
+        }
+    }
+
+    # The record holds the count popped, not the count asked for.
+    test {BLMPOP served after it blocked reaches the stream as the pop it made} {
+        with_repl_stream rs {
+            set rd [redis_deferring_client]
+            $rd blmpop 0 1 bl left count 3
+            wait_for_blocked_clients_count 1
+            r rpush bl x y
+            assert_equal {bl {x y}} [$rd read]
+            $rd close
+            r set marker 2
+            assert_repl_stream $rs {{select *} {rpush bl x y} {lpop bl 2} {set marker 2}}
+        }
+    }
+}
