@@ -537,6 +537,31 @@ start_server {tags {list repl external:skip}} {
         }
     }
 
+    # A key that expired before a blocked client could be served wakes nobody: the replica is
+    # told the transaction, then the expiry's DEL, and never a pop.
+    test {A list that expires before its blocked client is served is replicated as a DEL} {
+        r debug set-active-expire 0
+        with_repl_stream rs {
+            set rd [redis_deferring_client]
+            $rd blpop expiring 0
+            wait_for_blocked_clients_count 1
+            r multi
+            r lpush expiring a
+            r pexpire expiring 100
+            r debug sleep 0.2
+            r exec
+            r set marker 3
+            assert_equal 0 [r exists expiring]
+            assert_equal 1 [s blocked_clients]
+            assert_repl_stream $rs {
+                {select *} {multi} {lpush expiring a} {pexpireat expiring *} {exec}
+                {del expiring} {set marker 3}
+            }
+            $rd close
+        }
+        r debug set-active-expire 1
+    } {} {needs:debug}
+
     # The record holds the count popped, not the count asked for.
     test {BLMPOP served after it blocked reaches the stream as the pop it made} {
         with_repl_stream rs {
