@@ -41,10 +41,13 @@
 #include "server/client.h"
 #include "server/server.h"
 #include "types/digest.h"
+#include "types/hash.h"
 #include "types/list.h"
 #include "types/quicklist.h"
 #include "types/serialize.h"
+#include "types/set.h"
 #include "types/type_ops.h"
+#include "types/zset.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -290,6 +293,9 @@ void HelpSub(CommandContext& c) {
           "    1 restarts it.",
           "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
           "    1 stops checking the CRC-64 of RDB files and of RESTORE payloads; 0 restores it.",
+          "HTSTATS-KEY <key>",
+          "    Statistics of the hash table of a set, hash or sorted set value: size, elements,",
+          "    chain lengths (and of the rehashing target while one is being filled).",
           "SEGFAULT",
           "    Crash the server with a write to a read-only page (SIGSEGV and a crash report).",
           "SLEEP <seconds>",
@@ -303,6 +309,85 @@ void HelpSub(CommandContext& c) {
   void* page = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (page != MAP_FAILED) *static_cast<volatile char*>(page) = 'x';
   std::abort();  // only if the mapping failed: still a crash with a report
+}
+
+// One table of a hash table in Redis's DEBUG HTSTATS layout: size, elements, used buckets,
+// the longest chain, the mean chain length over used buckets (counted and computed, equal
+// here: no element is lost between the two counts), and how many buckets hold chains of each
+// length (chains of 49 or more share the last row, as Redis caps its histogram at 50 rows).
+template <typename Table>
+void AppendTableStats(const Table& t, int index, std::string* out) {
+  char line[128];
+  std::snprintf(line, sizeof(line), "Hash table %d stats (%s):\n", index,
+                index == 0 ? "main hash table" : "rehashing target");
+  out->append(line);
+  const size_t size = t.TableBuckets(index);
+  const size_t used = t.TableElements(index);
+  if (used == 0) {
+    out->append("No stats available for empty dictionaries\n");
+    return;
+  }
+  constexpr size_t kRows = 50;
+  size_t rows[kRows] = {};
+  size_t slots = 0, max_chain = 0, total_chain = 0;
+  for (size_t i = 0; i < size; ++i) {
+    const size_t len = t.ChainLength(index, i);
+    ++rows[len < kRows ? len : kRows - 1];
+    if (len == 0) continue;
+    ++slots;
+    total_chain += len;
+    if (len > max_chain) max_chain = len;
+  }
+  std::snprintf(line, sizeof(line),
+                " table size: %zu\n number of elements: %zu\n different slots: %zu\n"
+                " max chain length: %zu\n",
+                size, used, slots, max_chain);
+  out->append(line);
+  std::snprintf(line, sizeof(line),
+                " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
+                " Chain length distribution:\n",
+                static_cast<double>(total_chain) / static_cast<double>(slots),
+                static_cast<double>(used) / static_cast<double>(slots));
+  out->append(line);
+  for (size_t i = 0; i < kRows; ++i) {
+    if (rows[i] == 0) continue;
+    std::snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, rows[i],
+                  static_cast<double>(rows[i]) * 100.0 / static_cast<double>(size));
+    out->append(line);
+  }
+}
+
+template <typename Table>
+std::string TableStats(const Table& t) {
+  std::string out;
+  AppendTableStats(t, 0, &out);
+  if (t.rehashing()) AppendTableStats(t, 1, &out);
+  return out;
+}
+
+// DEBUG HTSTATS-KEY <key>: the statistics of the hash table behind a set, hash or sorted set
+// value (its member/field table); a packed value, a string, a list or a stream has none.
+void HtStatsKeySub(CommandContext& c) {
+  Entry* e = c.db.Peek(c.args[2]);  // like OBJECT: expiry applies, no stats, no LRU touch
+  if (e == nullptr) {
+    c.reply.Error(err::kNoSuchKey);
+    return;
+  }
+  std::string text;
+  Value& v = e->value;
+  if (v.type() == ValueType::kSet && SetOf(v).encoding() == SetObject::Encoding::kHashtable) {
+    text = TableStats(SetOf(v).table());
+  } else if (v.type() == ValueType::kHash &&
+             HashOf(v).encoding() == HashObject::Encoding::kHashtable) {
+    text = TableStats(HashOf(v).table());
+  } else if (v.type() == ValueType::kZSet &&
+             ZSetOf(v).encoding() == ZSetObject::Encoding::kSkiplist) {
+    text = TableStats(ZSetOf(v).index().table());
+  } else {
+    c.reply.Error(err::kNotHashTableEncoded);
+    return;
+  }
+  c.reply.Verbatim(text);
 }
 
 bool DebugAllowed(CommandContext& c) {
@@ -374,6 +459,8 @@ void DebugCommand(CommandContext& c) {
     // Lets scripts call commands flagged noscript (DEBUG PROTOCOL ...), for tests; atoi as Redis.
     c.server.set_scripts_may_run_noscript(std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
+  } else if (is("htstats-key") && argc == 3) {
+    HtStatsKeySub(c);
   } else if (is("object") && argc == 3) {
     ObjectSub(c);
   } else if (is("digest") && argc == 2) {

@@ -167,6 +167,8 @@ void CopyCommand(CommandContext& c) {
 }
 
 void RandomKeyCommand(CommandContext& c) {
+  // The keys it finds expired are replicated one DEL at a time, unwrapped, as Redis 7.0 does.
+  c.server.propagator().SendSideEffectsApart();
   Entry* e = c.db.RandomKey();
   if (e == nullptr) {
     c.reply.Null();

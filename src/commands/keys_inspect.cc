@@ -63,6 +63,8 @@ void ScanCommand(CommandContext& c) {
   const bool has_pattern = opt.has_pattern, has_type = opt.has_type;
   const int64_t count = opt.count;
 
+  // The keys it finds expired are replicated one DEL at a time, unwrapped, as Redis 7.0 does.
+  c.server.propagator().SendSideEffectsApart();
   KeyspaceContext& ks = c.server.keyspace();
   std::vector<Entry*> keys;
   uint64_t gathered = 0;

@@ -20,6 +20,9 @@ inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+// DEBUG HTSTATS-KEY of a value in a packed encoding (listpack, intset) or of a string or list.
+inline constexpr std::string_view kNotHashTableEncoded =
+    "ERR The value stored at the specified key is not represented using an hash table";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kIncrFloatNanInf = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kDbIndexRange = "ERR DB index is out of range";

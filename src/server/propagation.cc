@@ -116,6 +116,12 @@ void Propagator::FlushHeld() {
   Send({"EXEC"}, wrap);
 }
 
+void Propagator::FlushHeldApart() {
+  std::vector<Record> records;
+  records.swap(held_);
+  for (const Record& r : records) SendIn(r.db, r.argv, r.targets);
+}
+
 void Propagator::SendIn(int db, const std::vector<std::string>& argv, uint8_t targets) {
   if (db != selected_db_) {
     Send({"SELECT", std::to_string(db)});

@@ -119,7 +119,10 @@ class Propagator : public KeyspaceListener {
     w.Reset();
     // The frame ends only now, so its own record was held after its side effects' records.
     depth_ = frame.depth;
-    if (depth_ == 0 && !held_.empty()) FlushHeld();
+    if (depth_ == 0) {
+      if (!held_.empty()) apart_ ? FlushHeldApart() : FlushHeld();
+      apart_ = false;
+    }
   }
   // Whether a command running now must be bracketed by BeginCommand/EndCommand: a sink
   // listens, or it runs inside another command's frame.
@@ -132,6 +135,13 @@ class Propagator : public KeyspaceListener {
   void ReplicateAs(std::vector<std::string> argv);
   void ReplicateNothing();
   void ForceReplication();
+
+  // For a top-level command that walks the keyspace (SCAN, RANDOMKEY): the DELs of the keys it
+  // finds expired go out one by one, never wrapped in MULTI/EXEC, as Redis 7.0 sends them (it
+  // propagates each such expiry at once). Inside EXEC or a script it changes nothing.
+  void SendSideEffectsApart() {
+    if (depth_ == 1) apart_ = true;
+  }
 
   // The targets of the records appended from now on (a script's redis.set_repl; kPropagateAll
   // again when the script's command ends). kPropagateNone drops them.
@@ -195,6 +205,8 @@ class Propagator : public KeyspaceListener {
   void Append(int db, std::vector<std::string> argv);
   // Sends the held records of the top-level command that just ended.
   void FlushHeld();
+  // Sends the held records one by one, each bare (SendSideEffectsApart).
+  void FlushHeldApart();
   void SendIn(int db, const std::vector<std::string>& argv, uint8_t targets = kPropagateAll);
   void Send(const std::vector<std::string>& argv, uint8_t targets = kPropagateAll);
 
@@ -205,6 +217,7 @@ class Propagator : public KeyspaceListener {
   int selected_db_ = -1;      // database of the last record sent; -1 = none yet
   size_t depth_ = 0;          // nesting of BeginCommand frames
   std::vector<Record> held_;  // records of the running top-level command
+  bool apart_ = false;        // its held records go out bare (SendSideEffectsApart)
   // wishes_[i] belongs to the frame at depth i (kept allocated between commands).
   std::vector<Wishes> wishes_;
   uint8_t targets_ = kPropagateAll;

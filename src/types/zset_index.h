@@ -67,6 +67,8 @@ class ZSetIndex {
     table_.RehashFor(us);
     return table_.rehashing();
   }
+  // The member table, for DEBUG HTSTATS-KEY (read only).
+  const auto& table() const { return table_; }
   // Bytes requested for the nodes and the bucket array (the allocator rounds each node up).
   size_t bytes() const { return list_.bytes() + table_.BucketBytes() + sizeof(*this); }
 

@@ -69,6 +69,15 @@ class HashTable {
   bool empty() const { return size() == 0; }
   size_t buckets() const { return size_[0] + size_[1]; }
   bool rehashing() const { return rehash_idx_ >= 0; }
+  // DEBUG HTSTATS: the number of buckets and of elements of table t (0: the main table, 1:
+  // the target of a rehash under way; 0 when absent), and the chain length of its bucket i.
+  size_t TableBuckets(int t) const { return size_[t]; }
+  size_t TableElements(int t) const { return used_[t]; }
+  size_t ChainLength(int t, size_t i) const {
+    size_t n = 0;
+    for (Node* e = table_[t][i]; e != nullptr; e = Traits::Next(e)) ++n;
+    return n;
+  }
   // Bytes of the bucket arrays (the table's own overhead; nodes are the caller's to count).
   size_t BucketBytes() const { return buckets() * sizeof(Node*); }
 

@@ -362,3 +362,69 @@ proc client_field {line field} {
     }
     return ""
 }
+
+# The replication stream, read as a replica reads it: a raw connection sends SYNC, skips the
+# newlines a master sends while it prepares the snapshot and the snapshot itself, and then
+# receives every write the server propagates, as RESP arrays. Tests check what a replica (or
+# the AOF) would be told, e.g. a relative TTL made absolute or a GETDEL written as DEL.
+
+# Opens the stream of the server at `level`; returns the socket.
+proc repl_stream_attach {{level 0}} {
+    set sock [raw_connect $level]
+    raw_write $sock "SYNC\r\n"
+    while 1 {
+        set line [string trimleft [raw_read_line $sock 60000] "\n"]
+        if {$line eq ""} continue
+        if {$line eq "<EOF>"} {fail "the server closed the replication stream"}
+        break
+    }
+    if {[string index $line 0] ne "\$" || ![string is integer -strict [string range $line 1 end]]} {
+        fail "not a snapshot header on the replication stream: $line"
+    }
+    raw_read_bytes $sock [string range $line 1 end] 60000
+    return $sock
+}
+
+# The next command on the stream as a list of its arguments (PINGs included).
+proc repl_stream_read {sock} {
+    set line [string trimleft [raw_read_line $sock] "\n"]
+    if {[string index $line 0] ne "*"} {fail "not a command on the replication stream: $line"}
+    set cmd {}
+    for {set i 0} {$i < [string range $line 1 end]} {incr i} {
+        set len [raw_read_line $sock]
+        if {[string index $len 0] ne "\$"} {fail "not a bulk string on the replication stream: $len"}
+        lappend cmd [raw_read_bytes $sock [string range $len 1 end]]
+        raw_read_bytes $sock 2
+    }
+    return $cmd
+}
+
+# Reads one command per pattern (skipping PINGs) and matches each, as a string, against its
+# glob pattern: {{select *} {set k v} {pexpireat k *}}, ignoring case (Redis writes some
+# records in capitals: SET ... PXAT, DEL).
+proc assert_repl_stream {sock patterns} {
+    foreach pattern $patterns {
+        while 1 {
+            set cmd [repl_stream_read $sock]
+            if {![string equal -nocase [lindex $cmd 0] ping]} break
+        }
+        if {![string match -nocase $pattern $cmd]} {
+            fail "replication stream: expected '$pattern', got '$cmd'"
+        }
+    }
+}
+
+proc repl_stream_close {sock} {
+    raw_close $sock
+}
+
+# Runs `body` with the variable `var` holding an open replication stream of the server at level
+# 0, and closes the stream whatever the body did (a master waits for an attached replica at
+# shutdown).
+proc with_repl_stream {var body} {
+    upvar 1 $var rs
+    set rs [repl_stream_attach]
+    set code [catch {uplevel 1 $body} result opts]
+    repl_stream_close $rs
+    return -options $opts $result
+}

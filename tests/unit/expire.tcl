@@ -296,3 +296,69 @@ start_server {tags {expire needs:debug}} {
         assert_match {keys=50,expires=50*} [getInfoProperty [r info keyspace] db[srv db]]
     }
 }
+
+# A replica must reach the same expiry whenever it applies the stream, so every relative TTL
+# travels as an absolute time, and a key found expired travels as a DEL of its own.
+start_server {tags {expire repl needs:debug external:skip}} {
+    test {Relative TTLs reach the replication stream as absolute unix times} {
+        with_repl_stream rs {
+            r set k v
+            r expire k 100
+            r pexpire k 100000
+            r expireat k 99999999999
+            r setex s 100 v
+            r psetex s 100000 v
+            r set s v ex 100
+            r set s v px 100000 get
+            r getex s ex 100
+            r restore r 100000 [r dump k]
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {set k v} {pexpireat k *} {pexpireat k *} {pexpireat k 99999999999000}
+                {set s v pxat *} {set s v pxat *} {set s v pxat *} {set s v pxat *}
+                {pexpireat s *} {restore r * absttl} {set marker 1}
+            }
+        }
+    }
+
+    test {Keys that SCAN and RANDOMKEY find expired are replicated as bare DELs} {
+        r flushall
+        r debug set-active-expire 0
+        with_repl_stream rs {
+            r set e1 v px 1
+            r set e2 v px 1
+            r set e3 v px 1
+            after 5
+            # Only expired keys: RANDOMKEY deletes each one it draws until none is left.
+            assert_equal {} [r randomkey]
+            r set marker 1
+            r set e4 v px 1
+            r set e5 v px 1
+            after 5
+            r scan 0 count 100
+            r set marker 2
+            assert_repl_stream $rs {
+                {select *} {set e1 v pxat *} {set e2 v pxat *} {set e3 v pxat *}
+                {del e*} {del e*} {del e*} {set marker 1} {set e4 v pxat *} {set e5 v pxat *}
+                {del e*} {del e*} {set marker 2}
+            }
+        }
+        r debug set-active-expire 1
+    }
+
+    test {Keys one MGET finds expired are replicated together in MULTI/EXEC} {
+        r debug set-active-expire 0
+        with_repl_stream rs {
+            r set e1 v px 1
+            r set e2 v px 1
+            after 5
+            r mget e1 e2
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {set e1 v pxat *} {set e2 v pxat *} {multi} {del e*} {del e*} {exec}
+                {set marker 1}
+            }
+        }
+        r debug set-active-expire 1
+    }
+}

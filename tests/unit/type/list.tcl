@@ -520,3 +520,59 @@ start_server {tags {list redistp}} {
         $w close
     }
 }
+
+# LMPOP and BLMPOP take from one list: a replica is told the plain pop with its count.
+start_server {tags {list repl external:skip}} {
+    test {LMPOP and BLMPOP reach the replication stream as LPOP or RPOP with a count} {
+        with_repl_stream rs {
+            r rpush l a b c d e
+            r lmpop 2 nolist l left count 2
+            r lmpop 1 l right
+            r blmpop 0 1 l right count 10
+            r lmpop 1 l left
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {rpush l a b c d e} {lpop l 2} {rpop l 1} {rpop l 2} {set marker 1}
+            }
+        }
+    }
+
+    # A key that expired before a blocked client could be served wakes nobody: the replica is
+    # told the transaction, then the expiry's DEL, and never a pop.
+    test {A list that expires before its blocked client is served is replicated as a DEL} {
+        r debug set-active-expire 0
+        with_repl_stream rs {
+            set rd [redis_deferring_client]
+            $rd blpop expiring 0
+            wait_for_blocked_clients_count 1
+            r multi
+            r lpush expiring a
+            r pexpire expiring 100
+            r debug sleep 0.2
+            r exec
+            r set marker 3
+            assert_equal 0 [r exists expiring]
+            assert_equal 1 [s blocked_clients]
+            assert_repl_stream $rs {
+                {select *} {multi} {lpush expiring a} {pexpireat expiring *} {exec}
+                {del expiring} {set marker 3}
+            }
+            $rd close
+        }
+        r debug set-active-expire 1
+    } {} {needs:debug}
+
+    # The record holds the count popped, not the count asked for.
+    test {BLMPOP served after it blocked reaches the stream as the pop it made} {
+        with_repl_stream rs {
+            set rd [redis_deferring_client]
+            $rd blmpop 0 1 bl left count 3
+            wait_for_blocked_clients_count 1
+            r rpush bl x y
+            assert_equal {bl {x y}} [$rd read]
+            $rd close
+            r set marker 2
+            assert_repl_stream $rs {{select *} {rpush bl x y} {lpop bl 2} {set marker 2}}
+        }
+    }
+}

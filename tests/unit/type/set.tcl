@@ -841,3 +841,49 @@ start_server {tags {set redistp}} {
         $c close
     }
 }
+
+# DEBUG HTSTATS-KEY describes the hash table behind a set, hash or sorted set.
+start_server {tags {set needs:debug}} {
+    # Reads the main table's figures; the chain length rows must add up to the table size.
+    proc htstats_main {key} {
+        set stats [r debug htstats-key $key]
+        assert_match {Hash table 0 stats (main hash table):*} $stats
+        set main [lindex [split [string map {"Hash table 1" "\x01"} $stats] "\x01"] 0]
+        foreach field {{table size} {number of elements} {different slots} {max chain length}} {
+            assert {[regexp "$field: (\[0-9\]+)" $main - value]}
+            dict set out $field $value
+        }
+        set buckets 0
+        foreach {- n} [regexp -all -inline {\n   [0-9]+: ([0-9]+) \(} $main] {incr buckets $n}
+        assert_equal [dict get $out {table size}] $buckets
+        return $out
+    }
+
+    test {DEBUG HTSTATS-KEY describes the table of a hashtable-encoded value} {
+        r del s h z
+        for {set i 0} {$i < 100} {incr i} {r sadd s m:$i}
+        r hset h f [string repeat x 100]
+        r zadd z 1 [string repeat y 100]
+        foreach {key n} {s 100 h 1 z 1} {
+            set st [htstats_main $key]
+            if {![string match {*rehashing target*} [r debug htstats-key $key]]} {
+                assert_equal $n [dict get $st {number of elements}]
+            }
+            assert {[dict get $st {different slots}] >= 1}
+            assert {[dict get $st {max chain length}] >= 1}
+        }
+    }
+
+    test {DEBUG HTSTATS-KEY refuses packed values and missing keys} {
+        r del i h z str
+        r sadd i 1 2 3
+        r hset h f v
+        r zadd z 1 a
+        r set str x
+        foreach k {i h z str} {
+            assert_error {ERR The value stored at the specified key is not represented using an hash table} {r debug htstats-key $k}
+        }
+        assert_error {ERR no such key} {r debug htstats-key nokey}
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'htstats-key'*} {r debug htstats-key}
+    }
+}

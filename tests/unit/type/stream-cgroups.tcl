@@ -516,3 +516,23 @@ start_server {tags {stream}} {
         $c close
     }
 }
+
+# A stream with no entries and no last id (made by XGROUP CREATE ... MKSTREAM) still exists, so
+# an AOF rewritten as commands must recreate it, its group included.
+start_server {tags {stream needs:debug external:skip} overrides {appendonly yes aof-use-rdb-preamble no}} {
+    test {An empty stream made by MKSTREAM survives an AOF rewrite and reload} {
+        r xgroup create empty grp $ mkstream
+        assert_equal 0 [r xlen empty]
+        set groups [r xinfo groups empty]
+        r bgrewriteaof
+        wait_for_condition 100 50 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        r debug loadaof
+        assert_equal stream [r type empty]
+        assert_equal 0 [r xlen empty]
+        assert_equal $groups [r xinfo groups empty]
+    }
+}

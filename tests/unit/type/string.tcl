@@ -717,3 +717,36 @@ start_server {tags {string}} {
         assert_equal [s keyspace_misses] 2
     } {} {needs:config}
 }
+
+# What a replica is told: GETDEL deletes, so it travels as DEL; GETEX changes only the TTL, so
+# it travels as the TTL change it made (absolute) or not at all.
+start_server {tags {string repl external:skip}} {
+    test {GETDEL and GETEX reach the replication stream as DEL, PEXPIREAT, PERSIST or nothing} {
+        with_repl_stream rs {
+            r set k v
+            assert_equal v [r getdel k]
+            r getdel k
+            r set k v
+            r getex k
+            r getex k ex 100
+            r getex k persist
+            r getex k persist
+            r getex k pxat 99999999999000
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {set k v} {del k} {set k v} {pexpireat k *} {persist k}
+                {pexpireat k 99999999999000} {set marker 1}
+            }
+        }
+    }
+
+    test {GETEX with a time in the past deletes the key and travels as DEL} {
+        with_repl_stream rs {
+            r set k v
+            r getex k pxat 1
+            r set marker 2
+            assert_equal 0 [r exists k]
+            assert_repl_stream $rs {{select *} {set k v} {del k} {set marker 2}}
+        }
+    }
+}

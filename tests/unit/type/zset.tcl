@@ -652,3 +652,21 @@ start_server {tags {zset redistp}} {
         $c close
     }
 }
+
+# ZMPOP and BZMPOP take from one sorted set: a replica is told ZPOPMIN/ZPOPMAX with the count.
+start_server {tags {zset repl external:skip}} {
+    test {ZMPOP and BZMPOP reach the replication stream as ZPOPMIN or ZPOPMAX with a count} {
+        with_repl_stream rs {
+            r zadd z 1 a 2 b 3 c 4 d
+            r zmpop 2 noset z min count 2
+            r zmpop 1 z max
+            r bzmpop 0 1 z max count 10
+            r zmpop 1 z min
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *} {zadd z 1 a 2 b 3 c 4 d} {zpopmin z 2} {zpopmax z 1} {zpopmax z 1}
+                {set marker 1}
+            }
+        }
+    }
+}
