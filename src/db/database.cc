@@ -144,7 +144,11 @@ bool Mutation::Commit() {
 Entry* Database::Add(std::string_view key, Value&& value, KeyNotice notice, bool replaced) {
   Entry* e = Entry::Create(key, std::move(value));
   InitAccess(e);
-  dict_.Insert(e);
+  bool may_grow = true;
+  if (ctx_->table_growth_allowed != nullptr && dict_.WouldGrow()) {
+    may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
+  }
+  dict_.Insert(e, may_grow);
   Emit(KeyEventKind::kAdded, e, notice, RemoveCause::kDeleted, nullptr, replaced);
   return e;
 }
@@ -371,7 +375,11 @@ void Database::Cron(int64_t rehash_us) {
 Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_ms) {
   Entry* e = Entry::Create(key, std::move(value));
   InitAccess(e);
-  dict_.Insert(e);
+  bool may_grow = true;
+  if (ctx_->table_growth_allowed != nullptr && dict_.WouldGrow()) {
+    may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
+  }
+  dict_.Insert(e, may_grow);
   if (expire_ms != 0) {
     e->expire_ms = expire_ms;
     expires_.Insert(e);

@@ -62,6 +62,12 @@ struct KeyspaceContext {
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;
+  // Asked before the key table grows its bucket array for a new key, with the bytes the new
+  // array takes; false keeps the old array (until its load passes 1.618). The server answers
+  // whether those bytes fit under maxmemory, as Redis does, so that growing the table does not
+  // itself evict keys. Null allows always.
+  bool (*table_growth_allowed)(const void* arg, size_t bytes) = nullptr;
+  const void* table_growth_arg = nullptr;
   // The background freeing thread; null frees everything inline (unit tests, tools).
   LazyFree* lazyfree = nullptr;
   LazyFreePolicy lazy;

@@ -344,6 +344,14 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         rejection = std::string(err::kReplicaKeyspace);
         rejected_spec = spec;
       }
+      // Client eviction comes before key eviction, as in Redis: the replies of the commands this
+      // connection ran since it was last counted may have taken the connections past
+      // maxmemory-clients, and closing connections may spare keys. A connection closed here
+      // (this one included) runs nothing more.
+      if (rejection.empty() && config_.maxmemory_clients != 0 && c->kind() == ClientKind::kNormal &&
+          !c->has_flag(kClientInExec) && !from_script && !UpdateClientMemoryAndEvict(c)) {
+        return;
+      }
       // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
       // EXEC runs were admitted (or refused) as a whole when EXEC was.
       // Scripts apply their own OOM rule (scripting/script_engine.h). While a script is busy

@@ -41,6 +41,14 @@ Server::Server(Config config, Clock* clock)
   std::call_once(seeded, [&rd] { Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd()); });
   keyspace_.listener = &hub_;
   keyspace_.clock = clock_;
+  // The key tables grow only when their new bucket arrays fit under maxmemory (Redis's
+  // dictExpandAllowed): otherwise the growth itself would evict keys.
+  keyspace_.table_growth_allowed = [](const void* arg, size_t bytes) {
+    const auto* s = static_cast<const Server*>(arg);
+    const uint64_t limit = s->config_.maxmemory;
+    return limit == 0 || s->evictor_.UsedMemory() + bytes <= limit;
+  };
+  keyspace_.table_growth_arg = this;
   lazyfree_ = std::make_unique<LazyFree>();
   keyspace_.lazyfree = lazyfree_.get();
   blocking_.set_interest(&watches_);

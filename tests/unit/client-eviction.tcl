@@ -269,3 +269,38 @@ start_server {tags {client-eviction}} {
         r del bigval
     }
 }
+
+start_server {tags {client-eviction}} {
+    r client setname control
+    r client no-evict on
+
+    test {Under maxmemory, connections that fill memory with replies go before any key} {
+        r config resetstat
+        set value [string repeat k 10000]
+        for {set i 0} {$i < 100} {incr i} { r set key$i $value }
+        set keys {}
+        for {set i 0} {$i < 100} {incr i} { lappend keys key$i }
+        r config set maxmemory-policy allkeys-random
+        r config set maxmemory [expr {[s used_memory] + 4000000}]
+        r config set maxmemory-clients 2000000
+        # Five connections ask for 1 MB replies without reading them; at most 40 each.
+        set clients {}
+        for {set n 0} {$n < 5} {incr n} {
+            set rd [redis_deferring_client]
+            lappend clients $rd
+            for {set i 0} {$i < 40} {incr i} { catch {$rd mget {*}$keys} }
+            catch {$rd flush}
+        }
+        wait_for_condition 200 20 {
+            [s evicted_clients] > 0
+        } else {
+            fail "no client was evicted"
+        }
+        assert_equal 0 [s evicted_keys]
+        assert_equal 100 [r dbsize]
+        foreach rd $clients { catch {$rd close} }
+        r config set maxmemory 0
+        r config set maxmemory-clients 0
+        r config set maxmemory-policy noeviction
+    }
+}
