@@ -10,6 +10,7 @@
 #include "protocol/errors.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
+#include "server/admission.h"
 #include "util/hash.h"
 #include "util/numbers.h"
 
@@ -548,36 +549,20 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
       return fail(err::kScriptBadArgs);
     }
   }
-  const CommandSpec* spec = server_.commands().Find(args_[0]);
-  if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
-    spec = spec->FindSubcommand(args_[1]);
-  }
-  if (spec == nullptr) return fail(err::kScriptUnknownCommand);
-  const int n = static_cast<int>(args_.size());
-  if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) return fail(err::kScriptWrongArgs);
-  if ((spec->flags & kCmdNoScript) != 0 && !server_.scripts_may_run_noscript()) {
-    return fail(err::kScriptCommandNotAllowed);
-  }
-  // PUBLISH and the like (may-replicate) count as writes for read-only scripts.
-  if (run_.read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0) {
-    return fail(err::kScriptReadOnlyWrite);
-  }
-  const bool write = (spec->flags & kCmdWrite) != 0;
-  if (write) {
-    // Before the first write: the OOM state at the script's start refuses a command that may
-    // grow memory, unless the script allows it (after a write failing would leave half a
-    // script applied).
-    if (!run_.wrote && (run_.flags & kScriptAllowOom) == 0 && (spec->flags & kCmdDenyOom) != 0 &&
-        server_.config().maxmemory != 0 && server_.pre_command_oom()) {
-      return fail(err::kOom);
-    }
-    run_.wrote = true;
-  }
+  // The command passes the server's admission gate like any other (server/admission.h), with
+  // the script's own rules (read-only, allow-oom, written yet) and Redis's script texts: an
+  // unknown command, wrong arity, a no-script command, a write from a read-only script, OOM
+  // before the first write, an ACL denial ...
+  ScriptCallGate gate;
+  gate.read_only = run_.read_only;
+  gate.allow_oom = (run_.flags & kScriptAllowOom) != 0;
+  gate.wrote = run_.wrote;
   client_->reply.SetResp(run_.resp);
   const bool narrowed = run_.repl != kReplAll;
   if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
   client_->out.Clear();
-  server_.Execute(client_.get(), args_);
+  server_.Execute(client_.get(), args_, &gate);
+  run_.wrote = gate.wrote;
   if (narrowed) server_.propagator().SetTargets(kPropagateAll);
   // The arguments are not needed any more: dropping them makes room for the reply however many
   // there were (unpack of ~8000 values fills the stack to Lua's limit).
