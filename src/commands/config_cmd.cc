@@ -18,6 +18,7 @@
 #include "commands/help_reply.h"
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "db/lazy_free.h"
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/server.h"
@@ -71,6 +72,7 @@ void ConfigResetStatCommand(CommandContext& c) {
   ks.keyspace_hits = 0;
   ks.keyspace_misses = 0;
   ks.expired_stale_perc_samples = 0;
+  c.server.lazyfree().ResetStats();
   for (const auto& spec : c.server.commands().all()) ResetCommandStats(*spec);
   // INFO coordination's event counters (hand-offs, releases by cause) restart too.
   c.server.coordination_stats() = CoordinationStats{};

@@ -28,6 +28,7 @@
 
 #include "commands/server_info.h"
 #include "db/database.h"
+#include "db/lazy_free.h"
 #include "persistence/persistence.h"
 #include "replication/master_side.h"
 #include "replication/replication.h"
@@ -196,8 +197,8 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "mem_aof_buffer:%zu", m.aof_buffer);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");
-  Line(out, "lazyfree_pending_objects:0");
-  Line(out, "lazyfreed_objects:0");
+  Line(out, "lazyfree_pending_objects:%llu", U(s.lazyfree().pending()));
+  Line(out, "lazyfreed_objects:%llu", U(s.lazyfree().freed()));
 }
 
 void PersistenceSection(Server& s, std::string* out) {
@@ -270,7 +271,7 @@ void StatsSection(Server& s, std::string* out) {
   // expired_stale_perc, expired_time_cap_reached_count and expire_cycle_cpu_milliseconds
   // belong here; the active expiry cycle does not measure them yet.
   Line(out, "evicted_keys:%llu", U(st.evicted_keys));
-  Line(out, "evicted_clients:0");
+  Line(out, "evicted_clients:%llu", U(st.evicted_clients));
   Line(out, "total_eviction_exceeded_time:0");
   Line(out, "current_eviction_exceeded_time:0");
   Line(out, "keyspace_hits:%llu", U(ks.keyspace_hits));
@@ -460,7 +461,7 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   m.allocator_resident = ms.resident;
 
   for (const auto& [id, c] : s.clients()) {
-    m.clients_normal += sizeof(Client) + c->query.Capacity() + c->out.allocated();
+    m.clients_normal += s.ClientMemory(*c);
   }
   if (Persistence* p = s.subsystem<Persistence>()) m.aof_buffer = p->aof().buffer_bytes();
   m.overhead_total = m.startup + m.clients_normal + m.aof_buffer;

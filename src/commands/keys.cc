@@ -26,9 +26,13 @@
 namespace redistp {
 namespace {
 
-// DEL and UNLINK: both delete at once (there is no background freeing yet); a key named
-// twice counts once because the second lookup misses. An expired key counts as absent.
-void DelCommand(CommandContext& c) {
+// DEL and UNLINK: a key named twice counts once because the second lookup misses; an expired
+// key counts as absent. UNLINK frees a big value on the lazy free thread, DEL does so only
+// under lazyfree-lazy-user-del (the keyspace's policy says which, db/lazy_free.h); either way
+// the key is gone when the reply is sent.
+void DeleteKeys(CommandContext& c, bool lazy) {
+  LazyFreePolicy& policy = c.server.keyspace().lazy;
+  policy.user_delete = lazy ? LazyFreePolicy::UserDelete::kLazy : LazyFreePolicy::UserDelete::kSync;
   int64_t removed = 0;
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.LookupWrite(c.args[i]);
@@ -36,8 +40,12 @@ void DelCommand(CommandContext& c) {
     c.db.Remove(e, RemoveCause::kDeleted);
     ++removed;
   }
+  policy.user_delete = LazyFreePolicy::UserDelete::kNone;
   c.reply.Int(removed);
 }
+
+void DelCommand(CommandContext& c) { DeleteKeys(c, c.server.config().lazyfree_lazy_user_del); }
+void UnlinkCommand(CommandContext& c) { DeleteKeys(c, true); }
 
 // EXISTS counts every argument that names a live key, repeats included.
 void ExistsCommand(CommandContext& c) {
@@ -179,31 +187,35 @@ void RandomKeyCommand(CommandContext& c) {
 
 void DbSizeCommand(CommandContext& c) { c.reply.Int(static_cast<int64_t>(c.db.size())); }
 
-// FLUSHDB/FLUSHALL take at most one argument, ASYNC or SYNC. Both are accepted; the flush
-// always runs synchronously (there is no background freeing thread). Returns false after
-// replying a syntax error.
-bool ParseFlushMode(CommandContext& c) {
+// FLUSHDB/FLUSHALL take at most one argument, ASYNC or SYNC; without one,
+// lazyfree-lazy-user-flush chooses. ASYNC hands the keys to the lazy free thread (the
+// database is empty at once either way). Returns false after replying a syntax error.
+bool ParseFlushMode(CommandContext& c, bool* async) {
   if (c.args.size() > 2 || (c.args.size() == 2 && !EqualsIgnoreCase(c.args[1], "async") &&
                             !EqualsIgnoreCase(c.args[1], "sync"))) {
     c.reply.Error(err::kSyntax);
     return false;
   }
+  *async = c.args.size() == 2 ? EqualsIgnoreCase(c.args[1], "async")
+                              : c.server.config().lazyfree_lazy_user_flush;
   return true;
 }
 
 void FlushDbCommand(CommandContext& c) {
-  if (!ParseFlushMode(c)) return;
+  bool async = false;
+  if (!ParseFlushMode(c, &async)) return;
   // Every key removed is a change since the last save, as Redis counts it (the flush emits
   // one event for the whole database, not one per key).
-  c.db.Flush(Database::FlushCount::kCountKeys);
+  c.db.Flush(Database::FlushCount::kCountKeys, async);
   c.ForceReplication();  // even when already empty, as Redis 7.0
   c.reply.Ok();
 }
 
 void FlushAllCommand(CommandContext& c) {
-  if (!ParseFlushMode(c)) return;
+  bool async = false;
+  if (!ParseFlushMode(c, &async)) return;
   for (int i = 0; i < c.server.db_count(); ++i) {
-    c.server.db(i).Flush(Database::FlushCount::kCountKeys);  // as FLUSHDB
+    c.server.db(i).Flush(Database::FlushCount::kCountKeys, async);  // as FLUSHDB
   }
   // With persistence (the real server; the in-process harness has none), a running BGSAVE is
   // killed and, with save points, the empty dataset saved at once, as Redis 7.0 does.
@@ -274,7 +286,7 @@ void RegisterKeyCommands(CommandTable& t) {
                .tips = {"request_policy:multi_shard", "response_policy:agg_sum"},
                .key_specs = {{.flags = kKeyRM | kKeyDelete, .index = 1, .last_key = -1}},
                .args = {Key("key", 0).Multiple()}},
-       .handler = DelCommand});
+       .handler = UnlinkCommand});
   t.Register(
       {.name = "exists",
        .arity = -2,

@@ -1,7 +1,10 @@
 #include "db/database.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 
+#include "db/lazy_free.h"
 #include "util/hash.h"
 
 namespace redistp {
@@ -141,12 +144,20 @@ bool Mutation::Commit() {
 Entry* Database::Add(std::string_view key, Value&& value, KeyNotice notice, bool replaced) {
   Entry* e = Entry::Create(key, std::move(value));
   InitAccess(e);
-  dict_.Insert(e);
+  bool may_grow = true;
+  if (ctx_->table_growth_allowed != nullptr && dict_.WouldGrow()) {
+    may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
+  }
+  dict_.Insert(e, may_grow);
   Emit(KeyEventKind::kAdded, e, notice, RemoveCause::kDeleted, nullptr, replaced);
   return e;
 }
 
 void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl, KeyNotice notice) {
+  // The old value is freed lazily under lazyfree-lazy-server-del, as Redis's SET over a key.
+  if (ctx_->lazyfree != nullptr && ctx_->lazy.server_del && e->value.is_aggregate()) {
+    ctx_->lazyfree->Submit(std::move(e->value));
+  }
   e->value = std::move(value);
   if (!keep_ttl && e->expire_ms != 0) {
     expires_.Erase(e);
@@ -194,6 +205,32 @@ void Database::Remove(Entry* e, RemoveCause cause) {
 void Database::Remove(Entry* e, RemoveCause cause, KeyNotice notice) {
   Emit(KeyEventKind::kRemoved, e, notice, cause);
   Detach(e);
+  Free(e, cause);
+}
+
+bool Database::LazyFor(RemoveCause cause) const {
+  const LazyFreePolicy& p = ctx_->lazy;
+  switch (cause) {
+    case RemoveCause::kExpired:
+      return p.expire;
+    case RemoveCause::kEvicted:
+      return p.eviction;
+    case RemoveCause::kDeleted:
+      if (p.user_delete != LazyFreePolicy::UserDelete::kNone) {
+        return p.user_delete == LazyFreePolicy::UserDelete::kLazy;
+      }
+      return p.server_del;
+    case RemoveCause::kMovedOut:  // the value lives on under the new name
+      return false;
+    default:  // overwritten (RENAME/COPY/RESTORE REPLACE targets), an owner leaving
+      return p.server_del;
+  }
+}
+
+void Database::Free(Entry* e, RemoveCause cause) {
+  if (ctx_->lazyfree != nullptr && e->value.is_aggregate() && LazyFor(cause)) {
+    ctx_->lazyfree->Submit(std::move(e->value));
+  }
   Entry::Destroy(e);
 }
 
@@ -234,11 +271,20 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
   return moved;
 }
 
-void Database::Flush(FlushCount count) {
+void Database::Flush(FlushCount count, bool async) {
   if (count == FlushCount::kCountKeys) ctx_->dirty_ += dict_.size();
   if (ctx_->listener != nullptr) ctx_->listener->OnFlush(*this);
-  expires_.Clear();
-  dict_.Clear();
+  if (async && ctx_->lazyfree != nullptr && dict_.size() > 0) {
+    // The old table and index become the job's only: empty ones take their place here.
+    auto table = std::make_unique<Dict>();
+    table->Swap(dict_);
+    auto expires = std::make_unique<PtrSet>();
+    expires->Swap(expires_);
+    ctx_->lazyfree->SubmitTable(std::move(table), std::move(expires));
+  } else {
+    expires_.Clear();
+    dict_.Clear();
+  }
   expire_cursor_ = 0;
   avg_ttl_ms_ = 0;
 }
@@ -329,7 +375,11 @@ void Database::Cron(int64_t rehash_us) {
 Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_ms) {
   Entry* e = Entry::Create(key, std::move(value));
   InitAccess(e);
-  dict_.Insert(e);
+  bool may_grow = true;
+  if (ctx_->table_growth_allowed != nullptr && dict_.WouldGrow()) {
+    may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
+  }
+  dict_.Insert(e, may_grow);
   if (expire_ms != 0) {
     e->expire_ms = expire_ms;
     expires_.Insert(e);

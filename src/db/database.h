@@ -25,6 +25,20 @@
 
 namespace redistp {
 
+class LazyFree;
+
+// Which removals free their value on the lazy free thread (db/lazy_free.h): the lazyfree-lazy-*
+// parameters, kept current by the server's config, plus the mode of the command running now.
+struct LazyFreePolicy {
+  bool expire = false;      // lazyfree-lazy-expire: cause kExpired
+  bool eviction = false;    // lazyfree-lazy-eviction: cause kEvicted
+  bool server_del = false;  // lazyfree-lazy-server-del: overwritten values, server-side deletes
+  // DEL and UNLINK set this for the length of the command (DEL to lazyfree-lazy-user-del,
+  // UNLINK to kLazy): removals with cause kDeleted follow it instead of server_del.
+  enum class UserDelete : uint8_t { kNone, kSync, kLazy };
+  UserDelete user_delete = UserDelete::kNone;
+};
+
 // State shared by all databases of a server.
 struct KeyspaceContext {
   // The time commands see and the LRU clock; changed only through its API and scopes
@@ -48,6 +62,15 @@ struct KeyspaceContext {
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;
+  // Asked before the key table grows its bucket array for a new key, with the bytes the new
+  // array takes; false keeps the old array (until its load passes 1.618). The server answers
+  // whether those bytes fit under maxmemory, as Redis does, so that growing the table does not
+  // itself evict keys. Null allows always.
+  bool (*table_growth_allowed)(const void* arg, size_t bytes) = nullptr;
+  const void* table_growth_arg = nullptr;
+  // The background freeing thread; null frees everything inline (unit tests, tools).
+  LazyFree* lazyfree = nullptr;
+  LazyFreePolicy lazy;
   // Monotonic time for work budgets (active expiry); set by the server, never null there.
   const Clock* clock = nullptr;
   // Stats (INFO stats).
@@ -187,8 +210,10 @@ class Database {
   // dropped as a change since the last save, as Redis does, before OnFlush; kUncounted
   // empties the keyspace for a load (DEBUG RELOAD, DEBUG LOADAOF), which changes nothing
   // a save would not restore.
+  // `async` hands the keys to the lazy free thread (FLUSHDB ASYNC, lazyfree-lazy-user-flush,
+  // replica-lazy-flush): the database is empty at once either way.
   enum class FlushCount : uint8_t { kCountKeys, kUncounted };
-  void Flush(FlushCount count);
+  void Flush(FlushCount count, bool async = false);
   // Changes that are not one key event each but that Redis counts as `n` changes since the last
   // save (SORT ... STORE: one per element stored; its Upsert counted one already). Moves the
   // counter propagation reads: call it only for a change the command also records.
@@ -251,6 +276,11 @@ class Database {
             bool replaced = false);
   // Unlinks e from the dict and the TTL index without emitting or freeing.
   void Detach(Entry* e);
+  // Frees a removed entry (already detached), its value on the lazy free thread when the
+  // policy says so for `cause` and the value is big enough (LazyFree::Submit).
+  void Free(Entry* e, RemoveCause cause);
+  // Whether a removal with this cause frees lazily under the current policy.
+  bool LazyFor(RemoveCause cause) const;
 
   int index_;
   KeyspaceContext* ctx_;

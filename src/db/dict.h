@@ -52,7 +52,10 @@ class Dict {
   Entry* Find(std::string_view key) { return table_.Find(key); }
   void Prefetch(std::string_view key) const { table_.Prefetch(key); }
   // Inserts an entry whose key is not present (the caller checked). Takes ownership.
-  void Insert(Entry* e) { table_.Insert(e); }
+  void Insert(Entry* e, bool may_grow = true) { table_.Insert(e, may_grow); }
+  // See HashTable::WouldGrow / GrowBytes (the keyspace asks before growing under maxmemory).
+  bool WouldGrow() const { return table_.WouldGrow(); }
+  size_t GrowBytes() const { return table_.GrowBytes(); }
   // Unlinks the entry with this key and returns it (ownership to caller), or nullptr.
   Entry* Unlink(std::string_view key) { return table_.Unlink(key); }
   // Unlinks and destroys every entry; calls on_remove(entry) before each destroy if given.

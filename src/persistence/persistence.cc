@@ -96,9 +96,10 @@ Status Persistence::RaiseFenceFloor() {
   return Status::Ok();
 }
 
-void Persistence::EmptyData(bool functions) {
+void Persistence::EmptyData(bool functions, bool async) {
   for (int i = 0; i < server_.db_count(); ++i) {
-    server_.db(i).Flush(Database::FlushCount::kUncounted);  // the load that follows is the data
+    // The load that follows is the data, so the flush counts no change.
+    server_.db(i).Flush(Database::FlushCount::kUncounted, async);
   }
   if (functions) {
     if (FunctionEngine* f = server_.subsystem<FunctionEngine>()) f->Flush();

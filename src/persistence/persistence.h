@@ -96,8 +96,9 @@ class Persistence : public Subsystem {
   // DEBUG RELOAD: saves (unless !save), empties the databases (and, when flush, the function
   // libraries), loads the file back.
   Status Reload(bool save, bool flush, bool merge);
-  // Empties every database and, when `functions`, the function libraries (loading paths).
-  void EmptyData(bool functions);
+  // Empties every database and, when `functions`, the function libraries (loading paths);
+  // `async` hands the keys to the lazy free thread (replica-lazy-flush).
+  void EmptyData(bool functions, bool async = false);
 
   // The replication aux fields of the RDB files SAVE, BGSAVE, SHUTDOWN and FLUSHALL write: the
   // replication layer (above this one) provides them; false when it has none to write.

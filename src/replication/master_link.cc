@@ -596,7 +596,10 @@ bool ReplicaSide::FinishTransfer() {
   // Our replicas followed the history this sync replaces: they must sync again.
   DisconnectReplicas();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Flushing old data");
-  persistence.EmptyData(true);
+  // replica-lazy-flush: the old dataset goes to the lazy free thread.
+  std::string lazy_flush;
+  server.config().GetValue("replica-lazy-flush", &lazy_flush);
+  persistence.EmptyData(true, lazy_flush == "yes");
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Loading DB in memory");
   RdbLoadOptions options;
   options.keep_expired = true;

@@ -134,6 +134,9 @@ class Client {
   uint64_t net_output_bytes = 0;
 
   int64_t last_read_ms = 0;  // last byte received (idle buffers, CLIENT LEASE)
+  // Client eviction: the bytes last counted for this client into the server's evictable total
+  // (0 while it is not evictable); only Server::UpdateClientMemoryAndEvict and its cron move it.
+  size_t counted_mem = 0;
 
   // The transaction (MULTI ... EXEC; commands/multi.cc holds the rules, Server::Execute
   // queues). The keys WATCHed for EXEC, and whether one changed, are the server's ExecWatches'

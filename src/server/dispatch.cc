@@ -285,6 +285,14 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
     if (!c->has_flag(kClientInExec) && !from_script)
       c->last_cmd =
           rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
+    // Client eviction comes before the admission checks and key eviction, as in Redis: the
+    // replies of the commands this connection ran since it was last counted may have taken the
+    // connections past maxmemory-clients, and closing connections may spare keys. A connection
+    // closed here (this one included) runs nothing more.
+    if (rejection.empty() && config_.maxmemory_clients != 0 && c->kind() == ClientKind::kNormal &&
+        !c->has_flag(kClientInExec) && !from_script && !UpdateClientMemoryAndEvict(c)) {
+      return;
+    }
     if (rejection.empty()) {
       // The ordered checks (server/admission.h): refused, held by CLIENT PAUSE, or admitted.
       AdmissionVerdict verdict;

@@ -5,6 +5,7 @@
 
 #include "db/database.h"
 #include "db/keyspace_events.h"
+#include "db/lazy_free.h"
 #include "server/server.h"
 #include "util/memory.h"
 
@@ -35,7 +36,8 @@ size_t Evictor::UsedMemory() const {
     return all > server_->script_heap_bytes() ? all - server_->script_heap_bytes() : 0;
   }
   // Lua's heap is not the dataset's: left out, as Redis's allocator never sees it.
-  int64_t used = static_cast<int64_t>(base_allocated_) + (net - base_thread_net_) -
+  int64_t lazy_freed = server_->lazyfree().net_freed_bytes() - base_lazy_freed_;
+  int64_t used = static_cast<int64_t>(base_allocated_) + (net - base_thread_net_) - lazy_freed -
                  static_cast<int64_t>(server_->script_heap_bytes());
   return used > 0 ? static_cast<size_t>(used) : 0;
 }
@@ -43,6 +45,7 @@ size_t Evictor::UsedMemory() const {
 void Evictor::Rebase(size_t allocated) const {
   base_allocated_ = allocated;
   base_thread_net_ = ThreadNetAllocated();
+  base_lazy_freed_ = server_->lazyfree().net_freed_bytes();
 }
 
 uint64_t Evictor::TimeLimitUs() const {

@@ -10,7 +10,9 @@
 // Builds without jemalloc (SANITIZE=1) have no per-thread counters: there the figure is the
 // allocator's total read afresh at each check — slower, still correct. Redis subtracts the
 // replication backlog and AOF buffers from it (mem_not_counted_for_evict); this server has
-// neither, so nothing is subtracted.
+// neither, so nothing is subtracted. The lazy free thread frees values the command path
+// handed over (db/lazy_free.h); it publishes how many bytes it gave back, and the figure
+// subtracts those freed since the baseline.
 //
 // When. Redis evicts only on demand: before every command while maxmemory is set (Dispatch
 // calls Perform), and, when one pass ran out of its time budget (maxmemory-eviction-tenacity),
@@ -93,6 +95,9 @@ class Evictor {
   // Baseline: the allocator's total and this thread's net counter when it was read.
   mutable size_t base_allocated_ = 0;
   mutable int64_t base_thread_net_ = 0;
+  // The lazy free thread's bytes given back when the baseline was read (its frees since then
+  // lower the figure too).
+  mutable int64_t base_lazy_freed_ = 0;
   bool follow_up_ = false;
   int next_db_ = 0;                        // round robin of the random policies
   std::array<Candidate, kPoolSize> pool_;  // ascending score; the best candidate is last

@@ -398,6 +398,8 @@ void Server::AfterRead(Client* c, size_t n) {
     return;
   }
   ProcessInput(c);
+  // Its buffers changed: client eviction re-counts it (and may close it, or others).
+  if (config_.maxmemory_clients != 0 && !UpdateClientMemoryAndEvict(c)) return;
   // Replies are written in BeforeSleep, once every ready client has been read (as Redis does):
   // one write per client per loop turn, however many of its commands this turn ran.
   if (!c->closed) ScheduleFlush(c);
@@ -535,6 +537,8 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   // still listed), then the connection: monitor, pause list, events, socket. Pushes held for
   // this client are dropped with it.
   EndSession(*c, cause);
+  clients_evictable_mem_ -= c->counted_mem;
+  c->counted_mem = 0;
   const HookList close_hooks = close_hooks_;
   for (size_t i = 0; i < close_hooks.n; ++i) close_hooks.items[i]->OnClientClose(*c);
   c->pending_pushes.Clear();

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 
+#include "db/lazy_free.h"
 #include "util/memory.h"
 
 namespace redistp {
@@ -40,6 +41,16 @@ Server::Server(Config config, Clock* clock)
   std::call_once(seeded, [&rd] { Dict::SetHashSeed((static_cast<uint64_t>(rd()) << 32) ^ rd()); });
   keyspace_.listener = &hub_;
   keyspace_.clock = clock_;
+  // The key tables grow only when their new bucket arrays fit under maxmemory (Redis's
+  // dictExpandAllowed): otherwise the growth itself would evict keys.
+  keyspace_.table_growth_allowed = [](const void* arg, size_t bytes) {
+    const auto* s = static_cast<const Server*>(arg);
+    const uint64_t limit = s->config_.maxmemory;
+    return limit == 0 || s->evictor_.UsedMemory() + bytes <= limit;
+  };
+  keyspace_.table_growth_arg = this;
+  lazyfree_ = std::make_unique<LazyFree>();
+  keyspace_.lazyfree = lazyfree_.get();
   blocking_.set_interest(&watches_);
   // The hub calls listeners in this order, which is the order in which one key change reaches
   // a connection (docs/client-side-caching.md, "Order"): ownership first (no messages), then
@@ -196,6 +207,19 @@ Status Server::Init(Listeners listeners) {
   };
   sync_access_tracking();
   config_.OnChange({"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"}, sync_access_tracking);
+  auto sync_lazyfree = [this]() {
+    keyspace_.lazy.expire = config_.lazyfree_lazy_expire;
+    keyspace_.lazy.eviction = config_.lazyfree_lazy_eviction;
+    keyspace_.lazy.server_del = config_.lazyfree_lazy_server_del;
+    return Status::Ok();
+  };
+  sync_lazyfree();
+  config_.OnChange({"maxmemory-clients", "maxmemory"}, [this]() {
+    client_mem_counted_ = false;  // the next read or cron recounts under the new limit
+    return Status::Ok();
+  });
+  config_.OnChange({"lazyfree-lazy-expire", "lazyfree-lazy-eviction", "lazyfree-lazy-server-del"},
+                   sync_lazyfree);
   auto sync_type_limits = [this]() {
     TypeLimits& l = keyspace_.limits;
     l.list_max_listpack_size = config_.list_max_listpack_size;
@@ -380,6 +404,8 @@ void Server::Cron() {
     }
     for (Client* c : with_output) CheckOutputLimits(c);  // returns at once for a closed client
   }
+  // Client eviction: buffers that grew without a command of their owner (client_eviction.cc).
+  if (config_.maxmemory_clients != 0) ClientEvictionCron();
   // CLIENT LEASE: no bytes received for lease_ms closes the connection, blocked or not.
   if (!leased_.empty()) {
     std::vector<Client*> lapsed;
@@ -481,8 +507,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
       c.multi.active ? static_cast<int>(c.multi.queue.size()) : -1, c.query.Readable(),
       c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
       c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
-      sizeof(Client) + c.query.Capacity() + c.out.allocated(), events,
-      static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
+      ClientMemory(c), events, static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
       // The master link runs as no user at all: Redis shows it as (superuser).
       c.kind() == ClientKind::kMasterLink ? "(superuser)"
       : authorizer_ != nullptr            ? std::string(authorizer_->UserName(c)).c_str()
@@ -500,6 +525,7 @@ void Server::DeliverInput(Client* c, std::string_view bytes) {
   c->last_interaction_ms = c->last_read_ms = NowMs();
   keyspace_.command_clock.Update(c->last_read_ms);
   ProcessInput(c);
+  if (config_.maxmemory_clients != 0) UpdateClientMemoryAndEvict(c);
   if (!c->closed) ScheduleFlush(c);
   AfterCallback();
   BeforeSleep();

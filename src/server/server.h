@@ -81,6 +81,7 @@ struct ServerStats {
   uint64_t evicted_keys = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
   uint64_t client_outbuf_limit_disconnections = 0;
+  uint64_t evicted_clients = 0;  // closed by client eviction (maxmemory-clients)
   uint64_t unexpected_error_replies = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats by prefix
   // Instantaneous metrics: samples taken every 100ms by cron.
@@ -426,6 +427,21 @@ class Server : public WatchSink {
 
   // --- maxmemory ------------------------------------------------------------------------------
   Evictor& evictor() { return evictor_; }
+  // The lazy free thread (db/lazy_free.h); lives as long as the server.
+  LazyFree& lazyfree() { return *lazyfree_; }
+  // Client eviction (server/client_eviction.cc): the memory a connection accounts for
+  // (CLIENT LIST tot-mem), and whether maxmemory-clients may close it.
+  size_t ClientMemory(const Client& c) const;
+  bool ClientEvictable(const Client& c) const;
+  // The maxmemory-clients limit in bytes now (a percentage resolved against maxmemory); 0 = off.
+  size_t ClientMemoryLimit() const;
+  // Re-counts c's memory into the evictable total, then closes clients, largest first, while
+  // the total exceeds the limit. Cheap when maxmemory-clients is 0. Returns false when c itself
+  // was closed.
+  bool UpdateClientMemoryAndEvict(Client* c);
+  // The cron's pass: re-counts every client (their buffers change without a command of their
+  // own: Pub/Sub messages, replies still unread), then evicts as above.
+  void ClientEvictionCron();
   // Used memory as INFO's used_memory and eviction see it (cheap; see eviction.h).
   size_t UsedMemory() const { return evictor_.UsedMemory(); }
 
@@ -559,6 +575,12 @@ class Server : public WatchSink {
   void Cron();
   void ReapClients();
   void CheckOutputLimits(Client* c);
+  // Closes evictable clients, largest first, until the evictable total is under `limit`.
+  void EvictClients(size_t limit);
+  size_t clients_evictable_mem_ = 0;  // sum of counted_mem over the clients
+  // False until the cron or the read path recounted every client under the current limit
+  // (set false when maxmemory-clients or maxmemory changes).
+  bool client_mem_counted_ = false;
   void Dispatch(Client* c);
 
  public:
@@ -628,6 +650,8 @@ class Server : public WatchSink {
   // Declared first among the libevent owners, so it is destroyed after every event.
   EventBasePtr base_;
   KeyspaceContext keyspace_;
+  // Before the databases, so it outlives them (their keys are freed inline at destruction).
+  std::unique_ptr<LazyFree> lazyfree_;
   KeyspaceHub hub_;
   Propagator propagator_{&keyspace_, &config_};
   std::vector<std::unique_ptr<Database>> dbs_;

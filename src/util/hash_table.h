@@ -111,10 +111,22 @@ class HashTable {
     }
   }
 
-  // Links a node whose key is not present (the caller looked it up). Takes ownership.
-  void Insert(Node* n) {
+  // Whether inserting one more node now would start growing the bucket array, and how many
+  // bytes the new array would take: an owner with a memory budget (the keyspace under
+  // maxmemory) asks before Insert and may pass may_grow = false to stay within it.
+  bool WouldGrow() const {
+    return !rehashing() && size_[0] != 0 && used_[0] >= size_[0] && resize_allowed_;
+  }
+  size_t GrowBytes() const { return BucketsFor(used_[0] + 1) * sizeof(Node*); }
+
+  // Links a node whose key is not present (the caller looked it up). Takes ownership. With
+  // may_grow false the table does not start growing unless its load passed kMaxLoadNoGrow
+  // (chains stay short; Redis's dict makes the same exception to its own veto).
+  void Insert(Node* n, bool may_grow = true) {
     RehashStep();
-    ExpandIfNeeded();
+    if (may_grow || size_[0] == 0 || used_[0] * 1000 > size_[0] * kMaxLoadNoGrowMilli) {
+      ExpandIfNeeded();
+    }
     int t = rehashing() ? 1 : 0;
     Node** bucket = &table_[t][Traits::Hash(Traits::KeyOf(n)) & (size_[t] - 1)];
     Traits::Next(n) = *bucket;
@@ -328,6 +340,7 @@ class HashTable {
  private:
   static constexpr size_t kInitialSize = 4;
   static constexpr size_t kMinFillPercent = 10;
+  static constexpr size_t kMaxLoadNoGrowMilli = 1618;  // load 1.618, in thousandths
 
   static Node** AllocBuckets(size_t n) {
     auto** t = static_cast<Node**>(std::calloc(n, sizeof(Node*)));

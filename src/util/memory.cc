@@ -76,9 +76,11 @@ bool ThreadCountersAvailable() {
   const ThreadCounters& t = Counters();
   return t.allocated != nullptr && t.deallocated != nullptr;
 }
+void FlushThreadCache() { mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0); }
 #else
 int64_t ThreadNetAllocated() { return -1; }
 bool ThreadCountersAvailable() { return false; }
+void FlushThreadCache() {}
 #endif
 
 const char* AllocatorName() {

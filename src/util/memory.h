@@ -25,6 +25,10 @@ AllocatorStats ReadAllocatorStats();
 // are no such counters and it returns -1 (ThreadCountersAvailable() is false).
 int64_t ThreadNetAllocated();
 bool ThreadCountersAvailable();
+// Returns the objects the calling thread's allocator cache holds to the arenas, so that the
+// process totals stop counting them as allocated (a thread that only frees, such as the lazy
+// free thread, calls it after each job). A no-op without jemalloc.
+void FlushThreadCache();
 // "jemalloc-5.3.0" or "libc".
 const char* AllocatorName();
 

@@ -8,6 +8,17 @@ void ExecWatches::Watch(uint64_t client, int db, std::string_view key) {
   if (set.insert(client).second) by_client_[client].push_back(std::move(k));
 }
 
+size_t ExecWatches::MemoryOf(uint64_t client) const {
+  auto it = by_client_.find(client);
+  if (it == by_client_.end()) return 0;
+  // Per key: the client's list element and the index's node and set entry, plus the key bytes
+  // held twice (in the list and in the index).
+  constexpr size_t kPerKey = sizeof(DbKey) * 2 + 64;
+  size_t bytes = it->second.capacity() * sizeof(DbKey);
+  for (const DbKey& k : it->second) bytes += kPerKey + 2 * k.second.capacity();
+  return bytes;
+}
+
 void ExecWatches::UnwatchAll(uint64_t client) {
   dirty_.erase(client);
   auto it = by_client_.find(client);

@@ -25,6 +25,9 @@ class ExecWatches : public KeyspaceListener {
   void UnwatchAll(uint64_t client);
   bool IsDirty(uint64_t client) const { return dirty_.count(client) != 0; }
   bool empty() const { return keys_.empty(); }
+  // Bytes the client's WATCHed keys cost (its list entries and the index's), for client
+  // eviction's accounting; 0 when it watches nothing. O(keys watched).
+  size_t MemoryOf(uint64_t client) const;
 
   void OnKeyEvent(const KeyEvent& ev) override;
   void OnFlush(Database& db) override;

@@ -327,3 +327,32 @@ start_server {tags {maxmemory redistp external:skip needs:config}} {
         $owner close
     }
 }
+
+start_server {tags {maxmemory}} {
+    test {The key table does not grow past maxmemory: growing it would itself evict keys} {
+        r flushall
+        # 4096 keys fill a table of 4096 buckets: the next new key would double it (64 KB more),
+        # which the 40 KB of room left below cannot hold.
+        for {set i 0} {$i < 4096} {incr i 512} {
+            set pairs {}
+            for {set j $i} {$j < $i + 512} {incr j} { lappend pairs k$j v }
+            r mset {*}$pairs
+        }
+        assert_equal 4096 [r dbsize]
+        r config set maxmemory-policy allkeys-random
+        # The first INFO replies grow this connection's buffers: read until the figure settles.
+        set used [s used_memory]
+        for {set i 0} {$i < 10} {incr i} {
+            set again [s used_memory]
+            if {$again == $used} break
+            set used $again
+        }
+        r config set maxmemory [expr {$used + 40000}]
+        r set extra1 v
+        r set extra2 v
+        assert_equal 4098 [r dbsize]
+        assert_equal 0 [s evicted_keys]
+        r config set maxmemory 0
+        r config set maxmemory-policy noeviction
+    }
+}
