@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
   }
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
   redistp::LogStartupBanner(log, server.config(), server.tcp_port());
+  // Redis loads the modules of the configuration before the dataset; redis-tp has none to load.
+  if (!redistp::CheckNoModules(server)) return 1;
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);

@@ -20,6 +20,8 @@ Status RegisterCommands(CommandTable& table) {
   RegisterInfoCommand(table);
   RegisterClientCommands(table);
   RegisterIntrospectionCommands(table);
+  RegisterModuleCommands(table);
+  RegisterLolwutCommand(table);
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);
