@@ -80,37 +80,52 @@ Status Server::ListenAllTcp() {
 }
 
 Status Server::RelistenTcp() {
-  // Open the new sockets before closing the old ones, so a failure leaves the server
-  // listening where it was (CONFIG SET port/bind is all-or-nothing).
+  // CONFIG SET port/bind is all-or-nothing: a failure leaves the server listening where it
+  // was. On a new port the new sockets open before the old ones close. On the same port they
+  // cannot (127.0.0.1:6379 cannot be bound while *:6379 is), so the old sockets close first and
+  // are opened again if the new addresses fail, as Redis does.
   if (config_.port == bound_port_ && config_.bind == bound_bind_) return Status::Ok();
-  std::vector<std::unique_ptr<Listener>> old;
-  for (auto& l : listeners_) old.push_back(std::move(l));
-  listeners_.clear();
-  int old_port = bound_port_;
-  std::vector<std::string> old_bind = bound_bind_;
-  Status s = ListenAllTcp();
-  auto close_all = [](std::vector<std::unique_ptr<Listener>>& v, bool tcp_only) {
+  auto close_tcp = [](std::vector<std::unique_ptr<Listener>>& v) {
     for (auto& l : v) {
-      if (l == nullptr || (tcp_only && l->unix_socket)) continue;
+      if (l == nullptr || l->unix_socket) continue;
       l->ev.reset();
       close(l->fd);
       l.reset();
     }
   };
-  if (!s.ok()) {
-    log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
-    close_all(listeners_, false);
-    listeners_.clear();
-    for (auto& l : old) listeners_.push_back(std::move(l));
-    bound_port_ = old_port;
-    bound_bind_ = old_bind;
-    return s;
+  auto keep_unix = [this](std::vector<std::unique_ptr<Listener>>& v) {
+    for (auto& l : v) {
+      if (l != nullptr) listeners_.push_back(std::move(l));
+    }
+  };
+  std::vector<std::unique_ptr<Listener>> old;
+  for (auto& l : listeners_) old.push_back(std::move(l));
+  listeners_.clear();
+  const int old_port = bound_port_;
+  const std::vector<std::string> old_bind = bound_bind_;
+  const bool same_port = config_.port == old_port;
+  if (same_port) close_tcp(old);
+  Status s = ListenAllTcp();
+  if (s.ok()) {
+    if (!same_port) close_tcp(old);
+    keep_unix(old);
+    return Status::Ok();
   }
-  close_all(old, true);
-  for (auto& l : old) {
-    if (l != nullptr) listeners_.push_back(std::move(l));  // the unix socket stays
+  log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+  close_tcp(listeners_);
+  listeners_.clear();
+  if (same_port) {
+    // Bind the previous addresses again (the configuration is restored by the caller).
+    std::vector<std::string> wanted = config_.bind;
+    config_.bind = old_bind;
+    Status back = ListenAllTcp();
+    config_.bind = std::move(wanted);
+    if (!back.ok()) log_.Log(LogLevel::kWarning, "%s", back.message().c_str());
   }
-  return Status::Ok();
+  keep_unix(old);
+  bound_port_ = old_port;
+  bound_bind_ = old_bind;
+  return s;
 }
 
 Status Server::Listen() {
@@ -318,6 +333,7 @@ void Server::OnReadable(Client* c) {
   if (missing >= kBigArgThreshold) want = missing;
   c->query.Reserve(want);
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
+  ++stats_.total_reads_processed;
   if (n == 0) {
     CloseClient(c, "Client closed connection");
     return;
@@ -358,6 +374,7 @@ void Server::OnWritable(Client* c) {
 
 void Server::FlushClient(Client* c) {
   // writev over the static buffer and the blocks, until all is written or the socket is full.
+  if (c->out.Readable() > 0) ++stats_.total_writes_processed;
   while (c->out.Readable() > 0) {
     iovec iov[kMaxIov];
     int cnt = c->out.Gather(iov, kMaxIov);
@@ -430,6 +447,7 @@ void Server::EndSession(Client& c, ReleaseCause cause) {
     blocking_.Remove(c.id);
     c.blocking.active = false;
   }
+  blocked_calls_.erase(c.id);
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.
   //    While a script is busy the keys stay until it ends (server/busy.cc). A session's keys
