@@ -94,3 +94,23 @@ start_server {tags {oom-score-adj external:skip}} {
         assert_error {ERR CONFIG SET failed*} {r config set oom-score-adj maybe}
     }
 }
+
+start_server {tags {oom-score-adj external:skip}} {
+    set master_port [srv 0 port]
+    start_server {} {
+        set pid [srv 0 pid]
+        set base [oom_score_of $pid]
+
+        test {A replica takes the replica value, a master the master value} {
+            r config set oom-score-adj-values "10 20 30"
+            r config set oom-score-adj relative
+            assert_equal [expr {$base + 10}] [oom_score_of $pid]
+            r replicaof 127.0.0.1 $master_port
+            assert_equal [expr {$base + 20}] [oom_score_of $pid]
+            r replicaof no one
+            assert_equal [expr {$base + 10}] [oom_score_of $pid]
+            r config set oom-score-adj no
+            assert_equal $base [oom_score_of $pid]
+        } {} {needs:config}
+    }
+}
