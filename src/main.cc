@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
   // The banner names the TLS port when there is no plain one (Redis's rule).
   redistp::LogStartupBanner(log, server.config(),
                             server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());
+  // Redis loads the modules of the configuration before the dataset; redis-tp has none to load.
+  if (!redistp::CheckNoModules(server)) return 1;
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);

@@ -57,6 +57,18 @@ void ConfigSetCommand(CommandContext& c) {
   c.reply.Ok();
 }
 
+// What SLOWLOG and MONITOR show of a CONFIG SET: the values of the parameters that hold
+// passwords as "(redacted)", as Redis hides its sensitive parameters.
+void RedactConfigSetArgs(std::vector<std::string_view>& shown) {
+  static constexpr std::string_view kSecretParameters[] = {
+      "requirepass", "masterauth", "tls-key-file-pass", "tls-client-key-file-pass"};
+  for (size_t i = 2; i + 1 < shown.size(); i += 2) {
+    for (std::string_view secret : kSecretParameters) {
+      if (EqualsIgnoreCase(shown[i], secret)) shown[i + 1] = kRedactedArg;
+    }
+  }
+}
+
 void ResetCommandStats(const CommandSpec& spec) {
   spec.stats = CommandStats{};
   for (const CommandSpec& sub : spec.subcommands) ResetCommandStats(sub);
@@ -153,6 +165,7 @@ void RegisterConfigCommands(CommandTable& t) {
                     .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
                     .args = {Block("parameter_value", {String("parameter"), String("value")})
                                  .Multiple()}},
+            .redact = RedactConfigSetArgs,
             .handler = ConfigSetCommand},
            {.name = "resetstat",
             .arity = 2,

@@ -15,8 +15,8 @@
 // modules) print the value that is true for their absence: 0, -1 or "ok" as Redis prints for an
 // instance where they never ran. Counters redis-tp does not keep are left out rather than
 // printed as a made-up 0 (the server.cc counters they need are listed where they would go).
-// Redis 7.0's latencystats section needs per-command latency histograms the dispatcher does not
-// record, so it is not produced.
+// latencystats (only with "all"/"everything" or by name, as in Redis 7.0) reads each command
+// row's latency histogram; it is empty while latency-tracking is off.
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -300,8 +300,8 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "unexpected_error_replies:%llu", U(st.unexpected_error_replies));
   Line(out, "total_error_replies:%llu", U(st.total_error_replies));
   Line(out, "dump_payload_sanitizations:0");
-  // total_reads_processed / total_writes_processed and the reply buffer resize counters belong
-  // here; networking.cc does not count them yet.
+  Line(out, "total_reads_processed:%llu", U(st.total_reads_processed));
+  Line(out, "total_writes_processed:%llu", U(st.total_writes_processed));
   Line(out, "io_threaded_reads_processed:0");
   Line(out, "io_threaded_writes_processed:0");
 }
@@ -348,6 +348,43 @@ void ErrorStatsSection(Server& s, std::string* out) {
   for (const auto& [prefix, count] : s.stats().error_counts) {
     Line(out, "errorstat_%s:count=%llu", prefix.c_str(), U(count));
   }
+}
+
+// A percentile as Redis names it in latencystats: "%f" without trailing zeros ("p99.9", "p50").
+std::string PercentileName(double p) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%f", p);
+  std::string name = buf;
+  if (name.find('.') != std::string::npos) {
+    while (name.back() == '0') name.pop_back();
+    if (name.back() == '.') name.pop_back();
+  }
+  return name;
+}
+
+void LatencyStatsLine(const CommandSpec& spec, const std::vector<std::string>& names,
+                      const std::vector<double>& percentiles, std::string* out) {
+  const LatencyHistogram& h = spec.stats.latency;
+  if (h.active()) {
+    out->append("latency_percentiles_usec_").append(spec.full_name).push_back(':');
+    char value[64];
+    for (size_t i = 0; i < percentiles.size(); ++i) {
+      if (i != 0) out->push_back(',');
+      std::snprintf(value, sizeof(value), "=%.3f",
+                    static_cast<double>(h.ValueAtPercentile(percentiles[i])) / 1000.0);
+      out->append("p").append(names[i]).append(value);
+    }
+    out->append("\r\n");
+  }
+  for (const CommandSpec& sub : spec.subcommands) LatencyStatsLine(sub, names, percentiles, out);
+}
+
+void LatencyStatsSection(Server& s, std::string* out) {
+  if (!s.config().latency_tracking) return;
+  const std::vector<double>& percentiles = s.config().latency_tracking_info_percentiles;
+  std::vector<std::string> names;
+  for (double p : percentiles) names.push_back(PercentileName(p));
+  for (const auto& spec : s.commands().all()) LatencyStatsLine(*spec, names, percentiles, out);
 }
 
 void ClusterSection(Server& /*s*/, std::string* out) { Line(out, "cluster_enabled:0"); }
@@ -412,6 +449,7 @@ constexpr Section kSections[] = {
     {"modules", "Modules", true, ModulesSection},
     {"commandstats", "Commandstats", false, CommandStatsSection},
     {"errorstats", "Errorstats", true, ErrorStatsSection},
+    {"latencystats", "Latencystats", false, LatencyStatsSection},
     {"cluster", "Cluster", true, ClusterSection},
     {"keyspace", "Keyspace", true, KeyspaceSection},
     {"coordination", "Coordination", false, CoordinationSection},

@@ -425,6 +425,20 @@ std::vector<KeyRef> MigrateKeys(const std::vector<std::string_view>& args) {
   return keys;
 }
 
+// What SLOWLOG and MONITOR show of a MIGRATE: the target's password (AUTH password, AUTH2
+// username password) as "(redacted)". The options end at KEYS; what follows is key names.
+void RedactMigrateArgs(std::vector<std::string_view>& shown) {
+  for (size_t i = 6; i < shown.size(); ++i) {
+    if (EqualsIgnoreCase(shown[i], "keys")) break;
+    if (EqualsIgnoreCase(shown[i], "auth") && i + 1 < shown.size()) {
+      shown[++i] = kRedactedArg;
+    } else if (EqualsIgnoreCase(shown[i], "auth2") && i + 2 < shown.size()) {
+      shown[i + 1] = shown[i + 2] = kRedactedArg;
+      i += 2;
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterMigrateCommands(CommandTable& t) {
@@ -476,6 +490,7 @@ void RegisterMigrateCommands(CommandTable& t) {
                                    .Optional()})
                             .Optional(),
                         Key("key", 1).Token("KEYS").Since("3.0.6").Optional().Multiple()}},
+       .redact = RedactMigrateArgs,
        .handler = MigrateCommand});
 }
 

@@ -21,6 +21,8 @@ Status RegisterCommands(CommandTable& table) {
   RegisterClientCommands(table);
   RegisterAclCommands(table);
   RegisterIntrospectionCommands(table);
+  RegisterModuleCommands(table);
+  RegisterLolwutCommand(table);
   RegisterConfigCommands(table);
   RegisterCommandCommand(table);
   RegisterKeyInspectCommands(table);

@@ -23,6 +23,8 @@ void RegisterServerCommands(CommandTable& table);
 void RegisterInfoCommand(CommandTable& table);
 void RegisterClientCommands(CommandTable& table);
 void RegisterIntrospectionCommands(CommandTable& table);
+void RegisterModuleCommands(CommandTable& table);  // module_cmd.cc
+void RegisterLolwutCommand(CommandTable& table);   // lolwut.cc
 void RegisterConfigCommands(CommandTable& table);
 void RegisterCommandCommand(CommandTable& table);
 
@@ -89,5 +91,12 @@ void RegisterFailoverCommands(CommandTable& table);
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.
 Status RegisterCommands(CommandTable& table);
+
+// redis-tp loads no modules (module_cmd.cc). LogModuleLoadFailure logs why `path` is not loaded,
+// in the line Redis logs for a failed load. CheckNoModules returns false, having logged Redis's
+// lines, when the configuration names a module (loadmodule): the server must not start.
+class Logger;
+void LogModuleLoadFailure(Logger& log, std::string_view path);
+bool CheckNoModules(Server& server);
 
 }  // namespace redistp

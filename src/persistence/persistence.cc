@@ -309,6 +309,8 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
     signal(SIGUSR1, ChildSigusr1);
     server_.log().set_role('C');
     server_.CloseListenersInChild();
+    // The OOM killer should pick a background child before the server (oom-score-adj).
+    (void)server_.ApplyOomScoreAdj(2);
     child_info_.KeepWriteEnd();
     int code = body();
     _exit(code);

@@ -84,6 +84,14 @@ inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
+inline constexpr std::string_view kModuleNotAllowed =
+    "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kModuleLoadFailed =
+    "ERR Error loading the extension. Please check the server logs.";
+inline constexpr std::string_view kModuleUnloadNoSuchModule =
+    "ERR Error unloading module: no such module with that name";
 inline constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugProtocolType =

@@ -49,8 +49,11 @@ int64_t ReplicaSide::now_ms() const { return repl_.server().NowMs(); }
 void ReplicaSide::PublishRole() {
   Server& server = repl_.server();
   ReplicaRole& role = server.replica_role();
+  const bool was_following = role.following;
   role.following = active();
   role.link_up = state_ == LinkState::kConnected;
+  // oom-score-adj-values has a value per role: a new role takes its own (refusals are logged).
+  if (was_following != role.following) (void)server.ApplyOomScoreAdj();
   role.observer = this;
   server.keyspace().expiry.SetReplica(active());
   server.log().set_role(active() ? 'S' : 'M');

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "server/command_docs.h"
+#include "util/latency_histogram.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -133,6 +134,8 @@ struct CommandStats {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // Execution times while latency-tracking is on (INFO latencystats, LATENCY HISTOGRAM).
+  LatencyHistogram latency;
 };
 
 // Hides secrets (AUTH's password, HELLO's AUTH pair) in `shown`, the copy of a command line

@@ -30,8 +30,24 @@
 #include "server/server.h"
 
 namespace redistp {
-
 namespace {
+
+// The accounting of a blocked call whose block ended without service (Server::BlockedCall,
+// recorded in full by RecordBlockedCall when served): Redis 7.0 counts the call and its time,
+// a latency sample when CLIENT UNBLOCK (or a role change) ended it but not when it timed out,
+// and never a SLOWLOG entry. FinishBlock then finds nothing left to record. A template so the
+// server's private record type is deduced, not named.
+template <typename BlockedCalls>
+void AccountEndedCall(BlockedCalls& calls, uint64_t client_id, bool latency_sample) {
+  auto call = calls.find(client_id);
+  if (call == calls.end()) return;
+  const CommandSpec* spec = call->second.spec;
+  ++spec->stats.calls;
+  spec->stats.usec += static_cast<uint64_t>(call->second.duration_us);
+  if (latency_sample)
+    spec->stats.latency.Record(static_cast<uint64_t>(call->second.duration_us) * 1000);
+  calls.erase(call);
+}
 
 // A blocked command that ends with an error (its group destroyed, CLIENT UNBLOCK ... ERROR, a
 // role change) failed, as Redis counts it: one more error reply of that prefix in errorstats
@@ -144,6 +160,9 @@ void Server::ExpireBlockedClients() {
     Client* c = FindClient(w->client);
     if (c == nullptr || c->closed) continue;
     w->kind->TimeoutReply(*w, c->reply);
+    // Redis 7.0 counts a call that timed out (calls, time) without a latency sample or a
+    // SLOWLOG entry; FinishBlock then finds nothing left to record.
+    AccountEndedCall(blocked_calls_, c->id, /*latency_sample=*/false);
     FinishBlock(c);
   }
   ArmBlockTimer();
@@ -156,6 +175,7 @@ bool Server::UnblockClient(Client* c, bool with_error) {
   const std::vector<Client*>& sd = shutdown_wait_.waiters;
   if (std::find(sd.begin(), sd.end(), c) != sd.end()) return false;
   std::unique_ptr<BlockedClient> w = blocking_.Remove(c->id);
+  AccountEndedCall(blocked_calls_, c->id, config_.latency_tracking);
   if (with_error) {
     const uint64_t before = c->reply.errors_written();
     c->reply.Error(err::kUnblocked);
@@ -174,6 +194,7 @@ void Server::UnblockAllClients(std::string_view error) {
   }
   for (Client* c : blocked) {
     blocking_.Remove(c->id);
+    AccountEndedCall(blocked_calls_, c->id, config_.latency_tracking);
     const uint64_t before = c->reply.errors_written();
     c->reply.Error(error);
     CountBlockEndError(*this, *c, before);
@@ -185,6 +206,7 @@ void Server::UnblockAllClients(std::string_view error) {
 void Server::FinishBlock(Client* c) {
   if (c == nullptr || c->closed) return;
   c->blocking.active = false;
+  RecordBlockedCall(c);
   // The reply that ended the wait is out before the pushes its service caused.
   if (!c->has_flag(kClientExecuting)) ReleaseHeldPushes(*c);
   unblocked_.push_back(c);
@@ -212,8 +234,13 @@ void Server::ServeReadyKeys() {
         c->set_flag(kClientExecuting, true);
         const uint64_t before = c->reply.errors_written();
         ServeResult r = w.kind->TryServe(w, d, k, c->reply);
-        CountBlockEndError(*this, *c, before);
         c->set_flag(kClientExecuting, was_executing);
+        if (c->reply.errors_written() != before) {
+          // Served with an error (XREADGROUP whose stream went away): counted as the blocked
+          // command's, not blamed on whichever command runs next.
+          CountBlockEndError(*this, *c, before);
+          error_mark_ = stats_.total_error_replies;
+        }
         return r;
       };
       for (std::unique_ptr<BlockedClient>& w : blocking_.ServeKey(db(db_index), key, serve)) {

@@ -251,8 +251,10 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
   keyspace_.command_clock.Update(start_us / 1000);
   if (!from_script) c->last_interaction_ms = start_us / 1000;
 
-  uint64_t errors_before = c->reply.errors_written();
-  uint64_t uncounted_before = c->reply.errors_uncounted();
+  const uint64_t errors_before = c->reply.errors_written();
+  const uint64_t uncounted_before = c->reply.errors_uncounted();
+  const uint64_t exec_counted_before = exec_counted_errors_;
+  const CommandSpec* ran = nullptr;  // the command, when it ran (for failed_calls)
   // The lookup gives the checks their row: an unknown command or subcommand is refused here
   // (a script's call with its own text, counted against no row, as Redis's script path).
   const CommandSpec* spec = commands_.Find(args[0]);
@@ -392,25 +394,70 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
     }
     if (propagate) propagator_.EndCommand(frame, db_index, args);
     int64_t duration = NowUs() - start_us;
-    ++spec->stats.calls;
-    spec->stats.usec += static_cast<uint64_t>(duration);
-    if (c->reply.errors_written() != errors_before) ++spec->stats.failed_calls;
-    RecordCall(c, spec, args, duration);
+    ran = spec;
+    if (c->blocking.active && !from_script) {
+      // It blocked: accounted when the block ends (RecordBlockedCall); MONITOR sees it now.
+      BlockedCall& call = blocked_calls_[c->id];
+      call.spec = spec;
+      call.duration_us = duration;
+      call.args.assign(args.begin(), args.end());
+      RecordCall(c, spec, args, duration, /*timed=*/false);
+    } else {
+      ++spec->stats.calls;
+      spec->stats.usec += static_cast<uint64_t>(duration);
+      if (config_.latency_tracking) {
+        spec->stats.latency.Record(static_cast<uint64_t>(duration) * 1000);
+      }
+      RecordCall(c, spec, args, duration);
+    }
     // A script's commands count as processed commands too (Redis 7.0); the network path counts
     // its own in Dispatch.
     if (from_script) ++stats_.total_commands_processed;
   }
-  if (c->reply.errors_written() - errors_before > c->reply.errors_uncounted() - uncounted_before) {
+  // Error statistics count an error reply once, where it arose: errors a script's command
+  // already counted (ErrorCounted) and those the commands EXEC ran counted are not counted
+  // again for the script call or the EXEC.
+  const uint64_t counted_elsewhere = (c->reply.errors_uncounted() - uncounted_before) +
+                                     (exec_counted_errors_ - exec_counted_before);
+  if (c->reply.errors_written() - errors_before > counted_elsewhere) {
     ++stats_.total_error_replies;
     ++stats_.error_counts[std::string(c->reply.last_error_prefix())];
+    if (c->has_flag(kClientInExec) && !from_script) ++exec_counted_errors_;
   }
+  // Redis 7.0's rule for failed_calls: errors were counted since the previous command ended,
+  // wherever written (CLIENT UNBLOCK ... ERROR fails too: its target's error is counted during
+  // it), or the command replied an error counted inside it (a script's). So EXEC, whose
+  // commands counted their own errors as they ended, is not failed by them.
+  if (ran != nullptr && (stats_.total_error_replies != error_mark_ ||
+                         c->reply.errors_uncounted() != uncounted_before)) {
+    ++ran->stats.failed_calls;
+  }
+  error_mark_ = stats_.total_error_replies;
+}
+
+void Server::RecordBlockedCall(Client* c) {
+  auto it = blocked_calls_.find(c->id);
+  if (it == blocked_calls_.end()) return;
+  BlockedCall call = std::move(it->second);
+  blocked_calls_.erase(it);
+  const CommandSpec* spec = call.spec;
+  ++spec->stats.calls;
+  spec->stats.usec += static_cast<uint64_t>(call.duration_us);
+  if (config_.latency_tracking) {
+    spec->stats.latency.Record(static_cast<uint64_t>(call.duration_us) * 1000);
+  }
+  std::vector<std::string_view> args(call.args.begin(), call.args.end());
+  RecordCall(c, spec, args, call.duration_us, /*timed=*/true, /*monitored=*/false);
 }
 
 void Server::RecordCall(Client* c, const CommandSpec* spec,
-                        const std::vector<std::string_view>& args, int64_t duration_us) {
-  bool to_slowlog = (spec->flags & kCmdSkipSlowlog) == 0 && config_.slowlog_log_slower_than >= 0 &&
+                        const std::vector<std::string_view>& args, int64_t duration_us, bool timed,
+                        bool monitored) {
+  bool to_slowlog = timed && (spec->flags & kCmdSkipSlowlog) == 0 &&
+                    config_.slowlog_log_slower_than >= 0 &&
                     duration_us >= config_.slowlog_log_slower_than;
-  bool to_monitors = !monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0;
+  bool to_monitors =
+      monitored && !monitors_.empty() && (spec->flags & (kCmdSkipMonitor | kCmdAdmin)) == 0;
   std::vector<std::string_view> shown;  // args with secrets redacted, built only when logged
   if (to_slowlog || to_monitors) {
     shown = args;
@@ -443,7 +490,7 @@ void Server::RecordCall(Client* c, const CommandSpec* spec,
       slowlog_.pop_back();
     }
   }
-  if (config_.latency_monitor_threshold > 0 &&
+  if (timed && config_.latency_monitor_threshold > 0 &&
       duration_us / 1000 >= config_.latency_monitor_threshold) {
     LatencyAddSample((spec->flags & kCmdFast) ? "fast-command" : "command",
                      static_cast<uint32_t>(duration_us / 1000));

@@ -91,49 +91,85 @@ Status Server::ListenAllTcp() {
 }
 
 Status Server::RelistenTcp() {
-  // Open the new sockets before closing the old ones, so a failure leaves the server
-  // listening where it was (CONFIG SET port/bind is all-or-nothing).
+  // CONFIG SET port/tls-port/bind is all-or-nothing: a failure leaves the server listening
+  // where it was. Only the listeners ListenAllTcp replaces move (their kind's port or the
+  // addresses changed); the others, and the unix socket, stay in service. On a new port the new
+  // sockets open before the old ones close. On the same port with new addresses they cannot
+  // (127.0.0.1:6379 cannot be bound while *:6379 is), so those close first and are opened
+  // again if the new addresses fail, as Redis does.
   if (config_.port == bound_port_ && config_.tls_port == bound_tls_port_ &&
       config_.bind == bound_bind_) {
     return Status::Ok();
   }
-  // The listeners ListenAllTcp replaces (the same rule: their kind's port or the addresses
-  // changed) move aside; the others, and the unix socket, stay in service.
   const bool rebind = config_.bind != bound_bind_;
   const bool plain_moves = rebind || config_.port != bound_port_;
   const bool tls_moves = rebind || config_.tls_port != bound_tls_port_;
+  // The kinds whose port stays while their addresses change: freed before the new bind.
+  const bool plain_first = rebind && config_.port == bound_port_;
+  const bool tls_first = rebind && config_.tls_port == bound_tls_port_;
   std::vector<std::unique_ptr<Listener>> old, kept;
   for (auto& l : listeners_) {
     const bool moves = !l->unix_socket && (l->tls ? tls_moves : plain_moves);
     (moves ? old : kept).push_back(std::move(l));
   }
   listeners_.clear();
-  int old_port = bound_port_;
-  int old_tls_port = bound_tls_port_;
-  std::vector<std::string> old_bind = bound_bind_;
-  Status s = ListenAllTcp();
-  auto close_all = [](std::vector<std::unique_ptr<Listener>>& v, bool tcp_only) {
+  const int old_port = bound_port_;
+  const int old_tls_port = bound_tls_port_;
+  const std::vector<std::string> old_bind = bound_bind_;
+  // Closes the TCP listeners of `v` of the kinds selected (plain, TLS).
+  auto close_tcp = [](std::vector<std::unique_ptr<Listener>>& v, bool plain, bool tls) {
     for (auto& l : v) {
-      if (l == nullptr || (tcp_only && l->unix_socket)) continue;
+      if (l == nullptr || l->unix_socket || !(l->tls ? tls : plain)) continue;
       l->ev.reset();
       close(l->fd);
       l.reset();
     }
   };
-  if (!s.ok()) {
-    log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
-    close_all(listeners_, false);
-    listeners_.clear();
-    for (auto& l : kept) listeners_.push_back(std::move(l));
-    for (auto& l : old) listeners_.push_back(std::move(l));
+  const bool closed_first = plain_first || tls_first;
+  if (closed_first) close_tcp(old, plain_first, tls_first);
+  Status s = ListenAllTcp();
+  auto keep = [this](std::vector<std::unique_ptr<Listener>>& v) {
+    for (auto& l : v) {
+      if (l != nullptr) listeners_.push_back(std::move(l));
+    }
+    v.clear();
+  };
+  if (s.ok()) {
+    close_tcp(old, true, true);
+    keep(kept);
+    return Status::Ok();
+  }
+  log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+  close_tcp(listeners_, true, true);
+  listeners_.clear();
+  bound_port_ = old_port;
+  bound_tls_port_ = old_tls_port;
+  bound_bind_ = old_bind;
+  if (closed_first) {
+    // Bind the freed kinds' previous addresses again (the configuration is restored by the
+    // caller): ListenAllTcp opens what differs from what is bound, so mark those as unbound.
+    std::vector<std::string> wanted = config_.bind;
+    const int wanted_port = config_.port, wanted_tls_port = config_.tls_port;
+    config_.bind = old_bind;
+    config_.port = old_port;
+    config_.tls_port = old_tls_port;
+    if (plain_first) bound_port_ = 0;
+    if (tls_first) bound_tls_port_ = 0;
+    // Only the freed kinds reopen: the others are still in `old`, open.
+    if (!plain_first) config_.port = 0;
+    if (!tls_first) config_.tls_port = 0;
+    Status back = ListenAllTcp();
+    if (!back.ok()) log_.Log(LogLevel::kWarning, "%s", back.message().c_str());
+    config_.bind = std::move(wanted);
+    config_.port = wanted_port;
+    config_.tls_port = wanted_tls_port;
     bound_port_ = old_port;
     bound_tls_port_ = old_tls_port;
     bound_bind_ = old_bind;
-    return s;
   }
-  close_all(old, true);
-  for (auto& l : kept) listeners_.push_back(std::move(l));
-  return Status::Ok();
+  keep(kept);
+  keep(old);
+  return s;
 }
 
 Status Server::Listen() {
@@ -366,6 +402,7 @@ void Server::OnReadable(Client* c) {
   if (missing >= kBigArgThreshold) want = missing;
   c->query.Reserve(want);
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
+  ++stats_.total_reads_processed;
   if (n == 0) {
     CloseClient(c, "Client closed connection");
     return;
@@ -421,6 +458,7 @@ void Server::FlushClient(Client* c) {
     return;
   }
   // writev over the static buffer and the blocks, until all is written or the socket is full.
+  if (c->out.Readable() > 0) ++stats_.total_writes_processed;
   while (c->out.Readable() > 0) {
     iovec iov[kMaxIov];
     int cnt = c->out.Gather(iov, kMaxIov);
@@ -497,6 +535,7 @@ void Server::EndSession(Client& c, ReleaseCause cause) {
     blocking_.Remove(c.id);
     c.blocking.active = false;
   }
+  blocked_calls_.erase(c.id);
   // 4. Temporary keys, each deleted like DEL (watchers get DEL pushes; waiters of the key are
   //    served after the current command), and the liveness lease that guarded them.
   //    While a script is busy the keys stay until it ends (server/busy.cc). A session's keys

@@ -152,6 +152,11 @@ Status Server::Init(Listeners listeners) {
              static_cast<int>(name.size()), name.data());
   });
   config_.OnChange("maxclients", [this]() { return AdjustOpenFilesLimit(); });
+  // The starting oom_score_adj is read now, before anything changes it; a configured
+  // oom-score-adj applies from the start (a refusal is only logged then).
+  (void)ApplyOomScoreAdj();
+  config_.OnChange({"oom-score-adj", "oom-score-adj-values"},
+                   [this]() { return ApplyOomScoreAdj(); });
   // The reservation file moved: it holds no mark yet, so the next token reserves there first.
   config_.OnChange({"dir", "tp-fence-file"}, [this]() {
     owners_.fences().ForgetReservation();
@@ -358,8 +363,14 @@ void Server::Cron() {
   // Nothing expires during a pause (CLIENT PAUSE either mode, the server's own), as in Redis
   // 7.0, nor on a replica, whose keys go when its master's DELs arrive.
   if (keyspace_.expiry.active_enabled() && !any_pause() && !replica_role_.following) {
+    const int64_t cycle_start_us = clock_->MonotonicUs();
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
+    }
+    // A cycle as long as latency-monitor-threshold is a latency event of its own (LATENCY).
+    const int64_t cycle_ms = (clock_->MonotonicUs() - cycle_start_us) / 1000;
+    if (config_.latency_monitor_threshold > 0 && cycle_ms >= config_.latency_monitor_threshold) {
+      LatencyAddSample("expire-cycle", static_cast<uint32_t>(cycle_ms));
     }
   }
   // Incremental rehash and shrinking wait while a forked child shares the memory.

@@ -83,6 +83,8 @@ struct ServerStats {
   uint64_t client_outbuf_limit_disconnections = 0;
   uint64_t evicted_clients = 0;  // closed by client eviction (maxmemory-clients)
   uint64_t unexpected_error_replies = 0;
+  uint64_t total_reads_processed = 0;            // reads from client connections
+  uint64_t total_writes_processed = 0;           // writes to client connections
   std::map<std::string, uint64_t> error_counts;  // errorstats by prefix
   // Instantaneous metrics: samples taken every 100ms by cron.
   static constexpr int kSamples = 16;
@@ -311,6 +313,12 @@ class Server : public WatchSink {
   // Ends every block with `error` and closes those clients after the reply (a master that
   // becomes a replica: its blocked clients' waits no longer make sense, as in Redis).
   void UnblockAllClients(std::string_view error);
+  // oom-score-adj (oom_score.cc): writes /proc/self/oom_score_adj for a process of
+  // `process_class` (0 a master, 1 a replica, 2 a background child; -1 this server's own
+  // role) from oom-score-adj-values, relative to the value the server started with unless
+  // absolute; with oom-score-adj no, restores that value if it was ever changed. Fails with
+  // Redis's CONFIG SET text when the kernel refuses the value (logged).
+  Status ApplyOomScoreAdj(int process_class = -1);
   // Serves the waiters of keys that became ready, repeating while serving makes more keys
   // ready. Called after each top-level command (never inside one, nor inside EXEC), and not
   // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients).
@@ -629,9 +637,20 @@ class Server : public WatchSink {
   // maxmemory admission (Redis's processCommand): evicts as the policy allows, then says
   // whether `spec` from `c` must be refused with the OOM error.
   bool RefuseForMemory(const Client* c, const CommandSpec* spec);
+  // SLOWLOG, latency monitor (`timed`) and MONITOR (`monitored`) records of a command.
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
-                  int64_t duration_us);
+                  int64_t duration_us, bool timed = true, bool monitored = true);
   void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
+  // The accounting of a command that blocked (BLPOP waiting, WAIT ...) happens when its block
+  // ends, as in Redis 7.0: calls, time, latency histogram and SLOWLOG entry, so SLOWLOG shows
+  // it in the order commands completed. Held per blocked client until FinishBlock (or dropped
+  // when the client closes while blocked).
+  struct BlockedCall {
+    const CommandSpec* spec = nullptr;
+    int64_t duration_us = 0;
+    std::vector<std::string> args;
+  };
+  void RecordBlockedCall(Client* c);
   void WritePidFile();
 
   static void AcceptCallback(int fd, short what, void* arg);
@@ -832,6 +851,17 @@ class Server : public WatchSink {
   const Client* running_client_ = nullptr;
   const CommandSpec* running_spec_ = nullptr;
   const std::vector<std::string_view>* running_args_ = nullptr;
+  // Error accounting (Execute): total_error_replies when the last command ended (a command is
+  // failed when errors were counted since, wherever they were written, as in Redis 7.0), and
+  // the errors that commands run by EXEC counted on their client, which EXEC must not count
+  // again.
+  uint64_t error_mark_ = 0;
+  std::unordered_map<uint64_t, BlockedCall> blocked_calls_;  // by client id
+  // The oom_score_adj the process started with (read once), and whether it was changed since.
+  int oom_score_base_ = 0;
+  bool oom_score_base_read_ = false;
+  bool oom_score_changed_ = false;
+  uint64_t exec_counted_errors_ = 0;
 };
 
 }  // namespace redistp

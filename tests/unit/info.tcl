@@ -2,13 +2,12 @@
 # server introspection commands: TIME, LASTSAVE, MEMORY, FUNCTION on an empty
 # function library.
 
-# The "# Title" headers of an INFO text, in order. Latencystats is left out:
-# Redis 7.0 has it in "all", redis-tp does not record latency histograms.
+# The "# Title" headers of an INFO text, in order.
 proc info_headers {text} {
     set out {}
     foreach line [split $text \n] {
         set line [string trimright $line \r]
-        if {[string match {# *} $line] && $line ne "# Latencystats"} {
+        if {[string match {# *} $line]} {
             lappend out [string range $line 2 end]
         }
     }
@@ -31,7 +30,8 @@ start_server {tags {info}} {
     set named_sections [list Server Clients Memory Persistence Stats Replication CPU Modules \
                           Commandstats Errorstats Cluster Keyspace]
     # redis-tp's own section (temporary keys, watches, hand-offs) comes last in INFO all.
-    set all_sections $named_sections
+    set all_sections [list Server Clients Memory Persistence Stats Replication CPU Modules \
+                          Commandstats Errorstats Latencystats Cluster Keyspace]
     if {[lindex [r command info settp] 0] ne {}} {lappend all_sections Coordination}
 
     test {INFO without arguments and INFO default give the default sections in order} {
@@ -243,6 +243,53 @@ start_server {tags {info}} {
         # Commands never called are not listed.
         assert_equal [getInfoProperty $info cmdstat_get] {}
     } {} {needs:config}
+
+    test {errorstats: an error inside EXEC is counted once, EXEC is not failed} {
+        r config resetstat
+        r set strkey notanumber
+        r multi
+        r set otherkey v
+        r incr strkey
+        set replies [r exec]
+        assert_match {ERR value is not an integer*} [lindex $replies 1]
+        assert_equal 1 [s total_error_replies]
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_ERR]
+        set info [r info commandstats]
+        assert_equal 1 [dict get [info_fields [getInfoProperty $info cmdstat_incr]] failed_calls]
+        assert_equal 0 [dict get [info_fields [getInfoProperty $info cmdstat_exec]] failed_calls]
+        assert_equal 1 [dict get [info_fields [getInfoProperty $info cmdstat_exec]] calls]
+    } {} {needs:config}
+
+    test {errorstats: a block ended by CLIENT UNBLOCK ERROR counts the UNBLOCKED error} {
+        r config resetstat
+        r del blockedlist
+        set rd [redis_deferring_client]
+        $rd client id
+        set id [$rd read]
+        $rd blpop blockedlist 0
+        wait_for_blocked_clients_count 1
+        assert_equal 1 [r client unblock $id error]
+        assert_error {UNBLOCKED client unblocked via CLIENT UNBLOCK} {$rd read}
+        $rd close
+        assert_equal 1 [s total_error_replies]
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_UNBLOCKED]
+        set info [r info commandstats]
+        set blpop [info_fields [getInfoProperty $info cmdstat_blpop]]
+        assert_equal 1 [dict get $blpop calls]
+        assert_equal 1 [dict get $blpop failed_calls]
+        # Redis 7.0 counts an error written during a command as that command's failure too,
+        # whoever receives it.
+        set unblock [info_fields [getInfoProperty $info {cmdstat_client\|unblock}]]
+        assert_equal 1 [dict get $unblock failed_calls]
+    } {} {needs:config}
+
+    test {INFO stats counts reads and writes of client connections} {
+        set reads [s total_reads_processed]
+        set writes [s total_writes_processed]
+        r ping
+        assert {[s total_reads_processed] > $reads}
+        assert {[s total_writes_processed] > $writes}
+    }
 
     test {INFO keyspace lists non-empty databases with keys, expires, avg_ttl} {
         r flushall

@@ -178,3 +178,69 @@ start_server {tags {slowlog}} {
         foreach sub {GET LEN RESET HELP} {assert_match "*$sub*" $help}
     }
 }
+
+start_server {tags {slowlog}} {
+    r config set slowlog-log-slower-than 0
+
+    test {SLOWLOG redacts MIGRATE's AUTH and AUTH2 credentials} {
+        r slowlog reset
+        # Nothing listens on port 1 of this host: the migration fails, the entry remains.
+        catch {r migrate 127.0.0.1 1 key 9 5000 AUTH secretpass}
+        assert_match {migrate 127.0.0.1 1 key 9 5000 AUTH (redacted)} \
+            [lindex [r slowlog get 1] 0 3]
+        catch {r migrate 127.0.0.1 1 key 9 5000 AUTH2 someuser secretpass}
+        assert_match {migrate 127.0.0.1 1 key 9 5000 AUTH2 (redacted) (redacted)} \
+            [lindex [r slowlog get 1] 0 3]
+        # After KEYS come key names, shown as they are.
+        catch {r migrate 127.0.0.1 1 "" 9 5000 AUTH2 u p KEYS auth k2}
+        assert_equal {migrate 127.0.0.1 1 {} 9 5000 AUTH2 (redacted) (redacted) KEYS auth k2} \
+            [lindex [r slowlog get 1] 0 3]
+    }
+
+    test {SLOWLOG redacts the values of password parameters in CONFIG SET} {
+        r slowlog reset
+        r config set masterauth topsecret
+        assert_equal {config set masterauth (redacted)} [lindex [r slowlog get 1] 0 3]
+        r config set maxmemory 0 masterauth "" maxmemory-samples 5
+        assert_equal {config set maxmemory 0 masterauth (redacted) maxmemory-samples 5} \
+            [lindex [r slowlog get 1] 0 3]
+        r config set slowlog-max-len 128
+        assert_equal {config set slowlog-max-len 128} [lindex [r slowlog get 1] 0 3]
+    } {} {needs:config}
+
+    test {A blocking command is logged when it completes, with its own arguments} {
+        r del blocklist
+        set rd [redis_deferring_client]
+        $rd blpop blocklist 0
+        wait_for_blocked_clients_count 1
+        r slowlog reset
+        r lpush blocklist v
+        assert_equal {blocklist v} [$rd read]
+        # BLPOP completed after SLOWLOG RESET and LPUSH: its entry is the newest.
+        set entries [r slowlog get]
+        assert_equal {blpop blocklist 0} [lindex $entries 0 3]
+        assert_equal {lpush blocklist v} [lindex $entries 1 3]
+        # One that times out is counted as a call but, as in Redis 7.0, leaves no entry.
+        r config resetstat
+        r slowlog reset
+        $rd blpop blocklist 0.05
+        assert_equal {} [$rd read]
+        assert_equal {slowlog reset} [lindex [r slowlog get] 0 3]
+        assert_match {calls=1,*} [getInfoProperty [r info commandstats] cmdstat_blpop]
+        $rd close
+    }
+
+    test {A blocked command served inside a transaction is logged after it} {
+        r del blocklist
+        set rd [redis_deferring_client]
+        $rd blpop blocklist 0
+        wait_for_blocked_clients_count 1
+        r multi
+        r lpush blocklist v
+        r slowlog reset
+        r exec
+        assert_equal {blocklist v} [$rd read]
+        assert_equal {blpop blocklist 0} [lindex [r slowlog get] 0 3]
+        $rd close
+    }
+}
