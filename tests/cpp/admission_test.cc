@@ -111,6 +111,8 @@ TEST(Admission, ExecAsksAgainForEachQueuedCommand) {
   Harness h;
   FakeAuthorizer acl;
   acl.deny_command.clear();
+  acl.deny_key.clear();
+  acl.deny_channel.clear();
   h.server().set_authorizer(&acl);
   EXPECT_EQ(h.Run("a", {"MULTI"}).Text(), "OK");
   EXPECT_EQ(h.Run("a", {"SET", "k", "1"}).Text(), "QUEUED");
@@ -118,8 +120,10 @@ TEST(Admission, ExecAsksAgainForEachQueuedCommand) {
   EXPECT_EQ(h.Run("a", {"SET", "secret", "1"}).Text(), "QUEUED");
   EXPECT_EQ(h.Run("a", {"PUBLISH", "hidden", "m"}).Text(), "QUEUED");
   EXPECT_EQ(h.Run("a", {"PING"}).Text(), "QUEUED");
-  // The rules change between queueing and EXEC: GET is no longer allowed either.
+  // The rules change between queueing and EXEC.
   acl.deny_command = "get";
+  acl.deny_key = "secret";
+  acl.deny_channel = "hidden";
   acl.asked.clear();
   const std::string prefix =
       "(error) NOPERM ACLs rules changed between the moment the transaction was accumulated "
