@@ -40,6 +40,7 @@
 #include "util/clock.h"
 #include "util/function_ref.h"
 #include "util/status.h"
+#include "util/tls.h"
 #include "watch/blocking.h"
 #include "watch/bsettp_kind.h"
 #include "watch/exec_watches.h"
@@ -496,6 +497,9 @@ class Server : public WatchSink {
   const std::string& executable() const { return executable_; }
   void set_executable(std::string p) { executable_ = std::move(p); }
   int tcp_port() const { return bound_port_; }
+  int tls_port() const { return bound_tls_port_; }
+  // The TLS contexts (ready once tls-port, tls-replication or tls-cluster configured them).
+  const TlsContext& tls_context() const { return tls_ctx_; }
   uint64_t cron_loops() const { return cron_loops_; }
   int hz() const { return current_hz_; }
   int64_t last_save_time() const { return last_save_time_; }
@@ -536,11 +540,22 @@ class Server : public WatchSink {
   Status RelistenTcp();
   // Raises RLIMIT_NOFILE for maxclients; returns the error text Redis gives when it cannot.
   Status AdjustOpenFilesLimit();
-  Status ListenTcp(const std::string& addr, bool optional);
+  // Opens one listener on `addr`:`port`; `tls` listeners hand their clients a TLS handshake.
+  Status ListenTcp(const std::string& addr, bool optional, int port, bool tls);
   Status ListenUnix();
-  void OnAccept(int listen_fd, bool unix_socket);
+  void OnAccept(int listen_fd, bool unix_socket, bool tls);
   void OnReadable(Client* c);
   void OnWritable(Client* c);
+  // The TLS halves of OnReadable and FlushClient (server/tls.cc): the handshake, draining
+  // OpenSSL's pending bytes, and the reads and writes that wait on the other direction.
+  void OnReadableTls(Client* c);
+  void FlushClientTls(Client* c);
+  // After a read delivered bytes: limits, then the commands (shared by plain and TLS).
+  void AfterRead(Client* c, size_t n);
+  // After a flush: disarms or arms the write event, closes after the reply, checks limits.
+  void AfterFlush(Client* c);
+  // Rebuilds the TLS contexts from the tls-* parameters; the error is the line Redis logs.
+  Status ConfigureTls();
   void Cron();
   void ReapClients();
   void CheckOutputLimits(Client* c);
@@ -664,11 +679,14 @@ class Server : public WatchSink {
     bool unix_socket;
     EventPtr ev;
     Server* server;
+    bool tls = false;
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<EventPtr> signal_events_;
   EventPtr cron_ev_;
   int bound_port_ = 0;
+  int bound_tls_port_ = 0;
+  TlsContext tls_ctx_;
   std::vector<std::string> bound_bind_;
 
   std::map<uint64_t, Client*> clients_;
