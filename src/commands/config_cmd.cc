@@ -20,8 +20,11 @@
 #include "db/database.h"
 #include "db/lazy_free.h"
 #include "protocol/errors.h"
+#include "replication/master_side.h"
+#include "replication/replication.h"
 #include "server/client.h"
 #include "server/server.h"
+#include "util/numbers.h"
 
 namespace redistp {
 namespace {
@@ -53,6 +56,16 @@ void ConfigSetCommand(CommandContext& c) {
   if (!s.ok()) {
     c.reply.Error(s.message());
     return;
+  }
+  // min-replicas-*: Redis judges NOREPLICAS against the configuration of the moment, so the
+  // next write (or the EXEC of a transaction queued before) sees the new rule, not the next
+  // cron tick.
+  for (const auto& [name, value] : pairs) {
+    if (EqualsIgnoreCase(name.substr(0, 13), "min-replicas-") ||
+        EqualsIgnoreCase(name.substr(0, 11), "min-slaves-")) {
+      Replication::Of(c.server).master().RefreshGoodReplicas();
+      break;
+    }
   }
   c.reply.Ok();
 }

@@ -66,7 +66,11 @@ void WatchCommand(CommandContext& c) {
     return;
   }
   for (size_t i = 1; i < c.args.size(); ++i) {
-    c.server.exec_watches().Watch(c.client.id, c.client.db_index, c.args[i]);
+    // Whether the key is stale (there but logically expired) is read without deleting it, as
+    // WATCH does no lookup.
+    const Entry* e = c.db.FindRaw(c.args[i]);
+    c.server.exec_watches().Watch(c.client.id, c.client.db_index, c.args[i],
+                                  e != nullptr && c.db.IsExpired(e));
   }
   c.reply.Ok();
 }

@@ -137,6 +137,11 @@ class MasterSide {
   void OnClientClose(Client& c);
   bool PrepareShutdown(int flags);
 
+  // Recounts the good replicas and sets Server::repl_too_few_replicas (the admission gate's
+  // NOREPLICAS). Runs whenever links or ACKs change, each cron tick, and when CONFIG SET
+  // changes min-replicas-to-write or min-replicas-max-lag, so the next command sees it.
+  void RefreshGoodReplicas();
+
  private:
   friend class WaitKind;
   struct HandshakeInfo {
@@ -167,7 +172,6 @@ class MasterSide {
   void Drop(ReplicaLink& l, const char* why);
   // The link of replica connection `c`, or nullptr (not a replica, or already dropped).
   ReplicaLink* LinkOf(const Client* c);
-  void RefreshGoodReplicas();
   void ServeWaiters();
   int64_t ConfigInt(const char* name, int64_t dflt) const;
   bool ConfigBool(const char* name) const;

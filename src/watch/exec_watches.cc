@@ -2,10 +2,11 @@
 
 namespace redistp {
 
-void ExecWatches::Watch(uint64_t client, int db, std::string_view key) {
+void ExecWatches::Watch(uint64_t client, int db, std::string_view key, bool stale) {
   DbKey k{db, std::string(key)};
-  auto& set = keys_[k];
-  if (set.insert(client).second) by_client_[client].push_back(std::move(k));
+  auto& watchers = keys_[k];
+  // A second WATCH of the same key keeps the first one's view (Redis watches a key once).
+  if (watchers.emplace(client, stale).second) by_client_[client].push_back(std::move(k));
 }
 
 size_t ExecWatches::MemoryOf(uint64_t client) const {
@@ -32,31 +33,61 @@ void ExecWatches::UnwatchAll(uint64_t client) {
   by_client_.erase(it);
 }
 
-void ExecWatches::Touch(const DbKey& k) {
-  auto it = keys_.find(k);
-  if (it == keys_.end()) return;
-  for (uint64_t c : it->second) dirty_.insert(c);
-}
-
 void ExecWatches::OnKeyEvent(const KeyEvent& ev) {
   if (keys_.empty()) return;
   if (ev.kind == KeyEventKind::kModified && !ev.notice.signals_modified) return;
-  Touch(DbKey{ev.db->index(), std::string(ev.entry->key())});
+  auto it = keys_.find(DbKey{ev.db->index(), std::string(ev.entry->key())});
+  if (it == keys_.end()) return;
+  const bool removed = ev.kind == KeyEventKind::kRemoved;
+  for (auto& [client, stale] : it->second) {
+    if (stale && removed) {
+      // The stale key is gone: no logical change; from now on it is a missing key.
+      stale = false;
+      continue;
+    }
+    dirty_.insert(client);
+  }
 }
 
 void ExecWatches::OnFlush(Database& db) {
-  for (auto& [k, clients] : keys_) {
-    if (k.first == db.index() && db.FindRaw(k.second) != nullptr) {
-      for (uint64_t c : clients) dirty_.insert(c);
+  for (auto& [k, watchers] : keys_) {
+    if (k.first != db.index() || db.FindRaw(k.second) == nullptr) continue;
+    for (auto& [client, stale] : watchers) {
+      if (stale) {
+        stale = false;  // a stale key flushed: nothing changed for this client
+      } else {
+        dirty_.insert(client);
+      }
     }
   }
 }
 
+void ExecWatches::SwapTouch(std::unordered_map<uint64_t, bool>& watchers, const Database& now_db,
+                            const Entry* before, const Entry* after) {
+  if (before == nullptr && after == nullptr) return;
+  const bool after_stale = after != nullptr && now_db.IsExpired(after);
+  for (auto& [client, stale] : watchers) {
+    if (stale) {
+      if (after == nullptr) {
+        stale = false;  // the stale key left, nothing came: no change
+        continue;
+      }
+      if (after_stale) continue;  // a stale key replaced by another stale key
+    } else if (before == nullptr && after_stale) {
+      stale = true;  // a missing key replaced by a stale one: still missing
+      continue;
+    }
+    dirty_.insert(client);
+  }
+}
+
 void ExecWatches::OnSwap(Database& a, Database& b) {
-  for (auto& [k, clients] : keys_) {
-    if ((k.first == a.index() || k.first == b.index()) &&
-        (a.FindRaw(k.second) != nullptr || b.FindRaw(k.second) != nullptr)) {
-      for (uint64_t c : clients) dirty_.insert(c);
+  // Called after the exchange: a database's keys before the swap are now the other's.
+  for (auto& [k, watchers] : keys_) {
+    if (k.first == a.index()) {
+      SwapTouch(watchers, a, b.FindRaw(k.second), a.FindRaw(k.second));
+    } else if (k.first == b.index()) {
+      SwapTouch(watchers, b, a.FindRaw(k.second), b.FindRaw(k.second));
     }
   }
 }

@@ -20,8 +20,8 @@ using testing::Harness;
 TEST(ClientTransaction, DiscardClearsTheStateAndOnlyThisClientsWatches) {
   Client c(7, -1);
   ExecWatches watches;
-  watches.Watch(7, 0, "a");
-  watches.Watch(8, 0, "b");
+  watches.Watch(7, 0, "a", false);
+  watches.Watch(8, 0, "b", false);
   c.multi.active = true;
   c.multi.failed = true;
   c.multi.queue.push_back({"SET", "a", "1"});

@@ -439,6 +439,97 @@ start_server {tags {multi}} {
         set res
     } {} {needs:debug}
 
+    # A key that is stale when WATCHed (expired, not yet deleted: active expiry is off) did not
+    # exist for the client; its deletion changes nothing, whoever deletes it.
+    proc multi_stale_key {db key} {
+        r select $db
+        r set $key stale px 1
+        after 20
+    }
+
+    test {DEL of a watched stale key does not fail EXEC} {
+        r flushall
+        r debug set-active-expire 0
+        multi_stale_key 9 x
+        r watch x
+        assert_equal 0 [r del x]
+        r multi
+        r ping
+        set res [r exec]
+        r debug set-active-expire 1
+        set res
+    } {PONG} {needs:debug}
+
+    test {FLUSHDB of a watched stale key does not fail EXEC, its re-creation does} {
+        r flushall
+        r debug set-active-expire 0
+        multi_stale_key 9 x
+        r watch x
+        r flushdb
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        multi_stale_key 9 x
+        r watch x
+        r flushdb
+        r set x live
+        r multi
+        r ping
+        set res [r exec]
+        r debug set-active-expire 1
+        set res
+    } {} {needs:debug}
+
+    test {SWAPDB: a watched stale key swapped for nothing or another stale key, EXEC runs} {
+        r flushall
+        r debug set-active-expire 0
+        # The stale key leaves, nothing comes in.
+        multi_stale_key 0 x
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        # The stale key leaves, another stale one comes in.
+        r flushall
+        multi_stale_key 0 x
+        multi_stale_key 1 x
+        r select 0
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        # A missing key is replaced by a stale one.
+        r flushall
+        multi_stale_key 1 x
+        r select 0
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        assert_equal PONG [r exec]
+        r debug set-active-expire 1
+        r select 9
+    } {OK} {needs:debug}
+
+    test {SWAPDB: a watched stale key replaced by a live one fails EXEC} {
+        r flushall
+        r debug set-active-expire 0
+        multi_stale_key 0 x
+        r select 1
+        r set x live
+        r select 0
+        r watch x
+        r swapdb 0 1
+        r multi
+        r ping
+        set res [r exec]
+        r debug set-active-expire 1
+        r select 9
+        set res
+    } {} {needs:debug}
+
     test {FLUSHALL is able to touch the watched keys} {
         r set x 30
         r watch x
@@ -535,6 +626,59 @@ start_server {tags {multi}} {
         r ping
         assert_equal {} [r exec]
     }
+
+    test {EXEC of a queued write gets NOREPLICAS when min-replicas-to-write is set meanwhile} {
+        r multi
+        r set x 1
+        set other [redis_client]
+        $other config set min-replicas-to-write 2
+        catch {r exec} e
+        $other config set min-replicas-to-write 0
+        $other close
+        assert_match {EXECABORT*NOREPLICAS Not enough good replicas to write.} $e
+        r exists x
+    } {0} {needs:config}
+
+    test {EXEC of a queued read gets MASTERDOWN when the server becomes a stale replica meanwhile} {
+        r config set replica-serve-stale-data no
+        r multi
+        r get x
+        set other [redis_client]
+        # An address that never answers: the link stays down.
+        $other replicaof 127.0.0.1 1
+        catch {r exec} e
+        $other replicaof no one
+        $other close
+        r config set replica-serve-stale-data yes
+        assert_match {EXECABORT*MASTERDOWN Link with MASTER is down*} $e
+    } {} {needs:config external:skip}
+
+    test {No-multi commands (SAVE, SHUTDOWN) are refused while queueing and abort EXEC} {
+        r multi
+        assert_error {ERR Command not allowed inside a transaction} {r save}
+        assert_error {ERR Command not allowed inside a transaction} {r shutdown}
+        assert_error {EXECABORT Transaction discarded because of previous errors.} {r exec}
+        r ping
+    } {PONG}
+
+    test {A CONFIG SET that fails inside EXEC is one error among the replies} {
+        r multi
+        r set cfgkey 1
+        r config set maxmemory not-a-size
+        r get cfgkey
+        set res [r exec]
+        assert_equal OK [lindex $res 0]
+        assert_match {ERR CONFIG SET failed*maxmemory*} [lindex $res 1]
+        lindex $res 2
+    } {1} {needs:config}
+
+    test {Blocking commands inside EXEC do not wait for their timeout} {
+        r del blist bzset
+        r multi
+        r blpop blist 0
+        r bzpopmin bzset 10
+        r exec
+    } {{} {}}
 
     test {MULTI and SELECT: queued commands run in the database selected inside} {
         r select 10
