@@ -425,6 +425,24 @@ std::vector<KeyRef> MigrateKeys(const std::vector<std::string_view>& args) {
   return keys;
 }
 
+// MIGRATE's arguments as SLOWLOG and MONITOR show them: the password after AUTH and the user
+// name and password after AUTH2 are hidden, walking the options as ParseMigrateArgs does and
+// stopping where it would (KEYS, an option it does not know, a value that is missing).
+void RedactMigrateArgs(std::vector<std::string_view>& shown) {
+  for (size_t j = 6; j < shown.size(); ++j) {
+    const size_t more = shown.size() - j - 1;
+    if (EqualsIgnoreCase(shown[j], "copy") || EqualsIgnoreCase(shown[j], "replace")) continue;
+    if (EqualsIgnoreCase(shown[j], "auth") && more >= 1) {
+      shown[++j] = kRedactedArg;
+    } else if (EqualsIgnoreCase(shown[j], "auth2") && more >= 2) {
+      shown[j + 1] = shown[j + 2] = kRedactedArg;
+      j += 2;
+    } else {
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterMigrateCommands(CommandTable& t) {
@@ -476,6 +494,7 @@ void RegisterMigrateCommands(CommandTable& t) {
                                    .Optional()})
                             .Optional(),
                         Key("key", 1).Token("KEYS").Since("3.0.6").Optional().Multiple()}},
+       .redact = RedactMigrateArgs,
        .handler = MigrateCommand});
 }
 

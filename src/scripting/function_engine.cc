@@ -374,6 +374,8 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
   const FunctionInfo* fn = libraries_.FindFunction(args[1]);
   if (fn == nullptr) {
+    // Admitted by the row's flags, so MONITOR sees the call before its error (as in Redis).
+    server_.FeedMonitorsNow(ctx.client, args);
     ctx.reply.Error(err::kFunctionNotFound);
     return;
   }
@@ -389,6 +391,9 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     ctx.reply.Error(err::kOom);
     return;
   }
+  // Admitted: MONITOR shows FCALL before the commands the function runs, whatever it answers
+  // (the row is skip-monitor so that this order holds, as for EVAL).
+  server_.FeedMonitorsNow(ctx.client, args);
   size_t numkeys = 0;
   if (!ScriptEngine::ParseNumKeys(args, err::kFunctionBadNumKeys, ctx.reply, &numkeys)) return;
   if (read_only && (fn->flags & kScriptNoWrites) == 0) {
