@@ -531,6 +531,22 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
     if (raise) return lua_error(L);
     return 1;
   };
+  // A command the script may not run here (unknown, wrong arity, noscript, a write in a
+  // read-only script, OOM) is refused as Redis refuses it: the refusal counts as an error reply
+  // (errorstats, total_error_replies) and as a rejected call of the command, and the error table
+  // carries the mark that keeps the script's own error reply from counting it a second time.
+  auto reject = [&](const CommandSpec* refused, std::string_view msg) -> int {
+    const size_t sp = msg.find(' ');
+    ServerStats& stats = server_.stats();
+    ++stats.total_error_replies;
+    ++stats.error_counts[std::string(msg.substr(0, sp == std::string_view::npos ? 0 : sp))];
+    if (refused != nullptr) ++refused->stats.rejected_calls;
+    PushCodedErrorTable(L, msg);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, kIgnoreStatsField);
+    if (raise) return lua_error(L);
+    return 1;
+  };
   const int argc = lua_gettop(L);
   if (argc == 0) return fail(err::kScriptNoArgs);
   if (!running_) return fail(err::kScriptCallOutside);
@@ -552,15 +568,17 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
     spec = spec->FindSubcommand(args_[1]);
   }
-  if (spec == nullptr) return fail(err::kScriptUnknownCommand);
+  if (spec == nullptr) return reject(nullptr, err::kScriptUnknownCommand);
   const int n = static_cast<int>(args_.size());
-  if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) return fail(err::kScriptWrongArgs);
+  if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) {
+    return reject(spec, err::kScriptWrongArgs);
+  }
   if ((spec->flags & kCmdNoScript) != 0 && !server_.scripts_may_run_noscript()) {
-    return fail(err::kScriptCommandNotAllowed);
+    return reject(spec, err::kScriptCommandNotAllowed);
   }
   // PUBLISH and the like (may-replicate) count as writes for read-only scripts.
   if (run_.read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0) {
-    return fail(err::kScriptReadOnlyWrite);
+    return reject(spec, err::kScriptReadOnlyWrite);
   }
   const bool write = (spec->flags & kCmdWrite) != 0;
   if (write) {
@@ -569,7 +587,7 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
     // script applied).
     if (!run_.wrote && (run_.flags & kScriptAllowOom) == 0 && (spec->flags & kCmdDenyOom) != 0 &&
         server_.config().maxmemory != 0 && server_.pre_command_oom()) {
-      return fail(err::kOom);
+      return reject(spec, err::kOom);
     }
     run_.wrote = true;
   }

@@ -390,6 +390,72 @@ start_server {tags {scripting}} {
         assert_equal 3 [s total_error_replies]
     } {} {needs:config}
 
+    test {A command refused inside a script counts as a rejected call and one error reply} {
+        r config resetstat
+        # Refusals with call: the EVAL's own error reply is not counted a second time.
+        catch {r eval {return redis.call('nosuchcommand')} 0} e
+        assert_match {ERR Unknown Redis command called from script*} $e
+        catch {r eval {return redis.call('get')} 0} e
+        assert_match {ERR Wrong number of args calling Redis command from script*} $e
+        catch {r eval_ro {return redis.call('set', KEYS[1], 'v')} 1 rj:k} e
+        assert_match {ERR Write commands are not allowed from read-only scripts.*} $e
+        assert_equal {count=3} [getInfoProperty [r info errorstats] errorstat_ERR]
+        assert_equal 3 [s total_error_replies]
+        set stats [r info commandstats]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_get]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_set]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=1} [getInfoProperty $stats cmdstat_eval_ro]
+
+        # Refusals caught with pcall count too, though the script itself succeeds.
+        r config resetstat
+        assert_equal {ERR This Redis command is not allowed from script} \
+            [r eval {return redis.pcall('save')['err']} 0]
+        assert_equal {ERR Write commands are not allowed from read-only scripts.} \
+            [r eval_ro {return redis.pcall('set', KEYS[1], 'v')['err']} 1 rj:k]
+        assert_equal {count=2} [getInfoProperty [r info errorstats] errorstat_ERR]
+        assert_equal 2 [s total_error_replies]
+        set stats [r info commandstats]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_save]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=0} [getInfoProperty $stats cmdstat_eval]
+
+        # A returned refusal is the script's reply and still one error.
+        r config resetstat
+        catch {r eval_ro {return redis.pcall('set', KEYS[1], 'v')} 1 rj:k} e
+        assert_equal {ERR Write commands are not allowed from read-only scripts.} $e
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=1,*failed_calls=1} [getInfoProperty [r info commandstats] cmdstat_eval_ro]
+
+        # Bad arguments to redis.call are the script's error, not a command's.
+        r config resetstat
+        assert_equal 1 [r eval {redis.pcall('get', {}) return 1} 0]
+        assert_equal 0 [s total_error_replies]
+    } {} {needs:config}
+
+    test {Under OOM a write refused inside a script is counted as an OOM error of that command} {
+        r config resetstat
+        r config set maxmemory 1
+        catch {r eval {return redis.call('set', KEYS[1], 'v')} 1 rj:oom} e
+        assert_match {OOM command not allowed when used memory > 'maxmemory'.*} $e
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_OOM]
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=0,*rejected_calls=1,*} [getInfoProperty [r info commandstats] cmdstat_set]
+
+        # Caught and compared by the script: the refusal is still counted once.
+        r config resetstat
+        assert_equal 1 [r eval {
+            local t = redis.pcall('set', KEYS[1], 'v')
+            if t['err'] == "OOM command not allowed when used memory > 'maxmemory'." then
+                return 1
+            end
+            return 0
+        } 1 rj:oom]
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_OOM]
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=0} \
+            [getInfoProperty [r info commandstats] cmdstat_eval]
+        r config set maxmemory 0
+    } {OK} {needs:config}
+
     # ---- commands refused or changed inside scripts ----------------------------------------
 
     test {Commands flagged noscript are refused inside scripts} {
