@@ -99,11 +99,14 @@ Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start) 
       continue;
     }
     if (part.substr(0, 6) != "flags=") return Status::Error(err::UnknownShebangOption(part));
+    // "flags=" declares none; otherwise every comma-separated piece must be a flag, empty
+    // pieces too ("no-writes," names an empty flag, as Redis reads it).
     std::string_view list = part.substr(6);
-    while (!list.empty()) {
+    for (bool more = !list.empty(); more;) {
       size_t comma = list.find(',');
       std::string_view flag = list.substr(0, comma);
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      more = comma != std::string_view::npos;
+      if (more) list.remove_prefix(comma + 1);
       uint32_t f = ScriptFlagByName(flag);
       if (f == 0) return Status::Error(err::UnexpectedShebangFlag(flag));
       *flags |= f;
@@ -274,20 +277,24 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   const uint32_t flags = script->flags;
   if ((flags & kScriptEvalCompat) == 0) {
-    // A script that declared its flags is admitted by them as a whole.
-    if (read_only && (flags & kScriptNoWrites) == 0) {
-      ctx.reply.Error(err::kScriptWriteFlagRo);
+    // A script that declared its flags is admitted by them as a whole, in Redis's order: OOM
+    // (a deny-oom command unless no-writes or allow-oom), MISCONF and NOREPLICAS (a write
+    // unless no-writes); only then the _RO form's refusal of a script that may write.
+    if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
+        server_.pre_command_oom()) {
+      ctx.reply.Error(err::kOom);
       return;
     }
-    // A script that may write is refused whole while persistence refuses writes (MISCONF).
     if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
       ctx.reply.Error(server_.WriteRefusal());
       return;
     }
-    if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
-        server_.pre_command_oom()) {
-      // Such a script counts as a deny-oom command: the usual OOM error.
-      ctx.reply.Error(err::kOom);
+    if ((flags & kScriptNoWrites) == 0 && server_.repl_too_few_replicas) {
+      ctx.reply.Error(err::kNoReplicas);
+      return;
+    }
+    if (read_only && (flags & kScriptNoWrites) == 0) {
+      ctx.reply.Error(err::kScriptWriteFlagRo);
       return;
     }
   }

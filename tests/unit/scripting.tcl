@@ -209,6 +209,12 @@ start_server {tags {scripting}} {
         assert_error {ERR Invalid script shebang} {r eval "#!lua flags=no-writes" 0}
         assert_error {ERR Unexpected flag in script shebang: bad-flag} \
             {r script load "#!lua flags=bad-flag\nreturn 1"}
+        # An empty flags= declares no flag, but an empty piece of a list is an unknown flag.
+        assert_equal 1 [r eval "#!lua flags=\nreturn 1" 0]
+        assert_error {ERR Unexpected flag in script shebang: } \
+            {r eval "#!lua flags=no-writes,\nreturn 1" 0}
+        assert_error {ERR Unexpected flag in script shebang: } \
+            {r eval "#!lua flags=no-writes,,allow-oom\nreturn 1" 0}
     }
 
     test {A no-writes script may read but not write} {
@@ -253,6 +259,48 @@ start_server {tags {scripting}} {
         r config set maxmemory 0
         if {[dict get $opts -code] == 1} {return -options $opts $err}
         assert_equal w [r get oom:key]
+    } {} {needs:config}
+
+    test {Without enough good replicas a script that may write is refused, a read-only one runs} {
+        r set nr:key v
+        r function load replace {#!lua name=nrlib
+            redis.register_function('nrwrite', function() return 1 end)
+            redis.register_function{function_name='nrread', flags={'no-writes'},
+                callback=function(keys) return redis.call('get', keys[1]) end}
+        }
+        # No replica is connected: one required is already too many, from the next command on.
+        r config set min-replicas-to-write 1
+        catch {
+            assert_equal v [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" \
+                1 nr:key]
+            assert_equal v [r eval {return redis.call('get', KEYS[1])} 1 nr:key]
+            # A shebang without no-writes declares a write: refused whole, before it runs.
+            assert_error {NOREPLICAS Not enough good replicas to write.} \
+                {r eval "#!lua\nreturn redis.call('get', KEYS\[1\])" 1 nr:key}
+            # Without a shebang each write is refused when the script reaches it.
+            assert_error {NOREPLICAS Not enough good replicas to write. script: *} \
+                {r eval {return redis.call('set', KEYS[1], 'w')} 1 nr:key}
+            assert_equal {NOREPLICAS Not enough good replicas to write.} \
+                [r eval {return redis.pcall('set', KEYS[1], 'w')['err']} 1 nr:key]
+            assert_error {NOREPLICAS *} {r fcall nrwrite 0}
+            assert_equal v [r fcall nrread 1 nr:key]
+            # NOREPLICAS comes before the _RO form's refusal of a script that may write.
+            assert_error {NOREPLICAS *} {r eval_ro "#!lua\nreturn 1" 0}
+            assert_error {NOREPLICAS *} {r fcall_ro nrwrite 0}
+        } err opts
+        r config set min-replicas-to-write 0
+        r function delete nrlib
+        if {[dict get $opts -code] == 1} {return -options $opts $err}
+        assert_equal v [r get nr:key]
+        assert_error {*Can not execute a script with write flag using \*_ro command*} \
+            {r eval_ro "#!lua\nreturn 1" 0}
+    } {} {needs:config}
+
+    test {Under OOM a shebang script that may write is refused before the _RO refusal} {
+        r config set maxmemory 1
+        catch {r eval_ro "#!lua\nreturn 1" 0} e
+        r config set maxmemory 0
+        assert_match {OOM command not allowed*} $e
     } {} {needs:config}
 
     test {Under OOM a script without a shebang runs, and only its growing commands are refused} {
