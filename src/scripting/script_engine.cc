@@ -8,6 +8,7 @@
 
 #include "db/keyspace_state.h"
 #include "protocol/errors.h"
+#include "protocol/errors_replica.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
 #include "util/hash.h"
@@ -295,6 +296,15 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
     }
     if (read_only && (flags & kScriptNoWrites) == 0) {
       ctx.reply.Error(err::kScriptWriteFlagRo);
+      return;
+    }
+  } else {
+    // A script without a shebang is admitted by EVAL's row, which has the stale flag; Redis
+    // still refuses it whole on a replica that serves no stale data while its link is down.
+    const ReplicaRole& role = server_.replica_role();
+    if (role.following && !role.link_up && !server_.config().replica_serve_stale_data &&
+        ctx.client.session().kind() != ClientKind::kMasterLink) {
+      ctx.reply.Error(err::kMasterDown);
       return;
     }
   }

@@ -188,6 +188,8 @@ std::string Server::ReplicaRefusal(const Client* c, const CommandSpec* spec,
   }
   if (!replica_role_.link_up && !config_.replica_serve_stale_data &&
       ((flags & kCmdStale) == 0 || (is_exec && queue_has(kCmdStale, false)))) {
+    // A script that was let run (allow-stale) is told of each such command in its own words.
+    if (c->kind() == ClientKind::kScript) return std::string(err::kScriptStaleReplica);
     return std::string(err::kMasterDown);
   }
   return {};

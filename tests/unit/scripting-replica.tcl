@@ -1,0 +1,130 @@
+# Scripts and functions where replication is involved: what a replica's stream receives from a
+# script (each write the script made, redis.set_repl's choices, SELECT inside the script), and
+# how a replica judges scripts while its link is down (replica-serve-stale-data no): the
+# allow-stale and no-writes flags, the commands a stale script may still run, and READONLY.
+# Both servers are the binary under test; every test also holds on Redis 7.0.
+
+proc script_repl_wait_online {level} {
+    wait_for_condition 200 50 {
+        [string match {*master_link_status:up*} [r $level info replication]]
+    } else {
+        fail "replica did not connect: [r $level info replication]"
+    }
+}
+
+# Waits until the replica (level 0) has applied everything the master (level -1) sent.
+proc script_repl_caught_up {} {
+    wait_for_condition 200 50 {
+        [s -1 master_repl_offset] == [s 0 slave_repl_offset]
+    } else {
+        fail "replica behind its master"
+    }
+}
+
+tags {scripting repl external:skip} {
+start_server {} {
+    start_server {} {
+        r replicaof [srv -1 host] [srv -1 port]
+        script_repl_wait_online 0
+
+        test {A script's writes reach the replica, and only those redis.set_repl lets through} {
+            r -1 del a b c d
+            r -1 eval {
+                redis.call('set', 'a', '1')
+                redis.set_repl(redis.REPL_NONE)
+                redis.call('set', 'b', '2')
+                redis.set_repl(redis.REPL_AOF)
+                redis.call('set', 'c', '3')
+                redis.set_repl(redis.REPL_SLAVE)
+                redis.call('set', 'd', '4')
+                redis.set_repl(redis.REPL_ALL)
+                redis.call('incr', 'd')
+            } 0
+            script_repl_caught_up
+            assert_equal {1 2 3 5} [r -1 mget a b c d]
+            assert_equal {1 {} {} 5} [r mget a b c d]
+        }
+
+        test {A script whose first run wrote nothing is replicated by its effects later} {
+            r -1 del x
+            set body {if tonumber(ARGV[1]) > 0 then redis.call('incr', KEYS[1]) end}
+            set sha [r -1 script load $body]
+            r -1 eval $body 1 x 0
+            r -1 evalsha $sha 1 x 0
+            r -1 evalsha $sha 1 x 1
+            r -1 evalsha [string toupper $sha] 1 x 1
+            script_repl_caught_up
+            assert_equal 2 [r get x]
+        }
+
+        test {A script's SELECT and non-deterministic values reach the replica as they happened} {
+            r -1 flushall
+            r -1 eval {
+                redis.call('set', 'here', 'db9')
+                redis.call('select', '10')
+                redis.call('incr', 'x')
+                redis.call('set', 'now', table.concat(redis.call('time'), '.'))
+                redis.call('select', '11')
+                redis.call('incr', 'z')
+            } 0
+            r -1 incr after
+            script_repl_caught_up
+            foreach level {-1 0} {
+                assert_equal db9 [r $level get here]
+                assert_equal 1 [r $level get after]
+            }
+            r -1 select 10
+            r select 10
+            assert_equal 1 [r get x]
+            assert_equal [r -1 get now] [r get now]
+            r -1 select 11
+            r select 11
+            assert_equal 1 [r get z]
+            r -1 select 9
+            r select 9
+        }
+
+        test {On a replica a script that may write is READONLY, a no-writes one runs} {
+            r -1 set k v
+            script_repl_caught_up
+            assert_error {READONLY You can't write against a read only replica.} \
+                {r eval "#!lua\nreturn redis.call('get', KEYS\[1\])" 1 k}
+            assert_equal v [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" 1 k]
+            # Without a shebang the script runs until it writes.
+            assert_equal v [r eval {return redis.call('get', KEYS[1])} 1 k]
+            assert_error {READONLY You can't write against a read only replica.*} \
+                {r eval {return redis.call('set', KEYS[1], 'x')} 1 k}
+            assert_equal v [r get k]
+        }
+
+        test {On a stale replica only allow-stale scripts run, and only stale-flagged commands} {
+            r config set replica-serve-stale-data no
+            r replicaof 127.0.0.1 1
+            wait_for_condition 100 50 {
+                [string match {*master_link_status:down*} [r info replication]]
+            } else {
+                fail "the link did not go down"
+            }
+            catch {
+                # A script without a shebang counts as a use of the data: refused whole.
+                assert_error {MASTERDOWN *} {r eval {return 1} 0}
+                assert_error {MASTERDOWN *} {r eval "#!lua flags=no-writes\nreturn 1" 0}
+                assert_equal 1 [r eval "#!lua flags=no-writes,allow-stale\nreturn 1" 0]
+                # Inside such a script the commands without the stale flag are refused.
+                assert_error {ERR Can not execute the command on a stale replica script: *} \
+                    {r eval "#!lua flags=no-writes,allow-stale\nreturn redis.call('get','k')" 0}
+                assert_equal {ERR Can not execute the command on a stale replica} \
+                    [r eval "#!lua flags=no-writes,allow-stale
+                             return redis.pcall('get','k')\['err'\]" 0]
+                assert_match {*redis_version*} \
+                    [r eval "#!lua flags=no-writes,allow-stale\nreturn redis.call('info','server')" 0]
+                assert_equal 2 [llength [r eval "#!lua flags=no-writes,allow-stale
+                                                return redis.call('time')" 0]]
+            } err opts
+            r config set replica-serve-stale-data yes
+            r replicaof no one
+            if {[dict get $opts -code] == 1} {return -options $opts $err}
+        }
+    }
+}
+}
