@@ -84,6 +84,51 @@ start_server {} {
             r select 9
         }
 
+        test {FUNCTION LOAD, DELETE, RESTORE and FLUSH and FCALL's writes reach the replica} {
+            r -1 function flush
+            r -1 function load {#!lua name=repllib
+                redis.register_function('replset', function(keys, args)
+                    return redis.call('set', keys[1], args[1])
+                end)
+                redis.register_function{function_name='replget', flags={'no-writes'},
+                    callback=function(keys) return redis.call('get', keys[1]) end}
+            }
+            r -1 fcall replset 1 fk fv
+            script_repl_caught_up
+            assert_equal {repllib} [lmap l [r function list] {dict get $l library_name}]
+            assert_equal fv [r get fk]
+            # The replica runs a no-writes function itself; one that may write is READONLY.
+            assert_equal fv [r fcall replget 1 fk]
+            assert_equal fv [r fcall_ro replget 1 fk]
+            assert_error {READONLY You can't write against a read only replica.} \
+                {r fcall replset 1 fk other}
+            set dump [r -1 function dump]
+            r -1 function delete repllib
+            script_repl_caught_up
+            assert_equal {} [r function list]
+            r -1 function restore $dump
+            script_repl_caught_up
+            assert_equal {repllib} [lmap l [r function list] {dict get $l library_name}]
+            r -1 function flush async
+            script_repl_caught_up
+            assert_equal {} [r function list]
+        }
+
+        test {A replica refuses FUNCTION LOAD, DELETE, FLUSH and RESTORE with READONLY} {
+            r -1 function load {#!lua name=rolib
+                redis.register_function('rof', function() return 1 end)
+            }
+            script_repl_caught_up
+            set dump [r function dump]
+            assert_error {READONLY *} \
+                {r function load "#!lua name=other\nredis.register_function('o', function() end)"}
+            assert_error {READONLY *} {r function delete rolib}
+            assert_error {READONLY *} {r function flush}
+            assert_error {READONLY *} {r function restore $dump replace}
+            assert_equal {rolib} [lmap l [r function list] {dict get $l library_name}]
+            r -1 function flush
+        }
+
         test {On a replica a script that may write is READONLY, a no-writes one runs} {
             r -1 set k v
             script_repl_caught_up
