@@ -598,6 +598,11 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
     return reject(spec, err::kScriptReadOnlyWrite);
   }
   const bool write = (spec->flags & kCmdWrite) != 0;
+  if (write && !run_.wrote && server_.repl_too_few_replicas) {
+    // min-replicas-to-write not met: refused until the script's first write; once it wrote,
+    // the script may finish even if replicas dropped meanwhile (as Redis lets it).
+    return reject(spec, err::kNoReplicas);
+  }
   if (write) {
     // Before the first write: the OOM state at the script's start refuses a command that may
     // grow memory, unless the script allows it (after a write failing would leave half a

@@ -380,10 +380,11 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
         if (!rejection.empty()) rejected_spec = spec;
       }
       // min-replicas-to-write not met (the replication layer keeps the flag): write commands,
-      // and EXEC when its queue holds one, get NOREPLICAS after MISCONF, as in Redis; inside a
-      // script each write on its own. The AOF's replay and the master's stream are exempt.
+      // and EXEC when its queue holds one, get NOREPLICAS after MISCONF, as in Redis. A script's
+      // writes are judged by the script engine (only until the script's first write). The AOF's
+      // replay and the master's stream are exempt.
       if (rejection.empty() && repl_too_few_replicas && !c->has_flag(kClientInExec) &&
-          (c->kind() == ClientKind::kNormal || from_script) && RefuseForDiskError(c, spec, true)) {
+          c->kind() == ClientKind::kNormal && RefuseForDiskError(c, spec, true)) {
         rejection = std::string(err::kNoReplicas);
         rejected_spec = spec;
       }

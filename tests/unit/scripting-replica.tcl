@@ -170,6 +170,65 @@ start_server {} {
             r replicaof no one
             if {[dict get $opts -code] == 1} {return -options $opts $err}
         }
+
+        # The master runs a busy script that waits (a bounded number of rounds) until INFO shows
+        # no replica, then writes; returns what the script replied.
+        proc script_repl_write_after_drop {first_write} {
+            set rd [redis_deferring_client -1]
+            $rd eval [string map [list FIRST $first_write] {
+                FIRST
+                for i = 1, 3000000 do
+                    local info = redis.call('info', 'replication')
+                    if string.match(info, 'connected_slaves:0') then
+                        return redis.pcall('set', KEYS[1], 'after the drop')
+                    end
+                end
+                return 'the replica never dropped'
+            }] 1 drop:x
+            wait_for_condition 100 100 {
+                [catch {r -1 ping} e] == 1
+            } else {
+                fail "the script did not become busy"
+            }
+            assert_match {BUSY*} $e
+            r replicaof no one
+            # The caught error comes back as the script's error reply.
+            catch {$rd read} reply
+            $rd close
+            return $reply
+        }
+
+        test {min-replicas-to-write: a script that already wrote may finish after replicas drop} {
+            r -1 config set busy-reply-threshold 10
+            r -1 config set min-replicas-to-write 1
+            catch {
+                foreach {first expected} {
+                    {redis.call('set', KEYS[1], 'before the drop')} OK
+                    {} {NOREPLICAS Not enough good replicas to write.}
+                } {
+                    r replicaof [srv -1 host] [srv -1 port]
+                    script_repl_wait_online 0
+                    wait_for_condition 100 100 {
+                        [s -1 min_slaves_good_slaves] == 1
+                    } else {
+                        fail "the replica is not counted as good"
+                    }
+                    r -1 del drop:x
+                    set reply [script_repl_write_after_drop $first]
+                    # A script that had not written yet is refused its first write.
+                    if {$expected eq "OK"} {
+                        assert_equal OK $reply
+                        assert_equal {after the drop} [r -1 get drop:x]
+                    } else {
+                        assert_equal $expected $reply
+                        assert_equal {} [r -1 get drop:x]
+                    }
+                }
+            } err opts
+            r -1 config set min-replicas-to-write 0
+            r -1 config set busy-reply-threshold 5000
+            if {[dict get $opts -code] == 1} {return -options $opts $err}
+        }
     }
 }
 }
