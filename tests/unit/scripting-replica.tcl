@@ -232,3 +232,38 @@ start_server {} {
     }
 }
 }
+
+# DEBUG LOADAOF on a read-only replica replays FUNCTION LOAD, DELETE and FLUSH from the AOF:
+# what the AOF holds is obeyed, not refused as a write.
+tags {scripting repl external:skip} {
+start_server {overrides {appendonly yes}} {
+    proc script_aof_reload_as_replica {} {
+        r config set replica-read-only yes
+        r replicaof 127.0.0.1 1
+        r debug loadaof
+        r replicaof no one
+    }
+
+    test {DEBUG LOADAOF on a read-only replica replays FUNCTION LOAD, DELETE and FLUSH} {
+        wait_for_condition 100 100 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        r function load "#!lua name=aoflib\nredis.register_function('aoff', function() return 'hi' end)"
+        script_aof_reload_as_replica
+        assert_equal {{library_name aoflib engine LUA functions {{name aoff description {} flags {}}}}} \
+            [r function list]
+        assert_equal hi [r fcall aoff 0]
+
+        r function delete aoflib
+        script_aof_reload_as_replica
+        assert_equal {} [r function list]
+
+        r function load "#!lua name=aoflib\nredis.register_function('aoff', function() return 'hi' end)"
+        r function flush
+        script_aof_reload_as_replica
+        assert_equal {} [r function list]
+    } {} {needs:debug}
+}
+}
