@@ -379,22 +379,8 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
     ctx.reply.Error(err::kFunctionNotFound);
     return;
   }
-  // Redis admits FCALL by the function's flags before the command runs, in its order: OOM (a
-  // deny-oom write unless no-writes or allow-oom), MISCONF and NOREPLICAS (a write unless
-  // no-writes).
-  if ((fn->flags & (kScriptNoWrites | kScriptAllowOom)) == 0 && server_.config().maxmemory != 0 &&
-      server_.pre_command_oom()) {
-    ctx.reply.Error(err::kOom);
-    return;
-  }
-  if ((fn->flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
-    ctx.reply.Error(server_.WriteRefusal());
-    return;
-  }
-  if ((fn->flags & kScriptNoWrites) == 0 && server_.repl_too_few_replicas) {
-    ctx.reply.Error(err::kNoReplicas);
-    return;
-  }
+  // Redis admits FCALL by the function's flags before the command runs.
+  if (!ScriptEngine::Of(server_).AdmitDeclared(fn->flags, ctx.reply)) return;
   // Admitted: MONITOR shows FCALL before the commands the function runs, whatever it answers
   // (the row is skip-monitor so that this order holds, as for EVAL).
   server_.FeedMonitorsNow(ctx.client, args);

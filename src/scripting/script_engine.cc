@@ -241,8 +241,38 @@ bool ScriptEngine::ParseNumKeys(const std::vector<std::string_view>& args,
   return true;
 }
 
+bool ScriptEngine::AdmitDeclared(uint32_t flags, ReplyBuilder& reply) {
+  if ((flags & kScriptEvalCompat) != 0) return true;
+  if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
+      server_.pre_command_oom()) {
+    reply.Error(err::kOom);
+    return false;
+  }
+  if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
+    reply.Error(server_.WriteRefusal());
+    return false;
+  }
+  if ((flags & kScriptNoWrites) == 0 && server_.repl_too_few_replicas) {
+    reply.Error(err::kNoReplicas);
+    return false;
+  }
+  return true;
+}
+
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
+  {
+    // The declared flags as admission sees them: the cached script's, or the body's shebang
+    // (an unknown SHA or a bad shebang is admitted and fails below).
+    uint32_t declared = kScriptEvalCompat;
+    size_t code_start = 0;
+    if (by_sha ? !CachedFlags(args[1], &declared)
+               : !ParseShebang(args[1], &declared, &code_start).ok()) {
+      declared = kScriptEvalCompat;
+    }
+    if (!AdmitDeclared(declared, ctx.reply)) return;
+  }
+  // Admitted: MONITOR shows the call before the commands the script runs, whatever it answers.
   server_.FeedMonitorsNow(ctx.client, args);
   if (by_sha && args[1].size() != 40) {
     ctx.reply.Error(err::kNoScript);
@@ -278,22 +308,7 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   const uint32_t flags = script->flags;
   if ((flags & kScriptEvalCompat) == 0) {
-    // A script that declared its flags is admitted by them as a whole, in Redis's order: OOM
-    // (a deny-oom command unless no-writes or allow-oom), MISCONF and NOREPLICAS (a write
-    // unless no-writes); only then the _RO form's refusal of a script that may write.
-    if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
-        server_.pre_command_oom()) {
-      ctx.reply.Error(err::kOom);
-      return;
-    }
-    if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
-      ctx.reply.Error(server_.WriteRefusal());
-      return;
-    }
-    if ((flags & kScriptNoWrites) == 0 && server_.repl_too_few_replicas) {
-      ctx.reply.Error(err::kNoReplicas);
-      return;
-    }
+    // Admitted above by its flags; only then the _RO form refuses a script that may write.
     if (read_only && (flags & kScriptNoWrites) == 0) {
       ctx.reply.Error(err::kScriptWriteFlagRo);
       return;

@@ -160,6 +160,34 @@ start_server {tags {monitor}} {
         r function flush
     }
 
+    test {MONITOR does not show a script call its declared flags refused, but shows later errors} {
+        r function load replace {#!lua name=oomlib
+            redis.register_function('oomw', function() return 1 end)
+        }
+        set m [start_monitor]
+        r config set maxmemory 1
+        catch {
+            # Refused before running, by the flags the shebang or the function declares.
+            assert_error {OOM *} {r eval "#!lua\nreturn 1" 0}
+            assert_error {OOM *} {r fcall oomw 0}
+            assert_error {OOM *} {r eval_ro "#!lua\nreturn 1" 0}
+            # Admitted, then failing in the command itself.
+            assert_equal 1 [r eval "#!lua flags=no-writes\nreturn 1" 0]
+            assert_error {ERR Unexpected flag*} {r eval "#!lua flags=bad\nreturn 1" 0}
+        } err opts
+        r config set maxmemory 0
+        if {[dict get $opts -code] == 1} {return -options $opts $err}
+        assert_error {ERR Can not execute a script with write flag*} {r eval_ro "#!lua\nreturn 1" 0}
+        r ping done
+        # (CONFIG is an administrative command: never shown.)
+        assert_match {*"eval" "#!lua flags=no-writes\\nreturn 1" "0"} [$m read]
+        assert_match {*"eval" "#!lua flags=bad\\nreturn 1" "0"} [$m read]
+        assert_match {*"eval_ro" "#!lua\\nreturn 1" "0"} [$m read]
+        assert_match {*"ping" "done"} [$m read]
+        $m close
+        r function flush
+    } {OK} {needs:config}
+
     test {Every monitor receives every line} {
         set m1 [start_monitor]
         set m2 [start_monitor]
