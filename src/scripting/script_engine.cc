@@ -261,7 +261,9 @@ bool ScriptEngine::AdmitDeclared(uint32_t flags, ReplyBuilder& reply) {
 
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
-  {
+  // Only when some refusal is possible (the usual case has none, and pays no lookup here).
+  if ((server_.config().maxmemory != 0 && server_.pre_command_oom()) ||
+      server_.repl_too_few_replicas || !server_.WriteRefusal().empty()) {
     // The declared flags as admission sees them: the cached script's, or the body's shebang
     // (an unknown SHA or a bad shebang is admitted and fails below).
     uint32_t declared = kScriptEvalCompat;
