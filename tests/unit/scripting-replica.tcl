@@ -143,6 +143,15 @@ start_server {} {
         }
 
         test {On a stale replica only allow-stale scripts run, and only stale-flagged commands} {
+            r -1 function load replace {#!lua name=stalelib
+                redis.register_function{function_name='plain', flags={'no-writes'},
+                    callback=function() return 'hello' end}
+                redis.register_function{function_name='stale', flags={'no-writes', 'allow-stale'},
+                    callback=function() return 'hello' end}
+                redis.register_function{function_name='staleget', flags={'no-writes', 'allow-stale'},
+                    callback=function() return redis.call('get', 'k') end}
+            }
+            script_repl_caught_up
             r config set replica-serve-stale-data no
             r replicaof 127.0.0.1 1
             wait_for_condition 100 50 {
@@ -165,9 +174,16 @@ start_server {} {
                     [r eval "#!lua flags=no-writes,allow-stale\nreturn redis.call('info','server')" 0]
                 assert_equal 2 [llength [r eval "#!lua flags=no-writes,allow-stale
                                                 return redis.call('time')" 0]]
+                # Functions alike, by the flags they were registered with.
+                assert_error {MASTERDOWN *} {r fcall plain 0}
+                assert_equal hello [r fcall stale 0]
+                assert_error {ERR Can not execute the command on a stale replica script: staleget,*} \
+                    {r fcall_ro staleget 0}
             } err opts
             r config set replica-serve-stale-data yes
             r replicaof no one
+            r -1 function flush
+            r function flush
             if {[dict get $opts -code] == 1} {return -options $opts $err}
         }
 
