@@ -45,6 +45,28 @@ start_server {} {
             assert_equal {1 {} {} 5} [r mget a b c d]
         }
 
+        test {A script's reads are not replicated, and rewritten commands reach it as rewritten} {
+            r -1 del ra rb rc rf
+            r config resetstat
+            r -1 eval {
+                redis.call('mget', 'ra', 'rb')
+                redis.call('set', 'rc', '1')
+                redis.call('expire', 'rc', 1000)
+                redis.call('incrbyfloat', 'rf', '1.5')
+                redis.call('spop', 'no-such-set')
+            } 0
+            script_repl_caught_up
+            set stats [r info commandstats]
+            # EXPIRE arrives as PEXPIREAT and INCRBYFLOAT as SET; MGET and a no-op SPOP not at all.
+            foreach cmd {mget expire incrbyfloat spop} {
+                assert_equal {} [getInfoProperty $stats cmdstat_$cmd] $cmd
+            }
+            assert_match {calls=1,*} [getInfoProperty $stats cmdstat_pexpireat]
+            assert_match {calls=2,*} [getInfoProperty $stats cmdstat_set]
+            assert_equal 1.5 [r get rf]
+            assert_range [r ttl rc] 900 1000
+        } {} {needs:config}
+
         test {A script whose first run wrote nothing is replicated by its effects later} {
             r -1 del x
             set body {if tonumber(ARGV[1]) > 0 then redis.call('incr', KEYS[1]) end}
