@@ -255,9 +255,20 @@ bool WriteTaggedTable(lua_State* L, ReplyBuilder& out, int script_resp) {
       lua_pop(L, 1);
       continue;
     }
-    // The count is known at the end: a deferred header.
-    const size_t handle = out.DeferLen();
-    size_t count = 0;
+    // Counted first, so the header is written in place: a deferred header would be inserted
+    // in front of everything the elements wrote, which costs the square of the depth for a
+    // table nested thousands deep (a self-containing one nests to Lua's stack limit).
+    size_t total = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      lua_pop(L, 1);
+      ++total;
+    }
+    if (is_map) {
+      out.Map(total);
+    } else {
+      out.Set(total);
+    }
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
       // [.., m, key, value]. lua_next needs the key untouched, and writing a proxy replaces it
@@ -271,9 +282,7 @@ bool WriteTaggedTable(lua_State* L, ReplyBuilder& out, int script_resp) {
         WriteTop(L, out, script_resp);
         lua_pop(L, 1);
       }
-      ++count;
     }
-    out.SetDeferredLen(handle, is_map ? '%' : '~', count);
     lua_pop(L, 1);
     return true;
   }
@@ -315,20 +324,22 @@ void WriteTop(lua_State* L, ReplyBuilder& out, int script_resp) {
       // as in Redis, so an array nests as deep before "reached lua stack limit".
       UnwrapProxy(L, -1);
       if (!WriteTaggedTable(L, out, script_resp)) {
-        // An array: t[1], t[2] ... up to the first nil; the length is known only at the end.
-        const size_t handle = out.DeferLen();
+        // An array: t[1], t[2] ... up to the first nil, counted first so the header is written
+        // in place (see the map case above).
         size_t n = 0;
         for (;;) {
           lua_rawgeti(L, -1, static_cast<int>(n + 1));
-          if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            break;
-          }
-          WriteTop(L, out, script_resp);
+          const bool end = lua_isnil(L, -1);
           lua_pop(L, 1);
+          if (end) break;
           ++n;
         }
-        out.SetDeferredLen(handle, '*', n);
+        out.Array(n);
+        for (size_t i = 1; i <= n; ++i) {
+          lua_rawgeti(L, -1, static_cast<int>(i));
+          WriteTop(L, out, script_resp);
+          lua_pop(L, 1);
+        }
       }
       break;
     }
