@@ -14,7 +14,7 @@ endif
 LUA_CFLAGS := -I/usr/include/lua5.1
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc $(LUA_CFLAGS)
 LUA_LIBS := -llua5.1-cjson -llua5.1-bitop -llua5.1
-LDLIBS := -levent -lcrypto -llzf -lpthread $(LUA_LIBS)
+LDLIBS := -levent -lssl -lcrypto -llzf -lpthread $(LUA_LIBS)
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -215,15 +215,15 @@ $(FUZZ_BUILD)/request_parser_fuzz: $(FUZZ_BUILD)/obj/fuzz/request_parser_fuzz.o 
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^
 
 $(FUZZ_BUILD)/dispatch_fuzz: $(FUZZ_BUILD)/obj/fuzz/dispatch_fuzz.o $(FUZZ_LIB_OBJS)
-	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread \
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
 	  $(LUA_LIBS)
 
 $(FUZZ_BUILD)/rdb_load_fuzz: $(FUZZ_BUILD)/obj/fuzz/rdb_load_fuzz.o $(FUZZ_LIB_OBJS)
-	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread \
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
 	  $(LUA_LIBS)
 
 $(FUZZ_BUILD)/lua_fuzz: $(FUZZ_BUILD)/obj/fuzz/lua_fuzz.o $(FUZZ_LIB_OBJS)
-	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lcrypto -llzf -lpthread \
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
 	  $(LUA_LIBS)
 
 fuzz-run: fuzz

@@ -23,10 +23,12 @@ packages=(
   lua-bitop-dev       # scripting: the bit library scripts see
   libhiredis-dev      # client side: tools, client library
   tcl                 # integration test suite
+  tcl-tls             # test only: the suite's TLS clients (tests/unit/tls.tcl)
+  openssl             # test only: the TLS tests make their certificates at run time
   redis-tools         # redis-cli / redis-benchmark for tests and benchmarks
   libgtest-dev        # unit tests
   libxxhash-dev       # key hashing (XXH3, seeded)
-  libssl-dev          # SHA1 for DEBUG DIGEST and, later, script hashes
+  libssl-dev          # TLS (tls-port, tls-replication); SHA1 for DEBUG DIGEST and script hashes
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
   redis-server        # test only: the reference for the differential test and the benchmark
   clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)

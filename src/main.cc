@@ -107,7 +107,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
-  redistp::LogStartupBanner(log, server.config(), server.tcp_port());
+  // The banner names the TLS port when there is no plain one (Redis's rule).
+  redistp::LogStartupBanner(log, server.config(),
+                            server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);

@@ -8,10 +8,12 @@
 //     set) is walked with HashTable::Scan's reverse-binary cursor, which survives growth and
 //     shrinking between calls: every element present for the whole iteration is returned at
 //     least once, some possibly twice.
-// COUNT bounds the number of reply items *gathered* before MATCH filters them, and a hash field
-// or a sorted-set member is two items (field and value, member and score), as in Redis; at most
-// COUNT*10 buckets are visited per call, so a sparse table cannot make a call long. MATCH
-// applies to the field or member, and drops its value or score along with it.
+// COUNT bounds the number of fields or members *gathered* before MATCH filters them: a page of
+// HSCAN or ZSCAN holds about COUNT fields (2*COUNT reply items, field and value), as Redis 7.0
+// answers (its scan doubles COUNT for the two-item types); clients such as BullMQ page through
+// a sorted set expecting COUNT members a page. At most COUNT*10 buckets are visited per call,
+// so a sparse table cannot make a call long. MATCH applies to the field or member, and drops
+// its value or score along with it.
 //
 // Argument order, as Redis checks it: the cursor (invalid cursor), then the key (a missing key
 // answers an empty scan with cursor 0, another type WRONGTYPE), then the MATCH/COUNT options
@@ -97,18 +99,18 @@ void ReplyPackedPairs(CommandContext& c, const Listpack& lp, const ScanOptions& 
   c.reply.SetDeferredLen(handle, '*', n);
 }
 
-// Drives table.Scan from `cursor` until COUNT items are gathered (`per_node` items per node),
-// the cursor wraps to 0, or the bucket budget is spent. Collects every node visited; returns
+// Drives table.Scan from `cursor` until COUNT nodes (fields, members) are gathered, the cursor
+// wraps to 0, or the bucket budget is spent. Collects every node visited; returns
 // the next cursor. Nothing changes the table during the command, so the node pointers stay
 // valid until the reply is written.
 template <typename Table, typename Node>
-uint64_t GatherNodes(Table& table, uint64_t cursor, const ScanOptions& opt, size_t per_node,
+uint64_t GatherNodes(Table& table, uint64_t cursor, const ScanOptions& opt,
                      std::vector<const Node*>* nodes) {
   const uint64_t target = static_cast<uint64_t>(opt.count);
   uint64_t budget = MaxBuckets(opt.count);
   do {
     cursor = table.Scan(cursor, [nodes](const Node* n) { nodes->push_back(n); });
-  } while (cursor != 0 && budget-- > 0 && nodes->size() * per_node < target);
+  } while (cursor != 0 && budget-- > 0 && nodes->size() < target);
   return cursor;
 }
 
@@ -124,7 +126,7 @@ void HScanCommand(CommandContext& c) {
     return;
   }
   std::vector<const FieldNode*> nodes;
-  cursor = GatherNodes<HashTable<FieldTableTraits>, FieldNode>(h.table(), cursor, opt, 2, &nodes);
+  cursor = GatherNodes<HashTable<FieldTableTraits>, FieldNode>(h.table(), cursor, opt, &nodes);
   c.reply.Array(2);
   ReplyScanCursor(c.reply, cursor);
   size_t handle = c.reply.DeferLen();
@@ -159,7 +161,7 @@ void SScanCommand(CommandContext& c) {
     return;
   }
   std::vector<const MemberNode*> nodes;
-  cursor = GatherNodes<HashTable<MemberTableTraits>, MemberNode>(s.table(), cursor, opt, 1, &nodes);
+  cursor = GatherNodes<HashTable<MemberTableTraits>, MemberNode>(s.table(), cursor, opt, &nodes);
   ReplyScanCursor(c.reply, cursor);
   size_t handle = c.reply.DeferLen();
   size_t n = 0;
@@ -187,7 +189,7 @@ void ZScanCommand(CommandContext& c) {
   uint64_t budget = MaxBuckets(opt.count);
   do {
     cursor = z.index().Scan(cursor, [&nodes](const ZNode* n) { nodes.push_back(n); });
-  } while (cursor != 0 && budget-- > 0 && nodes.size() * 2 < target);
+  } while (cursor != 0 && budget-- > 0 && nodes.size() < target);
   c.reply.Array(2);
   ReplyScanCursor(c.reply, cursor);
   size_t handle = c.reply.DeferLen();

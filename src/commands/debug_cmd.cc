@@ -7,11 +7,11 @@
 // Subcommands are parsed here rather than through the command table, because Redis gives DEBUG
 // no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
-// Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, PAUSE-CRON, OBJECT, DIGEST, DIGEST-VALUE,
-// POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the crash report and the exit
-// status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB file, empty, load it back:
-// persistence/persistence.h). LOADAOF answers that the AOF is not built; anything else (JMAP,
-// PANIC, HTSTATS ...) is an unknown subcommand.
+// Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, SET-SKIP-CHECKSUM-VALIDATION, PAUSE-CRON,
+// OBJECT, DIGEST, DIGEST-VALUE, POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the
+// crash report and the exit status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB
+// file, empty, load it back: persistence/persistence.h). LOADAOF answers that the AOF is not built;
+// anything else (JMAP, PANIC, HTSTATS ...) is an unknown subcommand.
 //
 // Digests. DEBUG DIGEST and DIGEST-VALUE compute the same SHA1 signatures as Redis, so a
 // dataset can be compared across redis-tp and Redis:
@@ -288,6 +288,8 @@ void HelpSub(CommandContext& c) {
           "SET-ACTIVE-EXPIRE <0|1>",
           "    0 stops the background deletion of expired keys (lookups still expire them);",
           "    1 restarts it.",
+          "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+          "    1 stops checking the CRC-64 of RDB files and of RESTORE payloads; 0 restores it.",
           "SEGFAULT",
           "    Crash the server with a write to a read-only page (SIGSEGV and a crash report).",
           "SLEEP <seconds>",
@@ -358,6 +360,11 @@ void DebugCommand(CommandContext& c) {
   } else if (is("set-active-expire") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number enables, anything else disables.
     c.server.keyspace().expiry.SetActive(std::atoi(std::string(c.args[2]).c_str()) != 0);
+    c.reply.Ok();
+  } else if (is("set-skip-checksum-validation") && argc == 3) {
+    // atoi semantics, as Redis. The loaders' own checks still run: only the CRC is skipped.
+    Persistence::Of(c.server).set_skip_checksum_validation(
+        std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
   } else if (is("pause-cron") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number pauses, anything else resumes.

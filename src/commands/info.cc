@@ -95,7 +95,8 @@ void ServerSection(Server& s, std::string* out) {
   Line(out, "process_id:%d", static_cast<int>(getpid()));
   Line(out, "process_supervised:no");
   Line(out, "run_id:%s", s.run_id().c_str());
-  Line(out, "tcp_port:%d", s.tcp_port());
+  // A TLS-only server (port 0) shows its tls-port here, as Redis does.
+  Line(out, "tcp_port:%d", s.tcp_port() != 0 ? s.tcp_port() : s.tls_port());
   Line(out, "server_time_usec:%lld", L(now_us));
   Line(out, "uptime_in_seconds:%lld", L(uptime));
   Line(out, "uptime_in_days:%lld", L(uptime / 86400));

@@ -66,6 +66,11 @@ class Persistence : public Subsystem {
   // The server's persistence, created and attached on first use.
   static Persistence& Of(Server& server);
 
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: while set, neither an RDB file's CRC-64 nor a DUMP
+  // payload's is checked (tests feed hand-corrupted payloads through the loaders' own checks).
+  bool skip_checksum_validation() const { return skip_checksum_validation_; }
+  void set_skip_checksum_validation(bool skip) { skip_checksum_validation_ = skip; }
+
   // --- RDB ---------------------------------------------------------------------------------
   // The RDB file's path (dbfilename, relative to the working directory `dir`).
   std::string RdbPath() const;
@@ -170,6 +175,7 @@ class Persistence : public Subsystem {
   std::function<void(bool, int)> child_done_;
 
   uint64_t dirty_at_save_ = 0;
+  bool skip_checksum_validation_ = false;
   bool bgsave_scheduled_ = false;
   bool last_bgsave_ok_ = true;
   int64_t last_bgsave_try_ms_ = 0;

@@ -20,6 +20,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -91,6 +92,7 @@ void ReplicaSide::Connect() {
 
 void ReplicaSide::CancelHandshake() {
   ev_.reset();
+  tls_.reset();
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   if (tmp_fd_ >= 0) close(tmp_fd_);
@@ -116,7 +118,9 @@ void ReplicaSide::FailLink(const char* why) {
 
 void ReplicaSide::OnSocketEvent(int /*fd*/, short /*what*/, void* arg) {
   auto* self = static_cast<ReplicaSide*>(arg);
-  if (self->state_ == LinkState::kConnecting) {
+  if (self->tls_ != nullptr && self->tls_->handshaking()) {
+    self->ContinueTlsHandshake();
+  } else if (self->state_ == LinkState::kConnecting) {
     self->OnConnected();
   } else {
     self->OnReadable();
@@ -135,6 +139,44 @@ void ReplicaSide::OnConnected() {
     return;
   }
   server.log().Log(LogLevel::kNotice, "Non blocking connect for SYNC fired the event.");
+  if (server.config().tls_replication) {
+    const TlsContext& ctx = server.tls_context();
+    if (!ctx.ready()) {
+      FailLink("Unable to connect to MASTER: TLS is not configured");
+      return;
+    }
+    tls_.reset(TlsConn::Connect(ctx.client_ctx(), fd_).release());
+    if (tls_ == nullptr) {
+      FailLink("Unable to connect to MASTER: cannot create a TLS session");
+      return;
+    }
+    ContinueTlsHandshake();
+    return;
+  }
+  StartHandshake();
+}
+
+void ReplicaSide::ContinueTlsHandshake() {
+  Server& server = repl_.server();
+  int r = tls_->Handshake();
+  if (r < 0) {
+    server.log().Log(LogLevel::kWarning, "Unable to connect to MASTER: %s", tls_->error().c_str());
+    FailLink(nullptr);
+    return;
+  }
+  last_io_ms_ = now_ms();
+  if (r == 0) {
+    // One-shot events: each handshake step waits on the direction OpenSSL asked for.
+    short what = tls_->want() == TlsConn::Want::kWrite ? EV_WRITE : EV_READ;
+    ev_.reset(event_new(server.loop_base(), fd_, what, &ReplicaSide::OnSocketEvent, this));
+    event_add(ev_.get(), nullptr);
+    return;
+  }
+  StartHandshake();
+}
+
+void ReplicaSide::StartHandshake() {
+  Server& server = repl_.server();
   ev_.reset(
       event_new(server.loop_base(), fd_, EV_READ | EV_PERSIST, &ReplicaSide::OnSocketEvent, this));
   event_add(ev_.get(), nullptr);
@@ -151,7 +193,23 @@ bool ReplicaSide::SendCommand(const std::vector<std::string>& argv) {
     wire += a;
     wire += "\r\n";
   }
-  return WriteAll(fd_, wire);
+  return WriteLink(wire);
+}
+
+bool ReplicaSide::WriteLink(std::string_view data) {
+  if (tls_ == nullptr) return WriteAll(fd_, data);
+  // Bounded: at most 100 waits of 10 ms for the socket; these are a few bytes each.
+  for (int waits = 0; !data.empty();) {
+    ssize_t n = tls_->Write(data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (tls_->want() == TlsConn::Want::kNothing || ++waits > 100) return false;
+    pollfd p{fd_, static_cast<short>(tls_->want() == TlsConn::Want::kRead ? POLLIN : POLLOUT), 0};
+    (void)poll(&p, 1, 10);
+  }
+  return true;
 }
 
 bool ReplicaSide::TakeLine(std::string* line) {
@@ -166,7 +224,27 @@ bool ReplicaSide::TakeLine(std::string* line) {
 void ReplicaSide::OnReadable() {
   Server& server = repl_.server();
   char buf[kReadChunk];
-  ssize_t n = read(fd_, buf, sizeof buf);
+  ssize_t n = 0;
+  if (tls_ != nullptr) {
+    // Everything OpenSSL decrypted is taken now: the socket will not announce it again.
+    size_t got = 0;
+    for (;;) {
+      n = tls_->Read(buf, sizeof buf);
+      if (n <= 0) break;
+      in_.append(buf, static_cast<size_t>(n));
+      got += static_cast<size_t>(n);
+      if (tls_->Pending() == 0) break;
+    }
+    if (got > 0) {
+      n = static_cast<ssize_t>(got);
+    } else if (n < 0 && tls_->want() != TlsConn::Want::kNothing) {
+      return;
+    } else if (n < 0) {
+      errno = ECONNRESET;
+    }
+  } else {
+    n = read(fd_, buf, sizeof buf);
+  }
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) {
     if (state_ == LinkState::kTransfer) {
@@ -179,7 +257,7 @@ void ReplicaSide::OnReadable() {
     return;
   }
   last_io_ms_ = now_ms();
-  in_.append(buf, static_cast<size_t>(n));
+  if (tls_ == nullptr) in_.append(buf, static_cast<size_t>(n));
   if (state_ == LinkState::kHandshake) {
     if (!AdvanceHandshake()) return;
   }
@@ -220,7 +298,12 @@ bool ReplicaSide::AdvanceHandshake() {
         {
           std::string port_text = "0";
           cfg.GetValue("replica-announce-port", &port_text);
-          if (port_text == "0") port_text = std::to_string(server.tcp_port());
+          // Over TLS the master is told the port its replicas' peers reach us on: tls-port.
+          if (port_text == "0") {
+            port_text =
+                std::to_string(cfg.tls_replication && server.tls_port() != 0 ? server.tls_port()
+                                                                             : server.tcp_port());
+          }
           step_ = Step::kPort;
           if (!SendCommand({"REPLCONF", "listening-port", port_text})) break;
         }
@@ -577,6 +660,7 @@ void ReplicaSide::AttachLink(int db_index) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
   Client* c = server.AttachClient(fd, false, FormatSockAddr(peer), FormatSockAddr(local),
                                   ClientKind::kMasterLink);
+  c->tls = std::move(tls_);
   if (db_index >= 0 && db_index < server.db_count()) (void)server.SelectDb(*c, db_index);
   link_ = c;
   state_ = LinkState::kConnected;

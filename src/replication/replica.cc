@@ -230,8 +230,7 @@ void ReplicaSide::Cron() {
             "the 'repl-timeout' parameter in redis.conf to a larger value.");
       } else if (now - last_ack_ms_ >= 1000 && fd_ >= 0) {
         // A newline now and then, so the master sees us alive while it sends the RDB.
-        ssize_t n = write(fd_, "\n", 1);
-        (void)n;
+        (void)WriteLink("\n");
         last_ack_ms_ = now;
       }
       break;

@@ -101,7 +101,15 @@ class ReplicaSide : public MasterLinkObserver {
   void CancelHandshake();
   static void OnSocketEvent(int fd, short what, void* arg);
   void OnConnected();
+  // tls-replication: one step of the TLS handshake with the master; its end starts the
+  // replication handshake (PING ...). The socket event waits on what OpenSSL asked for.
+  void ContinueTlsHandshake();
+  // The replication handshake begins: the socket is connected (and TLS established).
+  void StartHandshake();
   void OnReadable();
+  // Writes all of `data` on the connection (plain or TLS); a TLS write that must wait polls
+  // the socket briefly (the handshake's commands are small). False on an error.
+  bool WriteLink(std::string_view data);
   // Runs the handshake steps the buffered input allows; false when the link was dropped.
   bool AdvanceHandshake();
   // Sends one command of the handshake.
@@ -140,6 +148,7 @@ class ReplicaSide : public MasterLinkObserver {
   // The connection while it is not yet a client.
   int fd_ = -1;
   EventPtr ev_;
+  TlsConnPtr tls_;  // tls-replication: the TLS session over fd_, handed to the link client
   std::string in_;  // bytes read and not yet used
   enum class Step { kPing, kAuth, kPort, kIp, kCapa, kPsync, kBulkHeader } step_ = Step::kPing;
   std::string psync_replid_;  // the id and offset +FULLRESYNC named

@@ -11,6 +11,7 @@
 #include "protocol/errors_replica.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
+#include "server/admission.h"
 #include "util/hash.h"
 #include "util/numbers.h"
 
@@ -565,22 +566,6 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
     if (raise) return lua_error(L);
     return 1;
   };
-  // A command the script may not run here (unknown, wrong arity, noscript, a write in a
-  // read-only script, OOM) is refused as Redis refuses it: the refusal counts as an error reply
-  // (errorstats, total_error_replies) and as a rejected call of the command, and the error table
-  // carries the mark that keeps the script's own error reply from counting it a second time.
-  auto reject = [&](const CommandSpec* refused, std::string_view msg) -> int {
-    const size_t sp = msg.find(' ');
-    ServerStats& stats = server_.stats();
-    ++stats.total_error_replies;
-    ++stats.error_counts[std::string(msg.substr(0, sp == std::string_view::npos ? 0 : sp))];
-    if (refused != nullptr) ++refused->stats.rejected_calls;
-    PushCodedErrorTable(L, msg);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, kIgnoreStatsField);
-    if (raise) return lua_error(L);
-    return 1;
-  };
   const int argc = lua_gettop(L);
   if (argc == 0) return fail(err::kScriptNoArgs);
   if (!running_) return fail(err::kScriptCallOutside);
@@ -598,43 +583,20 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
       return fail(err::kScriptBadArgs);
     }
   }
-  const CommandSpec* spec = server_.commands().Find(args_[0]);
-  if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
-    spec = spec->FindSubcommand(args_[1]);
-  }
-  if (spec == nullptr) return reject(nullptr, err::kScriptUnknownCommand);
-  const int n = static_cast<int>(args_.size());
-  if ((spec->arity > 0 && n != spec->arity) || n < -spec->arity) {
-    return reject(spec, err::kScriptWrongArgs);
-  }
-  if ((spec->flags & kCmdNoScript) != 0 && !server_.scripts_may_run_noscript()) {
-    return reject(spec, err::kScriptCommandNotAllowed);
-  }
-  // PUBLISH and the like (may-replicate) count as writes for read-only scripts.
-  if (run_.read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate)) != 0) {
-    return reject(spec, err::kScriptReadOnlyWrite);
-  }
-  const bool write = (spec->flags & kCmdWrite) != 0;
-  if (write && !run_.wrote && server_.repl_too_few_replicas) {
-    // min-replicas-to-write not met: refused until the script's first write; once it wrote,
-    // the script may finish even if replicas dropped meanwhile (as Redis lets it).
-    return reject(spec, err::kNoReplicas);
-  }
-  if (write) {
-    // Before the first write: the OOM state at the script's start refuses a command that may
-    // grow memory, unless the script allows it (after a write failing would leave half a
-    // script applied).
-    if (!run_.wrote && (run_.flags & kScriptAllowOom) == 0 && (spec->flags & kCmdDenyOom) != 0 &&
-        server_.config().maxmemory != 0 && server_.pre_command_oom()) {
-      return reject(spec, err::kOom);
-    }
-    run_.wrote = true;
-  }
+  // The command passes the server's admission gate like any other (server/admission.h), with
+  // the script's own rules (read-only, allow-oom, written yet) and Redis's script texts: an
+  // unknown command, wrong arity, a no-script command, a write from a read-only script, OOM
+  // before the first write, an ACL denial ...
+  ScriptCallGate gate;
+  gate.read_only = run_.read_only;
+  gate.allow_oom = (run_.flags & kScriptAllowOom) != 0;
+  gate.wrote = run_.wrote;
   client_->reply.SetResp(run_.resp);
   const bool narrowed = run_.repl != kReplAll;
   if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
   client_->out.Clear();
-  server_.Execute(client_.get(), args_);
+  server_.Execute(client_.get(), args_, &gate);
+  run_.wrote = gate.wrote;
   if (narrowed) server_.propagator().SetTargets(kPropagateAll);
   // The arguments are not needed any more: dropping them makes room for the reply however many
   // there were (unpack of ~8000 values fills the stack to Lua's limit).

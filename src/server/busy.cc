@@ -123,7 +123,7 @@ bool Server::BusyRound() {
       if (index >= listeners_.size()) continue;
       // The connections accepted now have the next ids: watch them too.
       const uint64_t first_new = next_client_id_;
-      OnAccept(listeners_[index]->fd, listeners_[index]->unix_socket);
+      OnAccept(listeners_[index]->fd, listeners_[index]->unix_socket, listeners_[index]->tls);
       for (auto it = clients_.lower_bound(first_new); it != clients_.end(); ++it) {
         BusyWatch(it->second, true);
       }

@@ -37,6 +37,7 @@
 #include "server/event_handle.h"
 #include "util/byte_buffer.h"
 #include "util/reply_buffer.h"
+#include "util/tls.h"
 #include "watch/compact_set.h"
 
 namespace redistp {
@@ -200,6 +201,13 @@ class Client {
   EventPtr read_ev;
   EventPtr write_ev;
   bool write_armed = false;
+  // A TLS connection's session (null for plain sockets and pseudo-clients: the plain path
+  // tests only this pointer). Reads and writes go through it; the two flags remember a call
+  // that waits on the other direction (an SSL_read that must write, an SSL_write that must
+  // read), so the event for that direction resumes it (server/tls.cc).
+  TlsConnPtr tls;
+  bool tls_read_wants_write = false;
+  bool tls_write_wants_read = false;
 
  private:
   ClientKind kind_;

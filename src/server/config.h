@@ -274,6 +274,18 @@ class Config {
   int64_t maxclients = 10000;
   int timeout = 0;  // seconds; 0 = never close idle clients
   int tls_port = 0;
+  // TLS (server/tls.cc builds the contexts from these; empty strings are unset).
+  std::string tls_cert_file, tls_key_file, tls_key_file_pass;
+  std::string tls_client_cert_file, tls_client_key_file, tls_client_key_file_pass;
+  std::string tls_dh_params_file, tls_ca_cert_file, tls_ca_cert_dir;
+  std::string tls_protocols, tls_ciphers, tls_ciphersuites;
+  int tls_auth_clients = 1;  // 0 no, 1 yes, 2 optional
+  bool tls_prefer_server_ciphers = false;
+  bool tls_session_caching = true;
+  int tls_session_cache_size = 20480;
+  int tls_session_cache_timeout = 300;
+  bool tls_replication = false;
+  bool tls_cluster = false;
   // Process
   bool daemonize = false;
   std::string pidfile;

@@ -31,6 +31,23 @@
 
 namespace redistp {
 
+namespace {
+
+// A blocked command that ends with an error (its group destroyed, CLIENT UNBLOCK ... ERROR, a
+// role change) failed, as Redis counts it: one more error reply of that prefix in errorstats
+// and a failed call of the command (CLIENT LIST's cmd=, the name it blocked with). `before`
+// is the client's error count before the ending reply was written.
+void CountBlockEndError(Server& s, Client& c, uint64_t before) {
+  if (c.reply.errors_written() == before) return;
+  ++s.stats().total_error_replies;
+  ++s.stats().error_counts[std::string(c.reply.last_error_prefix())];
+  if (const CommandSpec* spec = s.commands().Find(c.last_cmd); spec != nullptr) {
+    ++spec->stats.failed_calls;
+  }
+}
+
+}  // namespace
+
 void Server::ReleaseHeldPushes(Client& c) {
   if (c.pending_pushes.Readable() == 0) return;
   c.out.Append(c.pending_pushes);
@@ -140,7 +157,9 @@ bool Server::UnblockClient(Client* c, bool with_error) {
   if (std::find(sd.begin(), sd.end(), c) != sd.end()) return false;
   std::unique_ptr<BlockedClient> w = blocking_.Remove(c->id);
   if (with_error) {
+    const uint64_t before = c->reply.errors_written();
     c->reply.Error(err::kUnblocked);
+    CountBlockEndError(*this, *c, before);
   } else if (w != nullptr) {
     w->kind->TimeoutReply(*w, c->reply);
   }
@@ -155,7 +174,9 @@ void Server::UnblockAllClients(std::string_view error) {
   }
   for (Client* c : blocked) {
     blocking_.Remove(c->id);
+    const uint64_t before = c->reply.errors_written();
     c->reply.Error(error);
+    CountBlockEndError(*this, *c, before);
     c->set_flag(kClientCloseAfterReply, true);
     FinishBlock(c);
   }
@@ -189,7 +210,9 @@ void Server::ServeReadyKeys() {
         // pushes it causes (Push holds them while kClientExecuting is set).
         bool was_executing = c->has_flag(kClientExecuting);
         c->set_flag(kClientExecuting, true);
+        const uint64_t before = c->reply.errors_written();
         ServeResult r = w.kind->TryServe(w, d, k, c->reply);
+        CountBlockEndError(*this, *c, before);
         c->set_flag(kClientExecuting, was_executing);
         return r;
       };

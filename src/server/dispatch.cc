@@ -1,16 +1,17 @@
 // Dispatch: from parsed arguments to an executed command.
 //
 // ProcessInput runs every complete request in a client's query buffer. Execute is the one
-// admission gate every caller goes through (network, MULTI/EXEC, scripts): command lookup,
-// subcommand lookup, arity, authentication, subscribed context, BUSY, maxmemory, MISCONF, and
-// last CLIENT PAUSE, which holds an admitted top-level command whole until the pause ends;
-// Dispatch adds reply suppression (CLIENT REPLY). Handlers trust their input after it. After
-// the handler: command statistics, error statistics, slowlog, latency monitor and MONITOR feed.
+// admission gate every caller goes through (network, MULTI/EXEC, scripts, the AOF's replay and
+// the master's stream): command and subcommand lookup, then the ordered list of checks of
+// server/admission.h (arity, NOAUTH, ACL, OOM, MISCONF, ..., and last CLIENT PAUSE, which holds
+// an admitted top-level command whole until the pause ends); Dispatch adds reply suppression
+// (CLIENT REPLY). Handlers trust their input after it. After the handler: command statistics,
+// error statistics, slowlog, latency monitor and MONITOR feed.
 #include <algorithm>
 #include <cstdio>
 
 #include "protocol/errors.h"
-#include "protocol/errors_replica.h"
+#include "server/admission.h"
 #include "server/server.h"
 #include "util/numbers.h"
 #include "util/repr.h"
@@ -164,37 +165,6 @@ bool Server::RefuseForDiskError(const Client* c, const CommandSpec* spec, bool f
   return false;
 }
 
-std::string Server::ReplicaRefusal(const Client* c, const CommandSpec* spec,
-                                   const std::vector<std::string_view>& args) {
-  // Redis's processCommand order: READONLY (a write, or an EXEC whose queue holds one), then
-  // MASTERDOWN (a command without the stale flag, or an EXEC whose queue holds one).
-  auto queue_has = [&](uint64_t flag, bool want) {
-    for (const std::vector<std::string>& queued : c->multi.queue) {
-      const CommandSpec* q = commands_.Find(queued[0]);
-      if (q == nullptr) continue;
-      if (!q->subcommands.empty() && queued.size() >= 2) {
-        const CommandSpec* sub = q->FindSubcommand(queued[1]);
-        if (sub != nullptr) q = sub;
-      }
-      if (((q->flags & flag) != 0) == want) return true;
-    }
-    return false;
-  };
-  const bool is_exec = spec->full_name == "exec";
-  const uint64_t flags = InvocationFlagsOf(spec, args);
-  if (config_.replica_read_only &&
-      ((flags & kCmdWrite) != 0 || (is_exec && queue_has(kCmdWrite, true)))) {
-    return std::string(err::kReadOnlyReplica);
-  }
-  if (!replica_role_.link_up && !config_.replica_serve_stale_data &&
-      ((flags & kCmdStale) == 0 || (is_exec && queue_has(kCmdStale, false)))) {
-    // A script that was let run (allow-stale) is told of each such command in its own words.
-    if (c->kind() == ClientKind::kScript) return std::string(err::kScriptStaleReplica);
-    return std::string(err::kMasterDown);
-  }
-  return {};
-}
-
 void Server::PauseClients(int64_t until_ms, bool writes_only) {
   // A new pause extends, never shortens; ALL wins over WRITE while both are active, so a
   // WRITE pause never downgrades a running ALL pause (CLIENT fix: it used to).
@@ -272,7 +242,7 @@ void Server::Dispatch(Client* c) {
   if (!c->closed) CheckOutputLimits(c);
 }
 
-void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
+void Server::Execute(Client* c, const std::vector<std::string_view>& args, ScriptCallGate* script) {
   int64_t start_us = NowUs();
   // Inside a script time stands still for the keyspace: a key does not expire between two
   // commands of one script (Redis 7.0 uses the script's start time). The script engine holds
@@ -283,11 +253,13 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
 
   uint64_t errors_before = c->reply.errors_written();
   uint64_t uncounted_before = c->reply.errors_uncounted();
+  // The lookup gives the checks their row: an unknown command or subcommand is refused here
+  // (a script's call with its own text, counted against no row, as Redis's script path).
   const CommandSpec* spec = commands_.Find(args[0]);
   const CommandSpec* rejected_spec = nullptr;
   std::string rejection;
   if (spec == nullptr) {
-    rejection = UnknownCommandError(args);
+    rejection = from_script ? std::string(err::kScriptUnknownCommand) : UnknownCommandError(args);
     if (!c->has_flag(kClientInExec) && !from_script) c->last_cmd = "NULL";
   } else {
     if (!spec->subcommands.empty() && args.size() >= 2) {
@@ -297,7 +269,9 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
           (c->kind() == ClientKind::kAofLoading || c->kind() == ClientKind::kMasterLink)) {
         sub = spec->FindInternalSubcommand(args[1]);
       }
-      if (sub == nullptr) {
+      if (sub == nullptr && from_script) {
+        rejection = std::string(err::kScriptUnknownCommand);
+      } else if (sub == nullptr) {
         std::string upper(spec->name);
         for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         rejection = err::UnknownSubcommand(args[1].substr(0, 128), upper);
@@ -312,98 +286,26 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       c->last_cmd =
           rejection.empty() ? std::string_view(spec->full_name) : std::string_view("NULL");
     if (rejection.empty()) {
-      int argc = static_cast<int>(args.size());
-      if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
-        rejection = err::WrongArity(spec->full_name);
-        rejected_spec = spec;
-      } else if (!c->authenticated && (spec->flags & kCmdNoAuth) == 0) {
-        rejection = std::string(err::kNoAuth);
-        rejected_spec = spec;
-      } else if (c->has_flag(kClientInExec) && (spec->flags & kCmdNoMulti) != 0) {
-        rejection = std::string(err::kNotAllowedInMulti);
-        rejected_spec = spec;
-      } else if ((spec->flags & kCmdSubscribedContext) == 0 && c->reply.resp() == 2 &&
-                 !c->has_flag(kClientInExec) && PubSub::Subscribed(*c)) {
-        // RESP2 subscribed mode: the connection reads messages, not replies (RESP3 tells the
-        // two apart, so it is not restricted).
-        rejection = err::SubscribedContext(spec->full_name);
-        rejected_spec = spec;
-      } else if (loading_ && (spec->flags & kCmdLoading) == 0 && !from_script &&
-                 c->kind() != ClientKind::kAofLoading) {
-        // Only reachable while a busy script of the AOF being loaded serves the others.
-        rejection = std::string(err::kLoading);
-        rejected_spec = spec;
-      } else if (busy_caller_ != nullptr && (spec->flags & kCmdAllowBusy) == 0 && !from_script) {
-        // A script has run past busy-reply-threshold (server/busy.cc): only the commands that
-        // can end it, or that touch no data, are served. Inside MULTI this fails the
-        // transaction like any rejection, as in Redis.
-        rejection = std::string(BusyError());
-        rejected_spec = spec;
-      } else if ((c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica) &&
-                 (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate)) != 0) {
-        // A MONITOR connection is a replica to Redis, and replicas may not touch keys (checked
-        // after the subscribed context and BUSY, in Redis's order).
-        rejection = std::string(err::kReplicaKeyspace);
-        rejected_spec = spec;
-      }
-      // maxmemory comes after authentication and before MULTI queueing, as in Redis; commands
-      // EXEC runs were admitted (or refused) as a whole when EXEC was.
-      // Scripts apply their own OOM rule (scripting/script_engine.h). While a script is busy
-      // nothing is evicted (the script's keys stay put) and nothing refused for memory.
-      // The AOF's replay is never refused: Redis neither evicts nor refuses while loading.
-      if (rejection.empty() && config_.maxmemory != 0 && busy_caller_ == nullptr &&
-          c->kind() != ClientKind::kAofLoading && c->kind() != ClientKind::kMasterLink &&
-          !c->has_flag(kClientInExec) && !from_script && RefuseForMemory(c, spec)) {
-        rejection = std::string(err::kOom);
-        rejected_spec = spec;
-      }
-      // Persistence errors (stop-writes-on-bgsave-error, AOF write errors) come after maxmemory,
-      // as in Redis: write commands and PING get the MISCONF text, and EXEC when its queue
-      // holds a write (the commands EXEC runs were admitted with it). Inside a script each
-      // write is refused on its own, PING is not.
-      if (rejection.empty() && refusal_hooks_.n != 0 && c->kind() != ClientKind::kAofLoading &&
-          c->kind() != ClientKind::kMasterLink && !c->has_flag(kClientInExec)) {
-        std::string_view refusal = WriteRefusal();
-        if (!refusal.empty() && RefuseForDiskError(c, spec, from_script)) {
-          rejection = std::string(refusal);
-          rejected_spec = spec;
+      // The ordered checks (server/admission.h): refused, held by CLIENT PAUSE, or admitted.
+      AdmissionVerdict verdict;
+      const AdmissionCall call{*this, *c, c->session(), *spec, args, CallerOf(*c), script};
+      if (Admit(call, &verdict)) {
+        if (verdict.hold) {
+          // Held whole until the pause ends: ProcessInput keeps the request in the buffer.
+          c->set_flag(kClientPostponed, true);
+          return;
         }
-      }
-      // A replica (server/replica_role.h): READONLY for its own clients' writes (a script's
-      // writes too), MASTERDOWN while the link is down and stale data must not be served. The
-      // master link (and a script it runs) and the AOF's replay obey; commands EXEC runs were
-      // judged with EXEC.
-      if (rejection.empty() && replica_role_.following &&
-          c->session().kind() != ClientKind::kMasterLink && c->kind() != ClientKind::kAofLoading &&
-          !c->has_flag(kClientInExec)) {
-        rejection = ReplicaRefusal(c, spec, args);
-        if (!rejection.empty()) rejected_spec = spec;
-      }
-      // min-replicas-to-write not met (the replication layer keeps the flag): write commands,
-      // and EXEC when its queue holds one, get NOREPLICAS after MISCONF, as in Redis. A script's
-      // writes are judged by the script engine (only until the script's first write). The AOF's
-      // replay and the master's stream are exempt.
-      if (rejection.empty() && repl_too_few_replicas && !c->has_flag(kClientInExec) &&
-          c->kind() == ClientKind::kNormal && RefuseForDiskError(c, spec, true)) {
-        rejection = std::string(err::kNoReplicas);
+        rejection = std::move(verdict.text);
         rejected_spec = spec;
+      } else if (script != nullptr && (spec->flags & kCmdWrite) != 0) {
+        // The script has written from here on (its OOM rule, SCRIPT KILL's UNKILLABLE).
+        script->wrote = true;
       }
     }
   }
 
-  // CLIENT PAUSE comes after every other admission check, as in Redis 7.0: a command that is
-  // refused (unknown, arity, NOAUTH, OOM, MISCONF, BUSY ...) is answered at once, one that the
-  // pause holds waits whole, before it is run or queued in MULTI. Commands EXEC or a script
-  // runs were admitted with it; the AOF's replay is never held.
-  // The master link's stream is never held either (a replica applies what its master did).
-  if (rejection.empty() && any_pause() && !c->has_flag(kClientInExec) && !from_script &&
-      c->kind() != ClientKind::kAofLoading && c->kind() != ClientKind::kMasterLink &&
-      ShouldPause(c, spec, args)) {
-    c->set_flag(kClientPostponed, true);
-    return;
-  }
-
-  if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0) {
+  if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0 &&
+      !from_script) {
     // EXEC itself rejected (arity, NOAUTH, ...): Redis 7.0 answers EXECABORT and discards the
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));
@@ -416,16 +318,13 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args) {
       c->multi.failed = true;
       c->reply.Error(rejection);
       if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
-    } else if ((spec->flags & kCmdNoMulti) != 0) {
-      c->multi.failed = true;
-      c->reply.Error(err::kNotAllowedInMulti);
     } else {
       c->multi.queue.emplace_back(args.begin(), args.end());
       c->reply.Simple("QUEUED");
     }
   } else if (!rejection.empty()) {
     if (spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0 &&
-        !c->has_flag(kClientInExec)) {
+        !c->has_flag(kClientInExec) && !from_script) {
       // Redis answers any rejected EXEC with EXECABORT, even outside MULTI, and drops the
       // connection's WATCHes as a discarded transaction does.
       c->reply.Error(err::ExecAbort(rejection));

@@ -66,15 +66,26 @@ constexpr std::string_view kProtectedModeError =
 }  // namespace
 
 Status Server::ListenAllTcp() {
+  // The plain port and the TLS port share the bind list; either may be 0 (not opened). Only
+  // the kinds whose port or addresses differ from what is bound are opened (at startup
+  // nothing is bound), so CONFIG SET tls-port leaves the plain listeners alone.
+  const bool rebind = config_.bind != bound_bind_;
+  const bool open_kind[2] = {rebind || config_.port != bound_port_,
+                             rebind || config_.tls_port != bound_tls_port_};
   bound_bind_ = config_.bind;
-  if (config_.port == 0) return Status::Ok();
+  bound_port_ = config_.port;
+  bound_tls_port_ = config_.tls_port;
   std::vector<std::string> addrs = config_.bind;
   if (addrs.empty()) addrs = {"*", "-::*"};
-  for (const std::string& a : addrs) {
-    bool optional = !a.empty() && a[0] == '-';
-    std::string addr = optional ? a.substr(1) : a;
-    Status s = ListenTcp(addr, optional);
-    if (!s.ok()) return s;
+  for (bool tls : {false, true}) {
+    const int port = tls ? config_.tls_port : config_.port;
+    if (port == 0 || !open_kind[tls ? 1 : 0]) continue;
+    for (const std::string& a : addrs) {
+      bool optional = !a.empty() && a[0] == '-';
+      std::string addr = optional ? a.substr(1) : a;
+      Status s = ListenTcp(addr, optional, port, tls);
+      if (!s.ok()) return s;
+    }
   }
   return Status::Ok();
 }
@@ -82,11 +93,23 @@ Status Server::ListenAllTcp() {
 Status Server::RelistenTcp() {
   // Open the new sockets before closing the old ones, so a failure leaves the server
   // listening where it was (CONFIG SET port/bind is all-or-nothing).
-  if (config_.port == bound_port_ && config_.bind == bound_bind_) return Status::Ok();
-  std::vector<std::unique_ptr<Listener>> old;
-  for (auto& l : listeners_) old.push_back(std::move(l));
+  if (config_.port == bound_port_ && config_.tls_port == bound_tls_port_ &&
+      config_.bind == bound_bind_) {
+    return Status::Ok();
+  }
+  // The listeners ListenAllTcp replaces (the same rule: their kind's port or the addresses
+  // changed) move aside; the others, and the unix socket, stay in service.
+  const bool rebind = config_.bind != bound_bind_;
+  const bool plain_moves = rebind || config_.port != bound_port_;
+  const bool tls_moves = rebind || config_.tls_port != bound_tls_port_;
+  std::vector<std::unique_ptr<Listener>> old, kept;
+  for (auto& l : listeners_) {
+    const bool moves = !l->unix_socket && (l->tls ? tls_moves : plain_moves);
+    (moves ? old : kept).push_back(std::move(l));
+  }
   listeners_.clear();
   int old_port = bound_port_;
+  int old_tls_port = bound_tls_port_;
   std::vector<std::string> old_bind = bound_bind_;
   Status s = ListenAllTcp();
   auto close_all = [](std::vector<std::unique_ptr<Listener>>& v, bool tcp_only) {
@@ -101,15 +124,15 @@ Status Server::RelistenTcp() {
     log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
     close_all(listeners_, false);
     listeners_.clear();
+    for (auto& l : kept) listeners_.push_back(std::move(l));
     for (auto& l : old) listeners_.push_back(std::move(l));
     bound_port_ = old_port;
+    bound_tls_port_ = old_tls_port;
     bound_bind_ = old_bind;
     return s;
   }
   close_all(old, true);
-  for (auto& l : old) {
-    if (l != nullptr) listeners_.push_back(std::move(l));  // the unix socket stays
-  }
+  for (auto& l : kept) listeners_.push_back(std::move(l));
   return Status::Ok();
 }
 
@@ -119,6 +142,7 @@ Status Server::Listen() {
   if (config_.bind.empty()) {
     bound_bind_ = config_.bind;
     bound_port_ = static_cast<int>(config_.port);
+    bound_tls_port_ = config_.tls_port;
   } else {
     Status tcp = ListenAllTcp();
     if (!tcp.ok()) return tcp;
@@ -133,7 +157,7 @@ Status Server::Listen() {
   return Status::Ok();
 }
 
-Status Server::ListenTcp(const std::string& addr_in, bool optional) {
+Status Server::ListenTcp(const std::string& addr_in, bool optional, int port, bool tls) {
   std::string addr = addr_in;
   bool v6 = addr.find(':') != std::string::npos;
   if (addr == "*") addr = "0.0.0.0";
@@ -152,7 +176,7 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional) {
     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
     s6->sin6_family = AF_INET6;
-    s6->sin6_port = htons(static_cast<uint16_t>(config_.port));
+    s6->sin6_port = htons(static_cast<uint16_t>(port));
     if (inet_pton(AF_INET6, addr.c_str(), &s6->sin6_addr) != 1) {
       close(fd);
       if (optional) return Status::Ok();
@@ -162,7 +186,7 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional) {
   } else {
     auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
     s4->sin_family = AF_INET;
-    s4->sin_port = htons(static_cast<uint16_t>(config_.port));
+    s4->sin_port = htons(static_cast<uint16_t>(port));
     if (inet_pton(AF_INET, addr.c_str(), &s4->sin_addr) != 1) {
       close(fd);
       if (optional) return Status::Ok();
@@ -179,11 +203,10 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional) {
       return Status::Ok();
     }
     return Status::Error("Warning: Could not create server TCP listening socket " + addr_in + ":" +
-                         std::to_string(config_.port) + ": " + std::strerror(e));
+                         std::to_string(port) + ": " + std::strerror(e));
   }
   SetNonBlocking(fd);
-  bound_port_ = static_cast<int>(config_.port);
-  auto l = std::make_unique<Listener>(Listener{fd, false, nullptr, this});
+  auto l = std::make_unique<Listener>(Listener{fd, false, nullptr, this, tls});
   l->ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::AcceptCallback, l.get()));
   event_add(l->ev.get(), nullptr);
   listeners_.push_back(std::move(l));
@@ -218,11 +241,11 @@ Status Server::ListenUnix() {
 
 void Server::AcceptCallback(int fd, short /*what*/, void* arg) {
   auto* l = static_cast<Listener*>(arg);
-  l->server->OnAccept(fd, l->unix_socket);
+  l->server->OnAccept(fd, l->unix_socket, l->tls);
   l->server->AfterCallback();
 }
 
-void Server::OnAccept(int listen_fd, bool unix_socket) {
+void Server::OnAccept(int listen_fd, bool unix_socket, bool tls) {
   for (int i = 0; i < kMaxAcceptsPerCall; ++i) {
     sockaddr_storage ss{};
     socklen_t len = sizeof(ss);
@@ -235,6 +258,12 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
       return;
     }
     ++stats_.total_connections_received;
+    // A TLS connection cannot be told anything before its handshake: a refusal only closes.
+    if (tls && clients_.size() >= static_cast<size_t>(config_.maxclients)) {
+      ++stats_.rejected_connections;
+      close(fd);
+      continue;
+    }
     if (clients_.size() >= static_cast<size_t>(config_.maxclients)) {
       const std::string msg = "-" + std::string(err::kMaxClients) + "\r\n";
       [[maybe_unused]] ssize_t w = write(fd, msg.data(), msg.size());
@@ -272,7 +301,20 @@ void Server::OnAccept(int listen_fd, bool unix_socket) {
       getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
       laddr = FormatSockAddr(local);
     }
-    AttachClient(fd, unix_socket, std::move(addr), std::move(laddr));
+    TlsConnPtr session;
+    if (tls) {
+      const TlsPeerAuth auth = config_.tls_auth_clients == 0   ? TlsPeerAuth::kNone
+                               : config_.tls_auth_clients == 2 ? TlsPeerAuth::kOptional
+                                                               : TlsPeerAuth::kRequire;
+      session.reset(TlsConn::Accept(tls_ctx_.server_ctx(), fd, auth).release());
+      if (session == nullptr) {
+        log_.Log(LogLevel::kWarning, "Error accepting a client connection: out of memory");
+        close(fd);
+        continue;
+      }
+    }
+    Client* c = AttachClient(fd, unix_socket, std::move(addr), std::move(laddr));
+    c->tls = std::move(session);
   }
 }
 
@@ -311,6 +353,10 @@ void Server::WriteCallback(int /*fd*/, short /*what*/, void* arg) {
 
 void Server::OnReadable(Client* c) {
   if (c->closed) return;
+  if (c->tls != nullptr) {
+    OnReadableTls(c);
+    return;
+  }
   // Size the read: normally a 16 KB chunk; when a big bulk argument is being received, read
   // straight up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
@@ -328,6 +374,10 @@ void Server::OnReadable(Client* c) {
     return;
   }
   c->query.Produced(static_cast<size_t>(n));
+  AfterRead(c, static_cast<size_t>(n));
+}
+
+void Server::AfterRead(Client* c, size_t n) {
   c->net_input_bytes += static_cast<uint64_t>(n);
   stats_.net_input_bytes += static_cast<uint64_t>(n);
   c->last_interaction_ms = c->last_read_ms = NowMs();
@@ -353,10 +403,19 @@ void Server::OnReadable(Client* c) {
 
 void Server::OnWritable(Client* c) {
   if (c->closed) return;
+  // A TLS handshake, or a read that had to write first, resumes on writability.
+  if (c->tls != nullptr && (c->tls->handshaking() || c->tls_read_wants_write)) {
+    OnReadableTls(c);
+    if (c->closed || c->tls->handshaking()) return;
+  }
   FlushClient(c);
 }
 
 void Server::FlushClient(Client* c) {
+  if (c->tls != nullptr) {
+    FlushClientTls(c);
+    return;
+  }
   // writev over the static buffer and the blocks, until all is written or the socket is full.
   while (c->out.Readable() > 0) {
     iovec iov[kMaxIov];
@@ -372,6 +431,10 @@ void Server::FlushClient(Client* c) {
     c->net_output_bytes += static_cast<uint64_t>(n);
     stats_.net_output_bytes += static_cast<uint64_t>(n);
   }
+  AfterFlush(c);
+}
+
+void Server::AfterFlush(Client* c) {
   if (c->out.Readable() == 0) {
     if (c->write_armed) {
       event_del(c->write_ev.get());
@@ -479,6 +542,7 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
   c->read_ev.reset();
   c->write_ev.reset();
+  if (c->tls != nullptr) c->tls->Shutdown();
   close(c->fd);
   c->fd = -1;
   clients_.erase(c->id);

@@ -86,19 +86,54 @@ Status Server::Init(Listeners listeners) {
   }
   Status s = AdjustOpenFilesLimit();
   if (!s.ok()) log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+  // TLS is configured before anything listens: a bad certificate stops the start, as in Redis.
+  if (config_.tls_port != 0 || config_.tls_replication || config_.tls_cluster) {
+    s = ConfigureTls();
+    if (!s.ok()) {
+      log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+      return Status::Error("Failed to configure TLS. Check logs for more info.");
+    }
+  }
   if (listeners == Listeners::kOpen) {
     s = Listen();
     if (!s.ok()) return s;
   }
-  config_.OnChange({"port", "bind"}, [this]() {
+  config_.OnChange({"port", "bind", "tls-port"}, [this]() {
+    // A TLS port opened by CONFIG SET needs the contexts the start did not build.
+    if (config_.tls_port != 0 && !tls_ctx_.ready()) {
+      Status t = ConfigureTls();
+      if (!t.ok()) {
+        log_.Log(LogLevel::kWarning, "%s", t.message().c_str());
+        return Status::Error("Unable to update TLS configuration. Check server logs.");
+      }
+    }
     Status r = RelistenTcp();
     if (!r.ok()) {
-      return Status::Error(config_.port != bound_port_
+      return Status::Error(config_.port != bound_port_ || config_.tls_port != bound_tls_port_
                                ? "Unable to listen on this port. Check server logs."
                                : "Failed to bind to specified addresses.");
     }
     return Status::Ok();
   });
+  // Any TLS setting rebuilds the contexts while TLS is in use; new connections get the new
+  // ones, established ones keep theirs. A failure keeps the old contexts and undoes the SET.
+  config_.OnChange(
+      {"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
+       "tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file", "tls-ca-cert-file",
+       "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites",
+       "tls-prefer-server-ciphers", "tls-session-caching", "tls-session-cache-size",
+       "tls-session-cache-timeout", "tls-auth-clients", "tls-replication", "tls-cluster"},
+      [this]() {
+        if (config_.tls_port == 0 && !config_.tls_replication && !config_.tls_cluster) {
+          return Status::Ok();
+        }
+        Status t = ConfigureTls();
+        if (!t.ok()) {
+          log_.Log(LogLevel::kWarning, "%s", t.message().c_str());
+          return Status::Error("Unable to update TLS configuration. Check server logs.");
+        }
+        return Status::Ok();
+      });
   config_.OnApplyFailure([this](std::string_view name) {
     log_.Log(LogLevel::kWarning,
              "Failed applying new configuration. Possibly related to new %.*s setting. "
@@ -241,6 +276,10 @@ void Server::RequestShutdown(bool from_signal) {
     if (c->out.Readable() > 0) {
       iovec iov[16];
       int cnt = c->out.Gather(iov, 16);
+      if (c->tls != nullptr) {
+        if (!c->tls->handshaking()) (void)c->tls->Write(iov[0].iov_base, iov[0].iov_len);
+        continue;
+      }
       [[maybe_unused]] ssize_t n = writev(c->fd, iov, cnt);
     }
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "server/authorizer.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -39,6 +40,7 @@
 #include "util/clock.h"
 #include "util/function_ref.h"
 #include "util/status.h"
+#include "util/tls.h"
 #include "watch/blocking.h"
 #include "watch/bsettp_kind.h"
 #include "watch/exec_watches.h"
@@ -47,6 +49,8 @@
 #include "watch/watches.h"
 
 namespace redistp {
+
+struct ScriptCallGate;
 
 struct SlowlogEntry {
   uint64_t id;
@@ -493,6 +497,9 @@ class Server : public WatchSink {
   const std::string& executable() const { return executable_; }
   void set_executable(std::string p) { executable_ = std::move(p); }
   int tcp_port() const { return bound_port_; }
+  int tls_port() const { return bound_tls_port_; }
+  // The TLS contexts (ready once tls-port, tls-replication or tls-cluster configured them).
+  const TlsContext& tls_context() const { return tls_ctx_; }
   uint64_t cron_loops() const { return cron_loops_; }
   int hz() const { return current_hz_; }
   int64_t last_save_time() const { return last_save_time_; }
@@ -525,6 +532,7 @@ class Server : public WatchSink {
 
  private:
   friend struct NetworkingAccess;
+  friend struct AdmissionAccess;  // the admission gate's checks (server/admission.cc)
 
   Status Listen();
   Status ListenAllTcp();
@@ -532,20 +540,38 @@ class Server : public WatchSink {
   Status RelistenTcp();
   // Raises RLIMIT_NOFILE for maxclients; returns the error text Redis gives when it cannot.
   Status AdjustOpenFilesLimit();
-  Status ListenTcp(const std::string& addr, bool optional);
+  // Opens one listener on `addr`:`port`; `tls` listeners hand their clients a TLS handshake.
+  Status ListenTcp(const std::string& addr, bool optional, int port, bool tls);
   Status ListenUnix();
-  void OnAccept(int listen_fd, bool unix_socket);
+  void OnAccept(int listen_fd, bool unix_socket, bool tls);
   void OnReadable(Client* c);
   void OnWritable(Client* c);
+  // The TLS halves of OnReadable and FlushClient (server/tls.cc): the handshake, draining
+  // OpenSSL's pending bytes, and the reads and writes that wait on the other direction.
+  void OnReadableTls(Client* c);
+  void FlushClientTls(Client* c);
+  // After a read delivered bytes: limits, then the commands (shared by plain and TLS).
+  void AfterRead(Client* c, size_t n);
+  // After a flush: disarms or arms the write event, closes after the reply, checks limits.
+  void AfterFlush(Client* c);
+  // Rebuilds the TLS contexts from the tls-* parameters; the error is the line Redis logs.
+  Status ConfigureTls();
   void Cron();
   void ReapClients();
   void CheckOutputLimits(Client* c);
   void Dispatch(Client* c);
 
  public:
-  // Runs one command with explicit arguments through the admission gate (used by the network
-  // path and by EXEC). Replies go to the client's reply builder.
-  void Execute(Client* c, const std::vector<std::string_view>& args);
+  // Runs one command with explicit arguments through the admission gate (server/admission.h;
+  // used by the network path, by EXEC and, with the script's gate state, by redis.call).
+  // Replies go to the client's reply builder.
+  void Execute(Client* c, const std::vector<std::string_view>& args,
+               ScriptCallGate* script = nullptr);
+
+  // The ACL slot of the admission gate (server/authorizer.h): installed by the ACL layer,
+  // nullptr (the default) allows everything. The server does not own it.
+  void set_authorizer(Authorizer* a) { authorizer_ = a; }
+  Authorizer* authorizer() const { return authorizer_; }
 
  private:
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
@@ -653,11 +679,14 @@ class Server : public WatchSink {
     bool unix_socket;
     EventPtr ev;
     Server* server;
+    bool tls = false;
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<EventPtr> signal_events_;
   EventPtr cron_ev_;
   int bound_port_ = 0;
+  int bound_tls_port_ = 0;
+  TlsContext tls_ctx_;
   std::vector<std::string> bound_bind_;
 
   std::map<uint64_t, Client*> clients_;
@@ -706,10 +735,7 @@ class Server : public WatchSink {
   // While a subsystem refuses writes (Subsystem::WriteRefusal): whether this command
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
-  // On a replica: the READONLY or MASTERDOWN text `spec` (args) from `c` is refused with, or
-  // empty (dispatch.cc).
-  std::string ReplicaRefusal(const Client* c, const CommandSpec* spec,
-                             const std::vector<std::string_view>& args);
+  Authorizer* authorizer_ = nullptr;
 
   // --- subsystems (server/subsystem.cc) ---
   // One row of the registry. The object is declared after every member a subsystem refers to

@@ -206,7 +206,7 @@ Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
   std::string f, val;
   for (uint64_t i = 0; i < n; ++i) {
     if (!(st = r.String(&f)).ok() || !(st = r.String(&val)).ok()) return st;
-    if (!h.Set(f, val, limits)) return Status::Error("duplicate hash field");
+    if (!h.Set(f, val, limits)) return Status::Error("Duplicate hash fields detected");
   }
   return v;
 }
@@ -217,14 +217,14 @@ Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
   Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
-  if (!lp) return Status::Error("invalid hash listpack");
+  if (!lp) return Status::Error("Hash listpack integrity check failed.");
   return HashFromLoadedListpack(std::move(*lp), limits, /*check_lengths=*/false);
 }
 
 Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths) {
-  if (lp.Size() % 2 != 0) return Status::Error("invalid hash listpack");
+  if (lp.Size() % 2 != 0) return Status::Error("Hash listpack integrity check failed.");
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
-  if (lp.HasRepeatedText(2)) return Status::Error("duplicate hash field");
+  if (lp.HasRepeatedText(2)) return Status::Error("Hash listpack integrity check failed.");
   HashObject* obj = HashObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kHash, obj);
   bool over = obj->size() > limits.hash_max_listpack_entries;

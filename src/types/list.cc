@@ -100,7 +100,7 @@ Result<Value> LoadListQuicklist2(RdbReader& r, const TypeLimits& limits) {
     }
     if (container != kNodePacked) return Status::Error("unknown quicklist node container");
     std::optional<Listpack> lp = Listpack::FromBlob(blob);
-    if (!lp) return Status::Error("invalid listpack in a quicklist node");
+    if (!lp) return Status::Error("Listpack integrity check failed.");
     if (lp->Empty()) continue;  // Redis skips empty nodes when loading
     ql.AppendNode(std::move(*lp));
   }

@@ -38,7 +38,7 @@ Result<Listpack> ReadZiplist(RdbReader& r) {
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = ListpackFromZiplist(blob);
-  if (!lp) return Status::Error("ziplist integrity check failed");
+  if (!lp) return Status::Error("Ziplist integrity check failed.");
   return std::move(*lp);
 }
 
@@ -111,7 +111,7 @@ Result<Value> LoadListQuicklist(RdbReader& r, const TypeLimits& limits) {
     if (!(st = r.String(&blob)).ok()) return st;
     if (blob.empty()) return Status::Error("empty quicklist node");  // as Redis refuses it
     std::optional<Listpack> lp = ListpackFromZiplist(blob);
-    if (!lp) return Status::Error("ziplist integrity check failed");
+    if (!lp) return Status::Error("Ziplist integrity check failed.");
     ql.AppendNode(std::move(*lp));  // an empty node is skipped, as by Redis
   }
   if (ql.Size() == 0) return Status::Error(std::string(kRdbEmptyKey));
@@ -123,7 +123,7 @@ Result<Value> LoadHashZipmap(RdbReader& r, const TypeLimits& limits) {
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   Listpack lp;
-  if (!ListpackFromZipmap(blob, &lp)) return Status::Error("zipmap integrity check failed");
+  if (!ListpackFromZipmap(blob, &lp)) return Status::Error("Zipmap integrity check failed.");
   return HashFromLoadedListpack(std::move(lp), limits, /*check_lengths=*/true);
 }
 

@@ -259,7 +259,7 @@ Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
       // A set too large for an intset is built as a hashtable from the start, as Redis does.
       if (n > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
     }
-    if (!SetOf(v).Add(m, limits)) return Status::Error("duplicate set member");
+    if (!SetOf(v).Add(m, limits)) return Status::Error("Duplicate set members detected");
   }
   return v;
 }
@@ -270,7 +270,7 @@ Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits) {
   Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Intset> is = Intset::FromBlob(blob);
-  if (!is) return Status::Error("invalid intset");
+  if (!is) return Status::Error("Intset integrity check failed.");
   if (is->Size() == 0) return Status::Error(std::string(kRdbEmptyKey));
   SetObject* obj = SetObject::FromIntset(std::move(*is));
   Value v = Value::Object(ValueType::kSet, obj);

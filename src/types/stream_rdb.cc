@@ -87,7 +87,7 @@ Status LoadGroups(RdbReader& r, StreamObject& s, bool v2) {
       if (!(st = r.String(&cname)).ok() || !(st = ReadMs(r, &seen)).ok()) return st;
       bool created = false;
       StreamConsumer* c = g->CreateConsumer(cname, seen, &created);
-      if (!created) return Corrupt("duplicate consumer");
+      if (!created) return Corrupt("Duplicate stream consumer detected.");
       uint64_t owned;
       if (!(st = r.Length(&owned)).ok()) return st;
       if (owned > r.remaining() / 16) return Corrupt("consumer PEL longer than the payload");
@@ -120,7 +120,7 @@ Result<Value> Load(RdbReader& r, bool v2) {
     if (!(st = r.String(&key)).ok() || !(st = r.String(&blob)).ok()) return st;
     if (key.size() != 16) return Corrupt("node key is not 16 bytes");
     std::optional<Listpack> lp = Listpack::FromBlob(blob);
-    if (!lp) return Corrupt("invalid node listpack");
+    if (!lp) return Corrupt("Stream listpack integrity check failed.");
     if (lp->Empty()) return Corrupt("empty node listpack");
     StreamID master = StreamID::DecodeBE(reinterpret_cast<const unsigned char*>(key.data()));
     if (!obj->AdoptNode(master, std::move(*lp))) return Corrupt("invalid node");

@@ -323,7 +323,7 @@ Result<Value> LoadZSetRecords(RdbReader& r, const TypeLimits& limits, bool text_
     if (!(st = text_scores ? r.TextDouble(&score) : r.BinaryDouble(&score)).ok()) return st;
     if (std::isnan(score)) return Status::Error("zset score is NaN");
     if (z->Add(m, score, limits) != ZSetObject::AddResult::kAdded) {
-      return Status::Error("duplicate zset member");
+      return Status::Error("Duplicate zset fields detected");
     }
     if (m.size() > longest) longest = m.size();
   }
@@ -349,12 +349,12 @@ Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits) {
   Status st = r.StringView(&scratch, &blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = Listpack::FromBlob(blob);
-  if (!lp) return Status::Error("invalid zset listpack");
+  if (!lp) return Status::Error("Zset listpack integrity check failed.");
   return ZSetFromLoadedListpack(std::move(*lp), limits);
 }
 
 Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
-  if (lp.Size() % 2 != 0) return Status::Error("invalid zset listpack");
+  if (lp.Size() % 2 != 0) return Status::Error("Zset listpack integrity check failed.");
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   // Every score must parse, and no member may repeat.
   for (Listpack::Pos p = lp.First(); p != Listpack::kNone; p = lp.Next(lp.Next(p))) {
@@ -364,7 +364,7 @@ Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
       return Status::Error("invalid zset score");
     }
   }
-  if (lp.HasRepeatedText(2)) return Status::Error("duplicate zset member");
+  if (lp.HasRepeatedText(2)) return Status::Error("Zset listpack integrity check failed.");
   ZSetObject* z = ZSetObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kZSet, z);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();

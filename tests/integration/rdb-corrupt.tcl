@@ -151,6 +151,14 @@ start_server {} {
         assert_equal running $status
     }
 
+    test {A server refuses to start on a file whose checksum is wrong, and says so} {
+        set bad [string replace $::rdbx_good end-7 end foobar00]
+        lassign [rdbx_start_on $bad] status log
+        assert_equal {exit 1} $status
+        assert_match $::rdbx_crc $log
+        assert_match {*Internal error in RDB reading offset *RDB CRC error*} $log
+    }
+
     test {A file cut at any point is a short read} {
         set size [string length $::rdbx_good]
         set cuts {}

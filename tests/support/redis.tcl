@@ -44,8 +44,11 @@ namespace eval ::redis {
 }
 
 # Opens a TCP connection with a bounded wait and returns the channel.
-# Raises "connection refused"-style errors, or a timeout error.
-proc ::redis::connect_socket {host port timeout_ms} {
+# Raises "connection refused"-style errors, or a timeout error.  With `tls`
+# (a list of options for tcl-tls's ::tls::import, e.g. -cafile, -certfile,
+# -keyfile) the connection is then wrapped in TLS and its handshake done,
+# bounded by the same timeout; a refused handshake raises its error.
+proc ::redis::connect_socket {host port timeout_ms {tls {}}} {
     set sock [socket -async $host $port]
     set token ::redis::connect_[string map {: _} $sock]
     set $token ""
@@ -62,17 +65,42 @@ proc ::redis::connect_socket {host port timeout_ms} {
         if {$err eq ""} {set err "connect timed out after $timeout_ms ms"}
         error "couldn't connect to $host:$port: $err"
     }
+    if {[llength $tls]} {tls_handshake $sock $tls $timeout_ms}
     fconfigure $sock -blocking 0 -translation binary -buffering full -buffersize 1048576
     return $sock
 }
 
+# Wraps a connected socket in TLS and completes the handshake without
+# blocking past timeout_ms (tls::handshake returns 0 while it is in progress).
+proc ::redis::tls_handshake {sock opts timeout_ms} {
+    package require tls
+    fconfigure $sock -blocking 0
+    if {[catch {::tls::import $sock {*}$opts} err]} {
+        catch {close $sock}
+        error "TLS setup failed: $err"
+    }
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    while 1 {
+        if {[catch {::tls::handshake $sock} done]} {
+            catch {close $sock}
+            error "TLS handshake failed: $done"
+        }
+        if {$done} return
+        if {[clock milliseconds] > $deadline} {
+            catch {close $sock}
+            error "TLS handshake timed out after $timeout_ms ms"
+        }
+        after 5
+    }
+}
+
 # Creates a client connected to host:port.  With defer set, commands are only
-# sent; replies are collected with `$c read`.
-proc ::redis::redis {host port {defer 0} {timeout_ms ""}} {
+# sent; replies are collected with `$c read`.  `tls`: see connect_socket.
+proc ::redis::redis {host port {defer 0} {timeout_ms ""} {tls {}}} {
     variable next_id
     variable default_timeout_ms
     if {$timeout_ms eq ""} {set timeout_ms $default_timeout_ms}
-    set sock [connect_socket $host $port $timeout_ms]
+    set sock [connect_socket $host $port $timeout_ms $tls]
     set id [incr next_id]
     set ::redis::fd($id) $sock
     set ::redis::buf($id) ""

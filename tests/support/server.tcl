@@ -15,6 +15,10 @@
 # are checked; if one is gone the rest of the file is abandoned, because
 # every later test would fail for the same reason.
 #
+# With `tls 1` the server listens with TLS only (port 0, tls-port on the free
+# port) using the run's certificates (tls_cert_dir), and its clients, the
+# default one included, connect with TLS and the client certificate.
+#
 # With --host/--port no server is started: every start_server uses the
 # external server, blocks tagged external:skip are skipped, and so are blocks
 # that need a config of their own (overrides, args or config).
@@ -32,7 +36,8 @@ namespace eval ::server {
 }
 
 # srv ?level? property: host, port, client, pid, stdout (log path),
-# config_file, dir, db, external.
+# config_file, dir, db, external, tls (the client's ::tls::import options,
+# empty for a plain server).
 proc srv {args} {
     set level 0
     if {[string is integer -strict [lindex $args 0]]} {
@@ -87,7 +92,7 @@ proc r {args} {
 
 # A new synchronous client on the server at level, with its test db selected.
 proc redis_client {{level 0}} {
-    set c [::redis::redis [srv $level host] [srv $level port] 0]
+    set c [::redis::redis [srv $level host] [srv $level port] 0 "" [::server::tls_of $level]]
     set db [srv $level db]
     if {$db != 0} {$c select $db}
     return $c
@@ -95,7 +100,7 @@ proc redis_client {{level 0}} {
 
 # A new deferring client: commands are sent, replies are read with `$c read`.
 proc redis_deferring_client {{level 0}} {
-    set c [::redis::redis [srv $level host] [srv $level port] 1]
+    set c [::redis::redis [srv $level host] [srv $level port] 1 "" [::server::tls_of $level]]
     set db [srv $level db]
     if {$db != 0} {
         $c select $db
@@ -157,6 +162,54 @@ proc ::server::tail {path {n 60}} {
     return [join [lrange $lines end-$n end] \n]
 }
 
+# The TLS options of the server at level's clients (empty: plain).
+proc ::server::tls_of {level} {
+    set entry [entry $level]
+    if {[dict exists $entry tls]} {return [dict get $entry tls]}
+    return {}
+}
+
+# The directory holding this run's test certificates, made on first use with
+# openssl: ca.crt/ca.key (the CA), server.crt/server.key and client.crt/
+# client.key (signed by it).  One set per test process.
+proc tls_cert_dir {} {
+    set dir [file join $::server::root tests tmp tls-certs.[pid]]
+    if {[file exists [file join $dir client.crt]]} {return $dir}
+    file mkdir $dir
+    set ca [file join $dir ca]
+    exec openssl genrsa -out $ca.key 2048 2>@1
+    exec openssl req -x509 -new -nodes -sha256 -key $ca.key -days 30 \
+        -subj /O=redis-tp-test/CN=test-ca -out $ca.crt 2>@1
+    foreach name {server client} {
+        set p [file join $dir $name]
+        exec openssl genrsa -out $p.key 2048 2>@1
+        exec openssl req -new -sha256 -key $p.key -subj /O=redis-tp-test/CN=$name \
+            -out $p.csr 2>@1
+        exec openssl x509 -req -sha256 -in $p.csr -CA $ca.crt -CAkey $ca.key \
+            -CAcreateserial -days 30 -out $p.crt 2>@1
+    }
+    return $dir
+}
+
+# ::tls::import options for a test client: trust the test CA and, with
+# `cert`, present the client certificate.
+proc tls_client_options {{cert 1}} {
+    set dir [tls_cert_dir]
+    set opts [list -cafile [file join $dir ca.crt] -require 1]
+    if {$cert} {
+        lappend opts -certfile [file join $dir client.crt] -keyfile [file join $dir client.key]
+    }
+    return $opts
+}
+
+# The config lines that make a server use the test certificates.
+proc tls_server_overrides {} {
+    set dir [tls_cert_dir]
+    return [list tls-cert-file [file join $dir server.crt] \
+                tls-key-file [file join $dir server.key] \
+                tls-ca-cert-file [file join $dir ca.crt]]
+}
+
 # Formats a config value for a config file line: empty becomes "".
 proc ::server::config_value {v} {
     if {$v eq ""} {return {""}}
@@ -208,22 +261,28 @@ proc ::server::open_with_env {env cmd} {
 # dict, or raises with the reason (log tail included).  `env` is a dict of
 # environment variables for the server process (LD_PRELOAD for the fault
 # injection shim, tests/support/faults.tcl).
-proc ::server::launch {dir base overrides extra_args {bin ""} {env {}}} {
+proc ::server::launch {dir base overrides extra_args {bin ""} {env {}} {tls 0}} {
     variable binary
     if {$bin eq ""} {set bin $binary}
     set config [file join $dir redis.conf]
     set stdout [file join $dir stdout]
     for {set attempt 1} {$attempt <= 5} {incr attempt} {
         set port [find_free_port]
-        write_config $config $dir $port $base $overrides
+        set lines $overrides
+        set client_tls {}
+        if {$tls} {
+            set lines [concat [list port 0 tls-port $port] [tls_server_overrides] $overrides]
+            set client_tls [tls_client_options]
+        }
+        write_config $config $dir $port $base $lines
         set pipe [open_with_env $env "|[list $bin $config {*}$extra_args] >>& [list $stdout]"]
         set pid [pid $pipe]
         ::test::emit "@@server-pid $pid"
         set entry [dict create host 127.0.0.1 port $port pid $pid pipe $pipe \
             stdout $stdout config_file $config dir $dir external 0 \
             client "" db 0 overrides $overrides args $extra_args base $base \
-            binary $bin env $env expect_exit 0]
-        set status [wait_ready $pid $port]
+            binary $bin env $env expect_exit 0 tls $client_tls tls_on $tls]
+        set status [wait_ready $pid $port $client_tls]
         if {$status eq "ready"} {return $entry}
         stop_process $entry
         if {$status eq "exited" &&
@@ -236,12 +295,12 @@ proc ::server::launch {dir base overrides extra_args {bin ""} {env {}}} {
 }
 
 # Polls until the server answers PING: returns ready, exited or timeout.
-proc ::server::wait_ready {pid port} {
+proc ::server::wait_ready {pid port {tls {}}} {
     variable startup_timeout_ms
     set deadline [expr {[clock milliseconds] + $startup_timeout_ms}]
     while {[clock milliseconds] < $deadline} {
         if {![process_alive $pid]} {return exited}
-        if {![catch {::redis::redis 127.0.0.1 $port 0 1000} c]} {
+        if {![catch {::redis::redis 127.0.0.1 $port 0 1000 $tls} c]} {
             # NOAUTH counts as serving: the server may require a password.
             set rc [catch {$c ping} reply]
             set ok [expr {($rc == 0 && $reply eq "PONG") ||
@@ -356,7 +415,8 @@ proc ::server::after_test_failure {} {
 
 # Parses start_server options into a dict with defaults filled in.
 proc ::server::parse_options {options} {
-    set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary "" env {}]
+    set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary "" env {} \
+                  tls 0]
     foreach {k v} $options {
         if {![dict exists $opts $k]} {
             error "start_server: unknown option '$k'"
@@ -396,6 +456,12 @@ proc ::server::run_with_server {opts code} {
         ::test::emit "\[skip\]: server block with tags {[::test::current_tags]} ($why)"
         return
     }
+    if {[dict get $opts tls] && [catch {package require tls}]} {
+        incr ::test::skipped
+        ::test::emit "\[skip\]: server block with tags {[::test::current_tags]} (tcl's tls\
+                      package is not installed: deps/install-deps.sh)"
+        return
+    }
     if {$::test::external} {
         return [run_external $opts $code]
     }
@@ -410,7 +476,7 @@ proc ::server::run_with_server {opts code} {
     file mkdir $dir
     set failed_before $::test::failed
     set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args] \
-        [dict get $opts binary] [dict get $opts env]]
+        [dict get $opts binary] [dict get $opts env] [dict get $opts tls]]
     dict set entry db [pick_db $opts]
     lappend ::server::stack $entry
     if {$::test::verbose} {
@@ -470,7 +536,7 @@ proc restart_server {{level 0}} {
     ::test::emit "@@server-pid $pid"
     ::server::set_property $level pid $pid
     ::server::set_property $level pipe $pipe
-    set status [::server::wait_ready $pid [dict get $entry port]]
+    set status [::server::wait_ready $pid [dict get $entry port] [::server::tls_of $level]]
     if {$status ne "ready"} {
         error "server did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
     }
@@ -541,7 +607,7 @@ proc restart_server {{level 0} {how term}} {
     }
     set new [::server::launch [dict get $entry dir] [dict get $entry base] \
         [dict get $entry overrides] [dict get $entry args] [dict get $entry binary] \
-        [dict get $entry env]]
+        [dict get $entry env] [dict get $entry tls_on]]
     dict set new db [dict get $entry db]
     lset ::server::stack [::server::index $level] $new
     reconnect $level

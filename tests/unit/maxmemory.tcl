@@ -237,6 +237,23 @@ start_server {tags {maxmemory external:skip needs:config}} {
         $other close
     }
 
+    test {A RESP2 subscriber past the limit: OOM for a write, the subscribed-context error for a read} {
+        # The memory check comes before the subscribed-context check, as in Redis 7.0.
+        r config set maxmemory 0
+        r flushall
+        r config set maxmemory-policy noeviction
+        set sub [redis_deferring_client]
+        $sub subscribe mm:ch
+        assert_equal {subscribe mm:ch 1} [$sub read]
+        r config set maxmemory 1
+        $sub set mm:k v
+        assert_error {OOM command not allowed*} {$sub read}
+        $sub get mm:k
+        assert_error {ERR Can't execute 'get': only (P|S)SUBSCRIBE*} {$sub read}
+        r config set maxmemory 0
+        $sub close
+    }
+
     test {A lower maxmemory set at runtime evicts on the next write} {
         r config set maxmemory 0
         r flushall

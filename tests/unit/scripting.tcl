@@ -504,6 +504,29 @@ start_server {tags {scripting}} {
         r config set maxmemory 0
     } {OK} {needs:config}
 
+    test {Calls a script makes that are refused count as rejected calls and errors} {
+        # Each refusal is one error reply and, for a known command, one rejected call (never a
+        # call); a refusal the script raises is not counted again by the script's own error.
+        r config resetstat
+        r eval {
+            redis.pcall('set', 'x')
+            redis.pcall('nosuchcommand')
+            redis.pcall('config', 'get', 'x')
+            return 1
+        } 0
+        assert_equal {count=3} [getInfoProperty [r info errorstats] errorstat_ERR]
+        set stats [r info commandstats]
+        assert_match {calls=0,*,rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_set]
+        assert_match {calls=0,*,rejected_calls=1,failed_calls=0} \
+            [getInfoProperty $stats {cmdstat_config\|get}]
+        assert_equal 3 [s total_error_replies]
+        assert_error {ERR Wrong number of args*} {r eval {return redis.call('get')} 0}
+        assert_equal {count=4} [getInfoProperty [r info errorstats] errorstat_ERR]
+        assert_equal 4 [s total_error_replies]
+        assert_match {calls=0,*,rejected_calls=1,failed_calls=0} \
+            [getInfoProperty [r info commandstats] cmdstat_get]
+    } {} {needs:config}
+
     # ---- commands refused or changed inside scripts ----------------------------------------
 
     test {Commands flagged noscript are refused inside scripts} {

@@ -192,4 +192,57 @@ start_server {tags {scan}} {
         assert_error {ERR syntax error} {r scan 0 count 0}
         assert_error {ERR value is not an integer*} {r scan 0 count x}
     }
+    # A page gathers COUNT fields or members before it stops (a field and its
+    # value, a member and its score, count once), so every page but the last
+    # holds at least COUNT of them whatever the table's size; a client paging
+    # a sorted set with COUNT 50 gets 50 members a page, not 25.
+    test {Every page but the last holds at least COUNT elements} {
+        foreach {cmd sizes} {scan {200 1000 10000} sscan {200 1000 10000}
+                             zscan {200 1000 10000} hscan {1000 10000}} {
+            foreach n $sizes {
+                r flushall
+                for {set i 0} {$i < $n} {incr i 500} {
+                    set args {}
+                    for {set j $i} {$j < $i + 500 && $j < $n} {incr j} {
+                        switch $cmd {
+                            scan {lappend args key:$j v}
+                            sscan {lappend args m:$j}
+                            zscan {lappend args $j m:$j}
+                            hscan {lappend args f:$j v}
+                        }
+                    }
+                    switch $cmd {
+                        scan {r mset {*}$args}
+                        sscan {r sadd agg {*}$args}
+                        zscan {r zadd agg {*}$args}
+                        hscan {r hset agg {*}$args}
+                    }
+                }
+                foreach count {10 50 100} {
+                    set cursor 0
+                    set seen {}
+                    set pages 0
+                    while 1 {
+                        if {$cmd eq "scan"} {
+                            lassign [r scan $cursor count $count] cursor batch
+                            set got [llength $batch]
+                        } else {
+                            lassign [r $cmd agg $cursor count $count] cursor batch
+                            set got [expr {$cmd eq "sscan" ? [llength $batch] : [llength $batch] / 2}]
+                        }
+                        if {$cmd eq "scan" || $cmd eq "sscan"} {
+                            foreach m $batch {dict set seen $m 1}
+                        } else {
+                            foreach {m v} $batch {dict set seen $m 1}
+                        }
+                        incr pages
+                        if {$cursor == 0} break
+                        assert {$got >= $count}
+                        if {$pages > $n} {fail "$cmd of $n did not end"}
+                    }
+                    assert_equal $n [dict size $seen] "$cmd n=$n count=$count"
+                }
+            }
+        }
+    }
 }

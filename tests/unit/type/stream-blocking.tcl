@@ -292,6 +292,30 @@ start_server {tags {stream-blocking}} {
         $rd close
     }
 
+    # The error that ends a wait is the blocked command's failure, as if it had failed at once.
+    test {A wait ended by an error counts in errorstats and the command's failed_calls} {
+        r config resetstat
+        r del s
+        r xgroup create s g $ mkstream
+        set rd [xb_client]
+        $rd xreadgroup group g c block 0 streams s >
+        wait_for_blocked_clients_count 1
+        r xgroup destroy s g
+        assert_error {NOGROUP *} {$rd read}
+        assert_match {*errorstat_NOGROUP:count=1*} [r info errorstats]
+        assert_match {*cmdstat_xreadgroup:calls=1,*failed_calls=1*} [r info commandstats]
+        $rd client id
+        set id [$rd read]
+        $rd blpop nolist 0
+        wait_for_blocked_clients_count 1
+        r client unblock $id error
+        assert_error {UNBLOCKED *} {$rd read}
+        assert_match {*errorstat_UNBLOCKED:count=1*} [r info errorstats]
+        assert_match {*cmdstat_blpop:calls=1,*failed_calls=1*} [r info commandstats]
+        assert_match {*total_error_replies:2*} [r info stats]
+        $rd close
+    } {} {needs:config}
+
     test {A blocked XREAD keeps waiting while its key is deleted or holds another type} {
         r del s
         r xadd s 1-0 a 1
