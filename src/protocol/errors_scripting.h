@@ -59,6 +59,10 @@ inline constexpr std::string_view kScriptCommandNotAllowed =
     "ERR This Redis command is not allowed from script";
 inline constexpr std::string_view kScriptReadOnlyWrite =
     "ERR Write commands are not allowed from read-only scripts.";
+// A command without the stale flag, run by a script on a replica serving no stale data while
+// its link is down.
+inline constexpr std::string_view kScriptStaleReplica =
+    "ERR Can not execute the command on a stale replica";
 inline constexpr std::string_view kScriptFlushOption =
     "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
 

@@ -61,7 +61,14 @@ class WaitKind : public BlockKind {
 MasterSide::MasterSide(Replication& repl)
     : repl_(repl),
       no_replicas_since_ms_(repl.server().NowMs()),
-      wait_kind_(std::make_unique<WaitKind>(this)) {}
+      wait_kind_(std::make_unique<WaitKind>(this)) {
+  // CONFIG SET of min-replicas-* judges the very next write by the new numbers, as in Redis
+  // (not only from the next cron tick on).
+  repl.server().config().OnChange({"min-replicas-to-write", "min-replicas-max-lag"}, [this]() {
+    RefreshGoodReplicas();
+    return Status::Ok();
+  });
+}
 
 MasterSide::~MasterSide() {
   for (auto& l : links_) {

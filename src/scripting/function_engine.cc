@@ -374,21 +374,16 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
   const FunctionInfo* fn = libraries_.FindFunction(args[1]);
   if (fn == nullptr) {
+    // Admitted by the row's flags, so MONITOR sees the call before its error (as in Redis).
+    server_.FeedMonitorsNow(ctx.client, args);
     ctx.reply.Error(err::kFunctionNotFound);
     return;
   }
-  // A function that may write is refused while persistence refuses writes (MISCONF).
-  if ((fn->flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
-    ctx.reply.Error(server_.WriteRefusal());
-    return;
-  }
-  // Redis admits FCALL by the function's flags before the command runs: without no-writes or
-  // allow-oom it is a deny-oom write.
-  if ((fn->flags & (kScriptNoWrites | kScriptAllowOom)) == 0 && server_.config().maxmemory != 0 &&
-      server_.pre_command_oom()) {
-    ctx.reply.Error(err::kOom);
-    return;
-  }
+  // Redis admits FCALL by the function's flags before the command runs.
+  if (!ScriptEngine::Of(server_).AdmitDeclared(fn->flags, ctx.reply)) return;
+  // Admitted: MONITOR shows FCALL before the commands the function runs, whatever it answers
+  // (the row is skip-monitor so that this order holds, as for EVAL).
+  server_.FeedMonitorsNow(ctx.client, args);
   size_t numkeys = 0;
   if (!ScriptEngine::ParseNumKeys(args, err::kFunctionBadNumKeys, ctx.reply, &numkeys)) return;
   if (read_only && (fn->flags & kScriptNoWrites) == 0) {

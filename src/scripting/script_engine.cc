@@ -8,6 +8,7 @@
 
 #include "db/keyspace_state.h"
 #include "protocol/errors.h"
+#include "protocol/errors_replica.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
 #include "server/admission.h"
@@ -100,11 +101,14 @@ Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start) 
       continue;
     }
     if (part.substr(0, 6) != "flags=") return Status::Error(err::UnknownShebangOption(part));
+    // "flags=" declares none; otherwise every comma-separated piece must be a flag, empty
+    // pieces too ("no-writes," names an empty flag, as Redis reads it).
     std::string_view list = part.substr(6);
-    while (!list.empty()) {
+    for (bool more = !list.empty(); more;) {
       size_t comma = list.find(',');
       std::string_view flag = list.substr(0, comma);
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      more = comma != std::string_view::npos;
+      if (more) list.remove_prefix(comma + 1);
       uint32_t f = ScriptFlagByName(flag);
       if (f == 0) return Status::Error(err::UnexpectedShebangFlag(flag));
       *flags |= f;
@@ -238,8 +242,40 @@ bool ScriptEngine::ParseNumKeys(const std::vector<std::string_view>& args,
   return true;
 }
 
+bool ScriptEngine::AdmitDeclared(uint32_t flags, ReplyBuilder& reply) {
+  if ((flags & kScriptEvalCompat) != 0) return true;
+  if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
+      server_.pre_command_oom()) {
+    reply.Error(err::kOom);
+    return false;
+  }
+  if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
+    reply.Error(server_.WriteRefusal());
+    return false;
+  }
+  if ((flags & kScriptNoWrites) == 0 && server_.repl_too_few_replicas) {
+    reply.Error(err::kNoReplicas);
+    return false;
+  }
+  return true;
+}
+
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
+  // Only when some refusal is possible (the usual case has none, and pays no lookup here).
+  if ((server_.config().maxmemory != 0 && server_.pre_command_oom()) ||
+      server_.repl_too_few_replicas || !server_.WriteRefusal().empty()) {
+    // The declared flags as admission sees them: the cached script's, or the body's shebang
+    // (an unknown SHA or a bad shebang is admitted and fails below).
+    uint32_t declared = kScriptEvalCompat;
+    size_t code_start = 0;
+    if (by_sha ? !CachedFlags(args[1], &declared)
+               : !ParseShebang(args[1], &declared, &code_start).ok()) {
+      declared = kScriptEvalCompat;
+    }
+    if (!AdmitDeclared(declared, ctx.reply)) return;
+  }
+  // Admitted: MONITOR shows the call before the commands the script runs, whatever it answers.
   server_.FeedMonitorsNow(ctx.client, args);
   if (by_sha && args[1].size() != 40) {
     ctx.reply.Error(err::kNoScript);
@@ -275,20 +311,18 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   const uint32_t flags = script->flags;
   if ((flags & kScriptEvalCompat) == 0) {
-    // A script that declared its flags is admitted by them as a whole.
+    // Admitted above by its flags; only then the _RO form refuses a script that may write.
     if (read_only && (flags & kScriptNoWrites) == 0) {
       ctx.reply.Error(err::kScriptWriteFlagRo);
       return;
     }
-    // A script that may write is refused whole while persistence refuses writes (MISCONF).
-    if ((flags & kScriptNoWrites) == 0 && !server_.WriteRefusal().empty()) {
-      ctx.reply.Error(server_.WriteRefusal());
-      return;
-    }
-    if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
-        server_.pre_command_oom()) {
-      // Such a script counts as a deny-oom command: the usual OOM error.
-      ctx.reply.Error(err::kOom);
+  } else {
+    // A script without a shebang is admitted by EVAL's row, which has the stale flag; Redis
+    // still refuses it whole on a replica that serves no stale data while its link is down.
+    const ReplicaRole& role = server_.replica_role();
+    if (role.following && !role.link_up && !server_.config().replica_serve_stale_data &&
+        ctx.client.session().kind() != ClientKind::kMasterLink) {
+      ctx.reply.Error(err::kMasterDown);
       return;
     }
   }

@@ -90,6 +90,11 @@ class ScriptEngine : public Subsystem {
 
   // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: args are "eval" body|sha numkeys key... arg...
   void Eval(CommandContext& ctx, bool by_sha, bool read_only);
+  // The admission of a script call by the flags its script or function declares, before
+  // anything else of the call (Redis's processCommand judges it so): OOM unless no-writes or
+  // allow-oom, MISCONF and NOREPLICAS unless no-writes. A script without a shebang
+  // (kScriptEvalCompat) passes. Replies the refusal and returns false.
+  bool AdmitDeclared(uint32_t flags, ReplyBuilder& reply);
   // SCRIPT LOAD: compiles and caches `body`; its SHA1 (lower-case hex) or the compile error.
   Result<std::string> Load(std::string_view body);
   bool Exists(std::string_view sha) const;

@@ -142,11 +142,13 @@ struct AdmissionAccess {
   }
 
   // min-replicas-to-write not met (the replication layer keeps the flag): writes, and EXEC
-  // when its queue holds one; a script's writes one by one.
+  // when its queue holds one; a script's writes one by one, until its first write (a script
+  // that wrote may finish even if replicas dropped meanwhile, as Redis lets it).
   static bool NoReplicas(const Call& k, Verdict* v) {
     Server& s = k.server;
     if (!s.repl_too_few_replicas || InExec(k)) return false;
     if (k.client.kind() != ClientKind::kNormal && k.script == nullptr) return false;
+    if (k.script != nullptr && k.script->wrote) return false;
     if (!s.RefuseForDiskError(&k.client, &k.spec, true)) return false;
     return Refuse(v, err::kNoReplicas);
   }
@@ -209,6 +211,8 @@ struct AdmissionAccess {
     const bool stale_ok = (s.InvocationFlagsOf(&k.spec, k.args) & kCmdStale) != 0 &&
                           !(k.spec.full_name == "exec" && QueueHas(k, kCmdStale, false, true));
     if (stale_ok) return false;
+    // A script that was let run (allow-stale) is told of each such command in its own words.
+    if (k.script != nullptr) return Refuse(v, err::kScriptStaleReplica);
     return Refuse(v, err::kMasterDown);
   }
   static bool MasterDown(const Call& k, Verdict* v) {

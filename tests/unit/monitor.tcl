@@ -118,6 +118,76 @@ start_server {tags {monitor}} {
         $m close
     }
 
+    test {MONITOR redacts MIGRATE's AUTH and AUTH2 credentials} {
+        set m [start_monitor]
+        set port [srv port]
+        # No key "absent" exists, so MIGRATE answers NOKEY without connecting anywhere.
+        r migrate 127.0.0.1 $port absent 0 1000 AUTH secret
+        r migrate 127.0.0.1 $port absent 0 1000 REPLACE AUTH2 someone secret
+        r migrate 127.0.0.1 $port "" 0 1000 AUTH2 someone secret KEYS absent auth
+        assert_match "*\"migrate\" \"127.0.0.1\" \"$port\" \"absent\" \"0\" \"1000\" \"AUTH\" \"(redacted)\"" \
+            [$m read]
+        assert_match {*"REPLACE" "AUTH2" "(redacted)" "(redacted)"} [$m read]
+        # After KEYS come key names only: an "auth" there is a key and is shown.
+        assert_match {*"" "0" "1000" "AUTH2" "(redacted)" "(redacted)" "KEYS" "absent" "auth"} \
+            [$m read]
+        $m close
+    }
+
+    test {MONITOR shows FCALL and FCALL_RO before the commands the function runs} {
+        r function load replace {#!lua name=monlib
+            redis.register_function('monset', function(keys, args)
+                return redis.call('set', keys[1], args[1])
+            end)
+            redis.register_function{function_name='monget', flags={'no-writes'},
+                callback=function(keys) return redis.call('get', keys[1]) end}
+        }
+        set m [start_monitor]
+        r fcall monset 1 fk fv
+        r fcall_ro monget 1 fk
+        # Calls that fail once admitted are shown too: an unknown function, a bad key count.
+        catch {r fcall nosuchfunction 0} e
+        assert_match {*Function not found*} $e
+        catch {r fcall monset notanumber} e
+        assert_match {*Bad number of keys*} $e
+        assert_match {*"fcall" "monset" "1" "fk" "fv"} [$m read]
+        assert_match {*lua\] "set" "fk" "fv"} [$m read]
+        assert_match {*"fcall_ro" "monget" "1" "fk"} [$m read]
+        assert_match {*lua\] "get" "fk"} [$m read]
+        assert_match {*"fcall" "nosuchfunction" "0"} [$m read]
+        assert_match {*"fcall" "monset" "notanumber"} [$m read]
+        $m close
+        r function flush
+    }
+
+    test {MONITOR does not show a script call its declared flags refused, but shows later errors} {
+        r function load replace {#!lua name=oomlib
+            redis.register_function('oomw', function() return 1 end)
+        }
+        set m [start_monitor]
+        r config set maxmemory 1
+        catch {
+            # Refused before running, by the flags the shebang or the function declares.
+            assert_error {OOM *} {r eval "#!lua\nreturn 1" 0}
+            assert_error {OOM *} {r fcall oomw 0}
+            assert_error {OOM *} {r eval_ro "#!lua\nreturn 1" 0}
+            # Admitted, then failing in the command itself.
+            assert_equal 1 [r eval "#!lua flags=no-writes\nreturn 1" 0]
+            assert_error {ERR Unexpected flag*} {r eval "#!lua flags=bad\nreturn 1" 0}
+        } err opts
+        r config set maxmemory 0
+        if {[dict get $opts -code] == 1} {return -options $opts $err}
+        assert_error {ERR Can not execute a script with write flag*} {r eval_ro "#!lua\nreturn 1" 0}
+        r ping done
+        # (CONFIG is an administrative command: never shown.)
+        assert_match {*"eval" "#!lua flags=no-writes\\nreturn 1" "0"} [$m read]
+        assert_match {*"eval" "#!lua flags=bad\\nreturn 1" "0"} [$m read]
+        assert_match {*"eval_ro" "#!lua\\nreturn 1" "0"} [$m read]
+        assert_match {*"ping" "done"} [$m read]
+        $m close
+        r function flush
+    } {OK} {needs:config}
+
     test {Every monitor receives every line} {
         set m1 [start_monitor]
         set m2 [start_monitor]

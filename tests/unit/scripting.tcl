@@ -209,6 +209,12 @@ start_server {tags {scripting}} {
         assert_error {ERR Invalid script shebang} {r eval "#!lua flags=no-writes" 0}
         assert_error {ERR Unexpected flag in script shebang: bad-flag} \
             {r script load "#!lua flags=bad-flag\nreturn 1"}
+        # An empty flags= declares no flag, but an empty piece of a list is an unknown flag.
+        assert_equal 1 [r eval "#!lua flags=\nreturn 1" 0]
+        assert_error {ERR Unexpected flag in script shebang: } \
+            {r eval "#!lua flags=no-writes,\nreturn 1" 0}
+        assert_error {ERR Unexpected flag in script shebang: } \
+            {r eval "#!lua flags=no-writes,,allow-oom\nreturn 1" 0}
     }
 
     test {A no-writes script may read but not write} {
@@ -253,6 +259,48 @@ start_server {tags {scripting}} {
         r config set maxmemory 0
         if {[dict get $opts -code] == 1} {return -options $opts $err}
         assert_equal w [r get oom:key]
+    } {} {needs:config}
+
+    test {Without enough good replicas a script that may write is refused, a read-only one runs} {
+        r set nr:key v
+        r function load replace {#!lua name=nrlib
+            redis.register_function('nrwrite', function() return 1 end)
+            redis.register_function{function_name='nrread', flags={'no-writes'},
+                callback=function(keys) return redis.call('get', keys[1]) end}
+        }
+        # No replica is connected: one required is already too many, from the next command on.
+        r config set min-replicas-to-write 1
+        catch {
+            assert_equal v [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" \
+                1 nr:key]
+            assert_equal v [r eval {return redis.call('get', KEYS[1])} 1 nr:key]
+            # A shebang without no-writes declares a write: refused whole, before it runs.
+            assert_error {NOREPLICAS Not enough good replicas to write.} \
+                {r eval "#!lua\nreturn redis.call('get', KEYS\[1\])" 1 nr:key}
+            # Without a shebang each write is refused when the script reaches it.
+            assert_error {NOREPLICAS Not enough good replicas to write. script: *} \
+                {r eval {return redis.call('set', KEYS[1], 'w')} 1 nr:key}
+            assert_equal {NOREPLICAS Not enough good replicas to write.} \
+                [r eval {return redis.pcall('set', KEYS[1], 'w')['err']} 1 nr:key]
+            assert_error {NOREPLICAS *} {r fcall nrwrite 0}
+            assert_equal v [r fcall nrread 1 nr:key]
+            # NOREPLICAS comes before the _RO form's refusal of a script that may write.
+            assert_error {NOREPLICAS *} {r eval_ro "#!lua\nreturn 1" 0}
+            assert_error {NOREPLICAS *} {r fcall_ro nrwrite 0}
+        } err opts
+        r config set min-replicas-to-write 0
+        r function delete nrlib
+        if {[dict get $opts -code] == 1} {return -options $opts $err}
+        assert_equal v [r get nr:key]
+        assert_error {*Can not execute a script with write flag using \*_ro command*} \
+            {r eval_ro "#!lua\nreturn 1" 0}
+    } {} {needs:config}
+
+    test {Under OOM a shebang script that may write is refused before the _RO refusal} {
+        r config set maxmemory 1
+        catch {r eval_ro "#!lua\nreturn 1" 0} e
+        r config set maxmemory 0
+        assert_match {OOM command not allowed*} $e
     } {} {needs:config}
 
     test {Under OOM a script without a shebang runs, and only its growing commands are refused} {
@@ -389,6 +437,72 @@ start_server {tags {scripting}} {
         assert_match {*calls=3,*failed_calls=3} [getInfoProperty $stats cmdstat_eval]
         assert_equal 3 [s total_error_replies]
     } {} {needs:config}
+
+    test {A command refused inside a script counts as a rejected call and one error reply} {
+        r config resetstat
+        # Refusals with call: the EVAL's own error reply is not counted a second time.
+        catch {r eval {return redis.call('nosuchcommand')} 0} e
+        assert_match {ERR Unknown Redis command called from script*} $e
+        catch {r eval {return redis.call('get')} 0} e
+        assert_match {ERR Wrong number of args calling Redis command from script*} $e
+        catch {r eval_ro {return redis.call('set', KEYS[1], 'v')} 1 rj:k} e
+        assert_match {ERR Write commands are not allowed from read-only scripts.*} $e
+        assert_equal {count=3} [getInfoProperty [r info errorstats] errorstat_ERR]
+        assert_equal 3 [s total_error_replies]
+        set stats [r info commandstats]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_get]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_set]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=1} [getInfoProperty $stats cmdstat_eval_ro]
+
+        # Refusals caught with pcall count too, though the script itself succeeds.
+        r config resetstat
+        assert_equal {ERR This Redis command is not allowed from script} \
+            [r eval {return redis.pcall('save')['err']} 0]
+        assert_equal {ERR Write commands are not allowed from read-only scripts.} \
+            [r eval_ro {return redis.pcall('set', KEYS[1], 'v')['err']} 1 rj:k]
+        assert_equal {count=2} [getInfoProperty [r info errorstats] errorstat_ERR]
+        assert_equal 2 [s total_error_replies]
+        set stats [r info commandstats]
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [getInfoProperty $stats cmdstat_save]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=0} [getInfoProperty $stats cmdstat_eval]
+
+        # A returned refusal is the script's reply and still one error.
+        r config resetstat
+        catch {r eval_ro {return redis.pcall('set', KEYS[1], 'v')} 1 rj:k} e
+        assert_equal {ERR Write commands are not allowed from read-only scripts.} $e
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=1,*failed_calls=1} [getInfoProperty [r info commandstats] cmdstat_eval_ro]
+
+        # Bad arguments to redis.call are the script's error, not a command's.
+        r config resetstat
+        assert_equal 1 [r eval {redis.pcall('get', {}) return 1} 0]
+        assert_equal 0 [s total_error_replies]
+    } {} {needs:config}
+
+    test {Under OOM a write refused inside a script is counted as an OOM error of that command} {
+        r config resetstat
+        r config set maxmemory 1
+        catch {r eval {return redis.call('set', KEYS[1], 'v')} 1 rj:oom} e
+        assert_match {OOM command not allowed when used memory > 'maxmemory'.*} $e
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_OOM]
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=0,*rejected_calls=1,*} [getInfoProperty [r info commandstats] cmdstat_set]
+
+        # Caught and compared by the script: the refusal is still counted once.
+        r config resetstat
+        assert_equal 1 [r eval {
+            local t = redis.pcall('set', KEYS[1], 'v')
+            if t['err'] == "OOM command not allowed when used memory > 'maxmemory'." then
+                return 1
+            end
+            return 0
+        } 1 rj:oom]
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_OOM]
+        assert_equal 1 [s total_error_replies]
+        assert_match {calls=1,*rejected_calls=0,failed_calls=0} \
+            [getInfoProperty [r info commandstats] cmdstat_eval]
+        r config set maxmemory 0
+    } {OK} {needs:config}
 
     test {Calls a script makes that are refused count as rejected calls and errors} {
         # Each refusal is one error reply and, for a known command, one rejected call (never a

@@ -145,6 +145,22 @@ start_server {tags {slowlog}} {
         $c close
     }
 
+    test {SLOWLOG hides the user name and password of MIGRATE's AUTH and AUTH2} {
+        # No key "nosuch" exists, so MIGRATE answers NOKEY without connecting anywhere.
+        set port [srv port]
+        r migrate 127.0.0.1 $port nosuch 0 1000 AUTH secret
+        assert_equal "migrate 127.0.0.1 $port nosuch 0 1000 AUTH (redacted)" \
+            [lindex [r slowlog get 1] 0 3]
+        r migrate 127.0.0.1 $port "" 0 1000 copy AUTH2 someone secret auth other KEYS nosuch
+        assert_equal [list migrate 127.0.0.1 $port {} 0 1000 copy \
+                          AUTH2 (redacted) (redacted) auth (redacted) KEYS nosuch] \
+            [lindex [r slowlog get 1] 0 3]
+        # A missing value is a syntax error, and there is nothing to hide.
+        catch {r migrate 127.0.0.1 $port nosuch 0 1000 AUTH} e
+        assert_match {ERR syntax error*} $e
+        assert_equal "migrate 127.0.0.1 $port nosuch 0 1000 AUTH" [lindex [r slowlog get 1] 0 3]
+    }
+
     test {A slow command is logged with its duration} {
         r config set slowlog-log-slower-than 100000
         r slowlog reset
