@@ -39,6 +39,8 @@ class FakeAuthorizer : public Authorizer {
     }
     return std::nullopt;
   }
+  bool DefaultUserAuthenticates() const override { return true; }
+  std::string_view UserName(const Client&) const override { return "default"; }
   std::string deny_command = "get";
   std::string deny_key = "secret";
   std::string deny_channel = "hidden";
