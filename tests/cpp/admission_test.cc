@@ -39,8 +39,9 @@ class FakeAuthorizer : public Authorizer {
     }
     return std::nullopt;
   }
-  bool DefaultUserAuthenticates() const override { return true; }
+  bool DefaultUserAuthenticates() const override { return default_authenticates; }
   std::string_view UserName(const Client&) const override { return "default"; }
+  bool default_authenticates = true;  // the default user has no password
   std::string deny_command = "get";
   std::string deny_key = "secret";
   std::string deny_channel = "hidden";
@@ -84,6 +85,7 @@ TEST(Admission, ArityAndAuthenticationComeBeforeTheAuthorizer) {
   config.requirepass = "pw";
   Harness h(config);
   FakeAuthorizer acl;
+  acl.default_authenticates = false;  // requirepass: a new connection must AUTH
   h.server().set_authorizer(&acl);
   EXPECT_EQ(h.Run("a", {"GET", "k"}).Text(), "(error) NOAUTH Authentication required.");
   EXPECT_TRUE(acl.asked.empty());
