@@ -110,14 +110,7 @@ std::string DescribeSelector(const AclSelector& sel, const AclRuleContext& ctx) 
 
 std::string DescribeUser(const AclUser& user, const AclRuleContext& ctx) {
   std::string out;
-  static constexpr std::pair<uint8_t, std::string_view> kFlags[] = {
-      {kAclUserOn, "on"},
-      {kAclUserOff, "off"},
-      {kAclUserNoPass, "nopass"},
-      {kAclUserSkipSanitize, "skip-sanitize-payload"},
-      {kAclUserSanitize, "sanitize-payload"},
-  };
-  for (const auto& [bit, name] : kFlags) {
+  for (const auto& [bit, name] : kAclUserFlagNames) {
     if (user.flags & bit) {
       out += name;
       out += ' ';

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "server/command.h"
@@ -68,6 +69,15 @@ enum AclUserFlag : uint8_t {
   kAclUserNoPass = 1 << 2,
   kAclUserSkipSanitize = 1 << 3,
   kAclUserSanitize = 1 << 4,
+};
+
+// The user flags' names in the order ACL LIST and ACL GETUSER show them.
+inline constexpr std::pair<uint8_t, std::string_view> kAclUserFlagNames[] = {
+    {kAclUserOn, "on"},
+    {kAclUserOff, "off"},
+    {kAclUserNoPass, "nopass"},
+    {kAclUserSkipSanitize, "skip-sanitize-payload"},
+    {kAclUserSanitize, "sanitize-payload"},
 };
 
 class AclUser {

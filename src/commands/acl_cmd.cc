@@ -41,17 +41,10 @@ void AclGetUserCommand(CommandContext& c) {
   AclRuleContext ctx = acl.rule_context();
   c.reply.Map(6);
   c.reply.Bulk("flags");
-  static constexpr std::pair<uint8_t, std::string_view> kFlags[] = {
-      {kAclUserOn, "on"},
-      {kAclUserOff, "off"},
-      {kAclUserNoPass, "nopass"},
-      {kAclUserSkipSanitize, "skip-sanitize-payload"},
-      {kAclUserSanitize, "sanitize-payload"},
-  };
   size_t n = 0;
-  for (const auto& [bit, name] : kFlags) n += (u->flags & bit) != 0;
+  for (const auto& [bit, name] : kAclUserFlagNames) n += (u->flags & bit) != 0;
   c.reply.Set(n);
-  for (const auto& [bit, name] : kFlags) {
+  for (const auto& [bit, name] : kAclUserFlagNames) {
     if (u->flags & bit) c.reply.Bulk(name);
   }
   c.reply.Bulk("passwords");

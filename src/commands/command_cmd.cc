@@ -56,30 +56,6 @@ constexpr std::pair<uint64_t, std::string_view> kFlagNames[] = {
     {kCmdAllowBusy, "allow_busy"},
 };
 
-constexpr std::pair<uint64_t, std::string_view> kAclNames[] = {
-    {kAclKeyspace, "keyspace"},
-    {kAclRead, "read"},
-    {kAclWrite, "write"},
-    {kAclSet, "set"},
-    {kAclSortedSet, "sortedset"},
-    {kAclList, "list"},
-    {kAclHash, "hash"},
-    {kAclString, "string"},
-    {kAclBitmap, "bitmap"},
-    {kAclHyperLogLog, "hyperloglog"},
-    {kAclGeo, "geo"},
-    {kAclStream, "stream"},
-    {kAclPubSub, "pubsub"},
-    {kAclAdmin, "admin"},
-    {kAclFast, "fast"},
-    {kAclSlow, "slow"},
-    {kAclBlocking, "blocking"},
-    {kAclDangerous, "dangerous"},
-    {kAclConnection, "connection"},
-    {kAclTransaction, "transaction"},
-    {kAclScripting, "scripting"},
-};
-
 // The flags COMMAND INFO shows: the row's, plus movablekeys when the key specs move.
 uint64_t ReportedFlags(const CommandSpec& spec) {
   uint64_t flags = spec.flags;
@@ -200,9 +176,12 @@ void ReplyCommandInfo(ReplyBuilder& r, const CommandSpec& spec) {
   r.Int(spec.key_step);
 
   uint64_t acl = EffectiveAcl(spec);
-  r.Set(CountBits(acl, kAclNames));
-  for (const auto& [bit, name] : kAclNames) {
-    if (acl & bit) r.Simple("@" + std::string(name));
+  // The category names are the ACL layer's (acl/acl_user.h), in ACL CAT's order.
+  size_t categories = 0;
+  for (const AclCategoryName& c : AclCategories()) categories += (acl & c.bit) != 0;
+  r.Set(categories);
+  for (const AclCategoryName& c : AclCategories()) {
+    if (acl & c.bit) r.Simple("@" + std::string(c.name));
   }
 
   r.Set(doc.tips.size());
@@ -440,9 +419,7 @@ void CommandListCommand(CommandContext& c) {
       filter.kind = ListFilter::Kind::kModule;
     } else if (EqualsIgnoreCase(kind, "aclcat")) {
       filter.kind = ListFilter::Kind::kAclCategory;
-      for (const auto& [bit, name] : kAclNames) {
-        if (EqualsIgnoreCase(name, filter.value)) filter.acl_bit = bit;
-      }
+      filter.acl_bit = AclCategoryBit(filter.value);
     } else if (EqualsIgnoreCase(kind, "pattern")) {
       filter.kind = ListFilter::Kind::kPattern;
     } else {
