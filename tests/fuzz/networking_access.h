@@ -8,7 +8,9 @@
 namespace redistp {
 
 struct NetworkingAccess {
-  static void Accept(Server& s, int listen_fd) { s.OnAccept(listen_fd, true); }
+  static void Accept(Server& s, int listen_fd) {
+    s.OnAccept(listen_fd, /*unix_socket=*/true, /*tls=*/false);
+  }
   static void Readable(Server& s, Client* c) {
     s.OnReadable(c);
     s.AfterCallback();
