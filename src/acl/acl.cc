@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -300,8 +301,11 @@ void Acl::KillSubscribersDenied(const AclUser& user, Client* current) {
 
 std::string Acl::SetUser(std::string_view name, const std::vector<std::string>& raw_rules,
                          Client* current) {
+  // Any white space (as isspace: tab, CR, LF, VT, FF too) or NUL, as Redis checks it.
   for (char ch : name) {
-    if (ch == ' ' || ch == '\0') return std::string(err::kAclBadUserName);
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '\0') {
+      return std::string(err::kAclBadUserName);
+    }
   }
   std::vector<std::string> rules;
   std::string bad;

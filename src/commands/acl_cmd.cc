@@ -330,7 +330,7 @@ void RegisterAclCommands(CommandTable& t) {
                           .complexity = "Depends on subcommand."}};
   CommandSpec cat = row("cat", -2, kBase, "Lists the ACL categories, or the commands in one",
                         "O(1) since the categories and commands are a fixed set.", AclCatCommand);
-  cat.doc.args = {String("category").Optional()};
+  cat.doc.args = {String("categoryname").Optional()};
   CommandSpec deluser = row("deluser", -3, kAdmin, "Deletes ACL users and ends their connections",
                             "O(1) amortized time considering the typical user.", AclDelUserCommand);
   deluser.doc.args = {String("username").Multiple()};
@@ -340,7 +340,7 @@ void RegisterAclCommands(CommandTable& t) {
   dryrun.doc.since = "7.0.0";
   dryrun.doc.args = {String("username"), String("command"), String("arg").Optional().Multiple()};
   CommandSpec genpass = row("genpass", -2, kBase, "Returns a random password for an ACL user",
-                            "O(N)", AclGenPassCommand);
+                            "O(1)", AclGenPassCommand);
   genpass.doc.args = {Integer("bits").Optional()};
   CommandSpec getuser = row("getuser", 3, kAdmin, "Returns the rules of one ACL user",
                             "O(N). Where N is the number of password, command and pattern rules "

@@ -495,18 +495,10 @@ void DebugCommand(CommandContext& c) {
 
 }  // namespace
 
-bool IsLocalClient(const Client& cl) {
-  if (cl.has_flag(kClientUnixSocket)) return true;
-  std::string_view ip(cl.addr);  // "ip:port", the port after the last colon
-  size_t colon = ip.rfind(':');
-  if (colon != std::string_view::npos) ip = ip.substr(0, colon);
-  return ip == "127.0.0.1" || ip == "::1";
-}
-
 void RegisterDebugCommand(CommandTable& t) {
   t.Register({.name = "debug",
               .arity = -2,
-              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+              .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdProtected,
               .acl = kAclAdmin | kAclSlow | kAclDangerous,
               .doc = {.summary = "Developer commands for testing and inspecting the server",
                       .since = "1.0.0",

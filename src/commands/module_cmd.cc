@@ -118,7 +118,7 @@ using docs::String;
 
 void RegisterModuleCommands(CommandTable& t) {
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
-  constexpr uint64_t kLoadFlags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading;
+  constexpr uint64_t kLoadFlags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading | kCmdProtected;
   t.Register(
       {.name = "module",
        .arity = -2,

@@ -65,8 +65,4 @@ std::string InfoAllText(Server& server);
 // DEBUG lives in debug_cmd.cc; RegisterServerCommands registers it.
 void RegisterDebugCommand(CommandTable& table);
 
-// A unix-socket client or one whose peer is 127.0.0.1 or ::1: the "local" of
-// enable-debug-command and enable-protected-configs. Defined in debug_cmd.cc.
-bool IsLocalClient(const Client& client);
-
 }  // namespace redistp

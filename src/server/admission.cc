@@ -74,6 +74,22 @@ struct AdmissionAccess {
     return Refuse(v, err::kNoAuth);
   }
 
+  // The protected commands (DEBUG; MODULE LOAD, LOADEX, UNLOAD) run only where
+  // enable-debug-command / enable-module-command allow them ("yes", or "local" for a local
+  // connection). Refused after NOAUTH and before the ACL, as Redis refuses them, so a MULTI
+  // that queues one fails at once.
+  static bool Protected(const Call& k, Verdict* v) {
+    if ((k.spec.flags & kCmdProtected) == 0 || Obeys(k)) return false;
+    return RefuseProtected(k, v);
+  }
+  kCold static bool RefuseProtected(const Call& k, Verdict* v) {
+    const bool debug = k.spec.full_name == "debug";
+    const Config& cfg = k.server.config();
+    const std::string& mode = debug ? cfg.enable_debug_command : cfg.enable_module_command;
+    if (mode == "yes" || (mode == "local" && IsLocalClient(k.principal))) return false;
+    return Refuse(v, debug ? err::kDebugNotAllowed : err::kModuleNotAllowed);
+  }
+
   // A no-multi command (SYNC, SHUTDOWN ...) is refused inside MULTI, before it is queued, and
   // if it reaches EXEC's queue some other way.
   static bool NoMulti(const Call& k, Verdict* v) {
@@ -274,10 +290,11 @@ struct CheckList {
 
 using A = AdmissionAccess;
 // The order (admission.h explains it).
-using AdmissionOrder = CheckList<&A::Arity, &A::NoScript, &A::Auth, &A::NoMulti, &A::ScriptStale,
-                                 &A::Acl, &A::ScriptReadOnly, &A::Oom, &A::Misconf, &A::NoReplicas,
-                                 &A::ReadOnlyReplica, &A::ScriptOom, &A::Subscribed, &A::MasterDown,
-                                 &A::Loading, &A::Busy, &A::ReplicaKeyspace, &A::Pause>;
+using AdmissionOrder =
+    CheckList<&A::Arity, &A::NoScript, &A::Auth, &A::Protected, &A::NoMulti, &A::ScriptStale,
+              &A::Acl, &A::ScriptReadOnly, &A::Oom, &A::Misconf, &A::NoReplicas,
+              &A::ReadOnlyReplica, &A::ScriptOom, &A::Subscribed, &A::MasterDown, &A::Loading,
+              &A::Busy, &A::ReplicaKeyspace, &A::Pause>;
 
 }  // namespace
 

@@ -8,7 +8,8 @@
 // order is the order of Redis 7.0's processCommand (and of its scriptCall for a script's
 // commands, whose texts differ):
 //
-//   arity → no-script (scripts) → NOAUTH → no-multi → stale replica (scripts) → ACL →
+//   arity → no-script (scripts) → NOAUTH → protected (DEBUG, MODULE LOAD) → no-multi →
+//   stale replica (scripts) → ACL →
 //   read-only script → OOM → MISCONF → NOREPLICAS → READONLY → OOM (scripts) →
 //   subscribed context → MASTERDOWN → LOADING → BUSY → replica keyspace → CLIENT PAUSE
 //

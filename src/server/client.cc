@@ -12,4 +12,12 @@ void Client::DiscardTransaction(ExecWatches& watches) {
   watches.UnwatchAll(id);
 }
 
+bool IsLocalClient(const Client& cl) {
+  if (cl.has_flag(kClientUnixSocket)) return true;
+  std::string_view ip(cl.addr);  // "ip:port", the port after the last colon
+  size_t colon = ip.rfind(':');
+  if (colon != std::string_view::npos) ip = ip.substr(0, colon);
+  return ip == "127.0.0.1" || ip == "::1";
+}
+
 }  // namespace redistp

@@ -219,4 +219,8 @@ class Client {
   ClientKind kind_;
 };
 
+// A unix-socket client or one whose peer is 127.0.0.1 or ::1: the "local" of
+// enable-debug-command, enable-module-command and enable-protected-configs.
+bool IsLocalClient(const Client& client);
+
 }  // namespace redistp
