@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -85,6 +86,14 @@ bool ServedBy(int port, pid_t pid) {
 
 }  // namespace
 
+TestServer::~TestServer() {
+  Stop();
+  if (!dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+}
+
 bool TestServer::Start(int port) {
   // A free port can be taken by another process before the server binds it: try a few.
   for (int attempt = 0; attempt < (port == 0 ? 3 : 1); ++attempt) {
@@ -101,6 +110,14 @@ bool TestServer::StartOn(int port) {
     error_ = "no server binary at " + binary + " (set REDISTP_SERVER)";
     return false;
   }
+  if (dir_.empty()) {
+    char tmpl[] = "/tmp/redistp-client-test.XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      error_ = "cannot make a directory for the server";
+      return false;
+    }
+    dir_ = tmpl;
+  }
   const std::string port_arg = std::to_string(port_);
   pid_ = fork();
   if (pid_ == 0) {
@@ -110,8 +127,8 @@ bool TestServer::StartOn(int port) {
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
     std::vector<const char*> argv = {
-        binary.c_str(), "--port", port_arg.c_str(), "--bind", "127.0.0.1", "--save", "",
-        "--appendonly", "no",     "--daemonize",    "no",     "--dir",     "/tmp",   nullptr};
+        binary.c_str(), "--port", port_arg.c_str(), "--bind", "127.0.0.1", "--save",     "",
+        "--appendonly", "no",     "--daemonize",    "no",     "--dir",     dir_.c_str(), nullptr};
     execv(binary.c_str(), const_cast<char* const*>(argv.data()));
     _exit(127);
   }

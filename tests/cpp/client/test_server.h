@@ -24,7 +24,7 @@ int FreePort();
 class TestServer {
  public:
   TestServer() = default;
-  ~TestServer() { Stop(); }
+  ~TestServer();
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
 
@@ -43,6 +43,9 @@ class TestServer {
   pid_t pid_ = -1;
   int port_ = 0;
   std::string error_;
+  // The server's working directory, made on the first start and removed with the object: an
+  // RDB or AOF left in a shared directory (such as /tmp) would be loaded by the next server.
+  std::string dir_;
 };
 
 // Runs `base` until `done()` or `timeout`; returns done().
