@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/errors_common.h"
+
 namespace redistp::err {
 
 // SORT's BY and GET patterns name keys: refused unless the user may read every key.
@@ -15,10 +17,12 @@ inline constexpr std::string_view kSortGetNoPerm =
 
 // ACL SETUSER and the rules of a user.
 inline std::string AclSetUserModifier(std::string_view rule, std::string_view why) {
-  return "ERR Error in ACL SETUSER modifier '" + std::string(rule) + "': " + std::string(why);
+  return "ERR Error in ACL SETUSER modifier '" + std::string(UpToNul(rule)) +
+         "': " + std::string(why);
 }
 inline std::string AclUnmatchedParen(std::string_view start) {
-  return "ERR Unmatched parenthesis in acl selector starting at '" + std::string(start) + "'.";
+  return "ERR Unmatched parenthesis in acl selector starting at '" + std::string(UpToNul(start)) +
+         "'.";
 }
 inline constexpr std::string_view kAclRuleSyntax = "Syntax error";
 inline constexpr std::string_view kAclUnknownName = "Unknown command or category name in ACL";
@@ -46,13 +50,13 @@ inline constexpr std::string_view kAclGenpassBits =
     "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
     "number up to 4096";
 inline std::string AclUnknownCategory(std::string_view name) {
-  return "ERR Unknown category '" + std::string(name) + "'";
+  return "ERR Unknown category '" + std::string(UpToNul(name)) + "'";
 }
 inline std::string AclUserNotFound(std::string_view name) {
-  return "ERR User '" + std::string(name) + "' not found";
+  return "ERR User '" + std::string(UpToNul(name)) + "' not found";
 }
 inline std::string AclDryRunNoCommand(std::string_view name) {
-  return "ERR Command '" + std::string(name) + "' not found";
+  return "ERR Command '" + std::string(UpToNul(name)) + "' not found";
 }
 inline std::string AclDryRunKey(std::string_view key) {
   return "This user has no permissions to access the '" + std::string(key) + "' key";
