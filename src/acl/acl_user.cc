@@ -424,7 +424,7 @@ AclVerdict CheckSelector(const AclSelector& sel, const CommandSpec& spec,
     if (!ok) return {AclVerdict::kCommand, 0};
   }
   if (!sel.all_keys && CommandHasKeys(spec)) {
-    for (const KeyRef& k : ExtractKeys(spec, args)) {
+    for (const KeyRef& k : FindKeys(spec, args, KeySearch::kSpecs)) {
       if (!KeyAllowed(sel, args[static_cast<size_t>(k.index)], NeededPerms(k.flags))) {
         return {AclVerdict::kKey, k.index};
       }
@@ -473,6 +473,23 @@ bool AclCheckChannel(const AclUser& user, std::string_view channel, bool is_patt
     if (ChannelAllowed(sel, channel, is_pattern)) return true;
   }
   return false;
+}
+
+bool AclMaySubscribe(const AclUser& user, std::string_view channel, bool is_pattern) {
+  for (const AclSelector& sel : user.selectors) {
+    if (ChannelAllowed(sel, channel, is_pattern) &&
+        WatchexChannelAllowed(sel, channel, is_pattern)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AclTouchesWatchexChannels(std::string_view channel, bool is_pattern) {
+  if (is_pattern) return GlobCanMatchPrefix(channel, WatchexPublisher::kPrefix);
+  int db = 0;
+  std::string_view key;
+  return WatchexPublisher::ParseChannel(channel, &db, &key);
 }
 
 bool AclCheckKey(const AclUser& user, std::string_view key, uint8_t perms) {

@@ -156,6 +156,11 @@ bool AclMayReadEveryKey(const AclUser& user, const CommandSpec& spec,
 
 // Whether `user` may use `channel` (a literal pattern when `is_pattern`) in any selector.
 bool AclCheckChannel(const AclUser& user, std::string_view channel, bool is_pattern);
+// Whether SUBSCRIBE (PSUBSCRIBE when `is_pattern`) to `channel` would be allowed: one selector
+// grants the channel and, for a `__watchex` channel, read access to its key.
+bool AclMaySubscribe(const AclUser& user, std::string_view channel, bool is_pattern);
+// Whether `channel` (a pattern when `is_pattern`) is or may match a `__watchex` channel.
+bool AclTouchesWatchexChannels(std::string_view channel, bool is_pattern);
 // Whether `user` may read (perms kAclKeyRead) / write a key in any selector.
 bool AclCheckKey(const AclUser& user, std::string_view key, uint8_t perms);
 

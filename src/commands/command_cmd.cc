@@ -456,7 +456,7 @@ void ReplyKeysOf(CommandContext& c, bool with_flags) {
     c.reply.Error(err::kInvalidArgCount);
     return;
   }
-  std::vector<KeyRef> keys = ExtractKeys(*spec, line);
+  std::vector<KeyRef> keys = FindKeys(*spec, line, KeySearch::kSpecs);
   if (keys.empty() && (spec->flags & kCmdNoMandatoryKeys) == 0) {
     c.reply.Error(err::kInvalidArguments);
     return;

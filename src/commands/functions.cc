@@ -253,6 +253,7 @@ CommandSpec FcallRow(const char* name, bool read_only, CommandHandler handler) {
                   .group = "scripting",
                   .complexity = "Depends on the function that is executed.",
                   .key_specs = {keys},
+                  .find_keys = KeysAfterCount<2>,
                   .args = {docs::String("function"), docs::Integer("numkeys"),
                            docs::Key("key", 0).Optional().Multiple(),
                            docs::String("arg").Optional().Multiple()}},

@@ -437,6 +437,23 @@ constexpr std::string_view kSearchComplexity =
 
 // GEORADIUS and GEORADIUSBYMEMBER: a read key, then STORE and STOREDIST destinations found by
 // keyword from the first optional argument on.
+// GEORADIUS's and GEORADIUSBYMEMBER's key procedure, as Redis's: the source, and of the STORE
+// and STOREDIST destinations (searched from argument 5 on) only the last one, which is the one
+// the command writes.
+std::vector<KeyRef> GeoRadiusKeys(const std::vector<std::string_view>& args) {
+  std::vector<KeyRef> keys;
+  const int argc = static_cast<int>(args.size());
+  if (argc < 2) return keys;
+  keys.push_back({1, kKeyRO | kKeyAccess});
+  int stored = -1;
+  for (int i = 5; i + 1 < argc; ++i) {
+    const std::string_view a = args[static_cast<size_t>(i)];
+    if (EqualsIgnoreCase(a, "store") || EqualsIgnoreCase(a, "storedist")) stored = ++i;
+  }
+  if (stored > 0) keys.push_back({stored, kKeyOW | kKeyUpdate});
+  return keys;
+}
+
 std::vector<KeySpec> StoreKeySpecs(int options_from) {
   return {{.flags = kKeyRO | kKeyAccess, .index = 1},
           {.flags = kKeyOW | kKeyUpdate,
@@ -474,6 +491,7 @@ void RegisterGeoSearchCommands(CommandTable& t) {
                                      "argument",
                       .history = {{"6.2.0", "The `ANY` option of `COUNT`."}, upper_units},
                       .key_specs = StoreKeySpecs(6),
+                      .find_keys = GeoRadiusKeys,
                       .args = RadiusArgs(false, true, true)},
               .handler = GeoRadiusCommand});
   t.Register({.name = "georadiusbymember",
@@ -494,6 +512,7 @@ void RegisterGeoSearchCommands(CommandTable& t) {
                                      "`FROMMEMBER` arguments",
                       .history = {upper_units},
                       .key_specs = StoreKeySpecs(5),
+                      .find_keys = GeoRadiusKeys,
                       .args = RadiusArgs(true, false, true)},
               .handler = GeoRadiusByMemberCommand});
   t.Register({.name = "georadius_ro",

@@ -387,6 +387,7 @@ void RegisterListBlockingCommands(CommandTable& t) {
                                      .find = KeyFind::kKeynum,
                                      .keynum_index = 0,
                                      .first_key = 1}},
+                      .find_keys = KeysAfterCount<1>,
                       .args = {Integer("numkeys"), Key("key", 0).Multiple(), EndArg("where"),
                                Integer("count").Token("COUNT").Optional()}},
               .handler = LMPopCommand});
@@ -464,6 +465,7 @@ void RegisterListBlockingCommands(CommandTable& t) {
                                      .find = KeyFind::kKeynum,
                                      .keynum_index = 0,
                                      .first_key = 1}},
+                      .find_keys = KeysAfterCount<2>,
                       .args = {Double("timeout"), Integer("numkeys"), Key("key", 0).Multiple(),
                                EndArg("where"), Integer("count").Token("COUNT").Optional()}},
               .handler = BLMPopCommand});

@@ -416,7 +416,7 @@ std::vector<KeyRef> MigrateKeys(const std::vector<std::string_view>& args) {
       } else if (EqualsIgnoreCase(a, "auth2")) {
         i += 2;
       } else if (EqualsIgnoreCase(a, "keys")) {
-        for (int k = i + 1; k < argc; ++k) keys.push_back({k, kFlags | kKeyIncomplete});
+        for (int k = i + 1; k < argc; ++k) keys.push_back({k, kFlags});
         return keys;
       }
     }

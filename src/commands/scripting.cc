@@ -98,6 +98,7 @@ CommandSpec EvalRow(const char* name, bool by_sha, bool read_only, CommandHandle
                   .group = "scripting",
                   .complexity = "Depends on the script that is executed.",
                   .key_specs = {keys},
+                  .find_keys = KeysAfterCount<2>,
                   .args = {docs::String(by_sha ? "sha1" : "script"), docs::Integer("numkeys"),
                            docs::Key("key", 0).Optional().Multiple(),
                            docs::String("arg").Optional().Multiple()}},

@@ -270,6 +270,7 @@ void RegisterSetOpCommands(CommandTable& t) {
                                      .find = KeyFind::kKeynum,
                                      .keynum_index = 0,
                                      .first_key = 1}},
+                      .find_keys = KeysAfterCount<1>,
                       .args = {Integer("numkeys"), Key("key", 0).Multiple(),
                                Integer("limit").Token("LIMIT").Optional()}},
               .handler = SInterCardCommand});

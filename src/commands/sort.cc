@@ -431,6 +431,13 @@ std::vector<KeyRef> SortKeys(const std::vector<std::string_view>& args) {
   return keys;
 }
 
+// SORT_RO's key procedure: its first argument only (BY and GET patterns name keys that only
+// the sorted values can tell).
+std::vector<KeyRef> SortRoKeys(const std::vector<std::string_view>& args) {
+  if (args.size() < 2) return {};
+  return {{1, kKeyRO | kKeyAccess}};
+}
+
 using docs::Block;
 using docs::Integer;
 using docs::Key;
@@ -509,6 +516,7 @@ void RegisterSortCommands(CommandTable& t) {
                       .group = "generic",
                       .complexity = kSortComplexity,
                       .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}, by_get},
+                      .find_keys = SortRoKeys,
                       .args = SortArgs()},
               .handler = SortRoCommand});
 }

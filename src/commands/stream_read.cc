@@ -337,6 +337,32 @@ using docs::Key;
 using docs::PureToken;
 using docs::String;
 
+// XREAD's and XREADGROUP's key procedure, as Redis's: options are skipped up to STREAMS (any
+// other word ends the search), and the keys are the first half of what follows, none when that
+// is empty or odd.
+std::vector<KeyRef> XReadKeys(const std::vector<std::string_view>& args) {
+  std::vector<KeyRef> keys;
+  const int argc = static_cast<int>(args.size());
+  int streams = -1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = args[static_cast<size_t>(i)];
+    if (EqualsIgnoreCase(a, "block") || EqualsIgnoreCase(a, "count")) {
+      ++i;
+    } else if (EqualsIgnoreCase(a, "group")) {
+      i += 2;
+    } else if (EqualsIgnoreCase(a, "noack")) {
+      continue;
+    } else {
+      if (EqualsIgnoreCase(a, "streams")) streams = i;
+      break;
+    }
+  }
+  const int rest = streams < 0 ? 0 : argc - streams - 1;
+  if (rest == 0 || rest % 2 != 0) return keys;
+  for (int i = 0; i < rest / 2; ++i) keys.push_back({streams + 1 + i, 0});
+  return keys;
+}
+
 void RegisterStreamReadCommands(CommandTable& t) {
   t.Register(
       {.name = "xread",
@@ -359,6 +385,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
                               .last_key = -1,
                               .key_step = 1,
                               .limit = 2}},
+               .find_keys = XReadKeys,
                .args = {Integer("count").Token("COUNT").Optional(),
                         Integer("milliseconds").Token("BLOCK").Optional(),
                         Block("streams", {Key("key", 0).Multiple(), String("id").Multiple()})
@@ -388,6 +415,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
                            .last_key = -1,
                            .key_step = 1,
                            .limit = 2}},
+            .find_keys = XReadKeys,
             .args = {Block("group_consumer", {String("group"), String("consumer")}).Token("GROUP"),
                      Integer("count").Token("COUNT").Optional(),
                      Integer("milliseconds").Token("BLOCK").Optional(),

@@ -200,6 +200,7 @@ void RegisterZSetBlockingCommands(CommandTable& t) {
                                      .key_step = 1,
                                      .keynum_index = 0,
                                      .first_key = 1}},
+                      .find_keys = KeysAfterCount<2>,
                       .args = std::move(bzmpop_args)},
               .handler = BZMPopCommand});
 }

@@ -359,6 +359,7 @@ CommandSpec ReplyRow(const char* name, const char* summary, const char* since,
                   .group = "sorted-set",
                   .complexity = complexity,
                   .key_specs = {ReadKeysSpec(1)},
+                  .find_keys = KeysAfterCount<1>,
                   .args = std::move(args)},
           .handler = handler};
 }
@@ -382,6 +383,7 @@ CommandSpec StoreRow(const char* name, const char* summary, const char* since,
                   .group = "sorted-set",
                   .complexity = complexity,
                   .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 1}, ReadKeysSpec(2)},
+                  .find_keys = StoreAndKeysAfterCount,
                   .args = std::move(args)},
           .handler = handler};
 }
@@ -430,6 +432,7 @@ void RegisterZSetOpsCommands(CommandTable& t) {
                .complexity = "O(N*K) worst case with N being the smallest input sorted set, K "
                              "being the number of input sorted sets.",
                .key_specs = {ReadKeysSpec(1)},
+               .find_keys = KeysAfterCount<1>,
                .args = {Integer("numkeys"), Key("key", 0).Multiple(),
                         Integer("limit").Token("LIMIT").Optional()}},
        .handler = ZInterCardCommand});

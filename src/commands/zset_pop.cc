@@ -237,6 +237,7 @@ void RegisterZSetPopCommands(CommandTable& t) {
                                      .key_step = 1,
                                      .keynum_index = 0,
                                      .first_key = 1}},
+                      .find_keys = KeysAfterCount<1>,
                       .args = MPopArgDocs()},
               .handler = ZMPopCommand});
 }

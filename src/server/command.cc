@@ -125,17 +125,6 @@ const CommandSpec* CommandSpec::FindInternalSubcommand(std::string_view sub) con
   return nullptr;
 }
 
-std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc) {
-  std::vector<int> keys;
-  if (spec.first_key <= 0) return keys;
-  int last = spec.last_key < 0 ? static_cast<int>(argc) + spec.last_key : spec.last_key;
-  int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last && i < static_cast<int>(argc); i += step) {
-    keys.push_back(i);
-  }
-  return keys;
-}
-
 void CommandContext::ReplicateAs(std::initializer_list<std::string_view> argv) {
   propagation.ReplicateAs(argv);
 }

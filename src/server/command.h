@@ -208,8 +208,4 @@ class CommandTable {
   uint32_t next_id_ = 0;
 };
 
-// Keys of a command invocation according to its spec's legacy key positions (negative
-// last_key counts from the end). Returns indexes into args.
-std::vector<int> CommandKeyIndexes(const CommandSpec& spec, size_t argc);
-
 }  // namespace redistp

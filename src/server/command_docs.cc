@@ -172,8 +172,10 @@ int BeginPosition(const KeySpec& ks, const std::vector<std::string_view>& args) 
   return -1;
 }
 
-// Appends the keys one spec finds, starting at `first`.
-void FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
+// Appends the keys one spec finds, starting at `first`. False when the spec cannot say (a key
+// count that is not a strict positive integer or lies past the end, a key past the end, an
+// unknown way to find the keys): the caller then asks the row's procedure.
+bool FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
                   const std::vector<std::string_view>& args, std::vector<KeyRef>* out) {
   const int argc = static_cast<int>(args.size());
   int last = first, step = ks.key_step > 0 ? ks.key_step : 1;
@@ -190,40 +192,103 @@ void FindSpecKeys(const KeySpec& ks, int first, uint32_t flags,
     case KeyFind::kKeynum: {
       int count_at = first + ks.keynum_index;
       int64_t numkeys;
+      // Redis 7.0 finds no keys by the specs for a count of 0 either ("ZUNIONSTORE dst 0 a"
+      // has none, not dst): the procedure then says, and says none.
       if (count_at >= argc || !ParseInt64(args[static_cast<size_t>(count_at)], &numkeys) ||
-          numkeys < 0 || numkeys > argc) {
-        return;
+          numkeys <= 0 || numkeys > argc) {
+        return false;
       }
       first += ks.first_key;
       last = first + static_cast<int>(numkeys - 1) * step;
       break;
     }
     case KeyFind::kUnknown:
-      return;
+      return false;
   }
-  for (int i = first; i <= last && i < argc; i += step) out->push_back({i, flags});
+  for (int i = first; i <= last; i += step) {
+    if (i >= argc) return false;
+    out->push_back({i, flags});
+  }
+  return true;
+}
+
+// The legacy first/last/step positions, none at all when one falls past the end (a variadic
+// command given too few arguments finds no keys, as Redis's legacy search).
+std::vector<KeyRef> LegacyKeys(const CommandSpec& spec, const std::vector<std::string_view>& args) {
+  std::vector<KeyRef> keys;
+  if (spec.first_key <= 0) return keys;
+  const int argc = static_cast<int>(args.size());
+  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+  const int step = spec.key_step > 0 ? spec.key_step : 1;
+  for (int i = spec.first_key; i <= last; i += step) {
+    if (i >= argc) return {};
+    keys.push_back({i, 0});
+  }
+  return keys;
+}
+
+std::vector<KeyRef> ProcedureKeys(const CommandSpec& spec,
+                                  const std::vector<std::string_view>& args) {
+  if (spec.doc.find_keys != nullptr) return spec.doc.find_keys(args);
+  return LegacyKeys(spec, args);
 }
 
 }  // namespace
 
-std::vector<KeyRef> ExtractKeys(const CommandSpec& spec,
-                                const std::vector<std::string_view>& args) {
-  const CommandDoc* doc = &spec.doc;
-  if (doc->find_keys != nullptr) return doc->find_keys(args);
+std::vector<KeyRef> FindKeys(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                             KeySearch mode) {
+  const CommandDoc& doc = spec.doc;
+  if (mode == KeySearch::kProcedure || doc.key_specs.empty()) return ProcedureKeys(spec, args);
   std::vector<KeyRef> keys;
-  if (doc->key_specs.empty()) {
-    for (int i : CommandKeyIndexes(spec, args.size())) keys.push_back({i, 0});
-    return keys;
-  }
-  for (size_t s = 0; s < doc->key_specs.size(); ++s) {
-    const KeySpec& ks = doc->key_specs[s];
+  bool said = true;
+  for (size_t s = 0; s < doc.key_specs.size() && said; ++s) {
+    const KeySpec& ks = doc.key_specs[s];
     if ((ks.flags & kKeyNotKey) != 0) continue;  // not a key (a shard channel)
+    if (ks.begin == KeyBegin::kUnknown) {
+      said = false;
+      break;
+    }
     int first = BeginPosition(ks, args);
-    if (first <= 0) continue;
+    if (first <= 0) continue;  // the keyword is absent: this spec has no keys here
     uint32_t flags = ks.flags;
-    if (doc->refine_key_flags != nullptr) flags = doc->refine_key_flags(args, s, flags);
-    FindSpecKeys(ks, first, flags, args, &keys);
+    if (doc.refine_key_flags != nullptr) flags = doc.refine_key_flags(args, s, flags);
+    said = FindSpecKeys(ks, first, flags, args, &keys) && (ks.flags & kKeyIncomplete) == 0;
   }
+  if (said) return keys;
+  // The specs cannot say: the procedure does, or nothing does (Redis skips the legacy triple).
+  if (doc.find_keys != nullptr) return doc.find_keys(args);
+  return {};
+}
+
+int AtoiLike(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  constexpr int64_t kMax = INT64_MAX;
+  int64_t v = 0;
+  bool clamped = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    int d = s[i] - '0';
+    if (!clamped && v > (kMax - d) / 10) clamped = true;
+    if (!clamped) v = v * 10 + d;
+  }
+  int64_t r = clamped ? (negative ? INT64_MIN : kMax) : (negative ? -v : v);
+  return static_cast<int>(static_cast<uint32_t>(static_cast<uint64_t>(r)));
+}
+
+std::vector<KeyRef> KeysAfterCountAt(const std::vector<std::string_view>& args, int at) {
+  std::vector<KeyRef> keys;
+  const int argc = static_cast<int>(args.size());
+  const int num = argc > at ? AtoiLike(args[static_cast<size_t>(at)]) : 0;
+  if (num < 1 || num > argc - at - 1) return keys;
+  for (int i = 0; i < num; ++i) keys.push_back({at + 1 + i, 0});
+  return keys;
+}
+
+std::vector<KeyRef> StoreAndKeysAfterCount(const std::vector<std::string_view>& args) {
+  std::vector<KeyRef> keys = KeysAfterCountAt(args, 2);
+  if (!keys.empty()) keys.push_back({1, 0});
   return keys;
 }
 

@@ -14,10 +14,21 @@
 //     to find the rest (a range or a key count), plus what the command does to each key (RO,
 //     RW, OW, RM and the access/update/insert/delete refinements).
 //
-// Key extraction (ExtractKeys) prefers key specs and falls back to the legacy first/last/step
-// triple for a row without them. A few commands decide a key's flags from their arguments (SET
-// is read-write only with GET, BITFIELD only with SET/INCRBY); their doc carries a function that
-// refines the flags of one invocation, which GETKEYSANDFLAGS reports.
+// Key search (FindKeys) is one function over a row with two modes, because Redis 7.0 has two
+// searches that differ on purpose for a malformed line:
+//   - kSpecs (COMMAND GETKEYS/GETKEYSANDFLAGS, the ACL's key checks) walks the key specs; when
+//     they cannot say (an unknown or incomplete spec, a key count that is not a strict
+//     positive integer, a key past the end of the line) it asks the row's key procedure
+//     instead, and finds nothing when the row has none;
+//   - kProcedure (tracking: what the command will really read) asks the row's key procedure
+//     (Redis's getkeys procedure: a key count read as C's atoi does, STORE found anywhere),
+//     else the legacy first/last/step triple, none of it when a position falls past the end.
+// So "ZUNIONSTORE dst 1e3 a b" has keys a, dst by the procedure, which the specs also give
+// (they cannot read "1e3"), while "ZUNIONSTORE dst 2 a" has none in either mode. A few
+// commands decide a key's flags from their arguments (SET is read-write only with GET,
+// BITFIELD only with SET/INCRBY); their doc carries a function that refines the flags of one
+// invocation, which GETKEYSANDFLAGS reports. A procedure reports the flags Redis's does: the
+// key-count procedures none at all.
 #pragma once
 
 #include <cstdint>
@@ -163,7 +174,8 @@ struct CommandDoc {
   std::vector<std::string_view> tips;
   std::vector<KeySpec> key_specs;
   KeyFlagsRefiner refine_key_flags = nullptr;
-  // When set, ExtractKeys asks it instead of walking the key specs.
+  // The row's key procedure (Redis's getkeys procedure), see FindKeys; nullptr: the legacy
+  // first/last/step triple stands for it.
   KeyFinder find_keys = nullptr;
   std::vector<ArgDoc> args;
 };
@@ -183,11 +195,34 @@ bool CommandHasKeys(const CommandSpec& spec);
 // COMMAND INFO reports as the "movablekeys" flag.
 bool CommandHasMovableKeys(const CommandSpec& spec);
 
+// Which of a row's two key searches to run (see the file comment).
+enum class KeySearch : uint8_t {
+  kSpecs,      // COMMAND GETKEYS, the ACL: key specs, the procedure when they cannot say
+  kProcedure,  // tracking: the procedure, else the legacy first/last/step triple
+};
+
 // The keys of one invocation, args[0] being the (sub)command's name as the caller would send it
-// (for a subcommand, args[0] is the container and args[1] the subcommand); specs flagged
-// not_key are skipped, as Redis's default key search does. Uses the row's key
-// finder when it has one, else its key specs when it has them, else its legacy first/last/step
-// (flags then 0). Positions that fall outside args are skipped; the caller has checked arity.
-std::vector<KeyRef> ExtractKeys(const CommandSpec& spec, const std::vector<std::string_view>& args);
+// (for a subcommand, args[0] is the container and args[1] the subcommand). Specs flagged
+// not_key (shard channels) are never keys. Every returned index is below args.size(); the
+// caller has checked arity. The one key search of the tree: every caller asks it.
+std::vector<KeyRef> FindKeys(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                             KeySearch mode);
+
+// Key procedures shared by several rows, as Redis's: a count read with C's atoi at args[at],
+// the keys right after it, none when the count is below 1 or more than what follows.
+//   KeysAfterCount<1>: ZUNION ZINTER ZDIFF SINTERCARD ZINTERCARD LMPOP ZMPOP
+//   KeysAfterCount<2>: EVAL EVALSHA EVAL_RO EVALSHA_RO FCALL FCALL_RO BLMPOP BZMPOP
+// StoreAndKeysAfterCount (ZUNIONSTORE ZINTERSTORE ZDIFFSTORE): the count at 2, those keys,
+// then the destination args[1] last.
+std::vector<KeyRef> KeysAfterCountAt(const std::vector<std::string_view>& args, int at);
+template <int kAt>
+std::vector<KeyRef> KeysAfterCount(const std::vector<std::string_view>& args) {
+  return KeysAfterCountAt(args, kAt);
+}
+std::vector<KeyRef> StoreAndKeysAfterCount(const std::vector<std::string_view>& args);
+
+// C's atoi as glibc's (leading white space, a sign, digits up to the first other byte; out of
+// range clamped as strtol then truncated to int): how Redis's key procedures read a count.
+int AtoiLike(std::string_view s);
 
 }  // namespace redistp

@@ -23,85 +23,7 @@ bool Overlap(std::string_view a, std::string_view b) {
   return a.substr(0, n) == b.substr(0, n);
 }
 
-// C's atoi, which Redis's key procedures read numkeys with: leading white space, a sign, digits
-// up to the first other byte ("1e3" is 1, "x" is 0); out of range as glibc (strtol's clamp,
-// truncated to int).
-int AtoiLike(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
-  bool negative = false;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-  constexpr int64_t kMax = INT64_MAX;
-  int64_t v = 0;
-  bool clamped = false;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    int d = s[i] - '0';
-    if (!clamped && v > (kMax - d) / 10) clamped = true;
-    if (!clamped) v = v * 10 + d;
-  }
-  int64_t r = clamped ? (negative ? INT64_MIN : kMax) : (negative ? -v : v);
-  return static_cast<int>(static_cast<uint32_t>(static_cast<uint64_t>(r)));
-}
-
 }  // namespace
-
-std::vector<int> Tracking::TrackedKeys(const CommandSpec& spec,
-                                       const std::vector<std::string_view>& args) {
-  std::vector<int> keys;
-  const int argc = static_cast<int>(args.size());
-  const std::string_view name = spec.full_name;
-  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
-      name == "sintercard") {
-    // numkeys at 1, the keys from 2; nothing when the command is bound to fail on them.
-    int num = argc > 1 ? AtoiLike(args[1]) : 0;
-    if (num < 1 || num > argc - 2) return keys;
-    for (int i = 0; i < num; ++i) keys.push_back(2 + i);
-    return keys;
-  }
-  if (name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro" ||
-      name == "fcall" || name == "fcall_ro") {
-    // numkeys at 2, the keys from 3 (a script call's declared KEYS).
-    int num = argc > 2 ? AtoiLike(args[2]) : 0;
-    if (num < 1 || num > argc - 3) return keys;
-    for (int i = 0; i < num; ++i) keys.push_back(3 + i);
-    return keys;
-  }
-  if (name == "xread") {
-    // Redis's key finder for XREAD: options are skipped up to STREAMS (any other word ends the
-    // search), and the keys are the first half of what follows, none when that is empty or odd.
-    int streams = -1;
-    for (int i = 1; i < argc; ++i) {
-      const std::string_view a = args[static_cast<size_t>(i)];
-      if (EqualsIgnoreCase(a, "block") || EqualsIgnoreCase(a, "count")) {
-        ++i;
-      } else if (EqualsIgnoreCase(a, "group")) {
-        i += 2;
-      } else if (EqualsIgnoreCase(a, "noack")) {
-        continue;
-      } else {
-        if (EqualsIgnoreCase(a, "streams")) streams = i;
-        break;
-      }
-    }
-    const int rest = streams < 0 ? 0 : argc - streams - 1;
-    if (rest == 0 || rest % 2 != 0) return keys;
-    for (int i = 0; i < rest / 2; ++i) keys.push_back(streams + 1 + i);
-    return keys;
-  }
-  if (name == "sort_ro") {
-    if (argc > 1) keys.push_back(1);
-    return keys;
-  }
-  if (spec.first_key <= 0) return keys;
-  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-  const int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last; i += step) {
-    // Positions past the arguments (a variadic command given too few): no keys at all.
-    if (i >= argc) return {};
-    keys.push_back(i);
-  }
-  return keys;
-}
 
 size_t Tracking::NameHash::operator()(std::string_view s) const { return HashBytes(s); }
 
@@ -195,8 +117,8 @@ void Tracking::RememberKeysOf(Client& c, const CommandSpec& spec,
   const bool caching = (c.tracking.flags & kTrackingCaching) != 0;
   if ((c.tracking.flags & kTrackingOptin) != 0 && !caching) return;
   if ((c.tracking.flags & kTrackingOptout) != 0 && caching) return;
-  for (int index : TrackedKeys(spec, args)) {
-    std::string_view key = args[static_cast<size_t>(index)];
+  for (const KeyRef& k : FindKeys(spec, args, KeySearch::kProcedure)) {
+    std::string_view key = args[static_cast<size_t>(k.index)];
     auto it = table_.find(key);
     if (it == table_.end()) it = table_.emplace(std::string(key), std::vector<uint64_t>{}).first;
     std::vector<uint64_t>& ids = it->second;

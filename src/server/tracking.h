@@ -5,10 +5,9 @@
 //   - Default mode: the server remembers which connections read which key. After a read-only
 //     command of a tracking connection (not BCAST), failed or not, the command's keys enter the
 //     table key -> client ids. "The command's keys" are what Redis 7.0's tracking takes
-//     (getKeysFromCommand, not COMMAND GETKEYS's key specs): the row's legacy first/last/step
-//     positions, or for the few read-only commands with a key procedure (ZUNION ZINTER ZDIFF
-//     ZINTERCARD SINTERCARD: numkeys read like C's atoi, nothing if it is < 1 or more keys than
-//     arguments; SORT_RO: its first argument) what that procedure gives (TrackedKeys). OPTIN
+//     (getKeysFromCommand, not COMMAND GETKEYS's key specs): the row's key search in procedure
+//     mode (FindKeys with KeySearch::kProcedure, server/command_docs.h), so a count that is
+//     not a number or too large finds nothing and "ZUNION 1e3 a b" finds `a`. OPTIN
 //     remembers only for the command after CLIENT CACHING YES (a whole MULTI/EXEC counting as one),
 //     OPTOUT skips the command after CLIENT CACHING NO. When the key changes, every id listed is
 //     told once and the key's row is dropped: a client is told again only if it reads the key
@@ -119,9 +118,6 @@ class Tracking : public KeyspaceListener {
   void SendHeldInvalidations() {
     if (!held_.empty()) SendHeld();
   }
-  // The positions in `args` of the keys tracking remembers for `spec` (see the file comment).
-  static std::vector<int> TrackedKeys(const CommandSpec& spec,
-                                      const std::vector<std::string_view>& args);
   // After a top-level command: CLIENT CACHING's effect ends with the next command (a whole
   // transaction), so it is cleared unless the command was CLIENT itself or MULTI is open.
   static void EndTopLevelCommand(Client& c, std::string_view command_name);

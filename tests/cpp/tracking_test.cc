@@ -127,7 +127,9 @@ TEST_F(TrackingTest, OneNullPerFlushingCommand) {
 std::vector<int> Tracked(Harness& h, const std::vector<std::string_view>& args) {
   const CommandSpec* spec = h.server().commands().Find(args[0]);
   EXPECT_NE(spec, nullptr);
-  return Tracking::TrackedKeys(*spec, args);
+  std::vector<int> at;
+  for (const KeyRef& k : FindKeys(*spec, args, KeySearch::kProcedure)) at.push_back(k.index);
+  return at;
 }
 
 TEST(TrackedKeysTest, LegacyPositionsAndTheNumkeysProcedures) {

@@ -185,6 +185,20 @@ start_server {tags {tracking}} {
         trk_close $t
     }
 
+    test {Tracking remembers what the key procedure finds, not what COMMAND GETKEYS reports} {
+        r flushall
+        set t [trk_tracker]
+        # The key specs take the COUNT value "STREAMS" for the keyword and report it as the key;
+        # XREAD's own procedure skips COUNT's value and finds `a` (the command then fails).
+        assert_equal {STREAMS} [r command getkeys xread COUNT STREAMS STREAMS a 0]
+        catch {$t xread COUNT STREAMS STREAMS a 0}
+        r set STREAMS v
+        r set a v
+        assert_equal {invalidate a} [$t read]
+        trk_expect_nothing $t
+        trk_close $t
+    }
+
     test {A client's own invalidations follow those of other clients for the same command} {
         r flushall
         lassign [trk_redirect_target] rd id
