@@ -28,17 +28,13 @@
 namespace redistp {
 namespace {
 
-bool ModuleCommandAllowed(CommandContext& c) {
-  const std::string& mode = c.server.config().enable_module_command;
-  if (mode == "yes" || (mode == "local" && IsLocalClient(c.client))) return true;
-  c.reply.Error(err::kModuleNotAllowed);
-  return false;
-}
+// MODULE LOAD/LOADEX/UNLOAD are protected: enable-module-command is checked by the admission
+// list (server/admission.cc, Protected), which every caller passes, so a handler here is only
+// reached when the configuration allows it.
 
 void ModuleListCommand(CommandContext& c) { c.reply.Array(0); }
 
 void ModuleLoadCommand(CommandContext& c) {
-  if (!ModuleCommandAllowed(c)) return;
   LogModuleLoadFailure(c.server.log(), c.args[2]);
   c.reply.Error(err::kModuleLoadFailed);
 }
@@ -46,7 +42,6 @@ void ModuleLoadCommand(CommandContext& c) {
 // LOADEX path [CONFIG name value ...] [ARGS arg ...]: the arguments are checked as Redis checks
 // them (each malformed form has its log line), and then the load fails as LOAD's does.
 void ModuleLoadexCommand(CommandContext& c) {
-  if (!ModuleCommandAllowed(c)) return;
   for (size_t i = 3; i < c.args.size(); ++i) {
     if (EqualsIgnoreCase(c.args[i], "config")) {
       if (i + 2 >= c.args.size()) {
@@ -68,10 +63,7 @@ void ModuleLoadexCommand(CommandContext& c) {
   c.reply.Error(err::kModuleLoadFailed);
 }
 
-void ModuleUnloadCommand(CommandContext& c) {
-  if (!ModuleCommandAllowed(c)) return;
-  c.reply.Error(err::kModuleUnloadNoSuchModule);
-}
+void ModuleUnloadCommand(CommandContext& c) { c.reply.Error(err::kModuleUnloadNoSuchModule); }
 
 void ModuleHelpCommand(CommandContext& c) {
   ReplyHelp(c.reply, "MODULE",

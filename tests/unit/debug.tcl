@@ -249,6 +249,18 @@ start_server {tags {debug} overrides {enable-debug-command no}} {
         assert_equal $e $msg
     }
 
+    test {DEBUG is refused when queued in MULTI, and a script may not call it} {
+        set msg {ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.}
+        r multi
+        catch {r debug sleep 0} e
+        assert_equal $e $msg
+        assert_error {EXECABORT Transaction discarded because of previous errors.} {r exec}
+        assert_error {*This Redis command is not allowed from script*} \
+            {r eval {return redis.call('debug', 'sleep', '0')} 0}
+        assert_error {*This Redis command is not allowed from script*} \
+            {r eval {return redis.pcall('debug', 'help')} 0}
+    }
+
     test {enable-debug-command cannot be changed at run time} {
         assert_error {*immutable*} {r config set enable-debug-command yes}
         assert_equal [r config get enable-debug-command] {enable-debug-command no}
@@ -259,5 +271,39 @@ start_server {tags {debug} overrides {enable-debug-command local}} {
     test {enable-debug-command local lets loopback clients use DEBUG} {
         assert_equal [r debug sleep 0] OK
         assert_match {DEBUG <subcommand> *} [lindex [r debug help] 0]
+    }
+}
+
+# A non-loopback address of this machine, or "" when it has none: a connection to it is not
+# local, which enable-debug-command local refuses.
+proc debug_outside_address {} {
+    if {[catch {exec hostname -I} out]} {return ""}
+    foreach a [split [string trim $out]] {
+        if {[regexp {^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$} $a] && ![string match 127.* $a]} {
+            return $a
+        }
+    }
+    return ""
+}
+
+set outside [debug_outside_address]
+if {$outside eq ""} {
+    skip_test {enable-debug-command local refuses a connection that is not local} \
+        {this machine has no address besides loopback}
+} else {
+    start_server [list tags {debug external:skip} overrides [list enable-debug-command local protected-mode no bind "127.0.0.1 $outside"]] {
+        test {enable-debug-command local refuses a connection that is not local} {
+            set msg {ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.}
+            set c [::redis::redis $outside [srv 0 port] 0 "" [::server::tls_of 0]]
+            catch {$c debug sleep 0} e
+            assert_equal $e $msg
+            $c multi
+            catch {$c debug sleep 0} e
+            assert_equal $e $msg
+            assert_error {EXECABORT*} {$c exec}
+            # The same server answers a loopback connection.
+            assert_equal [r debug sleep 0] OK
+            $c close
+        }
     }
 }

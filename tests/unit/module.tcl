@@ -23,6 +23,17 @@ start_server {tags {module}} {
         }
     }
 
+    test {MODULE LOAD is refused when queued in MULTI, and a script may not call it} {
+        set refusal {ERR MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.}
+        r multi
+        catch {r module load /no/such/module.so} e
+        assert_equal $e $refusal
+        assert_equal QUEUED [r module list]
+        assert_error {EXECABORT*} {r exec}
+        assert_error {*This Redis command is not allowed from script*} \
+            {r eval {return redis.call('module', 'unload', 'x')} 0}
+    }
+
     test {enable-module-command cannot be changed at run time} {
         assert_error {ERR CONFIG SET failed (possibly related to argument 'enable-module-command') - can't set immutable config} {
             r config set enable-module-command yes
