@@ -253,7 +253,10 @@ bool Acl::Authenticate(Client& c, std::string_view user, std::string_view pass,
     }
   }
   if (!ok) {
-    AddLog("auth", LogContext::kTopLevel, command, user, c);
+    // Inside a transaction (AUTH or HELLO queued and run by EXEC) the entry's context is
+    // "multi", as Redis's.
+    const bool in_multi = c.has_flag(kClientInExec) || c.multi.active;
+    AddLog("auth", in_multi ? LogContext::kMulti : LogContext::kTopLevel, command, user, c);
     return false;
   }
   c.user = u == default_ ? nullptr : u;
@@ -277,24 +280,35 @@ void Acl::DisconnectUser(const AclUser* u, Client* current) {
   }
 }
 
-void Acl::KillSubscribersDenied(const AclUser& user, Client* current) {
-  if (user.selectors[0].all_channels) return;
+void Acl::CloseRevokedClients(const AclUser& user, Client* current, bool plain_channels) {
   std::vector<Client*> doomed;
   for (const auto& [id, cl] : server_.clients()) {
     if (cl->closed || &UserOf(*cl) != &user) continue;
-    bool denied = false;
-    for (int kind = 0; kind < 3 && !denied; ++kind) {
+    bool channel_denied = false;
+    for (int kind = 0; kind < 3 && !channel_denied; ++kind) {
+      const bool pattern = kind == PubSub::kPattern;
       cl->pubsub.subscriptions[kind].ForEach([&](const PubSubTopic* t) {
-        if (!denied && !AclCheckChannel(user, t->name(), kind == PubSub::kPattern)) denied = true;
+        if (channel_denied) return;
+        if (!plain_channels && !AclTouchesWatchexChannels(t->name(), pattern)) return;
+        if (!AclMaySubscribe(user, t->name(), pattern)) channel_denied = true;
       });
     }
-    if (denied) doomed.push_back(cl);
+    bool watch_denied = false;
+    if (!channel_denied) {
+      for (const auto& [db, key] : server_.watches().KeysOf(cl->id)) {
+        if (!AclCheckKey(user, key, kAclKeyRead)) {
+          watch_denied = true;
+          break;
+        }
+      }
+    }
+    if (channel_denied || watch_denied) doomed.push_back(cl);
   }
   for (Client* cl : doomed) {
     if (cl == current) {
       cl->set_flag(kClientCloseAfterReply, true);
     } else {
-      server_.CloseClient(cl, "ACL channel permissions revoked");
+      server_.CloseClient(cl, "ACL permissions revoked");
     }
   }
 }
@@ -323,7 +337,7 @@ std::string Acl::SetUser(std::string_view name, const std::vector<std::string>& 
   if (existing != nullptr) {
     // Connections keep pointing at the same object: the new rules are copied into it.
     *existing = *copy;
-    KillSubscribersDenied(*existing, current);
+    CloseRevokedClients(*existing, current, true);
   } else {
     users_.emplace(std::string(name), std::move(copy));
   }
@@ -414,6 +428,9 @@ Status Acl::LoadFile(Client* current) {
     *default_ = nd;
   }
   RefreshUnrestricted(*default_, ctx);
+  // Every other user's connections close below; the default user's stay, minus those holding
+  // a watch or a `__watchex` subscription its new key rules refuse.
+  CloseRevokedClients(*default_, current, false);
   for (auto it = users_.begin(); it != users_.end();) {
     if (it->second.get() == default_) {
       ++it;

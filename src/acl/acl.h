@@ -116,8 +116,12 @@ class Acl : public Subsystem, public Authorizer {
   Status BuildUsers(const std::vector<std::vector<std::string>>& lines,
                     std::map<std::string, std::unique_ptr<AclUser>>* out, bool from_file);
   void ApplyRequirePass();
-  // Ends the connections of `user` subscribed to a channel or pattern it may no longer use.
-  void KillSubscribersDenied(const AclUser& user, Client* current);
+  // Ends the connections of `user` that hold something its rules no longer allow: a WATCHEX
+  // watch of a key it may not read, or a subscription SUBSCRIBE would now refuse (with
+  // `plain_channels` false only the `__watchex` ones, whose key rules are ours to judge:
+  // Redis's ACL LOAD leaves the default user's other subscriptions alone). `current` closes
+  // once its reply is out.
+  void CloseRevokedClients(const AclUser& user, Client* current, bool plain_channels);
 
   Server& server_;
   std::map<std::string, std::unique_ptr<AclUser>> users_;

@@ -221,6 +221,16 @@ size_t WatchIndex::CountFor(uint64_t client) const {
   return mine == nullptr ? 0 : mine->keys.size();
 }
 
+std::vector<std::pair<int, std::string>> WatchIndex::KeysOf(uint64_t client) const {
+  std::vector<std::pair<int, std::string>> out;
+  const ClientWatches* mine = FindClient(client);
+  if (mine == nullptr) return out;
+  out.reserve(mine->keys.size());
+  mine->keys.ForEach(
+      [&out](KeyRecord* rec) { out.emplace_back(rec->db, std::string(rec->key())); });
+  return out;
+}
+
 // ---- Deadline heap ----------------------------------------------------------------------
 
 int64_t WatchIndex::DeadlineOf(const KeyRecord* rec) const {

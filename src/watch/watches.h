@@ -81,6 +81,9 @@ class WatchIndex : public KeyspaceListener {
   // Removes every watch of the client; returns how many.
   size_t RemoveAll(uint64_t client);
   size_t CountFor(uint64_t client) const;
+  // The (db, key) pairs `client` watches, in no particular order (the ACL re-judges them when
+  // the client's user loses read access).
+  std::vector<std::pair<int, std::string>> KeysOf(uint64_t client) const;
   // Interest without a watcher: keeps a key's prompt-expiry deadline tracked (BSETTP waiters
   // need the key's expiry promptly for their hand-off) without sending any push.
   void AddInterest(int db, std::string_view key, Entry* entry);
