@@ -453,42 +453,6 @@ set command_key_facts {
     {{object idletime k} {{k {RO}}}}
     {{object freq k} {{k {RO}}}}
     {{watch a b} {{a {RO}} {b {RO}}}}
-    {{lmpop 3 a b LEFT} {{a {RW access delete}} {b {RW access delete}} {LEFT {RW access delete}}}}
-    {{migrate h 1 {} 0 5 KEYS a b} {{a {RW access delete}} {b {RW access delete}}}}
-    {{migrate h 1 {} 0 5 AUTH KEYS KEYS a b} {{a {RW access delete}} {b {RW access delete}}}}
-    {{georadius g 1 2 3 m STORE} {{g {RO access}}}}
-    {{georadius g 1 2 3 m STORE d STOREDIST e} {{g {RO access}} {d {OW update}} {e {OW update}}}}
-    {{sort_ro s BY x} {{s {RO access}}}}
-    {{xread COUNT STREAMS STREAMS a 0} {{STREAMS {RO access}}}}
-}
-
-# Lines whose key specs cannot say (a key count that is not a strict integer, a key past the
-# end): Redis 7.0.15 then asks the command's key procedure, which reads the count as C's atoi
-# and reports keys without flags, the destination of a *STORE command last.
-set command_procedure_key_facts {
-    {{zunionstore dst 1e3 a b} {{a {}} {dst {}}}}
-    {{zunionstore dst { 1} a} {{a {}} {dst {}}}}
-    {{zunion 1e3 a b} {{a {}}}}
-    {{sintercard 1e2 a b} {{a {}}}}
-    {{lmpop 1e0 a LEFT} {{a {}}}}
-    {{eval x 1e0 a b} {{a {}}}}
-    {{eval x 2x a b c} {{a {}} {b {}}}}
-    {{fcall f 1x a} {{a {}}}}
-    {{eval x 5 a b} {}}
-    {{eval x 4 a b c} {}}
-}
-
-# Lines where neither search finds a key (a count of 0, negative, or past the end), so GETKEYS
-# refuses them.
-set command_keyless_lines {
-    {zunionstore dst 0 a}
-    {zunionstore dst -1 a}
-    {zunionstore dst 3 a b}
-    {zunionstore dst 2 a}
-    {zunion 3 a b}
-    {zunion 2 a}
-    {sintercard 2 a}
-    {lmpop 0 a LEFT}
 }
 
 start_server {tags {"introspection command"}} {
@@ -880,23 +844,6 @@ start_server {tags {"introspection command"}} {
             set keys {}
             foreach k $expected {lappend keys [lindex $k 0]}
             assert_equal [r command getkeys {*}$line] $keys "GETKEYS agrees"
-        }
-    }
-
-    foreach row $command_procedure_key_facts {
-        lassign $row line expected
-        test "COMMAND GETKEYSANDFLAGS falls back to the key procedure: $line" {
-            assert_equal [r command getkeysandflags {*}$line] $expected
-            set keys {}
-            foreach k $expected {lappend keys [lindex $k 0]}
-            assert_equal [r command getkeys {*}$line] $keys "GETKEYS agrees"
-        }
-    }
-
-    foreach line $command_keyless_lines {
-        test "COMMAND GETKEYS finds no key: $line" {
-            assert_error {*Invalid arguments specified for command*} {r command getkeys {*}$line}
-            assert_error {*Invalid arguments*} {r command getkeysandflags {*}$line}
         }
     }
 }
