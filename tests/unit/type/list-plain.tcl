@@ -153,6 +153,54 @@ start_server {tags {list needs:debug}} {
         r debug quicklist-packed-threshold 0
     }
 
+    # Compressed interior nodes are split by a large insert and emptied by deletes next to plain
+    # nodes; each step is checked against a model and the node count against Redis's.
+    test {Large inserts split compressed nodes; deletes empty them next to plain nodes} {
+        r config set list-compress-depth 1
+        r config set list-max-listpack-size 4
+        r debug quicklist-packed-threshold 20
+        r del l
+        set model {}
+        for {set i 0} {$i < 40} {incr i} {
+            set v [format "element-%02d" $i]
+            r rpush l $v
+            lappend model $v
+        }
+        assert_equal 10 [ql_nodes l]
+        # Into the middle of interior (compressed) nodes: each splits around a plain node.
+        foreach {pivot where} {element-09 after element-17 before element-26 after} {
+            set big [string repeat [string index $pivot end] 60]
+            r linsert l $where $pivot $big
+            set at [lsearch -exact $model $pivot]
+            set model [linsert $model [expr {$where eq "after" ? $at + 1 : $at}] $big]
+            assert_equal $model [r lrange l 0 -1]
+        }
+        assert_equal 16 [ql_nodes l]
+        # Empty the packed halves on both sides of a plain node, then the plain node itself.
+        foreach v {element-08 element-09 element-10 element-11} {
+            assert_equal 1 [r lrem l 1 $v]
+            set model [lsearch -all -inline -not -exact $model $v]
+        }
+        assert_equal $model [r lrange l 0 -1]
+        assert_equal 14 [ql_nodes l]
+        assert_equal 1 [r lrem l 0 [string repeat 9 60]]
+        set model [lsearch -all -inline -not -exact $model [string repeat 9 60]]
+        assert_equal $model [r lrange l 0 -1]
+        r lset l 20 [string repeat Z 70]
+        lset model 20 [string repeat Z 70]
+        r lset l 21 small
+        lset model 21 small
+        assert_equal $model [r lrange l 0 -1]
+        assert_equal 14 [ql_nodes l]
+        set expected_nodes [ql_nodes l]
+        r debug reload
+        assert_equal $model [r lrange l 0 -1]
+        assert_equal $expected_nodes [ql_nodes l]
+        r config set list-compress-depth 0
+        r config set list-max-listpack-size -2
+        r debug quicklist-packed-threshold 0
+    }
+
     test {Plain nodes survive DEBUG RELOAD, DUMP/RESTORE and SORT STORE} {
         r del l copy sorted
         r debug quicklist-packed-threshold 100
