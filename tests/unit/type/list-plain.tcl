@@ -277,3 +277,45 @@ start_server {tags {list needs:debug}} {
         r config set sanitize-dump-payload no
     }
 }
+
+start_server {tags {list needs:debug external:skip} overrides {appendonly yes}} {
+    test {An AOF rewrite of a list with plain nodes loads back with the same elements} {
+        r debug quicklist-packed-threshold 10
+        r del l
+        r rpush l a [string repeat X 30] b c [string repeat Y 12] 1234567890123
+        r linsert l after b [string repeat Z 15]
+        set before [r lrange l 0 -1]
+        set nodes [ql_nodes l]
+        r bgrewriteaof
+        wait_for_condition 100 50 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        r debug loadaof
+        assert_equal $before [r lrange l 0 -1]
+        assert_equal $nodes [ql_nodes l]
+        # The rewrite's RDB preamble keeps plain nodes plain whatever the threshold.
+        r debug quicklist-packed-threshold 0
+        r debug loadaof
+        assert_equal $before [r lrange l 0 -1]
+        assert_equal $nodes [ql_nodes l]
+        # Without the preamble the list is replayed as RPUSH, under the threshold of the load.
+        r config set aof-use-rdb-preamble no
+        r bgrewriteaof
+        wait_for_condition 100 50 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        r debug loadaof
+        assert_equal $before [r lrange l 0 -1]
+        assert_equal 1 [ql_nodes l]
+        r debug quicklist-packed-threshold 10
+        r debug loadaof
+        assert_equal $before [r lrange l 0 -1]
+        assert_equal $nodes [ql_nodes l]
+        r debug quicklist-packed-threshold 0
+        r config set aof-use-rdb-preamble yes
+    }
+}
