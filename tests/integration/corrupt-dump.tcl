@@ -201,4 +201,25 @@ start_server {tags {dump needs:debug external:skip} overrides {loglevel verbose}
         r debug set-skip-checksum-validation 0
         r config set sanitize-dump-payload no
     }
+
+    # An empty node between good ones is dropped at load (an index walk must never meet it).
+    test {Empty ziplist and listpack nodes between good ones are skipped at load} {
+        r debug set-skip-checksum-validation 1
+        set good_zl "[binary format iis 17 13 2]\x00\x01a\x03\x01b\xff"
+        set empty_zl "[binary format iis 11 10 0]\xff"
+        set good_lp "[binary format is 13 2]\x81a\x02\x81b\x02\xff"
+        set empty_lp "[binary format is 7 0]\xff"
+        foreach sanitize {yes no} {
+            r config set sanitize-dump-payload $sanitize
+            r del k k2
+            assert_equal OK [r restore k 0 [cd_payload 14 "\x03\x11$good_zl\x0b$empty_zl\x11$good_zl"]]
+            assert_equal {a b a b} [r lrange k 0 -1]
+            assert_equal {b a} [list [r lindex k 1] [r lindex k 2]]
+            assert_equal OK [r restore k2 0 [cd_payload 18 "\x03\x02\x0d$good_lp\x02\x07$empty_lp\x01\x03xyz"]]
+            assert_equal {a b xyz} [r lrange k2 0 -1]
+            assert_equal xyz [r lindex k2 2]
+        }
+        r debug set-skip-checksum-validation 0
+        r config set sanitize-dump-payload no
+    }
 }
