@@ -25,6 +25,7 @@
 // (types/digest.h), which aggregates extend through their TypeOps row.
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -122,7 +123,9 @@ bool ReportsSharedInteger(Server& s, const Value& v) {
 void AppendQuicklistFields(const Quicklist& ql, std::string* line) {
   size_t raw = 0;
   for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next) {
-    raw += ql.NodeListpack(n).Bytes();
+    const Listpack& lp = ql.NodeListpack(n);
+    // Redis counts a plain node as its element's length (it holds the bare element).
+    raw += n->plain() ? lp.Get(lp.First()).ToString().size() : lp.Bytes();
   }
   ql.Recompress();  // reading a compressed node above decompressed it
   const size_t nodes = ql.NodeCount();
@@ -154,6 +157,85 @@ void ObjectSub(CommandContext& c) {
   std::string line = buf;
   if (e->value.type() == ValueType::kList) AppendQuicklistFields(ListOf(e->value), &line);
   c.reply.Simple(line);
+}
+
+// Redis's memtoull, which DEBUG QUICKLIST-PACKED-THRESHOLD parses with: digits, then nothing,
+// "b", "k"/"kb", "m"/"mb" or "g"/"gb" (any case; k = 1000, kb = 1024). No digits read as 0, so
+// "" and "b" are 0; the product is not checked for overflow (it wraps, as Redis's does).
+bool ParseMemToUll(std::string_view s, uint64_t* out) {
+  size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  std::string_view unit = s.substr(digits);
+  uint64_t mul;
+  if (unit.empty() || EqualsIgnoreCase(unit, "b")) {
+    mul = 1;
+  } else if (EqualsIgnoreCase(unit, "k")) {
+    mul = 1000;
+  } else if (EqualsIgnoreCase(unit, "kb")) {
+    mul = 1024;
+  } else if (EqualsIgnoreCase(unit, "m")) {
+    mul = 1000 * 1000;
+  } else if (EqualsIgnoreCase(unit, "mb")) {
+    mul = 1024 * 1024;
+  } else if (EqualsIgnoreCase(unit, "g")) {
+    mul = 1000ULL * 1000 * 1000;
+  } else if (EqualsIgnoreCase(unit, "gb")) {
+    mul = 1024ULL * 1024 * 1024;
+  } else {
+    return false;
+  }
+  if (digits >= 128) return false;  // Redis copies the digits into a 128-byte buffer
+  uint64_t v = 0;
+  if (digits > 0 && !ParseUint64(s.substr(0, digits), &v)) return false;  // out of range
+  *out = v * mul;
+  return true;
+}
+
+// DEBUG QUICKLIST-PACKED-THRESHOLD <size>: elements of <size> bytes or more get plain nodes
+// from now on, in every list (0 restores the 1 GB default; up to 4 GB less 1 MB).
+void PackedThresholdSub(CommandContext& c) {
+  uint64_t size;
+  if (!ParseMemToUll(c.args[2], &size) || size > Quicklist::kMaxPackedThreshold) {
+    c.reply.Error(err::kDebugPackedThreshold);
+    return;
+  }
+  c.server.keyspace().limits.list_packed_threshold =
+      size == 0 ? Quicklist::kDefaultPackedThreshold : static_cast<size_t>(size);
+  c.reply.Ok();
+}
+
+// DEBUG QUICKLIST <key> [<0|1>]: like Redis, prints the list's node structure on the server's
+// standard output (our own layout: one line per node, and with 1 each node's elements) and
+// replies with a status saying so.
+void QuicklistSub(CommandContext& c) {
+  const Entry* e = c.db.FindRaw(c.args[2]);
+  if (e == nullptr) {
+    c.reply.Error(err::kNoSuchKey);
+    return;
+  }
+  if (e->value.type() != ValueType::kList) {
+    c.reply.Error(err::kNotQuicklistEncoded);
+    return;
+  }
+  const bool full = c.args.size() > 3 && std::atoi(std::string(c.args[3]).c_str()) != 0;
+  const Quicklist& ql = ListOf(e->value);
+  std::printf("{quicklist count:%zu nodes:%zu fill:%d compress-depth:%d}\n", ql.Size(),
+              ql.NodeCount(), ql.fill(), ql.compress_depth());
+  size_t i = 0;
+  for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next, ++i) {
+    const bool compressed = n->lzf() != nullptr;
+    const Listpack& lp = ql.NodeListpack(n);
+    std::printf("  node %zu: container:%s count:%zu bytes:%zu compressed:%d\n", i,
+                n->plain() ? "PLAIN" : "PACKED", lp.Size(), lp.Bytes(), compressed ? 1 : 0);
+    if (!full) continue;
+    for (Listpack::Pos p = lp.First(); p != Listpack::kNone; p = lp.Next(p)) {
+      std::string text = lp.Get(p).ToString();
+      std::printf("    %.*s\n", static_cast<int>(std::min<size_t>(text.size(), 64)), text.data());
+    }
+  }
+  std::fflush(stdout);
+  ql.Recompress();
+  c.reply.Simple("Quicklist structure printed on stdout");
 }
 
 // --- the rest ----------------------------------------------------------------------------------
@@ -285,6 +367,12 @@ void HelpSub(CommandContext& c) {
           "POPULATE <count> [<prefix>] [<size>]",
           "    Create string keys <prefix>:0 .. <prefix>:<count-1> (prefix defaults to 'key'),",
           "    skipping existing ones. Values are 'value:<n>', cut or zero-padded to <size>.",
+          "QUICKLIST <key> [<0|1>]",
+          "    Print the node structure of the list <key> on the server's standard output",
+          "    (with 1, each node's elements too).",
+          "QUICKLIST-PACKED-THRESHOLD <size>",
+          "    Elements of <size> bytes or more go into plain list nodes of their own (0 restores",
+          "    the 1GB default; at most 4GB).",
           "PROTOCOL <type>",
           "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
           "    array, set, map, attrib, push, verbatim, true, false.",
@@ -454,6 +542,10 @@ void DebugCommand(CommandContext& c) {
     c.reply.Ok();
   } else if (is("htstats-key") && argc == 3) {
     HtStatsKeySub(c);
+  } else if (is("quicklist-packed-threshold") && argc == 3) {
+    PackedThresholdSub(c);
+  } else if (is("quicklist") && (argc == 3 || argc == 4)) {
+    QuicklistSub(c);
   } else if (is("object") && argc == 3) {
     ObjectSub(c);
   } else if (is("digest") && argc == 2) {

@@ -56,11 +56,12 @@ void ReplyListEntry(ReplyBuilder& reply, const ListpackEntry& entry) {
 
 namespace {
 
-inline void Push(Quicklist& ql, std::string_view s, ListEnd end) {
+// Pushes s at `end`; elements of `threshold` bytes or more get a plain node.
+inline void Push(Quicklist& ql, std::string_view s, ListEnd end, size_t threshold) {
   if (end == ListEnd::kHead) {
-    ql.PushFront(s);
+    ql.PushFront(s, threshold);
   } else {
-    ql.PushBack(s);
+    ql.PushBack(s, threshold);
   }
 }
 
@@ -79,12 +80,12 @@ void ListPushOne(Database& db, Entry* e, std::string_view key, std::string_view 
                  const TypeLimits& limits) {
   if (e == nullptr) {
     Value v = NewListValue(limits);
-    Push(ListOf(v), value, end);
+    Push(ListOf(v), value, end, limits.list_packed_threshold);
     db.Add(key, std::move(v), PushNotice(end));
     return;
   }
   Mutation m = db.Mutate(e, PushNotice(end));
-  Push(ListOf(m.value()), value, end);
+  Push(ListOf(m.value()), value, end, limits.list_packed_threshold);
 }
 
 void ListPopReply(Database& db, Entry* e, ListEnd end, int64_t count, ReplyBuilder& reply) {
@@ -117,7 +118,7 @@ void ListMoveReply(Database& db, Entry* src, std::string_view dst_key, Entry* ds
       std::string moved =
           entry.is_int ? std::string(buf, FormatInt64(entry.num, buf)) : std::string(entry.str);
       ql.Delete(c);
-      Push(ql, moved, to);
+      Push(ql, moved, to, limits.list_packed_threshold);
     }
     db.Mutate(src, PopNotice(from)).Commit();
     return;
@@ -143,6 +144,7 @@ namespace {
 void PushCommand(CommandContext& c, ListEnd end, bool create) {
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kList, Access::kWrite, &e)) return;
+  const size_t threshold = c.server.keyspace().limits.list_packed_threshold;
   if (e == nullptr) {
     if (!create) {
       c.reply.Int(0);
@@ -150,7 +152,7 @@ void PushCommand(CommandContext& c, ListEnd end, bool create) {
     }
     Value v = NewListValue(c.server.keyspace().limits);
     Quicklist& ql = ListOf(v);
-    for (size_t i = 2; i < c.args.size(); ++i) Push(ql, c.args[i], end);
+    for (size_t i = 2; i < c.args.size(); ++i) Push(ql, c.args[i], end, threshold);
     size_t len = ql.Size();
     c.db.Add(c.args[1], std::move(v), PushNotice(end));
     c.reply.Int(static_cast<int64_t>(len));
@@ -158,7 +160,7 @@ void PushCommand(CommandContext& c, ListEnd end, bool create) {
   }
   Mutation m = c.db.Mutate(e, PushNotice(end));
   Quicklist& ql = ListOf(m.value());
-  for (size_t i = 2; i < c.args.size(); ++i) Push(ql, c.args[i], end);
+  for (size_t i = 2; i < c.args.size(); ++i) Push(ql, c.args[i], end, threshold);
   c.reply.Int(static_cast<int64_t>(ql.Size()));
 }
 

@@ -53,7 +53,7 @@ void LSetCommand(CommandContext& c) {
     return;
   }
   Mutation m = c.db.Mutate(e, notice::kLSet);
-  ql.Replace(cur, c.args[3]);
+  ql.Replace(cur, c.args[3], c.server.keyspace().limits.list_packed_threshold);
   c.reply.Ok();
 }
 
@@ -83,10 +83,11 @@ void LInsertCommand(CommandContext& c) {
     return;
   }
   Mutation m = c.db.Mutate(e, notice::kLInsert);
+  const size_t threshold = c.server.keyspace().limits.list_packed_threshold;
   if (after) {
-    ql.InsertAfter(cur, c.args[4]);
+    ql.InsertAfter(cur, c.args[4], threshold);
   } else {
-    ql.InsertBefore(cur, c.args[4]);
+    ql.InsertBefore(cur, c.args[4], threshold);
   }
   c.reply.Int(static_cast<int64_t>(ql.Size()));
 }

@@ -359,14 +359,14 @@ void OutputItems(CommandContext& c, const SortOptions& o, const std::vector<Sort
   for (size_t i = 0; i < rows; ++i) {
     const SortItem& it = items[static_cast<size_t>(start) + i];
     if (o.gets.empty()) {
-      ql.PushBack(it.element);
+      ql.PushBack(it.element, ks.limits.list_packed_threshold);
       continue;
     }
     for (std::string_view pattern : o.gets) {
       if (ResolvePattern(c, pattern, it.element, &key, &value)) {
-        ql.PushBack(value);
+        ql.PushBack(value, ks.limits.list_packed_threshold);
       } else {
-        ql.PushBack("");
+        ql.PushBack("", ks.limits.list_packed_threshold);
       }
     }
   }

@@ -97,6 +97,9 @@ inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not support
 inline constexpr std::string_view kDebugProtocolType =
     "ERR Wrong protocol type name. Please use one of the following: "
     "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+inline constexpr std::string_view kDebugPackedThreshold =
+    "ERR argument must be a memory value bigger than 1 and smaller than 4gb";
+inline constexpr std::string_view kNotQuicklistEncoded = "ERR Not a quicklist encoded object.";
 inline constexpr std::string_view kInvalidCommand = "ERR Invalid command specified";
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
 inline constexpr std::string_view kInvalidArgCount =

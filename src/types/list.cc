@@ -31,7 +31,7 @@ size_t ListMemory(const void* obj, size_t samples) {
   if (samples == 0 || samples >= ql.NodeCount()) return sizeof(Quicklist) + ql.AllocatedBytes();
   size_t seen = 0, bytes = 0;
   for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr && seen < samples; n = n->next) {
-    bytes += sizeof(Quicklist::Node) + ql.NodeListpack(n).AllocatedBytes();
+    bytes += Quicklist::NodeAllocatedBytes(n);  // as stored: a compressed node counts as such
     ++seen;
   }
   return sizeof(Quicklist) + bytes / seen * ql.NodeCount();
@@ -56,8 +56,15 @@ void ListSerialize(const void* obj, RdbWriter& w) {
   const Quicklist& ql = Ql(obj);
   w.Length(ql.NodeCount());
   for (const Quicklist::Node* n = ql.HeadNode(); n != nullptr; n = n->next) {
-    w.Length(kNodePacked);
-    w.String(ql.NodeListpack(n).Blob());
+    const Listpack& lp = ql.NodeListpack(n);
+    if (n->plain()) {
+      // A plain node's RDB form is its element itself (an integer-looking one as its text).
+      w.Length(kNodePlain);
+      w.String(lp.Get(lp.First()).ToString());
+    } else {
+      w.Length(kNodePacked);
+      w.String(lp.Blob());
+    }
   }
   ql.Recompress();
 }
@@ -91,14 +98,17 @@ Result<Value> LoadListQuicklist2(RdbReader& r, const TypeLimits& limits) {
   for (uint64_t i = 0; i < nodes; ++i) {
     uint64_t container;
     if (!(st = r.Length(&container)).ok()) return st;
+    // Redis checks the container before reading the node.
+    if (container != kNodePlain && container != kNodePacked) {
+      return Status::Error("Quicklist integrity check failed.");
+    }
     std::string_view blob;
     if (!(st = r.StringView(&scratch, &blob)).ok()) return st;
     if (blob.empty()) return Status::Error("empty quicklist node");  // Redis refuses one too
     if (container == kNodePlain) {
-      ql.PushBack(blob);  // a single large element stored whole
+      ql.AppendPlainNode(blob);  // one element stored whole; it stays plain, as in Redis
       continue;
     }
-    if (container != kNodePacked) return Status::Error("unknown quicklist node container");
     std::optional<Listpack> lp = Listpack::FromBlob(blob);
     if (!lp) return Status::Error("Listpack integrity check failed.");
     if (lp->Empty()) continue;  // Redis skips empty nodes when loading
@@ -118,7 +128,7 @@ Result<Value> LoadListPlain(RdbReader& r, const TypeLimits& limits) {
   std::string s;
   for (uint64_t i = 0; i < n; ++i) {
     if (!(st = r.String(&s)).ok()) return st;
-    ql.PushBack(s);
+    ql.PushBack(s, limits.list_packed_threshold);
   }
   return v;
 }

@@ -10,8 +10,10 @@
 // type: free, deep copy, memory (sampled per node as MEMORY USAGE does), length, the DEBUG
 // DIGEST contribution (each element mixed in order, integers as their decimal text), and RDB
 // serialization as RDB_TYPE_LIST_QUICKLIST_2: the node count, then per node its container kind
-// (2 = packed) and its listpack blob as a string. Loading accepts that form and the plain
-// RDB_TYPE_LIST (a count, then each element), validating every blob before use.
+// and its content as a string: 2 = packed, the listpack blob; 1 = plain, the one element itself.
+// Loading accepts that form (a plain node stays plain, whatever its length) and the plain
+// RDB_TYPE_LIST (a count, then each element, pushed under the packed threshold), validating
+// every blob before use.
 #pragma once
 
 #include "types/quicklist.h"

@@ -43,7 +43,7 @@ size_t IndexInNode(const Listpack& lp, Listpack::Pos pos) {
 
 }  // namespace
 
-Quicklist::Node::~Node() { std::free(lzf); }
+Quicklist::Node::~Node() { std::free(lzf()); }
 
 Quicklist::Quicklist(int fill, int compress_depth) : depth_(std::max(compress_depth, 0)) {
   SetFill(fill);
@@ -82,7 +82,10 @@ Quicklist& Quicklist::operator=(Quicklist&& o) noexcept {
 
 Quicklist Quicklist::Clone() const {
   Quicklist copy(fill_, depth_);
-  for (Node* n = head_; n != nullptr; n = n->next) copy.AppendNode(Use(n).Clone());
+  for (Node* n = head_; n != nullptr; n = n->next) {
+    copy.AppendNode(Use(n).Clone());
+    if (n->plain()) copy.tail_->set_plain();
+  }
   Settle();
   return copy;
 }
@@ -106,40 +109,42 @@ void Quicklist::SetFill(int fill) {
 
 size_t Quicklist::AllocatedBytes() const {
   size_t total = 0;
-  for (const Node* n = head_; n != nullptr; n = n->next) {
-    total +=
-        AllocationSize(n) + (n->lzf != nullptr ? AllocationSize(n->lzf) : n->lp.AllocatedBytes());
-  }
+  for (const Node* n = head_; n != nullptr; n = n->next) total += NodeAllocatedBytes(n);
   return total;
+}
+
+size_t Quicklist::NodeAllocatedBytes(const Node* n) {
+  return AllocationSize(n) +
+         (n->lzf() != nullptr ? AllocationSize(n->lzf()) : n->lp.AllocatedBytes());
 }
 
 size_t Quicklist::CompressedNodeCount() const {
   size_t c = 0;
-  for (const Node* n = head_; n != nullptr; n = n->next) c += n->lzf != nullptr;
+  for (const Node* n = head_; n != nullptr; n = n->next) c += n->lzf() != nullptr;
   return c;
 }
 
 // ---- compression ----
 
 size_t Quicklist::RawBytes(const Node* n) {
-  return n->lzf != nullptr ? LzfField(n->lzf, 0) : n->lp.Bytes();
+  return n->lzf() != nullptr ? LzfField(n->lzf(), 0) : n->lp.Bytes();
 }
 
 size_t Quicklist::Count(const Node* n) {
-  return n->lzf != nullptr ? LzfField(n->lzf, 2) : n->lp.Size();
+  return n->lzf() != nullptr ? LzfField(n->lzf(), 2) : n->lp.Size();
 }
 
 Listpack& Quicklist::Use(Node* n) const {
-  if (n->lzf != nullptr) {
-    uint32_t raw = LzfField(n->lzf, 0);
-    uint32_t len = LzfField(n->lzf, 1);
+  if (uint8_t* lzf = n->lzf(); lzf != nullptr) {
+    uint32_t raw = LzfField(lzf, 0);
+    uint32_t len = LzfField(lzf, 1);
     auto* buf = static_cast<uint8_t*>(std::malloc(raw));
     if (buf == nullptr) throw std::bad_alloc();
     // Our own block: it decompresses to exactly `raw` bytes.
-    lzf_decompress(n->lzf + kLzfHeader, len, buf, raw);
+    lzf_decompress(lzf + kLzfHeader, len, buf, raw);
     n->lp = Listpack::AdoptTrusted(buf);
-    std::free(n->lzf);
-    n->lzf = nullptr;
+    std::free(lzf);
+    n->set_lzf(nullptr);
     in_use_.push_back(n);
   }
   return n->lp;
@@ -156,7 +161,7 @@ bool Quicklist::IsInterior(const Node* n) const {
 }
 
 void Quicklist::Compress(Node* n) const {
-  if (n->lzf != nullptr || !IsInterior(n)) return;
+  if (n->lzf() != nullptr || !IsInterior(n)) return;
   size_t raw = n->lp.Bytes();
   if (raw < kMinCompressBytes) return;
   size_t room = raw - kMinCompressGain;  // compress only if it saves this much
@@ -171,7 +176,7 @@ void Quicklist::Compress(Node* n) const {
   uint32_t header[3] = {static_cast<uint32_t>(raw), len, static_cast<uint32_t>(n->lp.Size())};
   std::memcpy(block, header, kLzfHeader);
   auto* fitted = static_cast<uint8_t*>(std::realloc(block, kLzfHeader + len));
-  n->lzf = fitted != nullptr ? fitted : block;
+  n->set_lzf(fitted != nullptr ? fitted : block);
   Listpack released = std::move(n->lp);                             // frees the raw blob
   if (!in_use_.empty() && in_use_.back() == n) in_use_.pop_back();  // a walk's last node
 }
@@ -208,7 +213,7 @@ bool Quicklist::SizeMeetsOptimization(size_t bytes) const {
 // May an element of element_len bytes go into n? Size limit for negative fill; entry count
 // (with the 8 KB safety limit) for positive fill.
 bool Quicklist::AllowInsert(const Node* n, size_t element_len) const {
-  if (n == nullptr) return false;
+  if (n == nullptr || n->plain()) return false;  // a plain node holds one element only
   size_t new_bytes = RawBytes(n) + element_len + kElementOverhead;
   if (SizeMeetsOptimization(new_bytes)) return true;
   if (new_bytes > kSafetyLimit) return false;
@@ -216,7 +221,7 @@ bool Quicklist::AllowInsert(const Node* n, size_t element_len) const {
 }
 
 bool Quicklist::AllowMerge(const Node* a, const Node* b) const {
-  if (a == nullptr || b == nullptr) return false;
+  if (a == nullptr || b == nullptr || a->plain() || b->plain()) return false;
   size_t merged = RawBytes(a) + RawBytes(b) - kMergeOverheadEstimate;
   if (SizeMeetsOptimization(merged)) return true;
   if (merged > kSafetyLimit) return false;
@@ -239,6 +244,13 @@ Quicklist::Node* Quicklist::NewNodeAfter(Node* at) {
     head_ = n;
   nodes_++;
   if (depth_ > 0) in_use_.push_back(n);  // compressed by the next Settle if interior
+  return n;
+}
+
+Quicklist::Node* Quicklist::NewPlainNodeAfter(Node* at, std::string_view s) {
+  Node* n = NewNodeAfter(at);
+  n->lp.Append(s);
+  n->set_plain();
   return n;
 }
 
@@ -279,16 +291,24 @@ void Quicklist::MergeAround(Node* center) {
 
 // ---- ends ----
 
-void Quicklist::PushFront(std::string_view s) {
-  Node* n = AllowInsert(head_, s.size()) ? head_ : NewNodeAfter(nullptr);
-  Use(n).Prepend(s);
+void Quicklist::PushFront(std::string_view s, size_t threshold) {
+  if (s.size() >= threshold) {
+    NewPlainNodeAfter(nullptr, s);
+  } else {
+    Node* n = AllowInsert(head_, s.size()) ? head_ : NewNodeAfter(nullptr);
+    Use(n).Prepend(s);
+  }
   count_++;
   Settle();
 }
 
-void Quicklist::PushBack(std::string_view s) {
-  Node* n = AllowInsert(tail_, s.size()) ? tail_ : NewNodeAfter(tail_);
-  Use(n).Append(s);
+void Quicklist::PushBack(std::string_view s, size_t threshold) {
+  if (s.size() >= threshold) {
+    NewPlainNodeAfter(tail_, s);
+  } else {
+    Node* n = AllowInsert(tail_, s.size()) ? tail_ : NewNodeAfter(tail_);
+    Use(n).Append(s);
+  }
   count_++;
   Settle();
 }
@@ -364,13 +384,28 @@ Quicklist::Cursor Quicklist::Seek(int64_t index) const {
 // ---- edits ----
 
 // Redis's placement rules (see the header): into the node if it has room; at a node's edge into
-// the neighbour with room, else a new node; in the middle of a full node, split and merge.
-void Quicklist::Insert(Cursor c, std::string_view s, bool after) {
+// the neighbour with room, else a new node; in the middle of a full node, split and merge. A
+// large element gets a plain node: beside c's node when c is at its edge on the inserting side
+// (a plain node's one element is at both edges), else between the halves of c's node, split at
+// c and not merged back (Redis does not merge there either).
+void Quicklist::Insert(Cursor c, std::string_view s, bool after, size_t threshold) {
   Node* node = c.node;
   Listpack& lp = Use(node);
   bool at_tail = lp.Next(c.pos) == Listpack::kNone;
   bool at_head = c.pos == lp.First();
   count_++;
+  if (s.size() >= threshold) {
+    if ((after && at_tail) || (!after && at_head)) {
+      NewPlainNodeAfter(after ? node : node->prev, s);
+    } else {
+      size_t idx = IndexInNode(lp, c.pos);
+      Node* rest = NewNodeAfter(node);
+      rest->lp = lp.SplitAt(after ? idx + 1 : idx);
+      NewPlainNodeAfter(node, s);
+    }
+    Settle();
+    return;
+  }
   if (AllowInsert(node, s.size())) {
     lp.Insert(after ? lp.Next(c.pos) : c.pos, s);
   } else if (after && at_tail) {
@@ -392,12 +427,18 @@ void Quicklist::Insert(Cursor c, std::string_view s, bool after) {
   Settle();
 }
 
-void Quicklist::Replace(Cursor c, std::string_view s) {
+// A large value replaces a plain node's element in place; a small value in a packed node stays
+// in place when it fits. Otherwise (a change of kind, or a packed node without room) the new
+// element is inserted after the old one by Insert's rules and the old one is deleted.
+void Quicklist::Replace(Cursor c, std::string_view s, size_t threshold) {
   Node* node = c.node;
   Listpack& lp = Use(node);
+  const bool large = s.size() >= threshold;
   size_t old_size = lp.EntrySize(c.pos);
-  bool fits = s.size() + kElementOverhead <= old_size ||
-              AllowInsert(node, s.size() > old_size ? s.size() - old_size : 0);
+  bool fits = node->plain()
+                  ? large
+                  : !large && (s.size() + kElementOverhead <= old_size ||
+                               AllowInsert(node, s.size() > old_size ? s.size() - old_size : 0));
   if (fits) {
     lp.Replace(c.pos, s);
     Settle();
@@ -410,14 +451,14 @@ void Quicklist::Replace(Cursor c, std::string_view s) {
   int64_t global = 0;
   for (Node* n = head_; n != node; n = n->next) global += static_cast<int64_t>(Count(n));
   global += static_cast<int64_t>(idx);
-  InsertAfter(c, s);
+  InsertAfter(c, s, threshold);
   Delete(Seek(global));
 }
 
-bool Quicklist::ReplaceAt(int64_t index, std::string_view s) {
+bool Quicklist::ReplaceAt(int64_t index, std::string_view s, size_t threshold) {
   Cursor c = Seek(index);
   if (!c.Valid()) return false;
-  Replace(c, s);
+  Replace(c, s, threshold);
   return true;
 }
 
@@ -483,6 +524,12 @@ void Quicklist::AppendNode(Listpack lp) {
   count_ += lp.Size();
   Node* n = NewNodeAfter(tail_);
   n->lp = std::move(lp);
+  Settle();
+}
+
+void Quicklist::AppendPlainNode(std::string_view s) {
+  NewPlainNodeAfter(tail_, s);
+  count_++;
   Settle();
 }
 

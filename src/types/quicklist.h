@@ -37,7 +37,20 @@
 // Redis 7.0 encodes every list as a quicklist (OBJECT ENCODING answers "quicklist" even for one
 // element; checked on Debian's redis-server 7.0.15): the "listpack while small" list encoding
 // and its conversion back at half the limit arrived in Redis 7.2, so a 7.0-compatible list needs
-// no conversion rule. Not built: Redis's "plain" nodes for single elements of 1 GB and more.
+// no conversion rule.
+//
+// Plain nodes: an element of `packed threshold` bytes or more (1 GB unless DEBUG QUICKLIST-
+// PACKED-THRESHOLD changed it; the caller passes the threshold to each insert) gets a node of
+// its own, marked plain, as in Redis 7.0. Such a node always holds exactly one element: nothing
+// is ever inserted into it and it never merges with a neighbour, so a large element is never
+// copied again by later edits around it. A plain node keeps its element in a one-entry listpack
+// (so cursors, Get and compression treat both kinds alike, and the node stays 32 bytes: the mark
+// is the low bit of the lzf pointer); its RDB form is the bare element (container 1), not the
+// listpack. Placement follows Redis: a large element at a node's edge (or next to a plain node)
+// gets a new plain node beside it; in the middle of a packed node that node is split there and
+// the plain node goes between the halves, which are not merged back. LSET of a plain node with a
+// large value replaces the element in place; every other change of kind inserts the new element
+// after the old one and deletes the old one.
 //
 // Cursors: a Cursor names one element as (node, byte offset in its listpack). It stays valid
 // until the next mutation, except that Delete returns the cursor of the following element and
@@ -60,8 +73,14 @@ class Quicklist {
   struct Node {
     Node* prev = nullptr;
     Node* next = nullptr;
-    Listpack lp;             // empty (moved-from) while compressed
-    uint8_t* lzf = nullptr;  // the compressed form, or null
+    Listpack lp;  // empty (moved-from) while compressed; a plain node's holds its one element
+    // The compressed form, or null, with the plain mark in the low bit (malloc'd blocks are
+    // aligned, so the bit is free; a fifth field would take the node out of its 32-byte class).
+    uintptr_t lzf_bits = 0;
+    uint8_t* lzf() const { return reinterpret_cast<uint8_t*>(lzf_bits & ~uintptr_t{1}); }
+    void set_lzf(uint8_t* p) { lzf_bits = reinterpret_cast<uintptr_t>(p) | (lzf_bits & 1); }
+    bool plain() const { return (lzf_bits & 1) != 0; }
+    void set_plain() { lzf_bits |= 1; }
     ~Node();
   };
   struct Cursor {
@@ -72,6 +91,11 @@ class Quicklist {
 
   static constexpr int kMaxFill = 1 << 15;
   static constexpr size_t kSafetyLimit = 8192;  // bytes per node when fill counts entries
+
+  // Redis 7.0's default packed threshold: elements this long or longer get plain nodes.
+  static constexpr size_t kDefaultPackedThreshold = size_t{1} << 30;
+  // The largest threshold DEBUG QUICKLIST-PACKED-THRESHOLD accepts (4 GB less 1 MB), as Redis.
+  static constexpr size_t kMaxPackedThreshold = (size_t{1} << 32) - (size_t{1} << 20);
 
   static constexpr size_t kMinCompressBytes = 48;
   static constexpr size_t kMinCompressGain = 8;
@@ -98,9 +122,13 @@ class Quicklist {
   void SetFill(int fill);
   // Bytes allocated for the nodes and their blobs (the owner adds this object's own size).
   size_t AllocatedBytes() const;
+  // Bytes allocated for one node and its blob in its current form (compressed or not); reads
+  // no entry, so it never decompresses.
+  static size_t NodeAllocatedBytes(const Node* n);
 
-  void PushFront(std::string_view s);
-  void PushBack(std::string_view s);
+  // Inserts take the packed threshold (elements of that many bytes or more get a plain node).
+  void PushFront(std::string_view s, size_t threshold = kDefaultPackedThreshold);
+  void PushBack(std::string_view s, size_t threshold = kDefaultPackedThreshold);
   // Removes and returns the first / last element; nullopt when empty.
   std::optional<std::string> PopFront();
   std::optional<std::string> PopBack();
@@ -115,11 +143,15 @@ class Quicklist {
   ListpackEntry Get(Cursor c) const { return Use(c.node).Get(c.pos); }
 
   // ---- edits at a position ----
-  void InsertBefore(Cursor c, std::string_view s) { Insert(c, s, false); }
-  void InsertAfter(Cursor c, std::string_view s) { Insert(c, s, true); }
-  void Replace(Cursor c, std::string_view s);
+  void InsertBefore(Cursor c, std::string_view s, size_t threshold = kDefaultPackedThreshold) {
+    Insert(c, s, false, threshold);
+  }
+  void InsertAfter(Cursor c, std::string_view s, size_t threshold = kDefaultPackedThreshold) {
+    Insert(c, s, true, threshold);
+  }
+  void Replace(Cursor c, std::string_view s, size_t threshold = kDefaultPackedThreshold);
   // False if index is out of range.
-  bool ReplaceAt(int64_t index, std::string_view s);
+  bool ReplaceAt(int64_t index, std::string_view s, size_t threshold = kDefaultPackedThreshold);
   // Deletes the element at c; returns the cursor of the element after it (invalid at the end).
   Cursor Delete(Cursor c);
   // Deletes up to count elements from index (negative from the tail); returns how many.
@@ -128,7 +160,11 @@ class Quicklist {
   // ---- whole nodes, for RDB save/load ----
   // Adds a node holding lp at the tail (ignored if empty); no merging, as Redis loads nodes.
   void AppendNode(Listpack lp);
-  // Nodes from the head; a node may be compressed (use NodeListpack to read one).
+  // Adds a plain node holding the one element s at the tail (an RDB plain node, whatever its
+  // length: Redis keeps a loaded plain node plain). s must not be empty.
+  void AppendPlainNode(std::string_view s);
+  // Nodes from the head; a node may be compressed (use NodeListpack to read one). A plain
+  // node's listpack holds its one element.
   const Node* HeadNode() const { return head_; }
   // The node's listpack, decompressed if need be (compressed again by the next Settle).
   const Listpack& NodeListpack(const Node* n) const { return Use(const_cast<Node*>(n)); }
@@ -148,8 +184,10 @@ class Quicklist {
   bool AllowMerge(const Node* a, const Node* b) const;
   bool SizeMeetsOptimization(size_t bytes) const;
   Node* NewNodeAfter(Node* at);  // at == nullptr: new head
+  // A new plain node holding s, linked after `at` (nullptr: new head).
+  Node* NewPlainNodeAfter(Node* at, std::string_view s);
   void Unlink(Node* n);
-  void Insert(Cursor c, std::string_view s, bool after);
+  void Insert(Cursor c, std::string_view s, bool after, size_t threshold);
   // Merges b into a (a->next == b) and frees b.
   void MergeInto(Node* a, Node* b);
   void MergeAround(Node* center);

@@ -32,13 +32,14 @@ std::optional<Listpack> ListpackFromZiplist(std::string_view blob) {
   return lp;
 }
 
-// Reads one string from r and converts it as a ziplist.
-Result<Listpack> ReadZiplist(RdbReader& r) {
+// Reads one string from r and converts it as a ziplist; a bad one fails with Redis's words,
+// which name the type ("List ziplist integrity check failed.").
+Result<Listpack> ReadZiplist(RdbReader& r, const char* type) {
   std::string blob;
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   std::optional<Listpack> lp = ListpackFromZiplist(blob);
-  if (!lp) return Status::Error("Ziplist integrity check failed.");
+  if (!lp) return Status::Error(std::string(type) + " ziplist integrity check failed.");
   return std::move(*lp);
 }
 
@@ -92,7 +93,7 @@ bool ListpackFromZipmap(std::string_view blob, Listpack* lp) {
 }  // namespace
 
 Result<Value> LoadListZiplist(RdbReader& r, const TypeLimits& limits) {
-  Result<Listpack> lp = ReadZiplist(r);
+  Result<Listpack> lp = ReadZiplist(r, "List");
   if (!lp.ok()) return lp.status();
   if (lp.value().Empty()) return Status::Error(std::string(kRdbEmptyKey));
   Value v = NewListValue(limits);
@@ -128,13 +129,13 @@ Result<Value> LoadHashZipmap(RdbReader& r, const TypeLimits& limits) {
 }
 
 Result<Value> LoadHashZiplist(RdbReader& r, const TypeLimits& limits) {
-  Result<Listpack> lp = ReadZiplist(r);
+  Result<Listpack> lp = ReadZiplist(r, "Hash");
   if (!lp.ok()) return lp.status();
   return HashFromLoadedListpack(std::move(lp.value()), limits, /*check_lengths=*/false);
 }
 
 Result<Value> LoadZSetZiplist(RdbReader& r, const TypeLimits& limits) {
-  Result<Listpack> lp = ReadZiplist(r);
+  Result<Listpack> lp = ReadZiplist(r, "Zset");
   if (!lp.ok()) return lp.status();
   return ZSetFromLoadedListpack(std::move(lp.value()), limits);
 }

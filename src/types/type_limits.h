@@ -14,6 +14,9 @@ namespace redistp {
 struct TypeLimits {
   int list_max_listpack_size = -2;  // list-max-listpack-size (quicklist node fill)
   int list_compress_depth = 0;      // list-compress-depth
+  // Elements of this many bytes or more get a plain quicklist node of their own (1 GB, as
+  // Redis; no config parameter: DEBUG QUICKLIST-PACKED-THRESHOLD sets it, for every list).
+  size_t list_packed_threshold = size_t{1} << 30;
   size_t hash_max_listpack_entries = 512;
   size_t hash_max_listpack_value = 64;
   size_t set_max_intset_entries = 512;

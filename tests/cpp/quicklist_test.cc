@@ -29,7 +29,9 @@ std::vector<std::string> Backward(const Quicklist& ql) {
 
 // No empty node, the count is the sum of the nodes, links agree both ways, and nodes respect
 // the fill: at most `fill` entries (fill > 0), or within the size limit give or take one element.
-void CheckInvariants(const Quicklist& ql, size_t max_element) {
+// A plain node holds one element of at least `threshold` bytes; packed nodes only shorter ones.
+void CheckInvariants(const Quicklist& ql, size_t max_element,
+                     size_t threshold = Quicklist::kDefaultPackedThreshold) {
   ql.Recompress();  // reads may have left a node decompressed
   size_t total = 0, nodes = 0;
   const Quicklist::Node* prev = nullptr;
@@ -40,9 +42,9 @@ void CheckInvariants(const Quicklist& ql, size_t max_element) {
     size_t depth = static_cast<size_t>(ql.compress_depth());
     bool end = position < depth || position + depth >= ql.NodeCount();
     if (depth == 0 || end) {
-      ASSERT_EQ(n->lzf, nullptr) << position;
+      ASSERT_EQ(n->lzf(), nullptr) << position;
     }
-    bool was_compressed = n->lzf != nullptr;
+    bool was_compressed = n->lzf() != nullptr;
     const Listpack& lp = ql.NodeListpack(n);
     if (depth > 0 && !end && !was_compressed) {
       ASSERT_LT(lp.Bytes(), Quicklist::kMinCompressBytes + 1000) << "a big raw interior node";
@@ -50,7 +52,12 @@ void CheckInvariants(const Quicklist& ql, size_t max_element) {
     ASSERT_FALSE(lp.Empty());
     ASSERT_TRUE(Listpack::Validate(lp.Blob(), true));
     size_t size = lp.Size();
-    if (ql.fill() > 0) {
+    for (auto p = lp.First(); p != Listpack::kNone; p = lp.Next(p)) {
+      ASSERT_EQ(lp.Get(p).ToString().size() >= threshold, n->plain()) << position;
+    }
+    if (n->plain()) {
+      ASSERT_EQ(size, 1u);
+    } else if (ql.fill() > 0) {
       ASSERT_LE(size, static_cast<size_t>(ql.fill()));
     } else if (ql.fill() == 0) {
       ASSERT_EQ(size, 1u);
@@ -178,10 +185,14 @@ TEST(QuicklistTest, AppendNodeAndClone) {
 TEST(QuicklistTest, RandomOperationsMatchADeque) {
   struct Setting {
     int fill, depth;
+    size_t threshold = Quicklist::kDefaultPackedThreshold;
   };
-  const Setting settings[] = {{-5, 0}, {-2, 0},  {-1, 0}, {0, 0},  {1, 0}, {2, 0},  {3, 0},
-                              {16, 0}, {128, 0}, {-1, 1}, {-2, 2}, {3, 1}, {16, 3}, {0, 1}};
-  for (auto [fill, depth] : settings) {
+  // The last ones put the elements of 30 bytes (or 300) and more into plain nodes.
+  const Setting settings[] = {{-5, 0},     {-2, 0},     {-1, 0},     {0, 0},      {1, 0},
+                              {2, 0},      {3, 0},      {16, 0},     {128, 0},    {-1, 1},
+                              {-2, 2},     {3, 1},      {16, 3},     {0, 1},      {-2, 0, 30},
+                              {-1, 1, 30}, {3, 0, 300}, {16, 2, 30}, {-2, 1, 300}};
+  for (auto [fill, depth, threshold] : settings) {
     std::mt19937_64 rng(static_cast<uint64_t>(fill * 10 + depth + 1000));
     auto random_value = [&]() -> std::string {
       switch (rng() % 5) {
@@ -208,13 +219,13 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
         case 0:
         case 1: {
           auto v = random_value();
-          ql.PushBack(v);
+          ql.PushBack(v, threshold);
           model.push_back(v);
           break;
         }
         case 2: {
           auto v = random_value();
-          ql.PushFront(v);
+          ql.PushFront(v, threshold);
           model.push_front(v);
           break;
         }
@@ -227,9 +238,9 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
             auto c = ql.Seek(rng() % 2 ? i : i - n);
             ASSERT_TRUE(c.Valid());
             if (after)
-              ql.InsertAfter(c, v);
+              ql.InsertAfter(c, v, threshold);
             else
-              ql.InsertBefore(c, v);
+              ql.InsertBefore(c, v, threshold);
             model.insert(model.begin() + i + (after ? 1 : 0), v);
           }
           break;
@@ -252,7 +263,7 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
           if (n > 0) {
             int64_t i = static_cast<int64_t>(rng() % n);
             auto v = random_value();
-            ASSERT_TRUE(ql.ReplaceAt(i, v));
+            ASSERT_TRUE(ql.ReplaceAt(i, v, threshold));
             model[i] = v;
           }
           break;
@@ -293,11 +304,11 @@ TEST(QuicklistTest, RandomOperationsMatchADeque) {
         std::vector<std::string> expect(model.begin(), model.end());
         ASSERT_EQ(Forward(ql), expect) << "fill " << fill << " step " << step;
         ASSERT_EQ(Backward(ql), expect);
-        CheckInvariants(ql, 900);
+        CheckInvariants(ql, 900, threshold);
       }
     }
-    std::printf("fill %d depth %d: up to %zu elements, %zu nodes (%zu compressed) at the end\n",
-                fill, depth, max_seen, ql.NodeCount(), ql.CompressedNodeCount());
+    std::printf("fill %d depth %d threshold %zu: up to %zu elements, %zu nodes (%zu compressed)\n",
+                fill, depth, threshold, max_seen, ql.NodeCount(), ql.CompressedNodeCount());
     if (depth > 0 && ql.NodeCount() > 2 * static_cast<size_t>(depth) + 5) {
       EXPECT_GT(ql.CompressedNodeCount(), 0u);
     }
@@ -381,6 +392,76 @@ TEST(QuicklistDeleteRange, FromEitherHalfAcrossNodes) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace redistp
+
+namespace redistp {
+namespace {
+
+// The node layouts Redis 7.0 builds with `DEBUG QUICKLIST-PACKED-THRESHOLD 10` (ql_nodes read on
+// Debian's redis-server 7.0.15): large elements get nodes of their own and small neighbours
+// never join them; a large element inserted mid-node splits the node around it.
+TEST(QuicklistTest, PlainNodesWhereRedisPutsThem) {
+  const size_t t = 10;
+  Quicklist ql;
+  for (const char* v : {"1", "2", "3", "0123456789", "4", "5"}) ql.PushBack(v, t);
+  EXPECT_EQ(ql.NodeCount(), 3u);
+  ql.PushFront("0123456789x", t);
+  ql.PushFront("y", t);
+  EXPECT_EQ(ql.NodeCount(), 5u);
+  EXPECT_EQ(Forward(ql),
+            (std::vector<std::string>{"y", "0123456789x", "1", "2", "3", "0123456789", "4", "5"}));
+  CheckInvariants(ql, 20, t);
+
+  Quicklist mid;
+  for (const char* v : {"1", "2", "3", "4", "5"}) mid.PushBack(v, t);
+  mid.InsertAfter(mid.Seek(2), "LLLLLLLLLLLL", t);
+  EXPECT_EQ(mid.NodeCount(), 3u);
+  mid.InsertBefore(mid.Seek(0), "LLLLLLLLLLLLa", t);
+  EXPECT_EQ(mid.NodeCount(), 4u);
+  mid.InsertBefore(mid.Seek(4), "s", t);  // before the plain node: joins the node before it
+  EXPECT_EQ(mid.NodeCount(), 4u);
+  EXPECT_EQ(Forward(mid), (std::vector<std::string>{"LLLLLLLLLLLLa", "1", "2", "3", "s",
+                                                    "LLLLLLLLLLLL", "4", "5"}));
+  CheckInvariants(mid, 20, t);
+
+  Quicklist set;
+  for (const char* v : {"1", "2", "3", "4", "5"}) set.PushBack(v, t);
+  set.ReplaceAt(2, "BIGBIGBIGBIG", t);
+  EXPECT_EQ(set.NodeCount(), 3u);
+  set.ReplaceAt(2, "sm", t);  // plain to packed: joins the next node
+  EXPECT_EQ(set.NodeCount(), 2u);
+  set.ReplaceAt(0, "BIGBIGBIGBIG0", t);
+  EXPECT_EQ(set.NodeCount(), 3u);
+  set.ReplaceAt(0, "BIGBIGBIGBIG00", t);  // in place
+  EXPECT_EQ(set.NodeCount(), 3u);
+  set.ReplaceAt(-1, "BIGBIGBIGBIG5", t);
+  EXPECT_EQ(set.NodeCount(), 4u);
+  EXPECT_EQ(Forward(set),
+            (std::vector<std::string>{"BIGBIGBIGBIG00", "2", "sm", "4", "BIGBIGBIGBIG5"}));
+  CheckInvariants(set, 20, t);
+}
+
+// A loaded plain node stays plain whatever the threshold, and Clone keeps the mark.
+TEST(QuicklistTest, AppendPlainNodeAndClone) {
+  Quicklist ql(-2, 1);
+  Listpack lp;
+  lp.Append("a");
+  ql.AppendNode(std::move(lp));
+  ql.AppendPlainNode("12345");
+  ql.AppendPlainNode(std::string(200, 'p'));
+  ql.PushBack("b");
+  EXPECT_EQ(ql.NodeCount(), 4u);  // "b" joins no plain node: a new node
+  ql.PushBack("c");
+  EXPECT_EQ(ql.NodeCount(), 4u);
+  Quicklist copy = ql.Clone();
+  size_t plain = 0;
+  for (const Quicklist::Node* n = copy.HeadNode(); n != nullptr; n = n->next) plain += n->plain();
+  EXPECT_EQ(plain, 2u);
+  EXPECT_EQ(Forward(copy), Forward(ql));
+  EXPECT_EQ(copy.CompressedNodeCount(), 1u);  // the 200-byte plain node is interior
 }
 
 }  // namespace

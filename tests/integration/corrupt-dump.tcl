@@ -11,6 +11,8 @@ set ::cd_layouts {
     string-raw {{set k "a value long enough to be stored raw"}}
     string-int {{set k 12345}}
     list {{rpush k a b 3 dddd}}
+    list-plain {{debug quicklist-packed-threshold 3} {rpush k a bb cccc dd 12345}
+                {debug quicklist-packed-threshold 0}}
     intset {{sadd k 1 2 3 70000}}
     set-table {{sadd k alpha beta gamma delta 1 2 3}}
     hash-listpack {{hset k a 1 bb 22 ccc 333}}
@@ -143,4 +145,81 @@ start_server {tags {dump needs:debug external:skip} overrides {loglevel verbose}
         r debug set-skip-checksum-validation 0
         assert_equal 0 [r exists z2]
     } {} {redistp}
+
+    # Payloads in the older list encodings Redis 7.0 still loads, built here byte by byte: a
+    # ziplist of two entries whose second entry claims 63 bytes of text where 4 follow.
+    proc cd_bad_ziplist {} {
+        set entries "\x00\x04aaaa\x06\x3fAAAA"
+        set total [expr {10 + [string length $entries] + 1}]
+        return "[binary format iis $total 16 2]$entries\xff"
+    }
+    # An object of RDB type `type` and body `body` with a 7.0 trailer (RDB version 10, a CRC
+    # the server is told not to check).
+    proc cd_payload {type body} {
+        return "[binary format c $type]$body\x0a\x00[string repeat \x00 8]"
+    }
+
+    test {A corrupt ziplist inside a quicklist or a ziplist list is refused and logged} {
+        r debug set-skip-checksum-validation 1
+        set zl [cd_bad_ziplist]
+        set len [binary format c [string length $zl]]
+        foreach sanitize {yes no} {
+            r config set sanitize-dump-payload $sanitize
+            # RDB type 14: a quicklist of one ziplist node.
+            assert_error {ERR Bad data format} {r restore k14 0 [cd_payload 14 "\x01$len$zl"]}
+            wait_for_log_message {*Ziplist integrity check failed*}
+            # RDB type 10: the list as one ziplist.
+            assert_error {ERR Bad data format} {r restore k10 0 [cd_payload 10 "$len$zl"]}
+            wait_for_log_message {*List ziplist integrity check failed*}
+        }
+        assert_equal 0 [r exists k14 k10]
+        r debug set-skip-checksum-validation 0
+        r config set sanitize-dump-payload no
+    }
+
+    test {Quicklist nodes: bad container kinds, empty nodes and bad listpacks are refused} {
+        r config set sanitize-dump-payload yes
+        r debug set-skip-checksum-validation 1
+        r del k
+        # Type 18, one node, container 5 (only 1 plain and 2 packed exist).
+        assert_error {ERR Bad data format} {r restore k 0 [cd_payload 18 "\x01\x05\x03abc"]}
+        wait_for_log_message {*Quicklist integrity check failed*}
+        # An empty plain node, an empty packed node.
+        assert_error {ERR Bad data format} {r restore k 0 [cd_payload 18 "\x01\x01\x00"]}
+        assert_error {ERR Bad data format} {r restore k 0 [cd_payload 18 "\x01\x02\x00"]}
+        # A packed node whose listpack header counts 3 entries where 2 follow.
+        set lp "[binary format is 13 3]\x83abc\x04\x01\x01\xff"
+        set len [binary format c [string length $lp]]
+        assert_error {ERR Bad data format} {r restore k 0 [cd_payload 18 "\x01\x02$len$lp"]}
+        wait_for_log_message {*Listpack integrity check failed*}
+        # A node count larger than the nodes that follow.
+        assert_error {ERR Bad data format} {r restore k 0 [cd_payload 18 "\x03\x01\x03abc"]}
+        assert_equal 0 [r exists k]
+        # The same node, well formed, loads as a plain node.
+        assert_equal OK [r restore k 0 [cd_payload 18 "\x01\x01\x03abc"]]
+        assert_equal {abc} [r lrange k 0 -1]
+        r debug set-skip-checksum-validation 0
+        r config set sanitize-dump-payload no
+    }
+
+    # An empty node between good ones is dropped at load (an index walk must never meet it).
+    test {Empty ziplist and listpack nodes between good ones are skipped at load} {
+        r debug set-skip-checksum-validation 1
+        set good_zl "[binary format iis 17 13 2]\x00\x01a\x03\x01b\xff"
+        set empty_zl "[binary format iis 11 10 0]\xff"
+        set good_lp "[binary format is 13 2]\x81a\x02\x81b\x02\xff"
+        set empty_lp "[binary format is 7 0]\xff"
+        foreach sanitize {yes no} {
+            r config set sanitize-dump-payload $sanitize
+            r del k k2
+            assert_equal OK [r restore k 0 [cd_payload 14 "\x03\x11$good_zl\x0b$empty_zl\x11$good_zl"]]
+            assert_equal {a b a b} [r lrange k 0 -1]
+            assert_equal {b a} [list [r lindex k 1] [r lindex k 2]]
+            assert_equal OK [r restore k2 0 [cd_payload 18 "\x03\x02\x0d$good_lp\x02\x07$empty_lp\x01\x03xyz"]]
+            assert_equal {a b xyz} [r lrange k2 0 -1]
+            assert_equal xyz [r lindex k2 2]
+        }
+        r debug set-skip-checksum-validation 0
+        r config set sanitize-dump-payload no
+    }
 }

@@ -49,6 +49,12 @@ proc rdbx_fill {{big 0} {level 0}} {
     rr rpush l:lp a b c 1 2 3 -5
     rr rpush l:ql {*}[lmap i [lseq 0 2999] {format v%d $i}]
     rr rpush l:long small [string repeat L 5000] small2
+    # Plain nodes: elements over the packed threshold, one an integer written as such.
+    rr debug quicklist-packed-threshold 100
+    rr rpush l:plain a [string repeat P 300] b [string repeat Q 150] 123456789
+    rr debug quicklist-packed-threshold 1b
+    rr rpush l:plain1 12345 x
+    rr debug quicklist-packed-threshold 0
     # Sets: intset, hashtable by size and by member type.
     rr sadd set:int 1 2 3 -4 100000
     rr sadd set:ints {*}[lseq 0 599]
@@ -150,6 +156,12 @@ proc rdbx_differences {a b} {
             set tb [r $b pttl $k]
             if {($ta < 0 || $tb < 0) ? $ta != $tb : abs($ta - $tb) > 60000} {
                 lappend diffs "db $db key $k: pttl $ta vs $tb"
+            }
+            if {[r $a type $k] eq "list"} {
+                # The node layout too: a plain node must load as a plain node.
+                regexp {ql_nodes:\d+} [r $a debug object $k] na
+                regexp {ql_nodes:\d+} [r $b debug object $k] nb
+                if {$na ne $nb} {lappend diffs "db $db key $k: $na vs $nb"}
             }
             if {[r $a type $k] eq "stream"} {
                 set xa [r $a xinfo stream $k full]

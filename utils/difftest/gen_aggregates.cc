@@ -586,6 +586,12 @@ std::vector<std::string> Generator::SortCommand() {
 }
 
 std::vector<std::string> Generator::ThresholdCommand() {
+  // The list packed threshold is no config parameter: DEBUG sets it. Small values put the
+  // generator's elements (LongText is 65..84 bytes) into plain nodes; "0" restores 1 GB.
+  if (rng_.Percent(15)) {
+    return {"DEBUG", "QUICKLIST-PACKED-THRESHOLD",
+            rng_.Pick(std::vector<std::string>{"1b", "4", "70", "100", "0", "0"})};
+  }
   const EncodingThreshold& t = rng_.Pick(EncodingThresholds());
   std::string name = t.name;
   std::string value;
@@ -666,7 +672,7 @@ std::vector<std::string> Generator::AggregateCommand() {
   }
   std::string name = a[0];
   for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name == "config") return a;
+  if (name == "config" || name == "debug") return a;
   if (!Has(name.c_str())) return {};
   return a;
 }

@@ -171,6 +171,12 @@ bool Runner::OpenAll(Side& side, std::string& error) {
       return false;
     }
   }
+  // And the list packed threshold (DEBUG, no config parameter): back to its 1 GB default.
+  v = side.conns[0]->Call({"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0"});
+  if (v.kind != Value::Kind::kStatus) {
+    error = side.server->label() + ": DEBUG QUICKLIST-PACKED-THRESHOLD answered " + v.Render();
+    return false;
+  }
   // The generator changes notify-keyspace-events too; every replay starts from KEA when the
   // subscribers listen to keyspace events, from nothing otherwise.
   v = side.conns[0]->Call(

@@ -562,6 +562,37 @@ start_server {tags {list repl external:skip}} {
         r debug set-active-expire 1
     } {} {needs:debug}
 
+    # SWAPDB brings a key whose time has passed (not yet deleted) to a blocked client: the
+    # client is not served: the check for it deletes the key (the replica gets the DEL) and the
+    # client stays blocked.
+    test {SWAPDB bringing an expired list to a blocked client serves nobody} {
+        r debug set-active-expire 0
+        r select 9
+        r flushall
+        with_repl_stream rs {
+            set rd [redis_deferring_client]
+            $rd select 9
+            $rd read
+            $rd blpop swapped 0
+            wait_for_blocked_clients_count 1
+            r select 11
+            r rpush swapped a
+            r pexpire swapped 50
+            after 100
+            r swapdb 9 11
+            r select 9
+            r set marker 4
+            assert_equal 1 [s blocked_clients]
+            assert_equal 0 [r exists swapped]
+            assert_repl_stream $rs {
+                {select 11} {rpush swapped a} {pexpireat swapped *}
+                {swapdb 9 11} {select 9} {del swapped} {set marker 4}
+            }
+            $rd close
+        }
+        r debug set-active-expire 1
+    } {} {needs:debug}
+
     # The record holds the count popped, not the count asked for.
     test {BLMPOP served after it blocked reaches the stream as the pop it made} {
         with_repl_stream rs {
