@@ -16,11 +16,10 @@
 // they still hear LOADING. Periods nest (the RDB preamble of an AOF base): the outer one holds
 // the figures and owns the poll set; the inner ones only count.
 //
-// Signals. The event loop's signal events are not dispatched during a load, so for the outer
-// period SIGTERM and SIGINT get a handler of ours that only records the signal; the next pass
-// (or the end of the load) ends the process without saving, as Redis does from its loading
-// loop ("Received shutdown signal during loading, scheduling shutdown."). The loop's handlers
-// are back when the period ends.
+// Signals. SIGTERM and SIGINT are only recorded by their handler (server/shutdown_signals.h);
+// the next pass ends the process without saving, as Redis does from its loading loop
+// ("Received shutdown signal during loading, scheduling shutdown."). One that arrives after
+// the last pass is the cron's, once the server runs.
 //
 // key-load-delay (a debug knob): each key loaded sleeps that many microseconds; a negative -N
 // sleeps 1 µs with a chance of 1 in N (Redis's debugDelay), so tests can hold a server in the
@@ -28,47 +27,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdlib>
 #include <random>
 
 #include "server/server.h"
+#include "server/shutdown_signals.h"
 
 namespace redistp {
-namespace {
-
-// The signal recorded during a load (0: none). Only the handler writes it while a period is
-// open; the passes read and clear it.
-volatile sig_atomic_t g_loading_signal = 0;
-
-void RecordLoadingSignal(int sig) { g_loading_signal = sig; }
-
-// The loop's handlers, put back when the outer period ends.
-struct sigaction g_saved_term;
-struct sigaction g_saved_int;
-bool g_handlers_swapped = false;
-
-void SwapInLoadingHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = RecordLoadingSignal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  g_loading_signal = 0;
-  g_handlers_swapped = sigaction(SIGTERM, &sa, &g_saved_term) == 0;
-  if (g_handlers_swapped && sigaction(SIGINT, &sa, &g_saved_int) != 0) {
-    sigaction(SIGTERM, &g_saved_term, nullptr);
-    g_handlers_swapped = false;
-  }
-}
-
-void RestoreLoopHandlers() {
-  if (!g_handlers_swapped) return;
-  sigaction(SIGTERM, &g_saved_term, nullptr);
-  sigaction(SIGINT, &g_saved_int, nullptr);
-  g_handlers_swapped = false;
-}
-
-}  // namespace
 
 void Server::BeginLoading(uint64_t total_bytes) {
   if (loading_depth_++ > 0) return;
@@ -80,15 +45,10 @@ void Server::BeginLoading(uint64_t total_bytes) {
   const uint64_t interval =
       static_cast<uint64_t>(std::max<int64_t>(1, config_.loading_process_events_interval_bytes));
   loading_next_serve_ = interval;
-  // Only a server with its own listeners (and signal events) serves and traps signals.
-  if (!signal_events_.empty()) SwapInLoadingHandlers();
 }
 
 void Server::EndLoading() {
   if (loading_depth_ == 0 || --loading_depth_ > 0) return;
-  // A signal that came after the last pass still ends the process, before the data is used.
-  if (g_loading_signal != 0) ServeWhileLoading();
-  RestoreLoopHandlers();
   if (loading_owns_poll_) {
     loading_owns_poll_ = false;
     EndBusyScript();
@@ -116,8 +76,7 @@ void Server::KeyLoadDelay() {
 }
 
 void Server::ServeWhileLoading() {
-  if (const int sig = g_loading_signal; sig != 0) {
-    g_loading_signal = 0;
+  if (const int sig = TakeShutdownSignal(); sig != 0) {
     log_.Log(LogLevel::kWarning, "Received shutdown signal during loading, scheduling shutdown.");
     log_.Log(LogLevel::kWarning, "User requested shutdown...");
     // Half a dataset is never saved: the signal's own save flags do not apply.
@@ -128,7 +87,7 @@ void Server::ServeWhileLoading() {
     }
   }
   if (shutdown_requested_) ExitWhileLoading();
-  if (signal_events_.empty()) return;  // no listeners (a tool's embedded server)
+  if (listeners_.empty()) return;  // no listeners (a tool's embedded server)
   if (busy_poll_fd_ < 0) {
     BeginBusyScript(nullptr, true);
     loading_owns_poll_ = busy_poll_fd_ >= 0;

@@ -7,9 +7,11 @@
 // end runs the same final steps. The pause it holds is the server's own (kPauseShutdownWait),
 // which CLIENT UNPAUSE does not end, as in Redis 7.0.
 #include <algorithm>
+#include <csignal>
 
 #include "protocol/errors.h"
 #include "server/server.h"
+#include "server/shutdown_signals.h"
 
 namespace redistp {
 
@@ -69,7 +71,15 @@ void Server::CheckShutdownWait() {
 }
 
 bool Server::AbortShutdown() {
-  if (!shutdown_waiting()) return false;
+  if (!shutdown_waiting()) {
+    // A signal the cron has not acted on yet (DEBUG PAUSE-CRON) is simply forgotten.
+    const int sig = TakeShutdownSignal();
+    if (sig == 0) return false;
+    log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
+             sig == SIGINT ? "SIGINT" : "SIGTERM");
+    log_.Log(LogLevel::kWarning, "Shutdown manually aborted.");
+    return true;
+  }
   log_.Log(LogLevel::kWarning, "Shutdown manually aborted.");
   CancelShutdownWait();
   return true;
