@@ -52,7 +52,7 @@ void ConfigSetCommand(CommandContext& c) {
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   for (size_t i = 2; i + 1 < c.args.size(); i += 2) pairs.emplace_back(c.args[i], c.args[i + 1]);
-  // While a dataset loads, a parameter that would disturb the load (appendonly,
+  // While a dataset loads, a parameter that would disturb the load (dir, appendonly,
   // repl-diskless-load) refuses the command with LOADING. Redis judges it in its walk over the
   // names, after unknown, immutable and protected and before duplicates: the first of those
   // faults in argument order is the one reported (Config::Set reports the others).

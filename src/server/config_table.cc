@@ -307,7 +307,7 @@ constexpr ConfigDef kTable[] = {
   Int("databases", 1, kIntMax, "16").Flags(kImm).Store(M(databases)).Effect(),
   String("dbfilename", "dump.rdb").Flags(kConfigProtected).Check(CheckDbFilename)
       .Store(M(dbfilename)),
-  String("dir", "").Flags(kConfigProtected | kConfigAlwaysRewrite).Check(CheckDir)
+  String("dir", "").Flags(kConfigProtected | kConfigAlwaysRewrite | kConfigDenyLoading).Check(CheckDir)
       .Store(StoreDir).Effect(),
   Bool("disable-thp", "yes").Flags(kImm),
   Bool("dynamic-hz", "yes").Store(M(dynamic_hz)),

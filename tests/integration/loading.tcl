@@ -25,7 +25,7 @@ proc loading_field {name} {
 }
 
 set loading_conf {key-load-delay 300 loading-process-events-interval-bytes 1024
-                  rdbcompression no save {}}
+                  rdbcompression no save {} enable-protected-configs yes}
 
 start_server [list tags {loading external:skip needs:debug} overrides $loading_conf] {
     loading_fill 20000
@@ -67,8 +67,10 @@ start_server [list tags {loading external:skip needs:debug} overrides $loading_c
         assert_equal [s loading] 1
     }
 
-    test {CONFIG SET of appendonly or repl-diskless-load is refused with LOADING} {
+    test {CONFIG SET of dir, appendonly or repl-diskless-load is refused with LOADING} {
         assert_error {LOADING*} {r config set appendonly yes}
+        # dir is protected (allowed in these blocks); the load still refuses it.
+        assert_error {LOADING*} {r config set dir [srv dir]}
         assert_error {LOADING*} {r config set repl-diskless-load swapdb}
         # The names are judged in order (unknown, immutable, then this refusal, then
         # duplicates), before any value: the first fault is the one reported, nothing changes.
