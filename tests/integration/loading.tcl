@@ -151,7 +151,7 @@ start_server [list tags {loading aof external:skip needs:debug} \
     r debug populate 20000 key 100
     r bgrewriteaof
     wait_for_condition 200 50 {
-        [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        [aof_rewrite_idle]
     } else {
         fail "the rewrite did not end"
     }
