@@ -304,7 +304,7 @@ void StatsSection(Server& s, std::string* out) {
     Line(out, "latest_fork_usec:%lld", L(p != nullptr ? p->latest_fork_usec() : 0));
     Line(out, "total_forks:%llu", U(p != nullptr ? p->total_forks() : 0));
   }
-  Line(out, "migrate_cached_sockets:0");
+  Line(out, "migrate_cached_sockets:%llu", U(MigrateCachedSockets(s)));
   Line(out, "slave_expires_tracked_keys:0");
   Line(out, "active_defrag_hits:0");
   Line(out, "active_defrag_misses:0");
