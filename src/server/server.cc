@@ -19,6 +19,7 @@
 #include <random>
 
 #include "db/lazy_free.h"
+#include "server/crash_report.h"
 #include "server/shutdown_signals.h"
 #include "util/memory.h"
 
@@ -360,6 +361,7 @@ void Server::Cron() {
     SignalCallback(TakeShutdownSignal(), 0, this);
     if (shutdown_requested_) return;
   }
+  RearmWatchdog();  // watchdog-period: only a turn longer than the period trips it
   ++cron_loops_;
   int64_t now = NowMs();
   keyspace_.command_clock.UpdateWithLru(now);
