@@ -52,6 +52,27 @@ void ConfigSetCommand(CommandContext& c) {
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   for (size_t i = 2; i + 1 < c.args.size(); i += 2) pairs.emplace_back(c.args[i], c.args[i + 1]);
+  // While a dataset loads, a parameter that would disturb the load (dir, appendonly,
+  // repl-diskless-load) refuses the command with LOADING. Redis judges it in its walk over the
+  // names, after unknown, immutable and protected and before duplicates: the first of those
+  // faults in argument order is the one reported (Config::Set reports the others).
+  if (c.server.loading()) {
+    const Config& config = c.server.config();
+    const bool protected_ok =
+        config.enable_protected_configs == "yes" ||
+        (config.enable_protected_configs == "local" && IsLocalClient(c.client));
+    for (const auto& [name, value] : pairs) {
+      const ConfigDef* def = FindConfig(name);
+      if (def == nullptr || (def->flags & kConfigImmutable) != 0 ||
+          ((def->flags & kConfigProtected) != 0 && !protected_ok)) {
+        break;
+      }
+      if ((def->flags & kConfigDenyLoading) != 0) {
+        c.reply.Error(err::kLoading);
+        return;
+      }
+    }
+  }
   Status s = c.server.config().Set(pairs, IsLocalClient(c.client));
   if (!s.ok()) {
     c.reply.Error(s.message());

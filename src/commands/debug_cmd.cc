@@ -8,6 +8,7 @@
 // no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
 // Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, SET-SKIP-CHECKSUM-VALIDATION, PAUSE-CRON,
+// AOF-FLUSH-SLEEP,
 // OBJECT, DIGEST, DIGEST-VALUE, POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the
 // crash report and the exit status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB
 // file, empty, load it back: persistence/persistence.h). LOADAOF answers that the AOF is not built;
@@ -351,6 +352,8 @@ void HelpSub(CommandContext& c) {
   ReplyHelp(
       c.reply, "DEBUG",
       {
+          "AOF-FLUSH-SLEEP <microsec>",
+          "    Sleep that long before each write of the AOF buffer (0 turns it off), for tests.",
           "DIGEST",
           "    Return a 40-hex SHA1 signature of every key, value and TTL flag in all databases.",
           "DIGEST-VALUE <key> [<key> ...]",
@@ -495,7 +498,17 @@ void ReloadSub(CommandContext& c) {
       return;
     }
   }
+  // A load already running (this DEBUG came in through its pass) would be emptied under its
+  // loader's feet: refused as any data command is while loading.
+  if (c.server.loading()) {
+    c.reply.Error(err::kLoading);
+    return;
+  }
+  // The load serves the other clients (server/loading.cc), never this one: its command is
+  // still running (Redis's protectClient).
+  c.client.set_flag(kClientProtected, true);
   Status s = Persistence::Of(c.server).Reload(save, flush, merge);
+  c.client.set_flag(kClientProtected, false);
   if (!s.ok()) {
     c.reply.Error(s.message());
     return;
@@ -532,6 +545,10 @@ void DebugCommand(CommandContext& c) {
     Persistence::Of(c.server).set_skip_checksum_validation(
         std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
+  } else if (is("aof-flush-sleep") && argc == 3) {
+    // atoi semantics, as Redis: anything but a positive number turns the sleep off.
+    Persistence::Of(c.server).aof().set_flush_sleep_us(std::atoi(std::string(c.args[2]).c_str()));
+    c.reply.Ok();
   } else if (is("pause-cron") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number pauses, anything else resumes.
     c.server.set_cron_paused(std::atoi(std::string(c.args[2]).c_str()) != 0);
@@ -563,6 +580,10 @@ void DebugCommand(CommandContext& c) {
   } else if (is("loadaof") && argc == 2) {
     // Redis exits when the AOF cannot be loaded back (the data is gone already).
     Persistence& p = Persistence::Of(c.server);
+    if (c.server.loading()) {  // as DEBUG RELOAD: a load is running already
+      c.reply.Error(err::kLoading);
+      return;
+    }
     // A busy script of the replay serves the other clients, never this one (Redis's
     // protectClient): its command is still running.
     c.client.set_flag(kClientProtected, true);

@@ -202,8 +202,8 @@ void MemorySection(Server& s, std::string* out) {
 }
 
 void PersistenceSection(Server& s, std::string* out) {
-  // Loading blocks the server (at startup, DEBUG RELOAD, DEBUG LOADAOF), so a client sees
-  // loading:1 only when a busy script of the AOF being loaded serves it. The current_* fields
+  // A load (at startup, DEBUG RELOAD, DEBUG LOADAOF) serves the clients as it goes
+  // (server/loading.cc): loading:1 and the loading_* figures at the end. The current_* fields
   // describe the running child (BGSAVE or AOF rewrite) from what it reported on its info pipe
   // (persistence/child_info.h); 0 without one. Without the persistence subsystem (the in-process
   // harness) nothing was saved or loaded.
@@ -238,6 +238,24 @@ void PersistenceSection(Server& s, std::string* out) {
   Line(out, "rdb_last_load_keys_loaded:%llu", U(p != nullptr ? p->last_load().keys_loaded : 0));
   // aof_* and module_fork_* fields: the AOF module writes them (persistence/aof.h).
   Persistence::Of(s).aof().WriteInfo(out);
+  if (s.loading()) {
+    // The progress of the load, in Redis's terms: perc over total+1, and an ETA from the rate
+    // so far (1 second while less than a second has passed).
+    const Server::LoadingStats& ls = s.loading_stats();
+    const int64_t elapsed = now_ms / 1000 - ls.start_time;
+    const uint64_t remaining =
+        ls.total_bytes > ls.loaded_bytes ? ls.total_bytes - ls.loaded_bytes : 0;
+    const int64_t eta = elapsed <= 0 ? 1
+                                     : static_cast<int64_t>(static_cast<uint64_t>(elapsed) *
+                                                            remaining / (ls.loaded_bytes + 1));
+    Line(out, "loading_start_time:%lld", L(ls.start_time));
+    Line(out, "loading_total_bytes:%llu", U(ls.total_bytes));
+    Line(out, "loading_rdb_used_mem:%llu", U(ls.rdb_used_mem));
+    Line(out, "loading_loaded_bytes:%llu", U(ls.loaded_bytes));
+    Line(out, "loading_loaded_perc:%.2f",
+         static_cast<double>(ls.loaded_bytes) / static_cast<double>(ls.total_bytes + 1) * 100.0);
+    Line(out, "loading_eta_seconds:%lld", L(eta));
+  }
 }
 
 // Mean of the cron's last kSamples instantaneous samples.
@@ -286,7 +304,7 @@ void StatsSection(Server& s, std::string* out) {
     Line(out, "latest_fork_usec:%lld", L(p != nullptr ? p->latest_fork_usec() : 0));
     Line(out, "total_forks:%llu", U(p != nullptr ? p->total_forks() : 0));
   }
-  Line(out, "migrate_cached_sockets:0");
+  Line(out, "migrate_cached_sockets:%llu", U(MigrateCachedSockets(s)));
   Line(out, "slave_expires_tracked_keys:0");
   Line(out, "active_defrag_hits:0");
   Line(out, "active_defrag_misses:0");

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "commands/server_info.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/server.h"
@@ -71,6 +72,7 @@ class MigrateSockets : public Subsystem {
   }
 
   void Cron() override { CloseIdle(server_.NowMs()); }
+  size_t size() const { return sockets_.size(); }
 
   // The cached connection to `name`, or a new one (nullptr when connecting failed or timed
   // out).
@@ -440,6 +442,12 @@ void RedactMigrateArgs(std::vector<std::string_view>& shown) {
 }
 
 }  // namespace
+
+size_t MigrateCachedSockets(Server& server) {
+  // No cache is created for asking: a server that never migrated has none.
+  MigrateSockets* m = server.subsystem<MigrateSockets>();
+  return m == nullptr ? 0 : m->size();
+}
 
 void RegisterMigrateCommands(CommandTable& t) {
   using docs::Block;

@@ -75,6 +75,12 @@ void ShutdownCommand(CommandContext& c) {
     }
     return;
   }
+  // Half a dataset is never saved: while loading every SHUTDOWN is NOSAVE (server/loading.cc
+  // ends the process after the pass that ran it), as in Redis.
+  if (c.server.loading()) {
+    nosave = true;
+    save = false;
+  }
   if (!nosave && c.server.busy_script()) {
     // While a script is busy only SHUTDOWN NOSAVE may end the server (a save would write the
     // script's half-done effects): the others get the BUSY error, as in Redis.

@@ -62,6 +62,9 @@ MemoryOverview ComputeMemoryOverview(Server& server);
 // The text of INFO ALL (every section), as the crash report logs it.
 std::string InfoAllText(Server& server);
 
+// MIGRATE's cached connections open now (INFO migrate_cached_sockets; migrate.cc).
+size_t MigrateCachedSockets(Server& server);
+
 // DEBUG lives in debug_cmd.cc; RegisterServerCommands registers it.
 void RegisterDebugCommand(CommandTable& table);
 

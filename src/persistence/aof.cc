@@ -163,6 +163,7 @@ void Aof::Flush(bool force) {
                       "buffer without waiting for fsync to complete, this may slow down Redis.");
   }
   postponed_since_ms_ = 0;
+  if (flush_sleep_us_ > 0) usleep(static_cast<useconds_t>(flush_sleep_us_));
 
   size_t done = 0;
   int err = 0;

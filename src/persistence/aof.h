@@ -124,6 +124,10 @@ class Aof : public PropagationSink {
   // Whether the last write and the last background fsync succeeded (aof_last_write_status).
   bool write_status_ok() const;
 
+  // DEBUG AOF-FLUSH-SLEEP: microseconds of sleep before each write of a non-empty buffer, so a
+  // test can see the order of the AOF write and the replies (0: none).
+  void set_flush_sleep_us(int64_t us) { flush_sleep_us_ = us; }
+
   // --- DEBUG LOADAOF ------------------------------------------------------------------------
   // Flushes and fsyncs the AOF, empties the data and loads it back. False on a load error.
   bool DebugLoad();
@@ -189,6 +193,7 @@ class Aof : public PropagationSink {
 
   AofManifest manifest_;
   int fd_ = -1;
+  int64_t flush_sleep_us_ = 0;  // DEBUG AOF-FLUSH-SLEEP
   std::string buf_;
   int last_db_ = -1;           // database of the last SELECT written
   bool need_select_ = false;   // a new file began: repeat the SELECT before the next record

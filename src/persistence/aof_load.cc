@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "persistence/aof.h"
 #include "persistence/persistence.h"
@@ -108,6 +109,8 @@ class FileLoader {
   bool load_truncated_;
   std::string current_;  // the file being loaded (log lines)
   std::vector<std::string_view> args_;
+  uint64_t commands_ = 0;  // replayed so far (progress is reported every 1024)
+  size_t reported_ = 0;    // bytes of the current file already reported
 };
 
 FileLoader::Stop FileLoader::Replay(std::string_view data, size_t pos, size_t* valid_up_to) {
@@ -144,7 +147,17 @@ FileLoader::Stop FileLoader::Replay(std::string_view data, size_t pos, size_t* v
     client_.out.Clear();
     client_.pending_pushes.Clear();
     *valid_up_to = pos;
+    // Every 1024 commands the progress is reported (the clients are served every
+    // loading-process-events-interval-bytes, server/loading.cc), as Redis does.
+    if (++commands_ % 1024 == 0) {
+      server_.LoadingProgress(pos - reported_);
+      reported_ = pos;
+    }
+    // SHUTDOWN NOSAVE served during a busy script of this file ends the process now.
+    if (server_.shutdown_requested()) server_.ExitWhileLoading();
   }
+  server_.LoadingProgress(pos - reported_);
+  reported_ = pos;
   if (client_.multi.active) {
     server_.log().Log(LogLevel::kNotice, "Revert incomplete MULTI/EXEC transaction in AOF file %s",
                       current_.c_str());
@@ -175,6 +188,7 @@ LoadResult FileLoader::Load(const std::string& dir, const std::string& name) {
   if (data.empty()) return LoadResult::kEmpty;
 
   size_t pos = 0;
+  reported_ = 0;
   if (data.size() >= 5 && data.substr(0, 5) == "REDIS") {
     log.Log(LogLevel::kNotice, "Reading RDB base file on AOF loading...");
     RdbLoadOptions o;
@@ -190,6 +204,7 @@ LoadResult FileLoader::Load(const std::string& dir, const std::string& name) {
     if (info.aof_base) log.Log(LogLevel::kNotice, "RDB is base AOF");
     LogRdbLoaded(log, info);
     pos = info.consumed;
+    reported_ = pos;  // the preamble's loader reported its own bytes
     if (pos < data.size()) log.Log(LogLevel::kNotice, "Reading the remaining AOF tail...");
   }
 
@@ -288,12 +303,14 @@ Status Aof::Load(bool* found) {
   std::vector<std::pair<std::string, bool>> files;  // name, is base
   if (manifest_.base) files.emplace_back(manifest_.base->name, true);
   for (const AofFileInfo& f : manifest_.incrs) files.emplace_back(f.name, false);
+  uint64_t total_bytes = 0;
   for (const auto& [name, is_base] : files) {
     if (stat(AofPath(dirname_, name).c_str(), &st) != 0) {
       log.Log(LogLevel::kWarning, "Unable to obtain the AOF file %s length. stat: %s", name.c_str(),
               std::strerror(errno));
       return Status::Error("");
     }
+    total_bytes += static_cast<uint64_t>(st.st_size);
   }
 
   *found = true;
@@ -304,10 +321,10 @@ Status Aof::Load(bool* found) {
   client.db = &server_.db(0);
   FileLoader loader(server_, client, load_truncated_);
   Status result = Status::Ok();
-  // A script of the AOF that runs past busy-reply-threshold serves the other clients: they are
-  // told LOADING (server.h).
-  const bool was_loading = server_.loading();
-  server_.set_loading(true);
+  // The other clients are served as the files load, and so they are by a script of the AOF
+  // that runs past busy-reply-threshold: they are told LOADING (server/loading.cc).
+  std::optional<Server::LoadingPeriod> period;
+  period.emplace(server_, total_bytes);
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& [name, is_base] = files[i];
     const bool last = i + 1 == files.size();
@@ -328,7 +345,7 @@ Status Aof::Load(bool* found) {
       break;
     }
   }
-  server_.set_loading(was_loading);
+  period.reset();
   // The loading client is gone: its temporary keys go with it (no sink is attached, nobody
   // watches yet).
   server_.owners().ReleaseAll(kAofClientId);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,12 @@ void ChildSigusr1(int) {
     if (fd != STDOUT_FILENO) close(fd);
   }
   _exit(kChildStoppedExit);
+}
+
+// The size of the file to load (INFO's loading_total_bytes); 0 when it cannot be read.
+uint64_t FileSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 }  // namespace
@@ -138,6 +145,7 @@ Status Persistence::Start() {
     // A replica (replicaof in redis.conf) keeps the expired keys: its master's DELs remove them.
     RdbLoadOptions options;
     options.keep_expired = !server_.config().replicaof_host.empty();
+    Server::LoadingPeriod period(server_, FileSize(RdbPath()));  // clients hear LOADING
     s = LoadRdbFile(server_, RdbPath(), options, &last_load_, &missing);
   }
   if (!s.ok()) {
@@ -271,6 +279,7 @@ Status Persistence::Reload(bool save, bool flush, bool merge) {
   Status s;
   {
     ExpiryGate::Scope loading = server_.keyspace().expiry.Suspend();  // keys load as written
+    Server::LoadingPeriod period(server_, FileSize(RdbPath()));       // clients hear LOADING
     s = LoadRdbFile(server_, RdbPath(), o, &last_load_, &missing);
   }
   if (!s.ok() || missing) {

@@ -162,6 +162,11 @@ class Loader {
         default:
           s = Key(type, at);
           if (!s.ok()) return s;
+          // The server serves its clients every loading-process-events-interval-bytes and
+          // sleeps key-load-delay per key (server/loading.cc).
+          server_.LoadingKeyLoaded();
+          server_.LoadingProgress(r_.position() - reported_);
+          reported_ = r_.position();
           continue;
       }
     }
@@ -200,6 +205,7 @@ class Loader {
       if (ParseInt64(value, &m)) {
         log.Log(LogLevel::kNotice, "RDB memory usage when created %.2f Mb",
                 static_cast<double>(m) / (1024 * 1024));
+        server_.set_loading_rdb_used_mem(static_cast<uint64_t>(m));
       }
     } else if (name == "aof-base") {
       info_->aof_base = value == "1";
@@ -360,6 +366,7 @@ class Loader {
   RdbReader r_;
   const RdbLoadOptions& o_;
   RdbLoadInfo* info_;
+  size_t reported_ = 0;  // bytes already reported to LoadingProgress
   int db_ = 0;
   int64_t expire_ms_ = 0;
   int64_t idle_ = -1;

@@ -172,12 +172,19 @@ void Failover::RequestAcks() {
 void Failover::LogLagging() {
   if (peers_ == nullptr) return;
   const int64_t offset = repl_.master_repl_offset();
+  int replicas = 0, lagging = 0;
   for (const FailoverReplica& r : peers_->Replicas()) {
+    ++replicas;
     if (r.ack_offset == offset) continue;
+    ++lagging;
     repl_.server().log().Log(LogLevel::kWarning,
                              "Lagging replica %s reported offset %" PRId64
                              " behind master, lag=%" PRId64 ", state=%s.",
                              r.name.c_str(), offset - r.ack_offset, r.lag_s, r.state.c_str());
+  }
+  if (replicas > 0) {
+    repl_.server().log().Log(LogLevel::kNotice, "%d of %d replicas are in sync when shutting down.",
+                             replicas - lagging, replicas);
   }
 }
 

@@ -78,6 +78,9 @@ void Server::BusyWatch(Client* c, bool add) {
 void Server::BeginBusyScript(Client* caller, bool is_eval) {
   busy_caller_ = caller;
   busy_is_eval_ = is_eval;
+  // A load's pass (server/loading.cc) already watches every connection: a script of the AOF
+  // it replays serves through the same set (its caller, the AOF's client, is in no set).
+  if (busy_poll_fd_ >= 0) return;
   busy_poll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (busy_poll_fd_ < 0) {
     // Without a poll set the server answers nobody until the script ends (as before busy).
@@ -95,6 +98,8 @@ void Server::BeginBusyScript(Client* caller, bool is_eval) {
 }
 
 void Server::EndBusyScript() {
+  busy_caller_ = nullptr;
+  if (loading_owns_poll_) return;  // the load's set, closed when the load ends
   if (busy_poll_fd_ >= 0) close(busy_poll_fd_);
   busy_poll_fd_ = -1;
   busy_caller_ = nullptr;

@@ -66,6 +66,9 @@ inline constexpr uint32_t kConfigEmptyIsUnset = 1u << 7;   // "" means unset: RE
 // first NUL byte, as Redis reads its parameters as C strings -- all but two binary-safe ones and
 // the plain integers (kInt), which it reads with their length, so a NUL byte is refused.
 inline constexpr uint32_t kConfigBinary = 1u << 8;
+// CONFIG SET refuses it with LOADING while a dataset loads (the AOF switch, the replica's load
+// mode), as Redis 7.0; that refusal wins over any other error of the same command.
+inline constexpr uint32_t kConfigDenyLoading = 1u << 9;
 
 struct EnumOption {
   std::string_view name;
@@ -309,6 +312,9 @@ class Config {
   bool dynamic_hz = true;
   int active_expire_effort = 1;
   bool activerehashing = true;
+  // Loading (server/loading.cc): debug knobs Redis has for its tests.
+  int key_load_delay = 0;  // µs of sleep per key loaded; -N: 1 µs with a chance of 1 in N
+  int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
   // Limits
   int64_t proto_max_bulk_len = 512LL << 20;
   int64_t client_query_buffer_limit = 1LL << 30;

@@ -267,7 +267,7 @@ constexpr ConfigDef kTable[] = {
   String("appendfilename", "appendonly.aof").Flags(kImm).Check(CheckAppendFilename)
       .Store(M(appendfilename)),
   Enum("appendfsync", kAppendFsync, "everysec"),
-  Bool("appendonly", "no").Store(M(appendonly)),
+  Bool("appendonly", "no").Flags(kConfigDenyLoading).Store(M(appendonly)),
   Memory("auto-aof-rewrite-min-size", 0, kLongMax, "67108864"),
   Int("auto-aof-rewrite-percentage", 0, kIntMax, "100"),
   Unset("bgsave_cpulist").Flags(kImm),
@@ -307,7 +307,7 @@ constexpr ConfigDef kTable[] = {
   Int("databases", 1, kIntMax, "16").Flags(kImm).Store(M(databases)).Effect(),
   String("dbfilename", "dump.rdb").Flags(kConfigProtected).Check(CheckDbFilename)
       .Store(M(dbfilename)),
-  String("dir", "").Flags(kConfigProtected | kConfigAlwaysRewrite).Check(CheckDir)
+  String("dir", "").Flags(kConfigProtected | kConfigAlwaysRewrite | kConfigDenyLoading).Check(CheckDir)
       .Store(StoreDir).Effect(),
   Bool("disable-thp", "yes").Flags(kImm),
   Bool("dynamic-hz", "yes").Store(M(dynamic_hz)),
@@ -328,7 +328,7 @@ constexpr ConfigDef kTable[] = {
   Int("io-threads", 1, 128, "1").Flags(kImm).Store(M(io_threads)),
   Bool("io-threads-do-reads", "no").Flags(kImm),
   Bool("jemalloc-bg-thread", "yes"),
-  Int("key-load-delay", kIntMin, kIntMax, "0").Flags(kConfigHidden),
+  Int("key-load-delay", kIntMin, kIntMax, "0").Flags(kConfigHidden).Store(M(key_load_delay)),
   Int("latency-monitor-threshold", 0, kLongMax, "0").Store(M(latency_monitor_threshold))
       .Effect(),
   Bool("latency-tracking", "yes").Store(M(latency_tracking)),
@@ -344,7 +344,8 @@ constexpr ConfigDef kTable[] = {
   Int("list-compress-depth", 0, kIntMax, "0").Store(M(list_compress_depth)),
   Int("list-max-listpack-size", kIntMin, kIntMax, "-2").Alias("list-max-ziplist-size")
       .Store(M(list_max_listpack_size)),
-  Int("loading-process-events-interval-bytes", 1024, kIntMax, "2097152").Flags(kConfigHidden),
+  Int("loading-process-events-interval-bytes", 1024, kIntMax, "2097152").Flags(kConfigHidden)
+      .Store(M(loading_process_events_interval_bytes)),
   String("logfile", "").Flags(kImm).Store(M(logfile)).Effect(),
   Enum("loglevel", kLogLevels, "notice").Store(E(loglevel, kLogLevels)).Effect(),
   Bool("lua-enable-deprecated-api", "no").Flags(kImm | kConfigHidden),
@@ -382,7 +383,7 @@ constexpr ConfigDef kTable[] = {
   Memory("repl-backlog-size", 1, kLongMax, "1048576").Check(CheckReplBacklogSize),
   Int("repl-backlog-ttl", 0, kLongMax, "3600"),
   Bool("repl-disable-tcp-nodelay", "no"),
-  Enum("repl-diskless-load", kDisklessLoad, "disabled"),
+  Enum("repl-diskless-load", kDisklessLoad, "disabled").Flags(kConfigDenyLoading),
   Bool("repl-diskless-sync", "yes"),
   Int("repl-diskless-sync-delay", 0, kIntMax, "5"),
   Int("repl-diskless-sync-max-replicas", 0, kIntMax, "0"),

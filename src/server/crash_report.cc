@@ -167,7 +167,70 @@ void ApplyCrashLogSetting(bool enabled) {
   for (int sig : kFatalSignals) sigaction(sig, &act, nullptr);
 }
 
+// ---- The software watchdog (watchdog-period) ----------------------------------------------
+// Redis's debugging aid: with watchdog-period N ms the cron arms a one-shot SIGALRM N ms ahead
+// at every tick, so only a main thread stuck longer than that in one piece of work (a command,
+// a load) gets it. The handler logs "--- WATCHDOG TIMER EXPIRED ---" and the stack trace of
+// where the thread is, and the server goes on. The period is at least two cron intervals, so
+// an idle server never trips it.
+volatile sig_atomic_t g_watchdog_ms = 0;
+
+void OnWatchdog(int /*sig*/, siginfo_t* /*info*/, void* uc) {
+  int fd = STDOUT_FILENO;
+  bool close_fd = false;
+  if (g_crash != nullptr && !g_crash->server->log().file().empty()) {
+    int f = open(g_crash->server->log().file().c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (f >= 0) {
+      fd = f;
+      close_fd = true;
+    }
+  }
+  WriteText(fd, "\n");
+  WriteLogLine(fd, "--- WATCHDOG TIMER EXPIRED ---");
+  WriteText(fd, "\n------ STACK TRACE ------\nEIP:\n");
+  void* eip = FaultingInstruction(uc);
+  if (eip != nullptr) backtrace_symbols_fd(&eip, 1, fd);
+  WriteText(fd, "\nBacktrace:\n");
+  void* frames[kMaxFrames];
+  int n = backtrace(frames, kMaxFrames);
+  backtrace_symbols_fd(frames, n, fd);
+  WriteLogLine(fd, "--------");
+  if (close_fd) close(fd);
+}
+
+// Reads watchdog-period (and hz, which bounds it) and enables or disables the watchdog.
+void ApplyWatchdog(Server* server) {
+  std::string text;
+  long period = 0;
+  if (server->config().GetValue("watchdog-period", &text)) period = std::atol(text.c_str());
+  struct sigaction act {};
+  sigemptyset(&act.sa_mask);
+  if (period <= 0) {
+    g_watchdog_ms = 0;
+    itimerval off{};
+    setitimer(ITIMER_REAL, &off, nullptr);
+    act.sa_handler = SIG_IGN;
+    sigaction(SIGALRM, &act, nullptr);
+    return;
+  }
+  const long min_period = 2 * (1000 / std::max(1, server->config().hz));
+  g_watchdog_ms = static_cast<sig_atomic_t>(std::max(period, min_period));
+  act.sa_sigaction = OnWatchdog;
+  act.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigaction(SIGALRM, &act, nullptr);
+  RearmWatchdog();
+}
+
 }  // namespace
+
+void RearmWatchdog() {
+  const long ms = g_watchdog_ms;
+  if (ms <= 0) return;
+  itimerval it{};
+  it.it_value.tv_sec = ms / 1000;
+  it.it_value.tv_usec = (ms % 1000) * 1000;
+  setitimer(ITIMER_REAL, &it, nullptr);
+}
 
 void InstallCrashHandlers(Server* server, std::function<std::string()> info_text) {
   if (g_crash == nullptr) {
@@ -187,6 +250,11 @@ void InstallCrashHandlers(Server* server, std::function<std::string()> info_text
   ApplyCrashLogSetting(server->config().crash_log_enabled);
   server->config().OnChange("crash-log-enabled", [server] {
     ApplyCrashLogSetting(server->config().crash_log_enabled);
+    return Status::Ok();
+  });
+  ApplyWatchdog(server);
+  server->config().OnChange({"watchdog-period", "hz"}, [server] {
+    ApplyWatchdog(server);
     return Status::Ok();
   });
 }

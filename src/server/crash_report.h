@@ -39,4 +39,9 @@ class Server;
 // fault, i.e. main's.
 void InstallCrashHandlers(Server* server, std::function<std::string()> info_text);
 
+// The software watchdog (watchdog-period, a debug knob): the cron calls this at every tick to
+// arm SIGALRM one period ahead; a thread stuck longer gets its stack trace logged. A no-op
+// while the period is 0.
+void RearmWatchdog();
+
 }  // namespace redistp

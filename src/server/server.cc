@@ -19,6 +19,8 @@
 #include <random>
 
 #include "db/lazy_free.h"
+#include "server/crash_report.h"
+#include "server/shutdown_signals.h"
 #include "util/memory.h"
 
 namespace redistp {
@@ -177,13 +179,9 @@ Status Server::Init(Listeners listeners) {
     return Status::Ok();
   });
 
-  if (listeners == Listeners::kOpen) {
-    for (int sig : {SIGTERM, SIGINT}) {
-      EventPtr ev(evsignal_new(base_.get(), sig, &Server::SignalCallback, this));
-      event_add(ev.get(), nullptr);
-      signal_events_.push_back(std::move(ev));
-    }
-  }
+  // SIGTERM/SIGINT are recorded by a plain handler and acted on by the cron tick
+  // (server/shutdown_signals.h), as Redis does; signal_events_ stays empty.
+  if (listeners == Listeners::kOpen) InstallShutdownSignalHandlers(log_.file());
   signal(SIGPIPE, SIG_IGN);
   current_hz_ = static_cast<int>(config_.hz);
   cron_ev_.reset(event_new(base_.get(), -1, EV_PERSIST, &Server::CronCallback, this));
@@ -324,16 +322,21 @@ void Server::CloseListenersInChild() {
   for (auto& l : listeners_) close(l->fd);
 }
 
+// Acts on a recorded shutdown signal (called from the cron tick; `what` and the event are
+// unused). While the final save runs, a second SIGINT exits from the handler.
 void Server::SignalCallback(int sig, short /*what*/, void* arg) {
   auto* s = static_cast<Server*>(arg);
   s->log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  SetSignalShutdownRunning(true);
   // The final save (save points set, or shutdown-on-sig* says so); if it fails the server
   // keeps running, as Redis does.
   s->log_.Log(LogLevel::kWarning, "User requested shutdown...");
   int flags = sig == SIGINT ? s->config_.shutdown_on_sigint : s->config_.shutdown_on_sigterm;
   // With replicas attached this first waits for them (server/shutdown.cc), as SHUTDOWN does.
-  if (s->BeginShutdown(flags, nullptr, true) == ShutdownStart::kRefused) {
+  const ShutdownStart started = s->BeginShutdown(flags, nullptr, true);
+  if (started != ShutdownStart::kExiting) SetSignalShutdownRunning(false);
+  if (started == ShutdownStart::kRefused) {
     // Redis 7.0.15 logs the same line as for a refused SHUTDOWN command.
     s->log_.Log(LogLevel::kWarning,
                 "Errors trying to shut down the server. Check the logs for more information.");
@@ -352,6 +355,13 @@ void Server::Cron() {
     if (pause_end_ms_ != 0 && NowMs() >= pause_end_ms_) UnpauseClients();
     return;
   }
+  // A shutdown signal waits for the cron (so DEBUG PAUSE-CRON holds it, and SHUTDOWN ABORT
+  // may cancel it), and for a shutdown already waiting for replicas to end.
+  if (PendingShutdownSignal() != 0 && !shutdown_waiting()) {
+    SignalCallback(TakeShutdownSignal(), 0, this);
+    if (shutdown_requested_) return;
+  }
+  RearmWatchdog();  // watchdog-period: only a turn longer than the period trips it
   ++cron_loops_;
   int64_t now = NowMs();
   keyspace_.command_clock.UpdateWithLru(now);

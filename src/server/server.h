@@ -417,6 +417,46 @@ class Server : public WatchSink {
   // before BUSY, as in Redis. INFO's loading field shows it.
   void set_loading(bool on) { loading_ = on; }
   bool loading() const { return loading_; }
+  // A load that serves the clients as it goes (server/loading.cc): the RDB file at startup or
+  // DEBUG RELOAD, the AOF at startup or DEBUG LOADAOF. While a LoadingPeriod lives, loading()
+  // is true, the loaders report their progress in bytes (LoadingProgress), and each time the
+  // count crosses a multiple of loading-process-events-interval-bytes the other connections
+  // get one non-blocking pass (the busy pass of server/busy.cc): they are answered LOADING
+  // for every command without the loading flag. SHUTDOWN and SIGTERM/SIGINT end the process
+  // from such a pass, without saving. Periods nest (the AOF's RDB preamble): only the outer
+  // one counts. `total_bytes` is the size of what will be read (INFO's loading_total_bytes).
+  class LoadingPeriod {
+   public:
+    LoadingPeriod(Server& server, uint64_t total_bytes) : server_(server) {
+      server_.BeginLoading(total_bytes);
+    }
+    ~LoadingPeriod() { server_.EndLoading(); }
+    LoadingPeriod(const LoadingPeriod&) = delete;
+    LoadingPeriod& operator=(const LoadingPeriod&) = delete;
+
+   private:
+    Server& server_;
+  };
+  // `delta` more bytes were read by the running load; serves the clients when due. A no-op
+  // outside a LoadingPeriod (a replica's load of its master's payload).
+  void LoadingProgress(uint64_t delta);
+  // One key was loaded: key-load-delay microseconds of sleep (negative -N: 1 µs with a chance
+  // of 1 in N), as Redis's debug knob, so tests can hold a server in the loading state.
+  void LoadingKeyLoaded() {
+    if (config_.key_load_delay != 0 && loading_) KeyLoadDelay();
+  }
+  // The RDB's used-mem aux field (INFO's loading_rdb_used_mem).
+  void set_loading_rdb_used_mem(uint64_t bytes) { loading_stats_.rdb_used_mem = bytes; }
+  struct LoadingStats {
+    int64_t start_time = 0;  // unix seconds
+    uint64_t total_bytes = 0;
+    uint64_t loaded_bytes = 0;
+    uint64_t rdb_used_mem = 0;
+  };
+  const LoadingStats& loading_stats() const { return loading_stats_; }
+  // SHUTDOWN or a signal arrived during a load: the process ends now, without saving (the
+  // dataset is half loaded), as Redis's exit from its loading loop.
+  [[noreturn]] void ExitWhileLoading();
   // The BUSY error for the running script: the SCRIPT KILL text (EVAL) or the FUNCTION KILL one.
   std::string_view BusyError() const;
   // SHUTDOWN (or a signal) asked the server to exit: a busy script stops at its next hook.
@@ -760,6 +800,17 @@ class Server : public WatchSink {
   Client* busy_caller_ = nullptr;  // the busy script's caller; null while no script is busy
   bool busy_is_eval_ = true;
   bool loading_ = false;
+  // Loading periods (server/loading.cc): nesting depth, INFO's figures, the byte count at
+  // which the next pass serves the clients, and whether that pass opened the poll set.
+  void BeginLoading(uint64_t total_bytes);
+  void EndLoading();
+  void KeyLoadDelay();
+  void ServeWhileLoading();
+  int loading_depth_ = 0;
+  bool loading_was_set_ = false;
+  LoadingStats loading_stats_;
+  uint64_t loading_next_serve_ = 0;
+  bool loading_owns_poll_ = false;
   int busy_poll_fd_ = -1;  // epoll set of the listeners and the connections while busy
   // Sessions that ended while busy: their temporary keys are released after the script
   // (ReleaseDeferredOwners), so a script never sees keys vanish under it.

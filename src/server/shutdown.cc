@@ -7,9 +7,11 @@
 // end runs the same final steps. The pause it holds is the server's own (kPauseShutdownWait),
 // which CLIENT UNPAUSE does not end, as in Redis 7.0.
 #include <algorithm>
+#include <csignal>
 
 #include "protocol/errors.h"
 #include "server/server.h"
+#include "server/shutdown_signals.h"
 
 namespace redistp {
 
@@ -49,6 +51,9 @@ Server::ShutdownStart Server::BeginShutdown(int flags, Client* c, bool from_sign
 }
 
 bool Server::FinishShutdown(int flags, bool from_signal) {
+  // Every shutdown of a master says which replicas it leaves behind (a timed-out wait, NOW, or
+  // no wait at all), before the final steps, as Redis.
+  if (replica_acks_ != nullptr && replica_acks_->HasReplicas()) replica_acks_->LogLagging();
   if (!PrepareShutdown(flags)) {
     if ((flags & kShutdownForce) == 0) return false;
     log_.Log(LogLevel::kWarning, "Errors trying to shut down the server. Exiting anyway (FORCE).");
@@ -58,10 +63,11 @@ bool Server::FinishShutdown(int flags, bool from_signal) {
 }
 
 void Server::CheckShutdownWait() {
-  if (!shutdown_waiting()) return;
+  // Once the final steps ran (the process exits at the end of this turn) a second check in the
+  // same turn must not run them again: a second final save, a second log.
+  if (!shutdown_waiting() || shutdown_requested_) return;
   const bool acked = replica_acks_ == nullptr || replica_acks_->AllAcked();
   if (!acked && NowMs() < shutdown_wait_.deadline_ms) return;
-  if (!acked) replica_acks_->LogLagging();
   if (FinishShutdown(shutdown_wait_.flags, shutdown_wait_.from_signal)) return;
   log_.Log(LogLevel::kWarning,
            "Errors trying to shut down the server. Check the logs for more information.");
@@ -69,7 +75,15 @@ void Server::CheckShutdownWait() {
 }
 
 bool Server::AbortShutdown() {
-  if (!shutdown_waiting()) return false;
+  if (!shutdown_waiting()) {
+    // A signal the cron has not acted on yet (DEBUG PAUSE-CRON) is simply forgotten.
+    const int sig = TakeShutdownSignal();
+    if (sig == 0) return false;
+    log_.Log(LogLevel::kWarning, "Received %s scheduling shutdown...",
+             sig == SIGINT ? "SIGINT" : "SIGTERM");
+    log_.Log(LogLevel::kWarning, "Shutdown manually aborted.");
+    return true;
+  }
   log_.Log(LogLevel::kWarning, "Shutdown manually aborted.");
   CancelShutdownWait();
   return true;

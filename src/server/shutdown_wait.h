@@ -30,8 +30,8 @@ class ReplicaAcks {
   // Asks every replica for an acknowledgement now (REPLCONF GETACK *), so the wait ends as soon
   // as they have caught up rather than at their next periodic ACK.
   virtual void RequestAcks() = 0;
-  // Logs a warning for each replica that has not acknowledged the whole stream (the shutdown
-  // timed out and exits without them).
+  // At the end of every shutdown with replicas attached: a warning for each replica that has
+  // not acknowledged the whole stream, then "N of M replicas are in sync when shutting down.".
   virtual void LogLagging() = 0;
 };
 

@@ -25,9 +25,17 @@ proc aof_dir_files {{level 0}} {
     return [lsort $out]
 }
 
+# Waits until the AOF directory holds exactly `expected` (sorted): a finished rewrite removes
+# the history files in the background, so they may outlive it briefly.
+proc aof_wait_dir_files {expected {level 0}} {
+    wait_for_condition 100 50 {[aof_dir_files $level] eq $expected} else {
+        fail "the AOF directory holds [aof_dir_files $level], expected $expected"
+    }
+}
+
 proc wait_for_rewrite {{level 0}} {
     wait_for_condition 200 50 {
-        [s $level aof_rewrite_in_progress] == 0 && [s $level aof_rewrite_scheduled] == 0
+        [aof_rewrite_idle $level]
     } else {
         fail "AOF rewrite did not finish"
     }
@@ -54,8 +62,7 @@ start_server {tags {persistence aof} overrides {appendonly yes appendfsync alway
         wait_for_rewrite
         assert_equal {{appendonly.aof.2.base.rdb 2 b} {appendonly.aof.2.incr.aof 2 i}} \
             [aof_manifest]
-        assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest} \
-            [aof_dir_files]
+        aof_wait_dir_files {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest}
         assert_equal ok [s aof_last_bgrewrite_status]
         assert_equal 1 [s aof_rewrites]
         set digest [r debug digest]
@@ -190,7 +197,7 @@ start_server {tags {persistence aof}} {
         r bgrewriteaof
         wait_for_rewrite
         assert_equal {{appendonly.aof.2.base.rdb 2 b}} [aof_manifest]
-        assert_equal {appendonly.aof.2.base.rdb appendonly.aof.manifest} [aof_dir_files]
+        aof_wait_dir_files {appendonly.aof.2.base.rdb appendonly.aof.manifest}
         assert_equal 0 [s aof_enabled]
         assert_equal 2 [s aof_rewrites]
     }

@@ -38,8 +38,7 @@ proc rw_kill_child {{level 0}} {
 
 proc rw_wait_idle {{level 0}} {
     wait_for_condition 200 50 {
-        [s $level aof_rewrite_in_progress] == 0 && [s $level aof_rewrite_scheduled] == 0 &&
-        [s $level rdb_bgsave_in_progress] == 0
+        [aof_rewrite_idle $level 1]
     } else {
         fail "the server still has a child or a scheduled rewrite"
     }

@@ -31,6 +31,7 @@ namespace eval ::server {
     variable counter 0
     variable startup_timeout_ms 10000
     variable shutdown_timeout_ms 10000
+    variable ready_when_loading 0
     variable default_db 9
     variable root ""
 }
@@ -303,8 +304,12 @@ proc ::server::wait_ready {pid port {tls {}}} {
         if {![catch {::redis::redis 127.0.0.1 $port 0 1000 $tls} c]} {
             # NOAUTH counts as serving: the server may require a password.
             set rc [catch {$c ping} reply]
+            # LOADING counts only when the caller asked for a server still loading
+            # (restart_server ... loading).
             set ok [expr {($rc == 0 && $reply eq "PONG") ||
-                          ($rc == 1 && [string match NOAUTH* $reply])}]
+                          ($rc == 1 && [string match NOAUTH* $reply]) ||
+                          ($rc == 1 && $::server::ready_when_loading &&
+                           [string match LOADING* $reply])}]
             $c close
             # The port may belong to someone else if our server died.
             if {$ok && [process_alive $pid]} {return ready}
@@ -593,7 +598,10 @@ proc run_server_briefly {argv {timeout_ms 5000}} {
 # default client. `how` is "term" (SIGTERM: a clean shutdown, which saves when save points are
 # configured) or "kill" (SIGKILL: a crash). The log keeps growing in the same file. Returns
 # the problems of the stop (empty when it ended as asked).
-proc restart_server {{level 0} {how term}} {
+#
+# With `wait` "loading" the server counts as started as soon as it answers LOADING (it
+# serves clients while its dataset loads); by default it must answer PONG.
+proc restart_server {{level 0} {how term} {wait pong}} {
     set entry [::server::entry $level]
     catch {[dict get $entry client] close}
     set pid [dict get $entry pid]
@@ -605,9 +613,14 @@ proc restart_server {{level 0} {how term}} {
     if {$how eq "kill"} {
         set problems [lsearch -all -inline -not $problems "killed by signal SIGKILL"]
     }
-    set new [::server::launch [dict get $entry dir] [dict get $entry base] \
-        [dict get $entry overrides] [dict get $entry args] [dict get $entry binary] \
-        [dict get $entry env] [dict get $entry tls_on]]
+    set ::server::ready_when_loading [expr {$wait eq "loading"}]
+    set rc [catch {
+        ::server::launch [dict get $entry dir] [dict get $entry base] \
+            [dict get $entry overrides] [dict get $entry args] [dict get $entry binary] \
+            [dict get $entry env] [dict get $entry tls_on]
+    } new opts]
+    set ::server::ready_when_loading 0
+    if {$rc} {return -options $opts $new}
     dict set new db [dict get $entry db]
     lset ::server::stack [::server::index $level] $new
     reconnect $level

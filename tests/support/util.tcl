@@ -150,6 +150,17 @@ proc getInfoProperty {info property} {
     return ""
 }
 
+# 1 when the server at `level` runs no AOF rewrite and has none scheduled (with `bgsave` 1,
+# no BGSAVE either), judged from one INFO: two INFO calls could straddle the start of a
+# scheduled rewrite (the first sees no child yet, the second no schedule any more).
+proc aof_rewrite_idle {{level 0} {bgsave 0}} {
+    set info [r $level info persistence]
+    if {[getInfoProperty $info aof_rewrite_in_progress] != 0} {return 0}
+    if {[getInfoProperty $info aof_rewrite_scheduled] != 0} {return 0}
+    if {$bgsave && [getInfoProperty $info rdb_bgsave_in_progress] != 0} {return 0}
+    return 1
+}
+
 # s ?level? field: a field of the current server's INFO.
 proc s {args} {
     set level 0

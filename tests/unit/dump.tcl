@@ -266,6 +266,19 @@ start_server {tags {dump}} {
     start_server {tags {dump}} {
         set src_db [srv 0 db]
 
+        # First in the block, so no connection is cached yet.
+        tags {external:skip} {
+        test {MIGRATE keeps its connection cached: INFO migrate_cached_sockets} {
+            assert_equal 0 [s migrate_cached_sockets]
+            r set cached v
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] cached [srv -1 db] 5000]
+            assert_equal 1 [s migrate_cached_sockets]
+            r set cached v
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] cached [srv -1 db] 5000 replace]
+            assert_equal 1 [s migrate_cached_sockets]
+        }
+        }
+
         test {MIGRATE moves a key with its TTL and deletes it at the source} {
             r -1 flushall
             r set k value

@@ -284,7 +284,7 @@ start_server {overrides {appendonly yes}} {
 
     test {DEBUG LOADAOF on a read-only replica replays FUNCTION LOAD, DELETE and FLUSH} {
         wait_for_condition 100 100 {
-            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+            [aof_rewrite_idle]
         } else {
             fail "the AOF rewrite did not finish"
         }

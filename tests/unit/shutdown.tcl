@@ -184,3 +184,44 @@ start_server {tags {shutdown external:skip}} {
         $rd close
     }
 }
+
+# A signal only records the shutdown (Redis's shutdown_asap): the cron carries it out, so a
+# paused cron holds it and SHUTDOWN ABORT can cancel it.
+start_server {tags {shutdown external:skip needs:debug}} {
+    test {SHUTDOWN ABORT cancels a SIGTERM the paused cron has not acted on} {
+        r debug pause-cron 1
+        exec kill -TERM [srv pid]
+        # The signal is pending before the command arrives: its handler runs first.
+        assert_equal [r shutdown abort] OK
+        assert_equal [count_log_message {*Shutdown manually aborted*}] 1
+        assert_error {ERR No shutdown in progress.} {r shutdown abort}
+        r debug pause-cron 0
+        # A few cron ticks later the server still serves.
+        after 300
+        assert_equal [r ping] PONG
+        assert_equal [is_alive] 1
+    }
+}
+
+# A second SIGINT while the final save runs (the loop is not turning) exits at once from the
+# handler, removing the save's temporary file, with status 1 as Redis.
+start_server {tags {shutdown external:skip} overrides {save {900 1}}} {
+    test {A second SIGINT during the final save exits at once and removes the temporary file} {
+        for {set i 0} {$i < 20} {incr i} {r set key:$i $i}
+        # 20 keys at 100 ms each: the final save takes two seconds.
+        r config set rdb-key-save-delay 100000
+        set pid [srv pid]
+        set temp [file join [srv dir] temp-$pid.rdb]
+        exec kill -INT $pid
+        wait_for_log_message {*Saving the final RDB snapshot*} 100 20
+        wait_for_condition 100 20 {[file exists $temp]} else {
+            fail "the final save wrote no temporary file"
+        }
+        server_expect_exit
+        exec kill -INT $pid
+        wait_for_exit
+        assert_equal [file exists $temp] 0
+        assert_equal [count_log_message {*You insist... exiting now.*}] 1
+        assert_equal [file exists [file join [srv dir] dump.rdb]] 0
+    }
+}

@@ -526,7 +526,7 @@ start_server {tags {stream needs:debug external:skip} overrides {appendonly yes 
         set groups [r xinfo groups empty]
         r bgrewriteaof
         wait_for_condition 100 50 {
-            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+            [aof_rewrite_idle]
         } else {
             fail "the AOF rewrite did not finish"
         }
