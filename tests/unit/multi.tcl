@@ -866,6 +866,28 @@ start_server {tags {multi repl external:skip}} {
         }
     }
 
+    test {A transaction that turns the AOF on has its writes in the AOF} {
+        r config set appendonly no
+        r del ta1 ta2
+        set forks [s total_forks]
+        r multi
+        r set ta1 1
+        r config set appendonly yes
+        r set ta2 2
+        assert_equal {OK OK OK} [r exec]
+        # The rewrite that makes the AOF's base starts after EXEC, so it holds ta2 too.
+        wait_for_condition 100 50 {
+            [s total_forks] > $forks &&
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        assert_equal 1 [s aof_enabled]
+        r debug loadaof
+        assert_equal {1 2} [r mget ta1 ta2]
+        r config set appendonly no
+    } {} {needs:debug}
+
     test {A master turned replica inside a transaction sends none of it} {
         with_repl_stream rs {
             r set before 1
