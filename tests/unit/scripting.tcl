@@ -623,6 +623,19 @@ start_server {tags {scripting}} {
         assert_equal 0 [r exists ttlkey]
     }
 
+    test {SORT BY a constant inside a script gives the set's members in lexicographic order} {
+        r del sset snum
+        r sadd sset q a zz b aa c
+        assert_equal {a aa b c q zz} [r eval {return redis.call('sort', KEYS[1], 'by', 'nokey')} 1 sset]
+        # The reply follows the same order with GET patterns too (missing keys are nil).
+        assert_equal {a {} aa {} b {} c {} q {} zz {}} [r eval {
+            return redis.call('sort', KEYS[1], 'by', 'nokey', 'get', '#', 'get', 'none:*')
+        } 1 sset]
+        # An ordinary SORT still compares numbers, not strings.
+        r rpush snum 10 2 1
+        assert_equal {1 2 10} [r eval {return redis.call('sort', KEYS[1])} 1 snum]
+    }
+
     test {Commands allowed in scripts run normally: PING, ECHO, TIME, DBSIZE} {
         assert_equal PONG [r eval {return redis.call('ping')['ok']} 0]
         assert_equal hi [r eval {return redis.call('echo', 'hi')} 0]
