@@ -365,6 +365,11 @@ void RegisterAclCommands(CommandTable& t) {
                             "O(N). Where N is the number of rules provided.", AclSetUserCommand);
   setuser.doc.args = {String("username"), String("rule").Optional().Multiple()};
   setuser.doc.history = {{"6.2.0", "Channel patterns added."}, {"7.0.0", "Selectors added."}};
+  // SLOWLOG (and a crash report) show none of its arguments: the user name and every rule,
+  // passwords and hashes among them, are "(redacted)", as Redis 7.0 hides them.
+  setuser.redact = [](std::vector<std::string_view>& shown) {
+    for (size_t i = 2; i < shown.size(); ++i) shown[i] = kRedactedArg;
+  };
   CommandSpec users = row("users", 2, kAdmin, "Lists the names of the ACL users",
                           "O(N). Where N is the number of configured users.", AclUsersCommand);
   CommandSpec whoami =

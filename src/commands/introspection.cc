@@ -17,11 +17,11 @@
 //  * LATENCY HISTOGRAM reads each command row's LatencyHistogram (util/latency_histogram.h),
 //    fed by the dispatcher with every call's duration while latency-tracking is on and emptied
 //    by CONFIG RESETSTAT.
-//
-// Not here: LATENCY GRAPH (the ASCII chart) answers "unknown subcommand".
+//  * LATENCY GRAPH draws one event's samples as Redis's text chart.
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands/help_reply.h"
 #include "protocol/errors.h"
@@ -129,6 +129,85 @@ void LatencyHistoryCommand(CommandContext& c) {
     c.reply.Int(s.time_sec);
     c.reply.Int(s.latency_ms);
   }
+}
+
+// LATENCY GRAPH event: the event's samples drawn as text, in Redis's layout, so a person (or a
+// tool that diffs the two servers) reads the same chart:
+//   "<event> - high <max> ms, low <min> ms (all time high <worst> ms)", a rule of 80 dashes,
+//   then the samples oldest first, one column each, in blocks of at most 80 columns separated by
+//   an empty line. A block is 4 rows of bars, one blank row, and each sample's age written
+//   downwards ("7s", "12m", "3h", "2d": seconds, minutes, hours or days ago, truncated).
+// A bar's height is the sample's place between the lowest and highest sample shown, in 12
+// steps (3 per row): cells below its top are '|', its top cell '_', 'o' or '#' for the first,
+// second or third step of that row. With every sample equal, each is the lowest step.
+std::string LatencyGraph(std::string_view name, const LatencyEvent& ev, int64_t now_sec) {
+  constexpr size_t kColumns = 80;
+  constexpr int kRows = 4;
+  constexpr int kStepsPerRow = 3;
+  constexpr std::string_view kTops = "_o#";
+  uint32_t low = ev.history.front().latency_ms;
+  uint32_t high = low;
+  for (const LatencySample& s : ev.history) {
+    low = std::min(low, s.latency_ms);
+    high = std::max(high, s.latency_ms);
+  }
+  const uint32_t span = high > low ? high - low : 1;
+  std::vector<int> steps;
+  std::vector<std::string> ages;
+  for (const LatencySample& s : ev.history) {
+    int step =
+        static_cast<int>(static_cast<uint64_t>(s.latency_ms - low) * kRows * kStepsPerRow / span);
+    steps.push_back(std::min(step, kRows * kStepsPerRow - 1));
+    const int64_t age = std::max<int64_t>(0, now_sec - s.time_sec);
+    if (age < 60) {
+      ages.push_back(std::to_string(age) + "s");
+    } else if (age < 3600) {
+      ages.push_back(std::to_string(age / 60) + "m");
+    } else if (age < 86400) {
+      ages.push_back(std::to_string(age / 3600) + "h");
+    } else {
+      ages.push_back(std::to_string(age / 86400) + "d");
+    }
+  }
+  std::string out = std::string(name) + " - high " + std::to_string(high) + " ms, low " +
+                    std::to_string(low) + " ms (all time high " + std::to_string(ev.max_ms) +
+                    " ms)\n" + std::string(kColumns, '-') + "\n";
+  for (size_t first = 0; first < steps.size(); first += kColumns) {
+    const size_t width = std::min(kColumns, steps.size() - first);
+    if (first != 0) out += '\n';
+    std::string line(width, ' ');
+    for (int row = 0; row < kRows; ++row) {
+      // The steps this row covers, counted from the bottom row's first step.
+      const int row_base = (kRows - 1 - row) * kStepsPerRow;
+      for (size_t i = 0; i < width; ++i) {
+        const int cell = steps[first + i] - row_base;
+        line[i] = cell < 0 ? ' ' : cell < kStepsPerRow ? kTops[cell] : '|';
+      }
+      out += line + "\n";
+    }
+    out += std::string(width, ' ') + "\n";
+    for (size_t ch = 0;; ++ch) {
+      bool any = false;
+      for (size_t i = 0; i < width; ++i) {
+        const std::string& age = ages[first + i];
+        line[i] = ch < age.size() ? age[ch] : ' ';
+        any = any || ch < age.size();
+      }
+      if (!any) break;
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+void LatencyGraphCommand(CommandContext& c) {
+  const auto& events = c.server.latency_events();
+  auto it = events.find(std::string(c.args[2]));
+  if (it == events.end() || it->second.history.empty()) {
+    c.reply.Error(err::NoLatencySamples(c.args[2]));
+    return;
+  }
+  c.reply.Verbatim(LatencyGraph(it->first, it->second, c.server.NowMs() / 1000));
 }
 
 // LATENCY RESET [event ...]: forgets the named events (all without names); replies how many
@@ -255,6 +334,8 @@ void LatencyHelpCommand(CommandContext& c) {
           "    Forgets the given events, or every event when none is given.",
           "DOCTOR",
           "    A readable summary of the recorded latency events.",
+          "GRAPH <event>",
+          "    The samples kept for <event> drawn as a text chart, with their ages.",
           "HISTOGRAM [<command> ...]",
           "    The latency distribution of the given commands (all called ones when none is",
           "    given): for each, its calls and how many took at most 1, 2, 4 ... microseconds.",
@@ -389,6 +470,18 @@ void RegisterIntrospectionCommands(CommandTable& t) {
                                .tips = {"nondeterministic_output", "request_policy:all_nodes",
                                         "response_policy:special"}},
                        .handler = LatencyDoctorCommand},
+           CommandSpec{.name = "graph",
+                       .arity = 3,
+                       .flags = kLatencyFlags,
+                       .acl = kAdminAcl,
+                       .doc = {.summary = "Draws the samples of one latency event as a text chart",
+                               .since = "2.8.13",
+                               .group = "server",
+                               .complexity = "O(1)",
+                               .tips = {"nondeterministic_output", "request_policy:all_nodes",
+                                        "response_policy:special"},
+                               .args = {String("event")}},
+                       .handler = LatencyGraphCommand},
            CommandSpec{.name = "histogram",
                        .arity = -2,
                        .flags = kLatencyFlags,

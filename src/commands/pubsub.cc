@@ -94,13 +94,26 @@ void PUnsubscribeCommand(CommandContext& c) {
 }
 void SUnsubscribeCommand(CommandContext& c) { UnsubscribeKind(c, PubSub::kShard, "sunsubscribe"); }
 
+// A message published here is also published on every replica, so their subscribers hear it
+// too: the command goes to the replicas' stream (never to the AOF: a message is no data), as
+// Redis 7.0 forces it outside cluster mode. It changes no key, so it is a record of its own,
+// wrapped with the others in MULTI/EXEC when it runs in a transaction or script that writes.
+void PropagatePublish(CommandContext& c) {
+  if (!c.propagation.has_sinks_for(kPropagateReplicas)) return;
+  c.propagation.AppendRecordFor(
+      kPropagateReplicas, c.db.index(),
+      {std::string(c.args[0]), std::string(c.args[1]), std::string(c.args[2])});
+}
+
 void PublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().Publish(c.args[1], c.args[2]);
+  PropagatePublish(c);
   c.reply.Int(static_cast<int64_t>(n));
 }
 
 void SPublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().PublishShard(c.args[1], c.args[2]);
+  PropagatePublish(c);
   c.reply.Int(static_cast<int64_t>(n));
 }
 

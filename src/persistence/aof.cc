@@ -13,6 +13,7 @@
 
 #include "persistence/aof_bio.h"
 #include "persistence/persistence.h"
+#include "server/client.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -465,6 +466,19 @@ Status Aof::Start() {
     server_.log().Log(LogLevel::kWarning,
                       "AOF was enabled but there is already another background operation. An "
                       "AOF background was scheduled to start when possible.");
+    ForgetFsyncErrorOnReopen();
+    return Status::Ok();
+  }
+  // Turned on by a CONFIG SET inside EXEC: the rewrite starts after the transaction, so its
+  // base holds the writes queued after the CONFIG SET too (records are dropped until the
+  // rewrite begins: the base will hold them). Only one command runs at a time, so a client
+  // running its transaction means this is the one.
+  for (const auto& [id, c] : server_.clients()) {
+    if (!c->has_flag(kClientInExec)) continue;
+    rewrite_scheduled_ = true;
+    server_.log().Log(LogLevel::kWarning,
+                      "AOF was enabled during a transaction. An AOF background was scheduled to "
+                      "start when possible.");
     ForgetFsyncErrorOnReopen();
     return Status::Ok();
   }

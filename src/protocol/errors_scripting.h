@@ -51,6 +51,9 @@ inline constexpr std::string_view kScriptCallOutside =
     "ERR redis.call/pcall can only be called inside a script invocation";
 inline constexpr std::string_view kScriptBadArgs =
     "ERR Lua redis lib command arguments must be strings or integers";
+// redis.acl_check_cmd of a command (or container|subcommand) that does not exist.
+inline constexpr std::string_view kScriptAclCheckUnknown =
+    "ERR Invalid command passed to redis.acl_check_cmd()";
 inline constexpr std::string_view kScriptUnknownCommand =
     "ERR Unknown Redis command called from script";
 inline constexpr std::string_view kScriptWrongArgs =

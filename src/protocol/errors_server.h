@@ -36,6 +36,10 @@ inline constexpr std::string_view kPauseMode = "ERR CLIENT PAUSE mode must be WR
 inline constexpr std::string_view kUnblockReason =
     "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
 inline constexpr std::string_view kSlowlogCount = "ERR count should be greater than or equal to -1";
+// "ERR No samples available for event 'command'" (LATENCY GRAPH of an event with no sample)
+inline std::string NoLatencySamples(std::string_view event) {
+  return "ERR No samples available for event '" + std::string(UpToNul(event)) + "'";
+}
 inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 
 // ---- transactions ----

@@ -489,25 +489,7 @@ int RedisNoDebugger(lua_State* L) {
   return 1;
 }
 
-int RedisAclCheckCmd(lua_State* L) {
-  int argc = lua_gettop(L);
-  if (argc < 1)
-    return RaiseError(L, "Please specify at least one argument for this redis lib call");
-  size_t len = 0;
-  const char* name = lua_tolstring(L, 1, &len);
-  ScriptEngine* engine = EngineOf(L);
-  const CommandSpec* spec =
-      name != nullptr ? engine->server().commands().Find(std::string_view(name, len)) : nullptr;
-  if (spec != nullptr && !spec->subcommands.empty() && argc >= 2) {
-    size_t sub_len = 0;
-    const char* sub = lua_tolstring(L, 2, &sub_len);
-    spec = sub != nullptr ? spec->FindSubcommand(std::string_view(sub, sub_len)) : nullptr;
-  }
-  if (spec == nullptr) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
-  // Without ACL users every connection may run every command.
-  lua_pushboolean(L, 1);
-  return 1;
-}
+int RedisAclCheckCmd(lua_State* L) { return EngineOf(L)->AclCheckFromLua(L); }
 
 void SetFunction(lua_State* L, const char* name, lua_CFunction f, ScriptEngine* engine) {
   lua_pushlightuserdata(L, engine);

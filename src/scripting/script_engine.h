@@ -125,6 +125,10 @@ class ScriptEngine : public Subsystem {
   // stack and leaves its reply (or the error table) on the stack; returns the Lua result count
   // or raises the error (call).
   int CallFromLua(lua_State* L, bool raise);
+  // redis.acl_check_cmd: whether the script's caller's user may run the command whose arguments
+  // are on the Lua stack (its keys and channels included); pushes a boolean or raises the
+  // error. Asks the ACL without logging (a question is no refusal).
+  int AclCheckFromLua(lua_State* L);
   // Runs the function on top of L's stack with `nargs` arguments below it... as the running
   // script described by `run` for the command in `ctx`: sets up the script client, calls it
   // under the error handler, writes its result or error to ctx.reply, tears down. `chunk` names

@@ -265,10 +265,15 @@ struct AdmissionAccess {
 
   // CLIENT PAUSE, last: an admitted top-level command the pause holds waits whole, before it is
   // run or queued in MULTI. EXEC's and a script's commands were admitted with them; the AOF's
-  // replay and the master's stream are never held.
+  // replay is never held. The master's stream is, as in Redis 7.0: a paused replica keeps
+  // reading it (slave_read_repl_offset grows) but applies none of its writes, so its data and
+  // slave_repl_offset stand still until the pause ends.
   static bool Pause(const Call& k, Verdict* v) {
     Server& s = k.server;
-    if (!s.any_pause() || k.caller != AdmissionCaller::kClient) return false;
+    if (!s.any_pause()) return false;
+    if (k.caller != AdmissionCaller::kClient && k.caller != AdmissionCaller::kMasterLink) {
+      return false;
+    }
     if (!s.ShouldPause(&k.client, &k.spec, k.args)) return false;
     v->hold = true;
     return true;

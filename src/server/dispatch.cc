@@ -58,8 +58,8 @@ void Server::ProcessInput(Client* c) {
     Dispatch(c);
     if (c->closed) break;
     // The master link: the replica side counts the applied bytes and proxies them to this
-    // server's own replicas (server/replica_role.h). A held (paused) request is never the
-    // master's: its commands are not held.
+    // server's own replicas (server/replica_role.h). A request CLIENT PAUSE holds is counted
+    // when it runs, after the pause.
     if (c->kind() == ClientKind::kMasterLink && replica_role_.observer != nullptr &&
         !c->has_flag(kClientPostponed)) {
       replica_role_.observer->OnMasterCommandApplied(

@@ -362,3 +362,54 @@ start_server {tags {expire repl needs:debug external:skip}} {
         r debug set-active-expire 1
     }
 }
+
+start_server {tags {expire repl external:skip}} {
+    start_server {} {
+        test {A replica holds the very expire times of its master, whatever command set them} {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 200 50 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "replica did not connect"
+            }
+            set m [srv -1 client]
+            $m set t1 v ex 100
+            $m set t2 v
+            $m expire t2 200
+            $m set t3 v
+            $m pexpire t3 300000
+            $m set t4 v
+            $m getex t4 px 400000
+            $m set t5 v
+            $m expireat t5 [expr {[clock seconds] + 500}]
+            $m restore t6 600000 [$m dump t5]
+            $m set t7 v keepttl
+            $m setex t8 800 v
+            $m psetex t9 900000 v
+            # WAIT returns once the replica acknowledged every write above.
+            assert_equal 1 [$m wait 1 0]
+            foreach k {t1 t2 t3 t4 t5 t6 t7 t8 t9} {
+                assert_equal [$m pexpiretime $k] [r pexpiretime $k] "expire time of $k"
+            }
+            assert_equal -1 [r pexpiretime t7]
+            assert_equal slave [lindex [r role] 0]
+        }
+    }
+}
+
+start_server {tags {expire aof external:skip needs:debug}} {
+    test {GETEX PERSIST is replayed from the AOF: the key comes back without a TTL} {
+        r config set appendonly yes
+        wait_for_condition 100 50 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the first AOF rewrite did not finish"
+        }
+        r set gp v ex 100
+        r set gq v ex 100
+        assert_equal v [r getex gp persist]
+        r debug loadaof
+        assert_equal -1 [r ttl gp]
+        assert_range [r ttl gq] 90 100
+    }
+}

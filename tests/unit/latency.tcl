@@ -98,6 +98,59 @@ start_server {tags {latency}} {
             r latency doctor x
         }
     }
+
+    test {LATENCY GRAPH draws one sample as the lowest bar, with its age below} {
+        r config set latency-monitor-threshold 10
+        r latency reset
+        r debug sleep 0.03
+        set lines [split [r latency graph command] "\n"]
+        set ms [lindex [r latency latest] 0 2]
+        assert_equal "command - high $ms ms, low $ms ms (all time high $ms ms)" [lindex $lines 0]
+        assert_equal [string repeat - 80] [lindex $lines 1]
+        # Four rows of bar (only the bottom one marked), a spacer, then the age ("0s" ...)
+        # written downwards, and the final newline.
+        assert_equal [list { } { } { } _ { }] [lrange $lines 2 6]
+        assert_match {[0-9]} [lindex $lines 7]
+        assert_equal [list s {}] [lrange $lines 8 end]
+    } {} {needs:debug}
+
+    test {LATENCY GRAPH scales the bars between the lowest and the highest sample} {
+        r config set latency-monitor-threshold 10
+        r latency reset
+        r debug sleep 0.02
+        # The next sample must fall in another second to be a sample of its own.
+        set first [clock seconds]
+        wait_for_condition 100 20 {[clock seconds] > $first} else {fail "the clock stood still"}
+        r debug sleep 0.08
+        set history [r latency history command]
+        assert_equal 2 [llength $history]
+        set lo [lindex $history 0 1]
+        set hi [lindex $history 1 1]
+        set lines [split [r latency graph command] "\n"]
+        assert_equal "command - high $hi ms, low $lo ms (all time high $hi ms)" [lindex $lines 0]
+        assert_equal [list { #} { |} { |} _| {  }] [lrange $lines 2 6]
+        # Each column's age reads downwards, the older first.
+        set ages [lrange $lines 7 end-1]
+        set older {}
+        set newer {}
+        foreach line $ages {
+            append older [string index $line 0]
+            append newer [string index $line 1]
+        }
+        assert_match {[0-9]*s} [string trim $older]
+        assert_match {[0-9]*s} [string trim $newer]
+    } {} {needs:debug}
+
+    test {LATENCY GRAPH of an event without samples, and its arity} {
+        r latency reset
+        assert_error {ERR No samples available for event 'no-such-event'} {
+            r latency graph no-such-event
+        }
+        assert_error {ERR wrong number of arguments for 'latency|graph' command} {r latency graph}
+        assert_error {ERR wrong number of arguments for 'latency|graph' command} {
+            r latency graph command fast-command
+        }
+    }
 }
 
 # LATENCY HISTOGRAM and INFO latencystats: per-command latency distributions,

@@ -737,3 +737,189 @@ start_server {tags {multi}} {
         $c close
     }
 }
+
+# What a transaction sends to replicas, read from the replication stream: one write goes bare,
+# several are wrapped in MULTI/EXEC, reads and no-op writes send nothing, and PUBLISH (which
+# replicas repeat to their own subscribers) counts as a record like a write.
+start_server {tags {multi repl external:skip}} {
+    test {A transaction of several writes reaches the replicas wrapped in MULTI/EXEC} {
+        with_repl_stream rs {
+            r multi
+            r set ta 1
+            r incr ta
+            r exec
+            assert_repl_stream $rs {{select *} {multi} {set ta 1} {incr ta} {exec}}
+        }
+    }
+
+    test {A transaction with a single write reaches the replicas as that write alone} {
+        with_repl_stream rs {
+            r multi
+            r get ta
+            r set ta 2
+            r exists ta
+            r exec
+            r set after 1
+            assert_repl_stream $rs {{select *} {set ta 2} {set after 1}}
+        }
+    }
+
+    test {Empty, read-only and no-op transactions send nothing to the replicas} {
+        with_repl_stream rs {
+            r multi
+            r exec
+            r multi
+            r get ta
+            r exists tb
+            r exec
+            r multi
+            r del no-such-key
+            r srem no-such-set m
+            r exec
+            r set after 2
+            assert_repl_stream $rs {{select *} {set after 2}}
+        }
+    }
+
+    test {SELECT inside a transaction reaches the replicas in place} {
+        with_repl_stream rs {
+            r multi
+            r select 11
+            r set ts 1
+            r select 12
+            r set ts 2
+            r select 9
+            r exec
+            r set after 3
+            assert_repl_stream $rs {
+                {select 11} {multi} {set ts 1} {select 12} {set ts 2} {exec}
+                {select 9} {set after 3}
+            }
+        }
+    }
+
+    test {EVAL inside a transaction: its writes join the transaction's records} {
+        with_repl_stream rs {
+            r multi
+            r eval {redis.call('set', KEYS[1], 'x')} 1 te
+            r exec
+            r multi
+            r set te y
+            r eval {redis.call('set', KEYS[1], 'z')} 1 te
+            r exec
+            assert_repl_stream $rs {{select *} {set te x} {multi} {set te y} {set te z} {exec}}
+        }
+    }
+
+    test {PUBLISH is propagated to replicas, inside a transaction or a script too} {
+        with_repl_stream rs {
+            r publish pch m1
+            r multi
+            r publish pch m2
+            r exec
+            r multi
+            r publish pch m3
+            r set tp 1
+            r exec
+            r eval {redis.call('publish', 'pch', 'm4') redis.call('set', 'tp', '2')} 0
+            r spublish sch m5
+            assert_repl_stream $rs {
+                {select *} {publish pch m1} {publish pch m2}
+                {multi} {publish pch m3} {set tp 1} {exec}
+                {multi} {publish pch m4} {set tp 2} {exec}
+                {spublish sch m5}
+            }
+        }
+    }
+
+    test {SCRIPT LOAD and SCRIPT FLUSH inside a transaction send nothing to the replicas} {
+        with_repl_stream rs {
+            r multi
+            r script load {return 1}
+            r exec
+            r multi
+            r script flush
+            r exec
+            r multi
+            r set tf 1
+            r script flush
+            r exec
+            assert_repl_stream $rs {{select *} {set tf 1}}
+        }
+    }
+
+    test {XREADGROUP inside a transaction reaches the replicas as XCLAIMs} {
+        r del tx
+        r xgroup create tx g $ MKSTREAM
+        r xadd tx 1-0 f v
+        r xadd tx 2-0 f v
+        with_repl_stream rs {
+            r multi
+            r xreadgroup group g c streams tx >
+            r exec
+            assert_repl_stream $rs {
+                {select *} {multi}
+                {xclaim tx g c 0 1-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 1-0}
+                {xclaim tx g c 0 2-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 2-0}
+                {exec}
+            }
+        }
+    }
+
+    test {A transaction that turns the AOF on has its writes in the AOF} {
+        r config set appendonly no
+        r del ta1 ta2
+        set forks [s total_forks]
+        r multi
+        r set ta1 1
+        r config set appendonly yes
+        r set ta2 2
+        assert_equal {OK OK OK} [r exec]
+        # The rewrite that makes the AOF's base starts after EXEC, so it holds ta2 too.
+        wait_for_condition 100 50 {
+            [s total_forks] > $forks &&
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        assert_equal 1 [s aof_enabled]
+        r debug loadaof
+        assert_equal {1 2} [r mget ta1 ta2]
+        r config set appendonly no
+    } {} {needs:debug}
+
+    test {A master turned replica inside a transaction sends none of it} {
+        with_repl_stream rs {
+            r set before 1
+            r multi
+            r set inside 1
+            r replicaof 127.0.0.1 1
+            r set inside 2
+            r exec
+            assert_error {READONLY*} {r set after 1}
+            r replicaof no one
+            assert_repl_stream $rs {{select *} {set before 1}}
+            # Becoming a replica dropped the stream's connection: nothing followed.
+            assert_equal <EOF> [string trimleft [raw_read_line $rs] "\n"]
+        }
+    }
+}
+
+start_server {tags {multi repl external:skip}} {
+    start_server {} {
+        test {A message PUBLISHed on a master reaches the subscribers of its replica} {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 200 50 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "replica did not connect"
+            }
+            set sub [redis_deferring_client]
+            $sub subscribe news
+            assert_equal {subscribe news 1} [$sub read]
+            assert_equal 0 [r -1 publish news hello]
+            assert_equal {message news hello} [$sub read]
+            $sub close
+        }
+    }
+}

@@ -286,3 +286,42 @@ start_server {tags {pause redistp}} {
         $b close
     }
 }
+
+start_server {tags {pause repl external:skip}} {
+    start_server {} {
+        test {A paused replica reads its master's stream but applies no write until unpaused} {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 200 50 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "replica did not connect"
+            }
+            r -1 set pk1 v1
+            wait_for_condition 100 50 {
+                [s slave_repl_offset] == [s -1 master_repl_offset]
+            } else {
+                fail "replica did not catch up"
+            }
+            set applied [s slave_repl_offset]
+            r client pause 100000 write
+            r -1 set pk2 v2
+            # The write arrives: the read offset reaches the master's ...
+            wait_for_condition 100 50 {
+                [s slave_read_repl_offset] == [s -1 master_repl_offset]
+            } else {
+                fail "the replica did not read the master's write"
+            }
+            # ... while the applied offset and the data stand still.
+            assert_equal $applied [s slave_repl_offset]
+            assert_equal {} [r get pk2]
+            assert_equal v1 [r get pk1]
+            r client unpause
+            wait_for_condition 100 50 {
+                [s slave_repl_offset] == [s -1 master_repl_offset]
+            } else {
+                fail "the replica did not apply the held write after the pause"
+            }
+            assert_equal v2 [r get pk2]
+        }
+    }
+}

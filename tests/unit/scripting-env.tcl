@@ -218,6 +218,35 @@ start_server {tags {scripting}} {
             [script_error {return redis.acl_check_cmd()} 0]
     }
 
+    test {redis.acl_check_cmd judges the command, its keys and its channels for the caller's user} {
+        r acl setuser script-checker on >pw resetchannels +@scripting +set +get +publish ~x* &ch*
+        set c [redis_client]
+        $c auth script-checker pw
+        set body {
+            local function yes(...) return redis.acl_check_cmd(...) and 1 or 0 end
+            return {
+                yes('set', 'xx', 1), yes('get', 'x1'), yes('publish', 'chan', 'm'),
+                yes('hset', 'xx', 'f', 1), yes('set', 'yy', 1), yes('get', 12),
+                yes('publish', 'other', 'm'), yes('config', 'get', 'maxmemory')
+            }
+        }
+        assert_equal {1 1 1 0 0 0 0 0} [$c eval $body 0]
+        # Asking is not being refused: ACL LOG stays empty.
+        r acl log reset
+        $c eval {return redis.acl_check_cmd('set', 'yy', 1)} 0
+        assert_equal {} [r acl log]
+        assert_error {ERR Lua redis lib command arguments must be strings or integers script: *} {
+            $c eval {return redis.acl_check_cmd('set', {})} 0
+        }
+        assert_error {ERR Invalid command passed to redis.acl_check_cmd() script: *} {
+            $c eval {return redis.acl_check_cmd('config', 'no-such-subcommand')} 0
+        }
+        # The default user may run all of them.
+        assert_equal {1 1 1 1 1 1 1 1} [r eval $body 0]
+        $c close
+        r acl deluser script-checker
+    }
+
     # ---- libraries -------------------------------------------------------------------------
 
     test {math.random is seeded the same way: randomseed gives Redis's sequence} {

@@ -305,3 +305,44 @@ start_server {overrides {appendonly yes}} {
     } {} {needs:debug}
 }
 }
+
+tags {scripting repl external:skip} {
+start_server {} {
+    start_server {} {
+        test {A script's pushes that wake a blocked BRPOP reach the replica in order} {
+            r replicaof [srv -1 host] [srv -1 port]
+            script_repl_wait_online 0
+            set rd [redis_deferring_client -1]
+            $rd brpop bl 0
+            wait_for_condition 100 50 {[s -1 blocked_clients] == 1} else {
+                fail "BRPOP did not block"
+            }
+            r -1 eval {
+                redis.call('lpush', KEYS[1], 'first')
+                redis.call('lpush', KEYS[1], 'second')
+            } 1 bl
+            # The waiter is served after the script, from the list it left: [second first].
+            assert_equal {bl first} [$rd read]
+            $rd close
+            script_repl_caught_up
+            assert_equal {second} [r -1 lrange bl 0 -1]
+            assert_equal {second} [r lrange bl 0 -1]
+            r replicaof no one
+        }
+
+        test {A replica that connects later receives the libraries in the snapshot} {
+            r -1 function load {#!lua name=snaplib
+redis.register_function{function_name='snapro', callback=function() return 'from-rdb' end,
+                        flags={'no-writes'}}}
+            r replicaof [srv -1 host] [srv -1 port]
+            script_repl_wait_online 0
+            assert_equal [r -1 function list] [r function list]
+            assert_equal from-rdb [r fcall snapro 0]
+            assert_equal from-rdb [r fcall_ro snapro 0]
+            assert_error {READONLY*} {r function delete snaplib}
+            r replicaof no one
+            assert_equal from-rdb [r fcall snapro 0]
+        }
+    }
+}
+}

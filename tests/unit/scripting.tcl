@@ -591,6 +591,51 @@ start_server {tags {scripting}} {
         r del sel:key
     }
 
+    test {Time stands still while a script runs: a key that expires meanwhile is still there} {
+        r del frozen
+        r debug set-disable-deny-scripts 1
+        assert_equal 1 [r eval {
+            redis.call('set', KEYS[1], 'v', 'px', 1)
+            redis.call('debug', 'sleep', 0.01)
+            return redis.call('exists', KEYS[1])
+        } 1 frozen]
+        r debug set-disable-deny-scripts 0
+        # Once the script is over, the key's time has come.
+        wait_for_condition 100 20 {[r exists frozen] == 0} else {fail "the key did not expire"}
+    } {} {needs:debug}
+
+    test {A script that touches an expired key deletes it, as a command does} {
+        r debug set-active-expire 0
+        r set gone v px 1
+        set deadline [expr {[clock milliseconds] + 2}]
+        wait_for_condition 100 10 {[clock milliseconds] > $deadline} else {fail "no time passed"}
+        # DEBUG OBJECT looks without expiring: the key is still stored.
+        assert_match {*encoding:*} [r debug object gone]
+        assert_equal 0 [r eval {return redis.call('exists', KEYS[1])} 1 gone]
+        assert_error {ERR no such key} {r debug object gone}
+        r debug set-active-expire 1
+    } {} {needs:debug}
+
+    test {Scripts read and delete keys that have a TTL} {
+        r set ttlkey v ex 100
+        assert_equal v [r eval {return redis.call('get', KEYS[1])} 1 ttlkey]
+        assert_equal 1 [r eval {return redis.call('del', KEYS[1])} 1 ttlkey]
+        assert_equal 0 [r exists ttlkey]
+    }
+
+    test {SORT BY a constant inside a script gives the set's members in lexicographic order} {
+        r del sset snum
+        r sadd sset q a zz b aa c
+        assert_equal {a aa b c q zz} [r eval {return redis.call('sort', KEYS[1], 'by', 'nokey')} 1 sset]
+        # The reply follows the same order with GET patterns too (missing keys are nil).
+        assert_equal {a {} aa {} b {} c {} q {} zz {}} [r eval {
+            return redis.call('sort', KEYS[1], 'by', 'nokey', 'get', '#', 'get', 'none:*')
+        } 1 sset]
+        # An ordinary SORT still compares numbers, not strings.
+        r rpush snum 10 2 1
+        assert_equal {1 2 10} [r eval {return redis.call('sort', KEYS[1])} 1 snum]
+    }
+
     test {Commands allowed in scripts run normally: PING, ECHO, TIME, DBSIZE} {
         assert_equal PONG [r eval {return redis.call('ping')['ok']} 0]
         assert_equal hi [r eval {return redis.call('echo', 'hi')} 0]

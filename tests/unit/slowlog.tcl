@@ -224,6 +224,62 @@ start_server {tags {slowlog}} {
         assert_equal {config set slowlog-max-len 128} [lindex [r slowlog get 1] 0 3]
     } {} {needs:config}
 
+    test {SLOWLOG redacts masteruser and every argument of ACL SETUSER, not GETUSER or DELUSER} {
+        r config set slowlog-log-slower-than 0
+        r slowlog reset
+        r config set masteruser someone
+        r config set masteruser ""
+        r acl setuser slowlog-probe on >pw1 +get ~k*
+        r acl getuser slowlog-probe
+        r acl deluser slowlog-probe no-such-user
+        # A refused ACL SETUSER (wrong arity) never ran: it leaves no entry.
+        catch {r acl setuser}
+        set logged {}
+        foreach e [lrange [r slowlog get -1] 0 end-1] {lappend logged [lindex $e 3]}
+        assert_equal [list \
+            {acl deluser slowlog-probe no-such-user} \
+            {acl getuser slowlog-probe} \
+            {acl setuser (redacted) (redacted) (redacted) (redacted) (redacted)} \
+            {config set masteruser (redacted)} \
+            {config set masteruser (redacted)} \
+        ] $logged
+    } {} {needs:config}
+
+    test {Commands replicated in another form are logged as the client sent them} {
+        r config set slowlog-log-slower-than 0
+        r del rw rwf rws rwh rwx
+        r slowlog reset
+        r set rw v ex 100
+        r expire rw 200
+        r getex rw px 300000
+        r incrbyfloat rwf 1.5
+        r sadd rws a b c
+        r spop rws 2
+        r hset rwh f 1
+        r hincrbyfloat rwh f 0.5
+        r xgroup create rwx g $ mkstream
+        r xadd rwx 1-0 f v
+        r xreadgroup group g c streams rwx >
+        r eval {return redis.call('set', KEYS[1], 'w', 'px', '100000')} 1 rw
+        set logged {}
+        foreach e [lrange [r slowlog get -1] 0 end-1] {lappend logged [lindex $e 3]}
+        assert_equal [list \
+            {eval {return redis.call('set', KEYS[1], 'w', 'px', '100000')} 1 rw} \
+            {set rw w px 100000} \
+            {xreadgroup group g c streams rwx >} \
+            {xadd rwx 1-0 f v} \
+            {xgroup create rwx g {$} mkstream} \
+            {hincrbyfloat rwh f 0.5} \
+            {hset rwh f 1} \
+            {spop rws 2} \
+            {sadd rws a b c} \
+            {incrbyfloat rwf 1.5} \
+            {getex rw px 300000} \
+            {expire rw 200} \
+            {set rw v ex 100} \
+        ] $logged
+    } {} {needs:config}
+
     test {A blocking command is logged when it completes, with its own arguments} {
         r del blocklist
         set rd [redis_deferring_client]
