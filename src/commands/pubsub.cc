@@ -32,6 +32,7 @@
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/propagation.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -94,13 +95,24 @@ void PUnsubscribeCommand(CommandContext& c) {
 }
 void SUnsubscribeCommand(CommandContext& c) { UnsubscribeKind(c, PubSub::kShard, "sunsubscribe"); }
 
+// A master sends PUBLISH and SPUBLISH to its replicas as they were called (never to the AOF:
+// they change no key), so a replica's subscribers hear what the master's hear, as in Redis
+// 7.0 without cluster. A replica passes on only its master's stream, never its own clients'.
+void SendToReplicas(CommandContext& c) {
+  if (c.server.follows_master() || !c.propagation.has_sinks_for(kPropagateReplicas)) return;
+  c.propagation.AppendRecordFor(kPropagateReplicas, c.db.index(),
+                                std::vector<std::string>(c.args.begin(), c.args.end()));
+}
+
 void PublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().Publish(c.args[1], c.args[2]);
+  SendToReplicas(c);
   c.reply.Int(static_cast<int64_t>(n));
 }
 
 void SPublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().PublishShard(c.args[1], c.args[2]);
+  SendToReplicas(c);
   c.reply.Int(static_cast<int64_t>(n));
 }
 

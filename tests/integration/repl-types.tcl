@@ -1,5 +1,6 @@
-# Type commands whose replication is not a plain copy of the command: BITFIELD's writes reach
-# a replica (where BITFIELD_RO reads them); XREADGROUP, XACK, XCLAIM and XAUTOCLAIM carry a
+# Commands whose replication is not a plain copy of a write: BITFIELD's writes reach a replica
+# (where BITFIELD_RO reads them); PUBLISH and SPUBLISH reach it though they write nothing;
+# XREADGROUP, XACK, XCLAIM and XAUTOCLAIM carry a
 # consumer group's last-delivered id and pending entries, also of entries deleted meanwhile.
 # Master and replica are both the server under test.
 
@@ -32,6 +33,25 @@ start_server {tags {repl external:skip}} {
             wait_replica_synced
             assert_equal {100 7} [r bitfield_ro bits get u8 0 get u8 8]
             assert_error {READONLY*} {r bitfield bits set u8 0 1}
+        }
+
+        test {PUBLISH and SPUBLISH on the master reach the replica's subscribers} {
+            set rd [redis_deferring_client]
+            $rd subscribe news
+            assert_equal {subscribe news 1} [$rd read]
+            $rd ssubscribe shardnews
+            assert_equal {ssubscribe shardnews 1} [$rd read]
+            # Nobody listens on the master itself.
+            assert_equal 0 [r -1 publish news hello]
+            assert_equal 0 [r -1 spublish shardnews hi]
+            assert_equal {message news hello} [$rd read]
+            assert_equal {smessage shardnews hi} [$rd read]
+            $rd close
+            # A replica's own PUBLISH reaches its own subscribers only, and the master's
+            # offset does not move for it.
+            set offset [repl_offset -1 master_repl_offset]
+            assert_equal 0 [r publish news local]
+            assert_equal $offset [repl_offset -1 master_repl_offset]
         }
 
         foreach noack {0 1} {
