@@ -132,7 +132,7 @@ std::string KeyRule(AclSelector& sel, std::string_view rule) {
       return "";
     }
   }
-  sel.keys.push_back(AclKeyPattern{std::string(pattern), perms});
+  sel.keys.push_back(AclKeyPattern{std::string(pattern), perms, ShapeOfGlob(pattern)});
   return "";
 }
 
@@ -365,7 +365,7 @@ bool KeyAllowed(const AclSelector& sel, std::string_view key, uint8_t need) {
   if (sel.all_keys) return true;
   for (const AclKeyPattern& p : sel.keys) {
     if ((p.perms & need) != need) continue;
-    if (GlobMatch(p.pattern, key)) return true;
+    if (GlobMatchShaped(p.shape, p.pattern, key)) return true;
   }
   return false;
 }

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "server/command.h"
+#include "util/glob.h"
 
 namespace redistp {
 
@@ -45,6 +46,7 @@ enum AclKeyPerm : uint8_t {
 struct AclKeyPattern {
   std::string pattern;
   uint8_t perms = kAclKeyAll;
+  GlobShape shape;  // ShapeOfGlob(pattern), so the per-command check rarely runs the matcher
 };
 
 struct AclSelector {

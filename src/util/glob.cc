@@ -120,4 +120,22 @@ bool GlobCanMatchPrefix(std::string_view pat, std::string_view prefix) {
   return true;
 }
 
+GlobShape ShapeOfGlob(std::string_view pattern) {
+  GlobShape shape;
+  size_t i = 0;
+  while (i < pattern.size() && pattern[i] != '*' && pattern[i] != '?' && pattern[i] != '[' &&
+         pattern[i] != '\\') {
+    ++i;
+  }
+  if (i == pattern.size()) {
+    shape.kind = GlobShape::kExact;
+  } else if (pattern[i] == '*' && i + 1 == pattern.size()) {
+    shape.kind = GlobShape::kPrefix;
+  } else {
+    return shape;  // kGeneral
+  }
+  shape.literal = i;
+  return shape;
+}
+
 }  // namespace redistp

@@ -172,5 +172,29 @@ TEST(GlobTest, StarsDoNotMatchTheEmptyStringLikeRedis) {
   EXPECT_TRUE(GlobMatch("*", ""));
 }
 
+// A shaped match (ShapeOfGlob once, GlobMatchShaped per string) answers exactly as the general
+// matcher for every pattern, whichever shape it gets.
+TEST(GlobTest, ShapedMatchAgreesWithTheMatcher) {
+  const char* patterns[] = {"",      "*",      "abc",   "ab*",   "ab**", "a*c", "a?",
+                            "a[bc]", "ab\\*",  "\\*",   "key:*", "*:x",  "[",   "ab*c*",
+                            "?*",    "k\\ey*", "abc*d", "x*",    "abcd", "a\\b"};
+  const char* strings[] = {"",     "a",     "ab",     "abc",   "abcd", "ab*",  "*",
+                           "key:", "key:1", "key:12", "k:1",   "acc",  "ab\\", "x",
+                           "xy",   "key",   "a*c",    "abc*d", "kaey", "ab"};
+  for (const char* p : patterns) {
+    const GlobShape shape = ShapeOfGlob(p);
+    for (const char* s : strings) {
+      EXPECT_EQ(GlobMatchShaped(shape, p, s), GlobMatch(p, s))
+          << "pattern '" << p << "' on '" << s << "'";
+    }
+  }
+  EXPECT_EQ(ShapeOfGlob("abc").kind, GlobShape::kExact);
+  EXPECT_EQ(ShapeOfGlob("app:*").kind, GlobShape::kPrefix);
+  EXPECT_EQ(ShapeOfGlob("app:*").literal, 4u);
+  EXPECT_EQ(ShapeOfGlob("*").kind, GlobShape::kPrefix);
+  EXPECT_EQ(ShapeOfGlob("a*b").kind, GlobShape::kGeneral);
+  EXPECT_EQ(ShapeOfGlob("a\\*").kind, GlobShape::kGeneral);
+}
+
 }  // namespace
 }  // namespace redistp
