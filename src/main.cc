@@ -17,6 +17,7 @@
 #include "server/banner.h"
 #include "server/config.h"
 #include "server/crash_report.h"
+#include "server/proc_title.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -56,6 +57,9 @@ void Daemonize() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, while nothing holds pointers into argv or the environment: the process title takes
+  // over their memory (server/proc_title.h); argv[] now points at copies.
+  redistp::ProcTitleInit(argc, argv);
   // Collation from the environment, as Redis sets it: SORT ... ALPHA and Lua's string
   // comparisons use strcoll, so both servers order strings alike in any locale.
   std::setlocale(LC_COLLATE, "");
@@ -70,6 +74,14 @@ int main(int argc, char** argv) {
     }
   }
   redistp::Config config;
+  // rename-command lines are judged as they are read (an unknown command or a taken name is a
+  // FATAL error at that line, as in Redis) against a scratch command table; the server's own
+  // table gets the same renames, in the same order, once it is filled.
+  redistp::CommandTable rename_probe;
+  (void)redistp::RegisterCommands(rename_probe);
+  config.OnDirective("rename-command", [&rename_probe](const std::vector<std::string>& args) {
+    return rename_probe.Rename(args[0], args[1]);
+  });
   redistp::Status s = config.LoadFromArgs(argc, argv);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
@@ -102,11 +114,16 @@ int main(int argc, char** argv) {
   }
   log.set_role('M');
   s = redistp::RegisterCommands(server.commands());
+  for (const auto& [from, to] : server.config().rename_commands) {
+    if (s.ok()) s = server.commands().Rename(from, to);
+  }
   if (s.ok()) s = server.Init();
   if (!s.ok()) {
     log.Raw(redistp::LogLevel::kWarning, s.message());
     return 1;
   }
+  // The ports are bound: the title can name them.
+  if (server.config().set_proc_title) redistp::ApplyServerProcTitle(server);
   // The users (redis.conf's `user` lines or the aclfile) are loaded first of the subsystems;
   // from here on every command is judged by them.
   redistp::Acl::Of(server);

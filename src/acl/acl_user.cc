@@ -60,9 +60,9 @@ void SetAll(AclSelector& sel, const CommandTable& table, bool on) {
 // "name" or "container|sub", case-insensitive; nullptr when unknown (or more than one '|').
 const CommandSpec* LookupRow(const CommandTable& table, std::string_view name) {
   size_t bar = name.find('|');
-  if (bar == std::string_view::npos) return table.Find(name);
+  if (bar == std::string_view::npos) return table.FindByOwnName(name);
   if (name.find('|', bar + 1) != std::string_view::npos) return nullptr;
-  const CommandSpec* top = table.Find(name.substr(0, bar));
+  const CommandSpec* top = table.FindByOwnName(name.substr(0, bar));
   if (top == nullptr || top->subcommands.empty()) return nullptr;
   return top->FindSubcommand(name.substr(bar + 1));
 }
@@ -76,7 +76,7 @@ bool IsHexHash(std::string_view h) {
 std::string AllowRule(AclSelector& sel, std::string_view name, const AclRuleContext& ctx) {
   size_t bar = name.rfind('|');
   if (bar == std::string_view::npos) {
-    const CommandSpec* spec = ctx.commands->Find(name);
+    const CommandSpec* spec = ctx.commands->FindByOwnName(name);
     if (spec == nullptr) return std::string(kUnknown);
     ChangePerm(sel, *spec, true);
     return "";

@@ -11,8 +11,8 @@
 // AOF-FLUSH-SLEEP,
 // OBJECT, DIGEST, DIGEST-VALUE, POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the
 // crash report and the exit status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB
-// file, empty, load it back: persistence/persistence.h). LOADAOF answers that the AOF is not built;
-// anything else (JMAP, PANIC, HTSTATS ...) is an unknown subcommand.
+// file, empty, load it back: persistence/persistence.h), HTSTATS, HTSTATS-KEY, and with jemalloc
+// MALLCTL and MALLCTL-STR; anything else (JMAP, PANIC ...) is an unknown subcommand.
 //
 // Digests. DEBUG DIGEST and DIGEST-VALUE compute the same SHA1 signatures as Redis, so a
 // dataset can be compared across redis-tp and Redis:
@@ -50,6 +50,7 @@
 #include "types/set.h"
 #include "types/type_ops.h"
 #include "types/zset.h"
+#include "util/memory.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -384,6 +385,17 @@ void HelpSub(CommandContext& c) {
           "    1 restarts it.",
           "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
           "    1 stops checking the CRC-64 of RDB files and of RESTORE payloads; 0 restores it.",
+          "CONFIG-REWRITE-FORCE-ALL",
+          "    Like CONFIG REWRITE but writes every parameter, at its default value too.",
+          "HTSTATS <dbid>",
+          "    Statistics of the key table of database <dbid> and of its TTL index (runs of",
+          "    full slots count as chains there: it is an open-addressing table).",
+#ifdef USE_JEMALLOC
+          "MALLCTL <key> [<val>]",
+          "    Read (and write) jemalloc's integer control <key> (an 8-byte one).",
+          "MALLCTL-STR <key> [<val>|VOID]",
+          "    Read (and write) jemalloc's string control <key>; VOID triggers a control.",
+#endif
           "HTSTATS-KEY <key>",
           "    Statistics of the hash table of a set, hash or sorted set value: size, elements,",
           "    chain lengths (and of the rehashing target while one is being filled).",
@@ -454,6 +466,134 @@ std::string TableStats(const Table& t) {
   AppendTableStats(t, 0, &out);
   if (t.rehashing()) AppendTableStats(t, 1, &out);
   return out;
+}
+
+// The TTL index in the same layout. It is an open-addressing table, not a chained one: what a
+// lookup walks there is a run of consecutive full slots, so each run counts as one "chain" (a
+// used slot in Redis's words) and its length as the chain's; row 0 counts the empty slots.
+void AppendExpiresStats(const PtrSet& set, std::string* out) {
+  out->append("Hash table 0 stats (main hash table):\n");
+  const size_t size = set.capacity();
+  if (set.size() == 0) {
+    out->append("No stats available for empty dictionaries\n");
+    return;
+  }
+  constexpr size_t kRows = 50;
+  size_t rows[kRows] = {};
+  size_t runs = 0, max_run = 0, run = 0;
+  auto close_run = [&] {
+    if (run == 0) return;
+    ++rows[run < kRows ? run : kRows - 1];
+    ++runs;
+    if (run > max_run) max_run = run;
+    run = 0;
+  };
+  for (size_t i = 0; i < size; ++i) {
+    if (set.SlotUsed(i)) {
+      ++run;
+    } else {
+      ++rows[0];
+      close_run();
+    }
+  }
+  close_run();  // a run reaching the last slot (it wraps; counted as its own run here)
+  char line[160];
+  const double avg = static_cast<double>(set.size()) / static_cast<double>(runs);
+  std::snprintf(line, sizeof(line),
+                " table size: %zu\n number of elements: %zu\n different slots: %zu\n"
+                " max chain length: %zu\n",
+                size, set.size(), runs, max_run);
+  out->append(line);
+  std::snprintf(line, sizeof(line),
+                " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
+                " Chain length distribution:\n",
+                avg, avg);
+  out->append(line);
+  for (size_t i = 0; i < kRows; ++i) {
+    if (rows[i] == 0) continue;
+    std::snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, rows[i],
+                  static_cast<double>(rows[i]) * 100.0 / static_cast<double>(size));
+    out->append(line);
+  }
+}
+
+// DEBUG HTSTATS <dbid>: the key table of a database (and a rehash under way), then its TTL
+// index, as Redis's "[Dictionary HT]" and "[Expires HT]" sections.
+void HtStatsSub(CommandContext& c) {
+  int64_t id = 0;
+  if (!ParseInt64(c.args[2], &id)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  if (id < 0 || id >= c.server.db_count()) {
+    c.reply.Error(err::kOutOfRangeDatabase);
+    return;
+  }
+  Database& db = c.server.db(static_cast<int>(id));
+  std::string text = "[Dictionary HT]\n" + TableStats(db.dict().table());
+  text.append("[Expires HT]\n");
+  AppendExpiresStats(db.expires(), &text);
+  c.reply.Verbatim(text);
+}
+
+// DEBUG MALLCTL <name> [<integer>]: jemalloc's integer control, read (and written): the old
+// value, or OK for a write-only control, or the errno text.
+void MallctlSub(CommandContext& c) {
+  int64_t value = 0;
+  const bool write = c.args.size() > 3;
+  if (write && !ParseInt64(c.args[3], &value)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  const std::string name(c.args[2]);
+  int64_t old = 0;
+  bool wrote_only = false;
+  const int rc = MallctlInt(name.c_str(), write ? &value : nullptr, &old, &wrote_only);
+  if (rc != 0) {
+    c.reply.Error(std::string("ERR ") + std::strerror(rc));
+  } else if (wrote_only) {
+    c.reply.Ok();
+  } else {
+    c.reply.Int(old);
+  }
+}
+
+// DEBUG MALLCTL-STR <name> [<string>|VOID]: jemalloc's string control: its old value when it
+// has one (even if the write failed), else the write's error or OK.
+void MallctlStrSub(CommandContext& c) {
+  const std::string name(c.args[2]);
+  const bool write = c.args.size() > 3;
+  const std::string value = write ? std::string(c.args[3]) : std::string();
+  std::string old;
+  int write_rc = 0;
+  const int rc = MallctlString(name.c_str(), write ? value.c_str() : nullptr, &old, &write_rc);
+  if (rc == 0) {
+    c.reply.Bulk(old);
+  } else if (!write || rc != EPERM) {
+    c.reply.Error(std::string("ERR ") + std::strerror(rc));
+  } else if (write_rc != 0) {
+    c.reply.Error(std::string("ERR ") + std::strerror(write_rc));
+  } else {
+    c.reply.Ok();
+  }
+}
+
+// DEBUG CONFIG-REWRITE-FORCE-ALL: CONFIG REWRITE writing every parameter, defaults included.
+// Without a config file the failure reads as Redis's does (it passes a null path to open()).
+void ConfigRewriteForceAllSub(CommandContext& c) {
+  if (c.server.config().config_file.empty()) {
+    c.reply.Error(std::string(err::kForceRewriteFailedPrefix) + std::strerror(EFAULT));
+    return;
+  }
+  Status s = c.server.config().Rewrite(/*force_all=*/true);
+  if (!s.ok()) {
+    std::string why = s.message();
+    constexpr std::string_view kPrefix = err::kConfigRewritePrefix;
+    if (why.rfind(kPrefix, 0) == 0) why.erase(0, kPrefix.size());
+    c.reply.Error(std::string(err::kForceRewriteFailedPrefix) + why);
+    return;
+  }
+  c.reply.Ok();
 }
 
 // DEBUG HTSTATS-KEY <key>: the statistics of the hash table behind a set, hash or sorted set
@@ -557,6 +697,14 @@ void DebugCommand(CommandContext& c) {
     // Lets scripts call commands flagged noscript (DEBUG PROTOCOL ...), for tests; atoi as Redis.
     c.server.set_scripts_may_run_noscript(std::atoi(std::string(c.args[2]).c_str()) != 0);
     c.reply.Ok();
+  } else if (is("config-rewrite-force-all") && argc == 2) {
+    ConfigRewriteForceAllSub(c);
+  } else if (is("htstats") && argc == 3) {
+    HtStatsSub(c);
+  } else if (is("mallctl") && argc >= 3 && MallctlAvailable()) {
+    MallctlSub(c);
+  } else if (is("mallctl-str") && argc >= 3 && MallctlAvailable()) {
+    MallctlStrSub(c);
   } else if (is("htstats-key") && argc == 3) {
     HtStatsKeySub(c);
   } else if (is("quicklist-packed-threshold") && argc == 3) {

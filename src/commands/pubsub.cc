@@ -32,6 +32,7 @@
 #include "protocol/errors.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/propagation.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -99,7 +100,8 @@ void SUnsubscribeCommand(CommandContext& c) { UnsubscribeKind(c, PubSub::kShard,
 // Redis 7.0 forces it outside cluster mode. It changes no key, so it is a record of its own,
 // wrapped with the others in MULTI/EXEC when it runs in a transaction or script that writes.
 void PropagatePublish(CommandContext& c) {
-  if (!c.propagation.has_sinks_for(kPropagateReplicas)) return;
+  // A replica passes on only its master's stream, never its own clients' messages.
+  if (c.server.follows_master() || !c.propagation.has_sinks_for(kPropagateReplicas)) return;
   c.propagation.AppendRecordFor(
       kPropagateReplicas, c.db.index(),
       {std::string(c.args[0]), std::string(c.args[1]), std::string(c.args[2])});

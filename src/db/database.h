@@ -140,6 +140,8 @@ class Database {
   // Read-only view of the table (DEBUG DIGEST, KEYS, INFO): nothing outside Database changes
   // it; logically expired keys not yet reclaimed are still in it.
   const Dict& dict() const { return dict_; }
+  // Read-only view of the index of keys that carry a TTL (DEBUG HTSTATS).
+  const PtrSet& expires() const { return expires_; }
   // The entry of `key` with no expiry check and no access tracking (DEBUG OBJECT, the watch
   // index's flush/swap bookkeeping), or nullptr. Not for changing the value.
   Entry* FindRaw(std::string_view key) { return dict_.Find(key); }

@@ -85,6 +85,8 @@ class Dict {
   void ForEach(const std::function<void(Entry*)>& fn) const { table_.ForEach(fn); }
   // Approximate bytes used by the bucket arrays.
   size_t BucketBytes() const { return table_.BucketBytes(); }
+  // The table itself, read only (DEBUG HTSTATS reads its buckets and chains).
+  const HashTable<EntryTableTraits>& table() const { return table_; }
 
  private:
   HashTable<EntryTableTraits> table_;

@@ -39,6 +39,8 @@ class PtrSet {
   // continue a round-robin sweep, the way active expiry walks its table).
   size_t Sample(size_t start, size_t max, size_t max_visits, std::vector<Entry*>* out) const;
   size_t capacity() const { return slots_.size(); }
+  // Whether slot i (< capacity()) holds an entry (DEBUG HTSTATS walks the runs of full slots).
+  bool SlotUsed(size_t i) const { return slots_[i] != nullptr; }
 
  private:
   static size_t HashPtr(const Entry* e) {

@@ -13,6 +13,7 @@
 
 #include "protocol/errors.h"
 #include "scripting/function_engine.h"
+#include "server/proc_title.h"
 
 namespace redistp {
 namespace {
@@ -320,6 +321,8 @@ Status Persistence::StartChild(ChildKind kind, std::function<int()> body,
     server_.CloseListenersInChild();
     // The OOM killer should pick a background child before the server (oom-score-adj).
     (void)server_.ApplyOomScoreAdj(2);
+    ApplyServerProcTitle(server_,
+                         kind == ChildKind::kAof ? "redis-aof-rewrite" : "redis-rdb-bgsave");
     child_info_.KeepWriteEnd();
     int code = body();
     _exit(code);

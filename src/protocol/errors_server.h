@@ -105,11 +105,20 @@ inline constexpr std::string_view kDebugPackedThreshold =
     "ERR argument must be a memory value bigger than 1 and smaller than 4gb";
 inline constexpr std::string_view kNotQuicklistEncoded = "ERR Not a quicklist encoded object.";
 inline constexpr std::string_view kInvalidCommand = "ERR Invalid command specified";
+inline constexpr std::string_view kOutOfRangeDatabase = "ERR Out of range database";
+// Why CONFIG SET (or a config file) may not turn activedefrag on: jemalloc as Debian ships it
+// lacks the hint Redis's defragmenter needs, and Debian's Redis 7.0 refuses with these words.
+inline constexpr std::string_view kActiveDefragUnavailable =
+    "Active defragmentation cannot be enabled: it requires a Redis server compiled with a "
+    "modified Jemalloc like the one shipped by default with the Redis source distribution";
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
 inline constexpr std::string_view kInvalidArgCount =
     "ERR Invalid number of arguments specified for command";
 inline constexpr std::string_view kInvalidArguments = "ERR Invalid arguments specified for command";
 inline constexpr std::string_view kConfigRewritePrefix = "ERR Rewriting config file: ";
+// DEBUG CONFIG-REWRITE-FORCE-ALL's failure: "ERR CONFIG-REWRITE-FORCE-ALL failed: <strerror>".
+inline constexpr std::string_view kForceRewriteFailedPrefix =
+    "ERR CONFIG-REWRITE-FORCE-ALL failed: ";
 inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
 // "ERR CONFIG SET failed (possibly related to argument 'x') - <why>"
 inline std::string ConfigSetFailed(std::string_view name, std::string_view why) {

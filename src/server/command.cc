@@ -33,18 +33,46 @@ uint64_t CommandTable::HashName(std::string_view s) {
   return h;
 }
 
-void CommandTable::Insert(const CommandSpec* spec) {
+void CommandTable::Insert(std::string_view name, const CommandSpec* spec) {
   if ((commands_.size() + 1) * 4 > slots_.size()) {
-    std::vector<const CommandSpec*> old(slots_.empty() ? 64 : slots_.size() * 2, nullptr);
+    std::vector<Slot> old(slots_.empty() ? 64 : slots_.size() * 2);
     old.swap(slots_);
-    for (const CommandSpec* s : old) {
-      if (s != nullptr) Insert(s);
+    for (const Slot& s : old) {
+      if (s.spec != nullptr) Insert(s.name, s.spec);
     }
   }
   const size_t mask = slots_.size() - 1;
-  size_t i = HashName(spec->name) & mask;
-  while (slots_[i] != nullptr) i = (i + 1) & mask;
-  slots_[i] = spec;
+  size_t i = HashName(name) & mask;
+  while (slots_[i].spec != nullptr) i = (i + 1) & mask;
+  slots_[i] = Slot{name, spec};
+}
+
+Status CommandTable::Rename(std::string_view from, std::string_view to) {
+  const CommandSpec* spec = Find(from);
+  if (spec == nullptr) return Status::Error("No such command in rename-command");
+  if (!to.empty() && Find(to) != nullptr) {
+    return Status::Error("Target command name already exists");
+  }
+  // Rebuild the name table without the old name (deletion under linear probing would need
+  // tombstones; renames happen a few times at startup).
+  std::vector<Slot> kept;
+  for (const Slot& s : slots_) {
+    if (s.spec != nullptr && s.spec != spec) kept.push_back(s);
+  }
+  if (to.empty()) {
+    for (auto it = commands_.begin(); it != commands_.end(); ++it) {
+      if (it->get() != spec) continue;
+      removed_.push_back(std::move(*it));
+      commands_.erase(it);
+      break;
+    }
+  } else {
+    renamed_names_.emplace_back(to);
+    kept.push_back(Slot{renamed_names_.back(), spec});
+  }
+  slots_.assign(slots_.size(), Slot{});
+  for (const Slot& s : kept) Insert(s.name, s.spec);
+  return Status::Ok();
 }
 
 namespace {
@@ -92,7 +120,7 @@ Status CommandTable::Register(CommandSpec spec) {
   }
   auto owned = std::make_unique<CommandSpec>(std::move(spec));
   Link(owned.get(), nullptr, &next_id_);
-  Insert(owned.get());
+  Insert(owned->name, owned.get());
   commands_.push_back(std::move(owned));
   return Status::Ok();
 }
@@ -101,14 +129,24 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (slots_.empty()) return nullptr;
   const size_t mask = slots_.size() - 1;
   for (size_t i = HashName(name) & mask;; i = (i + 1) & mask) {
-    const CommandSpec* s = slots_[i];
-    if (s == nullptr) return nullptr;
-    if (s->name.size() == name.size()) {
+    const Slot& s = slots_[i];
+    if (s.spec == nullptr) return nullptr;
+    if (s.name.size() == name.size()) {
       size_t k = 0;
-      while (k < name.size() && FoldAscii(name[k]) == FoldAscii(s->name[k])) ++k;
-      if (k == name.size()) return s;
+      while (k < name.size() && FoldAscii(name[k]) == FoldAscii(s.name[k])) ++k;
+      if (k == name.size()) return s.spec;
     }
   }
+}
+
+const CommandSpec* CommandTable::FindByOwnName(std::string_view name) const {
+  if (renamed_names_.empty() && removed_.empty()) return Find(name);
+  for (const auto* list : {&commands_, &removed_}) {
+    for (const auto& spec : *list) {
+      if (EqualsIgnoreCase(spec->name, name)) return spec.get();
+    }
+  }
+  return nullptr;
 }
 
 const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -186,24 +187,44 @@ class CommandTable {
   // row and the caller of all families checks once.
   Status Register(CommandSpec spec);
   const Status& first_error() const { return first_error_; }
-  // Case-insensitive lookup of a top-level command; nullptr if unknown.
+  // Case-insensitive lookup of a top-level command by the name clients call it by (a
+  // rename-command's new name); nullptr if unknown.
   const CommandSpec* Find(std::string_view name) const;
+  // The same by the command's own name, whatever rename-command did, removed commands too:
+  // ACL rules name commands so, as Redis's look them up in its table of original commands.
+  const CommandSpec* FindByOwnName(std::string_view name) const;
   // Every top-level command, in registration order.
   const std::vector<std::unique_ptr<CommandSpec>>& all() const { return commands_; }
   size_t size() const { return commands_.size(); }
   // One more than the largest CommandSpec::id given out (rows and subcommands).
   uint32_t id_count() const { return next_id_; }
 
+  // redis.conf's `rename-command <from> <to>`: the command found by the name `from` answers to
+  // `to` from now on (it keeps its own name in COMMAND, INFO and the ACL, as in Redis); an
+  // empty `to` removes it (it leaves every listing; its row stays alive, unreachable). Errors
+  // are Redis's config-file texts; the table is unchanged then.
+  Status Rename(std::string_view from, std::string_view to);
+
  private:
+  // A slot of the name table: the name a command is looked up by (its own, or the one a
+  // rename-command gave it) and the command.
+  struct Slot {
+    std::string_view name;
+    const CommandSpec* spec = nullptr;
+  };
   // Case-insensitive FNV-1a of a name; the slot table below is indexed by it.
   static uint64_t HashName(std::string_view name);
-  void Insert(const CommandSpec* spec);
+  void Insert(std::string_view name, const CommandSpec* spec);
 
   std::vector<std::unique_ptr<CommandSpec>> commands_;
   // Open addressing with linear probing, a power-of-two size kept at most a quarter full: the
   // dispatcher looks a name up for every request, and a short probe over a flat array costs
   // a fraction of a node-based map's lookup.
-  std::vector<const CommandSpec*> slots_;
+  std::vector<Slot> slots_;
+  // Names given by rename-command (a deque: the slots' views of them stay valid) and the rows
+  // removed by a rename to "" (kept alive: ids and pointers to them must not dangle).
+  std::deque<std::string> renamed_names_;
+  std::vector<std::unique_ptr<CommandSpec>> removed_;
   Status first_error_;
   uint32_t next_id_ = 0;
 };

@@ -258,8 +258,9 @@ class Config {
   // REWRITE" line only if it differs from its default, unknown lines are commented out with
   // "# ??? ", runs of blank lines shrink to one. Written to a temporary file, then renamed.
   // Errors: "ERR The server is running without a config file",
-  // "ERR Rewriting config file: <strerror>".
-  Status Rewrite();
+  // "ERR Rewriting config file: <strerror>". With force_all (DEBUG CONFIG-REWRITE-FORCE-ALL)
+  // every parameter is written, at its default too, so the file states the whole configuration.
+  Status Rewrite(bool force_all = false);
 
   // Absolute path of the config file given on the command line ("" when none); REWRITE
   // writes there. LoadFromArgs sets it; tests may set it directly.

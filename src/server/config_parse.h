@@ -111,6 +111,7 @@ void RewriteBindAddrs(const ConfigDef& def, std::string_view canonical,
 
 // Checks and fixups for rows of the plain types (ConfigDef::check).
 Status CheckHz(bool loading, std::string* canonical);
+Status CheckActiveDefrag(bool loading, std::string* canonical);
 Status CheckReplBacklogSize(bool loading, std::string* canonical);
 Status CheckDbFilename(bool loading, std::string* canonical);
 Status CheckTpFenceFile(bool loading, std::string* canonical);

@@ -84,7 +84,7 @@ Status ReplaceFile(const std::string& path, const std::string& content) {
 
 }  // namespace
 
-Status Config::Rewrite() {
+Status Config::Rewrite(bool force_all) {
   if (config_file.empty()) return Status::Error(std::string(err::kNoConfigFile));
   std::string old;
   Status s = ReadOldFile(config_file, &old);
@@ -140,7 +140,7 @@ Status Config::Rewrite() {
       it->second.pop_front();
       return;
     }
-    if (!line.force) return;
+    if (!line.force && !force_all) return;
     if (!has_signature) {
       lines.emplace_back(kRewriteSignature);
       has_signature = true;

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <string>
 
+#include "protocol/errors.h"
 #include "server/config_parse.h"
+#include "server/proc_title.h"
 #include "util/numbers.h"
 #include "util/repr.h"
 
@@ -444,37 +446,6 @@ bool IsPathLike(std::string_view s) {
   return s.find('/') != std::string_view::npos || s.find('\\') != std::string_view::npos;
 }
 
-// Expands a proc-title template the way the validity test needs: {title} and {server-mode}
-// may be empty (a standalone server has no mode tag), the other variables are not.
-bool ExpandTitleTemplate(std::string_view tmpl, std::string* out) {
-  static constexpr std::string_view kVars[] = {"title",    "listen-addr", "server-mode", "port",
-                                               "tls-port", "unixsocket",  "config-file"};
-  size_t i = 0;
-  while (i < tmpl.size()) {
-    size_t open = tmpl.find('{', i);
-    if (open == std::string_view::npos) {
-      *out += tmpl.substr(i);
-      break;
-    }
-    *out += tmpl.substr(i, open - i);
-    if (open + 1 >= tmpl.size()) return false;
-    if (tmpl[open + 1] == '{') {  // "{{" is a literal brace
-      out->push_back('{');
-      i = open + 2;
-      continue;
-    }
-    size_t close = tmpl.find('}', open + 1);
-    if (close == std::string_view::npos) return false;
-    std::string_view var = tmpl.substr(open + 1, close - open - 1);
-    bool known = false;
-    for (std::string_view v : kVars) known = known || v == var;
-    if (!known) return false;
-    if (var != "title" && var != "server-mode") out->push_back('x');
-    i = close + 1;
-  }
-  return true;
-}
-
 }  // namespace
 
 Status CheckHz(bool, std::string* canonical) {
@@ -483,6 +454,14 @@ Status CheckHz(bool, std::string* canonical) {
   ParseInt64(*canonical, &v);
   if (v < 1) *canonical = "1";
   if (v > 500) *canonical = "500";
+  return Status::Ok();
+}
+
+Status CheckActiveDefrag(bool, std::string* canonical) {
+  // Defragmenting needs jemalloc's hint of whether an allocation sits in a sparse run, which
+  // only Redis's patched copy of jemalloc has; Debian's jemalloc (which we link, as Debian's
+  // Redis does) lacks it, so "yes" is refused, at startup as on CONFIG SET, as there.
+  if (*canonical == "yes") return Status::Error(std::string(err::kActiveDefragUnavailable));
   return Status::Ok();
 }
 
@@ -533,8 +512,12 @@ Status CheckAnnounceHostname(bool, std::string* canonical) {
 }
 
 Status CheckProcTitleTemplate(bool, std::string* canonical) {
+  // Valid when it expands and something is left after trimming, with {title} and {server-mode}
+  // empty (they may be) and every other variable standing for something.
+  ProcTitleVars vars;
+  vars.listen_addr = vars.port = vars.tls_port = vars.unixsocket = vars.config_file = "x";
   std::string expanded;
-  bool ok = ExpandTitleTemplate(*canonical, &expanded);
+  bool ok = ExpandProcTitle(*canonical, vars, &expanded);
   if (ok) ok = !TrimConfigLine(expanded).empty();
   if (!ok) return Status::Error("template format is invalid or contains unknown variables");
   return Status::Ok();

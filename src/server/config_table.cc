@@ -253,7 +253,7 @@ constexpr ConfigDef kTable[] = {
   Int("active-defrag-threshold-lower", 0, 1000, "10"),
   Int("active-defrag-threshold-upper", 0, 1000, "100"),
   Int("active-expire-effort", 1, 10, "1").Store(M(active_expire_effort)).Effect(),
-  Bool("activedefrag", "no"),
+  Bool("activedefrag", "no").Check(CheckActiveDefrag),
   Bool("activerehashing", "yes").Store(M(activerehashing)),
   Bool("always-show-logo", "no").Flags(kImm).Store(M(always_show_logo)).Effect(),
   Bool("aof-disable-auto-gc", "no"),

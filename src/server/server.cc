@@ -20,6 +20,7 @@
 
 #include "db/lazy_free.h"
 #include "server/crash_report.h"
+#include "server/proc_title.h"
 #include "server/shutdown_signals.h"
 #include "util/memory.h"
 
@@ -159,6 +160,11 @@ Status Server::Init(Listeners listeners) {
   (void)ApplyOomScoreAdj();
   config_.OnChange({"oom-score-adj", "oom-score-adj-values"},
                    [this]() { return ApplyOomScoreAdj(); });
+  // A new title template shows at once (main sets the first title once the ports are bound).
+  config_.OnChange("proc-title-template", [this]() {
+    ApplyServerProcTitle(*this);
+    return Status::Ok();
+  });
   // The reservation file moved: it holds no mark yet, so the next token reserves there first.
   config_.OnChange({"dir", "tp-fence-file"}, [this]() {
     owners_.fences().ForgetReservation();

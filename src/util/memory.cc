@@ -2,6 +2,10 @@
 
 #include <malloc.h>
 
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #elif defined(__SANITIZE_ADDRESS__)
@@ -81,6 +85,76 @@ void FlushThreadCache() { mallctl("thread.tcache.flush", nullptr, nullptr, nullp
 int64_t ThreadNetAllocated() { return -1; }
 bool ThreadCountersAvailable() { return false; }
 void FlushThreadCache() {}
+#endif
+
+#ifdef USE_JEMALLOC
+namespace {
+// jemalloc 5.3's controls whose value is a `const char*` (mallctl(3)); arena.<i>.dss too.
+bool IsStringControl(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"version",          "config.malloc_conf",
+                                                "opt.dss",          "opt.metadata_thp",
+                                                "opt.percpu_arena", "opt.thp",
+                                                "opt.junk",         "opt.prof_prefix",
+                                                "opt.zero_realloc", "opt.stats_print_opts",
+                                                "thread.prof.name", "prof.dump",
+                                                "prof.prefix"};
+  for (std::string_view n : kNames) {
+    if (name == n) return true;
+  }
+  constexpr std::string_view kArena = "arena.";
+  constexpr std::string_view kDss = ".dss";
+  return name.size() > kArena.size() + kDss.size() && name.starts_with(kArena) &&
+         name.ends_with(kDss);
+}
+}  // namespace
+
+bool MallctlAvailable() { return true; }
+
+int MallctlInt(const char* name, const int64_t* value, int64_t* old, bool* wrote_only) {
+  *wrote_only = false;
+  int64_t in = value != nullptr ? *value : 0;
+  size_t len = sizeof(*old);
+  int rc =
+      mallctl(name, old, &len, value != nullptr ? &in : nullptr, value != nullptr ? sizeof(in) : 0);
+  if (rc == EPERM && value != nullptr) {
+    // A write-only control refuses the read half: write alone.
+    if (mallctl(name, nullptr, nullptr, &in, sizeof(in)) == 0) {
+      *wrote_only = true;
+      return 0;
+    }
+  }
+  return rc;
+}
+
+int MallctlString(const char* name, const char* value, std::string* old, int* write_status) {
+  *write_status = 0;
+  const char* current = nullptr;
+  size_t len = sizeof(current);
+  int rc = mallctl(name, &current, &len, nullptr, 0);
+  if (rc == 0 && !IsStringControl(name)) rc = EINVAL;
+  if (rc == 0) old->assign(current != nullptr ? current : "");
+  // A failed read ends it, unless the control is write-only (EPERM) and there is a value.
+  if (rc != 0 && !(rc == EPERM && value != nullptr)) return rc;
+  if (value != nullptr) {
+    if (std::strcmp(value, "VOID") == 0) {
+      *write_status = mallctl(name, nullptr, nullptr, nullptr, 0);
+    } else {
+      const char* in = value;
+      *write_status = mallctl(name, nullptr, nullptr, &in, sizeof(in));
+    }
+  }
+  return rc;
+}
+#else
+bool MallctlAvailable() { return false; }
+int MallctlInt(const char*, const int64_t*, int64_t*, bool* wrote_only) {
+  *wrote_only = false;
+  return ENOENT;
+}
+int MallctlString(const char*, const char*, std::string*, int* write_status) {
+  *write_status = ENOENT;
+  return ENOENT;
+}
 #endif
 
 const char* AllocatorName() {

@@ -10,6 +10,17 @@ proc acl_user_client {user pass} {
 }
 
 start_server {tags {acl}} {
+    test {RESET of a connection authenticated as a user goes back to the default user} {
+        r acl setuser resetme on >secret +@all
+        set c [redis_client]
+        $c auth resetme secret
+        assert_equal resetme [$c acl whoami]
+        assert_equal RESET [$c reset]
+        assert_equal default [$c acl whoami]
+        $c close
+        r acl deluser resetme
+    }
+
     test {The default user allows everything and needs no password} {
         assert_equal [r acl whoami] default
         assert_equal [r acl users] default

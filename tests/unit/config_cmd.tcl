@@ -182,3 +182,88 @@ start_server {tags {config needs:config}} {
         wait_for_log_message {*CONFIG REWRITE executed with success.*}
     } {} {external:skip}
 }
+
+# rename-command: a config-file directive only (the server's command table at startup).
+start_server {tags {config external:skip} overrides {rename-command {flushdb badger} rename-command {lpush ""}}} {
+    test {rename-command gives a command a new name and takes the old one away} {
+        assert_error {ERR unknown command 'flushdb'*} {r flushdb}
+        r set k v
+        assert_equal OK [r badger]
+        assert_equal 0 [r dbsize]
+        # The renamed command keeps its own name in COMMAND's replies.
+        assert_equal flushdb [lindex [r command info badger] 0 0]
+        assert_equal {{}} [r command info flushdb]
+        assert_equal flushdb [lindex [r command docs badger] 0]
+        assert_equal {} [r command list filterby pattern badger]
+        assert_equal flushdb [r command list filterby pattern flushd*]
+        # ACL rules name commands by their own names, a removed one too.
+        assert_equal OK [r acl setuser renamer +flushdb]
+        assert_error {*Unknown command or category name in ACL*} {r acl setuser renamer +badger}
+        assert_equal OK [r acl setuser renamer +lpush]
+        r acl deluser renamer
+    }
+
+    test {rename-command to "" removes the command from every listing} {
+        assert_error {ERR unknown command 'lpush'*} {r lpush l a}
+        assert_equal {{}} [r command info lpush]
+        assert_equal {} [r command list filterby pattern lpush]
+        assert_equal 1 [llength [r command list filterby pattern rpush]]
+        set count [r command count]
+        assert_equal $count [llength [r command]]
+    }
+
+    test {CONFIG REWRITE keeps the rename-command lines and a restart honours them} {
+        assert_equal OK [r config rewrite]
+        set f [open [srv config_file] r]
+        set text [read $f]
+        close $f
+        assert_match "*rename-command flushdb badger*" $text
+        restart_server
+        assert_error {ERR unknown command 'flushdb'*} {r flushdb}
+        assert_equal OK [r badger]
+    }
+}
+
+tags {config external:skip} {
+    test {rename-command of an unknown command or onto a taken name stops the start} {
+        lassign [run_server_briefly {--bind 127.0.0.1 --port 0 --rename-command nosuch x}] status out
+        assert_equal {exit 1} $status
+        assert_match "*>>> 'rename-command \"nosuch\" \"x\"'*No such command in rename-command*" $out
+        lassign [run_server_briefly {--bind 127.0.0.1 --port 0 --rename-command get set}] status out
+        assert_equal {exit 1} $status
+        assert_match "*Target command name already exists*" $out
+        lassign [run_server_briefly {--bind 127.0.0.1 --port 0 --rename-command get}] status out
+        assert_equal {exit 1} $status
+        assert_match "*Bad directive or wrong number of arguments*" $out
+    }
+}
+
+start_server {tags {config external:skip needs:debug}} {
+    test {DEBUG CONFIG-REWRITE-FORCE-ALL writes every parameter; a server starts from the file alike} {
+        r config set maxmemory-policy allkeys-lru
+        set before [dict create {*}[r config get *]]
+        assert_equal OK [r debug config-rewrite-force-all]
+        set f [open [srv config_file] r]
+        set text [read $f]
+        close $f
+        # Defaults are written too.
+        assert_match "*\nhz 10\n*" $text
+        assert_match "*\nmaxmemory-policy allkeys-lru\n*" $text
+        assert_match "*\nlist-max-listpack-size -2\n*" $text
+        # The file less this server's own port and dir is the base of a second server.
+        set base [file join [srv dir] forced.conf]
+        set out [open $base w]
+        foreach line [split $text \n] {
+            if {[regexp {^(port|dir) } $line]} continue
+            puts $out $line
+        }
+        close $out
+        start_server [list config $base] {
+            set after [dict create {*}[r config get *]]
+            dict for {k v} $before {
+                if {$k in {port dir}} continue
+                assert_equal $v [dict get $after $k] "parameter $k"
+            }
+        }
+    }
+}

@@ -307,3 +307,37 @@ if {$outside eq ""} {
         }
     }
 }
+
+start_server {tags {debug needs:debug}} {
+    test {DEBUG HTSTATS shows a database's key table and its TTL index} {
+        r select 9
+        r flushdb
+        set empty [split [r debug htstats 9] \n]
+        assert_equal [list {[Dictionary HT]} {Hash table 0 stats (main hash table):} \
+            {No stats available for empty dictionaries} {[Expires HT]} \
+            {Hash table 0 stats (main hash table):} \
+            {No stats available for empty dictionaries} {}] $empty
+        for {set i 0} {$i < 100} {incr i} {r set key:$i v}
+        r set ttl:1 v ex 100
+        set lines [split [r debug htstats 9] \n]
+        assert_equal {[Dictionary HT]} [lindex $lines 0]
+        assert_equal { number of elements: 101} [lindex $lines 3]
+        assert_match { table size: *} [lindex $lines 2]
+        foreach field {{different slots} {max chain length} {avg chain length (counted)}
+                       {Chain length distribution}} {
+            assert {[lsearch -glob $lines " $field:*"] > 0}
+        }
+        set expires [lsearch -exact $lines {[Expires HT]}]
+        assert {$expires > 0}
+        assert_equal { number of elements: 1} [lindex $lines [expr {$expires + 3}]]
+        r flushdb
+    }
+
+    test {DEBUG HTSTATS errors} {
+        assert_error {ERR Out of range database} {r debug htstats 16}
+        assert_error {ERR Out of range database} {r debug htstats -1}
+        assert_error {ERR value is not an integer or out of range} {r debug htstats abc}
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'htstats'. Try DEBUG HELP.} \
+            {r debug htstats 0 extra}
+    }
+}

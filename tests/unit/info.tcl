@@ -260,6 +260,23 @@ start_server {tags {info}} {
         assert_equal 1 [dict get [info_fields [getInfoProperty $info cmdstat_exec]] calls]
     } {} {needs:config}
 
+    test {errorstats: a command the ACL refuses counts NOPERM and a rejected call} {
+        r config resetstat
+        r acl setuser errstat on >pw ~cached:* +get +info +config
+        set c [redis_client]
+        $c auth errstat pw
+        assert_error {NOPERM*} {$c set foo bar}
+        $c close
+        assert_equal {count=1} [getInfoProperty [r info errorstats] errorstat_NOPERM]
+        set fields [info_fields [getInfoProperty [r info commandstats] cmdstat_set]]
+        assert_equal {0 1 0} [list [dict get $fields calls] [dict get $fields rejected_calls] \
+                                  [dict get $fields failed_calls]]
+        assert_equal 1 [s total_error_replies]
+        r acl deluser errstat
+        r config resetstat
+        assert_equal {} [getInfoProperty [r info errorstats] errorstat_NOPERM]
+    } {} {needs:config}
+
     test {errorstats: a block ended by CLIENT UNBLOCK ERROR counts the UNBLOCKED error} {
         r config resetstat
         r del blockedlist

@@ -167,4 +167,19 @@ start_server {tags {pubsub}} {
         assert_error {ERR wrong number of arguments for 'spublish' command} {r spublish a}
         assert_error {ERR wrong number of arguments for 'ssubscribe' command} {r ssubscribe}
     }
+
+    foreach proto {2 3} {
+        test "Shard confirmations and messages reach a subscriber under CLIENT REPLY OFF (RESP$proto)" {
+            set c [pss_client $proto]
+            $c client reply off
+            assert_equal {{ssubscribe quiet 1}} [pss_confirm $c ssubscribe {quiet}]
+            assert_equal 1 [r spublish quiet hello]
+            assert_equal {smessage quiet hello} [$c read]
+            assert_equal {{sunsubscribe quiet 0}} [pss_confirm $c sunsubscribe {quiet}]
+            # Nothing else was sent meanwhile: REPLY ON is the next reply.
+            $c client reply on
+            assert_equal OK [$c read]
+            $c close
+        }
+    }
 }
