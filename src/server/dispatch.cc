@@ -88,7 +88,6 @@ void Server::ProcessInput(Client* c) {
     ReleaseHeldPushes(*c);
   }
   c->set_flag(kClientExecuting, false);
-  if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);
 }
 
 uint64_t Server::InvocationFlagsOf(const CommandSpec* spec,

@@ -75,8 +75,8 @@ Status Server::ListenAllTcp() {
   bound_bind_ = config_.bind;
   bound_port_ = config_.port;
   bound_tls_port_ = config_.tls_port;
-  std::vector<std::string> addrs = config_.bind;
-  if (addrs.empty()) addrs = {"*", "-::*"};
+  // An empty list listens nowhere over TCP (CONFIG SET bind ""): the default is "* -::*".
+  const std::vector<std::string>& addrs = config_.bind;
   for (bool tls : {false, true}) {
     const int port = tls ? config_.tls_port : config_.port;
     if (port == 0 || !open_kind[tls ? 1 : 0]) continue;
@@ -367,6 +367,9 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
                                                    : config_.requirepass.empty();
   c->authenticated = open_default || kind == ClientKind::kMasterLink;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
+  // A connection's reply buffer starts at 16 KB; the clients cron sizes it from its use.
+  c->out.Preallocate(ReplyBuffer::kStaticMax);
+  c->out_peak_reset_ms = c->ctime_ms;
   c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
   c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));
   event_add(c->read_ev.get(), nullptr);
@@ -421,6 +424,7 @@ void Server::AfterRead(Client* c, size_t n) {
   stats_.net_input_bytes += static_cast<uint64_t>(n);
   c->last_interaction_ms = c->last_read_ms = NowMs();
   keyspace_.command_clock.Update(c->last_read_ms);
+  if (c->query.Readable() > c->query_peak) c->query_peak = c->query.Readable();
   // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
   // each parsed argument out of its query buffer): a command bigger than the limit in total,
   // made of arguments each within proto-max-bulk-len, is accepted.

@@ -7,6 +7,7 @@
 // the front when the consumed prefix is large. Memory comes from malloc (jemalloc).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +85,23 @@ class ByteBuffer {
     wpos_ += s.size();
   }
   size_t Capacity() const { return cap_; }
+  // Gives back the room beyond max(cap, Readable()) bytes (the readable bytes move to the
+  // front); 0 on an empty buffer frees the storage. Never grows the buffer.
+  void ShrinkTo(size_t cap) {
+    const size_t keep = std::max(cap, wpos_ - rpos_);
+    if (keep >= cap_) return;
+    if (keep == 0) {
+      std::free(data_);
+      data_ = nullptr;
+      cap_ = rpos_ = wpos_ = 0;
+      return;
+    }
+    Compact();
+    char* p = static_cast<char*>(std::realloc(data_, keep));
+    if (p == nullptr) return;  // the bigger buffer is still valid
+    data_ = p;
+    cap_ = keep;
+  }
   // Frees the allocation when empty and larger than `keep` bytes (idle clients give memory back).
   void ShrinkIfIdle(size_t keep) {
     if (Readable() == 0 && cap_ > keep) {
