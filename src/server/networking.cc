@@ -402,8 +402,12 @@ void Server::OnReadable(Client* c) {
   // straight up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
   size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
-  if (missing >= kBigArgThreshold) want = missing;
-  c->query.Reserve(want);
+  if (missing >= kBigArgThreshold) {
+    want = missing;
+    c->query.ReserveExact(want);  // the argument's size, as Redis sizes it
+  } else {
+    c->query.Reserve(want);
+  }
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
   ++stats_.total_reads_processed;
   if (n == 0) {
@@ -494,6 +498,10 @@ void Server::AfterFlush(Client* c) {
     c->write_armed = true;
   }
   CheckOutputLimits(c);
+  // Replies the client did not read grow it without a command of its own (pushes to a
+  // subscriber or a redirect target, replies piling up): client eviction counts it again
+  // here, after each write, as Redis 7.0 does, not only when the cron comes round.
+  if (config_.maxmemory_clients != 0 && !c->closed) UpdateClientMemoryAndEvict(c);
 }
 
 void Server::CheckOutputLimits(Client* c) {
@@ -589,6 +597,13 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
   std::vector<Client*>& sd = shutdown_wait_.waiters;
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
+  // Its buffers go now, not when the object is freed at the end of the loop turn: memory
+  // checks later in this turn (key eviction after a client eviction, an output limit) must
+  // see it given back. Not while it executes: its arguments point into its query buffer.
+  if (!c->has_flag(kClientExecuting)) {
+    c->out.Clear();
+    c->query.ShrinkTo(0);
+  }
   c->read_ev.reset();
   c->write_ev.reset();
   if (c->tls != nullptr) c->tls->Shutdown();

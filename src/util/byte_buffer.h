@@ -52,6 +52,17 @@ class ByteBuffer {
     data_ = p;
     cap_ = new_cap;
   }
+  // Makes room for exactly n more bytes (no doubling): for the rest of a big argument whose
+  // length is known, so a 100 MB value costs 100 MB of buffer, not up to twice that.
+  void ReserveExact(size_t n) {
+    if (cap_ - wpos_ >= n) return;
+    Compact();
+    if (cap_ - wpos_ >= n) return;
+    char* p = static_cast<char*>(std::realloc(data_, wpos_ + n));
+    if (p == nullptr) throw std::bad_alloc();
+    data_ = p;
+    cap_ = wpos_ + n;
+  }
   // Frees the storage of an empty buffer (an idle connection's query buffer); the next
   // Reserve allocates again. Does nothing while bytes are readable.
   void Release() {
