@@ -155,8 +155,9 @@ TEST(ReplyBufferTest, PreallocatedBufferIsSizedByItsPeakNotByAppends) {
   // Used to the last byte: it doubles, without the peak restarting (PEAK-RESET-TIME NEVER).
   EXPECT_TRUE(b.CronResize(true, false));
   EXPECT_EQ(b.static_capacity(), 2 * ReplyBuffer::kStaticMin);
-  // The peak (1 KB) is not under half of 2 KB: the size holds.
-  EXPECT_FALSE(b.CronResize(true, false));
+  // The peak (1 KB) is not under half of 2 KB: the size holds; the peak restarts (0).
+  EXPECT_FALSE(b.CronResize(true, true));
+  EXPECT_EQ(b.static_peak(), 0u);
   // A small peak shrinks it to the peak plus one, never under the minimum.
   b.Append(std::string(100, 'y'));
   b.Consume(100);
