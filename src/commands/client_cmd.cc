@@ -52,6 +52,8 @@ std::optional<ClientType> ParseClientType(std::string_view name) {
 // The type of a connection (see the file comment).
 ClientType TypeOf(const Client& c) {
   if (c.kind() == ClientKind::kReplica) return ClientType::kReplica;
+  // The link to our master is CLIENT LIST TYPE MASTER's (and CLIENT KILL TYPE MASTER's).
+  if (c.kind() == ClientKind::kMasterLink) return ClientType::kMaster;
   return PubSub::Subscribed(c) ? ClientType::kPubSub : ClientType::kNormal;
 }
 

@@ -8,7 +8,7 @@
 // no subcommand table: a subcommand with the wrong number of arguments and an unknown one share
 // one error, "unknown subcommand or wrong number of arguments for '<sub>'. Try DEBUG HELP.".
 // Implemented: HELP, LOG, SLEEP, SET-ACTIVE-EXPIRE, SET-SKIP-CHECKSUM-VALIDATION, PAUSE-CRON,
-// AOF-FLUSH-SLEEP,
+// AOF-FLUSH-SLEEP, REPLYBUFFER (PEAK-RESET-TIME, RESIZING),
 // OBJECT, DIGEST, DIGEST-VALUE, POPULATE, ERROR, PROTOCOL, SEGFAULT (a real invalid write, so the
 // crash report and the exit status can be tested), RELOAD [MERGE] [NOFLUSH] [NOSAVE] (save the RDB
 // file, empty, load it back: persistence/persistence.h), HTSTATS, HTSTATS-KEY, and with jemalloc
@@ -377,6 +377,11 @@ void HelpSub(CommandContext& c) {
           "QUICKLIST-PACKED-THRESHOLD <size>",
           "    Elements of <size> bytes or more go into plain list nodes of their own (0 restores",
           "    the 1GB default; at most 4GB).",
+          "REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|time>",
+          "    How often (in milliseconds) a client's reply buffer peak restarts; NEVER keeps",
+          "    the last peak, RESET restores the default (5000).",
+          "REPLYBUFFER RESIZING <0|1>",
+          "    0 stops the clients cron from resizing reply buffers; 1 restarts it.",
           "PROTOCOL <type>",
           "    Reply with a sample of a protocol type: string, integer, double, bignum, null,",
           "    array, set, map, attrib, push, verbatim, true, false.",
@@ -692,6 +697,24 @@ void DebugCommand(CommandContext& c) {
   } else if (is("pause-cron") && argc == 3) {
     // atoi semantics, as Redis: any non-zero number pauses, anything else resumes.
     c.server.set_cron_paused(std::atoi(std::string(c.args[2]).c_str()) != 0);
+    c.reply.Ok();
+  } else if (is("replybuffer") && argc == 4 && EqualsIgnoreCase(c.args[2], "peak-reset-time")) {
+    // NEVER stops the resets, RESET restores the default; else a number of milliseconds (a
+    // negative one never resets either, as in Redis).
+    int64_t ms = 0;
+    if (EqualsIgnoreCase(c.args[3], "never")) {
+      ms = -1;
+    } else if (EqualsIgnoreCase(c.args[3], "reset")) {
+      ms = Server::kReplyPeakResetDefaultMs;
+    } else if (!ParseInt64(c.args[3], &ms)) {
+      c.reply.Error(err::kNotInteger);
+      return;
+    }
+    c.server.set_reply_peak_reset_ms(ms);
+    c.reply.Ok();
+  } else if (is("replybuffer") && argc == 4 && EqualsIgnoreCase(c.args[2], "resizing")) {
+    // atoi semantics, as Redis: any non-zero number enables, anything else disables.
+    c.server.set_reply_buffer_resizing(std::atoi(std::string(c.args[3]).c_str()) != 0);
     c.reply.Ok();
   } else if (is("set-disable-deny-scripts") && argc == 3) {
     // Lets scripts call commands flagged noscript (DEBUG PROTOCOL ...), for tests; atoi as Redis.

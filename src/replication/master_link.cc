@@ -62,6 +62,8 @@ void ReplicaSide::Connect() {
     log.Log(LogLevel::kWarning, "Unable to connect to MASTER: %s", gai_strerror(rc));
     return;
   }
+  std::string source;
+  server.config().GetValue("bind-source-addr", &source);
   int fd = -1;
   int err = 0;
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
@@ -69,6 +71,16 @@ void ReplicaSide::Connect() {
     if (fd < 0) {
       err = errno;
       continue;
+    }
+    // bind-source-addr: the link leaves from that address (the master sees it as ours). As
+    // in Redis 7.0 this is best effort: an address that cannot be bound is logged and the
+    // link connects from whatever address the kernel picks.
+    if (!source.empty()) {
+      const int bind_err = BindSourceAddr(fd, ai->ai_family, source);
+      if (bind_err != 0) {
+        log.Log(LogLevel::kVerbose, "Binding the master link to %s: %s", source.c_str(),
+                std::strerror(bind_err));
+      }
     }
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) break;
     err = errno;

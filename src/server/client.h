@@ -120,7 +120,12 @@ class Client {
   AclUser* user = nullptr;
 
   ByteBuffer query;
+  // The most the query buffer held since the clients cron last looked (Server::ResizeQueryBuffer
+  // shrinks a buffer much bigger than it).
+  size_t query_peak = 0;
   ReplyBuffer out;
+  // When the clients cron last restarted `out`'s peak (DEBUG REPLYBUFFER PEAK-RESET-TIME).
+  int64_t out_peak_reset_ms = 0;
   ReplyBuilder reply;
   RequestParser parser;
 

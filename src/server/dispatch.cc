@@ -88,7 +88,6 @@ void Server::ProcessInput(Client* c) {
     ReleaseHeldPushes(*c);
   }
   c->set_flag(kClientExecuting, false);
-  if (!c->closed && c->query.Readable() == 0) c->query.ShrinkIfIdle(64 * 1024);
 }
 
 uint64_t Server::InvocationFlagsOf(const CommandSpec* spec,
@@ -137,6 +136,15 @@ bool Server::RefuseForMemory(const Client* c, const CommandSpec* spec) {
   }
   // Every command gives eviction its chance, whatever its flags (Redis evicts before each).
   pre_command_oom_ = evictor_.Perform() == Evictor::Result::kFail;
+  // Keys evicted for this command were removed before it ran: their invalidations, held as
+  // the running client's own would be, go out now, before its reply (as in Redis 7.0).
+  // Nothing else is held here: a top-level command's admission follows the previous
+  // command's SendHeldInvalidations and ReleaseHeldPushes.
+  tracking_.SendHeldInvalidations();
+  // So do the pushes the evictions made for the connection itself (held while it executes).
+  if (c->pending_pushes.Readable() != 0) {
+    if (Client* self = FindClient(c->id); self != nullptr) ReleaseHeldPushes(*self);
+  }
   if (!pre_command_oom_) return false;
   if ((spec->flags & kCmdDenyOom) != 0) return true;
   // Inside MULTI queueing itself takes memory, so everything is refused but the commands that

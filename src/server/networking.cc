@@ -75,8 +75,8 @@ Status Server::ListenAllTcp() {
   bound_bind_ = config_.bind;
   bound_port_ = config_.port;
   bound_tls_port_ = config_.tls_port;
-  std::vector<std::string> addrs = config_.bind;
-  if (addrs.empty()) addrs = {"*", "-::*"};
+  // An empty list listens nowhere over TCP (CONFIG SET bind ""): the default is "* -::*".
+  const std::vector<std::string>& addrs = config_.bind;
   for (bool tls : {false, true}) {
     const int port = tls ? config_.tls_port : config_.port;
     if (port == 0 || !open_kind[tls ? 1 : 0]) continue;
@@ -367,6 +367,9 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
                                                    : config_.requirepass.empty();
   c->authenticated = open_default || kind == ClientKind::kMasterLink;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
+  // A connection's reply buffer starts at 16 KB; the clients cron sizes it from its use.
+  c->out.Preallocate(ReplyBuffer::kStaticMax);
+  c->out_peak_reset_ms = c->ctime_ms;
   c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
   c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));
   event_add(c->read_ev.get(), nullptr);
@@ -399,8 +402,12 @@ void Server::OnReadable(Client* c) {
   // straight up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
   size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
-  if (missing >= kBigArgThreshold) want = missing;
-  c->query.Reserve(want);
+  if (missing >= kBigArgThreshold) {
+    want = missing;
+    c->query.ReserveExact(want);  // the argument's size, as Redis sizes it
+  } else {
+    c->query.Reserve(want);
+  }
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
   ++stats_.total_reads_processed;
   if (n == 0) {
@@ -421,6 +428,7 @@ void Server::AfterRead(Client* c, size_t n) {
   stats_.net_input_bytes += static_cast<uint64_t>(n);
   c->last_interaction_ms = c->last_read_ms = NowMs();
   keyspace_.command_clock.Update(c->last_read_ms);
+  if (c->query.Readable() > c->query_peak) c->query_peak = c->query.Readable();
   // The limit applies to the bytes not yet parsed into arguments, as in Redis (which moves
   // each parsed argument out of its query buffer): a command bigger than the limit in total,
   // made of arguments each within proto-max-bulk-len, is accepted.
@@ -490,6 +498,10 @@ void Server::AfterFlush(Client* c) {
     c->write_armed = true;
   }
   CheckOutputLimits(c);
+  // Replies the client did not read grow it without a command of its own (pushes to a
+  // subscriber or a redirect target, replies piling up): client eviction counts it again
+  // here, after each write, as Redis 7.0 does, not only when the cron comes round.
+  if (config_.maxmemory_clients != 0 && !c->closed) UpdateClientMemoryAndEvict(c);
 }
 
 void Server::CheckOutputLimits(Client* c) {
@@ -585,6 +597,13 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
   std::vector<Client*>& sd = shutdown_wait_.waiters;
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
+  // Its buffers go now, not when the object is freed at the end of the loop turn: memory
+  // checks later in this turn (key eviction after a client eviction, an output limit) must
+  // see it given back. Not while it executes: its arguments point into its query buffer.
+  if (!c->has_flag(kClientExecuting)) {
+    c->out.Clear();
+    c->query.ShrinkTo(0);
+  }
   c->read_ev.reset();
   c->write_ev.reset();
   if (c->tls != nullptr) c->tls->Shutdown();

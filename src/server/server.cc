@@ -414,16 +414,7 @@ void Server::Cron() {
         continue;
       }
       if (c->out.Readable() > 0) with_output.push_back(c);
-      // A connection that has sent nothing for two seconds and has no partial command gives
-      // its 16 KB read buffer back, and its reply buffer shrinks to 1 KB once written out
-      // (Redis trims idle query and reply buffers in its clients cron too): a thousand idle
-      // subscribers or pooled connections cost their state, not their buffers.
-      if (now - c->last_read_ms > kIdleBufferMs) {
-        if (c->query.Capacity() > 0 && c->query.Readable() == 0) c->query.Release();
-        if (c->out.static_capacity() > ReplyBuffer::kStaticMin && c->out.Readable() == 0) {
-          c->out.ShrinkIdle();
-        }
-      }
+      ResizeClientBuffers(c, now);
     }
     for (Client* c : expired) {
       log_.Log(LogLevel::kVerbose, "Closing idle client");
@@ -491,6 +482,34 @@ Server::MemoryStats Server::ReadMemoryStats() const {
   }
   if (m.allocated > used_memory_peak_) used_memory_peak_ = m.allocated;
   return m;
+}
+
+void Server::ResizeClientBuffers(Client* c, int64_t now) {
+  // The query buffer, as Redis 7.0's clients cron sizes it, and only when at least 4 KB of it
+  // is unused: a connection that sent nothing for two seconds gives back all the room it does
+  // not use (an idle pooled connection costs no read buffer); a buffer over 32 KB and more
+  // than twice what it held since the last look (the room one big argument left) shrinks to
+  // that peak, but never under the bytes it holds or the bulk argument being received.
+  constexpr size_t kQueryWasteMin = 4 * 1024;
+  constexpr size_t kQueryResizeThreshold = 32 * 1024;
+  ByteBuffer& q = c->query;
+  const size_t held = q.Readable();
+  const size_t missing = c->parser.bulk_bytes_missing(held);
+  if (q.Capacity() - held > kQueryWasteMin) {
+    if (now - c->last_read_ms > kIdleBufferMs) {
+      q.ShrinkTo(0);
+    } else if (q.Capacity() > kQueryResizeThreshold && q.Capacity() / 2 > c->query_peak) {
+      q.ShrinkTo(std::max(c->query_peak, held + missing));
+    }
+  }
+  // The next look compares with what the buffer holds from now on.
+  c->query_peak = held + missing;
+  // The reply buffer: by its peak use (ReplyBuffer::CronResize), the peak restarting every
+  // reply_peak_reset_ms_ (DEBUG REPLYBUFFER PEAK-RESET-TIME).
+  const bool reset =
+      reply_peak_reset_ms_ >= 0 && now - c->out_peak_reset_ms >= reply_peak_reset_ms_;
+  if (reset) c->out_peak_reset_ms = now;
+  c->out.CronResize(reply_buffer_resizing_, reset);
 }
 
 std::string Server::ClientInfoLine(const Client& c) const {

@@ -514,6 +514,11 @@ class Server : public WatchSink {
   // DEBUG PAUSE-CRON: while set the cron tick does nothing but end a CLIENT PAUSE whose time
   // is up (no active expiry, timeouts, leases, save points, statistics), as in Redis 7.0.
   void set_cron_paused(bool on) { cron_paused_ = on; }
+  // DEBUG REPLYBUFFER: how often the clients cron restarts a reply buffer's peak (ms; negative:
+  // never) and whether it resizes reply buffers at all (Redis 7.0's defaults: 5 s, yes).
+  static constexpr int64_t kReplyPeakResetDefaultMs = 5000;
+  void set_reply_peak_reset_ms(int64_t ms) { reply_peak_reset_ms_ = ms; }
+  void set_reply_buffer_resizing(bool on) { reply_buffer_resizing_ = on; }
 
   // --- driving the server without its event loop (tests/cpp/harness.h) ---------------------
   // These run exactly what the loop's callbacks would, at the clock's current time, and end
@@ -884,6 +889,11 @@ class Server : public WatchSink {
   ShutdownWait shutdown_wait_;
   ReplicaAcks* replica_acks_ = nullptr;
   bool cron_paused_ = false;
+  int64_t reply_peak_reset_ms_ = kReplyPeakResetDefaultMs;
+  bool reply_buffer_resizing_ = true;
+  // The clients cron's sizing of one connection's buffers (server.cc): the query buffer
+  // (idle, or much bigger than its recent peak) and the reply buffer (by its peak).
+  void ResizeClientBuffers(Client* c, int64_t now);
 
   std::deque<SlowlogEntry> slowlog_;
   uint64_t slowlog_next_id_ = 0;

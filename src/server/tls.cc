@@ -99,9 +99,14 @@ void Server::OnReadableTls(Client* c) {
   for (;;) {
     size_t want = kTlsReadChunk;
     size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
-    if (missing >= kTlsBigArgThreshold) want = missing;
+    const bool big = missing >= kTlsBigArgThreshold;
+    if (big) want = missing;
     if (total > 0) want = std::max<size_t>(t->Pending(), 1);
-    c->query.Reserve(want);
+    if (big) {
+      c->query.ReserveExact(want);
+    } else {
+      c->query.Reserve(want);
+    }
     ssize_t n = t->Read(c->query.WritePtr(), want);
     if (n == 0) {
       CloseClient(c, "Client closed connection");

@@ -7,6 +7,7 @@
 // the front when the consumed prefix is large. Memory comes from malloc (jemalloc).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +52,17 @@ class ByteBuffer {
     data_ = p;
     cap_ = new_cap;
   }
+  // Makes room for exactly n more bytes (no doubling): for the rest of a big argument whose
+  // length is known, so a 100 MB value costs 100 MB of buffer, not up to twice that.
+  void ReserveExact(size_t n) {
+    if (cap_ - wpos_ >= n) return;
+    Compact();
+    if (cap_ - wpos_ >= n) return;
+    char* p = static_cast<char*>(std::realloc(data_, wpos_ + n));
+    if (p == nullptr) throw std::bad_alloc();
+    data_ = p;
+    cap_ = wpos_ + n;
+  }
   // Frees the storage of an empty buffer (an idle connection's query buffer); the next
   // Reserve allocates again. Does nothing while bytes are readable.
   void Release() {
@@ -84,6 +96,23 @@ class ByteBuffer {
     wpos_ += s.size();
   }
   size_t Capacity() const { return cap_; }
+  // Gives back the room beyond max(cap, Readable()) bytes (the readable bytes move to the
+  // front); 0 on an empty buffer frees the storage. Never grows the buffer.
+  void ShrinkTo(size_t cap) {
+    const size_t keep = std::max(cap, wpos_ - rpos_);
+    if (keep >= cap_) return;
+    if (keep == 0) {
+      std::free(data_);
+      data_ = nullptr;
+      cap_ = rpos_ = wpos_ = 0;
+      return;
+    }
+    Compact();
+    char* p = static_cast<char*>(std::realloc(data_, keep));
+    if (p == nullptr) return;  // the bigger buffer is still valid
+    data_ = p;
+    cap_ = keep;
+  }
   // Frees the allocation when empty and larger than `keep` bytes (idle clients give memory back).
   void ShrinkIfIdle(size_t keep) {
     if (Readable() == 0 && cap_ > keep) {

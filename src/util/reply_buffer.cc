@@ -11,18 +11,33 @@ ReplyBuffer::~ReplyBuffer() {
   std::free(static_);
 }
 
-void ReplyBuffer::ShrinkIdle() {
-  if (send_ != sstart_ || !blocks_.empty()) return;
-  sstart_ = send_ = 0;
-  // Used more than half since the last call (a subscriber that still gets big bursts): keep
-  // it this time and start measuring again.
-  const bool busy = static_peak_ * 2 > static_cap_;
-  static_peak_ = 0;
-  if (busy || static_cap_ <= kStaticMin) return;
-  char* s = static_cast<char*>(std::realloc(static_, kStaticMin));
-  if (s == nullptr) return;  // keeping the bigger buffer is correct too
+void ReplyBuffer::Preallocate(size_t cap) {
+  if (static_cap_ != 0 || cap == 0) return;
+  static_ = static_cast<char*>(std::malloc(cap));
+  if (static_ == nullptr) throw std::bad_alloc();
+  static_cap_ = cap;
+  static_peak_ = cap;
+  fixed_ = true;
+}
+
+bool ReplyBuffer::CronResize(bool resize, bool reset_peak) {
+  if (!fixed_) return false;
+  size_t new_cap = static_cap_;
+  if (static_cap_ > kStaticMin && static_peak_ < static_cap_ / 2) {
+    new_cap = std::max(kStaticMin, static_peak_ + 1);
+  } else if (static_cap_ < kStaticMax && static_peak_ >= static_cap_) {
+    new_cap = std::min(kStaticMax, static_cap_ * 2);
+  }
+  if (reset_peak) static_peak_ = send_ - sstart_;
+  if (!resize || new_cap == static_cap_ || Readable() != 0) return false;
+  // Nothing is pending, so nothing is copied: a fresh allocation of the new size.
+  char* s = static_cast<char*>(std::malloc(new_cap));
+  if (s == nullptr) return false;  // keeping the current buffer is correct too
+  std::free(static_);
   static_ = s;
-  static_cap_ = kStaticMin;
+  static_cap_ = new_cap;
+  sstart_ = send_ = 0;
+  return true;
 }
 
 ReplyBuffer::Block* ReplyBuffer::NewBlock(size_t min_cap) {
@@ -46,7 +61,7 @@ void ReplyBuffer::AppendSlow(const char* p, size_t n) {
     // Grow the static buffer (1 KB doubling to 16 KB) while the bytes fit in it: small replies
     // never touch the block list, and an idle connection holds at most 16 KB.
     size_t pending = send_ - sstart_;
-    if (pending + n <= kStaticMax) {
+    if (!fixed_ && pending + n <= kStaticMax) {
       if (sstart_ > 0) {
         std::memmove(static_, static_ + sstart_, pending);
         sstart_ = 0;

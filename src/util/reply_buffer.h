@@ -1,7 +1,7 @@
 // ReplyBuffer: the bytes a client still has to be sent, kept as Redis keeps them: a small
 // per-client buffer first, then a list of fixed-size blocks.
 //
-// Layout:   static buffer [ consumed | pending ... ]        (1 KB, grows to 16 KB)
+// Layout:   static buffer [ consumed | pending ... ]        (1 KB .. 16 KB)
 //           blocks        [ consumed | pending | free ] -> [ ... ] -> ...  (16 KB each, or
 //                                                             one block as big as a bigger
 //                                                             single append)
@@ -15,6 +15,8 @@
 //   obl  = pending bytes in the static buffer, oll = number of blocks,
 //   omem = bytes allocated for blocks (an idle client, or one whose replies fit the static
 //          buffer, has omem=0), rbs = static buffer size, rbp = its peak use.
+// Sizing: a connection's static buffer starts at 16 KB and is resized by the clients cron from
+// its peak use (CronResize), as Redis 7.0 sizes its per-client buffer; appends never grow it.
 // Deferred lengths (a header known only after its elements) are inserted at an offset recorded
 // earlier with Readable(); nothing may be consumed in between (replies are written only at the
 // end of a loop turn, never in the middle of a command).
@@ -72,12 +74,19 @@ class ReplyBuffer {
   void Clear();
   // The pending bytes as one string (tests, diagnostics).
   std::string ToString() const;
-  // With nothing pending, gives a static buffer grown past its minimum back (it becomes
-  // kStaticMin again) unless more than half of it was used since the previous call, and
-  // resets the peak: an idle connection keeps 1 KB, not the 16 KB one big reply grew it to,
-  // while one that keeps receiving big bursts keeps its buffer. Does nothing while bytes are
-  // pending.
-  void ShrinkIdle();
+  // Gives a connection's buffer its Redis 7.0 shape: a static buffer of `cap` bytes from the
+  // start, its peak counted as full (so the first resize looks at real use), and no growth on
+  // demand afterwards: what does not fit goes to blocks, and only CronResize changes the size.
+  // A buffer never preallocated (pushes held for later, pseudo-clients) keeps growing its
+  // static buffer on demand up to kStaticMax and is never resized.
+  void Preallocate(size_t cap);
+  // The clients cron's step for a preallocated buffer, Redis 7.0's reply-buffer resizing: a
+  // static buffer whose peak since the last reset is under half its size shrinks to the peak
+  // plus one byte (at least kStaticMin); one used to the last byte doubles (at most
+  // kStaticMax). The size is decided before `reset_peak` restarts the peak from the bytes
+  // pending now, and applied only when `resize` is set and nothing is pending (a resize never
+  // moves bytes still to be written). Returns whether the size changed.
+  bool CronResize(bool resize, bool reset_peak);
 
   size_t static_used() const { return send_ - sstart_; }  // obl
   size_t static_capacity() const { return static_cap_; }  // rbs
@@ -102,6 +111,7 @@ class ReplyBuffer {
 
   char* static_ = nullptr;
   size_t static_cap_ = 0;
+  bool fixed_ = false;  // Preallocate()d: no growth on demand, CronResize sizes it
   size_t static_peak_ = 0;
   size_t sstart_ = 0;  // first pending byte of the static buffer
   size_t send_ = 0;    // end of its pending bytes

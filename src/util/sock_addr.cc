@@ -1,7 +1,10 @@
 #include "util/sock_addr.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
+
+#include <cerrno>
 
 namespace redistp {
 
@@ -18,6 +21,25 @@ std::string FormatSockAddr(const sockaddr_storage& ss) {
     return std::string(ip) + ":" + std::to_string(ntohs(s->sin6_port));
   }
   return "?:0";
+}
+
+int BindSourceAddr(int fd, int family, const std::string& addr) {
+  addrinfo hints{};
+  hints.ai_family = family;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(addr.c_str(), nullptr, &hints, &res) != 0) return EADDRNOTAVAIL;
+  int err = EADDRNOTAVAIL;
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+      err = 0;
+      break;
+    }
+    err = errno;
+  }
+  freeaddrinfo(res);
+  return err;
 }
 
 }  // namespace redistp

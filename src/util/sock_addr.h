@@ -1,5 +1,5 @@
 // Socket addresses as Redis prints them: "ip:port" (CLIENT LIST's addr/laddr, a replica's
-// master link, log lines).
+// master link, log lines), and the source address of outgoing connections.
 #pragma once
 
 #include <sys/socket.h>
@@ -10,5 +10,11 @@ namespace redistp {
 
 // "ip:port" of an IPv4 or IPv6 address; "?:0" for any other family.
 std::string FormatSockAddr(const sockaddr_storage& ss);
+
+// Binds the not yet connected socket `fd` (of address family `family`) to the local address
+// `addr` on a port the kernel picks, for an outgoing connection that must leave from that
+// address (bind-source-addr). Returns 0, or an errno-style code when no address `addr`
+// resolves to could be bound (EADDRNOTAVAIL when it resolves to none of this family).
+int BindSourceAddr(int fd, int family, const std::string& addr);
 
 }  // namespace redistp

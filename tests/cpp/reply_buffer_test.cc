@@ -133,22 +133,54 @@ TEST(ReplyBufferTest, AppendCopiesAnotherBuffer) {
   EXPECT_EQ(b.Readable(), 20000u);
 }
 
-TEST(ReplyBufferTest, ShrinkIdleGivesBackAGrownStaticBufferOnlyWhenWrittenOutAndQuiet) {
+TEST(ReplyBufferTest, PreallocatedBufferIsSizedByItsPeakNotByAppends) {
+  ReplyBuffer b;
+  b.Preallocate(ReplyBuffer::kStaticMax);
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
+  EXPECT_EQ(b.static_peak(), ReplyBuffer::kStaticMax);  // counted as full until a reset
+  // Full peak: nothing changes; the reset restarts the peak from what is pending (nothing).
+  EXPECT_FALSE(b.CronResize(true, true));
+  EXPECT_EQ(b.static_peak(), 0u);
+  // A quiet interval: down to the minimum.
+  EXPECT_TRUE(b.CronResize(true, true));
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
+  // A reply bigger than the buffer fills it and spills into a block; the buffer does not grow.
+  std::string big(3000, 'x');
+  b.Append(big);
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
+  EXPECT_EQ(b.block_count(), 1u);
+  EXPECT_EQ(b.static_peak(), ReplyBuffer::kStaticMin);
+  EXPECT_FALSE(b.CronResize(true, false));  // bytes pending: decided, not applied
+  b.Consume(big.size());
+  // Used to the last byte: it doubles, without the peak restarting (PEAK-RESET-TIME NEVER).
+  EXPECT_TRUE(b.CronResize(true, false));
+  EXPECT_EQ(b.static_capacity(), 2 * ReplyBuffer::kStaticMin);
+  // The peak (1 KB) is not under half of 2 KB: the size holds; the peak restarts (0).
+  EXPECT_FALSE(b.CronResize(true, true));
+  EXPECT_EQ(b.static_peak(), 0u);
+  // A small peak shrinks it to the peak plus one, never under the minimum.
+  b.Append(std::string(100, 'y'));
+  b.Consume(100);
+  EXPECT_TRUE(b.CronResize(true, true));
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
+  // Resizing off: the peak still restarts, the size never changes.
+  b.Append(std::string(1024, 'z'));
+  b.Consume(1024);
+  EXPECT_FALSE(b.CronResize(false, true));
+  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
+  b.Append("abc");
+  EXPECT_EQ(b.ToString(), "abc");
+}
+
+TEST(ReplyBufferTest, BufferNotPreallocatedGrowsOnDemandAndIsNeverResized) {
   ReplyBuffer b;
   std::string big(9000, 'x');
   b.Append(big);
   EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
-  b.ShrinkIdle();  // bytes pending: nothing happens
-  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
-  EXPECT_EQ(b.Readable(), big.size());
+  EXPECT_EQ(b.block_count(), 0u);
   b.Consume(big.size());
-  b.ShrinkIdle();  // used more than half since the last call: kept, peak reset
+  EXPECT_FALSE(b.CronResize(true, true));
   EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
-  EXPECT_EQ(b.static_peak(), 0u);
-  b.ShrinkIdle();  // quiet since: back to the minimum
-  EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMin);
-  b.Append("abc");
-  EXPECT_EQ(b.ToString(), "abc");
 }
 
 }  // namespace

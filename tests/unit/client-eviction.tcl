@@ -259,8 +259,11 @@ start_server {tags {client-eviction}} {
         set rd [redis_deferring_client]
         $rd client setname obuf
         $rd read
-        for {set i 0} {$i < 50} {incr i} { $rd get bigval }
-        $rd flush
+        # The server may close the connection before all 50 are sent.
+        catch {
+            for {set i 0} {$i < 50} {incr i} { $rd get bigval }
+            $rd flush
+        }
         ce_wait_gone obuf
         assert_equal 0 [s evicted_clients]
         $rd close
@@ -303,4 +306,64 @@ start_server {tags {client-eviction}} {
         r config set maxmemory-clients 0
         r config set maxmemory-policy noeviction
     }
+}
+
+# Memory that grows without a command of the client that holds it: invalidations written to a
+# redirect target, and BCAST prefixes.
+start_server {tags {client-eviction}} {
+    r client setname control
+    r client no-evict on
+
+    test {A redirect target filled by invalidations is evicted without the cron} {
+        set target [redis_deferring_client]
+        $target client setname redirected
+        $target read
+        $target client id
+        set id [$target read]
+        $target subscribe __redis__:invalidate
+        $target read
+        set tracker [redis_client]
+        $tracker client tracking on redirect $id bcast
+        # Every change of this 200 KB key sends its name to the target, which never reads.
+        set long_key [string repeat k [expr {200 * 1024}]]
+        set sha [$tracker script load "redis.call('incr', '$long_key')"]
+        r config set maxmemory-clients 3mb
+        # The cron must not be what notices: the write of the invalidation does.
+        r debug pause-cron 1
+        set evicted 0
+        for {set i 0} {$i < 200} {incr i} {
+            if {![ce_exists redirected]} {
+                set evicted 1
+                break
+            }
+            assert {[ce_mem redirected] < 3 * 1024 * 1024}
+            $tracker evalsha $sha 0
+        }
+        r debug pause-cron 0
+        assert_equal 1 $evicted
+        assert {[s evicted_clients] >= 1}
+        r config set maxmemory-clients 0
+        $tracker close
+        catch {$target close}
+    } {} {needs:debug needs:config}
+
+    test {A client with many tracking prefixes is evicted} {
+        set c [redis_client]
+        $c client setname prefixes
+        set prefixes {}
+        for {set i 0} {$i < 2000} {incr i} {
+            lappend prefixes prefix [format "p%05d:%s" $i [string repeat x 100]]
+        }
+        set base [ce_mem prefixes]
+        $c client tracking on bcast {*}$prefixes
+        set mem [ce_mem prefixes]
+        # 2000 prefixes of 107 bytes count in its memory.
+        assert {$mem > $base + 100000}
+        r config set maxmemory-clients [expr {[ce_total] - $mem / 2}]
+        # The next command of the client counts it again and evicts it.
+        catch {$c ping}
+        ce_wait_gone prefixes
+        r config set maxmemory-clients 0
+        catch {$c close}
+    } {} {needs:config}
 }

@@ -673,6 +673,49 @@ start_server {tags {tracking}} {
     }
 }
 
+# Eviction and blocking with tracking: keys evicted before a command runs are invalidated
+# before that command's reply, even on the connection whose command made the eviction happen;
+# a served waiter's own change comes after its reply.
+start_server {tags {tracking maxmemory}} {
+    test {Invalidations of keys evicted for a command come before its reply} {
+        r flushall
+        r config set latency-tracking no
+        set t [trk_tracker]
+        # Only keys with a TTL go: the tracked one.
+        r config set maxmemory-policy volatile-random
+        $t setex evictme 10000 x
+        $t get evictme
+        r config set maxmemory [expr {[s used_memory] + 100 * 1024}]
+        # 200 KB through SETBIT (its argument is small), then the next command must evict.
+        $t setbit bigbits 1600000 0
+        assert_equal {invalidate evictme} [$t getbit bigbits 0]
+        assert_equal 0 [$t read]
+        assert_equal 0 [r exists evictme]
+        r config set maxmemory 0
+        r config set maxmemory-policy noeviction
+        trk_close $t
+    } {} {needs:config}
+
+    test {A BLMOVE waiter that tracks its destination gets its reply, then the invalidation} {
+        r flushall
+        r rpush dstlist first
+        set rd [redis_deferring_client]
+        $rd hello 3
+        $rd read
+        $rd client tracking on
+        $rd read
+        $rd lrange dstlist 0 -1
+        assert_equal first [$rd read]
+        $rd blmove srclist dstlist left left 0
+        wait_for_blocked_clients_count 1
+        r rpush srclist moved
+        # Its own move changed the tracked list: the reply first, as for any own command.
+        assert_equal moved [$rd read]
+        assert_equal {invalidate dstlist} [$rd read]
+        trk_close $rd
+    }
+}
+
 start_server {tags {tracking redistp}} {
     # Redis 7.0.15 answers the error and then also OK (two replies to one command), tracking
     # on, when the clash is between two new prefixes after the first; redis-tp answers the
