@@ -28,22 +28,8 @@ BENCH_NAME=bench-acl
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 
-usage() { bench_usage 4 8 2; }
-
-OURS=$ROOT/src/redis-server
-REDIS=/usr/bin/redis-server
-REQUESTS=1000000
-ROUNDS=3
-while (($# > 0)); do
-  case $1 in
-    --ours) need_value "$1" "${2:-}" '.' && OURS=$2 && shift 2 ;;
-    --redis) need_value "$1" "${2:-}" '.' && REDIS=$2 && shift 2 ;;
-    --requests) need_value "$1" "${2:-}" '^[0-9]+$' && REQUESTS=$2 && shift 2 ;;
-    --rounds) need_value "$1" "${2:-}" '^[0-9]+$' && ROUNDS=$2 && shift 2 ;;
-    -h | --help) bench_usage 4 8 0 ;;
-    *) usage ;;
-  esac
-done
+usage() { bench_usage 4 8 "${1:-2}"; }
+bench_parse_pair_options "$@"
 
 readonly RULES=(on '>bench-pass' resetkeys resetchannels
   '~app:*' '~cache:*' '~lock:*' '~queue:*' '~session:*' '~user:*' '~order:*' '~stats:*'

@@ -25,22 +25,8 @@ BENCH_NAME=bench-tls
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 
-usage() { bench_usage 4 8 2; }
-
-OURS=$ROOT/src/redis-server
-REDIS=/usr/bin/redis-server
-REQUESTS=1000000
-ROUNDS=3
-while (($# > 0)); do
-  case $1 in
-    --ours) need_value "$1" "${2:-}" '.' && OURS=$2 && shift 2 ;;
-    --redis) need_value "$1" "${2:-}" '.' && REDIS=$2 && shift 2 ;;
-    --requests) need_value "$1" "${2:-}" '^[0-9]+$' && REQUESTS=$2 && shift 2 ;;
-    --rounds) need_value "$1" "${2:-}" '^[0-9]+$' && ROUNDS=$2 && shift 2 ;;
-    -h | --help) bench_usage 4 8 0 ;;
-    *) usage ;;
-  esac
-done
+usage() { bench_usage 4 8 "${1:-2}"; }
+bench_parse_pair_options "$@"
 
 CERTS=$(mktemp -d "${TMPDIR:-/tmp}/bench-tls-certs.XXXXXX")
 declare -A TLS_PORT=() TLS_PID=()
@@ -97,8 +83,19 @@ start_tls_side() {
   return 1
 }
 
-start_tls_side ours "$OURS" || die "could not start $OURS with TLS"
-start_tls_side redis "$REDIS" || die "could not start $REDIS with TLS"
+# A drawn port can still be taken when the server binds it (a closing connection of an earlier
+# run): a few attempts, as bench_start makes.
+start_with_retries() {
+  local attempt
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    start_tls_side "$1" "$2" && return 0
+    kill -TERM "${TLS_PID[$1]:-0}" 2>/dev/null || true
+    grep -qi 'address already in use' "${BENCH_DIR[$1]}/server.log" 2>/dev/null || return 1
+  done
+  return 1
+}
+start_with_retries ours "$OURS" || die "could not start $OURS with TLS"
+start_with_retries redis "$REDIS" || die "could not start $REDIS with TLS"
 bench_probe_cpu_source ours
 bench_probe_cpu_source redis
 

@@ -424,9 +424,16 @@ AclVerdict CheckSelector(const AclSelector& sel, const CommandSpec& spec,
     if (!ok) return {AclVerdict::kCommand, 0};
   }
   if (!sel.all_keys && CommandHasKeys(spec)) {
-    for (const KeyRef& k : FindKeys(spec, args, KeySearch::kSpecs)) {
-      if (!KeyAllowed(sel, args[static_cast<size_t>(k.index)], NeededPerms(k.flags))) {
-        return {AclVerdict::kKey, k.index};
+    KeyRef one{};
+    if (FindSingleFixedKey(spec, args.size(), &one)) {
+      if (!KeyAllowed(sel, args[static_cast<size_t>(one.index)], NeededPerms(one.flags))) {
+        return {AclVerdict::kKey, one.index};
+      }
+    } else {
+      for (const KeyRef& k : FindKeys(spec, args, KeySearch::kSpecs)) {
+        if (!KeyAllowed(sel, args[static_cast<size_t>(k.index)], NeededPerms(k.flags))) {
+          return {AclVerdict::kKey, k.index};
+        }
       }
     }
   }

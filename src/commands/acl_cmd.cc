@@ -111,7 +111,7 @@ void CollectCategory(const std::vector<CommandSpec>& rows, uint64_t bit,
 
 void AclCatCommand(CommandContext& c) {
   if (c.args.size() > 3) {
-    c.reply.Error(err::WrongArity("acl|cat"));
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "ACL"));
     return;
   }
   if (c.args.size() == 2) {
@@ -135,7 +135,7 @@ void AclCatCommand(CommandContext& c) {
 
 void AclGenPassCommand(CommandContext& c) {
   if (c.args.size() > 3) {
-    c.reply.Error(err::WrongArity("acl|genpass"));
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "ACL"));
     return;
   }
   int64_t bits = 256;
@@ -168,7 +168,7 @@ void AclGenPassCommand(CommandContext& c) {
 
 void AclLogCommand(CommandContext& c) {
   if (c.args.size() > 3) {
-    c.reply.Error(err::WrongArity("acl|log"));
+    c.reply.Error(err::SubcommandSyntax(c.args[1], "ACL"));
     return;
   }
   Acl& acl = Acl::Of(c.server);

@@ -419,6 +419,33 @@ void HelpSub(CommandContext& c) {
   std::abort();  // only if the mapping failed: still a crash with a report
 }
 
+constexpr size_t kChainRows = 50;  // Redis caps its chain-length histogram at 50 rows
+
+// The figures both tables print after their header, in Redis's layout: sizes, the chain
+// lengths and their distribution (rows[i]: how many chains of length i, the last row holding
+// the longer ones).
+void AppendChainSummary(size_t size, size_t used, size_t chains, size_t max_chain,
+                        double avg_counted, double avg_computed, const size_t (&rows)[kChainRows],
+                        std::string* out) {
+  char line[160];
+  std::snprintf(line, sizeof(line),
+                " table size: %zu\n number of elements: %zu\n different slots: %zu\n"
+                " max chain length: %zu\n",
+                size, used, chains, max_chain);
+  out->append(line);
+  std::snprintf(line, sizeof(line),
+                " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
+                " Chain length distribution:\n",
+                avg_counted, avg_computed);
+  out->append(line);
+  for (size_t i = 0; i < kChainRows; ++i) {
+    if (rows[i] == 0) continue;
+    std::snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, rows[i],
+                  static_cast<double>(rows[i]) * 100.0 / static_cast<double>(size));
+    out->append(line);
+  }
+}
+
 // One table of a hash table in Redis's DEBUG HTSTATS layout: size, elements, used buckets,
 // the longest chain, the mean chain length over used buckets (counted and computed, equal
 // here: no element is lost between the two counts), and how many buckets hold chains of each
@@ -435,34 +462,19 @@ void AppendTableStats(const Table& t, int index, std::string* out) {
     out->append("No stats available for empty dictionaries\n");
     return;
   }
-  constexpr size_t kRows = 50;
-  size_t rows[kRows] = {};
+  size_t rows[kChainRows] = {};
   size_t slots = 0, max_chain = 0, total_chain = 0;
   for (size_t i = 0; i < size; ++i) {
     const size_t len = t.ChainLength(index, i);
-    ++rows[len < kRows ? len : kRows - 1];
+    ++rows[len < kChainRows ? len : kChainRows - 1];
     if (len == 0) continue;
     ++slots;
     total_chain += len;
     if (len > max_chain) max_chain = len;
   }
-  std::snprintf(line, sizeof(line),
-                " table size: %zu\n number of elements: %zu\n different slots: %zu\n"
-                " max chain length: %zu\n",
-                size, used, slots, max_chain);
-  out->append(line);
-  std::snprintf(line, sizeof(line),
-                " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
-                " Chain length distribution:\n",
-                static_cast<double>(total_chain) / static_cast<double>(slots),
-                static_cast<double>(used) / static_cast<double>(slots));
-  out->append(line);
-  for (size_t i = 0; i < kRows; ++i) {
-    if (rows[i] == 0) continue;
-    std::snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, rows[i],
-                  static_cast<double>(rows[i]) * 100.0 / static_cast<double>(size));
-    out->append(line);
-  }
+  AppendChainSummary(size, used, slots, max_chain,
+                     static_cast<double>(total_chain) / static_cast<double>(slots),
+                     static_cast<double>(used) / static_cast<double>(slots), rows, out);
 }
 
 template <typename Table>
@@ -483,12 +495,11 @@ void AppendExpiresStats(const PtrSet& set, std::string* out) {
     out->append("No stats available for empty dictionaries\n");
     return;
   }
-  constexpr size_t kRows = 50;
-  size_t rows[kRows] = {};
+  size_t rows[kChainRows] = {};
   size_t runs = 0, max_run = 0, run = 0;
   auto close_run = [&] {
     if (run == 0) return;
-    ++rows[run < kRows ? run : kRows - 1];
+    ++rows[run < kChainRows ? run : kChainRows - 1];
     ++runs;
     if (run > max_run) max_run = run;
     run = 0;
@@ -502,24 +513,8 @@ void AppendExpiresStats(const PtrSet& set, std::string* out) {
     }
   }
   close_run();  // a run reaching the last slot (it wraps; counted as its own run here)
-  char line[160];
   const double avg = static_cast<double>(set.size()) / static_cast<double>(runs);
-  std::snprintf(line, sizeof(line),
-                " table size: %zu\n number of elements: %zu\n different slots: %zu\n"
-                " max chain length: %zu\n",
-                size, set.size(), runs, max_run);
-  out->append(line);
-  std::snprintf(line, sizeof(line),
-                " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
-                " Chain length distribution:\n",
-                avg, avg);
-  out->append(line);
-  for (size_t i = 0; i < kRows; ++i) {
-    if (rows[i] == 0) continue;
-    std::snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, rows[i],
-                  static_cast<double>(rows[i]) * 100.0 / static_cast<double>(size));
-    out->append(line);
-  }
+  AppendChainSummary(size, set.size(), runs, max_run, avg, avg, rows, out);
 }
 
 // DEBUG HTSTATS <dbid>: the key table of a database (and a rehash under way), then its TTL

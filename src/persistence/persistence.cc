@@ -14,6 +14,7 @@
 #include "protocol/errors.h"
 #include "scripting/function_engine.h"
 #include "server/proc_title.h"
+#include "util/signal_log.h"
 
 namespace redistp {
 namespace {
@@ -22,41 +23,11 @@ namespace {
 // reach globals; the child is single-threaded, so nothing races on it).
 char g_child_log_path[1024];
 
-// Appends the decimal form of v to buf at *len (async-signal-safe, unlike snprintf).
-void AppendNumber(char* buf, size_t* len, size_t cap, long long v) {
-  char digits[24];
-  int n = 0;
-  unsigned long long u = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : v;
-  do {
-    digits[n++] = static_cast<char>('0' + u % 10);
-    u /= 10;
-  } while (u != 0 && n < 23);
-  if (v < 0 && *len < cap) buf[(*len)++] = '-';
-  while (n > 0 && *len < cap) buf[(*len)++] = digits[--n];
-}
-
-void AppendText(char* buf, size_t* len, size_t cap, const char* text) {
-  while (*text != '\0' && *len < cap) buf[(*len)++] = *text++;
-}
-
 // The parent stops a child with SIGUSR1 (a new FLUSHALL, SHUTDOWN, CONFIG SET appendonly no):
 // the child says so in Redis's signal-handler log format and exits with 255, which ReapChild
 // reads as "ended by SIGUSR1" (the parent's own doing, no failure). Only async-signal-safe calls.
 void ChildSigusr1(int) {
-  char line[160];
-  size_t len = 0;
-  AppendNumber(line, &len, sizeof(line), static_cast<long long>(getpid()));
-  AppendText(line, &len, sizeof(line), ":signal-handler (");
-  AppendNumber(line, &len, sizeof(line), static_cast<long long>(time(nullptr)));
-  AppendText(line, &len, sizeof(line), ") Received SIGUSR1 in child, exiting now.\n");
-  int fd = g_child_log_path[0] == '\0'
-               ? STDOUT_FILENO
-               : open(g_child_log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    ssize_t ignored = write(fd, line, len);
-    (void)ignored;
-    if (fd != STDOUT_FILENO) close(fd);
-  }
+  SignalSafeLog(g_child_log_path, "Received SIGUSR1 in child, exiting now.");
   _exit(kChildStoppedExit);
 }
 

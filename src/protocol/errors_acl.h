@@ -50,7 +50,8 @@ inline constexpr std::string_view kAclGenpassBits =
     "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
     "number up to 4096";
 inline std::string AclUnknownCategory(std::string_view name) {
-  return "ERR Unknown category '" + std::string(UpToNul(name)) + "'";
+  // Redis prints at most 128 bytes of the name.
+  return "ERR Unknown category '" + std::string(UpToNul(name).substr(0, 128)) + "'";
 }
 inline std::string AclUserNotFound(std::string_view name) {
   return "ERR User '" + std::string(UpToNul(name)) + "' not found";

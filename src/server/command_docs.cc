@@ -260,6 +260,19 @@ std::vector<KeyRef> FindKeys(const CommandSpec& spec, const std::vector<std::str
   return {};
 }
 
+bool FindSingleFixedKey(const CommandSpec& spec, size_t argc, KeyRef* key) {
+  const CommandDoc& doc = spec.doc;
+  if (doc.key_specs.size() != 1 || doc.refine_key_flags != nullptr) return false;
+  const KeySpec& ks = doc.key_specs[0];
+  if (ks.begin != KeyBegin::kIndex || ks.find != KeyFind::kRange || ks.last_key != 0 ||
+      ks.index <= 0 || static_cast<size_t>(ks.index) >= argc ||
+      (ks.flags & (kKeyNotKey | kKeyIncomplete)) != 0) {
+    return false;
+  }
+  *key = {ks.index, ks.flags};
+  return true;
+}
+
 int AtoiLike(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;

@@ -100,17 +100,21 @@ void WriteServerState(int fd, Server& server, const std::function<std::string()>
   }
 }
 
+// Where a report from a signal handler goes: the log file when one is set (opened with
+// async-signal-safe calls only; *close_fd tells the caller to close it), else standard output.
+int OpenReportFd(bool* close_fd) {
+  *close_fd = false;
+  if (g_crash == nullptr || g_crash->server->log().file().empty()) return STDOUT_FILENO;
+  int f = open(g_crash->server->log().file().c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (f < 0) return STDOUT_FILENO;
+  *close_fd = true;
+  return f;
+}
+
 void OnFatalSignal(int sig, siginfo_t* info, void* uc) {
   // One-shot (SA_RESETHAND): a fault from here on takes the default action at once.
-  int fd = STDOUT_FILENO;
   bool close_fd = false;
-  if (g_crash != nullptr && !g_crash->server->log().file().empty()) {
-    int f = open(g_crash->server->log().file().c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-    if (f >= 0) {
-      fd = f;
-      close_fd = true;
-    }
-  }
+  const int fd = OpenReportFd(&close_fd);
   char line[256];
   WriteText(fd, "\n\n=== REDIS BUG REPORT START: Cut & paste starting from here ===\n");
   std::snprintf(line, sizeof(line), "Redis %s crashed by signal: %d, si_code: %d", kRedisVersion,
@@ -176,15 +180,8 @@ void ApplyCrashLogSetting(bool enabled) {
 volatile sig_atomic_t g_watchdog_ms = 0;
 
 void OnWatchdog(int /*sig*/, siginfo_t* /*info*/, void* uc) {
-  int fd = STDOUT_FILENO;
   bool close_fd = false;
-  if (g_crash != nullptr && !g_crash->server->log().file().empty()) {
-    int f = open(g_crash->server->log().file().c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-    if (f >= 0) {
-      fd = f;
-      close_fd = true;
-    }
-  }
+  const int fd = OpenReportFd(&close_fd);
   WriteText(fd, "\n");
   WriteLogLine(fd, "--- WATCHDOG TIMER EXPIRED ---");
   WriteText(fd, "\n------ STACK TRACE ------\nEIP:\n");

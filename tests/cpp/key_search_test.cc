@@ -131,6 +131,36 @@ TEST(KeySearchTest, EveryRowsKeysLieInsideTheLine) {
   EXPECT_GT(rows, 200u);
 }
 
+// The shortcut for one fixed key answers as the full search wherever it answers, and answers
+// for the common rows (it is what keeps a restricted user's check cheap).
+TEST(KeySearchTest, TheSingleKeyShortcutAgreesWithTheSearch) {
+  Harness h;
+  size_t answered = 0;
+  ForEachRow(h.server().commands(), [&](const CommandSpec& spec) {
+    for (bool full : {false, true}) {
+      Sample s = SampleOf(spec, full);
+      std::vector<std::string_view> args(s.words.begin(), s.words.end());
+      for (size_t n = 1; n <= args.size(); ++n) {
+        std::vector<std::string_view> cut(args.begin(), args.begin() + static_cast<ptrdiff_t>(n));
+        KeyRef one{};
+        if (!FindSingleFixedKey(spec, cut.size(), &one)) continue;
+        ++answered;
+        std::vector<KeyRef> all = FindKeys(spec, cut, KeySearch::kSpecs);
+        ASSERT_EQ(all.size(), 1u) << spec.full_name << " cut at " << n;
+        EXPECT_EQ(all[0].index, one.index) << spec.full_name;
+        EXPECT_EQ(all[0].flags, one.flags) << spec.full_name;
+      }
+    }
+  });
+  EXPECT_GT(answered, 100u);
+  const CommandSpec* get = h.server().commands().Find("get");
+  ASSERT_NE(get, nullptr);
+  KeyRef one{};
+  EXPECT_TRUE(FindSingleFixedKey(*get, 2, &one));
+  EXPECT_EQ(one.index, 1);
+  EXPECT_FALSE(FindSingleFixedKey(*get, 1, &one));  // the line stops before the key
+}
+
 TEST(KeySearchTest, SpecsFindTheDocumentedKeysAndTheProcedureAgrees) {
   Harness h;
   size_t checked = 0;

@@ -93,11 +93,6 @@ proc wait_for_no_child {{level 0}} {
     }
 }
 
-# Reports a test as skipped, with the reason (the full-disk tests without root or tmpfs).
-proc skip_test {name why} {
-    incr ::test::skipped
-    ::test::emit "\[skip\]: $name ($why)"
-}
 
 # Mounts a tmpfs of `size` (e.g. 2m) on a new directory under tests/tmp and returns its path,
 # or returns "" and sets ::faults::why when that cannot be done here.

@@ -160,6 +160,13 @@ proc tags {tags code} {
 # test name body ?expected? ?tags?: runs body in the caller's scope and
 # reports.  expected, when given and not empty, must equal (or glob-match)
 # the body's result; tags apply to this test only.
+# Reports a test as skipped, with the reason (a machine without what the test needs, or a
+# known difference the file names), so the skip shows in the run's output and its count.
+proc skip_test {name why} {
+    incr ::test::skipped
+    ::test::emit "\[skip\]: $name ($why)"
+}
+
 proc test {name code {expected __no_expectation__} {tags {}}} {
     set why [::test::skip_reason [concat [::test::current_tags] $tags]]
     if {$why ne ""} {

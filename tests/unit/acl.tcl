@@ -384,6 +384,16 @@ start_server {tags {acl}} {
         assert_error {ERR value is not an integer or out of range} {r acl genpass x}
     }
 
+    test {ACL CAT, GENPASS and LOG with too many arguments, and a long category name} {
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'cat'. Try ACL HELP.} {r acl cat a b}
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'GENPASS'. Try ACL HELP.} {r acl GENPASS 1 2}
+        assert_error {ERR unknown subcommand or wrong number of arguments for 'log'. Try ACL HELP.} {r acl log reset x}
+        # The name is cut at 128 bytes in the error.
+        set e ""
+        catch {r acl cat [string repeat x 200]} e
+        assert_equal "ERR Unknown category '[string repeat x 128]'" $e
+    }
+
     test {ACL LOAD and SAVE need an aclfile} {
         assert_error {ERR This Redis instance is not configured to use an ACL file.*} {r acl load}
         assert_error {ERR This Redis instance is not configured to use an ACL file.*} {r acl save}

@@ -452,7 +452,11 @@ start_server {tags {maxmemory external:skip}} {
         return [expr {[s evicted_clients] > 0 || [s evicted_keys] > 0}]
     }
 
-    proc mmc_left_out {args} {}
+    # Known difference, reported as a skip rather than hidden: with client eviction on, ours
+    # evicts the MGET clients but also some keys, where Redis evicts only the clients.
+    proc mmc_left_out {name args} {
+        skip_test $name {with client eviction on, redis-tp also evicts keys here (known difference)}
+    }
 
     proc mmc_done {} {
         r config set maxmemory 0

@@ -45,6 +45,8 @@ start_server {tags {networking external:skip}} {
         set master_port [srv -1 port]
         # 127.0.0.2 is no loopback address protected mode accepts: open it for the test.
         r -1 config set protected-mode no
+        # A full sync starts at once rather than after the diskless delay (5 s by default).
+        r -1 config set repl-diskless-sync-delay 0
 
         test {CONFIG SET bind-source-addr: the replication link leaves from it} {
             assert_equal {bind-source-addr {}} [r config get bind-source-addr]

@@ -222,6 +222,27 @@ require_alive() {
   fi
 }
 
+# Parses the options of a two-server benchmark into OURS, REDIS, REQUESTS and ROUNDS (defaults:
+# src/redis-server, Debian's Redis, 1000000, 3): --ours PATH --redis PATH --requests N
+# --rounds N -h/--help. Bad usage and --help go to the calling script's `usage [status]`.
+# shellcheck disable=SC2034  # the variables are the caller's
+bench_parse_pair_options() {
+  OURS=$ROOT/src/redis-server
+  REDIS=/usr/bin/redis-server
+  REQUESTS=1000000
+  ROUNDS=3
+  while (($# > 0)); do
+    case $1 in
+      --ours) need_value "$1" "${2:-}" '.' && OURS=$2 && shift 2 ;;
+      --redis) need_value "$1" "${2:-}" '.' && REDIS=$2 && shift 2 ;;
+      --requests) need_value "$1" "${2:-}" '^[0-9]+$' && REQUESTS=$2 && shift 2 ;;
+      --rounds) need_value "$1" "${2:-}" '^[0-9]+$' && ROUNDS=$2 && shift 2 ;;
+      -h | --help) usage 0 ;;
+      *) usage ;;
+    esac
+  done
+}
+
 # Prints the value of field NAME in a tool result line ("result name=x kind=y a=1 ...").
 field() {
   awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
