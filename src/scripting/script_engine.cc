@@ -560,42 +560,46 @@ void ScriptEngine::WriteErrorReply(lua_State* L, ReplyBuilder& reply) {
 }
 
 int ScriptEngine::AclCheckFromLua(lua_State* L) {
+  // lua_error longjmps past C++ destructors: nothing owning memory may live in this frame when
+  // it raises, so the arguments go into the engine's own buffers (as redis.call's do).
   auto raise = [&](std::string_view msg) -> int {
+    args_.clear();
     PushCodedErrorTable(L, msg);
     return lua_error(L);
   };
   const int argc = lua_gettop(L);
   if (argc == 0) return raise(err::kScriptNoArgs);
   // The arguments as redis.call takes them: strings, and numbers in its format.
-  std::vector<std::string> storage(static_cast<size_t>(argc));
-  std::vector<std::string_view> args;
+  args_.clear();
+  if (num_args_.size() < static_cast<size_t>(argc)) num_args_.resize(static_cast<size_t>(argc));
   for (int i = 1; i <= argc; ++i) {
     const int t = lua_type(L, i);
     if (t == LUA_TSTRING) {
       size_t len = 0;
       const char* s = lua_tolstring(L, i, &len);
-      args.emplace_back(s, len);
+      args_.emplace_back(s, len);
     } else if (t == LUA_TNUMBER) {
-      args.push_back(FormatNumberArg(lua_tonumber(L, i), &storage[static_cast<size_t>(i - 1)]));
+      args_.push_back(FormatNumberArg(lua_tonumber(L, i), &num_args_[static_cast<size_t>(i - 1)]));
     } else {
       return raise(err::kScriptBadArgs);
     }
   }
-  const CommandSpec* spec = server_.commands().Find(args[0]);
-  if (spec != nullptr && !spec->subcommands.empty() && args.size() >= 2) {
-    spec = spec->FindSubcommand(args[1]);
+  const CommandSpec* spec = server_.commands().Find(args_[0]);
+  if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
+    spec = spec->FindSubcommand(args_[1]);
   }
   if (spec == nullptr) return raise(err::kScriptAclCheckUnknown);
   bool allowed = true;
   // Without an installed ACL (no user was ever configured) everyone may run everything.
   if (server_.authorizer() != nullptr && running_ && run_.caller != nullptr) {
     // A call short of the command's arity names no keys to judge: only the command counts.
-    const bool arity_ok = spec->arity >= 0 ? args.size() == static_cast<size_t>(spec->arity)
-                                           : args.size() >= static_cast<size_t>(-spec->arity);
-    if (!arity_ok) args.resize(spec->parent != nullptr ? 2 : 1);
+    const bool arity_ok = spec->arity >= 0 ? args_.size() == static_cast<size_t>(spec->arity)
+                                           : args_.size() >= static_cast<size_t>(-spec->arity);
+    if (!arity_ok) args_.resize(spec->parent != nullptr ? 2 : 1);
     const AclUser& user = Acl::Of(server_).UserOf(*run_.caller);
-    allowed = user.unrestricted || AclCheckCommand(user, *spec, args).kind == AclVerdict::kOk;
+    allowed = user.unrestricted || AclCheckCommand(user, *spec, args_).kind == AclVerdict::kOk;
   }
+  args_.clear();
   lua_settop(L, 0);
   lua_pushboolean(L, allowed ? 1 : 0);
   return 1;

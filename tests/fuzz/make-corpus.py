@@ -94,6 +94,9 @@ LUA_CRASHERS = [
     "redis.setresp(1/0)",
     "return {pcall(redis.set_repl, 0/0), pcall(redis.log, -1/0, 'x'), pcall(redis.setresp, 2^40)}",
     "return {math.random(-2^31, 2^31 - 1), math.random(0, 2^31 - 1), math.random(-2^31, -1)}",
+    # found by the fuzzer: redis.acl_check_cmd raised its error with a vector alive (LSan)
+    "return redis.acl_check_cmd('get', {})",
+    "return {pcall(redis.acl_check_cmd, 'nosuch', 'a'), pcall(redis.acl_check_cmd, 'get', 1.5, {})}",
 ]
 
 
