@@ -559,6 +559,33 @@ void ScriptEngine::WriteErrorReply(lua_State* L, ReplyBuilder& reply) {
   }
 }
 
+namespace {
+
+// The arguments of redis.call / redis.acl_check_cmd as the command line: strings as they are,
+// numbers in redis.call's format (their text kept in *nums). Into the engine's own buffers,
+// never the caller's frame: the callers raise Lua errors, which longjmp past destructors. False
+// at the first argument of another type.
+bool ReadCallArgs(lua_State* L, int argc, std::vector<std::string_view>* args,
+                  std::vector<std::string>* nums) {
+  args->clear();
+  if (nums->size() < static_cast<size_t>(argc)) nums->resize(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; ++i) {
+    const int t = lua_type(L, i);
+    if (t == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      args->emplace_back(s, len);
+    } else if (t == LUA_TNUMBER) {
+      args->push_back(FormatNumberArg(lua_tonumber(L, i), &(*nums)[static_cast<size_t>(i - 1)]));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 int ScriptEngine::AclCheckFromLua(lua_State* L) {
   // lua_error longjmps past C++ destructors: nothing owning memory may live in this frame when
   // it raises, so the arguments go into the engine's own buffers (as redis.call's do).
@@ -570,20 +597,7 @@ int ScriptEngine::AclCheckFromLua(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 0) return raise(err::kScriptNoArgs);
   // The arguments as redis.call takes them: strings, and numbers in its format.
-  args_.clear();
-  if (num_args_.size() < static_cast<size_t>(argc)) num_args_.resize(static_cast<size_t>(argc));
-  for (int i = 1; i <= argc; ++i) {
-    const int t = lua_type(L, i);
-    if (t == LUA_TSTRING) {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, i, &len);
-      args_.emplace_back(s, len);
-    } else if (t == LUA_TNUMBER) {
-      args_.push_back(FormatNumberArg(lua_tonumber(L, i), &num_args_[static_cast<size_t>(i - 1)]));
-    } else {
-      return raise(err::kScriptBadArgs);
-    }
-  }
+  if (!ReadCallArgs(L, argc, &args_, &num_args_)) return raise(err::kScriptBadArgs);
   const CommandSpec* spec = server_.commands().Find(args_[0]);
   if (spec != nullptr && !spec->subcommands.empty() && args_.size() >= 2) {
     spec = spec->FindSubcommand(args_[1]);
@@ -616,20 +630,7 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   const int argc = lua_gettop(L);
   if (argc == 0) return fail(err::kScriptNoArgs);
   if (!running_) return fail(err::kScriptCallOutside);
-  args_.clear();
-  if (num_args_.size() < static_cast<size_t>(argc)) num_args_.resize(static_cast<size_t>(argc));
-  for (int i = 1; i <= argc; ++i) {
-    int t = lua_type(L, i);
-    if (t == LUA_TSTRING) {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, i, &len);
-      args_.emplace_back(s, len);
-    } else if (t == LUA_TNUMBER) {
-      args_.push_back(FormatNumberArg(lua_tonumber(L, i), &num_args_[static_cast<size_t>(i - 1)]));
-    } else {
-      return fail(err::kScriptBadArgs);
-    }
-  }
+  if (!ReadCallArgs(L, argc, &args_, &num_args_)) return fail(err::kScriptBadArgs);
   // The command passes the server's admission gate like any other (server/admission.h), with
   // the script's own rules (read-only, allow-oom, written yet) and Redis's script texts: an
   // unknown command, wrong arity, a no-script command, a write from a read-only script, OOM
