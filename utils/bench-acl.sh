@@ -50,17 +50,9 @@ done
 
 # One redis-benchmark run; prints "req_per_sec us_per_req" for test $3 (set or get).
 run_one() {
-  local side=$1 user=$2 test=$3 auth=() out rps cpu0 cpu1
+  local side=$1 user=$2 test=$3 auth=()
   [[ $user == bench ]] && auth=(--user bench -a bench-pass)
-  cpu0=$(bench_cpu_seconds "$side")
-  out=$(timeout 600 redis-benchmark -h 127.0.0.1 -p "${BENCH_PORT[$side]}" "${auth[@]}" \
-    -c 50 -P 16 -r 100000 -n "$REQUESTS" -t "$test" -q 2>/dev/null | tr '\r' '\n' |
-    grep -E 'requests per second' | tail -1) || die "redis-benchmark failed on $side"
-  cpu1=$(bench_cpu_seconds "$side")
-  require_alive "$side" "$test as $user"
-  rps=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } }' <<<"$out")
-  awk -v r="$rps" -v a="$cpu0" -v b="$cpu1" -v n="$REQUESTS" \
-    'BEGIN { printf "%s %.4f\n", r, (b - a) * 1e6 / n }'
+  bench_p16_run "$side" "$test as $user" "$test" -p "${BENCH_PORT[$side]}" "${auth[@]}"
 }
 
 declare -A RPS=() CPU=()

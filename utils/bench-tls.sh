@@ -101,21 +101,12 @@ bench_probe_cpu_source redis
 
 # One redis-benchmark run; prints "req_per_sec us_per_req".
 run_one() {
-  local side=$1 transport=$2 test=$3 args=() out rps cpu0 cpu1
+  local side=$1 transport=$2 test=$3
   if [[ $transport == tls ]]; then
-    args=(-p "${TLS_PORT[$side]}" "${TLS_CLIENT[@]}")
+    bench_p16_run "$side" "$test over tls" "$test" -p "${TLS_PORT[$side]}" "${TLS_CLIENT[@]}"
   else
-    args=(-p "${BENCH_PORT[$side]}")
+    bench_p16_run "$side" "$test over plain" "$test" -p "${BENCH_PORT[$side]}"
   fi
-  cpu0=$(bench_cpu_seconds "$side")
-  out=$(timeout 600 redis-benchmark -h 127.0.0.1 "${args[@]}" -c 50 -P 16 -r 100000 \
-    -n "$REQUESTS" -t "$test" -q 2>/dev/null | tr '\r' '\n' |
-    grep -E 'requests per second' | tail -1) || die "redis-benchmark failed on $side"
-  cpu1=$(bench_cpu_seconds "$side")
-  require_alive "$side" "$test over $transport"
-  rps=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } }' <<<"$out")
-  awk -v r="$rps" -v a="$cpu0" -v b="$cpu1" -v n="$REQUESTS" \
-    'BEGIN { printf "%s %.4f\n", r, (b - a) * 1e6 / n }'
 }
 
 declare -A RPS=() CPU=()

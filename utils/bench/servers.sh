@@ -243,6 +243,24 @@ bench_parse_pair_options() {
   done
 }
 
+# One `redis-benchmark -c 50 -P 16 -r 100000 -n REQUESTS -t TEST` run against SIDE, with the
+# connection options given after TEST (port, TLS, user); prints "req_per_sec us_per_req", the
+# second from the server's own CPU time around the run. WHAT names the run in errors.
+# Usage: bench_p16_run SIDE WHAT TEST OPTION...
+bench_p16_run() {
+  local side=$1 what=$2 test=$3 out rps cpu0 cpu1
+  shift 3
+  cpu0=$(bench_cpu_seconds "$side")
+  out=$(timeout 600 redis-benchmark -h 127.0.0.1 "$@" -c 50 -P 16 -r 100000 -n "$REQUESTS" \
+    -t "$test" -q 2>/dev/null | tr '\r' '\n' | grep -E 'requests per second' | tail -1) ||
+    die "redis-benchmark failed on $side"
+  cpu1=$(bench_cpu_seconds "$side")
+  require_alive "$side" "$what"
+  rps=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } }' <<<"$out")
+  awk -v r="$rps" -v a="$cpu0" -v b="$cpu1" -v n="$REQUESTS" \
+    'BEGIN { printf "%s %.4f\n", r, (b - a) * 1e6 / n }'
+}
+
 # Prints the value of field NAME in a tool result line ("result name=x kind=y a=1 ...").
 field() {
   awk -v want="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
