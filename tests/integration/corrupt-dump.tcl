@@ -456,3 +456,93 @@ start_server {tags {dump needs:debug external:skip} overrides {loglevel verbose}
         }
     }
 }
+
+# A stream's DUMP split at its first node: {head lp tail}, head being the type byte, the node
+# count, the master id and the listpack's length, lp the node's listpack, tail the rest (the
+# metadata, the groups and the 10-byte trailer). The stream must have one node shorter than 64
+# bytes and be dumped uncompressed.
+proc cdi_split_stream {p} {
+    assert_equal "\x01\x10" [string range $p 1 2]
+    scan [string index $p 19] %c b
+    assert_equal 0 [expr {$b >> 6}]
+    set lp [string range $p 20 [expr {19 + $b}]]
+    return [list [string range $p 0 18] $lp [string range $p [expr {20 + $b}] end]]
+}
+proc cdi_join_stream {head lp tail} {
+    return "$head[cdi_str $lp]$tail"
+}
+
+start_server {tags {dump needs:debug external:skip stream} overrides {loglevel verbose rdbcompression no}} {
+    r debug set-skip-checksum-validation 1
+    r xadd s 1-1 f v
+    r xadd s 1-2 f w
+    r xgroup create s g 0
+    r xreadgroup group g alice count 1 streams s >
+    set ::cdi_stream [r dump s]
+    r del s
+
+    test {Corrupt stream listpacks are refused as Stream listpack integrity failures} {
+        lassign [cdi_split_stream $::cdi_stream] head lp tail
+        set n [string length $lp]
+        # total size in the header larger than the listpack (listpack invalid size header)
+        set size [cdi_join_stream $head "[binary format i [expr {$n + 5}]][string range $lp 4 end]" $tail]
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            cdi_refused s $size {*Stream listpack integrity check failed*}
+            # no node at all while the stream says it has entries (stream with no records)
+            cdi_refused s "[string index $::cdi_stream 0]\x00$tail"
+            # a node key that is not a 16-byte id
+            cdi_refused s "[string range $head 0 1]\x08[string range $head 3 10][cdi_str $lp]$tail"
+            # the same node twice (double insert of one master id)
+            cdi_refused s "[string index $head 0]\x02[string range $head 2 end][cdi_str $lp][string range $head 2 end][cdi_str $lp]$tail"
+        }
+        r config set sanitize-dump-payload yes
+        # the first entry (the master entry's count, lp_count) says 40 entries
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 5]\x28[string range $lp 7 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        # the back-length of the first entry says 127 bytes (listpack too long entry prev len)
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 6]\x7f[string range $lp 8 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        # the master field "f" claims 15 and then 2^32-1 bytes (too long / very long entry len)
+        set at [string first "\x81f" $lp]
+        assert {$at > 0}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\x8f"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\xf0\xff\xff\xff\xff"] $tail] \
+            {*Stream listpack integrity check failed*}
+        # The payload itself loads.
+        assert_equal OK [r restore s 0 $::cdi_stream]
+        assert_equal {{1-1 {f v}} {1-2 {f w}}} [r xrange s - +]
+        r del s
+        r config set sanitize-dump-payload no
+    }
+
+    test {A stream PEL entry that no consumer owns is refused} {
+        # alice's record ends the payload: name, seen time (8 bytes), PEL count 1, one 16-byte id.
+        set at [string first "\x05alice" $::cdi_stream]
+        assert {$at > 0}
+        set cut [expr {$at + 6 + 8}]
+        assert_equal "\x01" [string index $::cdi_stream $cut]
+        set bad "[string range $::cdi_stream 0 [expr {$cut - 1}]]\x00[string range $::cdi_stream end-9 end]"
+        r config set sanitize-dump-payload yes
+        cdi_refused s $bad
+        r config set sanitize-dump-payload no
+    }
+
+    # Redis 7.0 loads these unsanitized and asserts when a read walks the node; redis-tp checks
+    # every node whatever sanitize-dump-payload says.
+    test {Without sanitizing too, stream nodes that do not walk are refused} {
+        lassign [cdi_split_stream $::cdi_stream] head lp tail
+        r config set sanitize-dump-payload no
+        set at [string first "\x81f" $lp]
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\x8f"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\xf0\xff\xff\xff\xff"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 5]\x28[string range $lp 7 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        set at [string first "\x05alice" $::cdi_stream]
+        set cut [expr {$at + 6 + 8}]
+        cdi_refused s "[string range $::cdi_stream 0 [expr {$cut - 1}]]\x00[string range $::cdi_stream end-9 end]"
+    } {} {redistp}
+}
