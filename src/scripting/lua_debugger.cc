@@ -16,6 +16,7 @@
 #include "scripting/lua_env.h"
 #include "server/client.h"
 #include "server/server.h"
+#include "server/shutdown_signals.h"
 #include "util/numbers.h"
 
 extern "C" {
@@ -417,6 +418,10 @@ LuaDebugger::Next LuaDebugger::ReadCommand() {
       return Next::kProtocolError;  // no header line that long is a command
     }
     if (in_.size() > kMaxPending || dead_) return Next::kProtocolError;
+    // SIGTERM/SIGINT during a sync session: the server is not turning its loop, so the session
+    // ends here (as if the client had gone) and the cron then shuts down. A forked session's
+    // child dies of the signal itself.
+    if (!forked_ && PendingShutdownSignal() != 0) return Next::kProtocolError;
     char buf[16384];
     ssize_t r = caller_->tls != nullptr ? caller_->tls->Read(buf, sizeof(buf))
                                         : read(fd_, buf, sizeof(buf));
@@ -709,9 +714,10 @@ int LuaDebugger::LuaDebug(lua_State* L) {
 }
 
 int LuaDebugger::LuaBreakpoint(lua_State* L) {
-  (void)L;
+  // Whether it will stop: false outside a session.
   if (active_) lua_break_ = true;
-  return 0;
+  lua_pushboolean(L, active_ ? 1 : 0);
+  return 1;
 }
 
 void LuaDebugger::ReapChildren() {

@@ -74,7 +74,8 @@ class LuaDebugger {
   // `reply` is the command's raw RESP reply; `refused` when the script gate refused the call
   // before it ran (only the error is logged then, without its code, as Redis does).
   void LogReply(std::string_view reply, bool refused);
-  // redis.debug(...) and redis.breakpoint(): Lua entry points (nothing outside a session).
+  // redis.debug(...) and redis.breakpoint(): Lua entry points. Outside a session debug does
+  // nothing and returns nothing, breakpoint returns false.
   int LuaDebug(lua_State* L);
   int LuaBreakpoint(lua_State* L);
 

@@ -483,8 +483,7 @@ int RedisReplicateCommands(lua_State* L) {
   return 1;
 }
 
-// The debugger's entry points (scripting/lua_debugger.h): they do nothing, and return
-// nothing, outside a debugging session.
+// The debugger's entry points (scripting/lua_debugger.h): no effect outside a debugging session.
 int RedisDebug(lua_State* L) { return EngineOf(L)->debugger().LuaDebug(L); }
 int RedisBreakpoint(lua_State* L) { return EngineOf(L)->debugger().LuaBreakpoint(L); }
 

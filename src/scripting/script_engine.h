@@ -96,6 +96,7 @@ class ScriptEngine : public Subsystem {
 
   // SCRIPT DEBUG and the debugging sessions it starts.
   LuaDebugger& debugger() { return debugger_; }
+  uint64_t debugger_forks() const { return debugger_.forks(); }
 
   // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: args are "eval" body|sha numkeys key... arg...
   void Eval(CommandContext& ctx, bool by_sha, bool read_only);
