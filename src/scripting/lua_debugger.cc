@@ -300,12 +300,8 @@ void LuaDebugger::Begin(Client& caller, std::string_view body, bool forked) {
     source_.emplace_back(body.substr(start, nl - start));
     start = nl + 1;
   }
-  // Replies the connection still had to receive go before the log.
-  if (caller.out.Readable() > 0) {
-    std::string pending = caller.out.ToString();
-    caller.out.Clear();
-    WriteAll(pending.data(), pending.size());
-  }
+  // Replies still pending for the connection (EVAL pipelined after other commands, or inside
+  // EXEC) stay in its buffer and go out after the log, with the script's reply, as in Redis.
 }
 
 void LuaDebugger::End(std::string_view tail) {

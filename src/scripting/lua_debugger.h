@@ -58,8 +58,7 @@ class LuaDebugger {
   // --- the session -------------------------------------------------------------------------
   bool active() const { return active_; }
   bool forked() const { return forked_; }
-  // Starts a session for `caller` debugging `body` (the script's text, split into lines). Any
-  // output the connection still had pending is written first, so the log comes in order.
+  // Starts a session for `caller` debugging `body` (the script's text, split into lines).
   void Begin(Client& caller, std::string_view body, bool forked);
   // Ends it: sends what is left of the log and "<endsession>", then `tail` (a forked session's
   // reply; a sync session's goes out the usual way, after this).

@@ -128,6 +128,29 @@ start_server {tags {scripting}} {
         assert_equal 0 [s rdb_bgsave_in_progress]
     }
 
+    test {Replies pending before a debugged EVAL come after the session's log} {
+        # Inside EXEC: EXEC's array header waits in the buffer while the session runs.
+        set c [redis_client]
+        assert_equal OK [$c script debug sync]
+        $c multi
+        $c eval {return 1} 0
+        assert_equal {{* Stopped at 1, stop reason = step over} {-> 1   return 1}} [$c exec]
+        assert_equal {1} [ldb_finish $c [ldb $c c]]
+        # Pipelined behind a PING.
+        set s [raw_connect]
+        raw_write $s "SCRIPT DEBUG SYNC\r\n"
+        assert_equal +OK [raw_read_line $s]
+        raw_write $s "PING\r\n*3\r\n\$4\r\neval\r\n\$8\r\nreturn 2\r\n\$1\r\n0\r\n"
+        foreach line {*2 {+* Stopped at 1, stop reason = step over} {+-> 1   return 2}} {
+            assert_equal $line [raw_read_line $s]
+        }
+        raw_write $s "*1\r\n\$1\r\nc\r\n"
+        foreach line {*1 +<endsession> +PONG :2 <EOF>} {
+            assert_equal $line [raw_read_line $s]
+        }
+        raw_close $s
+    }
+
     test {list, whole and trace} {
         set script "local function inner(x)\n  local y = x + 1\n  return y\nend\nlocal v = inner(1)\nreturn v\n"
         lassign [ldb_start sync $script 0] c log
