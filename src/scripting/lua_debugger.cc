@@ -463,16 +463,17 @@ void LuaDebugger::List(int around, int context) {
   }
 }
 
-const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar) {
+const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar, bool timeout) {
   if (in_repl_) return nullptr;
   lua_getinfo(L, "Sl", ar);
   if (std::strcmp(ar->source, "@user_script") != 0) return nullptr;
   current_line_ = ar->currentline;
   const bool at_bp =
       std::find(breakpoints_.begin(), breakpoints_.end(), current_line_) != breakpoints_.end();
-  if (!step_ && !at_bp && !lua_break_) return nullptr;
+  if (!step_ && !at_bp && !lua_break_ && !timeout) return nullptr;
   const char* reason = lua_break_ ? "redis.breakpoint() called"
                        : at_bp    ? "break point"
+                       : timeout  ? "timeout reached, infinite loop?"
                                   : "step over";
   step_ = lua_break_ = false;
   Log("* Stopped at " + std::to_string(current_line_) + ", stop reason = " + reason);

@@ -63,10 +63,13 @@ class LuaDebugger {
   // Ends it: sends what is left of the log and "<endsession>", then `tail` (a forked session's
   // reply; a sync session's goes out the usual way, after this).
   void End(std::string_view tail);
-  // The line hook's work while a session is active (`ar` is the hook's record). Returns
-  // nullptr to let the script go on, or the error text to raise in it (abort, protocol error:
-  // a NUL-terminated constant).
-  const char* OnLine(lua_State* L, lua_Debug* ar);
+  // The line hook's work while a session is active (`ar` is the hook's record): stops when
+  // stepping, at a breakpoint, after redis.breakpoint(), or when `timeout` (the engine saw the
+  // script run past busy-reply-threshold without stopping: "infinite loop?"). Returns nullptr
+  // to let the script go on, or the error text to raise in it (abort, protocol error: a
+  // NUL-terminated constant).
+  const char* OnLine(lua_State* L, lua_Debug* ar, bool timeout);
+  bool stepping() const { return step_; }
   // Whether redis.call should log what it runs and what it gets (stepping, or `redis`).
   bool logging_calls() const { return active_ && (step_ || force_log_); }
   void LogCall(const std::vector<std::string_view>& args);

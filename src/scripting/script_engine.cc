@@ -423,8 +423,18 @@ void ScriptEngine::Hook(lua_State* L, lua_Debug* ar) {
     // A debugged script is the client's to stop, never busy: the line events are the
     // debugger's, the count events nobody's. OnLine returns a constant (nothing to destroy
     // before lua_error longjmps).
-    if (ar->event != LUA_HOOKLINE) return;
-    const char* stop = engine->debugger_.OnLine(L, ar);
+    bool timeout = false;
+    if (ar->event != LUA_HOOKLINE) {
+      // A script left running (continue) past busy-reply-threshold, 5 s when that is 0,
+      // since it started stops as if stepped: Redis's guard against an infinite loop.
+      const int64_t threshold = engine->server_.config().busy_reply_threshold;
+      const int64_t limit = threshold > 0 ? threshold : 5000;
+      if (engine->debugger_.stepping() || engine->server_.NowMs() - engine->run_.start_ms < limit) {
+        return;
+      }
+      timeout = true;
+    }
+    const char* stop = engine->debugger_.OnLine(L, ar, timeout);
     if (stop == nullptr) return;
     PushCodedErrorTable(L, stop);
     lua_error(L);

@@ -274,6 +274,16 @@ start_server {tags {scripting}} {
         assert_match {ERR:ERR Wrong number of args calling Redis command from script script: *} $reply
     }
 
+    test {A script left running past busy-reply-threshold stops: infinite loop?} {
+        r config set busy-reply-threshold 100
+        lassign [ldb_start sync "local i = 0\nwhile true do\n  i = i + 1\nend\nreturn i" 0] c log
+        assert_equal {{* Stopped at 3, stop reason = timeout reached, infinite loop?} {-> 3     i = i + 1}} [ldb $c c]
+        set reply [ldb_finish $c [ldb $c abort]]
+        assert_match {ERR:ERR script aborted for user request script: *, on @user_script:3.} $reply
+        r config set busy-reply-threshold 5000
+        assert_equal PONG [r ping]
+    } {} {needs:config}
+
     test {Test scripting debug protocol parsing} {
         # A command with a NUL byte is just an unknown command.
         lassign [ldb_start sync "redis.debug('x')\nreturn 1" 0] c log
