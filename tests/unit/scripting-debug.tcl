@@ -287,8 +287,10 @@ start_server {tags {scripting}} {
     test {Test scripting debug protocol parsing} {
         # A command with a NUL byte is just an unknown command.
         lassign [ldb_start sync "redis.debug('x')\nreturn 1" 0] c log
-        assert_equal {{<error> Unknown Redis Lua debugger command or wrong number of arguments.}} \
-            [ldb $c "hello\x00world"]
+        foreach cmd [list "hello\x00world" "hello\x00" "\x00hello" "\x00hello\x00"] {
+            assert_equal {{<error> Unknown Redis Lua debugger command or wrong number of arguments.}} \
+                [ldb $c $cmd]
+        }
         # An argument cut in two writes is read whole.
         $c write "*1\r\n\$3\r\nfo"
         $c flush
@@ -380,6 +382,25 @@ start_server {tags {scripting external:skip needs:debug} overrides {appendonly y
         catch {r shutdown nosave}
         wait_for_log_message {*Killing debugging session*}
         catch {$c close}
+    }
+}
+
+if {![catch {package require tls}]} {
+    # Redis 7.0.15 closes a TLS connection that starts a session (its debugger reads the socket
+    # without TLS); ours debugs over TLS as over TCP, hence the redistp tag.
+    start_server {tags {scripting tls external:skip redistp} tls 1} {
+        test {Debugging sessions over TLS, sync and forked} {
+            r del ldb:tls
+            foreach {mode expected} {sync kept yes {}} {
+                lassign [ldb_start $mode "redis.call('set', 'ldb:tls', 'kept')\nreturn 'ok'" 0] c log
+                assert_equal {{* Stopped at 1, stop reason = step over} {-> 1   redis.call('set', 'ldb:tls', 'kept')}} $log
+                assert_equal {{<value> {}}} [ldb $c p KEYS]
+                assert_equal ok [ldb_finish $c [ldb $c c]]
+                assert_equal $expected [r get ldb:tls]
+                r del ldb:tls
+            }
+            assert_equal PONG [r ping]
+        }
     }
 }
 
