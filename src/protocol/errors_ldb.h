@@ -20,5 +20,9 @@ inline constexpr std::string_view kScriptDebugForkFailed =
 // Raised in the debugged script (its trace names the line it stopped at).
 inline constexpr std::string_view kScriptDebugAborted = "ERR script aborted for user request";
 inline constexpr std::string_view kScriptDebugProtocol = "ERR protocol error";
+// redis-tp's own: a forked session's child hands out fencing tokens only below the reservation
+// mark the parent already made durable (the child never writes the reservation file).
+inline constexpr std::string_view kScriptDebugNoFence =
+    "ERR a forked debugging session cannot reserve fencing tokens";
 
 }  // namespace redistp::err

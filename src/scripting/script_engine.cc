@@ -19,6 +19,8 @@
 #include "server/admission.h"
 #include "util/hash.h"
 #include "util/numbers.h"
+#include "watch/fence.h"
+#include "watch/owners.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -121,6 +123,21 @@ Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start) 
   }
   return Status::Ok();
 }
+
+namespace {
+
+// The fencing counter's store in a forked debugging session's child: it refuses, so the child
+// never writes the parent's reservation file and hands out only tokens at or below the mark
+// already durable, which the parent skips past at the fork (DebugEval).
+class ChildFenceStore : public FenceStore {
+ public:
+  Status Persist(uint64_t /*mark*/) override {
+    return Status::Error(std::string(err::kScriptDebugNoFence));
+  }
+};
+ChildFenceStore g_child_fence_store;
+
+}  // namespace
 
 bool ScriptEngine::ShaKey::operator==(const ShaKey& o) const {
   return std::memcmp(hex, o.hex, sizeof(hex)) == 0;
@@ -291,6 +308,10 @@ void ScriptEngine::DebugEval(CommandContext& ctx, bool by_sha, bool read_only,
     if (pid > 0) {
       // The parent: the session is the child's. Our copy of the connection goes without a
       // word (no TLS close_notify either: the child's TLS session lives on).
+      // Tokens the child may hand out are at most the durable mark: ours are above it from
+      // now on, so no token is ever seen twice.
+      FenceCounter& fences = server_.owners().fences();
+      fences.Raise(fences.reserved());
       debugger_.AddChild(pid);
       debugger_.CountFork();
       server_.log().Log(LogLevel::kNotice, "Redis forked for debugging eval");
@@ -304,6 +325,7 @@ void ScriptEngine::DebugEval(CommandContext& ctx, bool by_sha, bool read_only,
     signal(SIGINT, SIG_DFL);
     server_.log().set_role('C');
     server_.CloseListenersInChild();
+    server_.owners().fences().set_store(&g_child_fence_store);
   }
   debugger_.Begin(caller, ctx.args[1], forked);
   Eval(ctx, by_sha, read_only);

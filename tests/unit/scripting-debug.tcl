@@ -117,8 +117,9 @@ start_server {tags {scripting}} {
         set script "redis.call('set', 'ldb:f', 'after')\nreturn redis.call('get', 'ldb:f')"
         lassign [ldb_start yes $script 0] c log
         assert_equal {{* Stopped at 1, stop reason = step over} {-> 1   redis.call('set', 'ldb:f', 'after')}} $log
-        # The session waits in the child: the server answers everyone else.
+        # The session waits in the child: the server answers everyone else, and runs no script.
         assert_equal PONG [r ping]
+        assert_error {NOTBUSY*} {r script kill}
         assert_equal {{<redis> set ldb:f after} {<reply> "+OK"} {* Stopped at 2, stop reason = step over} {-> 2   return redis.call('get', 'ldb:f')}} [ldb $c s]
         assert_equal {{<redis> get ldb:f} {<reply> "after"}} [ldb $c redis get ldb:f]
         assert_equal before [r get ldb:f]
@@ -417,5 +418,15 @@ start_server {tags {scripting redistp}} {
         $c eval {return redis.call('exists', 'ldb:tp2')} 0
         wait_for_condition 50 20 {[r exists ldb:tp2] == 0} else {fail "ldb:tp2 stayed"}
         assert_equal 1 [ldb_finish $c [ldb $c c]]
+    }
+
+    test {Fencing tokens a forked session hands out are never handed out again} {
+        set before [r settp ldb:fa v FENCE]
+        lassign [ldb_start yes "return redis.call('settp', 'ldb:fc', 'v', 'FENCE')" 0] c log
+        set child [ldb_finish $c [ldb $c c]]
+        assert_morethan $child $before
+        set after [r settp ldb:fb v FENCE]
+        assert_morethan $after $child
+        assert_equal 0 [r exists ldb:fc]
     }
 }
