@@ -625,11 +625,12 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
   // Its buffers go now, not when the object is freed at the end of the loop turn: memory
   // checks later in this turn (key eviction after a client eviction, an output limit) must
-  // see it given back. Not while it executes: its arguments point into its query buffer.
-  if (!c->has_flag(kClientExecuting)) {
-    c->out.Clear();
-    c->query.ShrinkTo(0);
-  }
+  // see it given back. Its replies go even while it executes (a client that client eviction
+  // closes before its own command runs may hold megabytes of them, and the next command's key
+  // eviction must not count them); its query buffer stays until then, as its arguments point
+  // into it.
+  c->out.Clear();
+  if (!c->has_flag(kClientExecuting)) c->query.ShrinkTo(0);
   c->read_ev.reset();
   c->write_ev.reset();
   if (c->tls != nullptr) c->tls->Shutdown();
