@@ -584,6 +584,7 @@ void LuaDebugger::Break() {
 
 void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
   lua_Debug ar;
+  bool shown = false;
   if (lua_getstack(L, 0, &ar) != 0 && lua_checkstack(L, 4)) {
     const char* name = nullptr;
     for (int i = 1; (name = lua_getlocal(L, &ar, i)) != nullptr; ++i) {
@@ -592,6 +593,7 @@ void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
         continue;
       }
       if (all) {
+        shown = true;
         LogTrimmed(std::string("<value> ") + name + " = " + LdbValueText(L, -1));
       } else if (var == name) {
         LogTrimmed("<value> " + LdbValueText(L, -1));
@@ -601,7 +603,10 @@ void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
       lua_pop(L, 1);
     }
   }
-  if (all) return;
+  if (all) {
+    if (!shown) Log("No local variables in the current context.");
+    return;
+  }
   // Not a local: a global (KEYS, ARGV ...), read without the globals guard.
   PushRealGlobals(L);
   lua_pushlstring(L, var.data(), var.size());
@@ -634,9 +639,22 @@ void LuaDebugger::Eval(lua_State* L) {
     code.append(args_[i]);
   }
   const int top = lua_gettop(L);
-  if (luaL_loadbuffer(L, code.data(), code.size(), "@ldb_eval") != 0 ||
-      lua_pcall(L, 0, 1, 0) != 0) {
-    const char* msg = lua_tostring(L, -1);
+  // As an expression first ("e 1+1" shows 2), then as a statement; the statement's compile
+  // error is the one shown.
+  const std::string expr = "return " + code;
+  bool ok = luaL_loadbuffer(L, expr.data(), expr.size(), "@ldb_eval") == 0;
+  if (!ok) {
+    lua_settop(L, top);
+    ok = luaL_loadbuffer(L, code.data(), code.size(), "@ldb_eval") == 0;
+  }
+  if (!ok || lua_pcall(L, 0, 1, 0) != 0) {
+    // An error raised by redis.call is a table: its `err` field says it (Redis 7.0 crashes
+    // on one here).
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      lua_replace(L, -2);
+    }
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : nullptr;
     Log(std::string("<error> ") + (msg != nullptr ? msg : "(error object is not a string)"));
   } else {
     LogTrimmed("<retval> " + LdbValueText(L, -1));

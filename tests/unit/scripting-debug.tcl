@@ -152,6 +152,12 @@ start_server {tags {scripting}} {
         raw_close $s
     }
 
+    test {print where there is no local variable} {
+        lassign [ldb_start sync "return 1" 0] c log
+        assert_equal {{No local variables in the current context.}} [ldb $c p]
+        assert_equal 1 [ldb_finish $c [ldb $c c]]
+    }
+
     test {list, whole and trace} {
         set script "local function inner(x)\n  local y = x + 1\n  return y\nend\nlocal v = inner(1)\nreturn v\n"
         lassign [ldb_start sync $script 0] c log
@@ -199,6 +205,9 @@ start_server {tags {scripting}} {
         assert_equal {{<retval> 2}} [ldb $c e return 1+1]
         assert_equal {{<retval> {1; 2}}} [ldb $c eval return {{1,2}}]
         assert_equal {{<retval> nil}} [ldb $c e]
+        # A statement is tried as an expression first.
+        assert_equal {{<retval> {["ok"]="OK"}}} [ldb $c e redis.call('set','ldb:e','v')]
+        assert_equal {{<retval> nil}} [ldb $c e local z = 5]
         assert_equal {{<error> ldb_eval:1: boom}} [ldb $c e error('boom')]
         assert_match {{<error> ldb_eval:1: *}} [ldb $c e {bad code (}]
         assert_equal {{<redis> hset ldb:h f 1} {<reply> 1}} [ldb $c r hset ldb:h f 1]
@@ -417,6 +426,14 @@ start_server {tags {scripting redistp}} {
         assert_equal OK [$c script debug yes]
         $c eval {return redis.call('exists', 'ldb:tp2')} 0
         wait_for_condition 50 20 {[r exists ldb:tp2] == 0} else {fail "ldb:tp2 stayed"}
+        assert_equal 1 [ldb_finish $c [ldb $c c]]
+    }
+
+    test {eval of code whose redis.call raises shows the error (Redis 7.0 crashes here)} {
+        lassign [ldb_start sync "return 1" 0] c log
+        assert_equal {{<error> ERR Unknown Redis command called from script}} \
+            [ldb $c e return redis.call('nosuch')]
+        assert_equal {{<error> (error object is not a string)}} [ldb $c e error({})]
         assert_equal 1 [ldb_finish $c [ldb $c c]]
     }
 
