@@ -252,8 +252,11 @@ bool Is(std::string_view cmd, const char* a, const char* b) {
   return EqualsIgnoreCase(cmd, a) || EqualsIgnoreCase(cmd, b);
 }
 
-// atoi's reading: leading digits, 0 when none.
-long AtoiLike(const std::string& s) { return std::strtol(s.c_str(), nullptr, 10); }
+// atoi's reading, as Redis reads these numbers: leading digits, 0 when none, and an int (a
+// value beyond its range wraps as glibc's atoi does).
+long AtoiLike(const std::string& s) {
+  return static_cast<int>(static_cast<uint64_t>(std::strtol(s.c_str(), nullptr, 10)));
+}
 
 }  // namespace
 
@@ -453,14 +456,15 @@ void LuaDebugger::LogSourceLine(int line) {
   Log(std::string(prefix) + SourceLine(line));
 }
 
-void LuaDebugger::List(int around, int context) {
-  if (around == 0) around = current_line_;
-  for (long line = static_cast<long>(around) - context; line <= static_cast<long>(around) + context;
-       ++line) {
-    if (line >= 1 && static_cast<size_t>(line) <= source_.size()) {
-      LogSourceLine(static_cast<int>(line));
-    }
-  }
+void LuaDebugger::List(long around, long context) {
+  if (around <= 0) around = current_line_;  // as Redis: 0 (or less) means the current line
+  // Only lines of the source: however wide the asked range, the loop stays within it.
+  // Clamped first, so the sums below cannot overflow.
+  around = std::clamp(around, -(1L << 40), 1L << 40);
+  context = std::clamp(context, -(1L << 40), 1L << 40);
+  const long from = std::max(1L, around - context);
+  const long to = std::min(static_cast<long>(source_.size()), around + context);
+  for (long line = from; line <= to; ++line) LogSourceLine(static_cast<int>(line));
 }
 
 const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar, bool timeout) {
@@ -513,8 +517,8 @@ LuaDebugger::Next LuaDebugger::RunCommand(lua_State* L) {
   } else if (Is(cmd, "a", "abort")) {
     return Next::kAbort;
   } else if (Is(cmd, "l", "list")) {
-    const int around = argc >= 2 ? static_cast<int>(AtoiLike(args_[1])) : 0;
-    const int context = argc >= 3 ? static_cast<int>(AtoiLike(args_[2])) : 5;
+    const long around = argc >= 2 ? AtoiLike(args_[1]) : 0;
+    const long context = argc >= 3 ? AtoiLike(args_[2]) : 5;
     List(around, context);
   } else if (Is(cmd, "w", "whole")) {
     List(1, 1000000);

@@ -106,7 +106,7 @@ class LuaDebugger {
   Next RunCommand(lua_State* L);
   std::string SourceLine(int line) const;
   void LogSourceLine(int line);
-  void List(int around, int context);
+  void List(long around, long context);
   void Print(lua_State* L, bool all, std::string_view var);
   void Trace(lua_State* L);
   void Break();

@@ -167,6 +167,10 @@ start_server {tags {scripting}} {
         assert_equal {{   3     return y} {-> 4   end} {   5   local v = inner(1)}} [ldb $c l 0 1]
         assert_equal {{   1   local function inner(x)} {   2     local y = x + 1}} [ldb $c list 1 1]
         assert_equal {} [ldb $c l 100]
+        # Huge and negative numbers read as Redis reads them (an int), without a long loop.
+        assert_equal 6 [llength [ldb $c l 1 2000000000]]
+        assert_equal {} [ldb $c l -5 -5]
+        assert_equal {{   3     return y} {-> 4   end} {   5   local v = inner(1)}} [ldb $c l -1 1]
         assert_equal {{* Stopped at 5, stop reason = step over} {-> 5   local v = inner(1)}} [ldb $c s]
         assert_equal {{* Stopped at 2, stop reason = step over} {-> 2     local y = x + 1}} [ldb $c s]
         assert_equal {{In inner:} {-> 2     local y = x + 1} {From top level:} {   5   local v = inner(1)}} [ldb $c t]
