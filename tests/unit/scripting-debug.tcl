@@ -451,3 +451,20 @@ start_server {tags {scripting redistp}} {
         assert_equal 0 [r exists ldb:fc]
     }
 }
+
+source tests/support/faults.tcl
+
+start_server [list tags {scripting faults external:skip} env [faults_env]] {
+    test {A forked session whose fork fails: the error, and the next EVAL runs as usual} {
+        fault_set {fork * EAGAIN times=1}
+        set c [redis_client]
+        assert_equal OK [$c script debug yes]
+        assert_error {ERR Fork() failed: can't run EVAL in debugging mode: Resource temporarily unavailable} \
+            {$c eval {return 1} 0}
+        assert_equal 2 [$c eval {return 2} 0]
+        assert_equal PONG [$c ping]
+        $c close
+        fault_clear
+    }
+}
+faults_cleanup
