@@ -290,6 +290,7 @@ void LuaDebugger::Begin(Client& caller, std::string_view body, bool forked) {
   maxlen_ = 256;
   caller_ = &caller;
   fd_ = caller.fd;
+  running_since_ms_ = server_.NowMs();
   current_line_ = 0;
   breakpoints_.clear();
   logs_.clear();
@@ -491,6 +492,7 @@ const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar, bool timeout) {
     if (next == Next::kRead) SendLogs();
   }
   in_repl_ = false;
+  running_since_ms_ = server_.NowMs();
   if (next == Next::kAbort) return err::kScriptDebugAborted.data();
   if (next == Next::kProtocolError) return err::kScriptDebugProtocol.data();
   return nullptr;
