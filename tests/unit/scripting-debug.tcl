@@ -452,6 +452,18 @@ start_server {tags {scripting redistp}} {
     }
 }
 
+start_server {tags {scripting external:skip}} {
+    test {SIGTERM while a sync session waits for the client: the server still shuts down} {
+        lassign [ldb_start sync "local a = 1\nreturn a" 0] c log
+        assert_equal {{* Stopped at 1, stop reason = step over} {-> 1   local a = 1}} $log
+        exec kill -TERM [srv 0 pid]
+        wait_for_condition 100 50 {![is_alive]} else {
+            fail "the server is still running after SIGTERM"
+        }
+        catch {$c close}
+    }
+}
+
 source tests/support/faults.tcl
 
 start_server [list tags {scripting faults external:skip} env [faults_env]] {
