@@ -123,6 +123,9 @@ void MasterSide::Propagate(const std::vector<std::string>& argv) {
   encode_buf_.append("\r\n");
   for (const std::string& a : argv) AppendBulk(&encode_buf_, a);
   repl_.FeedStream(encode_buf_);
+  // Kept for the next record, unless one big value made it big: then it would hold that much
+  // memory (twice the value, by the string's growth) for the life of the server.
+  ReleaseBuffer(&encode_buf_);
 }
 
 void MasterSide::Feed(std::string_view bytes) {
