@@ -24,6 +24,7 @@
 
 #include "protocol/errors.h"
 #include "server/server.h"
+#include "util/memory.h"
 #include "util/sock_addr.h"
 
 namespace redistp {
@@ -369,6 +370,7 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
   // A connection's reply buffer starts at 16 KB; the clients cron sizes it from its use.
   c->out.Preallocate(ReplyBuffer::kStaticMax);
+  c->out.SetLimitCheck(&Server::ReplyLimitCheck, c);
   c->out_peak_reset_ms = c->ctime_ms;
   c->read_ev.reset(event_new(base_.get(), fd, EV_READ | EV_PERSIST, &Server::ReadCallback, c));
   c->write_ev.reset(event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, &Server::WriteCallback, c));
@@ -461,6 +463,12 @@ void Server::OnWritable(Client* c) {
 }
 
 void Server::FlushClient(Client* c) {
+  // Its reply went over the output limit while a push or a served block was written to it:
+  // nothing more is sent, it is closed.
+  if (c->out.refused()) {
+    CheckOutputLimits(c);
+    return;
+  }
   if (c->tls != nullptr) {
     FlushClientTls(c);
     return;
@@ -505,15 +513,34 @@ void Server::AfterFlush(Client* c) {
 }
 
 void Server::CheckOutputLimits(Client* c) {
-  if (c->closed || c->has_flag(kClientCloseAfterReply)) return;
-  // Monitors use the replica class like Redis; a client with any subscription (RESP2 or 3)
-  // the pubsub class.
-  // A replica's connection (its stream) uses the replica class.
+  if (c->closed) return;
+  // Refused bytes while a command ran: marked then (logged and counted), closed now.
+  if (c->out.refused() ||
+      (!c->has_flag(kClientCloseAfterReply) && OutputOverLimit(c, c->pending_output()))) {
+    CloseClient(c, "output buffer limit");
+  }
+}
+
+bool Server::ReplyLimitCheck(void* ctx, size_t would_hold) {
+  auto* c = static_cast<Client*>(ctx);
+  Server* s = c->server;
+  // Replies grow memory here, a block at a time: the peak sees them as Redis's (which samples
+  // after each command) does, at the cost of a counter read per new block.
+  if (ThreadCountersAvailable()) {
+    const size_t used = s->UsedMemory() + would_hold - c->out.block_bytes();
+    if (used > s->used_memory_peak_) s->used_memory_peak_ = used;
+  }
+  if (c->closed || c->has_flag(kClientCloseAfterReply)) return false;
+  return s->OutputOverLimit(c, would_hold);
+}
+
+bool Server::OutputOverLimit(Client* c, size_t used) {
+  // Monitors and replicas' streams use the replica class, as in Redis; a client with any
+  // subscription (RESP2 or 3) the pubsub class.
   int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica
             : PubSub::Subscribed(*c)                                         ? kClientClassPubsub
                                                                              : kClientClassNormal;
   const auto& lim = config_.client_output_buffer_limits[cls];
-  size_t used = c->pending_output();
   bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);
   bool soft = false;
   if (lim.soft > 0 && used >= static_cast<size_t>(lim.soft)) {
@@ -526,13 +553,12 @@ void Server::CheckOutputLimits(Client* c) {
   } else {
     c->obuf_soft_limit_since_ms = 0;
   }
-  if (hard || soft) {
-    log_.Log(LogLevel::kWarning,
-             "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
-             ClientInfoLine(*c).c_str());
-    ++stats_.client_outbuf_limit_disconnections;
-    CloseClient(c, "output buffer limit");
-  }
+  if (!hard && !soft) return false;
+  log_.Log(LogLevel::kWarning,
+           "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+           ClientInfoLine(*c).c_str());
+  ++stats_.client_outbuf_limit_disconnections;
+  return true;
 }
 
 void Server::EndSession(Client& c, ReleaseCause cause) {
@@ -599,11 +625,12 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
   // Its buffers go now, not when the object is freed at the end of the loop turn: memory
   // checks later in this turn (key eviction after a client eviction, an output limit) must
-  // see it given back. Not while it executes: its arguments point into its query buffer.
-  if (!c->has_flag(kClientExecuting)) {
-    c->out.Clear();
-    c->query.ShrinkTo(0);
-  }
+  // see it given back. Its replies go even while it executes (a client that client eviction
+  // closes before its own command runs may hold megabytes of them, and the next command's key
+  // eviction must not count them); its query buffer stays until then, as its arguments point
+  // into it.
+  c->out.Clear();
+  if (!c->has_flag(kClientExecuting)) c->query.ShrinkTo(0);
   c->read_ev.reset();
   c->write_ev.reset();
   if (c->tls != nullptr) c->tls->Shutdown();

@@ -627,7 +627,14 @@ class Server : public WatchSink {
   Status ConfigureTls();
   void Cron();
   void ReapClients();
+  // Closes a client whose reply buffer refused bytes over its limit, or whose pending output
+  // is over its class's hard limit or has been over the soft one for its seconds.
   void CheckOutputLimits(Client* c);
+  // Whether `used` bytes of output are over c's limits (starting the soft limit's clock);
+  // when they are, logs Redis's line and counts the disconnection.
+  bool OutputOverLimit(Client* c, size_t used);
+  // The reply buffer's limit check (util/reply_buffer.h), installed on every connection.
+  static bool ReplyLimitCheck(void* ctx, size_t would_hold);
   // Closes evictable clients, largest first, until the evictable total is under `limit`.
   void EvictClients(size_t limit);
   size_t clients_evictable_mem_ = 0;  // sum of counted_mem over the clients

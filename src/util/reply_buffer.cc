@@ -55,8 +55,18 @@ void ReplyBuffer::FreeBlock(Block* b) {
   std::free(b);
 }
 
+bool ReplyBuffer::Refuse(size_t would_hold) {
+  if (limit_check_ == nullptr || !limit_check_(limit_ctx_, would_hold)) return false;
+  Clear();
+  refused_ = true;
+  // The static buffer looks full from here on, so the inline fast path sends every append
+  // here, where it is dropped (Clear() gives the buffer back its room).
+  sstart_ = send_ = static_cap_;
+  return true;
+}
+
 void ReplyBuffer::AppendSlow(const char* p, size_t n) {
-  if (n == 0) return;
+  if (n == 0 || refused_) return;
   if (blocks_.empty()) {
     // Grow the static buffer (1 KB doubling to 16 KB) while the bytes fit in it: small replies
     // never touch the block list, and an idle connection holds at most 16 KB.
@@ -101,7 +111,8 @@ void ReplyBuffer::AppendSlow(const char* p, size_t n) {
   }
   if (n == 0) return;
   // One new block for the rest: 16 KB, or exactly the size of a bigger remainder (a big value
-  // is copied once, into a block of its own size).
+  // is copied once, into a block of its own size), if the limit allows it.
+  if (Refuse(block_bytes_ + std::max(kBlockBytes, n))) return;
   Block* b = NewBlock(n);
   std::memcpy(b->data(), p, n);
   b->used = n;
@@ -117,6 +128,7 @@ void ReplyBuffer::Append(const ReplyBuffer& other) {
 }
 
 void ReplyBuffer::InsertAt(size_t at, std::string_view s) {
+  if (refused_) return;
   if (at >= Readable()) {
     Append(s);
     return;

@@ -20,6 +20,11 @@
 // Deferred lengths (a header known only after its elements) are inserted at an offset recorded
 // earlier with Readable(); nothing may be consumed in between (replies are written only at the
 // end of a loop turn, never in the middle of a command).
+// Limit: an owner may install a check that is asked before each new block is taken (once per
+// 16 KB or per big append, never per byte: the static buffer's fast path is untouched). When
+// the check refuses, the buffer drops everything it holds and every later byte, so a reply far
+// bigger than the limit is never held whole; the owner closes the connection soon after
+// (refused() tells it), as Redis 7.0 marks such a client to be closed ASAP.
 #pragma once
 
 #include <sys/uio.h>
@@ -42,6 +47,17 @@ class ReplyBuffer {
   ~ReplyBuffer();
   ReplyBuffer(const ReplyBuffer&) = delete;
   ReplyBuffer& operator=(const ReplyBuffer&) = delete;
+
+  // Asked before a new block is taken, with the bytes the blocks would then hold (omem);
+  // returning true refuses them (see Limit above). `ctx` is handed back unchanged.
+  using LimitCheck = bool (*)(void* ctx, size_t would_hold);
+  void SetLimitCheck(LimitCheck check, void* ctx) {
+    limit_check_ = check;
+    limit_ctx_ = ctx;
+  }
+  // The limit check refused: nothing is held and every later append is dropped, for good
+  // (the connection is closing).
+  bool refused() const { return refused_; }
 
   // Appends bytes after everything pending.
   void Append(const char* p, size_t n) {
@@ -70,7 +86,8 @@ class ReplyBuffer {
   int Gather(iovec* iov, int max) const;
   // Drops the first n pending bytes (written to the socket); frees emptied blocks.
   void Consume(size_t n);
-  // Drops everything pending and frees every block (the static buffer is kept).
+  // Drops everything pending and frees every block (the static buffer is kept; a refused
+  // buffer stays refused).
   void Clear();
   // The pending bytes as one string (tests, diagnostics).
   std::string ToString() const;
@@ -106,6 +123,9 @@ class ReplyBuffer {
   };
 
   void AppendSlow(const char* p, size_t n);
+  // Asks the limit check about blocks of `would_hold` bytes; on refusal enters the refused
+  // state and returns true.
+  bool Refuse(size_t would_hold);
   Block* NewBlock(size_t min_cap);
   void FreeBlock(Block* b);
 
@@ -118,6 +138,9 @@ class ReplyBuffer {
   std::deque<Block*> blocks_;
   size_t block_bytes_ = 0;    // sum of the blocks' cap
   size_t block_pending_ = 0;  // sum of the blocks' used - start
+  LimitCheck limit_check_ = nullptr;
+  void* limit_ctx_ = nullptr;
+  bool refused_ = false;
 };
 
 }  // namespace redistp

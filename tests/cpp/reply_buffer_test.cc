@@ -183,5 +183,47 @@ TEST(ReplyBufferTest, BufferNotPreallocatedGrowsOnDemandAndIsNeverResized) {
   EXPECT_EQ(b.static_capacity(), ReplyBuffer::kStaticMax);
 }
 
+TEST(ReplyBufferTest, LimitCheckIsAskedPerBlockAndRefusalDropsEverything) {
+  ReplyBuffer b;
+  b.Preallocate(ReplyBuffer::kStaticMin);
+  struct Seen {
+    int calls = 0;
+    size_t last = 0;
+    size_t limit = 3 * ReplyBuffer::kBlockBytes;
+  } seen;
+  b.SetLimitCheck(
+      [](void* ctx, size_t would_hold) {
+        auto* s = static_cast<Seen*>(ctx);
+        ++s->calls;
+        s->last = would_hold;
+        return would_hold >= s->limit;
+      },
+      &seen);
+  // Bytes that fit the static buffer never ask.
+  b.Append(std::string(ReplyBuffer::kStaticMin, 'a'));
+  EXPECT_EQ(seen.calls, 0);
+  // Small appends fill one block with one question.
+  for (int i = 0; i < 100; ++i) b.Append(std::string(100, 'b'));
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_EQ(seen.last, ReplyBuffer::kBlockBytes);
+  EXPECT_FALSE(b.refused());
+  // A big append asks with its own size; over the limit, everything held goes.
+  b.Append(std::string(4 * ReplyBuffer::kBlockBytes, 'c'));
+  EXPECT_EQ(seen.calls, 2);
+  EXPECT_EQ(seen.last, 5 * ReplyBuffer::kBlockBytes);
+  EXPECT_TRUE(b.refused());
+  EXPECT_EQ(b.Readable(), 0u);
+  EXPECT_EQ(b.block_bytes(), 0u);
+  // Nothing is taken afterwards, small or big, appended or inserted, and nobody is asked.
+  b.Append("small");
+  b.Append(std::string(ReplyBuffer::kBlockBytes, 'd'));
+  b.InsertAt(0, "*2\r\n");
+  EXPECT_EQ(b.Readable(), 0u);
+  EXPECT_EQ(b.block_count(), 0u);
+  EXPECT_EQ(seen.calls, 2);
+  iovec iov[4];
+  EXPECT_EQ(b.Gather(iov, 4), 0);
+}
+
 }  // namespace
 }  // namespace redistp

@@ -30,3 +30,35 @@ start_server {tags {obuf-limits external:skip}} {
         r config set client-output-buffer-limit {normal 0 0 0}
     } {OK} {needs:config}
 }
+
+# The limit is checked as the reply grows: once it is crossed, the rest of the reply is not
+# built, so memory never holds a reply far bigger than the limit. Redis 7.0 marks the client
+# to be closed ASAP at that point and drops what it would still send.
+start_server {tags {obuf-limits external:skip}} {
+    test {A reply far over the hard limit is dropped as it grows, not held whole} {
+        r config set client-output-buffer-limit {normal 1000000 0 0}
+        r set big [string repeat x 100000]
+        # MGET of the same 100 KB value 200 times: a 20 MB reply for a 1 MB hard limit.
+        set mget [list mget]
+        for {set i 0} {$i < 200} {incr i} {lappend mget big}
+        set before [s used_memory]
+        set rd [redis_deferring_client]
+        $rd client setname hugereply
+        assert_equal OK [$rd read]
+        $rd {*}$mget
+        $rd flush
+        wait_for_condition 100 20 {
+            ![string match "*name=hugereply*" [r client list]]
+        } else {
+            fail "the client over the limit was not closed"
+        }
+        # The peak memory saw a few blocks over the limit at most, never the 20 MB reply.
+        assert_lessthan [s used_memory_peak] [expr {$before + 5000000}]
+        wait_for_log_message {*name=hugereply*scheduled to be closed ASAP for overcoming of output buffer limits*}
+        assert_equal 1 [catch {$rd read}]
+        $rd close
+        # The same reply within the limit is whole (the check refuses only over it).
+        r config set client-output-buffer-limit {normal 0 0 0}
+        assert_equal 200 [llength [r {*}$mget]]
+    } {} {needs:config}
+}
