@@ -244,7 +244,9 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
                      "Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
   } else if (diskless && diskless_on) {
     // repl-diskless-sync-delay: BeforeSleep starts it once the delay passed (or enough came).
-    if (ConfigInt("repl-diskless-sync-delay", 5) == 0 && !p.HasActiveChild()) {
+    if (ConfigInt("repl-diskless-sync-delay", 5) != 0) {
+      server.log().Log(LogLevel::kNotice, "Delay next BGSAVE for diskless SYNC");
+    } else if (!p.HasActiveChild()) {
       StartSyncChild(true, l.rdb_exclude);
     }
   } else if (!p.HasActiveChild()) {
