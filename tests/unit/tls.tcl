@@ -336,3 +336,33 @@ start_server {tags {tls external:skip} tls 1} {
         r config set busy-reply-threshold 5000
     } {} {needs:config}
 }
+
+# MIGRATE follows tls-cluster, as Redis 7.0: with it, the connection to the target is TLS.
+start_server {tags {tls external:skip} tls 1} {
+    start_server {tags {tls} tls 1 overrides {tls-cluster yes}} {
+        test {TLS: MIGRATE with tls-cluster yes moves keys to a TLS-only target} {
+            r set tls:mig hello
+            r rpush tls:migl a b c
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] "" [srv -1 db] 5000 keys tls:mig tls:migl]
+            assert_equal hello [r -1 get tls:mig]
+            assert_equal {a b c} [r -1 lrange tls:migl 0 -1]
+            assert_equal 0 [r exists tls:mig tls:migl]
+            # The cached TLS connection serves the next one; the target's error comes back.
+            r set tls:mig2 v
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] tls:mig2 [srv -1 db] 5000 copy]
+            assert_equal v [r -1 get tls:mig2]
+            assert_error {*BUSYKEY*} {r migrate [srv -1 host] [srv -1 port] tls:mig2 [srv -1 db] 5000}
+            assert_equal 1 [r exists tls:mig2]
+        }
+    }
+
+    start_server {tags {tls} tls 1} {
+        test {TLS: MIGRATE with tls-cluster no does not reach a TLS-only target} {
+            assert_equal no [lindex [r config get tls-cluster] 1]
+            r set tls:mig3 v
+            assert_error {IOERR*} {r migrate [srv -1 host] [srv -1 port] tls:mig3 [srv -1 db] 1000}
+            assert_equal 1 [r exists tls:mig3]
+            assert_equal 0 [r -1 exists tls:mig3]
+        } {} {needs:config}
+    }
+}
