@@ -425,7 +425,7 @@ AclVerdict CheckSelector(const AclSelector& sel, const CommandSpec& spec,
   }
   if (!sel.all_keys && CommandHasKeys(spec)) {
     KeyRef one{};
-    if (FindSingleFixedKey(spec, args.size(), &one)) {
+    if (FindSingleFixedKey(spec, args, &one)) {
       if (!KeyAllowed(sel, args[static_cast<size_t>(one.index)], NeededPerms(one.flags))) {
         return {AclVerdict::kKey, one.index};
       }

@@ -302,7 +302,10 @@ void StatsSection(Server& s, std::string* out) {
   {
     Persistence* p = s.subsystem<Persistence>();
     Line(out, "latest_fork_usec:%lld", L(p != nullptr ? p->latest_fork_usec() : 0));
-    Line(out, "total_forks:%llu", U(p != nullptr ? p->total_forks() : 0));
+    // Forked debugging sessions (SCRIPT DEBUG YES) count as forks, as Redis counts them.
+    const ScriptEngine* se = s.subsystem<ScriptEngine>();
+    const uint64_t ldb_forks = se != nullptr ? se->debugger_forks() : 0;
+    Line(out, "total_forks:%llu", U((p != nullptr ? p->total_forks() : 0) + ldb_forks));
   }
   Line(out, "migrate_cached_sockets:%llu", U(MigrateCachedSockets(s)));
   Line(out, "slave_expires_tracked_keys:0");

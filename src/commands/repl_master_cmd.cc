@@ -4,9 +4,11 @@
 // REPLCONF takes option/value pairs, each checked in order, as Redis does: a failing pair
 // answers its error and the pairs before it have taken effect. ACK and GETACK never reply
 // (a replica's ACKs are fire-and-forget; GETACK is answered by an ACK on a replica's master
-// link, which the replica side sends).
+// link, which the replica side sends). rdb-only and rdb-filter-only shape the snapshot the
+// connection's SYNC gets (replication/master_handshake.cc).
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands/register.h"
 #include "protocol/errors.h"
@@ -15,6 +17,7 @@
 #include "replication/replication.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/config_parse.h"
 #include "server/server.h"
 #include "util/numbers.h"
 
@@ -46,6 +49,33 @@ void PsyncCommand(CommandContext& c) {
     }
   }
   Replication::Of(c.server).master().SyncCommand(c.client, true, c.args[1], offset);
+}
+
+// REPLCONF rdb-filter-only <filters>: the value holds words split as Redis splits arguments.
+// No word is no filter; otherwise the snapshot holds only what the words name (`functions`:
+// the function libraries, never the keys). As in Redis, a bad word answers its error with the
+// words before it already applied (the keys stay excluded). False when it replied an error.
+bool SetRdbFilter(CommandContext& c, MasterSide& m, std::string_view val) {
+  std::vector<std::string> words;
+  if (!SplitConfigLine(val, &words)) {
+    c.reply.Error(err::kRdbFilterMissing);
+    return false;
+  }
+  if (words.empty()) {
+    m.SetRdbExclude(c.client, 0);
+    return true;
+  }
+  uint8_t exclude = kExcludeData | kExcludeFunctions;
+  for (const std::string& w : words) {
+    if (!EqualsIgnoreCase(w, "functions")) {
+      m.SetRdbExclude(c.client, exclude);
+      c.reply.Error(err::UnsupportedRdbFilter(w));
+      return false;
+    }
+    exclude &= static_cast<uint8_t>(~kExcludeFunctions);
+  }
+  m.SetRdbExclude(c.client, exclude);
+  return true;
 }
 
 void ReplconfCommand(CommandContext& c) {
@@ -91,6 +121,9 @@ void ReplconfCommand(CommandContext& c) {
         c.reply.Error(err::kRdbOnlyRange);
         return;
       }
+      m.SetRdbOnly(c.client, v == 1);
+    } else if (EqualsIgnoreCase(opt, "rdb-filter-only")) {
+      if (!SetRdbFilter(c, m, val)) return;
     } else {
       c.reply.Error(err::UnrecognizedReplconf(opt));
       return;

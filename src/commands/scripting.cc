@@ -4,6 +4,7 @@
 #include "commands/register.h"
 #include "commands/script_rows.h"
 #include "protocol/errors.h"
+#include "protocol/errors_ldb.h"
 #include "scripting/script_engine.h"
 #include "server/server.h"
 #include "util/numbers.h"
@@ -42,6 +43,29 @@ void ScriptFlushCommand(CommandContext& c) {
   c.reply.Ok();
 }
 
+// SCRIPT DEBUG YES|SYNC|NO: the mode of this connection's next EVAL (scripting/lua_debugger.h).
+void ScriptDebugCommand(CommandContext& c) {
+  // The session's log goes straight to the socket: replies still pending for this connection
+  // (a pipeline, or EXEC's own) would come after it.
+  if (c.client.out.Readable() > 0 || c.client.has_flag(kClientInExec)) {
+    c.reply.Error(err::kScriptDebugPipeline);
+    return;
+  }
+  LuaDebugger::Mode mode;
+  if (EqualsIgnoreCase(c.args[2], "no")) {
+    mode = LuaDebugger::Mode::kOff;
+  } else if (EqualsIgnoreCase(c.args[2], "yes")) {
+    mode = LuaDebugger::Mode::kFork;
+  } else if (EqualsIgnoreCase(c.args[2], "sync")) {
+    mode = LuaDebugger::Mode::kSync;
+  } else {
+    c.reply.Error(err::kScriptDebugUsage);
+    return;
+  }
+  ScriptEngine::Of(c.server).debugger().SetMode(c.client.id, mode);
+  c.reply.Ok();
+}
+
 void ScriptKillCommand(CommandContext& c) {
   Status s = ScriptEngine::Of(c.server).Kill(/*eval=*/true);
   if (!s.ok()) {
@@ -54,6 +78,9 @@ void ScriptKillCommand(CommandContext& c) {
 void ScriptHelpCommand(CommandContext& c) {
   ReplyHelp(c.reply, "SCRIPT",
             {
+                "DEBUG (YES|SYNC|NO)",
+                "    Debug this connection's next EVAL: YES in a forked child (changes are",
+                "    dropped), SYNC in the server (it serves no one else meanwhile), NO: off.",
                 "EXISTS <sha1> [<sha1> ...]",
                 "    For each <sha1>, 1 if a script with that SHA1 is in the script cache, else 0.",
                 "FLUSH [ASYNC|SYNC]",
@@ -123,6 +150,18 @@ void RegisterScriptingCommands(CommandTable& t) {
                .group = "scripting",
                .complexity = "Depends on subcommand."},
        .subcommands = {
+           CommandSpec{.name = "debug",
+                       .arity = 3,
+                       .flags = kCmdNoScript,
+                       .acl = kAcl,
+                       .doc = {.summary = "Sets the debug mode of server-side Lua scripts",
+                               .since = "3.2.0",
+                               .group = "scripting",
+                               .complexity = "O(1)",
+                               .args = {docs::OneOf(
+                                   "mode", {docs::PureToken("YES"), docs::PureToken("SYNC"),
+                                            docs::PureToken("NO")})}},
+                       .handler = ScriptDebugCommand},
            CommandSpec{
                .name = "exists",
                .arity = -3,

@@ -88,7 +88,9 @@ void ShutdownCommand(CommandContext& c) {
     return;
   }
   Logger& log = c.server.log();
-  log.Log(LogLevel::kWarning, "User requested shutdown...");
+  // A SHUTDOWN that joins one already waiting for the replicas is not a new request: the log
+  // says it once, as Redis does.
+  if (!c.server.shutdown_waiting()) log.Log(LogLevel::kWarning, "User requested shutdown...");
   // Inside MULTI or a script the caller cannot block: SHUTDOWN does not wait for replicas.
   if (c.origin != ExecOrigin::kClient) now = true;
   const int flags = (nosave ? kShutdownNoSave : 0) | (save ? kShutdownSave : 0) |

@@ -259,10 +259,6 @@ class Database {
   // the LRU clock that many seconds back (LRU policies only), freq >= 0 the LFU counter (LFU
   // policies only); -1 leaves that part as it is.
   void SetSavedAccess(Entry* e, int64_t idle_s, int freq);
-  // While a forked child (BGSAVE, AOF rewrite) shares the memory, the key table grows only past
-  // a load factor of 5 and never shrinks: a resize relinks every entry, which would make the
-  // kernel copy every page of the keyspace for the child.
-  void SetResizeAllowed(bool allowed) { dict_.set_resize_allowed(allowed); }
   // Loading: room for `n` keys at once (an RDB file's RESIZEDB hint), as Redis expands its
   // table to the hint, so the loaded table is not still rehashing afterwards.
   void Reserve(size_t n) { dict_.Reserve(n); }

@@ -71,8 +71,6 @@ class Dict {
   void MaybeShrink() { table_.MaybeShrink(); }
   // Room for `n` keys at once (RDB loading's size hint).
   void Reserve(size_t n) { table_.Reserve(n); }
-  // Pauses automatic resizing (while a fork-less snapshot or iteration needs stable buckets).
-  void set_resize_allowed(bool allowed) { table_.set_resize_allowed(allowed); }
 
   // One SCAN step: calls fn for every entry of the bucket(s) at `cursor`, returns the next
   // cursor (0 when done).

@@ -115,7 +115,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   AuxInt(w, "aof-base", o.aof_base ? 1 : 0);
   AuxString(w, "redistp-fence", Int64ToString(static_cast<int64_t>(server.owners().last_fence())));
   // Function libraries (only if the engine exists: creating it would build a Lua state).
-  if (const FunctionEngine* functions = server.subsystem<FunctionEngine>()) {
+  const FunctionEngine* functions =
+      o.exclude_functions ? nullptr : server.subsystem<FunctionEngine>();
+  if (functions != nullptr) {
     for (const auto& [name, lib] : functions->libraries().libraries()) {
       w.Byte(kRdbOpFunction2);
       w.String(lib->code);
@@ -129,7 +131,8 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   uint64_t keys = 0;
   Status failed = Status::Ok();
   std::vector<std::pair<int, const Entry*>> temporary;  // a full sync's (o.replication)
-  for (int i = 0; i < server.db_count() && failed.ok(); ++i) {
+  const int dbs = o.exclude_data ? 0 : server.db_count();
+  for (int i = 0; i < dbs && failed.ok(); ++i) {
     Database& db = server.db(i);
     if (db.size() == 0) continue;
     w.Byte(kRdbOpSelectDb);
@@ -164,7 +167,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
     });
   }
   if (!failed.ok()) return failed;
-  if (o.replication) WriteOwnership(server, w, temporary);
+  if (o.replication && !o.exclude_data) WriteOwnership(server, w, temporary);
   w.Byte(kRdbOpEof);
   Status s = sink.Drain(true);
   if (!s.ok()) return s;

@@ -42,6 +42,10 @@ struct RdbSaveOptions {
   // redistp-session and redistp-tpkey after the databases (rdb_load.h), which a Redis replica
   // ignores, so the image it loads has no temporary key at all (as its stream has none).
   bool replication = false;
+  // A replica's snapshot filter (REPLCONF rdb-filter-only): leave out the databases (keys,
+  // temporary keys and sessions) and/or the function libraries. The aux fields stay.
+  bool exclude_data = false;
+  bool exclude_functions = false;
   // rdb-key-save-delay: microseconds slept after each key (tests slow a child with it).
   int64_t key_delay_us = 0;
   // Called every 1024 keys and at the end with the number of keys written so far (a child

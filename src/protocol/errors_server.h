@@ -247,6 +247,16 @@ inline constexpr std::string_view kBgsaveForReplicationFailed =
     "ERR BGSAVE failed, replication can't continue";
 inline constexpr std::string_view kRdbOnlyRange =
     "ERR value is out of range, value must between 0 and 1";
+// REPLCONF rdb-filter-only: the value is split as Redis splits arguments (quotes allowed);
+// unbalanced quotes, then a word that names no filter.
+inline constexpr std::string_view kRdbFilterMissing = "ERR Missing rdb-filter-only values";
+inline std::string UnsupportedRdbFilter(std::string_view filter) {
+  return "ERR Unsupported rdb-filter-only option: " + std::string(TrailingArg(filter));
+}
+// SYNC/PSYNC from a connection that asked for a filtered snapshot without `capa eof`: a
+// filtered snapshot is only ever made for the socket.
+inline constexpr std::string_view kFilteredReplicaNeedsEof =
+    "ERR Filtered replica requires EOF capability";
 inline std::string UnrecognizedReplconf(std::string_view option) {
   // Formatted by Redis (addReplyErrorFormat): cut at a NUL, trailing CR/LF trimmed.
   return "ERR Unrecognized REPLCONF option: " + std::string(TrailingArg(option));

@@ -217,6 +217,12 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
   HandshakeInfo hs;
   for (auto it = handshakes_.begin(); it != handshakes_.end(); ++it) {
     if (it->first == c.id) {
+      // A filtered snapshot only goes through a socket: the connection keeps what it said and
+      // may add `capa eof` and ask again.
+      if (it->second.rdb_exclude != 0 && !it->second.capa_eof) {
+        c.reply.Error(err::kFilteredReplicaNeedsEof);
+        return;
+      }
       hs = it->second;
       handshakes_.erase(it);
       break;
@@ -243,18 +249,23 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
   link->capa_eof = hs.capa_eof;
   link->capa_psync2 = hs.capa_psync2;
   link->pre_psync = !psync;
+  link->rdb_only = hs.rdb_only;
+  link->rdb_exclude = hs.rdb_exclude;
   link->ack_time_ms = link->wait_since_ms = server.NowMs();
   ReplicaLink& l = *link;
   links_.push_back(std::move(link));
   if (backlog_ == nullptr) CreateBacklog(!repl_.is_replica());
 
   Persistence& p = Persistence::Of(server);
-  const bool diskless = ConfigBool("repl-diskless-sync") && l.capa_eof;
+  const bool diskless_on = ConfigBool("repl-diskless-sync");
+  // A filtered snapshot always goes through the socket, whatever repl-diskless-sync says.
+  const bool diskless = (diskless_on || l.rdb_exclude != 0) && l.capa_eof;
   if (sync_child_running_ && !sync_child_diskless_) {
     // A disk snapshot for replication is being written: share it, with the stream kept since
-    // its offset by a replica that waits for it.
+    // its offset by a replica that waits for it (not with a filtered one: the file has all).
     for (auto& o : links_) {
-      if (o.get() != &l && o->state == ReplicaState::kWaitBgsaveEnd && !o->diskless) {
+      if (l.rdb_exclude == 0 && o.get() != &l && o->state == ReplicaState::kWaitBgsaveEnd &&
+          !o->diskless) {
         l.pending = o->pending;
         SetupFullResync(l, o->initial_offset);
         server.log().Log(LogLevel::kNotice, "Waiting for end of BGSAVE for SYNC");
@@ -267,11 +278,13 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
   } else if (sync_child_running_) {
     server.log().Log(LogLevel::kNotice,
                      "Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
-  } else if (diskless) {
+  } else if (diskless && diskless_on) {
     // repl-diskless-sync-delay: BeforeSleep starts it once the delay passed (or enough came).
-    if (ConfigInt("repl-diskless-sync-delay", 5) == 0 && !p.HasActiveChild()) StartSyncChild(true);
+    if (ConfigInt("repl-diskless-sync-delay", 5) == 0 && !p.HasActiveChild()) {
+      StartSyncChild(true, l.rdb_exclude);
+    }
   } else if (!p.HasActiveChild()) {
-    StartSyncChild(false);
+    StartSyncChild(diskless, l.rdb_exclude);
   } else {
     server.log().Log(LogLevel::kNotice,
                      "No BGSAVE in progress, but another BG operation is active. BGSAVE for "
@@ -352,7 +365,7 @@ void MasterSide::SetupFullResync(ReplicaLink& l, int64_t offset) {
   }
 }
 
-void MasterSide::StartSyncChild(bool diskless) {
+void MasterSide::StartSyncChild(bool diskless, uint8_t exclude) {
   Server& server = repl_.server();
   Persistence& p = Persistence::Of(server);
   Logger& log = server.log();
@@ -371,6 +384,8 @@ void MasterSide::StartSyncChild(bool diskless) {
     std::string id = repl_.replid();
     for (int i = 0; i < 40; ++i) eof_mark_.push_back("0123456789abcdef"[(id[i] ^ (i * 7)) & 15]);
     RdbSaveOptions options = p.FileSaveOptions();
+    options.exclude_data = (exclude & kExcludeData) != 0;
+    options.exclude_functions = (exclude & kExcludeFunctions) != 0;
     const std::string mark = eof_mark_;
     const int wfd = fds[1];
     const int rfd = fds[0];
@@ -436,6 +451,8 @@ void MasterSide::StartSyncChild(bool diskless) {
   for (auto& l : links_) {
     if (l->state != ReplicaState::kWaitBgsaveStart) continue;
     if (diskless && !l->capa_eof) continue;  // waits for a disk one after this
+    // Each snapshot serves the replicas that asked for its filter (a disk one: no filter).
+    if (l->rdb_exclude != (diskless ? exclude : 0)) continue;
     l->diskless = diskless;
     SetupFullResync(*l, offset);
     if (diskless) {
@@ -496,6 +513,10 @@ void MasterSide::PumpRdbFile(ReplicaLink& l) {
   if (l.rdb_left == 0) {
     close(l.rdb_fd);
     l.rdb_fd = -1;
+    if (l.rdb_only) {
+      FinishRdbOnly(l);
+      return;
+    }
     PutOnline(l);
     StartStream(l);
   }
@@ -549,6 +570,10 @@ void MasterSide::ReadPipe() {
                        })));
       for (auto& l : links_) {
         if (!l->diskless || l->state != ReplicaState::kSendBulk) continue;
+        if (l->rdb_only) {
+          FinishRdbOnly(*l);
+          continue;
+        }
         // It loads the RDB before it reads further: the stream starts at its first ACK.
         l->stream_on_first_ack = true;
         PutOnline(*l);
@@ -572,24 +597,6 @@ void MasterSide::EndPipe() {
 }
 
 // ---- acknowledgements, WAIT, min-replicas -----------------------------------------------------
-
-MasterSide::HandshakeInfo& MasterSide::Handshake(const Client& c) {
-  for (auto& [id, hs] : handshakes_) {
-    if (id == c.id) return hs;
-  }
-  handshakes_.push_back({c.id, HandshakeInfo{}});
-  return handshakes_.back().second;
-}
-
-void MasterSide::SetListeningPort(Client& c, int port) { Handshake(c).listening_port = port; }
-
-void MasterSide::SetAnnouncedIp(Client& c, std::string_view ip) { Handshake(c).ip.assign(ip); }
-
-void MasterSide::AddCapa(Client& c, std::string_view capa) {
-  HandshakeInfo& hs = Handshake(c);
-  if (EqualsIgnoreCase(capa, "eof")) hs.capa_eof = true;
-  if (EqualsIgnoreCase(capa, "psync2")) hs.capa_psync2 = true;
-}
 
 void MasterSide::Ack(Client& c, int64_t offset) {
   ReplicaLink* l = Find(c);
@@ -779,16 +786,23 @@ void MasterSide::BeforeSleep() {
       event_add(pipe_ev_.get(), nullptr);
     }
   }
-  // Syncs waiting for a child: start one when none runs (diskless after its delay).
+  // Syncs waiting for a child: start one when none runs (diskless after its delay). One
+  // snapshot serves one filter: the first waiting replica's, the others wait for the next.
   if (!sync_child_running_ && !Persistence::Of(server).HasActiveChild()) {
     int64_t oldest = -1;
     int waiting = 0;
     bool any_disk = false;
+    uint8_t group = 0;
     const bool diskless_on = ConfigBool("repl-diskless-sync");
     for (auto& l : links_) {
       if (l->state != ReplicaState::kWaitBgsaveStart) continue;
+      if (waiting == 0) {
+        group = l->rdb_exclude;
+      } else if (l->rdb_exclude != group) {
+        continue;
+      }
       ++waiting;
-      if (!(diskless_on && l->capa_eof)) any_disk = true;
+      if (group == 0 && !(diskless_on && l->capa_eof)) any_disk = true;
       if (oldest < 0 || l->wait_since_ms < oldest) oldest = l->wait_since_ms;
     }
     if (waiting > 0) {
@@ -796,8 +810,9 @@ void MasterSide::BeforeSleep() {
       const int64_t max = ConfigInt("repl-diskless-sync-max-replicas", 0);
       if (any_disk) {
         StartSyncChild(false);
-      } else if (server.NowMs() - oldest >= delay || (max > 0 && waiting >= max)) {
-        StartSyncChild(true);
+      } else if (!diskless_on || server.NowMs() - oldest >= delay || (max > 0 && waiting >= max)) {
+        // (Without repl-diskless-sync only a filtered group gets here: it goes at once.)
+        StartSyncChild(true, group);
       }
     }
   }

@@ -48,6 +48,12 @@ namespace redistp {
 class Replication;
 class WaitKind;
 
+// What a replica's snapshot leaves out (REPLCONF rdb-filter-only). A replica that asked for a
+// filter gets a snapshot of its own, always through a socket (never the dump file, which must
+// hold everything), made by a child that serves only the replicas asking the same filter.
+inline constexpr uint8_t kExcludeData = 1;
+inline constexpr uint8_t kExcludeFunctions = 2;
+
 enum class ReplicaState : uint8_t { kWaitBgsaveStart, kWaitBgsaveEnd, kSendBulk, kOnline };
 // The state= word of INFO's slaveN line (and of Redis's log): both waits for a snapshot are
 // wait_bgsave.
@@ -61,6 +67,8 @@ struct ReplicaLink {
   bool capa_eof = false;      // can load a diskless ($EOF:) payload
   bool capa_psync2 = false;   // understands +CONTINUE <replid>
   bool pre_psync = false;     // attached with SYNC: no +FULLRESYNC, no ACKs
+  bool rdb_only = false;      // REPLCONF rdb-only 1: closed once its snapshot is out
+  uint8_t rdb_exclude = 0;    // REPLCONF rdb-filter-only: kExclude* bits of its snapshot
   int64_t ack_offset = 0;     // last REPLCONF ACK
   int64_t ack_time_ms = 0;    // when it came (or when the link began)
   int64_t wait_since_ms = 0;  // entered wait_bgsave (start): the diskless delay counts from it
@@ -94,6 +102,9 @@ class MasterSide {
   void SetListeningPort(Client& c, int port);
   void SetAnnouncedIp(Client& c, std::string_view ip);
   void AddCapa(Client& c, std::string_view capa);
+  // REPLCONF rdb-only <0|1> and rdb-filter-only (the kExclude* bits; 0 is no filter).
+  void SetRdbOnly(Client& c, bool on);
+  void SetRdbExclude(Client& c, uint8_t exclude);
   // WAIT numreplicas timeout_ms: replies at once when it can, else blocks `c`.
   void WaitCommand(Client& c, bool in_multi, int64_t numreplicas, int64_t timeout_ms);
   // Replicas whose ACK reached `offset` (online ones).
@@ -149,6 +160,8 @@ class MasterSide {
     std::string ip;
     bool capa_eof = false;
     bool capa_psync2 = false;
+    bool rdb_only = false;
+    uint8_t rdb_exclude = 0;
   };
   ReplicaLink* Find(const Client& c);
   // The REPLCONF options `c` sent so far (a new row when none).
@@ -157,8 +170,11 @@ class MasterSide {
   bool TryPartial(Client& c, std::string_view replid, int64_t offset, const HandshakeInfo& hs);
   void CreateBacklog(bool new_history);
   void FreeBacklog();
-  // Starts the snapshot for the replicas in wait_bgsave (start), by disk or by socket.
-  void StartSyncChild(bool diskless);
+  // Starts the snapshot for the replicas in wait_bgsave (start): by disk (the unfiltered ones),
+  // or by socket for those that said `capa eof` and ask for the snapshot filter `exclude`.
+  void StartSyncChild(bool diskless, uint8_t exclude = 0);
+  // A replica that asked for its snapshot only (rdb-only) has it: closed once it is sent.
+  void FinishRdbOnly(ReplicaLink& l);
   // A replica gets its snapshot at `offset`: +FULLRESYNC, state wait_bgsave (end).
   void SetupFullResync(ReplicaLink& l, int64_t offset);
   void OnDiskSnapshotDone(bool ok);

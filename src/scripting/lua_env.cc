@@ -483,11 +483,9 @@ int RedisReplicateCommands(lua_State* L) {
   return 1;
 }
 
-// The debugger's entry points do nothing outside the debugger.
-int RedisNoDebugger(lua_State* L) {
-  lua_pushnil(L);
-  return 1;
-}
+// The debugger's entry points (scripting/lua_debugger.h): no effect outside a debugging session.
+int RedisDebug(lua_State* L) { return EngineOf(L)->debugger().LuaDebug(L); }
+int RedisBreakpoint(lua_State* L) { return EngineOf(L)->debugger().LuaBreakpoint(L); }
 
 int RedisAclCheckCmd(lua_State* L) { return EngineOf(L)->AclCheckFromLua(L); }
 
@@ -529,8 +527,8 @@ void PushRedisTable(lua_State* L, ScriptEngine* engine, LuaStateKind kind) {
   SetNumber(L, "REPL_ALL", kReplAll);
   SetFunction(L, "acl_check_cmd", RedisAclCheckCmd, engine);
   if (kind == LuaStateKind::kEval) {
-    SetFunction(L, "breakpoint", RedisNoDebugger, engine);
-    SetFunction(L, "debug", RedisNoDebugger, engine);
+    SetFunction(L, "breakpoint", RedisBreakpoint, engine);
+    SetFunction(L, "debug", RedisDebug, engine);
     SetFunction(L, "replicate_commands", RedisReplicateCommands, engine);
   }
 }

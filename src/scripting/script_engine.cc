@@ -2,19 +2,25 @@
 #include "scripting/script_engine.h"
 
 #include <openssl/evp.h>
+#include <signal.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "acl/acl.h"
 #include "db/keyspace_state.h"
 #include "protocol/errors.h"
+#include "protocol/errors_ldb.h"
 #include "protocol/errors_replica.h"
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
 #include "server/admission.h"
 #include "util/hash.h"
 #include "util/numbers.h"
+#include "watch/fence.h"
+#include "watch/owners.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -118,6 +124,21 @@ Status ParseShebang(std::string_view body, uint32_t* flags, size_t* code_start) 
   return Status::Ok();
 }
 
+namespace {
+
+// The fencing counter's store in a forked debugging session's child: it refuses, so the child
+// never writes the parent's reservation file and hands out only tokens at or below the mark
+// already durable, which the parent skips past at the fork (DebugEval).
+class ChildFenceStore : public FenceStore {
+ public:
+  Status Persist(uint64_t /*mark*/) override {
+    return Status::Error(std::string(err::kScriptDebugNoFence));
+  }
+};
+ChildFenceStore g_child_fence_store;
+
+}  // namespace
+
 bool ScriptEngine::ShaKey::operator==(const ShaKey& o) const {
   return std::memcmp(hex, o.hex, sizeof(hex)) == 0;
 }
@@ -130,7 +151,7 @@ size_t ScriptEngine::ShaKeyHash::operator()(const ShaKey& k) const {
   return MixBits(h ^ (h2 * 0x9E3779B97F4A7C15ULL));
 }
 
-ScriptEngine::ScriptEngine(Server& server) : server_(server) {
+ScriptEngine::ScriptEngine(Server& server) : server_(server), debugger_(server) {
   client_ = std::make_unique<Client>(0, -1, ClientKind::kScript);
   client_->server = &server_;
   client_->authenticated = true;
@@ -140,6 +161,12 @@ ScriptEngine::ScriptEngine(Server& server) : server_(server) {
 }
 
 ScriptEngine::~ScriptEngine() { CloseState(); }
+
+void ScriptEngine::Cron() { debugger_.ReapChildren(); }
+
+void ScriptEngine::Stop() { debugger_.KillChildren(); }
+
+void ScriptEngine::OnClientClose(Client& c) { debugger_.SetMode(c.id, LuaDebugger::Mode::kOff); }
 
 ScriptEngine& ScriptEngine::Of(Server& server) {
   ScriptEngine* e = server.subsystem<ScriptEngine>();
@@ -261,8 +288,65 @@ bool ScriptEngine::AdmitDeclared(uint32_t flags, ReplyBuilder& reply) {
   return true;
 }
 
+void ScriptEngine::DebugEval(CommandContext& ctx, bool by_sha, bool read_only,
+                             LuaDebugger::Mode mode) {
+  if (by_sha) {
+    ctx.reply.Error(err::kScriptDebugEvalSha);
+    return;
+  }
+  Client& caller = ctx.client;
+  const bool forked = mode == LuaDebugger::Mode::kFork;
+  debugger_.SetMode(caller.id, LuaDebugger::Mode::kOff);
+  if (forked) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      std::string text(err::kScriptDebugForkFailed);
+      text.append(std::strerror(errno));
+      ctx.reply.Error(text);
+      return;
+    }
+    if (pid > 0) {
+      // The parent: the session is the child's. Our copy of the connection goes without a
+      // word (no TLS close_notify either: the child's TLS session lives on).
+      // Tokens the child may hand out are at most the durable mark: ours are above it from
+      // now on, so no token is ever seen twice.
+      FenceCounter& fences = server_.owners().fences();
+      fences.Raise(fences.reserved());
+      debugger_.AddChild(pid);
+      debugger_.CountFork();
+      server_.log().Log(LogLevel::kNotice, "Redis forked for debugging eval");
+      caller.tls.reset();
+      server_.CloseClient(&caller, "forked for a debugging session");
+      return;
+    }
+    // The child: ends on its own, never through the event loop, so nothing of the server's
+    // (files, persistence, timers, other connections) runs here again.
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    server_.log().set_role('C');
+    server_.CloseListenersInChild();
+    server_.owners().fences().set_store(&g_child_fence_store);
+  }
+  debugger_.Begin(caller, ctx.args[1], forked);
+  Eval(ctx, by_sha, read_only);
+  if (forked) {
+    std::string reply = caller.out.ToString();
+    caller.out.Clear();
+    debugger_.End(reply);
+    _exit(0);
+  }
+  debugger_.End({});
+  // The close tells the client the session is over (Redis does the same in sync mode).
+  caller.set_flag(kClientCloseAfterReply, true);
+}
+
 void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   const std::vector<std::string_view>& args = ctx.args;
+  const LuaDebugger::Mode debug = debugger_.ModeOf(ctx.client.id);
+  if (debug != LuaDebugger::Mode::kOff && !debugger_.active()) {
+    DebugEval(ctx, by_sha, read_only, debug);
+    return;
+  }
   // Only when some refusal is possible (the usual case has none, and pays no lookup here).
   if ((server_.config().maxmemory != 0 && server_.pre_command_oom()) ||
       server_.repl_too_few_replicas || !server_.WriteRefusal().empty()) {
@@ -351,12 +435,34 @@ Status ScriptEngine::Kill(bool eval) {
   return Status::Ok();
 }
 
-void ScriptEngine::Hook(lua_State* L, lua_Debug* /*ar*/) {
+void ScriptEngine::Hook(lua_State* L, lua_Debug* ar) {
   lua_pushlightuserdata(L, &kEngineKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
-  if (engine != nullptr) engine->Interrupt(L);
+  if (engine == nullptr) return;
+  if (engine->debugger_.active()) {
+    // A debugged script is the client's to stop, never busy: the line events are the
+    // debugger's, the count events nobody's. OnLine returns a constant (nothing to destroy
+    // before lua_error longjmps).
+    bool timeout = false;
+    if (ar->event != LUA_HOOKLINE) {
+      // A script left running (continue) past busy-reply-threshold, 5 s when that is 0,
+      // since it started stops as if stepped: Redis's guard against an infinite loop.
+      const int64_t threshold = engine->server_.config().busy_reply_threshold;
+      const int64_t limit = threshold > 0 ? threshold : 5000;
+      if (engine->debugger_.stepping() || engine->server_.NowMs() - engine->run_.start_ms < limit) {
+        return;
+      }
+      timeout = true;
+    }
+    const char* stop = engine->debugger_.OnLine(L, ar, timeout);
+    if (stop == nullptr) return;
+    PushCodedErrorTable(L, stop);
+    lua_error(L);
+    return;
+  }
+  engine->Interrupt(L);
 }
 
 void ScriptEngine::Interrupt(lua_State* L) {
@@ -483,7 +589,10 @@ void ScriptEngine::RunScript(CommandContext& ctx, lua_State* L, int nargs, Scrip
   // anything else until the script returns, moves the command clock (busy passes thaw it for
   // the other clients and give the frozen time back).
   CommandClock::Scope frozen = server_.keyspace().command_clock.Freeze();
+  const bool debugged = debugger_.active() && L == lua_;
+  if (debugged) lua_sethook(L, Hook, LUA_MASKCOUNT | LUA_MASKLINE, kHookInstructions);
   int rc = lua_pcall(L, nargs, 1, handler_index);
+  if (debugged) lua_sethook(L, Hook, LUA_MASKCOUNT, kHookInstructions);
   if (busy_.has_value() && server_.shutdown_requested()) {
     // Stopped by SHUTDOWN NOSAVE: the caller sees its connection end without a reply, as with
     // Redis (whose process exits inside the script), and nothing after the script in its
@@ -643,6 +752,12 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   const bool narrowed = run_.repl != kReplAll;
   if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
   client_->out.Clear();
+  const bool log = debugger_.logging_calls();
+  uint64_t processed = 0;
+  if (log) {
+    debugger_.LogCall(args_);
+    processed = server_.stats().total_commands_processed;
+  }
   server_.Execute(client_.get(), args_, &gate);
   run_.wrote = gate.wrote;
   if (narrowed) server_.propagator().SetTargets(kPropagateAll);
@@ -651,6 +766,10 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   args_.clear();
   lua_settop(L, 0);
   std::string_view bytes = ReplyBytes(client_->out, &reply_scratch_);
+  if (log) {
+    // Refused by the script gate when the command did not run (it counts what runs).
+    debugger_.LogReply(bytes, server_.stats().total_commands_processed == processed);
+  }
   PushReplyAsLua(L, bytes);
   client_->out.Clear();
   if (!bytes.empty() && bytes[0] == '-') {

@@ -35,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scripting/lua_debugger.h"
 #include "server/command.h"
 #include "server/server.h"
 #include "util/status.h"
@@ -74,8 +75,9 @@ struct ScriptRun {
   int repl = kReplAll;          // redis.set_repl
 };
 
-// The server's scripting subsystem (server/subsystem.h): it needs none of the hooks, only the
-// server's ownership, its place in the teardown order and the typed lookup (Of).
+// The server's scripting subsystem (server/subsystem.h). Its hooks serve the Lua debugger
+// (scripting/lua_debugger.h): cron reaps forked debugging sessions, stop kills them, a closing
+// connection forgets its SCRIPT DEBUG mode.
 class ScriptEngine : public Subsystem {
  public:
   static constexpr SubsystemSlot kSlot = SubsystemSlot::kScripting;
@@ -87,6 +89,14 @@ class ScriptEngine : public Subsystem {
 
   // The server's engine, created and attached on first use.
   static ScriptEngine& Of(Server& server);
+
+  void Cron() override;
+  void Stop() override;
+  void OnClientClose(Client& c) override;
+
+  // SCRIPT DEBUG and the debugging sessions it starts.
+  LuaDebugger& debugger() { return debugger_; }
+  uint64_t debugger_forks() const { return debugger_.forks(); }
 
   // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: args are "eval" body|sha numkeys key... arg...
   void Eval(CommandContext& ctx, bool by_sha, bool read_only);
@@ -168,6 +178,10 @@ class ScriptEngine : public Subsystem {
     uint32_t flags = 0;  // from the shebang
   };
 
+  // EVAL of a connection that asked for SCRIPT DEBUG: starts the session (forking for YES),
+  // runs the script through Eval with the debugger's line hook, ends the session, and closes
+  // the connection after the reply (a forked child writes it and exits).
+  void DebugEval(CommandContext& ctx, bool by_sha, bool read_only, LuaDebugger::Mode mode);
   // Compiles `body` (after the shebang check) and caches it under `key`.
   Result<const CachedScript*> Compile(const ShaKey& key, std::string_view body);
   const CachedScript* Find(std::string_view sha) const;
@@ -180,6 +194,7 @@ class ScriptEngine : public Subsystem {
   void WriteErrorReply(lua_State* L, ReplyBuilder& reply);
 
   Server& server_;
+  LuaDebugger debugger_;
   lua_State* lua_ = nullptr;
   std::unordered_map<ShaKey, CachedScript, ShaKeyHash> scripts_;
   size_t cache_bytes_ = 0;

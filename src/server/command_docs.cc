@@ -260,16 +260,21 @@ std::vector<KeyRef> FindKeys(const CommandSpec& spec, const std::vector<std::str
   return {};
 }
 
-bool FindSingleFixedKey(const CommandSpec& spec, size_t argc, KeyRef* key) {
+bool FindSingleFixedKey(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                        KeyRef* key) {
   const CommandDoc& doc = spec.doc;
-  if (doc.key_specs.size() != 1 || doc.refine_key_flags != nullptr) return false;
+  if (doc.key_specs.size() != 1) return false;
   const KeySpec& ks = doc.key_specs[0];
   if (ks.begin != KeyBegin::kIndex || ks.find != KeyFind::kRange || ks.last_key != 0 ||
-      ks.index <= 0 || static_cast<size_t>(ks.index) >= argc ||
+      ks.index <= 0 || static_cast<size_t>(ks.index) >= args.size() ||
       (ks.flags & (kKeyNotKey | kKeyIncomplete)) != 0) {
     return false;
   }
-  *key = {ks.index, ks.flags};
+  // The same refinement FindKeys applies, so SET (whose GET option adds read access) takes
+  // this path too instead of building a list.
+  uint32_t flags = ks.flags;
+  if (doc.refine_key_flags != nullptr) flags = doc.refine_key_flags(args, 0, flags);
+  *key = {ks.index, flags};
   return true;
 }
 

@@ -210,9 +210,11 @@ std::vector<KeyRef> FindKeys(const CommandSpec& spec, const std::vector<std::str
 
 // FindKeys(spec, args, KeySearch::kSpecs) for the rows most commands are (GET, SET, INCR ...):
 // one key spec naming one key at a fixed position. Answers without building a list: true and
-// *key when the row has that shape and the line reaches the key; false otherwise (the caller
+// *key (its flags refined for this invocation when the row refines them, as SET's GET option
+// does) when the row has that shape and the line reaches the key; false otherwise (the caller
 // then asks FindKeys). The ACL's per-command check runs this first.
-bool FindSingleFixedKey(const CommandSpec& spec, size_t argc, KeyRef* key);
+bool FindSingleFixedKey(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                        KeyRef* key);
 
 // Key procedures shared by several rows, as Redis's: a count read with C's atoi at args[at],
 // the keys right after it, none when the count is below 1 or more than what follows.

@@ -350,7 +350,7 @@ constexpr ConfigDef kTable[] = {
   Enum("loglevel", kLogLevels, "notice").Store(E(loglevel, kLogLevels)).Effect(),
   Bool("lua-enable-deprecated-api", "no").Flags(kImm | kConfigHidden),
   Unset("masterauth").Flags(kConfigSensitive | kConfigBinary).Store(M(masterauth)),
-  Unset("masteruser").Store(M(masteruser)),
+  Unset("masteruser").Flags(kConfigSensitive).Store(M(masteruser)),
   Int("maxclients", 1, kUintMax, "10000").Store(M(maxclients)).Effect(),
   UnsignedMemory("maxmemory", "0").Store(M(maxmemory)).Effect(),
   Special("maxmemory-clients", "0", ParseMaxmemoryClients).Store(StoreMaxmemoryClients)

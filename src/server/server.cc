@@ -22,6 +22,7 @@
 #include "server/crash_report.h"
 #include "server/proc_title.h"
 #include "server/shutdown_signals.h"
+#include "util/hash_table.h"
 #include "util/memory.h"
 
 namespace redistp {
@@ -321,7 +322,10 @@ void Server::RequestShutdown(bool from_signal) {
 
 void Server::OnChildChanged(bool active) {
   child_active_ = active;
-  for (auto& db : dbs_) db->SetResizeAllowed(!active);
+  // While a forked child (BGSAVE, AOF rewrite) shares the memory, every hash table (the keys
+  // and the sets, hashes and sorted sets) grows only past a load of 5 and never shrinks: a
+  // resize relinks every element, which would make the kernel copy each page for the child.
+  SetHashTableResizeAllowed(!active);
 }
 
 void Server::CloseListenersInChild() {

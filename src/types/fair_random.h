@@ -35,6 +35,10 @@ typename Traits::Node* FairRandomNode(HashTable<Traits>& table) {
   constexpr uint64_t kSlots = 8;
   constexpr int kMaxRounds = 1000;
   if (table.empty()) return nullptr;
+  // A random pick moves a rehash under way one bucket on, as a lookup does (Scan below takes
+  // no steps), so a table that only random picks visit still finishes its resize; never
+  // while resizing is paused for a forked child.
+  if (table.rehashing() && HashTableResizeAllowed()) table.Rehash(1);
   // Groups are the buckets of the smaller table. Table sizes are powers of two, so that is
   // the lowest set bit of the bucket total (one table, or two of different sizes). A cursor
   // with no bits above it makes Scan walk the whole group: Scan continues a walk over the

@@ -145,6 +145,9 @@ bool HashObject::Delete(std::string_view field) {
     FieldNode* n = table_->Unlink(field);
     if (n == nullptr) return false;
     FieldNode::Destroy(n);
+    // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
+    // picks (HRANDFIELD) keep finding non-empty buckets quickly.
+    table_->MaybeShrink();
     return true;
   }
   Listpack::Pos p = lp_.Find(lp_.First(), field, 1);

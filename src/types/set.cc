@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "types/digest.h"
+#include "types/fair_random.h"
 #include "types/serialize.h"
 #include "util/hash.h"
 #include "util/numbers.h"
@@ -111,38 +112,11 @@ void SetObject::Clear() {
   if (table_ != nullptr) table_->Clear();
 }
 
-// A hashtable member is drawn by rejection sampling, so every member is equally likely
-// whatever the chain lengths (HashTable::Random favours members alone in their bucket, by a
-// factor of 2 or more against a chain of two, which a chi-square test of SRANDMEMBER sees).
-// Each trial takes a uniformly random SCAN cursor, i.e. one bucket group (a bucket of the
-// smaller array, plus its expansions in the larger one while the table rehashes), holding L
-// members, and a slot j uniform in
-// [0, kSlots): it accepts member j when j < L. So each member is drawn with probability
-// 1/(groups * kSlots) per trial: uniform. Groups longer than kSlots (practically never at a
-// load factor <= 1) are drawn from uniformly and always accepted, which slightly favours
-// nothing and starves no member. Expected trials: kSlots / load factor (8 to 16 in a table
-// that is not shrinking); a bounded number of failed trials falls back to HashTable::Random.
+// A hashtable member is drawn uniformly whatever the chain lengths (types/fair_random.h: the
+// same draw as HRANDFIELD's and ZRANDMEMBER's), which also moves a rehash under way one step.
 SetObject::MemberRef SetObject::RandomMember() {
   if (table_ == nullptr) return {intset_.Random(RandomWord()), nullptr};
-  constexpr size_t kSlots = 8;
-  constexpr size_t kKept = 64;
-  const MemberNode* group[kKept];
-  // The smaller bucket array's size (both sizes are powers of two): a cursor below it names
-  // one group, and Scan then walks all of that group's expansions.
-  const uint64_t buckets = table_->buckets();
-  const uint64_t groups = buckets & (~buckets + 1);
-  for (int trial = 0; trial < 4096; ++trial) {
-    size_t len = 0;
-    table_->Scan(RandomWord() & (groups - 1), [&](MemberNode* n) {
-      if (len < kKept) group[len] = n;
-      ++len;
-    });
-    if (len == 0) continue;
-    if (len > kSlots) return {0, group[RandomWord() % std::min(len, kKept)]};
-    size_t slot = RandomWord() % kSlots;
-    if (slot < len) return {0, group[slot]};
-  }
-  return {0, table_->Random()};
+  return {0, FairRandomNode(*table_)};
 }
 
 void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {

@@ -19,6 +19,8 @@ bool ZSetIndex::Remove(std::string_view member) {
   double score = n->score;
   // n->member() views the node's own bytes; Delete reads them only before it frees the node.
   list_.Delete(score, n->member());
+  // As Redis after a removal: a table left sparse starts an (incremental) shrink.
+  table_.MaybeShrink();
   return true;
 }
 
@@ -29,16 +31,23 @@ std::optional<size_t> ZSetIndex::Rank(std::string_view member, bool reverse) {
   return reverse ? list_.size() - rank : rank - 1;
 }
 
+// The range removals check for a sparse table once, after the whole range is gone.
 size_t ZSetIndex::RemoveRange(const ScoreRange& r) {
-  return list_.DeleteRange(r, [this](ZNode* n) { table_.Unlink(n->member()); });
+  size_t n = list_.DeleteRange(r, [this](ZNode* z) { table_.Unlink(z->member()); });
+  table_.MaybeShrink();
+  return n;
 }
 
 size_t ZSetIndex::RemoveRange(const LexRange& r) {
-  return list_.DeleteRange(r, [this](ZNode* n) { table_.Unlink(n->member()); });
+  size_t n = list_.DeleteRange(r, [this](ZNode* z) { table_.Unlink(z->member()); });
+  table_.MaybeShrink();
+  return n;
 }
 
 size_t ZSetIndex::RemoveRankRange(size_t start, size_t end) {
-  return list_.DeleteRankRange(start, end, [this](ZNode* n) { table_.Unlink(n->member()); });
+  size_t n = list_.DeleteRankRange(start, end, [this](ZNode* z) { table_.Unlink(z->member()); });
+  table_.MaybeShrink();
+  return n;
 }
 
 }  // namespace redistp

@@ -60,13 +60,6 @@ class ZSetIndex {
   uint64_t Scan(uint64_t cursor, Fn&& fn) {
     return table_.Scan(cursor, fn);
   }
-  // Background resize work for the owner's cron: starts a shrink when the table is sparse and
-  // rehashes for about `us` microseconds; true if a rehash is still in progress.
-  bool RehashFor(int64_t us) {
-    table_.MaybeShrink();
-    table_.RehashFor(us);
-    return table_.rehashing();
-  }
   // The member table, for DEBUG HTSTATS-KEY (read only).
   const auto& table() const { return table_; }
   // Bytes requested for the nodes and the bucket array (the allocator rounds each node up).

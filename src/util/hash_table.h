@@ -26,8 +26,14 @@
 // per Find/Insert/Unlink/Random (bounded: at most 10 empty buckets visited) and a time-bounded
 // batch from the owner's cron (RehashFor). When table 0 is empty, table 1 becomes table 0, so
 // no single call pays for moving millions of elements. While resizing is paused
-// (set_resize_allowed(false), while a forked child shares the memory) the table grows only
-// when the load passes 5, and a rehash under way takes no steps on access.
+// (SetHashTableResizeAllowed(false), while a forked child shares the memory) a table grows only
+// when its load passes 5, never shrinks, and a rehash under way takes no steps on access.
+//
+// The pause is process-wide, not per table: a fork shares every page of the process, so every
+// table (the keyspace and each set, hash and sorted set) must hold still alike, and a flag per
+// table would cost each small aggregate a field and the server a walk over all of them at each
+// fork. It is the one mutable global of the table, written by the server's main thread on fork
+// and on reaping the child, read only by the main thread.
 //
 // Invariants:
 //  - an element is in exactly one table; while rehashing, buckets [0, rehash_idx_) of table 0
@@ -51,6 +57,15 @@
 #include "util/hash.h"
 
 namespace redistp {
+
+namespace hash_table_detail {
+inline bool resize_allowed = true;
+}  // namespace hash_table_detail
+
+// Pauses (false) or resumes (true) automatic resizing of every HashTable in the process; see
+// the essay above. Main thread only.
+inline void SetHashTableResizeAllowed(bool allowed) { hash_table_detail::resize_allowed = allowed; }
+inline bool HashTableResizeAllowed() { return hash_table_detail::resize_allowed; }
 
 template <typename Traits>
 class HashTable {
@@ -81,11 +96,6 @@ class HashTable {
   // Bytes of the bucket arrays (the table's own overhead; nodes are the caller's to count).
   size_t BucketBytes() const { return buckets() * sizeof(Node*); }
 
-  // Pauses automatic resizing (growth only past load 5, no shrink) and the incremental steps
-  // of a rehash under way (lookups and inserts no longer move nodes; RehashFor still does)
-  // while `allowed` is false.
-  void set_resize_allowed(bool allowed) { resize_allowed_ = allowed; }
-
   // The node whose key equals `key`, or nullptr. Advances a rehash by one bucket.
   Node* Find(const Key& key) {
     if (size() == 0) return nullptr;
@@ -115,7 +125,7 @@ class HashTable {
   // bytes the new array would take: an owner with a memory budget (the keyspace under
   // maxmemory) asks before Insert and may pass may_grow = false to stay within it.
   bool WouldGrow() const {
-    return !rehashing() && size_[0] != 0 && used_[0] >= size_[0] && resize_allowed_;
+    return !rehashing() && size_[0] != 0 && used_[0] >= size_[0] && HashTableResizeAllowed();
   }
   size_t GrowBytes() const { return BucketsFor(used_[0] + 1) * sizeof(Node*); }
 
@@ -178,7 +188,7 @@ class HashTable {
     Clear([](Node* n) { Traits::Destroy(n); });
   }
 
-  // Exchanges the whole contents with `other` (SWAPDB). The resize pause stays with each table.
+  // Exchanges the whole contents with `other` (SWAPDB).
   void Swap(HashTable& other) {
     for (int t = 0; t < 2; ++t) {
       std::swap(table_[t], other.table_[t]);
@@ -254,7 +264,7 @@ class HashTable {
 
   // Starts a shrink when fewer than 1 in 10 buckets would be used. The owner's cron calls it.
   void MaybeShrink() {
-    if (rehashing() || !resize_allowed_ || size_[0] <= kInitialSize) return;
+    if (rehashing() || !HashTableResizeAllowed() || size_[0] <= kInitialSize) return;
     if (used_[0] * 100 / size_[0] < kMinFillPercent) StartResize(BucketsFor(used_[0]));
   }
 
@@ -370,7 +380,7 @@ class HashTable {
   // While resizing is paused a rehash under way also waits: moving a node writes its link, and
   // for a snapshot sharing memory copy-on-write (a forked child) that copies its page.
   void RehashStep() {
-    if (rehash_idx_ >= 0 && scan_pause_ == 0 && resize_allowed_) Rehash(1);
+    if (rehash_idx_ >= 0 && scan_pause_ == 0 && HashTableResizeAllowed()) Rehash(1);
   }
   void ExpandIfNeeded() {
     if (rehashing()) return;
@@ -379,7 +389,7 @@ class HashTable {
       size_[0] = kInitialSize;
       return;
     }
-    if (used_[0] >= size_[0] && (resize_allowed_ || used_[0] / size_[0] > 5)) {
+    if (used_[0] >= size_[0] && (HashTableResizeAllowed() || used_[0] / size_[0] > 5)) {
       StartResize(BucketsFor(used_[0] + 1));
     }
   }
@@ -395,7 +405,6 @@ class HashTable {
   size_t size_[2] = {0, 0};
   size_t used_[2] = {0, 0};
   int64_t rehash_idx_ = -1;
-  bool resize_allowed_ = true;
   int scan_pause_ = 0;  // > 0 while a Scan callback runs: no incremental rehash steps
 };
 

@@ -179,12 +179,12 @@ TEST(DictTest, ShrinkOfAnEmptiedTableAndNoShrinkWhenDense) {
 
 TEST(DictTest, ResizeCanBePaused) {
   Dict d;
-  d.set_resize_allowed(false);
+  SetHashTableResizeAllowed(false);
   for (int i = 0; i < 64; ++i) d.Insert(NewEntry(Key("r", i)));
   FinishRehash(d);
   // Paused: the table stays small until it is badly overloaded (more than 5 per bucket).
   EXPECT_LT(d.buckets(), 64u);
-  d.set_resize_allowed(true);
+  SetHashTableResizeAllowed(true);
   for (int i = 64; i < 200; ++i) d.Insert(NewEntry(Key("r", i)));
   FinishRehash(d);
   EXPECT_GE(d.buckets(), 200u);

@@ -70,11 +70,11 @@ TEST(HashTableTest, ShrinksWhenSparseAndPauseHoldsTheSize) {
   FinishRehash(t);
   size_t big = t.buckets();
   for (int i = 0; i < 9950; ++i) StringTraits::Destroy(t.Unlink("s" + std::to_string(i)));
-  t.set_resize_allowed(false);
+  SetHashTableResizeAllowed(false);
   t.MaybeShrink();
   EXPECT_FALSE(t.rehashing());
   EXPECT_EQ(t.buckets(), big);
-  t.set_resize_allowed(true);
+  SetHashTableResizeAllowed(true);
   t.MaybeShrink();
   EXPECT_TRUE(t.rehashing());
   FinishRehash(t);

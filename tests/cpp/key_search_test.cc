@@ -143,7 +143,7 @@ TEST(KeySearchTest, TheSingleKeyShortcutAgreesWithTheSearch) {
       for (size_t n = 1; n <= args.size(); ++n) {
         std::vector<std::string_view> cut(args.begin(), args.begin() + static_cast<ptrdiff_t>(n));
         KeyRef one{};
-        if (!FindSingleFixedKey(spec, cut.size(), &one)) continue;
+        if (!FindSingleFixedKey(spec, cut, &one)) continue;
         ++answered;
         std::vector<KeyRef> all = FindKeys(spec, cut, KeySearch::kSpecs);
         ASSERT_EQ(all.size(), 1u) << spec.full_name << " cut at " << n;
@@ -156,9 +156,20 @@ TEST(KeySearchTest, TheSingleKeyShortcutAgreesWithTheSearch) {
   const CommandSpec* get = h.server().commands().Find("get");
   ASSERT_NE(get, nullptr);
   KeyRef one{};
-  EXPECT_TRUE(FindSingleFixedKey(*get, 2, &one));
+  std::vector<std::string_view> line = {"get", "k"};
+  EXPECT_TRUE(FindSingleFixedKey(*get, line, &one));
   EXPECT_EQ(one.index, 1);
-  EXPECT_FALSE(FindSingleFixedKey(*get, 1, &one));  // the line stops before the key
+  line.pop_back();
+  EXPECT_FALSE(FindSingleFixedKey(*get, line, &one));  // the line stops before the key
+  // SET answers too, with the flags its GET option refines: read access only with GET.
+  const CommandSpec* set = h.server().commands().Find("set");
+  ASSERT_NE(set, nullptr);
+  std::vector<std::string_view> plain = {"set", "k", "v"};
+  std::vector<std::string_view> with_get = {"set", "k", "v", "GET"};
+  ASSERT_TRUE(FindSingleFixedKey(*set, plain, &one));
+  EXPECT_EQ(one.flags & kKeyAccess, 0u);
+  ASSERT_TRUE(FindSingleFixedKey(*set, with_get, &one));
+  EXPECT_NE(one.flags & kKeyAccess, 0u);
 }
 
 TEST(KeySearchTest, SpecsFindTheDocumentedKeysAndTheProcedureAgrees) {

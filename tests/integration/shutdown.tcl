@@ -98,3 +98,48 @@ start_server {tags {repl shutdown external:skip} overrides {save {}}} {
         }
     }
 }
+
+# The wait for the replica ends well, but the final steps fail: appendonly was switched on
+# meanwhile and its first rewrite (slowed down by rdb-key-save-delay) is still running, so the
+# master cannot exit without losing the AOF. Every waiting SHUTDOWN gets the error, the log
+# says why, and the master goes on serving writes.
+start_server {tags {repl shutdown external:skip} overrides {save {}}} {
+    start_server {overrides {save {}}} {
+        test {Shutting down a master waits for its replica, then fails on the final steps} {
+            shut_setup 300
+            set replica_pid [srv pid]
+            exec kill -STOP $replica_pid
+            r -1 incr k
+            set rd1 [redis_deferring_client -1]
+            set rd2 [redis_deferring_client -1]
+            $rd1 shutdown
+            $rd2 shutdown
+            wait_for_condition 100 50 {[s -1 blocked_clients] == 2} else {
+                exec kill -CONT $replica_pid
+                fail "the SHUTDOWN callers are not waiting"
+            }
+            r -1 config set rdb-key-save-delay 100000000
+            r -1 config set appendonly yes
+            # From here the slow rewrite would hold a plain exit: whatever happens, the master
+            # leaves at once at the end.
+            try {
+                exec kill -CONT $replica_pid
+                assert_error {ERR Errors trying to SHUTDOWN. Check logs.} {$rd1 read}
+                assert_error {ERR Errors trying to SHUTDOWN. Check logs.} {$rd2 read}
+                $rd1 close
+                $rd2 close
+                assert_equal [count_log_message {*User requested shutdown*} -1] 1
+                assert_equal [count_log_message {*1 of 1 replicas are in sync*} -1] 1
+                assert_equal [count_log_message {*Writing initial AOF, can't exit*} -1] 1
+                assert_equal [count_log_message {*Errors trying to shut down the server*} -1] 1
+                # Still the master, writes no longer paused, the replica follows.
+                assert_equal [r -1 incr k] 3
+                shut_wait_synced
+                assert_equal [r get k] 3
+            } finally {
+                catch {exec kill -CONT $replica_pid}
+                catch {r -1 shutdown nosave force}
+            }
+        }
+    }
+}

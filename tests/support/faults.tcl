@@ -73,27 +73,6 @@ proc fault_log_count {{call *}} {
     return $n
 }
 
-# The pid of the server's child (a BGSAVE or an AOF rewrite), or "" when it has none.
-proc server_child_pid {{level 0}} {
-    set pid [srv $level pid]
-    if {[catch {open /proc/$pid/task/$pid/children r} f]} {return ""}
-    # The server may vanish between the open and the read (ESRCH): no child then.
-    set failed [catch {read $f} kids]
-    catch {close $f}
-    if {$failed} {return ""}
-    set kids [string trim $kids]
-    return [lindex $kids 0]
-}
-
-proc wait_for_no_child {{level 0}} {
-    wait_for_condition 200 50 {
-        [s $level rdb_bgsave_in_progress] == 0 && [s $level aof_rewrite_in_progress] == 0
-    } else {
-        fail "the child did not end"
-    }
-}
-
-
 # Mounts a tmpfs of `size` (e.g. 2m) on a new directory under tests/tmp and returns its path,
 # or returns "" and sets ::faults::why when that cannot be done here.
 proc tmpfs_mount {size} {

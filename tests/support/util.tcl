@@ -439,3 +439,62 @@ proc with_repl_stream {var body} {
     repl_stream_close $rs
     return -options $opts $result
 }
+
+# The pid of the server's child (a BGSAVE or an AOF rewrite), or "" when it has none.
+proc server_child_pid {{level 0}} {
+    set pid [srv $level pid]
+    if {[catch {open /proc/$pid/task/$pid/children r} f]} {return ""}
+    # The server may vanish between the open and the read (ESRCH): no child then.
+    set failed [catch {read $f} kids]
+    catch {close $f}
+    if {$failed} {return ""}
+    set kids [string trim $kids]
+    return [lindex $kids 0]
+}
+
+proc wait_for_no_child {{level 0}} {
+    wait_for_condition 200 50 {
+        [s $level rdb_bgsave_in_progress] == 0 && [s $level aof_rewrite_in_progress] == 0
+    } else {
+        fail "the child did not end"
+    }
+}
+
+# DEBUG HTSTATS-KEY of a hashtable-encoded value: the bucket count of its main table.
+proc htstats_key_size {key {level 0}} {
+    set stats [r $level debug htstats-key $key]
+    if {![regexp {table size: ([0-9]+)} $stats - size]} {fail "no table size in: $stats"}
+    return $size
+}
+
+# Whether the value's table is being rehashed (HTSTATS-KEY shows a second, target table).
+proc htstats_key_rehashing {key {level 0}} {
+    string match {*rehashing target*} [r $level debug htstats-key $key]
+}
+
+# Calls `access` (a command that takes incremental rehash steps, e.g. a random pick) until the
+# value's table is no longer being rehashed; fails after `max` calls.
+proc htstats_key_settle {key access {max 100000} {level 0}} {
+    for {set i 0} {$i < $max && [htstats_key_rehashing $key $level]} {incr i} {
+        r $level {*}$access
+    }
+    if {[htstats_key_rehashing $key $level]} {fail "$key still rehashing after $max accesses"}
+}
+
+# Starts a BGSAVE whose child sleeps on every key until held_child_end kills it, so the
+# server has a child sharing its memory for as long as a test needs (the dataset must hold a
+# key). Needs /proc to find the child.
+proc held_child_start {{level 0}} {
+    r $level config set save ""
+    r $level config set rdb-key-save-delay 1000000
+    r $level bgsave
+    wait_for_condition 100 20 {[server_child_pid $level] ne ""} else {
+        fail "the BGSAVE child did not start"
+    }
+}
+
+proc held_child_end {{level 0}} {
+    catch {exec kill -9 [server_child_pid $level]}
+    wait_for_no_child $level
+    r $level config set rdb-key-save-delay 0
+}

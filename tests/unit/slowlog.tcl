@@ -224,6 +224,18 @@ start_server {tags {slowlog}} {
         assert_equal {config set slowlog-max-len 128} [lindex [r slowlog get 1] 0 3]
     } {} {needs:config}
 
+    # Redis 7.0.15 shows the TLS key passphrases as given; redis-tp redacts them, as later Redis
+    # releases do (docs/compatibility.md).
+    tags {redistp} {
+        test {SLOWLOG redacts the TLS key passphrases in CONFIG SET} {
+            r slowlog reset
+            r config set tls-key-file-pass sesame tls-client-key-file-pass sesame2
+            assert_equal {config set tls-key-file-pass (redacted) tls-client-key-file-pass (redacted)} \
+                [lindex [r slowlog get 1] 0 3]
+            r config set tls-key-file-pass "" tls-client-key-file-pass ""
+        } {OK} {needs:config}
+    }
+
     test {SLOWLOG redacts masteruser and every argument of ACL SETUSER, not GETUSER or DELUSER} {
         r config set slowlog-log-slower-than 0
         r slowlog reset

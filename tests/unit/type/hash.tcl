@@ -660,3 +660,46 @@ start_server {tags {hash watchex redistp}} {
         foreach c $watchers {$c close}
     }
 }
+
+# While a forked child (BGSAVE, AOF rewrite) shares the memory, a hash's table holds still as
+# the key table does (no shrink, growth only past 5 fields per bucket), so a resize does not
+# make the kernel copy the hash's pages for the child; the next removal after it shrinks.
+start_server {tags {hash needs:debug needs:config external:skip}} {
+    test {A hash's table keeps its size while a child runs and shrinks after it} {
+        r flushall
+        r set anchor x
+        for {set i 0} {$i < 12000} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch f:$j v}
+            r hset myhash {*}$batch
+        }
+        assert_encoding hashtable myhash
+        htstats_key_settle myhash {hrandfield myhash}
+        assert_equal 16384 [htstats_key_size myhash]
+
+        held_child_start
+        for {set i 0} {$i < 11900} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < min($i + 1000, 11900)} {incr j} {lappend batch f:$j}
+            r hdel myhash {*}$batch
+        }
+        assert_equal 100 [r hlen myhash]
+        assert_equal 16384 [htstats_key_size myhash]
+        assert_equal 0 [htstats_key_rehashing myhash]
+        # Random picks still reach every field of the sparse table.
+        unset -nocomplain drawn
+        array set drawn {}
+        for {set round 0} {$round < 5000 && [array size drawn] < 100} {incr round} {
+            foreach f [r hrandfield myhash -20] {set drawn($f) 1}
+        }
+        assert_equal [lsort [r hkeys myhash]] [lsort [array names drawn]]
+        held_child_end
+
+        assert_equal 16384 [htstats_key_size myhash]
+        r hdel myhash f:11900
+        assert_equal 1 [htstats_key_rehashing myhash]
+        htstats_key_settle myhash {hrandfield myhash}
+        assert_equal 128 [htstats_key_size myhash]
+        assert_equal 99 [r hlen myhash]
+    }
+}

@@ -887,3 +887,88 @@ start_server {tags {set needs:debug}} {
         assert_error {ERR unknown subcommand or wrong number of arguments for 'htstats-key'*} {r debug htstats-key}
     }
 }
+
+# While a forked child (BGSAVE, AOF rewrite) shares the memory, a set's table holds still as
+# the key table does: it grows only past 5 members per bucket and never shrinks, so a resize
+# does not make the kernel copy the set's pages for the child. Random picks must still reach
+# every member of such a table, whether its chains are long or its buckets mostly empty.
+start_server {tags {set needs:debug needs:config external:skip}} {
+    test {SRANDMEMBER with a dict containing long chain} {
+        r flushall
+        r set anchor x
+        held_child_start
+        # Added one at a time while the child runs: 4 buckets take up to 24 members (a load of
+        # 6 before the 25th insertion grows the table), so some chain holds at least 6.
+        for {set i 0} {$i < 24} {incr i} {r sadd myset m:$i}
+        assert_encoding hashtable myset
+        assert_equal 4 [htstats_key_size myset]
+        set stats [r debug htstats-key myset]
+        assert {[regexp {max chain length: ([0-9]+)} $stats - longest]}
+        assert_morethan_equal $longest 6
+
+        # Every member is drawn, with repetition (negative count) and without.
+        set all [lsort [r smembers myset]]
+        foreach count {-10 10} {
+            unset -nocomplain drawn
+            array set drawn {}
+            for {set round 0} {$round < 2000 && [array size drawn] < 24} {incr round} {
+                foreach m [r srandmember myset $count] {set drawn($m) 1}
+            }
+            assert_equal $all [lsort [array names drawn]] "SRANDMEMBER $count"
+        }
+        # A positive count returns that many distinct members, or the whole set.
+        foreach count {1 5 12 20 23 24 30} {
+            set res [r srandmember myset $count]
+            set want [expr {min($count, 24)}]
+            assert_equal $want [llength $res]
+            assert_equal $want [llength [lsort -unique $res]]
+        }
+        held_child_end
+
+        # No child: the next insertion grows the table to a load under one.
+        r sadd myset m:24
+        htstats_key_settle myset {srandmember myset}
+        assert_equal 32 [htstats_key_size myset]
+        assert_equal 25 [r scard myset]
+    }
+
+    test {A set's table keeps its size while a child runs and shrinks after it} {
+        r flushall
+        r set anchor x
+        for {set i 0} {$i < 12000} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch m:$j}
+            r sadd myset {*}$batch
+        }
+        htstats_key_settle myset {srandmember myset}
+        assert_equal 16384 [htstats_key_size myset]
+
+        held_child_start
+        for {set i 0} {$i < 11900} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < min($i + 1000, 11900)} {incr j} {lappend batch m:$j}
+            r srem myset {*}$batch
+        }
+        assert_equal 100 [r scard myset]
+        # 100 members in 16384 buckets: no shrink while the child runs.
+        assert_equal 16384 [htstats_key_size myset]
+        assert_equal 0 [htstats_key_rehashing myset]
+        unset -nocomplain drawn
+        array set drawn {}
+        for {set round 0} {$round < 5000 && [array size drawn] < 100} {incr round} {
+            foreach m [r srandmember myset -20] {set drawn($m) 1}
+        }
+        assert_equal [lsort [r smembers myset]] [lsort [array names drawn]]
+        assert_equal 50 [llength [lsort -unique [r srandmember myset 50]]]
+        held_child_end
+
+        # Untouched, the table waits; the next removal starts the shrink, which random picks
+        # carry to its end: the smallest power of two that holds the 99 members left.
+        assert_equal 16384 [htstats_key_size myset]
+        r srem myset m:11900
+        assert_equal 1 [htstats_key_rehashing myset]
+        htstats_key_settle myset {srandmember myset}
+        assert_equal 128 [htstats_key_size myset]
+        assert_equal 99 [r scard myset]
+    }
+}

@@ -670,3 +670,58 @@ start_server {tags {zset repl external:skip}} {
         }
     }
 }
+
+# While a forked child (BGSAVE, AOF rewrite) shares the memory, a sorted set's member table
+# holds still as the key table does (no shrink, growth only past 5 members per bucket), so a
+# resize does not make the kernel copy its pages for the child; the next removal after it
+# (a single ZREM or a range) shrinks. ZSCORE looks the table up, which moves a rehash on (our
+# ZRANDMEMBER draws from the skiplist, Redis's from the table).
+start_server {tags {zset needs:debug needs:config external:skip}} {
+    test {A sorted set's table keeps its size while a child runs and shrinks after it} {
+        r flushall
+        r set anchor x
+        for {set i 0} {$i < 12000} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch $j m:$j}
+            r zadd myz {*}$batch
+        }
+        assert_encoding skiplist myz
+        htstats_key_settle myz {zscore myz none}
+        assert_equal 16384 [htstats_key_size myz]
+
+        held_child_start
+        for {set i 0} {$i < 11800} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < min($i + 1000, 11800)} {incr j} {lappend batch m:$j}
+            r zrem myz {*}$batch
+        }
+        # A range removal holds too.
+        r zremrangebyscore myz 11800 11899
+        assert_equal 100 [r zcard myz]
+        assert_equal 16384 [htstats_key_size myz]
+        assert_equal 0 [htstats_key_rehashing myz]
+        unset -nocomplain drawn
+        array set drawn {}
+        for {set round 0} {$round < 5000 && [array size drawn] < 100} {incr round} {
+            foreach m [r zrandmember myz -20] {set drawn($m) 1}
+        }
+        assert_equal [lsort [r zrange myz 0 -1]] [lsort [array names drawn]]
+        held_child_end
+
+        assert_equal 16384 [htstats_key_size myz]
+        r zremrangebyrank myz 0 0
+        assert_equal 1 [htstats_key_rehashing myz]
+        htstats_key_settle myz {zscore myz none}
+        assert_equal 128 [htstats_key_size myz]
+        assert_equal 99 [r zcard myz]
+        # A single ZREM starts the shrink as well, at the removal that leaves fewer than one
+        # member in ten buckets (12 in 128).
+        set members [r zrange myz 0 -1]
+        foreach m [lrange $members 0 85] {r zrem myz $m}
+        assert_equal 0 [htstats_key_rehashing myz]
+        r zrem myz [lindex $members 86]
+        assert_equal 1 [htstats_key_rehashing myz]
+        htstats_key_settle myz {zscore myz none}
+        assert_equal 16 [htstats_key_size myz]
+    }
+}
