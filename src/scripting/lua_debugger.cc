@@ -18,6 +18,7 @@
 #include "server/server.h"
 #include "server/shutdown_signals.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -73,52 +74,13 @@ constexpr const char* kHelp[] = {
     "redis.breakpoint()   Stop at the next line, as a breakpoint would.",
 };
 
-// Redis's quoting of a string: printable bytes as they are, the usual escapes, \xHH otherwise.
-void AppendQuoted(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\a':
-        out->append("\\a");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      default:
-        if (ch >= 0x20 && ch < 0x7f) {
-          out->push_back(static_cast<char>(ch));
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", ch);
-          out->append(buf);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 void AppendValue(lua_State* L, int idx, int depth, std::string* out) {
   if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;  // absolute
   switch (lua_type(L, idx)) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* s = lua_tolstring(L, idx, &len);
-      AppendQuoted(out, std::string_view(s, len));
+      AppendRepr(out, std::string_view(s, len));
       return;
     }
     case LUA_TNUMBER: {
@@ -187,7 +149,7 @@ bool AppendReply(std::string_view r, size_t* p, std::string* out, int depth) {
   switch (type) {
     case '+':
     case '-':
-      AppendQuoted(out, r.substr(eol - line.size() - 1, line.size() + 1));
+      AppendRepr(out, r.substr(eol - line.size() - 1, line.size() + 1));
       return true;
     case ':':
       out->append(line);
@@ -217,7 +179,7 @@ bool AppendReply(std::string_view r, size_t* p, std::string* out, int depth) {
       if (*p + static_cast<size_t>(n) + 2 > r.size()) return false;
       std::string_view body = r.substr(*p, static_cast<size_t>(n));
       if (type == '=' && body.size() >= 4) body.remove_prefix(4);  // "txt:"
-      AppendQuoted(out, body);
+      AppendRepr(out, body);
       *p += static_cast<size_t>(n) + 2;
       return true;
     }
