@@ -209,7 +209,7 @@ Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
   std::string f, val;
   for (uint64_t i = 0; i < n; ++i) {
     if (!(st = r.String(&f)).ok() || !(st = r.String(&val)).ok()) return st;
-    if (!h.Set(f, val, limits)) return Status::Error("Duplicate hash fields detected");
+    if (!h.Set(f, val, limits)) return Status::Error("Hash with dup elements");
   }
   return v;
 }
@@ -224,10 +224,12 @@ Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits) {
   return HashFromLoadedListpack(std::move(*lp), limits, /*check_lengths=*/false);
 }
 
-Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths) {
-  if (lp.Size() % 2 != 0) return Status::Error("Hash listpack integrity check failed.");
+Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths,
+                                     const char* encoding) {
+  const std::string failed = std::string(encoding) + " integrity check failed.";
+  if (lp.Size() % 2 != 0) return Status::Error(failed);
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
-  if (lp.HasRepeatedText(2)) return Status::Error("Hash listpack integrity check failed.");
+  if (lp.HasRepeatedText(2)) return Status::Error(failed);
   HashObject* obj = HashObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kHash, obj);
   bool over = obj->size() > limits.hash_max_listpack_entries;

@@ -199,6 +199,9 @@ Result<Value> LoadHashListpack(RdbReader& r, const TypeLimits& limits);
 // it has no pair; a hashtable if it has more fields than hash-max-listpack-entries or, with
 // `check_lengths`, a field or value longer than hash-max-listpack-value. Redis 7.0 checks the
 // lengths only for zipmaps; a listpack or ziplist hash with a long value stays a listpack.
-Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths);
+// `encoding` names the payload's container in the error ("Hash ziplist integrity check
+// failed."), the words Redis 7.0 logs for a refused RESTORE or RDB object.
+Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool check_lengths,
+                                     const char* encoding = "Hash listpack");
 
 }  // namespace redistp

@@ -124,20 +124,24 @@ Result<Value> LoadHashZipmap(RdbReader& r, const TypeLimits& limits) {
   Status st = r.String(&blob);
   if (!st.ok()) return st;
   Listpack lp;
-  if (!ListpackFromZipmap(blob, &lp)) return Status::Error("Zipmap integrity check failed.");
-  return HashFromLoadedListpack(std::move(lp), limits, /*check_lengths=*/true);
+  // An empty zipmap is refused as malformed (as Redis 7.0 words it), not as an empty key.
+  if (!ListpackFromZipmap(blob, &lp) || lp.Empty()) {
+    return Status::Error("Zipmap integrity check failed.");
+  }
+  return HashFromLoadedListpack(std::move(lp), limits, /*check_lengths=*/true, "Zipmap");
 }
 
 Result<Value> LoadHashZiplist(RdbReader& r, const TypeLimits& limits) {
   Result<Listpack> lp = ReadZiplist(r, "Hash");
   if (!lp.ok()) return lp.status();
-  return HashFromLoadedListpack(std::move(lp.value()), limits, /*check_lengths=*/false);
+  return HashFromLoadedListpack(std::move(lp.value()), limits, /*check_lengths=*/false,
+                                "Hash ziplist");
 }
 
 Result<Value> LoadZSetZiplist(RdbReader& r, const TypeLimits& limits) {
   Result<Listpack> lp = ReadZiplist(r, "Zset");
   if (!lp.ok()) return lp.status();
-  return ZSetFromLoadedListpack(std::move(lp.value()), limits);
+  return ZSetFromLoadedListpack(std::move(lp.value()), limits, "Zset ziplist");
 }
 
 }  // namespace redistp

@@ -118,17 +118,21 @@ Result<Value> Load(RdbReader& r, bool v2) {
   for (uint64_t i = 0; i < nodes; ++i) {
     std::string key, blob;
     if (!(st = r.String(&key)).ok() || !(st = r.String(&blob)).ok()) return st;
-    if (key.size() != 16) return Corrupt("node key is not 16 bytes");
+    if (key.size() != 16) return Corrupt("Stream node key entry is not the size of a stream ID");
     std::optional<Listpack> lp = Listpack::FromBlob(blob);
     if (!lp) return Corrupt("Stream listpack integrity check failed.");
-    if (lp->Empty()) return Corrupt("empty node listpack");
+    if (lp->Empty()) return Corrupt("Empty listpack inside stream");
     StreamID master = StreamID::DecodeBE(reinterpret_cast<const unsigned char*>(key.data()));
-    if (!obj->AdoptNode(master, std::move(*lp))) return Corrupt("invalid node");
+    // A node whose entries do not walk (bad counts, flags, ids or lengths inside the listpack)
+    // is a listpack integrity failure in Redis 7.0's words, the line operators grep for.
+    if (!obj->AdoptNode(master, std::move(*lp))) {
+      return Corrupt("Stream listpack integrity check failed.");
+    }
   }
   uint64_t length;
   StreamID last;
   if (!(st = r.Length(&length)).ok() || !(st = ReadId(r, &last)).ok()) return st;
-  if (length != obj->length()) return Corrupt("length disagrees with the nodes");
+  if (length != obj->length()) return Corrupt("Stream length inconsistent with rax entries");
   if (obj->node_count() != 0 && last < obj->LastNodeEntryId()) {
     return Corrupt("last id below the last entry");
   }

@@ -321,7 +321,7 @@ Result<Value> LoadZSetRecords(RdbReader& r, const TypeLimits& limits, bool text_
     double score;
     if (!(st = r.String(&m)).ok()) return st;
     if (!(st = text_scores ? r.TextDouble(&score) : r.BinaryDouble(&score)).ok()) return st;
-    if (std::isnan(score)) return Status::Error("zset score is NaN");
+    if (std::isnan(score)) return Status::Error("Zset with NAN score detected");
     if (z->Add(m, score, limits) != ZSetObject::AddResult::kAdded) {
       return Status::Error("Duplicate zset fields detected");
     }
@@ -353,8 +353,9 @@ Result<Value> LoadZSetListpack(RdbReader& r, const TypeLimits& limits) {
   return ZSetFromLoadedListpack(std::move(*lp), limits);
 }
 
-Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
-  if (lp.Size() % 2 != 0) return Status::Error("Zset listpack integrity check failed.");
+Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits, const char* encoding) {
+  const std::string failed = std::string(encoding) + " integrity check failed.";
+  if (lp.Size() % 2 != 0) return Status::Error(failed);
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   // Every score must parse, and no member may repeat.
   for (Listpack::Pos p = lp.First(); p != Listpack::kNone; p = lp.Next(lp.Next(p))) {
@@ -364,7 +365,7 @@ Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits) {
       return Status::Error("invalid zset score");
     }
   }
-  if (lp.HasRepeatedText(2)) return Status::Error("Zset listpack integrity check failed.");
+  if (lp.HasRepeatedText(2)) return Status::Error(failed);
   ZSetObject* z = ZSetObject::FromListpack(std::move(lp));
   Value v = Value::Object(ValueType::kZSet, z);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();

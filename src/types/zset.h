@@ -280,7 +280,9 @@ Result<Value> LoadZSetText(RdbReader& r, const TypeLimits& limits);
 // A sorted set from a loaded listpack of member/score pairs (RDB_TYPE_ZSET_LISTPACK, or a
 // converted ziplist): an error if a score does not parse or a member repeats, the empty-key
 // error if it has no pair; a skiplist if it has more members than zset-max-listpack-entries
-// (Redis 7.0 checks only the count on load, not the members' lengths).
-Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits);
+// (Redis 7.0 checks only the count on load, not the members' lengths). `encoding` names the
+// payload's container in the error, as for hashes.
+Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits,
+                                     const char* encoding = "Zset listpack");
 
 }  // namespace redistp

@@ -7,7 +7,10 @@ OUTDIR/lua/
 request_parser seeds: the first byte is the harness's control byte (chunk size, AUTH state,
 small proto-max-bulk-len); the rest is a client byte stream: valid multibulk and inline requests,
 pipelines, and each protocol error shape.
-rdb_load seeds: the RDB files tests/assets/make-rdb-corpus.py builds.
+rdb_load seeds: the RDB files tests/assets/make-rdb-corpus.py builds, and one file per class of
+corrupt value that tests/integration/corrupt-dump.tcl refuses (bad ziplist headers, prevlens and
+encodings, empty containers, repeated members, NaN scores, bad LZF, huge declared counts, stream
+listpacks that do not walk), so the fuzzer starts next to each check.
 dispatch seeds: steps in dispatch_fuzz.cc's format. A "command" step names its command by index
 into the live command table, which the script cannot see, so seeds use every index byte 0..255
 with a few argument shapes; the fuzzer then keeps what reaches new code.
@@ -16,6 +19,7 @@ scripts (first byte with its top bit set, see lua_fuzz.cc), each with plain, RES
 SCRIPT KILL flags; and generator inputs (first byte without it) of a few byte patterns.
 """
 import os
+import struct
 import sys
 
 
@@ -137,8 +141,71 @@ def rdb_seeds():
     sys.path.insert(0, os.path.join(here, "..", "assets"))
     import importlib
     sys.dont_write_bytecode = True  # no __pycache__ in tests/assets
-    corpus = importlib.import_module("make-rdb-corpus").corpus()
-    return [corpus[name] for name in sorted(corpus)]
+    rdb = importlib.import_module("make-rdb-corpus")
+    corpus = rdb.corpus()
+    return [corpus[name] for name in sorted(corpus)] + corrupt_value_seeds(rdb)
+
+
+def zl_entry(prevlen, text):
+    return bytes([prevlen, len(text)]) + text
+
+
+def ziplist(entries, zlbytes=None, tail=None, count=None):
+    """A ziplist of raw entries; header fields right unless given."""
+    body = b"".join(entries)
+    last = len(entries[-1]) if entries else 0
+    zlbytes = 10 + len(body) + 1 if zlbytes is None else zlbytes
+    tail = 10 + len(body) - last if tail is None else tail
+    count = len(entries) if count is None else count
+    return struct.pack("<IIH", zlbytes, tail, count) + body + b"\xff"
+
+
+def corrupt_value_seeds(rdb):
+    """One no-checksum file per corrupt-value class: key k of RDB type t with body b."""
+    e0, e1, e2 = zl_entry(0, b"a"), zl_entry(3, b"bb"), zl_entry(4, b"cccc")
+    good_zl = ziplist([e0, e1, e2])
+    bad_zls = [
+        ziplist([e0, e1, e2], zlbytes=60), ziplist([e0, e1, e2], zlbytes=3),
+        ziplist([e0, e1, e2], tail=200), ziplist([e0, e1, e2], tail=11),
+        ziplist([e0, e1, e2], count=7), ziplist([e0, zl_entry(200, b"bb"), e2]),
+        ziplist([e0, zl_entry(1, b"bb"), e2]), ziplist([e0, e1, b"\x04\x30cc"]),
+        ziplist([e0, e1, b"\x04\xc5cc"]), ziplist([e0, e1, b"\x04\xf0"]),
+        struct.pack("<I", len(good_zl) + 3) + good_zl[4:] + b"\xff\x01\x02",
+    ]
+    s, n = rdb.string, rdb.length
+    values = [(14, n(1) + s(z)) for z in bad_zls] + [(10, s(z)) for z in bad_zls]
+    empty_zl = ziplist([])
+    hz = lambda items: ziplist([zl_entry(0 if i == 0 else 3, x) for i, x in enumerate(items)])
+    values += [
+        (14, n(0)), (18, n(0)), (14, n(2) + s(empty_zl) + s(empty_zl)),
+        (18, n(1) + n(2) + s(rdb.listpack([]))),
+        (13, s(hz([b"a", b"1", b"b"]))), (13, s(hz([b"a", b"1", b"a", b"2"]))),
+        (16, s(rdb.listpack(["a", "1", "a", "2"]))), (16, s(rdb.listpack(["a", "1", "b"]))),
+        (9, s(b"\x00\xff")), (9, s(b"\x02\x01a\x01\x001\x01a\x01\x002\xff")),
+        (4, n(2) + s("a") + s("1") + s("a") + s("2")),
+        (12, s(hz([b"a", b"1", b"a", b"2"]))), (17, s(rdb.listpack(["a", "nan"]))),
+        (5, n(2) + s("a") + struct.pack("<d", float("nan")) + s("b") + struct.pack("<d", 1.0)),
+        (3, n(1) + s("a") + b"\xfd"), (3, n(1) + s("a") + b"\x64\x31"),
+        (11, s(struct.pack("<IIhh", 2, 3, 1, 2))), (11, s(struct.pack("<IIhh", 2, 2, 5, 1))),
+        (11, s(struct.pack("<II", 3, 1) + b"\x01\x00\x00")), (2, n(2) + s("a") + s("a")),
+        (2, n(1 << 28) + s("a")), (4, n(1 << 28) + s("a") + s("b")),
+        (0, b"\xc3\x05\x14\x1f\x00\x00\x00\x00"), (0, n((1 << 32) + 5) + b"abc"),
+    ]
+    # A one-entry stream (1-1 f v) and its node listpack broken in the ways the tests break it.
+    node = bytes.fromhex("00000000000000010000000000000001")
+    good_lp = bytes.fromhex("1d0000000a00010100010101816602000102010001000181760204" "01ff")
+    stream_lps = [rdb.listpack([]), good_lp, good_lp[:6] + b"\x28" + good_lp[7:],
+                  good_lp[:7] + b"\x7f" + good_lp[8:],
+                  struct.pack("<I", len(good_lp) + 5) + good_lp[4:]]
+    # length 1, last id 1-1, first id 1-1, max deleted 0-0, entries added 1, no groups
+    meta = bytes.fromhex("010101010100000100")
+    values += [(19, n(1) + s(node) + s(lp) + meta) for lp in stream_lps]
+    values += [(19, n(0) + meta), (19, n(1) + s(node[:8]) + s(good_lp) + meta)]
+    seeds = []
+    for t, body in values:
+        head = rdb.header() + rdb.db(0, 1) + bytes([t]) + s("k") + body
+        seeds.append(rdb.finish(head, checksum=False))
+    return seeds
 
 
 if __name__ == "__main__":

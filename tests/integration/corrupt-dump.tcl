@@ -223,3 +223,326 @@ start_server {tags {dump needs:debug external:skip} overrides {loglevel verbose}
         r config set sanitize-dump-payload no
     }
 }
+
+# ---------------------------------------------------------------------------------------------
+# One test per family of corruptions Redis 7.0's fuzzing found, each payload built here byte by
+# byte (helpers below) so the test says what is wrong with it. Every refusal must come with a
+# new log line naming the check ("... integrity check failed", "Stream listpack integrity check
+# failed"), and leave no key behind. Tests tagged redistp cover payloads Redis 7.0 loads without
+# sanitize-dump-payload and then crashes on (an assertion) or panics on: redis-tp refuses them.
+
+# RDB length encoding of n (6-bit, 14-bit, 32-bit and 64-bit forms).
+proc cdi_len {n} {
+    if {$n < 64} {return [binary format c $n]}
+    if {$n < 16384} {return [binary format cc [expr {0x40 | ($n >> 8)}] [expr {$n & 0xff}]]}
+    if {$n < 4294967296} {return "\x80[binary format I $n]"}
+    return "\x81[binary format W $n]"
+}
+proc cdi_str {s} {return "[cdi_len [string length $s]]$s"}
+
+# A ziplist entry holding short text `s`, after an entry of `prevlen` bytes.
+proc cdi_zl_entry {prevlen s} {
+    return "[binary format c $prevlen][binary format c [string length $s]]$s"
+}
+# A ziplist of raw entries with a right header (total bytes, tail offset, count) unless the
+# caller overrides one of them.
+proc cdi_ziplist {entries {bytes {}} {tail {}} {count {}}} {
+    set body [join $entries ""]
+    set last [expr {[llength $entries] ? [string length [lindex $entries end]] : 0}]
+    if {$bytes eq {}} {set bytes [expr {10 + [string length $body] + 1}]}
+    if {$tail eq {}} {set tail [expr {10 + [string length $body] - $last}]}
+    if {$count eq {}} {set count [llength $entries]}
+    return "[binary format iis $bytes $tail $count]$body\xff"
+}
+# A ziplist of the texts in `items`, each entry's prevlen right.
+proc cdi_zl {items} {
+    set entries {}
+    set prev 0
+    foreach s $items {
+        set e [cdi_zl_entry $prev $s]
+        lappend entries $e
+        set prev [string length $e]
+    }
+    return [cdi_ziplist $entries]
+}
+# A listpack of the short texts in `items` (count taken from the list unless given).
+proc cdi_lp {items {count {}}} {
+    set body ""
+    foreach s $items {
+        set e "[binary format c [expr {0x80 | [string length $s]}]]$s"
+        append body $e [binary format c [string length $e]]
+    }
+    if {$count eq {}} {set count [llength $items]}
+    return "[binary format is [expr {6 + [string length $body] + 1}] $count]$body\xff"
+}
+
+# RESTORE of `payload` into `key` must be refused with Redis's error, with a new log line
+# matching `pattern` (empty: no log check) and no key left.
+proc cdi_refused {key payload {pattern {}}} {
+    r del $key
+    set before [expr {$pattern eq {} ? 0 : [count_log_message $pattern]}]
+    assert_error {ERR Bad data format} {r restore $key 0 $payload}
+    if {$pattern ne {}} {
+        wait_for_condition 100 20 {[count_log_message $pattern] > $before} else {
+            fail "no new log line matching $pattern"
+        }
+    }
+    assert_equal 0 [r exists $key]
+    assert_equal PONG [r ping]
+}
+
+start_server {tags {dump needs:debug external:skip} overrides {loglevel verbose}} {
+    r debug set-skip-checksum-validation 1
+
+    test {Corrupt list ziplists: sizes, tail, count, prevlens, encodings and trailing bytes} {
+        set e0 [cdi_zl_entry 0 a]
+        set e1 [cdi_zl_entry 3 bb]
+        set e2 [cdi_zl_entry 4 cccc]
+        set good [cdi_ziplist [list $e0 $e1 $e2]]
+        set bad {}
+        # zlbytes larger and smaller than the blob (#3080, invalid zlbytes header)
+        lappend bad [cdi_ziplist [list $e0 $e1 $e2] 60]
+        lappend bad [cdi_ziplist [list $e0 $e1 $e2] 3]
+        # tail offset outside the ziplist, and pointing into the middle of an entry
+        lappend bad [cdi_ziplist [list $e0 $e1 $e2] {} 200]
+        lappend bad [cdi_ziplist [list $e0 $e1 $e2] {} 11]
+        # entry count wrong (quicklist ziplist wrong count)
+        lappend bad [cdi_ziplist [list $e0 $e1 $e2] {} {} 7]
+        # prevlen too big, too small, reaching before the ziplist (big / small prev len)
+        lappend bad [cdi_ziplist [list $e0 [cdi_zl_entry 200 bb] $e2]]
+        lappend bad [cdi_ziplist [list $e0 [cdi_zl_entry 1 bb] $e2]]
+        lappend bad [cdi_ziplist [list [cdi_zl_entry 9 a] $e1 $e2]]
+        # an entry claiming more text than the ziplist holds, an unknown encoding, a cut int
+        lappend bad [cdi_ziplist [list $e0 $e1 "\x04\x30cc"]]
+        lappend bad [cdi_ziplist [list $e0 $e1 "\x04\xc5cc"]]
+        lappend bad [cdi_ziplist [list $e0 $e1 "\x04\xf0"]]
+        # extra bytes after the end mark, starting with another 0xff (tail followed by data)
+        set extra "$good\xff\x01\x02"
+        lappend bad "[binary format i [string length $extra]][string range $extra 4 end]"
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            foreach zl $bad {
+                cdi_refused k [cd_payload 14 "\x01[cdi_str $zl]"] {*Ziplist integrity check failed*}
+                cdi_refused k [cd_payload 10 [cdi_str $zl]] {*List ziplist integrity check failed*}
+            }
+            # The good one loads in both containers.
+            assert_equal OK [r restore k 0 [cd_payload 14 "\x01[cdi_str $good]"] replace]
+            assert_equal {a bb cccc} [r lrange k 0 -1]
+            assert_equal OK [r restore k 0 [cd_payload 10 [cdi_str $good]] replace]
+            assert_equal {a bb cccc} [r lrange k 0 -1]
+            r del k
+        }
+    }
+
+    test {Empty containers are refused: no quicklist nodes, only empty nodes, empty hash, set, zset} {
+        set empty_zl [cdi_ziplist {}]
+        set empty_lp [cdi_lp {}]
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            cdi_refused k [cd_payload 14 "\x00"]
+            cdi_refused k [cd_payload 18 "\x00"]
+            cdi_refused k [cd_payload 14 "\x01[cdi_str $empty_zl]"]
+            cdi_refused k [cd_payload 14 "\x02[cdi_str $empty_zl][cdi_str $empty_zl]"]
+            cdi_refused k [cd_payload 18 "\x01\x02[cdi_str $empty_lp]"]
+            cdi_refused k [cd_payload 13 [cdi_str $empty_zl]]
+            cdi_refused k [cd_payload 16 [cdi_str $empty_lp]]
+            cdi_refused k [cd_payload 4 "\x00"]
+            cdi_refused k [cd_payload 12 [cdi_str $empty_zl]]
+            cdi_refused k [cd_payload 17 [cdi_str $empty_lp]]
+            cdi_refused k [cd_payload 5 "\x00"]
+            cdi_refused k [cd_payload 2 "\x00"]
+            cdi_refused k [cd_payload 11 [cdi_str [binary format ii 2 0]]] {*Intset integrity check failed*}
+            cdi_refused k [cd_payload 9 [cdi_str "\x00\xff"]] {*Zipmap integrity check failed*}
+        }
+    }
+
+    test {Corrupt small hashes: odd counts, repeated fields, bad entry lengths} {
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            # ziplist (old small hash): uneven record count, a field twice, a bad entry length
+            cdi_refused k [cd_payload 13 [cdi_str [cdi_zl {a 1 b}]]] {*Hash ziplist integrity check failed*}
+            cdi_refused k [cd_payload 13 [cdi_str [cdi_zl {a 1 a 2}]]] {*Hash ziplist integrity check failed*}
+            set e0 [cdi_zl_entry 0 a]
+            set e1 [cdi_zl_entry 3 1]
+            cdi_refused k [cd_payload 13 [cdi_str [cdi_ziplist [list $e0 $e1 "\x03\x30ab" $e1]]]] \
+                {*Hash ziplist integrity check failed*}
+            # listpack whose total size is wrong
+            set lp [cdi_lp {a 1 b 2}]
+            cdi_refused k [cd_payload 16 [cdi_str "[binary format i 90][string range $lp 4 end]"]] \
+                {*Hash listpack integrity check failed*}
+            # zipmap with a field twice
+            cdi_refused k [cd_payload 9 [cdi_str "\x02\x01a\x01\x001\x01a\x01\x002\xff"]]
+        }
+        # With deep sanitizing, a hashtable or listpack with a repeated field, a listpack with an
+        # odd count or a first entry longer than the listpack are refused too.
+        r config set sanitize-dump-payload yes
+        cdi_refused k [cd_payload 4 "\x02[cdi_str a][cdi_str 1][cdi_str a][cdi_str 2]"]
+        cdi_refused k [cd_payload 16 [cdi_str [cdi_lp {a 1 b}]]] {*Hash listpack integrity check failed*}
+        cdi_refused k [cd_payload 16 [cdi_str [cdi_lp {a 1 a 2}]]] {*Hash listpack integrity check failed*}
+        set lp [cdi_lp {a 1}]
+        set lp "[string range $lp 0 5]\x8f[string range $lp 7 end]"
+        cdi_refused k [cd_payload 16 [cdi_str $lp]] {*Hash listpack integrity check failed*}
+        # A good zipmap still loads, as a hash.
+        assert_equal OK [r restore k 0 [cd_payload 9 [cdi_str "\x02\x01a\x01\x001\x01b\x01\x002\xff"]]]
+        assert_equal {1 2 a b} [lsort [r hgetall k]]
+        r del k
+        r config set sanitize-dump-payload no
+    }
+
+    # Redis 7.0 loads these without sanitize-dump-payload, then asserts on HGETALL or, converting
+    # to a hashtable (hash-max-listpack-entries 1), panics on the repeated field.
+    test {Without sanitizing too, odd or repeated listpack hashes are refused (not loaded to crash later)} {
+        r config set sanitize-dump-payload no
+        cdi_refused k [cd_payload 16 [cdi_str [cdi_lp {a 1 b}]]] {*Hash listpack integrity check failed*}
+        cdi_refused k [cd_payload 16 [cdi_str [cdi_lp {a 1 a 2}]]] {*Hash listpack integrity check failed*}
+        r config set hash-max-listpack-entries 1
+        cdi_refused k [cd_payload 16 [cdi_str [cdi_lp {a 1 a 2}]]] {*Hash listpack integrity check failed*}
+        r config set hash-max-listpack-entries 128
+    } {} {redistp}
+
+    test {Corrupt sorted sets: repeated members, NaN and unreadable scores, bad ziplist tail} {
+        set nan [binary format q NaN]
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            cdi_refused k [cd_payload 12 [cdi_str [cdi_zl {a 1 b}]]] {*Zset ziplist integrity check failed*}
+            cdi_refused k [cd_payload 12 [cdi_str [cdi_zl {a 1 a 2}]]] {*Zset ziplist integrity check failed*}
+            set e0 [cdi_zl_entry 0 a]
+            cdi_refused k [cd_payload 12 [cdi_str [cdi_ziplist [list $e0 [cdi_zl_entry 3 1]] {} 11]]] \
+                {*Zset ziplist integrity check failed*}
+            # an entry whose prevlen says 0 where 3 bytes precede it
+            cdi_refused k [cd_payload 12 [cdi_str [cdi_ziplist [list $e0 [cdi_zl_entry 0 1]]]]] \
+                {*Zset ziplist integrity check failed*}
+            # binary and text scores that are NaN (zslInsert would assert on them)
+            cdi_refused k [cd_payload 5 "\x02[cdi_str a]$nan[cdi_str b][binary format q 1.0]"]
+            cdi_refused k [cd_payload 3 "\x01[cdi_str a]\xfd"]
+            # a text score whose length runs past the payload (bad rdbLoadDoubleValue)
+            cdi_refused k [cd_payload 3 "\x01[cdi_str a]\x64\x31"]
+            cdi_refused k [cd_payload 5 "\x02[cdi_str a][binary format q 1.0][cdi_str a][binary format q 2.0]"]
+        }
+        r config set sanitize-dump-payload yes
+        cdi_refused k [cd_payload 17 [cdi_str [cdi_lp {a 1 a 2}]]] {*Zset listpack integrity check failed*}
+        r config set sanitize-dump-payload no
+    }
+
+    test {Corrupt sets and intsets: sizes, encodings, order, repeats, huge declared counts} {
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            # intset: length disagrees with the blob, unknown encoding
+            cdi_refused k [cd_payload 11 [cdi_str [binary format iiss 2 3 1 2]]] {*Intset integrity check failed*}
+            cdi_refused k [cd_payload 11 [cdi_str "[binary format ii 3 1]\x01\x00\x00"]] {*Intset integrity check failed*}
+            # a set listing a member twice (leak in rdbloading due to dup entry in set)
+            cdi_refused k [cd_payload 2 "\x02[cdi_str a][cdi_str a]"]
+            # a set and a hash declaring 2^28 members in a few bytes (dict init to huge size)
+            cdi_refused k [cd_payload 2 "[cdi_len 268435456][cdi_str a]"]
+            cdi_refused k [cd_payload 4 "[cdi_len 268435456][cdi_str a][cdi_str b]"]
+        }
+        # Deep sanitizing also catches an unsorted or repeating intset.
+        r config set sanitize-dump-payload yes
+        cdi_refused k [cd_payload 11 [cdi_str [binary format iiss 2 2 5 1]]] {*Intset integrity check failed*}
+        cdi_refused k [cd_payload 11 [cdi_str [binary format iiss 2 2 1 1]]] {*Intset integrity check failed*}
+        r config set sanitize-dump-payload no
+    }
+
+    test {Corrupt strings: bad LZF data and lengths past the payload} {
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            # LZF: 5 compressed bytes said to expand to 20, holding a back reference before the
+            # start of the output (invalid read in lzf_decompress)
+            cdi_refused k [cd_payload 0 "\xc3\x05\x14\x1f\x00\x00\x00\x00"]
+            # LZF: a literal run longer than the compressed data
+            cdi_refused k [cd_payload 0 "\xc3\x03\x14\x1faa"]
+            # a string of 2^32+5 bytes in a short payload (huge string)
+            cdi_refused k [cd_payload 0 "[cdi_len 4294967301]abc"]
+        }
+    }
+}
+
+# A stream's DUMP split at its first node: {head lp tail}, head being the type byte, the node
+# count, the master id and the listpack's length, lp the node's listpack, tail the rest (the
+# metadata, the groups and the 10-byte trailer). The stream must have one node shorter than 64
+# bytes and be dumped uncompressed.
+proc cdi_split_stream {p} {
+    assert_equal "\x01\x10" [string range $p 1 2]
+    scan [string index $p 19] %c b
+    assert_equal 0 [expr {$b >> 6}]
+    set lp [string range $p 20 [expr {19 + $b}]]
+    return [list [string range $p 0 18] $lp [string range $p [expr {20 + $b}] end]]
+}
+proc cdi_join_stream {head lp tail} {
+    return "$head[cdi_str $lp]$tail"
+}
+
+start_server {tags {dump needs:debug external:skip stream} overrides {loglevel verbose rdbcompression no}} {
+    r debug set-skip-checksum-validation 1
+    r xadd s 1-1 f v
+    r xadd s 1-2 f w
+    r xgroup create s g 0
+    r xreadgroup group g alice count 1 streams s >
+    set ::cdi_stream [r dump s]
+    r del s
+
+    test {Corrupt stream listpacks are refused as Stream listpack integrity failures} {
+        lassign [cdi_split_stream $::cdi_stream] head lp tail
+        set n [string length $lp]
+        # total size in the header larger than the listpack (listpack invalid size header)
+        set size [cdi_join_stream $head "[binary format i [expr {$n + 5}]][string range $lp 4 end]" $tail]
+        foreach sanitize {no yes} {
+            r config set sanitize-dump-payload $sanitize
+            cdi_refused s $size {*Stream listpack integrity check failed*}
+            # no node at all while the stream says it has entries (stream with no records)
+            cdi_refused s "[string index $::cdi_stream 0]\x00$tail"
+            # a node key that is not a 16-byte id
+            cdi_refused s "[string range $head 0 1]\x08[string range $head 3 10][cdi_str $lp]$tail"
+            # the same node twice (double insert of one master id)
+            cdi_refused s "[string index $head 0]\x02[string range $head 2 end][cdi_str $lp][string range $head 2 end][cdi_str $lp]$tail"
+        }
+        r config set sanitize-dump-payload yes
+        # the first entry (the master entry's count, lp_count) says 40 entries
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 5]\x28[string range $lp 7 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        # the back-length of the first entry says 127 bytes (listpack too long entry prev len)
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 6]\x7f[string range $lp 8 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        # the master field "f" claims 15 and then 2^32-1 bytes (too long / very long entry len)
+        set at [string first "\x81f" $lp]
+        assert {$at > 0}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\x8f"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\xf0\xff\xff\xff\xff"] $tail] \
+            {*Stream listpack integrity check failed*}
+        # The payload itself loads.
+        assert_equal OK [r restore s 0 $::cdi_stream]
+        assert_equal {{1-1 {f v}} {1-2 {f w}}} [r xrange s - +]
+        r del s
+        r config set sanitize-dump-payload no
+    }
+
+    test {A stream PEL entry that no consumer owns is refused} {
+        # alice's record ends the payload: name, seen time (8 bytes), PEL count 1, one 16-byte id.
+        set at [string first "\x05alice" $::cdi_stream]
+        assert {$at > 0}
+        set cut [expr {$at + 6 + 8}]
+        assert_equal "\x01" [string index $::cdi_stream $cut]
+        set bad "[string range $::cdi_stream 0 [expr {$cut - 1}]]\x00[string range $::cdi_stream end-9 end]"
+        r config set sanitize-dump-payload yes
+        cdi_refused s $bad
+        r config set sanitize-dump-payload no
+    }
+
+    # Redis 7.0 loads these unsanitized and asserts when a read walks the node; redis-tp checks
+    # every node whatever sanitize-dump-payload says.
+    test {Without sanitizing too, stream nodes that do not walk are refused} {
+        lassign [cdi_split_stream $::cdi_stream] head lp tail
+        r config set sanitize-dump-payload no
+        set at [string first "\x81f" $lp]
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\x8f"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head [string replace $lp $at $at "\xf0\xff\xff\xff\xff"] $tail] \
+            {*Stream listpack integrity check failed*}
+        cdi_refused s [cdi_join_stream $head "[string range $lp 0 5]\x28[string range $lp 7 end]" $tail] \
+            {*Stream listpack integrity check failed*}
+        set at [string first "\x05alice" $::cdi_stream]
+        set cut [expr {$at + 6 + 8}]
+        cdi_refused s "[string range $::cdi_stream 0 [expr {$cut - 1}]]\x00[string range $::cdi_stream end-9 end]"
+    } {} {redistp}
+}

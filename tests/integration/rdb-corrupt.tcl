@@ -249,4 +249,19 @@ start_server {overrides {rdbchecksum no sanitize-dump-payload yes}} {
     }
 }
 
+
+# A file written without a checksum (its last 8 bytes zero) holding a list whose only ziplist
+# claims more bytes than it has: the checksum cannot catch it, the ziplist check must. The
+# server logs the failed check, repeats it in the check report it prints, and exits 1.
+test {A corrupt ziplist in a file without a checksum stops the server with the integrity check} {
+    set entries "\x00\x01a\x03\x02bb"
+    set zl "[binary format iis 40 14 2]$entries\xff"
+    set data "REDIS0009\xfe\x00\x0e\x01k\x01[binary format c [string length $zl]]$zl"
+    append data "\xff[string repeat \x00 8]"
+    lassign [rdbx_start_on $data --sanitize-dump-payload no] status log
+    assert_equal {exit 1} $status
+    set lines [llength [lsearch -all [split $log "\n"] {*integrity check failed*}]]
+    assert {$lines >= 2} "integrity check lines: $lines in\n$log"
+    assert_match {*Terminating server after rdb file reading failure*} $log
+}
 }
