@@ -6,6 +6,8 @@
 #   --redis PATH    reference server (default: /usr/bin/redis-server)
 #   --requests N    requests per run (default 1000000)
 #   --rounds N      runs per side and user (default 3); the median is reported
+# Environment: BENCH_SERVER_CPUS / BENCH_CLIENT_CPUS (taskset core lists) pin the servers and
+# redis-benchmark apart, e.g. BENCH_SERVER_CPUS=1 BENCH_CLIENT_CPUS=0.
 #
 # Method. Both servers run at once on free loopback ports with persistence off. Each gets the
 # same user `bench`, defined by 20 rules: a password, a reset of keys and channels, ten key
@@ -28,7 +30,7 @@ BENCH_NAME=bench-acl
 # shellcheck source=utils/bench/servers.sh
 source "$ROOT/utils/bench/servers.sh"
 
-usage() { bench_usage 4 8 "${1:-2}"; }
+usage() { bench_usage 4 10 "${1:-2}"; }
 bench_parse_pair_options "$@"
 
 readonly RULES=(on '>bench-pass' resetkeys resetchannels

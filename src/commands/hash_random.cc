@@ -26,6 +26,7 @@
 #include "commands/lookup.h"
 #include "protocol/errors.h"
 #include "protocol/reply_builder.h"
+#include "server/client.h"
 #include "types/hash.h"
 #include "util/numbers.h"
 
@@ -93,7 +94,12 @@ void HRandFieldCommand(CommandContext& c) {
   c.reply.Array(with_values && c.reply.resp() < 3 ? 2 * n : n);
   const PairWriter write{c.reply, with_values};
   if (repeats || n == 1) {
-    h.RandomPairs(n, write);
+    // Independent draws, 1024 at a time: a count of billions stops once the reply went over
+    // the output limit (dropped, the client closing), as Redis 7.0 does.
+    constexpr uint64_t kBatch = 1024;
+    for (uint64_t done = 0; done < n && !c.client.out.refused(); done += kBatch) {
+      h.RandomPairs(std::min(kBatch, n - done), write);
+    }
   } else if (n == h.size()) {
     h.ForEach(write);
   } else {

@@ -241,7 +241,7 @@ void PersistenceSection(Server& s, std::string* out) {
   if (s.loading()) {
     // The progress of the load, in Redis's terms: perc over total+1, and an ETA from the rate
     // so far (1 second while less than a second has passed).
-    const Server::LoadingStats& ls = s.loading_stats();
+    const LoadingStats& ls = s.loading_stats();
     const int64_t elapsed = now_ms / 1000 - ls.start_time;
     const uint64_t remaining =
         ls.total_bytes > ls.loaded_bytes ? ls.total_bytes - ls.loaded_bytes : 0;
@@ -509,7 +509,7 @@ std::string InfoSections(Server& s, bool all, bool defaults, const std::set<std:
 
 MemoryOverview ComputeMemoryOverview(Server& s) {
   MemoryOverview m;
-  Server::MemoryStats ms = s.ReadMemoryStats();
+  MemoryStats ms = s.ReadMemoryStats();
   // Lua's heap is reported apart (used_memory_lua), as in Redis, whose allocator never sees it.
   m.used = ms.allocated > s.script_heap_bytes() ? ms.allocated - s.script_heap_bytes() : 0;
   m.peak = std::max(s.used_memory_peak(), m.used);

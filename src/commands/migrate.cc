@@ -16,6 +16,12 @@
 // is deleted here (unless COPY) and the deletions are propagated as one DEL; the first error
 // the target answered becomes the reply ("Target instance replied with error: ..."), keys
 // after it still being processed. The error texts and their order are Redis 7.0.15's.
+//
+// TLS. With tls-cluster yes the connection to the target is TLS, as Redis 7.0 makes it: the
+// server's client context (tls-client-cert-file, else tls-cert-file, and the CA) and a
+// handshake bounded by the same timeout as the connect; the writes and reads below then go
+// through the TLS session, each wait on the direction OpenSSL asks for. A handshake that fails
+// is a connect error.
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -38,6 +44,7 @@
 #include "server/server.h"
 #include "types/dump_payload.h"
 #include "util/numbers.h"
+#include "util/tls.h"
 
 namespace redistp {
 namespace {
@@ -49,6 +56,7 @@ constexpr size_t kMaxReplyLine = 1024;
 
 struct CachedSocket {
   int fd = -1;
+  TlsConnPtr tls;      // set when the connection is TLS (tls-cluster yes)
   int last_dbid = -1;  // the database the target has SELECTed on this connection (-1: unknown)
   int64_t last_use_ms = 0;
 };
@@ -61,7 +69,7 @@ class MigrateSockets : public Subsystem {
 
   explicit MigrateSockets(Server& server) : server_(server) {}
   ~MigrateSockets() override {
-    for (auto& [name, s] : sockets_) close(s.fd);
+    for (auto& [name, s] : sockets_) Drop(s);
   }
 
   // The server's cache, created and attached on first use.
@@ -86,13 +94,22 @@ class MigrateSockets : public Subsystem {
     if (sockets_.size() >= kMaxCachedSockets) {
       auto victim = sockets_.begin();
       std::advance(victim, static_cast<long>(rng_() % sockets_.size()));
-      close(victim->second.fd);
+      Drop(victim->second);
       sockets_.erase(victim);
     }
     int fd = Connect(host, port, timeout_ms);
     if (fd < 0) return nullptr;
+    TlsConnPtr tls;
+    if (server_.config().tls_cluster) {
+      tls = TlsHandshake(server_.tls_context(), fd, timeout_ms);
+      if (tls == nullptr) {
+        close(fd);
+        return nullptr;
+      }
+    }
     CachedSocket& s = sockets_[name];
     s.fd = fd;
+    s.tls = std::move(tls);
     s.last_use_ms = now_ms;
     return &s;
   }
@@ -100,14 +117,14 @@ class MigrateSockets : public Subsystem {
   void Close(const std::string& name) {
     auto it = sockets_.find(name);
     if (it == sockets_.end()) return;
-    close(it->second.fd);
+    Drop(it->second);
     sockets_.erase(it);
   }
 
   void CloseIdle(int64_t now_ms) {
     for (auto it = sockets_.begin(); it != sockets_.end();) {
       if (now_ms - it->second.last_use_ms > kCachedSocketTtlMs) {
-        close(it->second.fd);
+        Drop(it->second);
         it = sockets_.erase(it);
       } else {
         ++it;
@@ -116,6 +133,16 @@ class MigrateSockets : public Subsystem {
   }
 
  private:
+  static void Drop(CachedSocket& s) {
+    if (s.tls != nullptr) s.tls->Shutdown();
+    s.tls.reset();
+    close(s.fd);
+  }
+
+  // The client side of a TLS handshake over the connected fd, within `timeout_ms` in all;
+  // nullptr when TLS is not configured, the handshake fails or time runs out.
+  static TlsConnPtr TlsHandshake(const TlsContext& ctx, int fd, int64_t timeout_ms);
+
   // A non-blocking TCP connection, established within `timeout_ms`. The port is Redis's atoi
   // of the argument (text that is not a number connects to port 0 and fails later). Like
   // Redis, a connection that becomes writable counts as made even if it was refused: the
@@ -168,13 +195,51 @@ bool WaitReady(int fd, short events, int64_t timeout_ms) {
   }
 }
 
+TlsConnPtr MigrateSockets::TlsHandshake(const TlsContext& ctx, int fd, int64_t timeout_ms) {
+  if (!ctx.ready()) return nullptr;
+  TlsConnPtr t(TlsConn::Connect(ctx.client_ctx(), fd).release());
+  if (t == nullptr) return nullptr;
+  for (;;) {
+    const int r = t->Handshake();
+    if (r > 0) return t;
+    if (r < 0) return nullptr;
+    const short events = t->want() == TlsConn::Want::kWrite ? POLLOUT : POLLIN;
+    if (!WaitReady(fd, events, timeout_ms)) return nullptr;
+  }
+}
+
+// After a TLS call returned -1: waits on the direction OpenSSL asked for (true: try again);
+// false on a failure of the session (errno ECONNRESET), an error or the timeout.
+bool WaitTls(const CachedSocket& s, int64_t timeout_ms) {
+  switch (s.tls->want()) {
+    case TlsConn::Want::kRead:
+      return WaitReady(s.fd, POLLIN, timeout_ms);
+    case TlsConn::Want::kWrite:
+      return WaitReady(s.fd, POLLOUT, timeout_ms);
+    case TlsConn::Want::kNothing:
+      break;
+  }
+  errno = ECONNRESET;
+  return false;
+}
+
 // Writes all of `data` within `timeout_ms`; false on an error or the timeout (errno ETIMEDOUT).
-bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
+bool SyncWrite(const CachedSocket& s, std::string_view data, int64_t timeout_ms) {
   size_t off = 0;
   while (off < data.size()) {
-    if (!WaitReady(fd, POLLOUT, timeout_ms)) return false;
     const size_t chunk = std::min(kWriteChunk, data.size() - off);
-    ssize_t n = send(fd, data.data() + off, chunk, MSG_NOSIGNAL);
+    if (s.tls != nullptr) {
+      // A write that must wait is repeated with the same bytes, as OpenSSL requires.
+      ssize_t n = s.tls->Write(data.data() + off, chunk);
+      if (n < 0) {
+        if (!WaitTls(s, timeout_ms)) return false;
+        continue;
+      }
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (!WaitReady(s.fd, POLLOUT, timeout_ms)) return false;
+    ssize_t n = send(s.fd, data.data() + off, chunk, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) continue;
       return false;
@@ -186,12 +251,22 @@ bool SyncWrite(int fd, std::string_view data, int64_t timeout_ms) {
 
 // Reads one reply line (without its CRLF; longer lines are cut at 1 KB) within `timeout_ms`.
 // False on an error, a closed connection (errno ECONNRESET) or the timeout (ETIMEDOUT).
-bool SyncReadLine(int fd, std::string* line, int64_t timeout_ms) {
+bool SyncReadLine(const CachedSocket& s, std::string* line, int64_t timeout_ms) {
   line->clear();
   for (;;) {
-    if (!WaitReady(fd, POLLIN, timeout_ms)) return false;
     char ch;
-    ssize_t n = recv(fd, &ch, 1, 0);
+    ssize_t n;
+    if (s.tls != nullptr) {
+      // Bytes OpenSSL already decrypted are read without waiting on the socket.
+      n = s.tls->Read(&ch, 1);
+      if (n < 0) {
+        if (!WaitTls(s, timeout_ms)) return false;
+        continue;
+      }
+    } else {
+      if (!WaitReady(s.fd, POLLIN, timeout_ms)) return false;
+      n = recv(s.fd, &ch, 1, 0);
+    }
     if (n == 0) {
       errno = ECONNRESET;
       return false;
@@ -301,7 +376,6 @@ void MigrateCommand(CommandContext& c) {
       c.reply.Error(err::kMigrateConnectError);
       return;
     }
-    const int fd = cs->fd;
     const bool select = cs->last_dbid != a.dbid;
 
     // The whole request: AUTH, SELECT, then one RESTORE per key with its remaining TTL.
@@ -328,7 +402,7 @@ void MigrateCommand(CommandContext& c) {
       AppendBulkArray(&out, argv);
       sent.push_back(k);
     }
-    if (!SyncWrite(fd, out, a.timeout_ms)) {
+    if (!SyncWrite(*cs, out, a.timeout_ms)) {
       const bool timed_out = errno == ETIMEDOUT;
       cache.Close(name);
       if (!timed_out && may_retry) continue;
@@ -342,8 +416,8 @@ void MigrateCommand(CommandContext& c) {
     bool socket_error = false;
     std::string auth_line;
     std::string select_line;
-    if (a.auth && !SyncReadLine(fd, &auth_line, a.timeout_ms)) socket_error = true;
-    if (!socket_error && select && !SyncReadLine(fd, &select_line, a.timeout_ms)) {
+    if (a.auth && !SyncReadLine(*cs, &auth_line, a.timeout_ms)) socket_error = true;
+    if (!socket_error && select && !SyncReadLine(*cs, &select_line, a.timeout_ms)) {
       socket_error = true;
     }
     if (socket_error) {
@@ -365,7 +439,7 @@ void MigrateCommand(CommandContext& c) {
     std::string target_error;
     size_t j = 0;
     for (; j < sent.size(); ++j) {
-      if (!SyncReadLine(fd, &line, a.timeout_ms)) {
+      if (!SyncReadLine(*cs, &line, a.timeout_ms)) {
         socket_error = true;
         break;
       }

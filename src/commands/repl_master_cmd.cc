@@ -51,19 +51,16 @@ void PsyncCommand(CommandContext& c) {
   Replication::Of(c.server).master().SyncCommand(c.client, true, c.args[1], offset);
 }
 
-// REPLCONF rdb-filter-only <filters>: the value holds words split as Redis splits arguments.
-// No word is no filter; otherwise the snapshot holds only what the words name (`functions`:
-// the function libraries, never the keys). As in Redis, a bad word answers its error with the
-// words before it already applied (the keys stay excluded). False when it replied an error.
+// REPLCONF rdb-filter-only <filters>: the value holds words split as Redis splits arguments,
+// each naming a part of the snapshot to include (`functions`: the function libraries); the
+// keys are never included. As Redis 7.0 does, no word at all (redis-cli --replica's "") asks
+// for neither part: an empty snapshot. A bad word answers its error with the words before it
+// already applied. False when it replied an error.
 bool SetRdbFilter(CommandContext& c, MasterSide& m, std::string_view val) {
   std::vector<std::string> words;
   if (!SplitConfigLine(val, &words)) {
     c.reply.Error(err::kRdbFilterMissing);
     return false;
-  }
-  if (words.empty()) {
-    m.SetRdbExclude(c.client, 0);
-    return true;
   }
   uint8_t exclude = kExcludeData | kExcludeFunctions;
   for (const std::string& w : words) {

@@ -31,6 +31,7 @@
 #include "commands/set_ops.h"
 #include "db/database.h"
 #include "protocol/errors.h"
+#include "server/client.h"
 #include "server/propagation.h"
 #include "server/server.h"
 #include "types/set.h"
@@ -203,7 +204,12 @@ void SRandMemberWithCount(CommandContext& c) {
   if (count < 0) {
     const uint64_t picks = static_cast<uint64_t>(-count);
     c.reply.Array(picks);
-    for (uint64_t i = 0; i < picks; ++i) c.reply.Bulk(set.View(set.RandomMember(), buf));
+    // A count of billions stops once the reply went over the output limit (it is dropped and
+    // the client closed), as Redis 7.0 stops: looked at once per 1024 picks.
+    for (uint64_t i = 0; i < picks; ++i) {
+      if ((i & 1023) == 1023 && c.client.out.refused()) break;
+      c.reply.Bulk(set.View(set.RandomMember(), buf));
+    }
     return;
   }
   if (static_cast<uint64_t>(count) >= set.size()) {

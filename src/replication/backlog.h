@@ -15,6 +15,18 @@
 
 namespace redistp {
 
+// A scratch buffer of the stream (an encoded record, a transaction held for its EXEC) after
+// use: emptied, and its memory given back when one big value made it bigger than kKeepBuffer,
+// so a single 8 MB write does not leave 8-16 MB held for the life of the server.
+inline constexpr size_t kKeepBuffer = 64 * 1024;
+inline void ReleaseBuffer(std::string* buf) {
+  if (buf->capacity() > kKeepBuffer) {
+    std::string().swap(*buf);
+  } else {
+    buf->clear();
+  }
+}
+
 class ReplBacklog {
  public:
   // An empty backlog of `capacity` bytes (at least 1) whose next byte is `next_offset`.

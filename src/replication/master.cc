@@ -1,4 +1,5 @@
-// The master side (master_side.h): replicas' links, full and partial syncs, the stream, WAIT.
+// The master side (master_side.h): replicas' links, full and partial syncs, the stream. WAIT and
+// the acknowledgements are in master_wait.cc, the handshake in master_handshake.cc.
 #include <event2/event.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,7 +17,6 @@
 #include "replication/replication.h"
 #include "server/server.h"
 #include "util/numbers.h"
-#include "watch/blocking.h"
 
 namespace redistp {
 
@@ -37,45 +37,6 @@ void AppendBulk(std::string* out, std::string_view s) {
 }
 
 }  // namespace
-
-// WAIT's blocked callers: the timeout (or CLIENT UNBLOCK, or enough ACKs, which unblock it the
-// same way) replies the number of replicas that acknowledged the caller's offset by then.
-struct WaitState : BlockState {
-  int64_t offset = 0;
-};
-
-class WaitKind : public BlockKind {
- public:
-  explicit WaitKind(MasterSide* m) : m_(m) {}
-  ServeResult TryServe(BlockedClient&, Database&, std::string_view, ReplyBuilder&) override {
-    return ServeResult::kNotServed;  // waits on no key
-  }
-  void TimeoutReply(BlockedClient& w, ReplyBuilder& reply) override {
-    reply.Int(m_->CountAcked(static_cast<WaitState*>(w.state.get())->offset));
-  }
-
- private:
-  MasterSide* m_;
-};
-
-MasterSide::MasterSide(Replication& repl)
-    : repl_(repl),
-      no_replicas_since_ms_(repl.server().NowMs()),
-      wait_kind_(std::make_unique<WaitKind>(this)) {
-  // CONFIG SET of min-replicas-* judges the very next write by the new numbers, as in Redis
-  // (not only from the next cron tick on).
-  repl.server().config().OnChange({"min-replicas-to-write", "min-replicas-max-lag"}, [this]() {
-    RefreshGoodReplicas();
-    return Status::Ok();
-  });
-}
-
-MasterSide::~MasterSide() {
-  for (auto& l : links_) {
-    if (l->rdb_fd >= 0) close(l->rdb_fd);
-  }
-  if (pipe_fd_ >= 0) close(pipe_fd_);
-}
 
 int64_t MasterSide::ConfigInt(const char* name, int64_t dflt) const {
   std::string v;
@@ -123,6 +84,9 @@ void MasterSide::Propagate(const std::vector<std::string>& argv) {
   encode_buf_.append("\r\n");
   for (const std::string& a : argv) AppendBulk(&encode_buf_, a);
   repl_.FeedStream(encode_buf_);
+  // Kept for the next record, unless one big value made it big: then it would hold that much
+  // memory (twice the value, by the string's growth) for the life of the server.
+  ReleaseBuffer(&encode_buf_);
 }
 
 void MasterSide::Feed(std::string_view bytes) {
@@ -280,7 +244,9 @@ void MasterSide::SyncCommand(Client& c, bool psync, std::string_view replid, int
                      "Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
   } else if (diskless && diskless_on) {
     // repl-diskless-sync-delay: BeforeSleep starts it once the delay passed (or enough came).
-    if (ConfigInt("repl-diskless-sync-delay", 5) == 0 && !p.HasActiveChild()) {
+    if (ConfigInt("repl-diskless-sync-delay", 5) != 0) {
+      server.log().Log(LogLevel::kNotice, "Delay next BGSAVE for diskless SYNC");
+    } else if (!p.HasActiveChild()) {
       StartSyncChild(true, l.rdb_exclude);
     }
   } else if (!p.HasActiveChild()) {
@@ -594,71 +560,6 @@ void MasterSide::EndPipe() {
   if (pipe_fd_ >= 0) close(pipe_fd_);
   pipe_fd_ = -1;
   pipe_paused_ = false;
-}
-
-// ---- acknowledgements, WAIT, min-replicas -----------------------------------------------------
-
-void MasterSide::Ack(Client& c, int64_t offset) {
-  ReplicaLink* l = Find(c);
-  if (l == nullptr) return;
-  if (offset > l->ack_offset) l->ack_offset = offset;
-  l->ack_time_ms = repl_.server().NowMs();
-  if (l->state == ReplicaState::kOnline && l->stream_on_first_ack) StartStream(*l);
-  acks_arrived_ = true;
-}
-
-int MasterSide::CountAcked(int64_t offset) const {
-  int n = 0;
-  for (auto& l : links_) {
-    if (l->state == ReplicaState::kOnline && l->ack_offset >= offset) ++n;
-  }
-  return n;
-}
-
-void MasterSide::WaitCommand(Client& c, bool in_multi, int64_t numreplicas, int64_t timeout_ms) {
-  const int64_t offset = repl_.master_repl_offset();
-  const int acked = CountAcked(offset);
-  if (acked >= numreplicas || in_multi) {
-    c.reply.Int(acked);
-    return;
-  }
-  auto state = std::make_unique<WaitState>();
-  state->offset = offset;
-  repl_.server().BlockClient(&c, {}, wait_kind_.get(), std::move(state), timeout_ms);
-  waiters_.push_back({c.id, offset, numreplicas});
-  ask_acks_ = true;
-}
-
-void MasterSide::ServeWaiters() {
-  Server& server = repl_.server();
-  for (size_t i = 0; i < waiters_.size();) {
-    Client* c = server.FindClient(waiters_[i].client);
-    if (c == nullptr || c->closed || !server.blocking().IsBlocked(c->id)) {
-      waiters_.erase(waiters_.begin() + static_cast<long>(i));
-      continue;
-    }
-    if (CountAcked(waiters_[i].offset) >= waiters_[i].numreplicas) {
-      waiters_.erase(waiters_.begin() + static_cast<long>(i));
-      server.UnblockClient(c, false);  // the reply is the count, as at the timeout
-      continue;
-    }
-    ++i;
-  }
-}
-
-void MasterSide::RefreshGoodReplicas() {
-  Server& server = repl_.server();
-  const int64_t now = server.NowMs();
-  const int64_t max_lag = ConfigInt("min-replicas-max-lag", 10);
-  const int64_t to_write = ConfigInt("min-replicas-to-write", 0);
-  good_replicas_ = 0;
-  for (auto& l : links_) {
-    if (l->state == ReplicaState::kOnline && (now - l->ack_time_ms) / 1000 <= max_lag) {
-      ++good_replicas_;
-    }
-  }
-  server.repl_too_few_replicas =
-      !repl_.is_replica() && to_write > 0 && max_lag > 0 && good_replicas_ < to_write;
 }
 
 // ---- hooks -------------------------------------------------------------------------------------

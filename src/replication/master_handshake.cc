@@ -47,6 +47,9 @@ void MasterSide::FinishRdbOnly(ReplicaLink& l) {
                            "RDB transfer completed, rdb only replica (%s) should be disconnected "
                            "asap",
                            Name(l).c_str());
+  // No later snapshot's pipe feeds it while its output drains (a diskless one relays to the
+  // links in send_bulk that take the pipe).
+  l.diskless = false;
   l.client->set_flag(kClientCloseAfterReply, true);
   repl_.server().QueueOutput(l.client);
 }

@@ -9,6 +9,7 @@
 
 #include "persistence/persistence.h"
 #include "protocol/errors_replica.h"
+#include "replication/backlog.h"
 #include "replication/master_side.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
@@ -184,12 +185,18 @@ void ReplicaSide::OnMasterCommandApplied(Client& link, std::string_view raw,
   // REPLCONF GETACK: the offset before this command, as Redis answers it (its bytes are
   // counted only once it has run).
   if (args.size() >= 2 && IEquals(args[0], "replconf") && IEquals(args[1], "getack")) SendAck();
+  // A command outside a transaction goes on as it came (no copy: one big value would leave
+  // a buffer of its size behind for the life of the link).
+  if (pending_.empty() && !link.multi.active) {
+    repl_.FeedStream(raw);
+    return;
+  }
   pending_.append(raw);
   // A MULTI's commands count with its EXEC: a link that drops inside a transaction continues
   // from before it (the queued commands were never applied).
   if (link.multi.active) return;
   repl_.FeedStream(pending_);
-  pending_.clear();
+  ReleaseBuffer(&pending_);
 }
 
 void ReplicaSide::DisconnectReplicas() {

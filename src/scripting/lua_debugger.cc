@@ -18,6 +18,7 @@
 #include "server/server.h"
 #include "server/shutdown_signals.h"
 #include "util/numbers.h"
+#include "util/repr.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -73,52 +74,13 @@ constexpr const char* kHelp[] = {
     "redis.breakpoint()   Stop at the next line, as a breakpoint would.",
 };
 
-// Redis's quoting of a string: printable bytes as they are, the usual escapes, \xHH otherwise.
-void AppendQuoted(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\a':
-        out->append("\\a");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      default:
-        if (ch >= 0x20 && ch < 0x7f) {
-          out->push_back(static_cast<char>(ch));
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", ch);
-          out->append(buf);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 void AppendValue(lua_State* L, int idx, int depth, std::string* out) {
   if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;  // absolute
   switch (lua_type(L, idx)) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* s = lua_tolstring(L, idx, &len);
-      AppendQuoted(out, std::string_view(s, len));
+      AppendRepr(out, std::string_view(s, len));
       return;
     }
     case LUA_TNUMBER: {
@@ -187,7 +149,7 @@ bool AppendReply(std::string_view r, size_t* p, std::string* out, int depth) {
   switch (type) {
     case '+':
     case '-':
-      AppendQuoted(out, r.substr(eol - line.size() - 1, line.size() + 1));
+      AppendRepr(out, r.substr(eol - line.size() - 1, line.size() + 1));
       return true;
     case ':':
       out->append(line);
@@ -217,7 +179,7 @@ bool AppendReply(std::string_view r, size_t* p, std::string* out, int depth) {
       if (*p + static_cast<size_t>(n) + 2 > r.size()) return false;
       std::string_view body = r.substr(*p, static_cast<size_t>(n));
       if (type == '=' && body.size() >= 4) body.remove_prefix(4);  // "txt:"
-      AppendQuoted(out, body);
+      AppendRepr(out, body);
       *p += static_cast<size_t>(n) + 2;
       return true;
     }
@@ -252,8 +214,11 @@ bool Is(std::string_view cmd, const char* a, const char* b) {
   return EqualsIgnoreCase(cmd, a) || EqualsIgnoreCase(cmd, b);
 }
 
-// atoi's reading: leading digits, 0 when none.
-long AtoiLike(const std::string& s) { return std::strtol(s.c_str(), nullptr, 10); }
+// atoi's reading, as Redis reads these numbers: leading digits, 0 when none, and an int (a
+// value beyond its range wraps as glibc's atoi does).
+long AtoiLike(const std::string& s) {
+  return static_cast<int>(static_cast<uint64_t>(std::strtol(s.c_str(), nullptr, 10)));
+}
 
 }  // namespace
 
@@ -287,6 +252,7 @@ void LuaDebugger::Begin(Client& caller, std::string_view body, bool forked) {
   maxlen_ = 256;
   caller_ = &caller;
   fd_ = caller.fd;
+  running_since_ms_ = server_.NowMs();
   current_line_ = 0;
   breakpoints_.clear();
   logs_.clear();
@@ -453,14 +419,15 @@ void LuaDebugger::LogSourceLine(int line) {
   Log(std::string(prefix) + SourceLine(line));
 }
 
-void LuaDebugger::List(int around, int context) {
-  if (around == 0) around = current_line_;
-  for (long line = static_cast<long>(around) - context; line <= static_cast<long>(around) + context;
-       ++line) {
-    if (line >= 1 && static_cast<size_t>(line) <= source_.size()) {
-      LogSourceLine(static_cast<int>(line));
-    }
-  }
+void LuaDebugger::List(long around, long context) {
+  if (around <= 0) around = current_line_;  // as Redis: 0 (or less) means the current line
+  // Only lines of the source: however wide the asked range, the loop stays within it.
+  // Clamped first, so the sums below cannot overflow.
+  around = std::clamp(around, -(1L << 40), 1L << 40);
+  context = std::clamp(context, -(1L << 40), 1L << 40);
+  const long from = std::max(1L, around - context);
+  const long to = std::min(static_cast<long>(source_.size()), around + context);
+  for (long line = from; line <= to; ++line) LogSourceLine(static_cast<int>(line));
 }
 
 const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar, bool timeout) {
@@ -487,6 +454,7 @@ const char* LuaDebugger::OnLine(lua_State* L, lua_Debug* ar, bool timeout) {
     if (next == Next::kRead) SendLogs();
   }
   in_repl_ = false;
+  running_since_ms_ = server_.NowMs();
   if (next == Next::kAbort) return err::kScriptDebugAborted.data();
   if (next == Next::kProtocolError) return err::kScriptDebugProtocol.data();
   return nullptr;
@@ -513,8 +481,8 @@ LuaDebugger::Next LuaDebugger::RunCommand(lua_State* L) {
   } else if (Is(cmd, "a", "abort")) {
     return Next::kAbort;
   } else if (Is(cmd, "l", "list")) {
-    const int around = argc >= 2 ? static_cast<int>(AtoiLike(args_[1])) : 0;
-    const int context = argc >= 3 ? static_cast<int>(AtoiLike(args_[2])) : 5;
+    const long around = argc >= 2 ? AtoiLike(args_[1]) : 0;
+    const long context = argc >= 3 ? AtoiLike(args_[2]) : 5;
     List(around, context);
   } else if (Is(cmd, "w", "whole")) {
     List(1, 1000000);
@@ -584,6 +552,7 @@ void LuaDebugger::Break() {
 
 void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
   lua_Debug ar;
+  bool shown = false;
   if (lua_getstack(L, 0, &ar) != 0 && lua_checkstack(L, 4)) {
     const char* name = nullptr;
     for (int i = 1; (name = lua_getlocal(L, &ar, i)) != nullptr; ++i) {
@@ -592,6 +561,7 @@ void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
         continue;
       }
       if (all) {
+        shown = true;
         LogTrimmed(std::string("<value> ") + name + " = " + LdbValueText(L, -1));
       } else if (var == name) {
         LogTrimmed("<value> " + LdbValueText(L, -1));
@@ -601,7 +571,10 @@ void LuaDebugger::Print(lua_State* L, bool all, std::string_view var) {
       lua_pop(L, 1);
     }
   }
-  if (all) return;
+  if (all) {
+    if (!shown) Log("No local variables in the current context.");
+    return;
+  }
   // Not a local: a global (KEYS, ARGV ...), read without the globals guard.
   PushRealGlobals(L);
   lua_pushlstring(L, var.data(), var.size());
@@ -634,9 +607,22 @@ void LuaDebugger::Eval(lua_State* L) {
     code.append(args_[i]);
   }
   const int top = lua_gettop(L);
-  if (luaL_loadbuffer(L, code.data(), code.size(), "@ldb_eval") != 0 ||
-      lua_pcall(L, 0, 1, 0) != 0) {
-    const char* msg = lua_tostring(L, -1);
+  // As an expression first ("e 1+1" shows 2), then as a statement; the statement's compile
+  // error is the one shown.
+  const std::string expr = "return " + code;
+  bool ok = luaL_loadbuffer(L, expr.data(), expr.size(), "@ldb_eval") == 0;
+  if (!ok) {
+    lua_settop(L, top);
+    ok = luaL_loadbuffer(L, code.data(), code.size(), "@ldb_eval") == 0;
+  }
+  if (!ok || lua_pcall(L, 0, 1, 0) != 0) {
+    // An error raised by redis.call is a table: its `err` field says it (Redis 7.0 crashes
+    // on one here).
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      lua_replace(L, -2);
+    }
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : nullptr;
     Log(std::string("<error> ") + (msg != nullptr ? msg : "(error object is not a string)"));
   } else {
     LogTrimmed("<retval> " + LdbValueText(L, -1));

@@ -70,6 +70,9 @@ class LuaDebugger {
   // NUL-terminated constant).
   const char* OnLine(lua_State* L, lua_Debug* ar, bool timeout);
   bool stepping() const { return step_; }
+  // When the script last started running on its own: the session's start, or the end of the
+  // last stop (time spent at a stop is the user's, not the script's).
+  int64_t running_since_ms() const { return running_since_ms_; }
   // Whether redis.call should log what it runs and what it gets (stepping, or `redis`).
   bool logging_calls() const { return active_ && (step_ || force_log_); }
   void LogCall(const std::vector<std::string_view>& args);
@@ -106,7 +109,7 @@ class LuaDebugger {
   Next RunCommand(lua_State* L);
   std::string SourceLine(int line) const;
   void LogSourceLine(int line);
-  void List(int around, int context);
+  void List(long around, long context);
   void Print(lua_State* L, bool all, std::string_view var);
   void Trace(lua_State* L);
   void Break();
@@ -128,6 +131,7 @@ class LuaDebugger {
   int fd_ = -1;
   Client* caller_ = nullptr;
   int current_line_ = 0;
+  int64_t running_since_ms_ = 0;
   std::vector<std::string> source_;
   std::vector<int> breakpoints_;
   std::vector<std::string> logs_;

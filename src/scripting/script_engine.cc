@@ -447,11 +447,12 @@ void ScriptEngine::Hook(lua_State* L, lua_Debug* ar) {
     // before lua_error longjmps).
     bool timeout = false;
     if (ar->event != LUA_HOOKLINE) {
-      // A script left running (continue) past busy-reply-threshold, 5 s when that is 0,
-      // since it started stops as if stepped: Redis's guard against an infinite loop.
+      // A script left running (continue) for busy-reply-threshold, 5 s when that is 0, since
+      // it last stopped stops as if stepped: Redis's guard against an infinite loop.
       const int64_t threshold = engine->server_.config().busy_reply_threshold;
       const int64_t limit = threshold > 0 ? threshold : 5000;
-      if (engine->debugger_.stepping() || engine->server_.NowMs() - engine->run_.start_ms < limit) {
+      if (engine->debugger_.stepping() ||
+          engine->server_.NowMs() - engine->debugger_.running_since_ms() < limit) {
         return;
       }
       timeout = true;

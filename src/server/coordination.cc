@@ -32,7 +32,7 @@
 namespace redistp {
 namespace {
 
-// The accounting of a blocked call whose block ended without service (Server::BlockedCall,
+// The accounting of a blocked call whose block ended without service (BlockedCall,
 // recorded in full by RecordBlockedCall when served): Redis 7.0 counts the call and its time,
 // a latency sample when CLIENT UNBLOCK (or a role change) ended it but not when it timed out,
 // and never a SLOWLOG entry. FinishBlock then finds nothing left to record. A template so the
@@ -299,7 +299,7 @@ void Server::BeforeSleep() {
     tracking_.BroadcastPending();  // BCAST: the keys this turn changed, once per prefix
     // The subsystems' turn: the AOF is written (and, for appendfsync always, synced) before
     // any reply goes out.
-    const HookList before_sleep = before_sleep_hooks_;
+    const SubsystemHookList before_sleep = before_sleep_hooks_;
     for (size_t i = 0; i < before_sleep.n; ++i) before_sleep.items[i]->BeforeSleep();
     // A shutdown waiting for replicas ends in the turn that brought the last acknowledgement.
     if (shutdown_waiting()) CheckShutdownWait();

@@ -616,7 +616,7 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   EndSession(*c, cause);
   clients_evictable_mem_ -= c->counted_mem;
   c->counted_mem = 0;
-  const HookList close_hooks = close_hooks_;
+  const SubsystemHookList close_hooks = close_hooks_;
   for (size_t i = 0; i < close_hooks.n; ++i) close_hooks.items[i]->OnClientClose(*c);
   c->pending_pushes.Clear();
   RemoveMonitor(c);

@@ -187,7 +187,7 @@ Status Server::Init(Listeners listeners) {
   });
 
   // SIGTERM/SIGINT are recorded by a plain handler and acted on by the cron tick
-  // (server/shutdown_signals.h), as Redis does; signal_events_ stays empty.
+  // (server/shutdown_signals.h), as Redis does.
   if (listeners == Listeners::kOpen) InstallShutdownSignalHandlers(log_.file());
   signal(SIGPIPE, SIG_IGN);
   current_hz_ = static_cast<int>(config_.hz);
@@ -438,7 +438,7 @@ void Server::Cron() {
   }
   // The subsystems, in slot order (server/subsystem.h): persistence (a finished child, save
   // points, scheduled saves, the AOF's fsync and rewrite), then MIGRATE (idle connections).
-  const HookList cron = cron_hooks_;
+  const SubsystemHookList cron = cron_hooks_;
   for (size_t i = 0; i < cron.n; ++i) cron.items[i]->Cron();
   // A shutdown waiting for replicas whose time is up (server/shutdown.cc).
   if (shutdown_waiting()) CheckShutdownWait();
@@ -466,7 +466,7 @@ void Server::Cron() {
   if (evictor_.follow_up() && !any_pause()) evictor_.Perform();
 }
 
-Server::MemoryStats Server::ReadMemoryStats() const {
+MemoryStats Server::ReadMemoryStats() const {
   MemoryStats m;
   AllocatorStats a = ReadAllocatorStats();
   m.allocated = a.allocated;

@@ -33,6 +33,7 @@
 #include "server/propagation.h"
 #include "server/pubsub.h"
 #include "server/replica_role.h"
+#include "server/server_stats.h"
 #include "server/shutdown_wait.h"
 #include "server/subsystem.h"
 #include "server/tracking.h"
@@ -51,73 +52,6 @@
 namespace redistp {
 
 struct ScriptCallGate;
-
-struct SlowlogEntry {
-  uint64_t id;
-  int64_t time_sec;
-  int64_t duration_us;
-  std::vector<std::string> args;
-  std::string peer;
-  std::string name;
-};
-
-struct LatencySample {
-  int64_t time_sec;
-  uint32_t latency_ms;
-};
-
-struct LatencyEvent {
-  std::deque<LatencySample> history;  // at most 160 samples, one per second
-  uint32_t max_ms = 0;
-};
-
-struct ServerStats {
-  uint64_t total_connections_received = 0;
-  uint64_t total_commands_processed = 0;
-  uint64_t rejected_connections = 0;
-  uint64_t net_input_bytes = 0;
-  uint64_t net_output_bytes = 0;
-  uint64_t total_error_replies = 0;
-  uint64_t evicted_keys = 0;
-  uint64_t client_qbuf_limit_disconnections = 0;
-  uint64_t client_outbuf_limit_disconnections = 0;
-  uint64_t evicted_clients = 0;  // closed by client eviction (maxmemory-clients)
-  uint64_t unexpected_error_replies = 0;
-  uint64_t total_reads_processed = 0;            // reads from client connections
-  uint64_t total_writes_processed = 0;           // writes to client connections
-  std::map<std::string, uint64_t> error_counts;  // errorstats by prefix
-  // Instantaneous metrics: samples taken every 100ms by cron.
-  static constexpr int kSamples = 16;
-  uint64_t ops_samples[kSamples] = {};
-  uint64_t in_samples[kSamples] = {};
-  uint64_t out_samples[kSamples] = {};
-  int sample_idx = 0;
-  int64_t last_sample_ms = 0;
-  uint64_t last_sample_ops = 0, last_sample_in = 0, last_sample_out = 0;
-};
-
-// Why an owner's temporary keys were released all at once (INFO coordination released_by_*).
-// A DELTP is counted apart (released_by_deltp): it releases single keys, not an owner.
-enum class ReleaseCause : uint8_t {
-  kDisconnect,     // the connection ended (close, QUIT, CLIENT KILL, timeout, limits)
-  kLease,          // CLIENT LEASE ran out
-  kReset,          // RESET
-  kSessionClose,   // SESSION CLOSE
-  kSessionExpiry,  // a detached session's grace ended
-  kFailover,       // a promoted replica's tp-failover-grace-ms ended (replication/promotion.cc)
-  kCount
-};
-
-// Counters of INFO coordination that are events rather than states.
-struct CoordinationStats {
-  uint64_t handoffs = 0;  // keys handed to a BSETTP waiter
-  uint64_t released_by[static_cast<size_t>(ReleaseCause::kCount)] = {};
-  uint64_t released_by_deltp = 0;
-  void CountRelease(ReleaseCause cause, uint64_t keys) {
-    released_by[static_cast<size_t>(cause)] += keys;
-  }
-  uint64_t released(ReleaseCause cause) const { return released_by[static_cast<size_t>(cause)]; }
-};
 
 class Server : public WatchSink {
  public:
@@ -447,12 +381,6 @@ class Server : public WatchSink {
   }
   // The RDB's used-mem aux field (INFO's loading_rdb_used_mem).
   void set_loading_rdb_used_mem(uint64_t bytes) { loading_stats_.rdb_used_mem = bytes; }
-  struct LoadingStats {
-    int64_t start_time = 0;  // unix seconds
-    uint64_t total_bytes = 0;
-    uint64_t loaded_bytes = 0;
-    uint64_t rdb_used_mem = 0;
-  };
   const LoadingStats& loading_stats() const { return loading_stats_; }
   // SHUTDOWN or a signal arrived during a load: the process ends now, without saving (the
   // dataset is half loaded), as Redis's exit from its loading loop.
@@ -590,10 +518,6 @@ class Server : public WatchSink {
   const Clock& clock() const { return *clock_; }
 
   // Memory figures from jemalloc (refreshes its stats epoch).
-  struct MemoryStats {
-    size_t allocated = 0, active = 0, resident = 0, mapped = 0, retained = 0;
-    size_t rss = 0;
-  };
   MemoryStats ReadMemoryStats() const;
   size_t used_memory_peak() const { return used_memory_peak_; }
   // Allocated bytes when Init() finished (INFO used_memory_startup, MEMORY STATS).
@@ -693,15 +617,7 @@ class Server : public WatchSink {
   void RecordCall(Client* c, const CommandSpec* spec, const std::vector<std::string_view>& args,
                   int64_t duration_us, bool timed = true, bool monitored = true);
   void FeedMonitors(const Client& c, const std::vector<std::string_view>& args);
-  // The accounting of a command that blocked (BLPOP waiting, WAIT ...) happens when its block
-  // ends, as in Redis 7.0: calls, time, latency histogram and SLOWLOG entry, so SLOWLOG shows
-  // it in the order commands completed. Held per blocked client until FinishBlock (or dropped
-  // when the client closes while blocked).
-  struct BlockedCall {
-    const CommandSpec* spec = nullptr;
-    int64_t duration_us = 0;
-    std::vector<std::string> args;
-  };
+  // Accounts a blocked command whose block ended (BlockedCall, server/server_stats.h).
   void RecordBlockedCall(Client* c);
   void WritePidFile();
 
@@ -731,23 +647,11 @@ class Server : public WatchSink {
   FenceFile fence_file_{&config_, &log_};
   WatchIndex watches_{this};
   BlockingCore blocking_;
-  // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became.
-  // A session's waiter's key is then the session's (server/session_runtime.cc).
+  // A hand-off is the end of the waiter's BSETTP: recorded as the SETTP it became
+  // (server/session_runtime.cc).
+  void RecordHandoff(int db, std::string_view key, const BSetTpState& st);
   BSetTpKind bsettp_kind_{&owners_, [this](int db, std::string_view key, const BSetTpState& st) {
-                            ++coordination_stats_.handoffs;
-                            if (st.fence) {
-                              propagator_.Emit(db, {"SETTP", key, st.value, "FENCE"});
-                            } else {
-                              propagator_.Emit(db, {"SETTP", key, st.value});
-                            }
-                            if (st.owner != 0 && sessions_.Find(st.owner) != nullptr) {
-                              propagator_.AppendRecord(db,
-                                                       {"SESSION", "OWN", std::to_string(st.owner),
-                                                        std::to_string(db), std::string(key)});
-                            }
-                            if (propagator_.has_sinks_for(kPropagateReplicas)) {
-                              RecordKeyOwnership(db, dbs_[db]->FindRaw(key));
-                            }
+                            RecordHandoff(db, key, st);
                           }};
   ExecWatches exec_watches_;
   EventPtr watch_timer_;
@@ -777,7 +681,6 @@ class Server : public WatchSink {
     bool tls = false;
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
-  std::vector<EventPtr> signal_events_;
   EventPtr cron_ev_;
   int bound_port_ = 0;
   int bound_tls_port_ = 0;
@@ -844,21 +747,6 @@ class Server : public WatchSink {
   Authorizer* authorizer_ = nullptr;
 
   // --- subsystems (server/subsystem.cc) ---
-  // One row of the registry. The object is declared after every member a subsystem refers to
-  // (databases, Lua's heap count ...) but destroyed explicitly first, by DestroySubsystems.
-  struct SubsystemEntry {
-    std::unique_ptr<Subsystem> object;
-    const void* tag = nullptr;  // kSubsystemTypeTag<T> of the attached type
-    uint32_t hooks = 0;         // SubsystemHook bits
-    bool started = false;
-    std::vector<KeyspaceListener*> listeners;  // subscribed by SubscribeKeyEvents
-  };
-  // The subsystems of one hook, in slot order. A fixed array, so a walk can copy it for free
-  // and stay valid when a hook attaches another subsystem.
-  struct HookList {
-    std::array<Subsystem*, static_cast<size_t>(SubsystemSlot::kCount)> items{};
-    size_t n = 0;
-  };
   void AttachSubsystem(SubsystemSlot slot, const void* tag, uint32_t hooks,
                        std::unique_ptr<Subsystem> s);
   // Refills the hook lists from the rows (after an attach or a removal).
@@ -866,8 +754,10 @@ class Server : public WatchSink {
   // Stop hooks in reverse slot order, then each subsystem unsubscribed and destroyed, last row
   // first (~Server, before clients and databases).
   void DestroySubsystems();
+  // The rows, declared after every member a subsystem refers to (databases, Lua's heap count
+  // ...) but destroyed explicitly first, by DestroySubsystems.
   std::array<SubsystemEntry, static_cast<size_t>(SubsystemSlot::kCount)> subsystems_;
-  HookList cron_hooks_, before_sleep_hooks_, close_hooks_, shutdown_hooks_, refusal_hooks_;
+  SubsystemHookList cron_hooks_, before_sleep_hooks_, close_hooks_, shutdown_hooks_, refusal_hooks_;
   bool subsystems_started_ = false;
 
  public:

@@ -146,6 +146,24 @@ void Server::FollowMaster(bool on) {
   // The timer is re-armed for what is left (or disarmed) in BeforeSleep.
 }
 
+// A BSETTP waiter was handed its key: the propagation stream gets the SETTP the wait became,
+// a session's waiter's key is recorded as the session's, and the replicas learn the new owner.
+void Server::RecordHandoff(int db, std::string_view key, const BSetTpState& st) {
+  ++coordination_stats_.handoffs;
+  if (st.fence) {
+    propagator_.Emit(db, {"SETTP", key, st.value, "FENCE"});
+  } else {
+    propagator_.Emit(db, {"SETTP", key, st.value});
+  }
+  if (st.owner != 0 && sessions_.Find(st.owner) != nullptr) {
+    propagator_.AppendRecord(
+        db, {"SESSION", "OWN", std::to_string(st.owner), std::to_string(db), std::string(key)});
+  }
+  if (propagator_.has_sinks_for(kPropagateReplicas)) {
+    RecordKeyOwnership(db, dbs_[db]->FindRaw(key));
+  }
+}
+
 void Server::RecordKeyOwnership(int db, const Entry* e) {
   if (e == nullptr || !propagator_.has_sinks_for(kPropagateReplicas)) return;
   const uint64_t owner = owners_.OwnerOf(e);

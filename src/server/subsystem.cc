@@ -33,13 +33,13 @@ void Server::AttachSubsystem(SubsystemSlot slot, const void* tag, uint32_t hooks
 }
 
 void Server::RebuildHookLists() {
-  HookList* lists[] = {&cron_hooks_, &before_sleep_hooks_, &close_hooks_, &shutdown_hooks_,
-                       &refusal_hooks_};
+  SubsystemHookList* lists[] = {&cron_hooks_, &before_sleep_hooks_, &close_hooks_, &shutdown_hooks_,
+                                &refusal_hooks_};
   const uint32_t bits[] = {kHookCron, kHookBeforeSleep, kHookClientClose, kHookPrepareShutdown,
                            kHookWriteRefusal};
   for (size_t l = 0; l < std::size(lists); ++l) {
-    HookList& list = *lists[l];
-    list = HookList{};
+    SubsystemHookList& list = *lists[l];
+    list = SubsystemHookList{};
     for (SubsystemEntry& e : subsystems_) {
       if (e.object != nullptr && (e.hooks & bits[l]) != 0) list.items[list.n++] = e.object.get();
     }
@@ -61,7 +61,7 @@ Status Server::StartSubsystems() {
 }
 
 bool Server::PrepareShutdown(int flags) {
-  const HookList list = shutdown_hooks_;
+  const SubsystemHookList list = shutdown_hooks_;
   for (size_t i = 0; i < list.n; ++i) {
     if (!list.items[i]->PrepareShutdown(flags)) return false;
   }

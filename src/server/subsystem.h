@@ -36,16 +36,20 @@
 // the AOF appends, what a replica replays) is reached through Server::propagator().AddSink.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "util/status.h"
 
 namespace redistp {
 
 class Client;
+class KeyspaceListener;
 
 // The rows of the registry, in the order every hook runs (see above). A new subsystem adds its
 // row where its layer puts it.
@@ -120,5 +124,22 @@ constexpr uint32_t SubsystemHooksOf() {
 // for T in a slot that holds another type answers nullptr instead of a bad cast (no RTTI).
 template <class T>
 inline constexpr char kSubsystemTypeTag = 0;
+
+// One row of the server's registry (Server::AttachSubsystem): the attached object, its type's
+// tag, the hooks it declares and the key-event listeners it subscribed.
+struct SubsystemEntry {
+  std::unique_ptr<Subsystem> object;
+  const void* tag = nullptr;  // kSubsystemTypeTag<T> of the attached type
+  uint32_t hooks = 0;         // SubsystemHook bits
+  bool started = false;
+  std::vector<KeyspaceListener*> listeners;  // subscribed by Server::SubscribeKeyEvents
+};
+
+// The subsystems of one hook, in slot order. A fixed array, so a walk can copy it for free
+// and stay valid when a hook attaches another subsystem.
+struct SubsystemHookList {
+  std::array<Subsystem*, static_cast<size_t>(SubsystemSlot::kCount)> items{};
+  size_t n = 0;
+};
 
 }  // namespace redistp

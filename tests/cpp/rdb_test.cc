@@ -1,8 +1,9 @@
 // The RDB writer and loader (src/persistence/rdb_save, rdb_load) on in-process servers: a
 // dataset written by one server and loaded by another has the same digest; the image's layout
-// (magic, trailer, CRC-64 or zeros); what is never written (temporary keys); what loading skips
-// (expired keys, except in an AOF preamble) and refuses (duplicates, unless merging); and every
-// cut or flipped byte of a good image is an error with Redis's words, never a crash.
+// (magic, trailer, CRC-64 or zeros); what is never written (temporary keys) or left out by a
+// replica's filter (keys, libraries); what loading skips (expired keys, except in an AOF
+// preamble) and refuses (duplicates, unless merging); and every cut or flipped byte of a good
+// image is an error with Redis's words, never a crash.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -122,6 +123,43 @@ TEST(RdbTest, TemporaryKeysAreNeverWrittenAndTheFenceIs) {
   EXPECT_EQ(info.fence, static_cast<uint64_t>(token.integer));
   testing::Frame next = b.Run("c", {"SETTP", "again", "v", "FENCE"});
   EXPECT_GT(next.integer, token.integer);
+}
+
+// A replica's snapshot filter (REPLCONF rdb-filter-only): without the data no key, temporary
+// key or session is written (even in a full sync's image); without the functions no library.
+TEST(RdbTest, AReplicaFilterLeavesOutTheKeysOrTheLibraries) {
+  Harness h(DebugConfig());
+  Fill(h);
+  ASSERT_EQ(h.Run("c", {"FUNCTION", "LOAD",
+                        "#!lua name=filterlib\nredis.register_function('ff', function() return 1 "
+                        "end)"})
+                .str,
+            "filterlib");
+  ASSERT_EQ(h.Run("c", {"SETTP", "temp", "v"}).integer, 1);
+  RdbSaveOptions functions_only;
+  functions_only.replication = true;
+  functions_only.exclude_data = true;
+  std::string image = RdbImage(h.server(), functions_only);
+  EXPECT_NE(image.find("filterlib"), std::string::npos);
+  EXPECT_EQ(image.find("hello"), std::string::npos);
+  EXPECT_EQ(image.find("redistp-tpkey"), std::string::npos);
+  Harness b(DebugConfig());
+  RdbLoadInfo info;
+  ASSERT_TRUE(LoadRdb(b.server(), image, RdbLoadOptions{}, &info).ok());
+  EXPECT_EQ(info.keys_loaded, 0u);
+  EXPECT_EQ(b.Run("c", {"FCALL", "ff", "0"}).integer, 1);
+  RdbSaveOptions nothing = functions_only;
+  nothing.exclude_functions = true;
+  std::string empty = RdbImage(h.server(), nothing);
+  EXPECT_EQ(empty.find("filterlib"), std::string::npos);
+  Harness c(DebugConfig());
+  ASSERT_TRUE(LoadRdb(c.server(), empty, RdbLoadOptions{}, &info).ok());
+  EXPECT_EQ(info.keys_loaded, 0u);
+  RdbSaveOptions keys_only;
+  keys_only.exclude_functions = true;
+  std::string keys = RdbImage(h.server(), keys_only);
+  EXPECT_EQ(keys.find("filterlib"), std::string::npos);
+  EXPECT_NE(keys.find("hello"), std::string::npos);
 }
 
 TEST(RdbTest, ExpiredKeysAreSkippedExceptInAnAofPreamble) {

@@ -207,10 +207,12 @@ TEST(ReplyBufferTest, LimitCheckIsAskedPerBlockAndRefusalDropsEverything) {
   EXPECT_EQ(seen.calls, 1);
   EXPECT_EQ(seen.last, ReplyBuffer::kBlockBytes);
   EXPECT_FALSE(b.refused());
-  // A big append asks with its own size; over the limit, everything held goes.
+  // A big append fills the tail block's room, then asks for one block of the rest; over the
+  // limit, everything held goes.
+  const size_t room = ReplyBuffer::kBlockBytes - 100 * 100;
   b.Append(std::string(4 * ReplyBuffer::kBlockBytes, 'c'));
   EXPECT_EQ(seen.calls, 2);
-  EXPECT_EQ(seen.last, 5 * ReplyBuffer::kBlockBytes);
+  EXPECT_EQ(seen.last, ReplyBuffer::kBlockBytes + 4 * ReplyBuffer::kBlockBytes - room);
   EXPECT_TRUE(b.refused());
   EXPECT_EQ(b.Readable(), 0u);
   EXPECT_EQ(b.block_bytes(), 0u);

@@ -68,15 +68,21 @@ TEST(SetObjectRandom, HashtableDrawsAreUniform) {
 }
 
 TEST(SetObjectRandom, DrawsStayUniformWhileTheTableRehashes) {
-  // The 129th insertion starts growing 128 buckets to 256; draws do not advance the rehash.
+  // The 129th insertion starts growing 128 buckets to 256; with resizing paused (as while a
+  // forked child runs) the draws do not advance the rehash.
   Value v = MakeSet(Range("r", 129));
   SetObject& s = SetOf(v);
   ASSERT_TRUE(s.table().rehashing());
+  SetHashTableResizeAllowed(false);
   auto counts = Draw(s, 129000);
+  SetHashTableResizeAllowed(true);
   EXPECT_TRUE(s.table().rehashing());
   EXPECT_EQ(counts.size(), 129u);
   // 128 degrees of freedom: the 1e-9 quantile is about 260.
   EXPECT_LT(ChiSquare(counts, 129000, 129), 260);
+  // Not paused, each draw moves the rehash on until it is done.
+  Draw(s, 1000);
+  EXPECT_FALSE(s.table().rehashing());
 }
 
 TEST(SetObjectRandom, IntsetDrawsAreUniform) {

@@ -24,14 +24,8 @@ proc rw_dir_has {name {level 0}} {
     return [file exists [file join [server_path $level appendonlydir] $name]]
 }
 
-# The pid of the server's forked child (a rewrite or a save), or "" when there is none.
-proc rw_child_pid {{level 0}} {
-    if {[catch {exec pgrep -P [srv $level pid]} out]} {return ""}
-    return [lindex $out 0]
-}
-
 proc rw_kill_child {{level 0}} {
-    set pid [rw_child_pid $level]
+    set pid [server_child_pid $level]
     if {$pid ne ""} {catch {exec kill -9 $pid}}
     return $pid
 }

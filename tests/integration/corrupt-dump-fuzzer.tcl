@@ -88,12 +88,12 @@ proc cdf_run {sanitize count seconds} {
 
 start_server {tags {dump needs:debug external:skip} overrides {loglevel notice}} {
     test {Fuzzer corrupt restore payloads - sanitize_dump: yes} {
-        lassign [cdf_run yes 3000 40] refused loaded
+        lassign [cdf_run yes 2000 20] refused loaded
         assert {$refused > 0 && $loaded > 0}
     }
 
     test {Fuzzer corrupt restore payloads - sanitize_dump: no} {
-        lassign [cdf_run no 3000 40] refused loaded
+        lassign [cdf_run no 2000 20] refused loaded
         assert {$refused > 0 && $loaded > 0}
     } {} {redistp}
 }

@@ -8,18 +8,6 @@
 # root). Nothing waits for a fixed time: asynchronous effects are polled with
 # wait_for_condition. Every test passes against Debian's redis-server 7.0.
 
-# The pid of the server's child (a BGSAVE), or "" when it has none.
-proc child_pid {{level 0}} {
-    set pid [srv $level pid]
-    if {[catch {open /proc/$pid/task/$pid/children r} f]} {return ""}
-    # The server may vanish between the open and the read (ESRCH): no child then.
-    set failed [catch {read $f} kids]
-    catch {close $f}
-    if {$failed} {return ""}
-    set kids [string trim $kids]
-    return [lindex $kids 0]
-}
-
 proc wait_for_bgsave_end {{level 0}} {
     wait_for_condition 200 50 {[s $level rdb_bgsave_in_progress] == 0} else {
         fail "the BGSAVE did not end"
@@ -206,10 +194,10 @@ start_server {tags {persistence} overrides {save {3600 1}}} {
         set cow [s rdb_last_cow_size]
         r config set rdb-key-save-delay 10000
         r bgsave
-        wait_for_condition 100 50 {[child_pid] ne "" && [llength [temp_files]] == 1} else {
+        wait_for_condition 100 50 {[server_child_pid] ne "" && [llength [temp_files]] == 1} else {
             fail "no child with a temp file"
         }
-        exec kill -9 [child_pid]
+        exec kill -9 [server_child_pid]
         wait_for_bgsave_end
         r config set rdb-key-save-delay 0
         assert_equal err [s rdb_last_bgsave_status]

@@ -156,3 +156,48 @@ start_server {tags {cli repl external:skip} overrides {save {}}} {
         wait_for_log_message {*rdb only replica*should be disconnected asap*}
     }
 }
+
+start_server {tags {cli repl external:skip} overrides {save {}}} {
+    test {A functions-only snapshot and a full one asked together are made apart} {
+        r config set repl-diskless-sync yes
+        r config set repl-diskless-sync-delay 1
+        cli_fill
+        set socks {}
+        foreach filter {functions none} {
+            set sock [raw_connect]
+            assert_equal [cli_raw_cmd $sock REPLCONF capa eof] +OK
+            assert_equal [cli_raw_cmd $sock REPLCONF rdb-only 1] +OK
+            if {$filter ne "none"} {
+                assert_equal [cli_raw_cmd $sock REPLCONF rdb-filter-only $filter] +OK
+            }
+            raw_write $sock "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
+            lappend socks $sock
+        }
+        # Each gets its own snapshot: the filtered one the library alone, the other everything.
+        set filtered [cli_read_to_eof [lindex $socks 0]]
+        set full [cli_read_to_eof [lindex $socks 1]]
+        foreach sock $socks {raw_close $sock}
+        assert_match {*+FULLRESYNC*$EOF:*REDIS0010*clilib*} $filtered
+        assert_equal [string first k1 $filtered] -1
+        assert_match {*+FULLRESYNC*$EOF:*REDIS0010*clilib*k1*} $full
+        assert_equal [count_log_message {*Starting BGSAVE for SYNC with target: replicas sockets*}] 2
+    }
+}
+
+start_server {tags {cli repl external:skip} overrides {save {}}} {
+    test {An empty rdb-filter-only includes nothing: the snapshot has no library and no key} {
+        # As Redis 7.0 answers redis-cli --replica, which discards the snapshot anyway.
+        r config set repl-diskless-sync-delay 0
+        cli_fill
+        set sock [raw_connect]
+        assert_equal [cli_raw_cmd $sock REPLCONF capa eof] +OK
+        assert_equal [cli_raw_cmd $sock REPLCONF rdb-only 1] +OK
+        assert_equal [cli_raw_cmd $sock REPLCONF rdb-filter-only ""] +OK
+        raw_write $sock "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
+        set body [cli_read_to_eof $sock]
+        raw_close $sock
+        assert_match {*+FULLRESYNC*$EOF:*REDIS0010*} $body
+        assert_equal [string first clilib $body] -1
+        assert_equal [string first k1 $body] -1
+    }
+}

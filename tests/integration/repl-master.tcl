@@ -351,3 +351,37 @@ start_server {tags {repl external:skip} overrides {replicaof {127.0.0.1 1}}} {
         assert_equal 0 [s connected_slaves]
     }
 }
+
+# One big value through the stream: both the master (which encodes it into the stream) and a
+# replica of the same binary (which passes its master's bytes on to its own backlog) give back
+# what they used for it once it is deleted. Only the backlog (1 MB) may stay; a scratch buffer
+# kept at the value's size would hold 8-16 MB each for the life of the server.
+start_server {tags {repl external:skip} overrides {save {} repl-diskless-sync-delay 0}} {
+    start_server {overrides {save {}}} {
+        test {A big value through the stream leaves no buffer of its size behind} {
+            r replicaof [srv -1 host] [srv -1 port]
+            repl_wait_synced
+            r -1 set warm 1
+            repl_wait_synced
+            set master_before [s -1 used_memory]
+            set replica_before [s used_memory]
+            r -1 set big [string repeat x [expr {8 * 1024 * 1024}]]
+            repl_wait_synced
+            assert_equal [r strlen big] [expr {8 * 1024 * 1024}]
+            r -1 del big
+            repl_wait_synced
+            assert_equal [r exists big] 0
+            # The connections' query buffers that held the value shrink in the clients' cron
+            # (as Redis's do), so the figures come down within a few seconds.
+            set limit [expr {3 * 1024 * 1024}]
+            wait_for_condition 100 100 {
+                [s -1 used_memory] - $master_before < $limit &&
+                [s used_memory] - $replica_before < $limit
+            } else {
+                fail "memory held after the DEL: master\
+                      [expr {[s -1 used_memory] - $master_before}], replica\
+                      [expr {[s used_memory] - $replica_before}] bytes"
+            }
+        }
+    }
+}

@@ -639,32 +639,38 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
 }
 
 # masterauth holds bytes, not text: a password with a NUL and bytes that are not UTF-8 must
-# reach the master exactly (a C-string cut at the NUL, or a re-encoding, fails the AUTH). The
-# master is a stock Redis and then the binary under test.
+# reach the master exactly (a C-string cut at the NUL, or a re-encoding, fails the AUTH), as
+# the default user's (requirepass) or an ACL user's (masteruser). The master is a stock Redis
+# and then the binary under test.
 foreach master_bin [list $::redis_master_bin {}] {
-    set master_args [list overrides {repl-diskless-sync-delay 0}]
-    if {$master_bin ne {}} {lappend master_args binary $master_bin}
-    start_server $master_args {
-        start_server {} {
-            test "masterauth with a binary password ([expr {$master_bin eq {} ? {master under test} : {Redis master}}])" {
-                set pw "pw\x00\xfe\xff\xc3(tail"
-                r -1 config set requirepass $pw
-                # Only the bytes before the NUL: refused, the link stays down.
-                r config set masterauth "pw"
-                r replicaof [srv -1 host] [srv -1 port]
-                wait_for_log_message {*Unable to AUTH to MASTER*}
-                assert_equal down [status_field [r info replication] master_link_status]
-                # The whole password, NUL and all.
-                r config set masterauth $pw
-                wait_replica_online
-                assert_equal $pw [lindex [r config get masterauth] 1]
-                r -1 set after-auth 1
-                wait_for_condition 200 50 {[r get after-auth] eq {1}} else {
-                    fail "the stream did not arrive after the binary AUTH"
+    foreach how {requirepass acl} {
+        set master_args [list overrides {repl-diskless-sync-delay 0}]
+        if {$master_bin ne {}} {lappend master_args binary $master_bin}
+        start_server $master_args {
+            start_server {} {
+                test "masterauth with a binary password, $how ([expr {$master_bin eq {} ? {master under test} : {Redis master}}])" {
+                    set pw "pw\x00\xfe\xff\xc3(tail"
+                    if {$how eq "acl"} {
+                        r -1 acl setuser repl on ">$pw" +@all ~* &*
+                        r config set masteruser repl
+                    } else {
+                        r -1 config set requirepass $pw
+                    }
+                    # Only the bytes before the NUL: refused, the link stays down.
+                    r config set masterauth "pw"
+                    r replicaof [srv -1 host] [srv -1 port]
+                    wait_for_log_message {*Unable to AUTH to MASTER*}
+                    assert_equal down [status_field [r info replication] master_link_status]
+                    # The whole password, NUL and all.
+                    r config set masterauth $pw
+                    wait_replica_online
+                    assert_equal $pw [lindex [r config get masterauth] 1]
+                    r -1 set after-auth 1
+                    wait_for_condition 200 50 {[r get after-auth] eq {1}} else {
+                        fail "the stream did not arrive after the binary AUTH"
+                    }
+                    r replicaof no one
                 }
-                r replicaof no one
-                r config set masterauth ""
-                r -1 config set requirepass ""
             }
         }
     }

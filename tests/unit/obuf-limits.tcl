@@ -62,3 +62,29 @@ start_server {tags {obuf-limits external:skip}} {
         assert_equal 200 [llength [r {*}$mget]]
     } {} {needs:config}
 }
+
+# Commands whose reply length is the caller's count (random picks with repeats) stop once the
+# reply is over the limit, as Redis 7.0 does: the rest would be dropped anyway.
+start_server {tags {obuf-limits external:skip}} {
+    test {Random picks by the billion stop once the reply is over the hard limit} {
+        r config set client-output-buffer-limit {normal 1000000 0 0}
+        r hset rnd:h a 1 b 2 c 3
+        r sadd rnd:s a b c
+        r zadd rnd:z 1 a 2 b 3 c
+        # A client whose reads wait 10 s at most: a billion picks would keep the server busy
+        # far longer; stopped, they leave it free at once.
+        set probe [::redis::redis [srv host] [srv port] 0 10000 [::server::tls_of 0]]
+        foreach cmd {{hrandfield rnd:h -999999999} {srandmember rnd:s -999999999}
+                     {zrandmember rnd:z -999999999} {hrandfield rnd:h -999999999 withvalues}} {
+            set rd [redis_deferring_client]
+            $rd {*}$cmd
+            $rd flush
+            assert_equal PONG [$probe ping]
+            assert_equal 1 [catch {$rd read}]
+            $rd close
+        }
+        $probe close
+        wait_for_log_message {*cmd=hrandfield*scheduled to be closed ASAP for overcoming of output buffer limits*}
+        r config set client-output-buffer-limit {normal 0 0 0}
+    } {} {needs:config}
+}

@@ -152,6 +152,12 @@ start_server {tags {scripting}} {
         raw_close $s
     }
 
+    test {print where there is no local variable} {
+        lassign [ldb_start sync "return 1" 0] c log
+        assert_equal {{No local variables in the current context.}} [ldb $c p]
+        assert_equal 1 [ldb_finish $c [ldb $c c]]
+    }
+
     test {list, whole and trace} {
         set script "local function inner(x)\n  local y = x + 1\n  return y\nend\nlocal v = inner(1)\nreturn v\n"
         lassign [ldb_start sync $script 0] c log
@@ -161,6 +167,10 @@ start_server {tags {scripting}} {
         assert_equal {{   3     return y} {-> 4   end} {   5   local v = inner(1)}} [ldb $c l 0 1]
         assert_equal {{   1   local function inner(x)} {   2     local y = x + 1}} [ldb $c list 1 1]
         assert_equal {} [ldb $c l 100]
+        # Huge and negative numbers read as Redis reads them (an int), without a long loop.
+        assert_equal 6 [llength [ldb $c l 1 2000000000]]
+        assert_equal {} [ldb $c l -5 -5]
+        assert_equal {{   3     return y} {-> 4   end} {   5   local v = inner(1)}} [ldb $c l -1 1]
         assert_equal {{* Stopped at 5, stop reason = step over} {-> 5   local v = inner(1)}} [ldb $c s]
         assert_equal {{* Stopped at 2, stop reason = step over} {-> 2     local y = x + 1}} [ldb $c s]
         assert_equal {{In inner:} {-> 2     local y = x + 1} {From top level:} {   5   local v = inner(1)}} [ldb $c t]
@@ -199,6 +209,9 @@ start_server {tags {scripting}} {
         assert_equal {{<retval> 2}} [ldb $c e return 1+1]
         assert_equal {{<retval> {1; 2}}} [ldb $c eval return {{1,2}}]
         assert_equal {{<retval> nil}} [ldb $c e]
+        # A statement is tried as an expression first.
+        assert_equal {{<retval> {["ok"]="OK"}}} [ldb $c e redis.call('set','ldb:e','v')]
+        assert_equal {{<retval> nil}} [ldb $c e local z = 5]
         assert_equal {{<error> ldb_eval:1: boom}} [ldb $c e error('boom')]
         assert_match {{<error> ldb_eval:1: *}} [ldb $c e {bad code (}]
         assert_equal {{<redis> hset ldb:h f 1} {<reply> 1}} [ldb $c r hset ldb:h f 1]
@@ -420,6 +433,14 @@ start_server {tags {scripting redistp}} {
         assert_equal 1 [ldb_finish $c [ldb $c c]]
     }
 
+    test {eval of code whose redis.call raises shows the error (Redis 7.0 crashes here)} {
+        lassign [ldb_start sync "return 1" 0] c log
+        assert_equal {{<error> ERR Unknown Redis command called from script}} \
+            [ldb $c e return redis.call('nosuch')]
+        assert_equal {{<error> (error object is not a string)}} [ldb $c e error({})]
+        assert_equal 1 [ldb_finish $c [ldb $c c]]
+    }
+
     test {Fencing tokens a forked session hands out are never handed out again} {
         set before [r settp ldb:fa v FENCE]
         lassign [ldb_start yes "return redis.call('settp', 'ldb:fc', 'v', 'FENCE')" 0] c log
@@ -430,3 +451,32 @@ start_server {tags {scripting redistp}} {
         assert_equal 0 [r exists ldb:fc]
     }
 }
+
+start_server {tags {scripting external:skip}} {
+    test {SIGTERM while a sync session waits for the client: the server still shuts down} {
+        lassign [ldb_start sync "local a = 1\nreturn a" 0] c log
+        assert_equal {{* Stopped at 1, stop reason = step over} {-> 1   local a = 1}} $log
+        exec kill -TERM [srv 0 pid]
+        wait_for_condition 100 50 {![is_alive]} else {
+            fail "the server is still running after SIGTERM"
+        }
+        catch {$c close}
+    }
+}
+
+source tests/support/faults.tcl
+
+start_server [list tags {scripting faults external:skip} env [faults_env]] {
+    test {A forked session whose fork fails: the error, and the next EVAL runs as usual} {
+        fault_set {fork * EAGAIN times=1}
+        set c [redis_client]
+        assert_equal OK [$c script debug yes]
+        assert_error {ERR Fork() failed: can't run EVAL in debugging mode: Resource temporarily unavailable} \
+            {$c eval {return 1} 0}
+        assert_equal 2 [$c eval {return 2} 0]
+        assert_equal PONG [$c ping]
+        $c close
+        fault_clear
+    }
+}
+faults_cleanup

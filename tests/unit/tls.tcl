@@ -285,3 +285,84 @@ start_server {tags {tls external:skip}} {
         assert_match {*Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.*} $out
     }
 }
+
+# The event loop's edges over TLS: refusal at maxclients, and handshakes while a script is busy.
+start_server {tags {tls external:skip} tls 1} {
+    # 1 and the error text if a new TLS client's PING fails (handshake or reply), 0 and PONG if not.
+    proc tls_new_client_ping {} {
+        if {[catch {tls_client [tls_client_options]} c]} {return [list 1 $c]}
+        set failed [catch {$c ping} reply]
+        catch {$c close}
+        return [list $failed $reply]
+    }
+
+    test {TLS: a client past maxclients is refused and counted, the others serve on} {
+        set before [s rejected_connections]
+        r config set maxclients [s connected_clients]
+        # Redis 7.0 cannot write its "max number of clients" error into a TLS connection
+        # whose handshake has not run: the client sees the connection end, never a reply.
+        lassign [tls_new_client_ping] failed reply
+        assert_equal 1 $failed
+        assert_no_match {PONG} $reply
+        wait_for_condition 100 20 {
+            [s rejected_connections] == $before + 1
+        } else {
+            fail "the refused connection was not counted"
+        }
+        r config set maxclients 10000
+        assert_equal {0 PONG} [tls_new_client_ping]
+    } {} {needs:config}
+
+    test {TLS: a new client completes its handshake while a script is busy and gets BUSY} {
+        r config set busy-reply-threshold 50
+        set rd [redis_deferring_client]
+        $rd eval {while true do end} 0
+        $rd flush
+        # The loop keeps accepting and handshaking during the script: PING gets BUSY.
+        set got {}
+        for {set i 0} {$i < 100 && ![string match BUSY* [lindex $got 1]]} {incr i} {
+            set got [tls_new_client_ping]
+            after 50
+        }
+        # The script is ended first, whatever the outcome, so the server serves on.
+        set c [tls_client [tls_client_options]]
+        assert_equal OK [$c script kill]
+        $c close
+        assert_error {*killed by user*} {$rd read}
+        $rd close
+        assert_equal 1 [lindex $got 0]
+        assert_match {BUSY Redis is busy running a script*} [lindex $got 1]
+        assert_equal PONG [r ping]
+        r config set busy-reply-threshold 5000
+    } {} {needs:config}
+}
+
+# MIGRATE follows tls-cluster, as Redis 7.0: with it, the connection to the target is TLS.
+start_server {tags {tls external:skip} tls 1} {
+    start_server {tags {tls} tls 1 overrides {tls-cluster yes}} {
+        test {TLS: MIGRATE with tls-cluster yes moves keys to a TLS-only target} {
+            r set tls:mig hello
+            r rpush tls:migl a b c
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] "" [srv -1 db] 5000 keys tls:mig tls:migl]
+            assert_equal hello [r -1 get tls:mig]
+            assert_equal {a b c} [r -1 lrange tls:migl 0 -1]
+            assert_equal 0 [r exists tls:mig tls:migl]
+            # The cached TLS connection serves the next one; the target's error comes back.
+            r set tls:mig2 v
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] tls:mig2 [srv -1 db] 5000 copy]
+            assert_equal v [r -1 get tls:mig2]
+            assert_error {*BUSYKEY*} {r migrate [srv -1 host] [srv -1 port] tls:mig2 [srv -1 db] 5000}
+            assert_equal 1 [r exists tls:mig2]
+        }
+    }
+
+    start_server {tags {tls} tls 1} {
+        test {TLS: MIGRATE with tls-cluster no does not reach a TLS-only target} {
+            assert_equal no [lindex [r config get tls-cluster] 1]
+            r set tls:mig3 v
+            assert_error {IOERR*} {r migrate [srv -1 host] [srv -1 port] tls:mig3 [srv -1 db] 1000}
+            assert_equal 1 [r exists tls:mig3]
+            assert_equal 0 [r -1 exists tls:mig3]
+        } {} {needs:config}
+    }
+}

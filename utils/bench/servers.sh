@@ -86,8 +86,12 @@ bench_start() {
   for ((attempt = 1; attempt <= 5; attempt++)); do
     port=$(bench_free_port) || return 1
     BENCH_PORT[$side]=$port
-    (cd "$dir" && exec "$bin" --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-      --dir "$dir") >"$dir/server.log" 2>&1 &
+    # BENCH_SERVER_CPUS (e.g. "1") pins every server to those cores with taskset, so that
+    # redis-benchmark on the other core does not steal the server's time slices.
+    local pin=()
+    [[ -n ${BENCH_SERVER_CPUS:-} ]] && pin=(taskset -c "$BENCH_SERVER_CPUS")
+    (cd "$dir" && exec "${pin[@]}" "$bin" --port "$port" --bind 127.0.0.1 --save "" \
+      --appendonly no --dir "$dir") >"$dir/server.log" 2>&1 &
     pid=$!
     BENCH_PID[$side]=$pid
     for ((waited = 0; waited < 100; waited++)); do
@@ -246,18 +250,22 @@ bench_parse_pair_options() {
 # One `redis-benchmark -c 50 -P 16 -r 100000 -n REQUESTS -t TEST` run against SIDE, with the
 # connection options given after TEST (port, TLS, user); prints "req_per_sec us_per_req", the
 # second from the server's own CPU time around the run. WHAT names the run in errors.
+# BENCH_DEPTH and BENCH_RUN_REQUESTS, when set, replace the pipeline depth 16 and REQUESTS.
 # Usage: bench_p16_run SIDE WHAT TEST OPTION...
 bench_p16_run() {
   local side=$1 what=$2 test=$3 out rps cpu0 cpu1
+  local depth=${BENCH_DEPTH:-16} n=${BENCH_RUN_REQUESTS:-$REQUESTS}
   shift 3
   cpu0=$(bench_cpu_seconds "$side")
-  out=$(timeout 600 redis-benchmark -h 127.0.0.1 "$@" -c 50 -P 16 -r 100000 -n "$REQUESTS" \
-    -t "$test" -q 2>/dev/null | tr '\r' '\n' | grep -E 'requests per second' | tail -1) ||
+  local pin=()
+  [[ -n ${BENCH_CLIENT_CPUS:-} ]] && pin=(taskset -c "$BENCH_CLIENT_CPUS")
+  out=$(timeout 600 "${pin[@]}" redis-benchmark -h 127.0.0.1 "$@" -c 50 -P "$depth" -r 100000 \
+    -n "$n" -t "$test" -q 2>/dev/null | tr '\r' '\n' | grep -E 'requests per second' | tail -1) ||
     die "redis-benchmark failed on $side"
   cpu1=$(bench_cpu_seconds "$side")
   require_alive "$side" "$what"
   rps=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "requests") { print $(i - 1); exit } }' <<<"$out")
-  awk -v r="$rps" -v a="$cpu0" -v b="$cpu1" -v n="$REQUESTS" \
+  awk -v r="$rps" -v a="$cpu0" -v b="$cpu1" -v n="$n" \
     'BEGIN { printf "%s %.4f\n", r, (b - a) * 1e6 / n }'
 }
 
