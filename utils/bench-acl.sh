@@ -33,17 +33,13 @@ source "$ROOT/utils/bench/servers.sh"
 usage() { bench_usage 4 10 "${1:-2}"; }
 bench_parse_pair_options "$@"
 
-readonly RULES=(on '>bench-pass' resetkeys resetchannels
-  '~app:*' '~cache:*' '~lock:*' '~queue:*' '~session:*' '~user:*' '~order:*' '~stats:*'
-  '~tmp:*' '~key:*' '&news.*' '&alerts.*'
-  '-@all' '+@read' '+@write' '-@dangerous')
 
 trap bench_stop_all EXIT
 bench_start ours "$OURS" || die "could not start $OURS"
 bench_start redis "$REDIS" || die "could not start $REDIS"
 for side in ours redis; do
   bench_probe_cpu_source "$side"
-  reply=$(bench_cli "$side" acl setuser bench "${RULES[@]}" | tr -d '\r')
+  reply=$(bench_cli "$side" acl setuser bench "${BENCH_ACL_RULES[@]}" | tr -d '\r')
   [[ $reply == OK ]] || die "ACL SETUSER on $side answered: $reply"
   reply=$(timeout 10 redis-cli -h 127.0.0.1 -p "${BENCH_PORT[$side]}" --user bench \
     --pass bench-pass --no-auth-warning set key:probe 1 | tr -d '\r')
@@ -71,10 +67,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 
-echo "# ACL cost: a user with ${#RULES[@]} rules against the default user"
+echo "# ACL cost: a user with ${#BENCH_ACL_RULES[@]} rules against the default user"
 echo
 echo "\`redis-benchmark -c 50 -P 16 -r 100000 -n $REQUESTS -t set|get\`, $ROUNDS rounds, medians;"
-echo "rules: \`${RULES[*]}\`"
+echo "rules: \`${BENCH_ACL_RULES[*]}\`"
 echo
 echo "| server | test | default req/s | bench req/s | bench/default | default us/req | bench us/req |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"

@@ -38,10 +38,6 @@ source "$ROOT/utils/bench/servers.sh"
 usage() { bench_usage 4 11 "${1:-2}"; }
 bench_parse_pair_options "$@"
 
-readonly RULES=(on '>bench-pass' resetkeys resetchannels
-  '~app:*' '~cache:*' '~lock:*' '~queue:*' '~session:*' '~user:*' '~order:*' '~stats:*'
-  '~tmp:*' '~key:*' '&news.*' '&alerts.*'
-  '-@all' '+@read' '+@write' '-@dangerous')
 
 # 50 distinct commands, one line each, every one valid on an empty database after the lines
 # before it (the keys they make are the same with tracking on and off).
@@ -84,7 +80,7 @@ acl_bytes() {
   bench_cli "$side" flushall >/dev/null
   before=$(used_memory "$side")
   for ((i = 0; i < 100; i++)); do
-    [[ $(bench_cli "$side" acl setuser "user$i" "${RULES[@]}") == OK ]] ||
+    [[ $(bench_cli "$side" acl setuser "user$i" "${BENCH_ACL_RULES[@]}") == OK ]] ||
       die "ACL SETUSER failed on $side"
   done
   after=$(used_memory "$side")
@@ -148,4 +144,4 @@ echo "| memory (used_memory growth) | redis-tp | Redis 7.0 |"
 echo "| --- | --- | --- |"
 echo "| latency histograms of 50 commands (tracking yes minus no) | ${MEM[ours.hist]} B |" \
   "${MEM[redis.hist]} B |"
-echo "| 100 ACL users of ${#RULES[@]} rules | ${MEM[ours.acl]} B | ${MEM[redis.acl]} B |"
+echo "| 100 ACL users of ${#BENCH_ACL_RULES[@]} rules | ${MEM[ours.acl]} B | ${MEM[redis.acl]} B |"

@@ -286,3 +286,12 @@ bench_usage() {
   fi
   exit "$status"
 }
+
+# The restricted user both ACL benchmarks use (bench-acl.sh's cost, bench-latency.sh's memory):
+# 20 rules, ten key patterns, two channel patterns and four command rules, the shape of a real
+# service account.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+readonly BENCH_ACL_RULES=(on '>bench-pass' resetkeys resetchannels
+  '~app:*' '~cache:*' '~lock:*' '~queue:*' '~session:*' '~user:*' '~order:*' '~stats:*'
+  '~tmp:*' '~key:*' '&news.*' '&alerts.*'
+  '-@all' '+@read' '+@write' '-@dangerous')
