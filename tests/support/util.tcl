@@ -460,6 +460,17 @@ proc wait_for_no_child {{level 0}} {
     }
 }
 
+# Calls `cmd` (the command and its key, a list) for the numbers from..to-1 in batches of 1000,
+# each number made into arguments by the `format` string `shape` (the number is its only
+# argument, e.g. "m:%d", "f:%d v" or {%1$d m:%1$d}): grows or cuts a big aggregate quickly.
+proc batched_call {cmd from to shape} {
+    for {set i $from} {$i < $to} {incr i 1000} {
+        set batch {}
+        for {set j $i} {$j < min($i + 1000, $to)} {incr j} {lappend batch {*}[format $shape $j]}
+        r {*}$cmd {*}$batch
+    }
+}
+
 # DEBUG HTSTATS-KEY of a hashtable-encoded value: the bucket count of its main table.
 proc htstats_key_size {key {level 0}} {
     set stats [r $level debug htstats-key $key]

@@ -668,21 +668,13 @@ start_server {tags {hash needs:debug needs:config external:skip}} {
     test {A hash's table keeps its size while a child runs and shrinks after it} {
         r flushall
         r set anchor x
-        for {set i 0} {$i < 12000} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch f:$j v}
-            r hset myhash {*}$batch
-        }
+        batched_call {hset myhash} 0 12000 {f:%d v}
         assert_encoding hashtable myhash
         htstats_key_settle myhash {hrandfield myhash}
         assert_equal 16384 [htstats_key_size myhash]
 
         held_child_start
-        for {set i 0} {$i < 11900} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < min($i + 1000, 11900)} {incr j} {lappend batch f:$j}
-            r hdel myhash {*}$batch
-        }
+        batched_call {hdel myhash} 0 11900 f:%d
         assert_equal 100 [r hlen myhash]
         assert_equal 16384 [htstats_key_size myhash]
         assert_equal 0 [htstats_key_rehashing myhash]

@@ -935,20 +935,12 @@ start_server {tags {set needs:debug needs:config external:skip}} {
     test {A set's table keeps its size while a child runs and shrinks after it} {
         r flushall
         r set anchor x
-        for {set i 0} {$i < 12000} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch m:$j}
-            r sadd myset {*}$batch
-        }
+        batched_call {sadd myset} 0 12000 m:%d
         htstats_key_settle myset {srandmember myset}
         assert_equal 16384 [htstats_key_size myset]
 
         held_child_start
-        for {set i 0} {$i < 11900} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < min($i + 1000, 11900)} {incr j} {lappend batch m:$j}
-            r srem myset {*}$batch
-        }
+        batched_call {srem myset} 0 11900 m:%d
         assert_equal 100 [r scard myset]
         # 100 members in 16384 buckets: no shrink while the child runs.
         assert_equal 16384 [htstats_key_size myset]

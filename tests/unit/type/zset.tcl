@@ -680,21 +680,13 @@ start_server {tags {zset needs:debug needs:config external:skip}} {
     test {A sorted set's table keeps its size while a child runs and shrinks after it} {
         r flushall
         r set anchor x
-        for {set i 0} {$i < 12000} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < $i + 1000} {incr j} {lappend batch $j m:$j}
-            r zadd myz {*}$batch
-        }
+        batched_call {zadd myz} 0 12000 {%1$d m:%1$d}
         assert_encoding skiplist myz
         htstats_key_settle myz {zscore myz none}
         assert_equal 16384 [htstats_key_size myz]
 
         held_child_start
-        for {set i 0} {$i < 11800} {incr i 1000} {
-            set batch {}
-            for {set j $i} {$j < min($i + 1000, 11800)} {incr j} {lappend batch m:$j}
-            r zrem myz {*}$batch
-        }
+        batched_call {zrem myz} 0 11800 m:%d
         # A range removal holds too.
         r zremrangebyscore myz 11800 11899
         assert_equal 100 [r zcard myz]
