@@ -6,6 +6,7 @@
 //   HDEL                         remove fields; the key goes when its last field does
 //   HINCRBY HINCRBYFLOAT         arithmetic on a field (0 when absent)
 //   HRANDFIELD                   random fields (hash_random.cc)
+//   HEXPIRE ... HSETEX           fields with expire times (hash_expire.cc)
 //
 // Model. A handler looks the key up once with LookupTyped (WRONGTYPE is answered there), then
 // either builds a new hash completely and Adds it, or edits the existing one through a single
@@ -237,6 +238,8 @@ void HDelCommand(CommandContext& c) {
 }
 
 // Stores `text` at field args[2] of the hash at args[1] (e: its entry, nullptr to create it).
+// The field keeps its expire time, as in Redis 7.4: an increment changes a value, it does not
+// replace the field.
 void StoreField(CommandContext& c, Entry* e, std::string_view text, KeyNotice notice) {
   if (e == nullptr) {
     Value v = NewHashValue();
@@ -245,7 +248,7 @@ void StoreField(CommandContext& c, Entry* e, std::string_view text, KeyNotice no
     return;
   }
   Mutation m = c.db.Mutate(e, notice);
-  HashOf(m.value()).Set(c.args[2], text, Limits(c));
+  HashOf(m.value()).Set(c.args[2], text, Limits(c), /*keep_ttl=*/true);
 }
 
 // HINCRBY key field increment: 64-bit signed arithmetic on the field (0 when absent).
@@ -301,8 +304,17 @@ void HIncrByFloatCommand(CommandContext& c) {
   if (!FloatIncrementText(c, current, step, &text)) return;
   StoreField(c, e, text, notice::kHIncrByFloat);
   // Float formatting and precision may differ between servers: replicas and the AOF get the
-  // value this one computed, as Redis 7.0 sends it.
-  c.ReplicateAs({"HSET", c.args[1], c.args[2], text});
+  // value this one computed, as Redis 7.0 sends it. HSET clears a field's expire time, so a
+  // field that has one gets it back in a second record.
+  int64_t when = 0;
+  if (e != nullptr) HashOf(e->value).FieldExpire(c.args[2], &when);
+  if (when != 0) {
+    c.propagation.AppendRecord(c.db.index(),
+                               {"HSET", std::string(c.args[1]), std::string(c.args[2]), text});
+    c.ReplicateAs({"HPEXPIREAT", c.args[1], Int64ToString(when), "FIELDS", "1", c.args[2]});
+  } else {
+    c.ReplicateAs({"HSET", c.args[1], c.args[2], text});
+  }
   c.reply.Bulk(text);
 }
 

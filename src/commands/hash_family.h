@@ -16,6 +16,9 @@ inline constexpr KeyNotice kHSet{kNotifyHash, "hset"};
 inline constexpr KeyNotice kHDel{kNotifyHash, "hdel"};
 inline constexpr KeyNotice kHIncrBy{kNotifyHash, "hincrby"};
 inline constexpr KeyNotice kHIncrByFloat{kNotifyHash, "hincrbyfloat"};
+// Field expire times set or removed (Redis 7.4; hash_expire.cc).
+inline constexpr KeyNotice kHExpire{kNotifyHash, "hexpire"};
+inline constexpr KeyNotice kHPersist{kNotifyHash, "hpersist"};
 }  // namespace notice
 
 // HRANDFIELD's row (hash_random.cc).

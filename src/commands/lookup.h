@@ -7,7 +7,8 @@
 //   Entry* e;
 //   if (!LookupTyped(c, key, ValueType::kString, Access::kWrite, &e)) return;
 //
-// and never checks a value's type by hand.
+// and never checks a value's type by hand. A hash lookup also reclaims the hash's expired fields
+// (Database::ExpireFields), so no hash command sees a field past its time.
 #pragma once
 
 #include <string_view>
@@ -27,6 +28,12 @@ inline bool LookupTyped(CommandContext& c, std::string_view key, ValueType type,
   if (r.wrong_type) {
     c.reply.Error(err::kWrongType);
     return false;
+  }
+  // A hash with field expire times first loses the fields past due (lazy field expiry), and
+  // reads as absent if that was all of them.
+  if (type == ValueType::kHash && r.entry != nullptr && r.entry->has_flag(Entry::kFlagFieldTtl) &&
+      !c.db.ExpireFields(r.entry)) {
+    r.entry = nullptr;
   }
   *out = r.entry;
   return true;

@@ -28,6 +28,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterKeyInspectCommands(table);
   // the aggregate types:
   RegisterHashCommands(table);
+  RegisterHashExpireCommands(table);
   RegisterListCommands(table);
   RegisterSetCommands(table);
   RegisterZSetCommands(table);

@@ -36,6 +36,7 @@ void RegisterTransactionCommands(CommandTable& table);
 
 // The aggregate types.
 void RegisterHashCommands(CommandTable& table);
+void RegisterHashExpireCommands(CommandTable& table);  // hash_expire.cc
 void RegisterListCommands(CommandTable& table);
 // SADD ... SMOVE, and the SINTER/SUNION/SDIFF family of set_ops.cc.
 void RegisterSetCommands(CommandTable& table);

@@ -1,10 +1,12 @@
 #include "db/database.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "db/lazy_free.h"
+#include "types/hash.h"
 #include "util/hash.h"
 
 namespace redistp {
@@ -85,6 +87,7 @@ void Database::TouchAccess(Entry* e) {
 }
 
 Database::~Database() {
+  field_ttls_.Clear();
   expires_.Clear();
   dict_.Clear();
 }
@@ -149,6 +152,7 @@ Entry* Database::Add(std::string_view key, Value&& value, KeyNotice notice, bool
     may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
   }
   dict_.Insert(e, may_grow);
+  if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);  // RESTORE, COPY
   Emit(KeyEventKind::kAdded, e, notice, RemoveCause::kDeleted, nullptr, replaced);
   return e;
 }
@@ -159,6 +163,7 @@ void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl, KeyNotice notic
     ctx_->lazyfree->Submit(std::move(e->value));
   }
   e->value = std::move(value);
+  if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);
   if (!keep_ttl && e->expire_ms != 0) {
     expires_.Erase(e);
     e->expire_ms = 0;
@@ -178,6 +183,7 @@ Entry* Database::Upsert(std::string_view key, Value&& value, bool keep_ttl, KeyN
 
 void Database::Detach(Entry* e) {
   if (e->expire_ms != 0) expires_.Erase(e);
+  if (e->has_flag(Entry::kFlagFieldTtl)) field_ttls_.Erase(e);
   dict_.Unlink(e->key());
 }
 
@@ -266,6 +272,8 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
     moved->expire_ms = expire;
     dst_db.expires_.Insert(moved);
   }
+  // The flag came with lru_flags: the moved hash keeps its field times (RENAME, MOVE).
+  if (moved->has_flag(Entry::kFlagFieldTtl)) dst_db.field_ttls_.Insert(moved);
   dst_db.Emit(KeyEventKind::kAdded, moved, to, RemoveCause::kDeleted, src, replaced);
   Entry::Destroy(src);
   return moved;
@@ -285,6 +293,8 @@ void Database::Flush(FlushCount count, bool async) {
     expires_.Clear();
     dict_.Clear();
   }
+  field_ttls_.Clear();
+  field_ttl_cursor_ = 0;
   expire_cursor_ = 0;
   avg_ttl_ms_ = 0;
 }
@@ -292,6 +302,8 @@ void Database::Flush(FlushCount count, bool async) {
 void Database::Swap(Database& a, Database& b) {
   a.dict_.Swap(b.dict_);
   a.expires_.Swap(b.expires_);
+  a.field_ttls_.Swap(b.field_ttls_);
+  a.field_ttl_cursor_ = b.field_ttl_cursor_ = 0;
   std::swap(a.avg_ttl_ms_, b.avg_ttl_ms_);
   a.expire_cursor_ = b.expire_cursor_ = 0;
   if (a.ctx_->listener != nullptr) a.ctx_->listener->OnSwap(a, b);
@@ -365,6 +377,77 @@ size_t Database::ActiveExpireCycle(int64_t deadline_us, int effort) {
   return total;
 }
 
+// --- hash-field expiration ---
+
+void Database::TrackFieldTtl(Entry* e) {
+  if (e->has_flag(Entry::kFlagFieldTtl) || !HashOf(e->value).HasFieldExpires()) return;
+  e->set_flag(Entry::kFlagFieldTtl, true);
+  field_ttls_.Insert(e);
+}
+
+bool Database::ExpireFields(Entry* e, size_t max) {
+  if (e->value.type() != ValueType::kHash) return true;
+  HashObject& h = HashOf(e->value);
+  const int64_t first = h.MinFieldExpire();
+  if (first == 0 || !ctx_->expiry.enabled() || ctx_->expiry.held()) return true;
+  // As for keys, a time is past when now is strictly after it.
+  const int64_t now = ctx_->now_ms();
+  if (now <= first) return true;
+  std::vector<std::string> due = h.DueFields(now - 1, max);
+  for (const std::string& f : due) h.Delete(f);
+  // One change for the lot, which the propagator turns into one HDEL (and accounts for, so
+  // the command that happened to trigger it is not taken for a write).
+  ++ctx_->dirty_;
+  if (ctx_->listener != nullptr) {
+    KeyEvent ev{KeyEventKind::kModified,
+                RemoveCause::kDeleted,
+                this,
+                e,
+                nullptr,
+                false,
+                notice::kHExpired,
+                &due};
+    ctx_->listener->OnKeyEvent(ev);
+  }
+  if (h.size() > 0) return true;
+  // The last field went: the key goes too, announced "del" as Redis 7.4 does. Its cause is
+  // expiry, not the running command's doing.
+  Remove(e, RemoveCause::kExpired, notice::kDel);
+  return false;
+}
+
+size_t Database::ActiveExpireFields(int64_t deadline_us, int effort) {
+  if (field_ttls_.size() == 0) return 0;
+  const size_t per_loop = 20 + static_cast<size_t>(effort - 1) * 5;
+  // Fields deleted per hash per visit: a hash with a million due fields is worked off over
+  // several cycles, not in one long stall.
+  const size_t per_hash = 100 * static_cast<size_t>(effort);
+  size_t total = 0;
+  std::vector<Entry*> batch;
+  for (int loop = 0; loop < 64; ++loop) {
+    batch.clear();
+    field_ttl_cursor_ = field_ttls_.Sample(field_ttl_cursor_, per_loop, per_loop * 20, &batch);
+    if (batch.empty()) break;
+    // A sample may repeat an entry, and a visit may delete it: visit each once.
+    std::sort(batch.begin(), batch.end());
+    batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
+    size_t expired = 0;
+    for (Entry* e : batch) {
+      if (e->value.type() != ValueType::kHash || !HashOf(e->value).HasFieldExpires()) {
+        e->set_flag(Entry::kFlagFieldTtl, false);  // its last field time went (HPERSIST)
+        field_ttls_.Erase(e);
+        continue;
+      }
+      const size_t before = HashOf(e->value).size();
+      const bool kept = ExpireFields(e, per_hash);
+      expired += kept ? before - HashOf(e->value).size() : before;
+    }
+    total += expired;
+    if (expired == 0 || MonotonicNowUs(*ctx_) > deadline_us) break;
+  }
+  return total;
+}
+
 void Database::Cron(int64_t rehash_us) {
   dict_.MaybeShrink();
   if (dict_.rehashing()) dict_.RehashFor(rehash_us);
@@ -384,6 +467,7 @@ Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_m
     e->expire_ms = expire_ms;
     expires_.Insert(e);
   }
+  if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);
   return e;
 }
 

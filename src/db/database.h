@@ -239,6 +239,22 @@ class Database {
   // One slice of active expiry: samples the TTL index and deletes expired keys, until the
   // deadline (steady-clock µs) or until few sampled keys are expired. Returns keys expired.
   size_t ActiveExpireCycle(int64_t deadline_us, int effort);
+
+  // --- hash-field expiration (Redis 7.4) ---
+  // Records that hash entry e now carries field expire times (after HEXPIRE and the like), so
+  // active expiry visits it. Idempotent; cheap when already recorded.
+  void NoteFieldTtl(Entry* e) {
+    if (!e->has_flag(Entry::kFlagFieldTtl)) TrackFieldTtl(e);
+  }
+  // Deletes the fields of hash entry e whose expire time has passed (at most `max`), as one
+  // "hexpired" change (propagated as HDEL of those fields), and the key with its last field
+  // ("del"). Nothing while expiry is suspended or held (loading, a pause, a replica: the
+  // master's HDEL does it). Returns false if the key was deleted (e is gone).
+  bool ExpireFields(Entry* e, size_t max = SIZE_MAX);
+  // One slice of active field expiry: visits sampled hashes of the field-TTL index and deletes
+  // their due fields, bounded per hash and by the deadline. Returns fields deleted.
+  size_t ActiveExpireFields(int64_t deadline_us, int effort);
+  size_t field_ttl_hashes() const { return field_ttls_.size(); }
   // Cron housekeeping: incremental rehash for `us` microseconds, shrink when sparse.
   void Cron(int64_t rehash_us);
 
@@ -274,6 +290,8 @@ class Database {
             bool replaced = false);
   // Unlinks e from the dict and the TTL index without emitting or freeing.
   void Detach(Entry* e);
+  // Adds e to the field-TTL index if its value is a hash with field expire times.
+  void TrackFieldTtl(Entry* e);
   // Frees a removed entry (already detached), its value on the lazy free thread when the
   // policy says so for `cause` and the value is big enough (LazyFree::Submit).
   void Free(Entry* e, RemoveCause cause);
@@ -285,6 +303,9 @@ class Database {
   Dict dict_;
   PtrSet expires_;
   size_t expire_cursor_ = 0;
+  // Hashes with field expire times (Entry::kFlagFieldTtl), for active field expiry.
+  PtrSet field_ttls_;
+  size_t field_ttl_cursor_ = 0;
   uint64_t avg_ttl_ms_ = 0;
   std::vector<Entry*> sample_;
 };

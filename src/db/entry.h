@@ -31,6 +31,9 @@ struct Entry {
   // consult the watch index only for entries carrying this bit (may be stale-true, never
   // stale-false), so unwatched keys cost no extra lookup.
   static constexpr uint32_t kFlagWatched = 1u << 25;
+  // A hash with per-field expire times: the entry is in its database's index of such hashes
+  // (active field expiry). May be stale-true (its last field time went), never stale-false.
+  static constexpr uint32_t kFlagFieldTtl = 1u << 26;
 
   char* key_data() { return reinterpret_cast<char*>(this + 1); }
   const char* key_data() const { return reinterpret_cast<const char*>(this + 1); }

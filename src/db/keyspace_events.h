@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace redistp {
 
@@ -79,6 +81,8 @@ inline constexpr KeyNotice kDel{kNotifyGeneric, "del"};
 inline constexpr KeyNotice kExpire{kNotifyGeneric, "expire"};
 inline constexpr KeyNotice kPersist{kNotifyGeneric, "persist"};
 inline constexpr KeyNotice kExpired{kNotifyExpired, "expired"};
+// Fields of a hash reached their expire time (Redis 7.4).
+inline constexpr KeyNotice kHExpired{kNotifyHash, "hexpired"};
 inline constexpr KeyNotice kEvicted{kNotifyEvicted, "evicted"};
 inline constexpr KeyNotice kRenameFrom{kNotifyGeneric, "rename_from"};
 inline constexpr KeyNotice kRenameTo{kNotifyGeneric, "rename_to"};
@@ -98,6 +102,9 @@ struct KeyEvent {
   bool replaced;
   // How keyspace notifications name this change. kAdded events also imply "new" (class n).
   KeyNotice notice;
+  // For kModified by hash-field expiry (notice "hexpired"): the fields that expired, which
+  // replicas and the AOF receive as HDEL (not the command's doing, like a key's expiry).
+  const std::vector<std::string>* expired_fields = nullptr;
 };
 
 class KeyspaceListener {

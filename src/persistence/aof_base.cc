@@ -238,6 +238,20 @@ void WriteKey(CommandWriter& w, const Entry* e) {
         w.Bulk(val);
         w.Drain(false);
       });
+      // Field expire times (Redis 7.4) follow as one HPEXPIREAT per timed field.
+      if (h.HasFieldExpires()) {
+        h.ForEachWithExpire([&](std::string_view f, std::string_view, int64_t when) {
+          if (when == 0) return;
+          w.Count(6);
+          w.Bulk("HPEXPIREAT");
+          w.Bulk(key);
+          w.BulkInt(when);
+          w.Bulk("FIELDS");
+          w.Bulk("1");
+          w.Bulk(f);
+          w.Drain(false);
+        });
+      }
       break;
     }
     case ValueType::kStream:

@@ -386,6 +386,8 @@ void Server::Cron() {
     const int64_t cycle_start_us = clock_->MonotonicUs();
     for (auto& db : dbs_) {
       db->ActiveExpireCycle(deadline, static_cast<int>(config_.active_expire_effort));
+      // Hash fields with expire times (HEXPIRE ...), within the same budget.
+      db->ActiveExpireFields(deadline, static_cast<int>(config_.active_expire_effort));
     }
     // A cycle as long as latency-monitor-threshold is a latency event of its own (LATENCY).
     const int64_t cycle_ms = (clock_->MonotonicUs() - cycle_start_us) / 1000;

@@ -11,6 +11,9 @@ namespace difftest {
 namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
+constexpr const char* kHashFieldTtl =
+    "hash-field expiration (Redis 7.4, HGETDEL/HGETEX/HSETEX 8.0); Redis 7.0 does not have it: "
+    "tests/unit/type/hash-field-expire.tcl";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -119,6 +122,18 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
+      {"hexpire", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hpexpire", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hexpireat", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hpexpireat", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"httl", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hpttl", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hexpiretime", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hpexpiretime", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hpersist", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hgetdel", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hgetex", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"hsetex", Rule::kNeverSend, 0, kHashFieldTtl},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
