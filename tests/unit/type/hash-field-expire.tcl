@@ -326,3 +326,138 @@ start_server {tags {hash hfe redistp}} {
         assert_equal {hset hexpire hpersist hdel hexpire hexpired del} $got
     }
 }
+
+start_server {tags {hash hfe redistp}} {
+    test {MULTI: field times set and read inside a transaction} {
+        r del h
+        r hset h a 1 b 2
+        r multi
+        r hexpire h 100 FIELDS 1 a
+        r hpttl h FIELDS 2 a b
+        r hgetdel h FIELDS 1 b
+        set res [r exec]
+        assert_equal {1} [lindex $res 0]
+        assert_range [lindex $res 1 0] 95000 100000
+        assert_equal {-1} [lindex $res 1 1]
+        assert_equal {2} [lindex $res 2]
+    }
+
+    test {WATCH is broken by a field time set by another client} {
+        r del h
+        r hset h a 1
+        r watch h
+        set c [redis_client]
+        $c hexpire h 100 FIELDS 1 a
+        $c close
+        r multi
+        r ping
+        assert_equal {} [r exec]
+    }
+
+    test {RENAME, MOVE and COPY keep field times, and expiry follows the key} {
+        r flushall
+        r hset h a 1 b 2
+        set at [expr {[clock milliseconds] + 100000}]
+        r hpexpireat h $at FIELDS 1 a
+        r rename h h2
+        assert_equal [list $at -1] [r hpexpiretime h2 FIELDS 2 a b]
+        r copy h2 h3
+        assert_equal [list $at -1] [r hpexpiretime h3 FIELDS 2 a b]
+        r move h3 10
+        r select 10
+        assert_equal [list $at -1] [r hpexpiretime h3 FIELDS 2 a b]
+        # The moved hash's fields still expire, actively, in their new database.
+        r hpexpire h3 1 FIELDS 2 a b
+        wait_for_condition 200 20 {[r dbsize] == 0} else { fail "h3 never expired in db 10" }
+        r select 9
+        r hpexpire h2 1 FIELDS 2 a b
+        wait_for_condition 200 20 {[r exists h2] == 0} else { fail "h2 never expired" }
+    }
+
+    test {Propagation: absolute times, HDEL for due and expired fields} {
+        r flushall
+        r debug set-active-expire 0
+        with_repl_stream rs {
+            r hset h a 1 b 2 c 3 d 4
+            r hexpire h 100 FIELDS 2 a b
+            r hexpire h 0 FIELDS 1 c
+            r hexpire h 100 NX FIELDS 1 a
+            r hpersist h FIELDS 1 b
+            r hgetdel h FIELDS 2 b x
+            r hsetex h2 EX 100 FIELDS 1 x y
+            r hsetex h2 KEEPTTL FIELDS 1 x z
+            r hgetex h2 PX 5000 FIELDS 1 x
+            r hgetex h2 PERSIST FIELDS 1 x
+            r hgetex h2 FIELDS 1 x
+            r hincrbyfloat h d 0.5
+            r hpexpire h 1 FIELDS 1 a
+            wait_for_condition 100 10 {[r hexists h a] == 0} else { fail "a never expired" }
+            r set marker 1
+            assert_repl_stream $rs {
+                {select *}
+                {hset h a 1 b 2 c 3 d 4}
+                {hpexpireat h * FIELDS 2 a b}
+                {hdel h c}
+                {hpersist h FIELDS 1 b}
+                {hdel h b}
+                {hsetex h2 PXAT * FIELDS 1 x y}
+                {hsetex h2 KEEPTTL FIELDS 1 x z}
+                {hpexpireat h2 * FIELDS 1 x}
+                {hpersist h2 FIELDS 1 x}
+                {hset h d 4.5}
+                {hpexpireat h * FIELDS 1 a}
+                {hdel h a}
+                {set marker 1}
+            }
+        }
+        r debug set-active-expire 1
+    } {OK} {needs:debug}
+}
+
+start_server {tags {hash hfe redistp repl external:skip}} {
+    start_server {} {
+        test {A replica receives field times as absolute times and expired fields as HDEL} {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 200 50 {
+                [string match {*master_link_status:up*} [r info replication]]
+            } else {
+                fail "replica did not connect"
+            }
+            set m [srv -1 client]
+            $m hset h a 1 b 2 c 3
+            $m hexpire h 1000 FIELDS 1 a
+            $m hsetex h EX 2000 FIELDS 1 b 22
+            $m hpexpire h 1 FIELDS 1 c
+            $m hset gone x 1
+            $m hpexpire gone 1 FIELDS 1 x
+            wait_for_condition 200 20 {[$m exists gone] == 0} else { fail "gone stayed" }
+            assert_equal 1 [$m wait 1 0]
+            assert_equal [$m hpexpiretime h FIELDS 3 a b c] [r hpexpiretime h FIELDS 3 a b c]
+            assert_equal {-2} [r hpexpiretime h FIELDS 1 c]
+            assert_equal 0 [r exists gone]
+            assert_equal {a b} [lsort [r hkeys h]]
+        }
+    }
+}
+
+start_server {tags {hash hfe redistp aof external:skip needs:debug}
+              overrides {appendonly yes aof-use-rdb-preamble no}} {
+    test {Field times survive an AOF reload and an AOF rewrite} {
+        r hset h a 1 b 2 c 3
+        set at [expr {[clock milliseconds] + 100000}]
+        r hpexpireat h $at FIELDS 1 a
+        r hexpire h 500 FIELDS 1 b
+        set before [r hpexpiretime h FIELDS 3 a b c]
+        r debug loadaof
+        assert_equal $before [r hpexpiretime h FIELDS 3 a b c]
+        r bgrewriteaof
+        wait_for_condition 100 50 {
+            [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0
+        } else {
+            fail "the AOF rewrite did not finish"
+        }
+        r debug loadaof
+        assert_equal $before [r hpexpiretime h FIELDS 3 a b c]
+        assert_equal {1 2 3} [r hmget h a b c]
+    }
+}
