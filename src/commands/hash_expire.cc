@@ -223,12 +223,13 @@ void HExpireGeneric(CommandContext& c, bool relative, bool seconds) {
       c.reply.Int(kApplied);
     }
   }
+  AnnounceEdits(c, e, !timed.empty(), false, !deleted.empty());
+  if (!c.propagation.has_sinks()) return;  // nobody records: build no strings
   std::vector<std::vector<std::string>> records;
   if (!timed.empty()) {
     records.push_back(FieldsRecord("HPEXPIREAT", c.args[1], {Int64ToString(when)}, timed));
   }
   if (!deleted.empty()) records.push_back(HDelRecord(c.args[1], deleted));
-  AnnounceEdits(c, e, !timed.empty(), false, !deleted.empty());
   Replicate(c, std::move(records));
 }
 
@@ -434,14 +435,15 @@ void HGetExCommand(CommandContext& c) {
       timed.push_back(f);
     }
   }
+  if (timed.empty() && persisted.empty() && deleted.empty()) return;  // a plain read
+  AnnounceEdits(c, e, !timed.empty(), !persisted.empty(), !deleted.empty());
+  if (!c.propagation.has_sinks()) return;
   std::vector<std::vector<std::string>> records;
   if (!timed.empty()) {
     records.push_back(FieldsRecord("HPEXPIREAT", c.args[1], {Int64ToString(opt.when)}, timed));
   }
   if (!persisted.empty()) records.push_back(FieldsRecord("HPERSIST", c.args[1], {}, persisted));
   if (!deleted.empty()) records.push_back(HDelRecord(c.args[1], deleted));
-  if (records.empty()) return;  // a plain read
-  AnnounceEdits(c, e, !timed.empty(), !persisted.empty(), !deleted.empty());
   Replicate(c, std::move(records));
 }
 
