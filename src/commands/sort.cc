@@ -154,6 +154,8 @@ bool ResolvePattern(CommandContext& c, std::string_view pattern, std::string_vie
   if (e == nullptr) return false;
   if (!field.empty()) {
     if (e->value.type() != ValueType::kHash) return false;
+    // Fields past their expire time are gone for SORT too (lazy field expiry).
+    if (e->has_flag(Entry::kFlagFieldTtl) && !c.db.ExpireFields(e)) return false;
     return HashOf(e->value).Get(field, out);
   }
   if (e->value.type() != ValueType::kString) return false;

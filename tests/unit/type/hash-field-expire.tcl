@@ -461,3 +461,22 @@ start_server {tags {hash hfe redistp aof external:skip needs:debug}
         assert_equal {1 2 3} [r hmget h a b c]
     }
 }
+
+start_server {tags {hash hfe redistp}} {
+    test {SORT BY and GET hash fields do not see expired fields} {
+        r debug set-active-expire 0
+        r del l w_1 w_2 w_3
+        r rpush l 1 2 3
+        r hset w_1 n 30
+        r hset w_2 n 10 m 1
+        r hset w_3 n 20
+        assert_equal {2 3 1} [r sort l BY w_*->n]
+        r hpexpire w_2 1 FIELDS 1 n
+        wait_for_condition 100 10 {[r hexists w_2 n] == 0} else { fail "n never expired" }
+        r hpexpire w_3 1 FIELDS 1 n
+        after 2
+        # w_2 has no n now, and w_3's n is past its time: both sort as 0, before w_1.
+        assert_equal {{} {} 30} [r sort l BY w_*->n GET w_*->n]
+        r debug set-active-expire 1
+    } {OK} {needs:debug}
+}
