@@ -57,7 +57,8 @@ enum SetFlag : uint32_t {
   kSetExAt = 1u << 7,
   kSetPxAt = 1u << 8,
   kSetReplyInt = 1u << 9,
-  kSetCas = 1u << 10,  // one of IFEQ, IFNE, IFDEQ, IFDNE (StringOptions::cas says which)
+  kSetCas = 1u << 10,      // one of IFEQ, IFNE, IFDEQ, IFDNE (StringOptions::cas says which)
+  kSetRefused = 1u << 11,  // not an option: SetString found the compare condition false
 };
 constexpr uint32_t kSetAnyExpire = kSetEx | kSetPx | kSetExAt | kSetPxAt;
 constexpr uint32_t kSetAnyCondition = kSetNx | kSetXx | kSetCas;
@@ -164,9 +165,11 @@ void ReplyGet(CommandContext& c, const Entry* e) {
 // key, IFNE/IFDNE create a missing one). Without GET an aborted write answers nil (0 for
 // SETNX) and a done one OK (1 for SETNX); with GET the old value is the only reply. The TTL is
 // cleared unless KEEPTTL, or replaced when an expire form is given.
+//
+// `cas` (read only with kSetCas) carries the condition and its argument; passed by pointer so
+// that the plain SET path pays no extra argument words.
 void SetString(CommandContext& c, std::string_view key, std::string_view value, uint32_t flags,
-               std::string_view expire_arg, CasCondition cas = CasCondition::kNone,
-               std::string_view compare = {}) {
+               std::string_view expire_arg, const StringOptions* cas = nullptr) {
   int64_t when_ms = 0;
   if ((flags & kSetAnyExpire) && !ResolveExpire(c, flags, expire_arg, &when_ms)) return;
   Entry* e;
@@ -175,23 +178,26 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
     // as a write (no hit/miss counted), as SET itself.
     const Access access = (flags & kSetGet) ? Access::kRead : Access::kWrite;
     if (!LookupTyped(c, key, ValueType::kString, access, &e)) return;
+    if (flags & kSetCas) {
+      bool holds;
+      if (e != nullptr) {
+        char scratch[kMaxInt64Chars + 1];
+        bool replied;
+        holds = EvaluateCas(c, cas->cas, e->value.View(scratch), cas->compare, &replied);
+        if (replied) return;
+      } else {
+        holds = CasHoldsForMissingKey(cas->cas);
+      }
+      if (!holds) flags |= kSetRefused;
+    }
+    if (flags & kSetGet) ReplyGet(c, e);
   } else {
     e = c.db.LookupWrite(key);
   }
   const bool found = e != nullptr;
-  bool abort = ((flags & kSetNx) && found) || ((flags & kSetXx) && !found);
-  if (flags & kSetCas) {
-    if (found) {
-      char scratch[kMaxInt64Chars + 1];
-      bool replied;
-      abort = !EvaluateCas(c, cas, e->value.View(scratch), compare, &replied);
-      if (replied) return;
-    } else {
-      abort = !CasHoldsForMissingKey(cas);
-    }
-  }
-  if (flags & kSetGet) ReplyGet(c, e);
-  if (abort) {
+  // One test for a SET without a condition (the common case), the rest only with one.
+  if ((flags & (kSetNx | kSetXx | kSetRefused)) &&
+      ((flags & kSetRefused) || ((flags & kSetNx) && found) || ((flags & kSetXx) && !found))) {
     if (flags & kSetGet) return;
     if (flags & kSetReplyInt) {
       c.reply.Int(0);
@@ -213,7 +219,7 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
     // absolute time, as Redis 7.0 does; NX/XX/GET and a compare condition already had their
     // effect.
     c.ReplicateAs({"SET", key, value, "PXAT", Int64ToString(when_ms)});
-  } else if (flags & kSetCas) {
+  } else if ((flags & kSetCas) && c.propagation.has_sinks()) {
     // The condition held here; replayed without it, so a replica or an AOF load writes what
     // this server wrote, and a server without these options can load it.
     if (flags & kSetKeepTtl) {
@@ -245,12 +251,16 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
 // SET key value [NX|XX|IFEQ v|IFNE v|IFDEQ d|IFDNE d] [GET]
 //     [EX s|PX ms|EXAT unix-s|PXAT unix-ms|KEEPTTL]
 void SetCommand(CommandContext& c) {
+  if (c.args.size() == 3) {
+    SetString(c, c.args[1], c.args[2], 0, {});
+    return;
+  }
   StringOptions opts;
-  if (c.args.size() > 3 && !ParseStringOptions(c.args, 3, OptionsOf::kSet, &opts)) {
+  if (!ParseStringOptions(c.args, 3, OptionsOf::kSet, &opts)) {
     c.reply.Error(err::kSyntax);
     return;
   }
-  SetString(c, c.args[1], c.args[2], opts.flags, opts.expire, opts.cas, opts.compare);
+  SetString(c, c.args[1], c.args[2], opts.flags, opts.expire, &opts);
 }
 
 void SetNxCommand(CommandContext& c) {
