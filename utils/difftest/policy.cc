@@ -14,6 +14,8 @@ constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not ha
 constexpr const char* kHashFieldTtl =
     "hash-field expiration (Redis 7.4, HGETDEL/HGETEX/HSETEX 8.0); Redis 7.0 does not have it: "
     "tests/unit/type/hash-field-expire.tcl";
+constexpr const char* kNewer =
+    "a command of a newer Redis or Valkey (docs/compare-and-set.md); Redis 7.0 does not have it";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -134,6 +136,9 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"hgetdel", Rule::kNeverSend, 0, kHashFieldTtl},
       {"hgetex", Rule::kNeverSend, 0, kHashFieldTtl},
       {"hsetex", Rule::kNeverSend, 0, kHashFieldTtl},
+      {"digest", Rule::kNeverSend, 0, kNewer},
+      {"delex", Rule::kNeverSend, 0, kNewer},
+      {"delifeq", Rule::kNeverSend, 0, kNewer},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
