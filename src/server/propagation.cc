@@ -74,6 +74,12 @@ void Propagator::OnKeyEvent(const KeyEvent& ev) {
     return;
   }
   if (ev.kind != KeyEventKind::kRemoved) return;
+  if (ev.cause == RemoveCause::kExpired && ev.entry->value.IsEmptyAggregate()) {
+    // A hash whose last field expired: the HDEL just recorded empties it on the replica too,
+    // so no DEL follows (as Redis 7.4 sends it).
+    ++accounted_;
+    return;
+  }
   bool lazy;
   switch (ev.cause) {
     case RemoveCause::kExpired:

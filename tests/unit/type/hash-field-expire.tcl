@@ -392,6 +392,10 @@ start_server {tags {hash hfe redistp}} {
             r hincrbyfloat h d 0.5
             r hpexpire h 1 FIELDS 1 a
             wait_for_condition 100 10 {[r hexists h a] == 0} else { fail "a never expired" }
+            # The last field's expiry empties the hash: HDEL, and no DEL after it.
+            r hset last f v
+            r hpexpire last 1 FIELDS 1 f
+            wait_for_condition 100 10 {[r hlen last] == 0} else { fail "f never expired" }
             r set marker 1
             assert_repl_stream $rs {
                 {select *}
@@ -407,6 +411,9 @@ start_server {tags {hash hfe redistp}} {
                 {hset h d 4.5}
                 {hpexpireat h * FIELDS 1 a}
                 {hdel h a}
+                {hset last f v}
+                {hpexpireat last * FIELDS 1 f}
+                {hdel last f}
                 {set marker 1}
             }
         }
