@@ -11,6 +11,9 @@ namespace difftest {
 namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
+constexpr const char* kNewer =
+    "a command of a newer Redis (7.2 to 8.x) that redis-tp answers; Redis 7.0 does not have it "
+    "(tests/unit/client-newer.tcl, tests/unit/waitaof.tcl)";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -117,6 +120,11 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"watchex", Rule::kNeverSend, 0, kOursOnly},
       {"unwatchex", Rule::kNeverSend, 0, kOursOnly},
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
+      {"client|setinfo", Rule::kNeverSend, 0, kNewer},
+      {"client|no-touch", Rule::kNeverSend, 0, kNewer},
+      {"client|capa", Rule::kNeverSend, 0, kNewer},
+      {"client|maint_notifications", Rule::kNeverSend, 0, kNewer},
+      {"waitaof", Rule::kNeverSend, 0, kNewer},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
