@@ -310,11 +310,15 @@ void Server::RequestShutdown(bool from_signal) {
     if (c->out.Readable() > 0) {
       iovec iov[16];
       int cnt = c->out.Gather(iov, 16);
+      // What went out is consumed: the loop may still flush this turn's output before it
+      // stops, and must not send those bytes a second time.
+      ssize_t n = -1;
       if (c->tls != nullptr) {
-        if (!c->tls->handshaking()) (void)c->tls->Write(iov[0].iov_base, iov[0].iov_len);
-        continue;
+        if (!c->tls->handshaking()) n = c->tls->Write(iov[0].iov_base, iov[0].iov_len);
+      } else {
+        n = writev(c->fd, iov, cnt);
       }
-      [[maybe_unused]] ssize_t n = writev(c->fd, iov, cnt);
+      if (n > 0) c->out.Consume(static_cast<size_t>(n));
     }
   }
   if (base_ != nullptr) event_base_loopbreak(base_.get());

@@ -189,3 +189,79 @@ start_server {tags {client redistp}} {
         }
     }
 }
+
+# Reads the RESP lines a raw connection receives until the server closes it.
+proc maint_lines_until_eof {sock} {
+    set lines {}
+    while {1} {
+        set line [raw_read_line $sock]
+        if {$line eq "<EOF>"} {return $lines}
+        lappend lines $line
+    }
+}
+
+# A raw connection (to the server at `level`) in RESP `proto` that asked for maintenance
+# notices (`maint` 1) or not.
+proc maint_client {proto maint {level 0}} {
+    set sock [raw_connect $level]
+    raw_write $sock "*2\r\n\$5\r\nHELLO\r\n\$1\r\n$proto\r\n"
+    # HELLO's reply is a map (RESP3) or an array (RESP2): read until its last field, the modules.
+    while {[raw_read_line $sock] ne "modules"} {}
+    raw_read_line $sock
+    if {$maint} {
+        raw_write $sock "*3\r\n\$6\r\nCLIENT\r\n\$19\r\nMAINT_NOTIFICATIONS\r\n\$2\r\nON\r\n"
+        assert_equal +OK [raw_read_line $sock]
+    }
+    return $sock
+}
+
+start_server {tags {client redistp external:skip}} {
+    test {A planned SHUTDOWN pushes one MOVING notice to the RESP3 connections that asked} {
+        set asked [maint_client 3 1]
+        set resp2 [maint_client 2 1]
+        set quiet [maint_client 3 0]
+        catch {r shutdown nosave}
+        # MOVING <seq> <seconds> <endpoint>: no successor is known, so null, and 0 seconds.
+        # Exactly one notice: its six lines and nothing else before the close.
+        set lines [maint_lines_until_eof $asked]
+        assert_equal 6 [llength $lines]
+        assert_equal [list >4 {$6} MOVING] [lrange $lines 0 2]
+        assert_match {:[1-9]*} [lindex $lines 3]
+        assert_equal {:0 _} [lrange $lines 4 5]
+        # RESP2 has no place for it; a connection that did not ask gets none.
+        assert_equal {} [maint_lines_until_eof $resp2]
+        assert_equal {} [maint_lines_until_eof $quiet]
+        foreach s [list $asked $resp2 $quiet] {raw_close $s}
+    }
+}
+
+start_server {tags {client redistp repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        set replica_port [srv 0 port]
+        r replicaof 127.0.0.1 [srv -1 port]
+        wait_for_condition 100 50 {
+            [string match *master_link_status:up* [r info replication]]
+        } else {
+            fail "the replica never came up"
+        }
+
+        test {FAILOVER TO a replica pushes MOVING with the new master's address first} {
+            set asked [maint_client 3 1 -1]
+            assert_equal OK [r -1 failover to 127.0.0.1 $replica_port timeout 5000]
+            assert_equal [list >4 {$6} MOVING] [list [raw_read_line $asked] \
+                [raw_read_line $asked] [raw_read_line $asked]]
+            assert_match {:[1-9]*} [raw_read_line $asked]
+            # The FAILOVER's bound in seconds, then where the master goes.
+            assert_equal :5 [raw_read_line $asked]
+            set endpoint 127.0.0.1:$replica_port
+            assert_equal "\$[string length $endpoint]" [raw_read_line $asked]
+            assert_equal $endpoint [raw_read_line $asked]
+            raw_close $asked
+            wait_for_condition 100 50 {
+                [string match *role:master* [r info replication]]
+            } else {
+                fail "the failover never ended"
+            }
+        }
+    }
+}
