@@ -12,8 +12,10 @@ namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
 constexpr const char* kNewer =
+    "a command of a newer Redis or Valkey (docs/compare-and-set.md); Redis 7.0 does not have it";
+constexpr const char* kNewerClient =
     "a command of a newer Redis (7.2 to 8.x) that redis-tp answers; Redis 7.0 does not have it "
-    "(tests/unit/client-newer.tcl, tests/unit/waitaof.tcl)";
+    "(docs/clients.md; tests/unit/client-newer.tcl, tests/unit/waitaof.tcl)";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -120,13 +122,16 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"watchex", Rule::kNeverSend, 0, kOursOnly},
       {"unwatchex", Rule::kNeverSend, 0, kOursOnly},
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
-      {"client|setinfo", Rule::kNeverSend, 0, kNewer},
-      {"client|no-touch", Rule::kNeverSend, 0, kNewer},
-      {"client|capa", Rule::kNeverSend, 0, kNewer},
-      {"client|maint_notifications", Rule::kNeverSend, 0, kNewer},
-      {"waitaof", Rule::kNeverSend, 0, kNewer},
+      {"client|setinfo", Rule::kNeverSend, 0, kNewerClient},
+      {"client|no-touch", Rule::kNeverSend, 0, kNewerClient},
+      {"client|capa", Rule::kNeverSend, 0, kNewerClient},
+      {"client|maint_notifications", Rule::kNeverSend, 0, kNewerClient},
+      {"waitaof", Rule::kNeverSend, 0, kNewerClient},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
+      {"digest", Rule::kNeverSend, 0, kNewer},
+      {"delex", Rule::kNeverSend, 0, kNewer},
+      {"delifeq", Rule::kNeverSend, 0, kNewer},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
