@@ -4,7 +4,8 @@
 //   ZINCRBY key increment member        ZADD INCR under another name (shares its parser)
 //   ZREM key member [member ...]        ZCARD key
 //   ZSCORE key member                   ZMSCORE key member [member ...]
-//   ZRANK / ZREVRANK key member         ZCOUNT key min max        ZLEXCOUNT key min max
+//   ZRANK / ZREVRANK key member [WITHSCORE]     (WITHSCORE from Redis 7.2)
+//   ZCOUNT key min max                  ZLEXCOUNT key min max
 //
 // ZADD's model (Redis 7.0's zaddGenericCommand and zsetAdd). Options come first; then the
 // pairs, which must be a non-empty even count ("syntax error"); then the option conflicts (NX
@@ -257,16 +258,37 @@ void ZMScoreCommand(CommandContext& c) {
   }
 }
 
+// ZRANK / ZREVRANK key member [WITHSCORE]. WITHSCORE (Redis 7.2) answers [rank, score], and a
+// missing key or member as a null array (RESP2 *-1) instead of a null bulk. The option is read
+// before the key, as 7.2 does, so a bad word wins over WRONGTYPE. Any other fourth word, or a
+// fifth, keeps Redis 7.0's answer, the arity error (7.2 says "syntax error" to the former).
 void ZRankGeneric(CommandContext& c, bool reverse) {
+  bool with_score = false;
+  if (c.args.size() == 4 && EqualsIgnoreCase(c.args[3], "withscore")) {
+    with_score = true;
+  } else if (c.args.size() != 3) {
+    c.reply.Error(err::WrongArity(reverse ? "zrevrank" : "zrank"));
+    return;
+  }
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kZSet, Access::kRead, &e)) return;
   std::optional<size_t> rank;
   if (e != nullptr) rank = ZSetOf(e->value).Rank(c.args[2], reverse);
-  if (rank) {
-    c.reply.Int(static_cast<int64_t>(*rank));
-  } else {
-    c.reply.Null();
+  if (!rank) {
+    if (with_score) {
+      c.reply.NullArray();
+    } else {
+      c.reply.Null();
+    }
+    return;
   }
+  if (!with_score) {
+    c.reply.Int(static_cast<int64_t>(*rank));
+    return;
+  }
+  c.reply.Array(2);
+  c.reply.Int(static_cast<int64_t>(*rank));
+  ReplyScore(c.reply, ZSetOf(e->value).Score(c.args[2]).value_or(0));
 }
 
 void ZRankCommand(CommandContext& c) { ZRankGeneric(c, false); }
@@ -441,7 +463,7 @@ void RegisterZSetCommands(CommandTable& t) {
                       .args = {Key("key", 0), String("member").Multiple()}},
               .handler = ZMScoreCommand});
   t.Register({.name = "zrank",
-              .arity = 3,
+              .arity = -3,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,
@@ -451,11 +473,12 @@ void RegisterZSetCommands(CommandTable& t) {
                       .since = "2.0.0",
                       .group = "sorted-set",
                       .complexity = "O(log(N))",
+                      .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member")}},
+                      .args = {Key("key", 0), String("member"), PureToken("WITHSCORE").Optional()}},
               .handler = ZRankCommand});
   t.Register({.name = "zrevrank",
-              .arity = 3,
+              .arity = -3,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,
@@ -465,8 +488,9 @@ void RegisterZSetCommands(CommandTable& t) {
                       .since = "2.0.0",
                       .group = "sorted-set",
                       .complexity = "O(log(N))",
+                      .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member")}},
+                      .args = {Key("key", 0), String("member"), PureToken("WITHSCORE").Optional()}},
               .handler = ZRevRankCommand});
   RegisterZSetRangeCommands(t);
 }
