@@ -256,6 +256,7 @@ void RegisterAggregateScanCommands(CommandTable& t) {
   CommandSpec hscan = ScanRow("hscan", HScanCommand, kAclHash, "hash",
                               "Walks the fields and values of a hash a little at a time with a "
                               "cursor");
+  hscan.doc.history = {{"7.4.0", "NOVALUES was added."}};
   hscan.doc.args.push_back(docs::PureToken("NOVALUES").Since("7.4.0").Optional());
   t.Register(std::move(hscan));
   t.Register(ScanRow("sscan", SScanCommand, kAclSet, "set",
@@ -263,6 +264,7 @@ void RegisterAggregateScanCommands(CommandTable& t) {
   CommandSpec zscan = ScanRow("zscan", ZScanCommand, kAclSortedSet, "sorted-set",
                               "Walks the members and scores of a sorted set a little at a time "
                               "with a cursor");
+  zscan.doc.history = {{"8.0.0", "NOSCORES was added."}};
   zscan.doc.args.push_back(docs::PureToken("NOSCORES").Since("8.0.0").Optional());
   t.Register(std::move(zscan));
 }

@@ -395,6 +395,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
                              "being returned, it means that XREAD-ing with a fixed COUNT is O(1). "
                              "Note that when the BLOCK option is used, XADD will pay O(M) time in "
                              "order to serve the M clients blocked on the stream getting new data.",
+               .history = {{"7.4.0", "The `+` id reads the last entry of a stream."}},
                .key_specs = {{.flags = kKeyRO | kKeyAccess,
                               .begin = KeyBegin::kKeyword,
                               .keyword = "STREAMS",

@@ -475,7 +475,8 @@ void RegisterZSetCommands(CommandTable& t) {
                       .complexity = "O(log(N))",
                       .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member"), PureToken("WITHSCORE").Optional()}},
+                      .args = {Key("key", 0), String("member"),
+                               PureToken("WITHSCORE").Since("7.2.0").Optional()}},
               .handler = ZRankCommand});
   t.Register({.name = "zrevrank",
               .arity = -3,
@@ -490,7 +491,8 @@ void RegisterZSetCommands(CommandTable& t) {
                       .complexity = "O(log(N))",
                       .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member"), PureToken("WITHSCORE").Optional()}},
+                      .args = {Key("key", 0), String("member"),
+                               PureToken("WITHSCORE").Since("7.2.0").Optional()}},
               .handler = ZRevRankCommand});
   RegisterZSetRangeCommands(t);
 }
