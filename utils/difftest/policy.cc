@@ -122,6 +122,10 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
+      {"session", Rule::kNeverSend, 0, kOursOnly},
+      {"tpinfo", Rule::kNeverSend, 0, kOursOnly},
+      {"tpkeys", Rule::kNeverSend, 0, kOursOnly},
+      {"tpwaiters", Rule::kNeverSend, 0, kOursOnly},
       {"script|show", Rule::kNeverSend, 0, kNewer},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
