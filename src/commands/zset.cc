@@ -259,17 +259,15 @@ void ZMScoreCommand(CommandContext& c) {
 }
 
 // ZRANK / ZREVRANK key member [WITHSCORE]. WITHSCORE (Redis 7.2) answers [rank, score], and a
-// missing key or member as a null array (RESP2 *-1) instead of a null bulk. The option is read
-// before the key, as 7.2 does, so a bad word wins over WRONGTYPE. Any other fourth word, or a
-// fifth, keeps Redis 7.0's answer, the arity error (7.2 says "syntax error" to the former).
+// missing key or member as a null array (RESP2 *-1) instead of a null bulk. The rows keep Redis
+// 7.0's arity 3 and widen it to this one four-word shape (ZRankWithScore), so any other fourth
+// word, or a fifth, gets 7.0's arity error at admission (7.2 says "syntax error" to the former).
+bool ZRankWithScore(const std::vector<std::string_view>& args) {
+  return args.size() == 4 && EqualsIgnoreCase(args[3], "withscore");
+}
+
 void ZRankGeneric(CommandContext& c, bool reverse) {
-  bool with_score = false;
-  if (c.args.size() == 4 && EqualsIgnoreCase(c.args[3], "withscore")) {
-    with_score = true;
-  } else if (c.args.size() != 3) {
-    c.reply.Error(err::WrongArity(reverse ? "zrevrank" : "zrank"));
-    return;
-  }
+  const bool with_score = c.args.size() == 4;  // admission let only WITHSCORE through
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kZSet, Access::kRead, &e)) return;
   std::optional<size_t> rank;
@@ -463,7 +461,8 @@ void RegisterZSetCommands(CommandTable& t) {
                       .args = {Key("key", 0), String("member").Multiple()}},
               .handler = ZMScoreCommand});
   t.Register({.name = "zrank",
-              .arity = -3,
+              .arity = 3,
+              .widen_arity = ZRankWithScore,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,
@@ -479,7 +478,8 @@ void RegisterZSetCommands(CommandTable& t) {
                                PureToken("WITHSCORE").Since("7.2.0").Optional()}},
               .handler = ZRankCommand});
   t.Register({.name = "zrevrank",
-              .arity = -3,
+              .arity = 3,
+              .widen_arity = ZRankWithScore,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,

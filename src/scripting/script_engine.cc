@@ -727,9 +727,7 @@ int ScriptEngine::AclCheckFromLua(lua_State* L) {
   // Without an installed ACL (no user was ever configured) everyone may run everything.
   if (server_.authorizer() != nullptr && running_ && run_.caller != nullptr) {
     // A call short of the command's arity names no keys to judge: only the command counts.
-    const bool arity_ok = spec->arity >= 0 ? args_.size() == static_cast<size_t>(spec->arity)
-                                           : args_.size() >= static_cast<size_t>(-spec->arity);
-    if (!arity_ok) args_.resize(spec->parent != nullptr ? 2 : 1);
+    if (!ArityAdmits(*spec, args_)) args_.resize(spec->parent != nullptr ? 2 : 1);
     const AclUser& user = Acl::Of(server_).UserOf(*run_.caller);
     allowed = user.unrestricted || AclCheckCommand(user, *spec, args_).kind == AclVerdict::kOk;
   }

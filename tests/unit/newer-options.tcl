@@ -70,6 +70,29 @@ start_server {tags {newer-options}} {
         assert_equal {} [r zrank z nosuch]
     }
 
+    test {ZRANK's arity error comes at admission: MULTI aborts, scripts and GETKEYS refuse} {
+        r del z
+        r zadd z 1 a
+        r multi
+        assert_error {ERR wrong number of arguments for 'zrank' command} {r zrank z a foo}
+        assert_error {EXECABORT*} {r exec}
+        assert_error {*Wrong number of args calling Redis command from script*} \
+            {r eval {return redis.call('zrank', KEYS[1], 'a', 'foo')} 1 z}
+        assert_error {ERR Invalid number of arguments specified for command} \
+            {r command getkeys zrank z a foo}
+    }
+
+    test {A refused ZRANK reads no key: tracking remembers nothing} {
+        r del z
+        r zadd z 1 a
+        r client tracking on
+        catch {r zrank z a foo}
+        assert_equal 0 [getInfoProperty [r info stats] tracking_total_keys]
+        r zrank z a
+        assert_equal 1 [getInfoProperty [r info stats] tracking_total_keys]
+        r client tracking off
+    }
+
     test {The scan family keeps the syntax error for a word it does not take} {
         r del h s z
         r hset h f v
@@ -163,8 +186,19 @@ start_server {tags {newer-options redistp}} {
         r del s
         r set s text
         assert_error {WRONGTYPE*} {r zrank s a withscore}
-        # A bad fifth word is refused before the key's type is looked at.
+        # A bad fourth word is refused before the key's type is looked at.
         assert_error {ERR wrong number of arguments for 'zrank' command} {r zrank s a foo}
+    }
+
+    test {ZRANK WITHSCORE inside MULTI, from a script and in COMMAND GETKEYS} {
+        r del z
+        r zadd z 1 a 2 b
+        r multi
+        r zrank z b withscore
+        r zrevrank z b withscore
+        assert_equal {{1 2} {0 2}} [r exec]
+        assert_equal {1 2} [r eval {return redis.call('zrank', KEYS[1], 'b', 'WITHSCORE')} 1 z]
+        assert_equal {z} [r command getkeys zrevrank z b withscore]
     }
 
     # ---- HSCAN NOVALUES (Redis 7.4) ----------------------------------------------------------
@@ -458,8 +492,9 @@ start_server {tags {newer-options redistp}} {
         set zrank [dict get [r command docs zrank] zrank]
         assert_match {*withscore*WITHSCORE*} [dict get $zrank arguments]
         assert_equal 7.2.0 [lindex [dict get $zrank history] 0 0]
-        assert_equal -3 [lindex [r command info zrank] 0 1]
-        assert_equal -3 [lindex [r command info zrevrank] 0 1]
+        # The rows keep Redis 7.0's arity; WITHSCORE is admitted as a widening of it.
+        assert_equal 3 [lindex [r command info zrank] 0 1]
+        assert_equal 3 [lindex [r command info zrevrank] 0 1]
         set hscan [dict get [r command docs hscan] hscan]
         assert_match {*NOVALUES*7.4.0*} [dict get $hscan arguments]
         set zscan [dict get [r command docs zscan] zscan]

@@ -68,8 +68,6 @@ struct ChangedField {
   const char* why;
 };
 constexpr ChangedField kChangedFields[] = {
-    {"zrank info.arity", "-3 for WITHSCORE (Redis 7.2)"},
-    {"zrevrank info.arity", "-3 for WITHSCORE (Redis 7.2)"},
     {"bitop docs.arguments[operation].type",
      "a oneof of the operations' tokens, as Redis 8.2 lists them with DIFF, DIFF1, ANDOR, ONE"},
     {"bitop docs.arguments[operation].arguments", "the operations' tokens (Redis 8.2)"},

@@ -11,7 +11,7 @@
 //
 // Our additions. Newer servers' options change rows Redis 7.0 has: an argument or a history
 // entry whose version is after 7.0 is taken out of our docs before the comparison, and the few
-// other fields they change (ZRANK's arity, BITOP's operation tokens) are listed by path in
+// other fields they change (BITOP's operation tokens) are listed by path in
 // compare_commands.cc; both are printed as additions, not differences. A command or subcommand
 // only ours has must be on the policy table's never-sent list (redis-tp's own commands, and
 // newer servers' commands such as SCRIPT SHOW), or it is a difference: nothing is added
