@@ -13,6 +13,14 @@
 // whatever the length of its bucket chain. RandomPairs repeats fields (a negative count),
 // DistinctRandomPairs never does (a positive count smaller than the hash).
 //
+// Field expire times (Redis 7.4's HEXPIRE family): a hashtable hash may carry an absolute unix
+// ms expire time per field, kept in a FieldExpires index beside its table (types/
+// hash_field_expire.h); setting the first one converts a listpack hash. This class only stores
+// them: which fields are past due, and deleting them, is the commands' and the Database's job
+// (lazy and active expiry), so every accessor here sees expired-but-present fields as present.
+// Set() clears a replaced field's time unless asked to keep it (HSET clears, HINCRBY keeps, as
+// in 7.4); Delete() drops it with the field.
+//
 // RDB: a listpack hash is RDB_TYPE_HASH_LISTPACK (the blob, byte-compatible with Redis's), a
 // hashtable hash RDB_TYPE_HASH (the count, then field and value of each). Loading validates the
 // blob (an even number of entries, no duplicate field) and converts a hash with more fields
@@ -28,6 +36,7 @@
 #include <vector>
 
 #include "types/fair_random.h"
+#include "types/hash_field_expire.h"
 #include "types/listpack.h"
 #include "types/member_nodes.h"
 #include "types/type_limits.h"
@@ -65,8 +74,36 @@ class HashObject {
   void PrepareWrite(size_t longest, size_t total, const TypeLimits& limits);
   // Sets field to value; true if the field is new. Converts to a hashtable when the hash
   // passes a limit.
-  bool Set(std::string_view field, std::string_view value, const TypeLimits& limits);
+  // `keep_ttl`: a replaced field keeps its expire time (HINCRBY); otherwise it loses it (HSET).
+  bool Set(std::string_view field, std::string_view value, const TypeLimits& limits,
+           bool keep_ttl = false);
   bool Delete(std::string_view field);
+
+  // --- Per-field expire times (absolute unix ms; 0 = none). ---
+  // Whether any field carries an expire time.
+  bool HasFieldExpires() const { return table_ != nullptr && table_->expires != nullptr; }
+  // How many fields carry one.
+  size_t FieldExpireCount() const { return HasFieldExpires() ? table_->expires->size() : 0; }
+  // The smallest field expire time of the hash, 0 if none (the key's next field expiry).
+  int64_t MinFieldExpire() const { return HasFieldExpires() ? table_->expires->Min() : 0; }
+  // The expire time of `field` into *when_ms (0 if it has none); false if no such field.
+  bool FieldExpire(std::string_view field, int64_t* when_ms);
+  // Sets the expire time of an existing field (when_ms > 0), converting a listpack hash to a
+  // hashtable first; false (and no change) if the field does not exist.
+  bool SetFieldExpire(std::string_view field, int64_t when_ms);
+  // Removes the expire time of `field`; true if it had one.
+  bool PersistField(std::string_view field);
+  // Up to `max` fields whose expire time is <= now_ms, smallest time first (copies: the
+  // caller deletes them).
+  std::vector<std::string> DueFields(int64_t now_ms, size_t max) const;
+  // Calls fn(field, value, expire_ms) for every field, expire_ms 0 for none (RDB and AOF
+  // writers, DUMP). The hash must not change during the walk.
+  template <typename Fn>
+  void ForEachWithExpire(Fn&& fn) const;
+  // Adds a field with its expire time (0 = none): the builder for loaders (RDB, RESTORE).
+  // False if the field already exists (nothing changes then).
+  bool AddWithExpire(std::string_view field, std::string_view value, int64_t expire_ms,
+                     const TypeLimits& limits);
   // Calls fn(field, value) for every field: listpack order, or no particular order. The hash
   // must not change during the walk.
   template <typename Fn>
@@ -89,9 +126,9 @@ class HashObject {
   static HashObject* FromListpack(Listpack lp);
 
   const Listpack& listpack() const { return lp_; }
-  // The hashtable encoding's table (HSCAN walks it with HashTable::Scan).
-  // The hashtable encoding's table; only valid when encoding() is kHashtable.
-  HashTable<FieldTableTraits>& table() { return *table_; }
+  // The hashtable encoding's table (HSCAN walks it with HashTable::Scan); only valid when
+  // encoding() is kHashtable.
+  HashTable<FieldTableTraits>& table() { return table_->fields; }
 
  private:
   // The text of a listpack entry, formatted into buf (kMaxInt64Chars + 1 bytes) if an integer.
@@ -107,16 +144,39 @@ class HashObject {
   // The listpack positions of every field, in order.
   std::vector<Listpack::Pos> FieldPositions() const;
 
+  // The hashtable encoding: the table, and the field expire times when any field has one.
+  struct Large {
+    HashTable<FieldTableTraits> fields;
+    std::unique_ptr<FieldExpires> expires;
+  };
+  // The index of expire times, created on first use.
+  FieldExpires& Expires() {
+    if (table_->expires == nullptr) table_->expires = std::make_unique<FieldExpires>();
+    return *table_->expires;
+  }
+  // Clears n's expire time (if any), freeing the index when it empties; returns the time.
+  int64_t ClearExpire(const FieldNode* n);
+
   Listpack lp_;
   // Allocated on conversion: a listpack hash is 16 bytes (two pointers), as small hashes are
   // the common case and a table header is 72 bytes. Its presence is the encoding.
-  std::unique_ptr<HashTable<FieldTableTraits>> table_;
+  std::unique_ptr<Large> table_;
 };
+
+template <typename Fn>
+void HashObject::ForEachWithExpire(Fn&& fn) const {
+  const FieldExpires* ex = HasFieldExpires() ? table_->expires.get() : nullptr;
+  if (ex == nullptr) {
+    ForEach([&fn](std::string_view f, std::string_view v) { fn(f, v, int64_t{0}); });
+    return;
+  }
+  table_->fields.ForEach([&fn, ex](const FieldNode* n) { fn(n->field(), n->value(), ex->Get(n)); });
+}
 
 template <typename Fn>
 void HashObject::ForEach(Fn&& fn) const {
   if (table_ != nullptr) {
-    table_->ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
+    table_->fields.ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
     return;
   }
   char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
@@ -133,7 +193,7 @@ template <typename Fn>
 void HashObject::RandomPairs(size_t count, Fn&& fn) {
   if (table_ != nullptr) {
     while (count-- > 0) {
-      const FieldNode* n = FairRandomNode(*table_);
+      const FieldNode* n = FairRandomNode(table_->fields);
       fn(n->field(), n->value());
     }
     return;
@@ -167,7 +227,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
     // Many of them: shuffle the first `count` slots of an array of every node (Fisher-Yates).
     std::vector<const FieldNode*> nodes;
     nodes.reserve(left);
-    table_->ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
+    table_->fields.ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
     for (size_t i = 0; i < count; ++i) {
       std::swap(nodes[i], nodes[i + RandomWord() % (nodes.size() - i)]);
       fn(nodes[i]->field(), nodes[i]->value());
@@ -179,7 +239,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
   std::unordered_set<const FieldNode*> seen;
   seen.reserve(count);
   while (seen.size() < count) {
-    const FieldNode* n = FairRandomNode(*table_);
+    const FieldNode* n = FairRandomNode(table_->fields);
     if (seen.insert(n).second) fn(n->field(), n->value());
   }
 }

@@ -12,8 +12,8 @@ namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
 constexpr const char* kNewer =
-    "a newer server's command, which redis-tp answers and Redis 7.0 does not have "
-    "(tests/unit/newer-options.tcl)";
+    "a command of a newer Redis or Valkey (docs/compare-and-set.md, docs/newer-options.md); "
+    "Redis 7.0 does not have it";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -127,6 +127,9 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"tpkeys", Rule::kNeverSend, 0, kOursOnly},
       {"tpwaiters", Rule::kNeverSend, 0, kOursOnly},
       {"script|show", Rule::kNeverSend, 0, kNewer},
+      {"digest", Rule::kNeverSend, 0, kNewer},
+      {"delex", Rule::kNeverSend, 0, kNewer},
+      {"delifeq", Rule::kNeverSend, 0, kNewer},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
