@@ -16,6 +16,7 @@
 // with the BIT modifier; negative indexes count from the end and out-of-range ends are clamped,
 // the way GETRANGE treats them. Internally every range is turned into an inclusive bit range
 // and the work is done a 64-bit word at a time, with the partial first and last bytes masked.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -379,28 +380,35 @@ void CombineBytes(BitOp op, unsigned char* dst, const unsigned char* src, size_t
 
 // ONE: out gets the bits set in exactly one of `srcs` (out is max_len zero bytes on entry).
 // `once` (out itself) gathers the bits seen at least once, `twice` those seen at least twice;
-// the answer is once & ~twice. A source shorter than out adds nothing past its end.
+// the answer is once & ~twice. The work goes a block at a time, every source over the block
+// before the next, so `twice` is a small stack buffer and the block stays in the L1 cache. A
+// source shorter than out adds nothing past its end.
 void CombineOne(unsigned char* out, const std::vector<std::string_view>& srcs, size_t max_len) {
-  std::vector<unsigned char> twice(max_len, 0);
-  for (std::string_view sv : srcs) {
-    const unsigned char* s = reinterpret_cast<const unsigned char*>(sv.data());
-    const size_t n = sv.size();
+  constexpr size_t kBlock = 4096;  // a multiple of 8
+  alignas(8) unsigned char twice[kBlock];
+  for (size_t base = 0; base < max_len; base += kBlock) {
+    const size_t block = std::min(kBlock, max_len - base);
+    std::memset(twice, 0, block);
+    unsigned char* once = out + base;
+    for (std::string_view sv : srcs) {
+      if (sv.size() <= base) continue;
+      const unsigned char* s = reinterpret_cast<const unsigned char*>(sv.data()) + base;
+      const size_t n = std::min(block, sv.size() - base);
+      size_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        const uint64_t w = LoadWord(s + i), seen = LoadWord(once + i);
+        StoreWord(twice + i, LoadWord(twice + i) | (seen & w));
+        StoreWord(once + i, seen | w);
+      }
+      for (; i < n; ++i) {
+        twice[i] |= static_cast<unsigned char>(once[i] & s[i]);
+        once[i] |= s[i];
+      }
+    }
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const uint64_t w = LoadWord(s + i), seen = LoadWord(out + i);
-      StoreWord(twice.data() + i, LoadWord(twice.data() + i) | (seen & w));
-      StoreWord(out + i, seen | w);
-    }
-    for (; i < n; ++i) {
-      twice[i] |= static_cast<unsigned char>(out[i] & s[i]);
-      out[i] |= s[i];
-    }
+    for (; i + 8 <= block; i += 8) StoreWord(once + i, LoadWord(once + i) & ~LoadWord(twice + i));
+    for (; i < block; ++i) once[i] = static_cast<unsigned char>(once[i] & ~twice[i]);
   }
-  size_t i = 0;
-  for (; i + 8 <= max_len; i += 8) {
-    StoreWord(out + i, LoadWord(out + i) & ~LoadWord(twice.data() + i));
-  }
-  for (; i < max_len; ++i) out[i] = static_cast<unsigned char>(out[i] & ~twice[i]);
 }
 
 // BITOP AND|OR|XOR|NOT|DIFF|DIFF1|ANDOR|ONE destkey srckey [srckey ...] -> length of the result.
