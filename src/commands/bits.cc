@@ -446,8 +446,13 @@ void BitOpCommand(CommandContext& c) {
     if (srcs[i].size() > max_len) max_len = srcs[i].size();
   }
   std::string_view dest = c.args[2];
+  // Redis 8.2's operations reach the AOF and replicas as the SET (or DEL) of their result, so a
+  // Redis 7.0 replica, or 7.0 reading our AOF, replays them (it knows only AND, OR, XOR, NOT).
+  const bool newer_op =
+      op == BitOp::kDiff || op == BitOp::kDiff1 || op == BitOp::kAndOr || op == BitOp::kOne;
   if (max_len == 0) {
     if (Entry* e = c.db.LookupWrite(dest)) c.db.Remove(e);
+    if (newer_op) c.ReplicateAs({"DEL", dest});
     c.reply.Int(0);
     return;
   }
@@ -487,6 +492,9 @@ void BitOpCommand(CommandContext& c) {
     case BitOp::kOne:
       CombineOne(out, srcs, max_len);
       break;
+  }
+  if (newer_op) {
+    c.ReplicateAs({"SET", dest, std::string_view(reinterpret_cast<const char*>(out), max_len)});
   }
   c.db.Upsert(dest, std::move(result), false, notice::kSet);
   c.reply.Int(static_cast<int64_t>(max_len));

@@ -517,3 +517,23 @@ start_server {tags {newer-options redistp}} {
         assert_equal {s1 s2} [r command getkeys xread streams s1 s2 + +]
     }
 }
+
+# Redis 8.2's BITOP operations reach replicas and the AOF as the SET (or DEL) of their result,
+# which Redis 7.0 replays; AND, OR, XOR and NOT go as they came, as in 7.0.
+start_server {tags {newer-options repl redistp external:skip}} {
+    test {BITOP DIFF, DIFF1, ANDOR and ONE replicate as SET or DEL of their result} {
+        r set a "\xf0"
+        r set b "\x3c"
+        r set gone x
+        with_repl_stream rs {
+            r bitop diff d a b
+            r bitop one d a b
+            r bitop and d a b
+            r bitop andor gone nokey1 nokey2
+            r bitop diff1 nothing nokey1 nokey2
+            r set marker 1
+            assert_repl_stream $rs [list {select *} "set d \xc0" "set d \xcc" {bitop and d a b} \
+                {del gone} {set marker 1}]
+        }
+    }
+}
