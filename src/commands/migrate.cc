@@ -395,7 +395,8 @@ void MigrateCommand(CommandContext& c) {
       int64_t ttl = 0;
       if (e->expire_ms != 0)
         ttl = std::max<int64_t>(1, e->expire_ms - c.server.keyspace().now_ms());
-      const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression);
+      const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression,
+                                                    c.server.config().rdb_version);
       const std::string ttl_text = std::to_string(ttl);
       std::vector<std::string_view> argv{"RESTORE", k, ttl_text, payload};
       if (a.replace) argv.emplace_back("REPLACE");

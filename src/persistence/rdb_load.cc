@@ -45,8 +45,8 @@ std::string ModuleName(uint64_t id) {
   return name;
 }
 
-// The type bytes Redis 7.0 knows as values (8 was never used).
-bool IsObjectType(uint8_t type) { return type <= 7 || (type >= 9 && type <= 19); }
+// The type bytes Redis 7.4 knows as values (8 was never used).
+bool IsObjectType(uint8_t type) { return type <= 7 || (type >= 9 && type <= 25); }
 
 // Redis logs the first ten empty keys it skips, no more.
 constexpr uint64_t kEmptyKeysLogged = 10;
@@ -180,7 +180,9 @@ class Loader {
       return Status::Error("Wrong signature trying to load DB from file");
     }
     const int version = ParseVersion(magic.substr(5));
-    if (version < 1 || version > kRdbFormatVersion) {
+    // Every format up to 7.4's loads, whatever compat-version says (reading a newer file loses
+    // nothing; writing one is what compat-version guards).
+    if (version < 1 || version > kRdbMaxVersion) {
       return Status::Error("Can't handle RDB format version " + std::to_string(version));
     }
     info_->version = version;

@@ -28,7 +28,7 @@ constexpr uint64_t kProgressEvery = 1024;
 // byte into the CRC-64.
 class ImageSink {
  public:
-  ImageSink(int fd, bool compress) : fd_(fd), w_(&buf_, compress) {}
+  ImageSink(int fd, bool compress, int rdb_version) : fd_(fd), w_(&buf_, compress, rdb_version) {}
   RdbWriter& w() { return w_; }
   // Writes the buffer out when it is large (always when `force`).
   Status Drain(bool force) {
@@ -101,9 +101,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   RdbWriter& w = sink.w();
   std::string* out = w.out();
   char magic[16];
-  std::snprintf(magic, sizeof(magic), "REDIS%04d", kRdbFormatVersion);
+  std::snprintf(magic, sizeof(magic), "REDIS%04d", o.rdb_version);
   out->append(magic);
-  AuxString(w, "redis-ver", kRedisVersion);
+  AuxString(w, "redis-ver", o.redis_ver);
   AuxInt(w, "redis-bits", 64);
   AuxInt(w, "ctime", static_cast<int64_t>(server.NowMs() / 1000));
   AuxInt(w, "used-mem", static_cast<int64_t>(server.UsedMemory()));
@@ -157,7 +157,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
         w.Byte(kRdbOpFreq);
         w.Byte(static_cast<uint8_t>(db.LfuCounter(e)));
       }
-      w.Byte(RdbTypeOf(e->value));
+      w.Byte(RdbTypeOf(e->value, w.version()));
       w.String(e->key());
       SerializePayload(e->value, w);
       ++keys;
@@ -186,6 +186,8 @@ RdbSaveOptions RdbSaveOptions::FromConfig(const Config& config) {
   RdbSaveOptions o;
   o.compress = config.rdbcompression;
   o.checksum = config.rdbchecksum;
+  o.rdb_version = config.rdb_version;
+  o.redis_ver = config.compat_version;
   std::string delay;
   if (config.GetValue("rdb-key-save-delay", &delay)) {
     int64_t v = 0;
@@ -195,12 +197,12 @@ RdbSaveOptions RdbSaveOptions::FromConfig(const Config& config) {
 }
 
 Result<uint64_t> WriteRdb(Server& server, int fd, const RdbSaveOptions& options) {
-  ImageSink sink(fd, options.compress);
+  ImageSink sink(fd, options.compress, options.rdb_version);
   return WriteImage(server, sink, options);
 }
 
 std::string RdbImage(Server& server, const RdbSaveOptions& options) {
-  ImageSink sink(-1, options.compress);
+  ImageSink sink(-1, options.compress, options.rdb_version);
   (void)WriteImage(server, sink, options);
   return std::move(sink.kept());
 }

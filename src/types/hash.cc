@@ -29,7 +29,7 @@ void HashDigest(const void* p, ValueDigest& d) {
   });
 }
 
-uint8_t HashRdbType(const void* p) {
+uint8_t HashRdbType(const void* p, int) {
   return Obj(p).encoding() == HashObject::Encoding::kListpack ? kRdbHashListpack : kRdbHash;
 }
 
