@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/dump_util.h"
 #include "commands/register.h"
 #include "db/database.h"
 #include "persistence/persistence.h"
@@ -40,6 +41,7 @@ void DumpCommand(CommandContext& c) {
   }
   const Config& config = c.server.config();
   c.reply.Bulk(CreateDumpPayload(e->value, config.rdbcompression, config.rdb_version));
+  WarnFieldTtlsLeftOut(c.server, e->value, c.args[1]);
 }
 
 struct RestoreOptions {

@@ -12,6 +12,8 @@
 
 #include "persistence/persistence.h"
 #include "scripting/function_engine.h"
+#include "types/hash.h"
+#include "types/hash_rdb.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/crc64.h"
@@ -291,6 +293,13 @@ class Loader {
     }
     server_.db(db_).PrefetchKey(key);  // the bucket arrives while the value is decoded
     Result<Value> v = DeserializeValue(type, r_, server_.keyspace().limits);
+    // A hash's fields whose expire time has passed are dropped on a master, as keys are (and as
+    // Redis 7.4 drops them); a hash left with none is an empty key. A replica and an AOF
+    // preamble keep them for the stream that follows to delete.
+    if (v.ok() && !o_.aof_preamble && !o_.keep_expired &&
+        DropExpiredFields(v.value(), server_.NowMs()) > 0 && HashOf(v.value()).size() == 0) {
+      v = Status::Error(std::string(kRdbEmptyKey));
+    }
     const int64_t expire_ms = expire_ms_;
     const int64_t idle = idle_;
     const int freq = freq_;

@@ -12,6 +12,7 @@
 
 #include "scripting/function_engine.h"
 #include "server/version.h"
+#include "types/hash_rdb.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/crc64.h"
@@ -97,6 +98,15 @@ void WriteOwnership(Server& server, RdbWriter& w,
   }
 }
 
+// The one line a save below RDB 12 logs when hashes lost their field expire times.
+void LogFieldTtlsLeftOut(Logger& log, const RdbSaveOptions& o, uint64_t hashes,
+                         const std::string& first) {
+  log.Log(LogLevel::kWarning,
+          "WARNING: the RDB format of compat-version %s has no field expire times: %llu "
+          "hash(es) saved without them (first: '%s'); set compat-version 7.4.0 to keep them",
+          o.redis_ver.c_str(), static_cast<unsigned long long>(hashes), first.c_str());
+}
+
 Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOptions& o) {
   RdbWriter& w = sink.w();
   std::string* out = w.out();
@@ -129,6 +139,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   const bool save_lfu =
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   uint64_t keys = 0;
+  // Hashes whose field expire times this format cannot hold (docs/compat-version.md).
+  uint64_t ttls_left_out = 0;
+  std::string first_left_out;
   Status failed = Status::Ok();
   std::vector<std::pair<int, const Entry*>> temporary;  // a full sync's (o.replication)
   const int dbs = o.exclude_data ? 0 : server.db_count();
@@ -160,6 +173,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
       w.Byte(RdbTypeOf(e->value, w.version()));
       w.String(e->key());
       SerializePayload(e->value, w);
+      if (w.version() < kRdbVersion74 && CarriesFieldExpires(e->value)) {
+        if (ttls_left_out++ == 0) first_left_out = e->key();
+      }
       ++keys;
       if (o.key_delay_us > 0) usleep(static_cast<useconds_t>(o.key_delay_us));
       if (keys % kProgressEvery == 0 && o.progress) o.progress(keys);
@@ -167,6 +183,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
     });
   }
   if (!failed.ok()) return failed;
+  if (ttls_left_out > 0) LogFieldTtlsLeftOut(server.log(), o, ttls_left_out, first_left_out);
   if (o.replication && !o.exclude_data) WriteOwnership(server, w, temporary);
   w.Byte(kRdbOpEof);
   Status s = sink.Drain(true);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "types/hash.h"
+#include "types/hash_rdb.h"
 #include "types/list.h"
 #include "types/rdb_legacy.h"
 #include "types/serialize.h"
@@ -36,6 +37,11 @@ const RdbLoader kLoaders[] = {
     // Redis 7.2's (RDB 11).
     {kRdbSetListpack, LoadSetListpack},
     {kRdbStreamListpacks3, LoadStreamListpacks3},
+    // Redis 7.4's (RDB 12): hashes with field expire times (types/hash_rdb.h).
+    {kRdbHashMetadata, LoadHashMetadata},
+    {kRdbHashListpackEx, LoadHashListpackEx},
+    {kRdbHashMetadataPreGa, LoadHashMetadataPreGa},
+    {kRdbHashListpackExPreGa, LoadHashListpackExPreGa},
     // Encodings Redis 7.0 still loads but no longer writes (types/rdb_legacy.h).
     {kRdbListZiplist, LoadListZiplist},
     {kRdbListQuicklist, LoadListQuicklist},
