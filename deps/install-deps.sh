@@ -27,7 +27,7 @@ packages=(
   openssl             # test only: the TLS tests make their certificates at run time
   redis-tools         # redis-cli / redis-benchmark for tests and benchmarks
   libgtest-dev        # unit tests
-  libxxhash-dev       # key hashing (XXH3, seeded)
+  libxxhash-dev       # key hashing (XXH3, seeded); DIGEST and IFDEQ/IFDNE (XXH3, unseeded); header-only (XXH_INLINE_ALL), nothing to link
   libssl-dev          # TLS (tls-port, tls-replication); SHA1 for DEBUG DIGEST and script hashes
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
   redis-server        # test only: the reference for the differential test and the benchmark

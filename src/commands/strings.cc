@@ -10,6 +10,11 @@
 // options each of them accepts and which combinations conflict; anything it does not accept is
 // "ERR syntax error", as in Redis.
 //
+// Compare-and-set. SET also takes one compare condition in NX/XX's place: IFEQ (Valkey 8.1,
+// Redis 8.4), IFNE, IFDEQ and IFDNE (Redis 8.4), evaluated by string_cas.h. These are answered
+// whatever the reported version, but SET's COMMAND DOCS stay Redis 7.0's (everything 7.0
+// answers keeps its answer); docs/compare-and-set.md lists the options.
+//
 // Expire times. EX/PX are relative and become absolute against the command's cached clock
 // (server.keyspace().now_ms()), EXAT/PXAT are absolute already. A time that is not positive, or
 // that overflows 64 bits when scaled to milliseconds or added to the clock, is "invalid expire
@@ -30,6 +35,7 @@
 
 #include "commands/lookup.h"
 #include "commands/register.h"
+#include "commands/string_cas.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
@@ -51,21 +57,27 @@ enum SetFlag : uint32_t {
   kSetExAt = 1u << 7,
   kSetPxAt = 1u << 8,
   kSetReplyInt = 1u << 9,
+  kSetCas = 1u << 10,      // one of IFEQ, IFNE, IFDEQ, IFDNE (StringOptions::cas says which)
+  kSetRefused = 1u << 11,  // not an option: SetString found the compare condition false
 };
 constexpr uint32_t kSetAnyExpire = kSetEx | kSetPx | kSetExAt | kSetPxAt;
+constexpr uint32_t kSetAnyCondition = kSetNx | kSetXx | kSetCas;
 
 enum class OptionsOf { kSet, kGetEx };
 
 struct StringOptions {
   uint32_t flags = 0;
   std::string_view expire;  // the argument after EX/PX/EXAT/PXAT
+  CasCondition cas = CasCondition::kNone;
+  std::string_view compare;  // the argument after IFEQ/IFNE/IFDEQ/IFDNE
 };
 
-// Parses the options in args[first..]. SET accepts NX, XX, GET, KEEPTTL and the four expire
-// forms; GETEX accepts the expire forms and PERSIST. Conflicts (NX with XX, two different
-// expire forms, KEEPTTL or PERSIST with an expire form) are syntax errors; repeating the same
-// option is not, and a repeated expire form keeps its last value. Returns false (nothing
-// replied) on a syntax error.
+// Parses the options in args[first..]. SET accepts NX, XX, GET, KEEPTTL, the four expire
+// forms and one compare condition (IFEQ/IFNE/IFDEQ/IFDNE <arg>); GETEX accepts the expire forms
+// and PERSIST. Conflicts (NX with XX, a compare condition with NX, XX or another condition
+// (even the same one again), two different expire forms, KEEPTTL or PERSIST with an expire
+// form) are syntax errors; repeating NX, XX, GET or KEEPTTL is not, and a repeated expire form
+// keeps its last value. Returns false (nothing replied) on a syntax error.
 bool ParseStringOptions(const std::vector<std::string_view>& args, size_t first, OptionsOf of,
                         StringOptions* out) {
   const bool is_set = of == OptionsOf::kSet;
@@ -74,9 +86,9 @@ bool ParseStringOptions(const std::vector<std::string_view>& args, size_t first,
     std::string_view opt = args[i];
     const bool has_next = i + 1 < args.size();
     uint32_t expire_kind = 0;
-    if (EqualsIgnoreCase(opt, "nx") && is_set && !(flags & kSetXx)) {
+    if (EqualsIgnoreCase(opt, "nx") && is_set && !(flags & (kSetXx | kSetCas))) {
       flags |= kSetNx;
-    } else if (EqualsIgnoreCase(opt, "xx") && is_set && !(flags & kSetNx)) {
+    } else if (EqualsIgnoreCase(opt, "xx") && is_set && !(flags & (kSetNx | kSetCas))) {
       flags |= kSetXx;
     } else if (EqualsIgnoreCase(opt, "get") && is_set) {
       flags |= kSetGet;
@@ -92,6 +104,12 @@ bool ParseStringOptions(const std::vector<std::string_view>& args, size_t first,
       expire_kind = kSetExAt;
     } else if (EqualsIgnoreCase(opt, "pxat")) {
       expire_kind = kSetPxAt;
+    } else if (CasCondition cas = ParseCasCondition(opt);
+               cas != CasCondition::kNone && is_set && has_next && !(flags & kSetAnyCondition)) {
+      flags |= kSetCas;
+      out->cas = cas;
+      out->compare = args[++i];
+      continue;
     } else {
       return false;
     }
@@ -140,23 +158,46 @@ void ReplyGet(CommandContext& c, const Entry* e) {
 
 // The one implementation behind SET, SETNX, SETEX, PSETEX and GETSET.
 // Order of effects, as in Redis: the expire time is validated first (an invalid one changes
-// nothing); with GET the old value (or nil) is replied next, and a non-string old value stops
-// the command with WRONGTYPE; then NX/XX decide whether to write. Without GET an aborted write
-// answers nil (0 for SETNX) and a done one OK (1 for SETNX); with GET the old value is the only
-// reply. The TTL is cleared unless KEEPTTL, or replaced when an expire form is given.
+// nothing); with GET or a compare condition the key is looked up typed, so a non-string old
+// value stops the command with WRONGTYPE; a digest argument of the wrong length is refused
+// next (only when there is a value to compare it with); with GET the old value (or nil) is
+// replied; then NX/XX or the compare condition decide whether to write (IFEQ/IFDEQ need the
+// key, IFNE/IFDNE create a missing one). Without GET an aborted write answers nil (0 for
+// SETNX) and a done one OK (1 for SETNX); with GET the old value is the only reply. The TTL is
+// cleared unless KEEPTTL, or replaced when an expire form is given.
+//
+// `cas` (read only with kSetCas) carries the condition and its argument; passed by pointer so
+// that the plain SET path pays no extra argument words.
 void SetString(CommandContext& c, std::string_view key, std::string_view value, uint32_t flags,
-               std::string_view expire_arg) {
+               std::string_view expire_arg, const StringOptions* cas = nullptr) {
   int64_t when_ms = 0;
   if ((flags & kSetAnyExpire) && !ResolveExpire(c, flags, expire_arg, &when_ms)) return;
   Entry* e;
-  if (flags & kSetGet) {
-    if (!LookupTyped(c, key, ValueType::kString, Access::kRead, &e)) return;
-    ReplyGet(c, e);
+  if (flags & (kSetGet | kSetCas)) {
+    // A compare condition alone reads the value for the command, not for the client: looked up
+    // as a write (no hit/miss counted), as SET itself.
+    const Access access = (flags & kSetGet) ? Access::kRead : Access::kWrite;
+    if (!LookupTyped(c, key, ValueType::kString, access, &e)) return;
+    if (flags & kSetCas) {
+      bool holds;
+      if (e != nullptr) {
+        char scratch[kMaxInt64Chars + 1];
+        bool replied;
+        holds = EvaluateCas(c, cas->cas, e->value.View(scratch), cas->compare, &replied);
+        if (replied) return;
+      } else {
+        holds = CasHoldsForMissingKey(cas->cas);
+      }
+      if (!holds) flags |= kSetRefused;
+    }
+    if (flags & kSetGet) ReplyGet(c, e);
   } else {
     e = c.db.LookupWrite(key);
   }
   const bool found = e != nullptr;
-  if (((flags & kSetNx) && found) || ((flags & kSetXx) && !found)) {
+  // One test for a SET without a condition (the common case), the rest only with one.
+  if ((flags & (kSetNx | kSetXx | kSetRefused)) &&
+      ((flags & kSetRefused) || ((flags & kSetNx) && found) || ((flags & kSetXx) && !found))) {
     if (flags & kSetGet) return;
     if (flags & kSetReplyInt) {
       c.reply.Int(0);
@@ -175,8 +216,17 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   if (flags & kSetAnyExpire) {
     c.db.SetExpire(e, when_ms);
     // Any expire form (SETEX and PSETEX included) is replayed as SET key value PXAT <ms>, the
-    // absolute time, as Redis 7.0 does; NX/XX/GET already had their effect.
+    // absolute time, as Redis 7.0 does; NX/XX/GET and a compare condition already had their
+    // effect.
     c.ReplicateAs({"SET", key, value, "PXAT", Int64ToString(when_ms)});
+  } else if ((flags & kSetCas) && c.propagation.has_sinks()) {
+    // The condition held here; replayed without it, so a replica or an AOF load writes what
+    // this server wrote, and a server without these options can load it.
+    if (flags & kSetKeepTtl) {
+      c.ReplicateAs({"SET", key, value, "KEEPTTL"});
+    } else {
+      c.ReplicateAs({"SET", key, value});
+    }
   } else if ((flags & kSetGet) && c.propagation.has_sinks()) {
     // GET is a read: Redis 7.0 replays GETSET as SET key value, and SET ... GET without GET
     // (a replay that reads would fire its keymiss again).
@@ -198,14 +248,19 @@ void SetString(CommandContext& c, std::string_view key, std::string_view value, 
   }
 }
 
-// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT unix-s|PXAT unix-ms|KEEPTTL]
+// SET key value [NX|XX|IFEQ v|IFNE v|IFDEQ d|IFDNE d] [GET]
+//     [EX s|PX ms|EXAT unix-s|PXAT unix-ms|KEEPTTL]
 void SetCommand(CommandContext& c) {
+  if (c.args.size() == 3) {
+    SetString(c, c.args[1], c.args[2], 0, {});
+    return;
+  }
   StringOptions opts;
-  if (c.args.size() > 3 && !ParseStringOptions(c.args, 3, OptionsOf::kSet, &opts)) {
+  if (!ParseStringOptions(c.args, 3, OptionsOf::kSet, &opts)) {
     c.reply.Error(err::kSyntax);
     return;
   }
-  SetString(c, c.args[1], c.args[2], opts.flags, opts.expire);
+  SetString(c, c.args[1], c.args[2], opts.flags, opts.expire, &opts);
 }
 
 void SetNxCommand(CommandContext& c) {
@@ -317,12 +372,16 @@ void StrLenCommand(CommandContext& c) {
   c.reply.Int(e == nullptr ? 0 : static_cast<int64_t>(e->value.StringLength()));
 }
 
-// SET reads the old value only when a GET option follows the value (argv[3] onwards); the
-// row's key spec says "variable_flags" and this decides them for GETKEYSANDFLAGS.
+// SET reads the old value only when a GET option or a compare condition follows the value
+// (argv[3] onwards); the row's key spec says "variable_flags" and this decides them for
+// GETKEYSANDFLAGS and the ACL's key checks (a user allowed only to write a key must not learn
+// its value through IFEQ).
 uint32_t SetKeyFlags(const std::vector<std::string_view>& args, size_t /*spec_index*/,
                      uint32_t /*declared_flags*/) {
   for (size_t i = 3; i < args.size(); ++i) {
-    if (EqualsIgnoreCase(args[i], "get")) return kKeyRW | kKeyAccess | kKeyUpdate;
+    if (EqualsIgnoreCase(args[i], "get") || ParseCasCondition(args[i]) != CasCondition::kNone) {
+      return kKeyRW | kKeyAccess | kKeyUpdate;
+    }
   }
   return kKeyOW | kKeyUpdate;
 }
@@ -548,6 +607,7 @@ void RegisterStringCommands(CommandTable& t) {
                       .key_specs = {{.flags = kKeyRO, .index = 1}},
                       .args = {Key("key", 0)}},
               .handler = StrLenCommand});
+  RegisterStringCasCommands(t);
 }
 
 }  // namespace redistp

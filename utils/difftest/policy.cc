@@ -11,6 +11,8 @@ namespace difftest {
 namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
+constexpr const char* kNewer =
+    "a command of a newer Redis or Valkey (docs/compare-and-set.md); Redis 7.0 does not have it";
 constexpr const char* kSubscribe =
     "enters subscribed mode and answers one confirmation per channel, not one reply per "
     "request; unsubscribing from all confirms in each server's hash-table order; the stream "
@@ -119,6 +121,9 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"client|lease", Rule::kNeverSend, 0, kOursOnly},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
+      {"digest", Rule::kNeverSend, 0, kNewer},
+      {"delex", Rule::kNeverSend, 0, kNewer},
+      {"delifeq", Rule::kNeverSend, 0, kNewer},
       // ---- compared by shape: random, time- or machine-dependent replies ------------------------
       {"info", Rule::kShape, 0, "counters, memory, uptime, pids and ports differ"},
       {"time", Rule::kShape, 0, "the current time"},
