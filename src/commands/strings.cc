@@ -431,8 +431,8 @@ void RegisterStringCommands(CommandTable& t) {
                            {"6.2.0", "New `GET`, `EXAT` and `PXAT` options."},
                            {"7.0.0", "`NX` and `GET` may be combined."}},
                .key_specs = {{.flags = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags,
-                              .notes = "Read and written (RW, access) only when GET is given; "
-                                       "otherwise just overwritten",
+                              .notes = "Read and written (RW, access) only with GET or a compare "
+                                       "condition; otherwise just overwritten",
                               .index = 1}},
                .refine_key_flags = SetKeyFlags,
                .args = {Key("key", 0), String("value"),
