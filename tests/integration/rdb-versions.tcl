@@ -176,6 +176,20 @@ if {[file executable $::rdbv_redis]} {
             }
         }
 
+        test {RDB versions: Redis 7.0 loads our 7.0.15 save of hashes that had field TTLs} {
+            start_server [list dir [rdbv_dir_with rdb-v12.rdb] db 0 overrides {save ""}] {
+                r save
+                set d [::server::new_dir]
+                file copy -force [server_path 0 dump.rdb] [file join $d dump.rdb]
+                start_server [list binary $::rdbv_redis dir $d db 0] {
+                    assert_equal 9 [r dbsize]
+                    assert_equal {{f1 v1} {f2 v2} {f3 v3}} [rdbv_hash hash:meta]
+                    assert_equal {{a 1} {b 2} {c 300}} [rdbv_hash hash:lpex]
+                    assert_equal -1 [r ttl hash:meta]
+                }
+            }
+        }
+
         test {RDB versions: a file written at 7.2 or 7.4 is refused by Redis 7.0} {
             foreach {v n} {7.2.4 11 7.4.0 12} {
                 r config set compat-version $v
