@@ -162,9 +162,10 @@ rm -f "$recipes_out"
 passed=$((passed + r_pass))
 failed=$((failed + r_fail))
 
-echo "== clients through Sentinel (redis-py)"
+echo "== client libraries (redis-py; ioredis when installed)"
 # tests/clients/: a redis-py Sentinel client follows a failover of a group of our servers under
-# Debian's Sentinel; one [ok]/[err]/[skip] line per check.
+# Debian's Sentinel; the handshake newer libraries send (CLIENT SETINFO ...) through redis-py,
+# and through ioredis when node finds it; one [ok]/[err]/[skip] line per check.
 clients_out=$(mktemp)
 tests/clients/run.sh "$(dirname "$unit_bin")/redis-server" 2>&1 | tee "$clients_out"
 clients_rc=${PIPESTATUS[0]}

@@ -18,7 +18,7 @@
 //
 // Not here: TRACKING, CACHING, GETREDIR and TRACKINGINFO, the client-side caching rows of
 // commands/tracking_cmd.cc (ClientTrackingSubcommands, appended to this container's rows), and
-// SETINFO (added after Redis 7.0).
+// the rows newer servers added (SETINFO, NO-TOUCH, CAPA, MAINT_NOTIFICATIONS: client_newer.cc).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -143,6 +143,9 @@ struct KillFilter {
   std::optional<std::string_view> addr;
   std::optional<std::string_view> laddr;
   const AclUser* user = nullptr;
+  // MAXAGE (Redis 7.4): only connections older than this many seconds.
+  std::optional<int64_t> max_age_s;
+  int64_t now_ms = 0;
   bool skip_me = true;
 
   bool Matches(const Client& cl, const Client& caller) const {
@@ -152,6 +155,7 @@ struct KillFilter {
     if (addr && cl.addr != *addr) return false;
     if (laddr && cl.laddr != *laddr) return false;
     if (skip_me && &cl == &caller) return false;
+    if (max_age_s && (now_ms - cl.ctime_ms) / 1000 < *max_age_s) return false;
     return true;
   }
 };
@@ -191,6 +195,14 @@ bool ParseKillFilter(CommandContext& c, KillFilter* f) {
         return false;
       }
       f->user = u;
+    } else if (EqualsIgnoreCase(opt, "maxage")) {
+      int64_t age;
+      if (!ParseInt64(value, &age)) {
+        c.reply.Error(err::kMaxAgeNotInteger);
+        return false;
+      }
+      f->max_age_s = age;
+      f->now_ms = c.server.NowMs();
     } else if (EqualsIgnoreCase(opt, "skipme")) {
       if (EqualsIgnoreCase(value, "yes")) {
         f->skip_me = true;
@@ -379,6 +391,7 @@ void ClientHelpCommand(CommandContext& c) {
           "    * LADDR <ip:port>       the local address the connection came in on",
           "    * USER <username>",
           "    * SKIPME (YES|NO)       whether this connection is spared (default YES)",
+          "    * MAXAGE <seconds>      only connections at least this old",
           "PAUSE <timeout-ms> [WRITE|ALL]",
           "    Holds back the commands of other connections (all, or only writes) for a while.",
           "UNPAUSE",
@@ -399,6 +412,14 @@ void ClientHelpCommand(CommandContext& c) {
           "    The id invalidations are redirected to: 0 for none, -1 when tracking is off.",
           "TRACKINGINFO",
           "    The client-side caching state of this connection (flags, redirect, prefixes).",
+          "SETINFO (LIB-NAME|LIB-VER) <value>",
+          "    Records the client library's name or version (shown by CLIENT LIST).",
+          "NO-TOUCH (ON|OFF)",
+          "    Whether this connection's commands (but TOUCH) leave the keys' access times.",
+          "CAPA <capability> [...]",
+          "    Announces what this client understands (redirect); others are ignored.",
+          "MAINT_NOTIFICATIONS (ON|OFF) [MOVING-ENDPOINT-TYPE <type>]",
+          "    Whether this connection gets a push before a planned failover or shutdown.",
           "LEASE <milliseconds>",
           "    Closes this connection (deleting its temporary keys) if nothing is received from",
           "    it for that long; 0 removes the lease.",
@@ -620,6 +641,7 @@ void RegisterClientCommands(CommandTable& t) {
               .handler = ClientHelpCommand},
       }};
   for (CommandSpec& row : ClientTrackingSubcommands()) client.subcommands.push_back(std::move(row));
+  for (CommandSpec& row : ClientNewerSubcommands()) client.subcommands.push_back(std::move(row));
   t.Register(std::move(client));
 }
 

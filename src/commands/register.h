@@ -51,6 +51,9 @@ void RegisterPubSubCommands(CommandTable& table);
 // CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO (tracking_cmd.cc): rows that
 // RegisterClientCommands adds under CLIENT.
 std::vector<CommandSpec> ClientTrackingSubcommands();
+// CLIENT SETINFO, NO-TOUCH, CAPA, MAINT_NOTIFICATIONS (client_newer.cc): the Redis 7.2-8.x
+// rows RegisterClientCommands adds under CLIENT.
+std::vector<CommandSpec> ClientNewerSubcommands();
 
 // Scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT (scripting.cc).
 void RegisterScriptingCommands(CommandTable& table);

@@ -1,5 +1,5 @@
-// SYNC, PSYNC, REPLCONF, WAIT: the master side's commands (replication/master_side.h acts;
-// this file parses the arguments and answers bad input with Redis 7.0's errors).
+// SYNC, PSYNC, REPLCONF, WAIT, WAITAOF: the master side's commands (replication/master_side.h acts;
+// this file parses the arguments and answers bad input with Redis's errors, 7.2's for WAITAOF).
 //
 // REPLCONF takes option/value pairs, each checked in order, as Redis does: a failing pair
 // answers its error and the pairs before it have taken effect. ACK and GETACK never reply
@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "commands/register.h"
+#include "persistence/aof.h"
+#include "persistence/persistence.h"
 #include "protocol/errors.h"
 #include "replication/failover.h"
 #include "replication/master_side.h"
@@ -101,8 +103,14 @@ void ReplconfCommand(CommandContext& c) {
       m.AddCapa(c.client, val);  // unknown capabilities are ignored, as Redis does
     } else if (EqualsIgnoreCase(opt, "ack")) {
       // REPLCONF ACK <offset> [FACK <aofoffset>]: only a replica's count; never a reply.
+      // The FACK pair (Redis 7.2 replicas) is the offset their AOF has fsynced (WAITAOF).
       int64_t offset = 0;
-      if (ParseInt64(val, &offset)) m.Ack(c.client, offset);
+      int64_t fack = -1;
+      if (i + 3 < c.args.size() && EqualsIgnoreCase(c.args[i + 2], "fack") &&
+          !ParseInt64(c.args[i + 3], &fack)) {
+        fack = -1;
+      }
+      if (ParseInt64(val, &offset)) m.Ack(c.client, offset, fack);
       return;
     } else if (EqualsIgnoreCase(opt, "getack")) {
       // Meaningful on a replica's master link only (the replica side answers it); never a
@@ -152,6 +160,49 @@ void WaitCommand(CommandContext& c) {
   repl.master().WaitCommand(c.client, c.client.has_flag(kClientInExec), numreplicas, timeout);
 }
 
+// WAITAOF numlocal numreplicas timeout (Redis 7.2). The arguments are checked first, then the
+// role, then whether a local fsync can be asked for, as Redis 7.2 orders them.
+void WaitAofCommand(CommandContext& c) {
+  int64_t numlocal = 0;
+  if (!ParseInt64(c.args[1], &numlocal)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  if (numlocal < 0 || numlocal > 1) {
+    c.reply.Error(err::kNumLocalRange);
+    return;
+  }
+  int64_t numreplicas = 0;
+  if (!ParseInt64(c.args[2], &numreplicas)) {
+    c.reply.Error(err::kNotInteger);
+    return;
+  }
+  if (numreplicas < 0) {
+    c.reply.Error(err::kNotPositive);
+    return;
+  }
+  int64_t timeout = 0;
+  if (!ParseInt64(c.args[3], &timeout)) {
+    c.reply.Error(err::kTimeoutNotInteger);
+    return;
+  }
+  if (timeout < 0) {
+    c.reply.Error(err::kTimeoutNegative);
+    return;
+  }
+  Replication& repl = Replication::Of(c.server);
+  if (repl.is_replica()) {
+    c.reply.Error(err::kWaitAofOnReplica);
+    return;
+  }
+  if (numlocal > 0 && !Persistence::Of(c.server).aof().enabled()) {
+    c.reply.Error(err::kWaitAofNoAof);
+    return;
+  }
+  repl.master().WaitAofCommand(c.client, c.client.has_flag(kClientInExec), numlocal, numreplicas,
+                               timeout);
+}
+
 }  // namespace
 
 void RegisterReplMasterCommands(CommandTable& t) {
@@ -196,6 +247,19 @@ void RegisterReplMasterCommands(CommandTable& t) {
                       .tips = {"request_policy:all_shards", "response_policy:agg_min"},
                       .args = {docs::Integer("numreplicas"), docs::Integer("timeout")}},
               .handler = WaitCommand});
+  t.Register({.name = "waitaof",
+              .arity = 4,
+              .flags = kCmdNoScript,
+              .acl = kAclSlow | kAclConnection,
+              .doc = {.summary = "Waits until the writes of this connection are fsynced to the "
+                                 "local AOF and/or to the AOF of a number of replicas",
+                      .since = "7.2.0",
+                      .group = "generic",
+                      .complexity = "O(1)",
+                      .tips = {"request_policy:all_shards", "response_policy:agg_min"},
+                      .args = {docs::Integer("numlocal"), docs::Integer("numreplicas"),
+                               docs::Integer("timeout")}},
+              .handler = WaitAofCommand});
 }
 
 }  // namespace redistp

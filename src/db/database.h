@@ -59,6 +59,9 @@ struct KeyspaceContext {
   // Read misses are reported to listener->OnKeyMiss (keyspace notifications with class m);
   // false keeps the miss path free of any call.
   bool report_misses = false;
+  // While a command of a CLIENT NO-TOUCH connection runs (TOUCH excepted), lookups leave the
+  // keys' LRU/LFU data as it is; set and restored by the dispatcher around the handler.
+  bool no_touch = false;
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;

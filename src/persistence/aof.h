@@ -121,6 +121,14 @@ class Aof : public PropagationSink {
   // Non-empty while writes must be refused: the MISCONF text of the last write error, or else
   // of the last background fsync's failure.
   std::string_view WriteRefusal() const;
+  // WAITAOF's local count (replication/master_wait.cc). Offsets count the bytes of records
+  // this process took since it started, across files and rewrites: taken_bytes() includes
+  // what the buffer still holds, so a write command's records are inside it as soon as the
+  // command returns; synced_bytes() is how much of that an fsync (appendfsync always, a
+  // finished background fsync of everysec, a stop or shutdown) has made durable. With
+  // appendfsync no nothing is synced, so WAITAOF's local count stays 0 (as Redis 7.2).
+  uint64_t taken_bytes() const { return written_total_ + buf_.size(); }
+  uint64_t synced_bytes() const;
   // Whether the last write and the last background fsync succeeded (aof_last_write_status).
   bool write_status_ok() const;
 
@@ -203,6 +211,8 @@ class Aof : public PropagationSink {
   uint64_t base_size_ = 0;
   uint64_t rewrite_base_size_ = 0;  // aof_current_size after the last rewrite (auto rewrite)
   uint64_t fsynced_size_ = 0;       // current_size_ when the last fsync was asked for
+  uint64_t written_total_ = 0;      // record bytes written since start (taken_bytes)
+  uint64_t synced_total_ = 0;       // of those, synced in this thread (always, stop)
   int64_t last_fsync_sec_ = 0;
   int64_t postponed_since_ms_ = 0;
   uint64_t delayed_fsync_ = 0;

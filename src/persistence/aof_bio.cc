@@ -27,7 +27,7 @@ void AofBio::Push(Job job) {
   cv_.notify_one();
 }
 
-void AofBio::Fsync(int fd) { Push(Job{Kind::kFsync, fd, {}}); }
+void AofBio::Fsync(int fd, uint64_t mark) { Push(Job{Kind::kFsync, fd, {}, mark}); }
 void AofBio::FsyncAndClose(int fd) { Push(Job{Kind::kFsyncClose, fd, {}}); }
 void AofBio::Unlink(std::string path) { Push(Job{Kind::kUnlink, -1, std::move(path)}); }
 
@@ -49,6 +49,9 @@ void AofBio::Run() {
         if (fdatasync(job.fd) != 0 && errno != EBADF && errno != EINVAL) status = errno;
         if (job.kind == Kind::kFsync) {
           fsync_status_.store(status, std::memory_order_release);
+          if (status == 0 && job.mark > synced_mark_.load(std::memory_order_relaxed)) {
+            synced_mark_.store(job.mark, std::memory_order_release);
+          }
         } else {
           close(job.fd);
         }

@@ -24,7 +24,9 @@ class AofBio {
   AofBio(const AofBio&) = delete;
   AofBio& operator=(const AofBio&) = delete;
 
-  void Fsync(int fd);
+  // `mark` names what the fsync covers (the AOF's written-bytes count, aof.h): once the job
+  // succeeds, synced_mark() reports it (marks only grow, jobs run in order).
+  void Fsync(int fd, uint64_t mark = 0);
   void FsyncAndClose(int fd);
   void Unlink(std::string path);
   uint64_t pending_fsyncs() const { return pending_fsyncs_.load(std::memory_order_acquire); }
@@ -33,6 +35,8 @@ class AofBio {
   // ignores its failure too. ResetFsyncStatus forgets a failure (the AOF was switched off).
   int fsync_status() const { return fsync_status_.load(std::memory_order_acquire); }
   void ResetFsyncStatus() { fsync_status_.store(0, std::memory_order_release); }
+  // The mark of the last Fsync job that succeeded (0 before any).
+  uint64_t synced_mark() const { return synced_mark_.load(std::memory_order_acquire); }
 
  private:
   enum class Kind { kFsync, kFsyncClose, kUnlink };
@@ -40,6 +44,7 @@ class AofBio {
     Kind kind;
     int fd;
     std::string path;
+    uint64_t mark = 0;
   };
   void Push(Job job);
   void Run();
@@ -50,6 +55,7 @@ class AofBio {
   bool stop_ = false;
   std::atomic<uint64_t> pending_fsyncs_{0};
   std::atomic<int> fsync_status_{0};
+  std::atomic<uint64_t> synced_mark_{0};
   std::thread thread_;
 };
 

@@ -27,6 +27,16 @@ inline std::string HelloBadOption(std::string_view opt) {
 // ---- CLIENT, MONITOR, SLOWLOG, LATENCY (src/commands/client_cmd.cc, introspection.cc) ----
 inline constexpr std::string_view kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
+// CLIENT SETINFO (Redis 7.2): the attribute is named as the caller typed it.
+inline std::string UnrecognizedOption(std::string_view attr) {
+  return "ERR Unrecognized option '" + std::string(attr) + "'";
+}
+inline std::string BadClientAttribute(std::string_view attr) {
+  return "ERR " + std::string(attr) + " cannot contain spaces, newlines or special characters.";
+}
+// CLIENT KILL MAXAGE (Redis 7.4).
+inline constexpr std::string_view kMaxAgeNotInteger =
+    "ERR maxage is not an integer or out of range";
 inline constexpr std::string_view kNoSuchClient = "ERR No such client";
 inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
 inline constexpr std::string_view kClientIdRange = "ERR client-id should be greater than 0";
@@ -243,6 +253,14 @@ inline constexpr std::string_view kWaitOnReplica =
     "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
     "replica is configured to be writable (which is not the default) writes to replicas are just "
     "local and are not propagated.";
+// WAITAOF (Redis 7.2).
+inline constexpr std::string_view kWaitAofOnReplica =
+    "ERR WAITAOF cannot be used with replica instances. Please also note that writes to "
+    "replicas are just local and are not propagated.";
+inline constexpr std::string_view kWaitAofNoAof =
+    "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
+inline constexpr std::string_view kNumLocalRange =
+    "ERR value is out of range, value must between 0 and 1";
 inline constexpr std::string_view kBgsaveForReplicationFailed =
     "ERR BGSAVE failed, replication can't continue";
 inline constexpr std::string_view kRdbOnlyRange =

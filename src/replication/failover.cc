@@ -6,6 +6,7 @@
 #include "protocol/errors.h"
 #include "replication/replication.h"
 #include "server/client.h"
+#include "server/maint_notify.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -60,6 +61,11 @@ std::string_view Failover::Start(const Request& req) {
   s.log().Log(LogLevel::kNotice, "FAILOVER requested to %s.", TargetName().c_str());
   // Writes stop here, so the offset the target must reach stops moving.
   s.SetWritePause(Server::kPauseFailover, true);
+  // Planned: the connections that asked for maintenance notices learn where the master goes
+  // (null when any replica may become it) while this server still answers them.
+  const int64_t bound_s = (req.timeout_ms + 999) / 1000;
+  PushMaintenanceMoving(
+      s, bound_s, req.host.empty() ? std::string() : req.host + ":" + std::to_string(req.port));
   peers_->RequestAcks();
   return {};
 }

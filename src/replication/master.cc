@@ -721,7 +721,11 @@ void MasterSide::BeforeSleep() {
     repl_.FeedStream(kGetAck);
     ask_acks_ = false;
   }
-  if (acks_arrived_ && !waiters_.empty()) ServeWaiters();
+  // WAITAOF's local count moves when a background fsync ends, which wakes nobody: while any
+  // waiter is a WAITAOF, look every turn (the cron's turn at the latest).
+  bool aof_waiter = false;
+  for (const Waiter& w : waiters_) aof_waiter = aof_waiter || w.aof;
+  if ((acks_arrived_ || aof_waiter) && !waiters_.empty()) ServeWaiters();
   acks_arrived_ = false;
   RefreshGoodReplicas();
 }

@@ -47,6 +47,7 @@ namespace redistp {
 
 class Replication;
 class WaitKind;
+class WaitAofKind;
 
 // What a replica's snapshot leaves out (REPLCONF rdb-filter-only). A replica that asked for a
 // filter gets a snapshot of its own, always through a socket (never the dump file, which must
@@ -62,14 +63,17 @@ const char* ReplicaStateName(ReplicaState s);
 struct ReplicaLink {
   Client* client = nullptr;
   ReplicaState state = ReplicaState::kWaitBgsaveStart;
-  int listening_port = 0;     // REPLCONF listening-port
-  std::string announced_ip;   // REPLCONF ip-address
-  bool capa_eof = false;      // can load a diskless ($EOF:) payload
-  bool capa_psync2 = false;   // understands +CONTINUE <replid>
-  bool pre_psync = false;     // attached with SYNC: no +FULLRESYNC, no ACKs
-  bool rdb_only = false;      // REPLCONF rdb-only 1: closed once its snapshot is out
-  uint8_t rdb_exclude = 0;    // REPLCONF rdb-filter-only: kExclude* bits of its snapshot
-  int64_t ack_offset = 0;     // last REPLCONF ACK
+  int listening_port = 0;    // REPLCONF listening-port
+  std::string announced_ip;  // REPLCONF ip-address
+  bool capa_eof = false;     // can load a diskless ($EOF:) payload
+  bool capa_psync2 = false;  // understands +CONTINUE <replid>
+  bool pre_psync = false;    // attached with SYNC: no +FULLRESYNC, no ACKs
+  bool rdb_only = false;     // REPLCONF rdb-only 1: closed once its snapshot is out
+  uint8_t rdb_exclude = 0;   // REPLCONF rdb-filter-only: kExclude* bits of its snapshot
+  int64_t ack_offset = 0;    // last REPLCONF ACK
+  // Last REPLCONF ACK ... FACK: the stream offset the replica's AOF has fsynced (WAITAOF). A
+  // replica that sends none (AOF off, or Redis before 7.2) stays at 0: it never counts.
+  int64_t fack_offset = 0;
   int64_t ack_time_ms = 0;    // when it came (or when the link began)
   int64_t wait_since_ms = 0;  // entered wait_bgsave (start): the diskless delay counts from it
   int64_t initial_offset = -1;
@@ -96,8 +100,9 @@ class MasterSide {
   // SYNC (replid empty) or PSYNC replid offset from `c`: a partial resync when the backlog
   // covers it, else a full sync. Replies (or not) as Redis does.
   void SyncCommand(Client& c, bool psync, std::string_view replid, int64_t offset);
-  // REPLCONF ACK <offset>: from a replica only; no reply.
-  void Ack(Client& c, int64_t offset);
+  // REPLCONF ACK <offset> [FACK <aof-offset>]: from a replica only; no reply. fack < 0: the
+  // replica sent no FACK (its count for WAITAOF stays where it was).
+  void Ack(Client& c, int64_t offset, int64_t fack = -1);
   // REPLCONF listening-port / ip-address / capa, remembered until the connection asks SYNC.
   void SetListeningPort(Client& c, int port);
   void SetAnnouncedIp(Client& c, std::string_view ip);
@@ -109,6 +114,15 @@ class MasterSide {
   void WaitCommand(Client& c, bool in_multi, int64_t numreplicas, int64_t timeout_ms);
   // Replicas whose ACK reached `offset` (online ones).
   int CountAcked(int64_t offset) const;
+  // WAITAOF numlocal numreplicas timeout_ms (the checks of its arguments and of the role are
+  // the command's): replies [local, replicas] at once when both counts are reached (or inside
+  // MULTI), else blocks `c` until they are, or until the timeout replies the counts reached.
+  // The targets are the AOF's taken bytes and the stream offset at the call: every write the
+  // server took before it, the caller's own included.
+  void WaitAofCommand(Client& c, bool in_multi, int64_t numlocal, int64_t numreplicas,
+                      int64_t timeout_ms);
+  // Replicas whose AOF fsync (FACK) reached `offset` (online ones).
+  int CountFsynced(int64_t offset) const;
 
   // The core, when a replica adopts its master's identity (Replication::SetIdentity): the
   // backlog holds the master's history from the present offset on (same id), so this server's
@@ -155,6 +169,7 @@ class MasterSide {
 
  private:
   friend class WaitKind;
+  friend class WaitAofKind;
   struct HandshakeInfo {
     int listening_port = 0;
     std::string ip;
@@ -209,15 +224,23 @@ class MasterSide {
   bool pipe_paused_ = false;
   std::string eof_mark_;
   // WAIT: the blocked callers (client id, offset, count), and whether to ask for ACKs.
+  // A WAITAOF waiter (`aof`) also waits for the local AOF's synced bytes to reach
+  // `local_target` when numlocal > 0, and counts FACKs instead of ACKs.
   struct Waiter {
     uint64_t client;
     int64_t offset;
     int64_t numreplicas;
+    bool aof = false;
+    int64_t numlocal = 0;
+    uint64_t local_target = 0;
   };
+  // WAITAOF's local count: 1 when the AOF is on and synced past `target`.
+  int LocalSynced(uint64_t target) const;
   std::vector<Waiter> waiters_;
   bool ask_acks_ = false;
   bool acks_arrived_ = false;
   std::unique_ptr<WaitKind> wait_kind_;
+  std::unique_ptr<WaitAofKind> waitaof_kind_;
   int64_t last_ping_ms_ = 0;
   int64_t last_keepalive_ms_ = 0;
   int good_replicas_ = 0;

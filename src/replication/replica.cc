@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "persistence/aof.h"
 #include "persistence/persistence.h"
 #include "protocol/errors_replica.h"
 #include "replication/backlog.h"
@@ -211,11 +212,44 @@ void ReplicaSide::DisconnectReplicas() {
 void ReplicaSide::SendAck() {
   if (link_ == nullptr || link_->closed) return;
   const std::string offset = std::to_string(repl_.master_repl_offset());
-  std::string wire = "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$" + std::to_string(offset.size()) +
-                     "\r\n" + offset + "\r\n";
+  const int64_t fack = FsyncedOffset();
+  std::string wire = std::string(fack >= 0 ? "*5" : "*3") + "\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$" +
+                     std::to_string(offset.size()) + "\r\n" + offset + "\r\n";
+  if (fack >= 0) {
+    const std::string f = std::to_string(fack);
+    wire += "$4\r\nFACK\r\n$" + std::to_string(f.size()) + "\r\n" + f + "\r\n";
+  }
+  sent_fack_ = fack;
   link_->out.Append(wire);
   last_ack_ms_ = now_ms();
   repl_.server().FlushClient(link_);
+}
+
+int64_t ReplicaSide::FsyncedOffset() {
+  const Aof& aof = Persistence::Of(repl_.server()).aof();
+  if (aof.state() != AofState::kOn) {
+    fack_marks_.clear();
+    fack_ = 0;
+    return -1;
+  }
+  const int64_t offset = repl_.master_repl_offset();
+  if (fack_marks_.empty() || fack_marks_.back().second != offset) {
+    fack_marks_.emplace_back(aof.taken_bytes(), offset);
+    // Bounded: dropping the oldest marks only delays the FACK (never overstates it).
+    constexpr size_t kMaxMarks = 4096;
+    if (fack_marks_.size() > kMaxMarks) fack_marks_.pop_front();
+  }
+  const uint64_t synced = aof.synced_bytes();
+  while (!fack_marks_.empty() && fack_marks_.front().first <= synced) {
+    if (fack_marks_.front().second > fack_) fack_ = fack_marks_.front().second;
+    fack_marks_.pop_front();
+  }
+  return fack_;
+}
+
+void ReplicaSide::BeforeSleep() {
+  if (link_ == nullptr || link_->closed) return;
+  if (FsyncedOffset() != sent_fack_) SendAck();
 }
 
 void ReplicaSide::Cron() {

@@ -31,9 +31,11 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocol/reply_builder.h"
@@ -86,6 +88,9 @@ class ReplicaSide : public MasterLinkObserver {
   void WriteRole(ReplyBuilder& rb);
 
   void Cron();
+  // Every loop turn, after the AOF's write and fsync: when the offset our AOF has fsynced moved,
+  // an ACK carries the new FACK at once, so a WAITAOF on the master is not held for a second.
+  void BeforeSleep();
   void OnClientClose(Client& c);
   // Persistence's shutdown: nothing to flush, the link just closes with the process.
 
@@ -127,7 +132,13 @@ class ReplicaSide : public MasterLinkObserver {
   void FailLink(const char* why);
 
   // --- replica.cc ----------------------------------------------------------------------------
+  // REPLCONF ACK <offset>, with FACK <offset fsynced> while our AOF is on (Redis 7.2's form; a
+  // Redis 7.0 master reads the first pair and ignores the rest).
   void SendAck();
+  // The stream offset our AOF has fsynced, or -1 while the AOF is not on: marks (AOF bytes
+  // taken, stream offset) are recorded as the stream is applied, and an fsync that covers a
+  // mark's bytes makes its offset durable.
+  int64_t FsyncedOffset();
   // Closes this server's own replicas' connections: our history changed under them (a full
   // sync, a new replication id, a promotion); they reconnect and PSYNC, as with Redis.
   void DisconnectReplicas();
@@ -172,7 +183,10 @@ class ReplicaSide : public MasterLinkObserver {
   Client* link_ = nullptr;
   std::string pending_;  // bytes of an open MULTI from the master, applied with its EXEC
   int64_t last_ack_ms_ = 0;
-  int64_t down_since_ms_ = 0;  // when the link went down (0: never up)
+  std::deque<std::pair<uint64_t, int64_t>> fack_marks_;  // (AOF taken bytes, stream offset)
+  int64_t fack_ = 0;                                     // the last FsyncedOffset
+  int64_t sent_fack_ = -1;                               // the FACK of the last ACK sent
+  int64_t down_since_ms_ = 0;                            // when the link went down (0: never up)
   int64_t last_connect_try_ms_ = 0;
 };
 

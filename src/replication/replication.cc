@@ -151,6 +151,7 @@ void Replication::Cron() {
 
 void Replication::BeforeSleep() {
   master_->BeforeSleep();
+  replica_->BeforeSleep();
   // A failover goes on in the turn that brought its target's acknowledgement.
   if (failover_->state() == Failover::State::kWaitingForSync) failover_->Tick();
 }

@@ -70,6 +70,13 @@ enum ClientFlag : uint32_t {
   // Redis's protectClient: its command is still running (DEBUG RELOAD/LOADAOF) while a busy
   // script serves the others: neither read nor written until it ends.
   kClientProtected = 1u << 13,
+  // CLIENT NO-TOUCH ON: this connection's commands (but TOUCH) leave the keys' LRU/LFU data.
+  kClientNoTouch = 1u << 14,
+  // CLIENT CAPA redirect: the client says it understands -REDIRECT (recorded; nothing here
+  // sends one).
+  kClientCapaRedirect = 1u << 15,
+  // CLIENT MAINT_NOTIFICATIONS ON: told (RESP3 push) before a planned failover or shutdown.
+  kClientMaintNotify = 1u << 16,
 };
 
 // What a Client stands for, fixed when it is created. The flags above are modes a connection
@@ -113,6 +120,10 @@ class Client {
   std::string addr;   // "ip:port" of the peer (or "/path:0" for unix sockets)
   std::string laddr;  // local "ip:port"
   std::string name;
+  // CLIENT SETINFO LIB-NAME / LIB-VER: the client library's own words (printable, no spaces);
+  // RESET keeps them, as in Redis 7.2.
+  std::string lib_name;
+  std::string lib_ver;
   int db_index = 0;
   Database* db = nullptr;
   bool authenticated = false;

@@ -387,7 +387,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
           keyspace_.expiry.LiftPause((spec->flags & kCmdWrite) != 0 && keyspace_.expiry.holding());
       ExpiryGate::Scope from_master =
           keyspace_.expiry.Suspend(c->kind() == ClientKind::kMasterLink);
+      // CLIENT NO-TOUCH: the connection's reads (a script's too: session()) leave the keys'
+      // access data, except TOUCH, whose purpose is to touch.
+      const bool outer_no_touch = keyspace_.no_touch;
+      if (c->session().has_flag(kClientNoTouch)) keyspace_.no_touch = spec->full_name != "touch";
       spec->handler(ctx);
+      keyspace_.no_touch = outer_no_touch;
     }
     running_client_ = outer_client;
     running_args_ = outer_args;

@@ -310,11 +310,15 @@ void Server::RequestShutdown(bool from_signal) {
     if (c->out.Readable() > 0) {
       iovec iov[16];
       int cnt = c->out.Gather(iov, 16);
+      // What went out is consumed: the loop may still flush this turn's output before it
+      // stops, and must not send those bytes a second time.
+      ssize_t n = -1;
       if (c->tls != nullptr) {
-        if (!c->tls->handshaking()) (void)c->tls->Write(iov[0].iov_base, iov[0].iov_len);
-        continue;
+        if (!c->tls->handshaking()) n = c->tls->Write(iov[0].iov_base, iov[0].iov_len);
+      } else {
+        n = writev(c->fd, iov, cnt);
       }
-      [[maybe_unused]] ssize_t n = writev(c->fd, iov, cnt);
+      if (n > 0) c->out.Consume(static_cast<size_t>(n));
     }
   }
   if (base_ != nullptr) event_base_loopbreak(base_.get());
@@ -519,7 +523,7 @@ void Server::ResizeClientBuffers(Client* c, int64_t now) {
 std::string Server::ClientInfoLine(const Client& c) const {
   char flags[16];
   size_t nf = 0;
-  // Letters in Redis 7.0's order (O S M P x b t R B d c u A U r e), of those we can have.
+  // Letters in Redis 7.2's order (O S M P x b t R B d c u A U r e T), of those we can have.
   if (c.has_flag(kClientMonitor)) flags[nf++] = 'O';
   if (c.kind() == ClientKind::kReplica) flags[nf++] = 'S';
   if (PubSub::Subscribed(c)) flags[nf++] = 'P';
@@ -534,6 +538,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
+  if (c.has_flag(kClientNoTouch)) flags[nf++] = 'T';  // Redis 7.2's letter, after e
   if (nf == 0) flags[nf++] = 'N';
   flags[nf] = '\0';
   int64_t now = NowMs();
@@ -541,30 +546,54 @@ std::string Server::ClientInfoLine(const Client& c) const {
   // argv-mem: bytes of the arguments of the command being run (0 between commands), as Redis.
   size_t argv_mem = 0;
   for (std::string_view a : c.parser.args()) argv_mem += a.size();
-  char buf[1024];
+  // The free-form fields (name, user, lib-name, lib-ver) are appended as they are, so a long
+  // one is never cut; only the numeric runs between them go through snprintf.
+  std::string line;
+  line.reserve(512 + c.name.size() + c.lib_name.size() + c.lib_ver.size());
+  char buf[512];
+  std::snprintf(buf, sizeof(buf),
+                "id=%llu addr=%s laddr=%s fd=%d name=", static_cast<unsigned long long>(c.id),
+                c.addr.c_str(), c.laddr.c_str(), c.fd);
+  line += buf;
+  line += c.name;
+  std::snprintf(buf, sizeof(buf),
+                " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=%d qbuf=%zu "
+                "qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu "
+                "tot-mem=%zu events=%s cmd=",
+                static_cast<long long>((now - c.ctime_ms) / 1000),
+                static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
+                c.pubsub.subscriptions[PubSub::kChannel].size(),
+                c.pubsub.subscriptions[PubSub::kPattern].size(),
+                c.pubsub.subscriptions[PubSub::kShard].size(),
+                c.multi.active ? static_cast<int>(c.multi.queue.size()) : -1, c.query.Readable(),
+                c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
+                c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
+                ClientMemory(c), events);
+  line += buf;
+  line += c.last_cmd;
+  line += " user=";
+  // The master link runs as no user at all: Redis shows it as (superuser).
+  if (c.kind() == ClientKind::kMasterLink) {
+    line += "(superuser)";
+  } else if (authorizer_ != nullptr) {
+    line += authorizer_->UserName(c);
+  } else {
+    line += "default";
+  }
   std::snprintf(
-      buf, sizeof(buf),
-      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu "
-      "ssub=%zu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-      "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%.*s user=%s redir=%lld resp=%d tk=%zu "
-      "wx=%zu",
-      static_cast<unsigned long long>(c.id), c.addr.c_str(), c.laddr.c_str(), c.fd, c.name.c_str(),
-      static_cast<long long>((now - c.ctime_ms) / 1000),
-      static_cast<long long>((now - c.last_interaction_ms) / 1000), flags, c.db_index,
-      c.pubsub.subscriptions[PubSub::kChannel].size(),
-      c.pubsub.subscriptions[PubSub::kPattern].size(),
-      c.pubsub.subscriptions[PubSub::kShard].size(),
-      c.multi.active ? static_cast<int>(c.multi.queue.size()) : -1, c.query.Readable(),
-      c.query.Capacity() - c.query.Readable(), argv_mem, c.out.static_capacity(),
-      c.out.static_peak(), c.out.static_used(), c.out.block_count(), c.out.block_bytes(),
-      ClientMemory(c), events, static_cast<int>(c.last_cmd.size()), c.last_cmd.data(),
-      // The master link runs as no user at all: Redis shows it as (superuser).
-      c.kind() == ClientKind::kMasterLink ? "(superuser)"
-      : authorizer_ != nullptr            ? std::string(authorizer_->UserName(c)).c_str()
-                                          : "default",
+      buf, sizeof(buf), " redir=%lld resp=%d lib-name=",
       (c.tracking.flags & kTrackingOn) != 0 ? static_cast<long long>(c.tracking.redirect) : -1LL,
-      c.reply.resp(), owners_.CountOwnedBy(OwnerIdOf(c)), watches_.CountFor(c.id));
-  return buf;
+      c.reply.resp());
+  line += buf;
+  // lib-name= and lib-ver= (Redis 7.2's place, after resp=) show always, empty until CLIENT
+  // SETINFO: a key=value reader ignores fields it does not know (docs/clients.md).
+  line += c.lib_name;
+  line += " lib-ver=";
+  line += c.lib_ver;
+  std::snprintf(buf, sizeof(buf), " tk=%zu wx=%zu", owners_.CountOwnedBy(OwnerIdOf(c)),
+                watches_.CountFor(c.id));
+  line += buf;
+  return line;
 }
 
 void Server::DeliverInput(Client* c, std::string_view bytes) {

@@ -10,6 +10,7 @@
 #include <csignal>
 
 #include "protocol/errors.h"
+#include "server/maint_notify.h"
 #include "server/server.h"
 #include "server/shutdown_signals.h"
 
@@ -33,6 +34,8 @@ Server::ShutdownStart Server::BeginShutdown(int flags, Client* c, bool from_sign
     shutdown_wait_.flags = flags;
     shutdown_wait_.from_signal = from_signal;
     SetWritePause(kPauseShutdownWait, true);
+    // Planned: the connections that asked are told now, while the server still answers.
+    PushMaintenanceMoving(*this, config_.shutdown_timeout, {});
     replica_acks_->RequestAcks();
     if (c != nullptr) {
       c->blocking.active = true;
@@ -58,6 +61,9 @@ bool Server::FinishShutdown(int flags, bool from_signal) {
     if ((flags & kShutdownForce) == 0) return false;
     log_.Log(LogLevel::kWarning, "Errors trying to shut down the server. Exiting anyway (FORCE).");
   }
+  // The last notice (0 seconds: it goes now) rides on the final best-effort write of every
+  // connection's output (RequestShutdown).
+  PushMaintenanceMoving(*this, 0, {});
   RequestShutdown(from_signal);
   return true;
 }

@@ -147,5 +147,22 @@ TEST_F(KeyspaceMutationTest, RemovalNoticeFollowsTheCause) {
   EXPECT_EQ(rec_.events[2].notice, "");
 }
 
+// CLIENT NO-TOUCH: while the context says no_touch, reads, write lookups and in-place edits
+// leave the entry's access data; a replaced value gets fresh data as always.
+TEST_F(KeyspaceMutationTest, NoTouchLeavesAccessDataOfLookupsAndEdits) {
+  ctx_.command_clock.UpdateWithLru(1'000'000);  // LRU clock: 1000 s
+  Entry* e = db_.Add("k", Value::String("v"), notice::kSet);
+  const uint32_t stamped = e->lru();
+  ctx_.command_clock.UpdateWithLru(5'000'000);  // four seconds later
+  ctx_.no_touch = true;
+  ASSERT_EQ(db_.LookupRead("k"), e);
+  ASSERT_EQ(db_.LookupWrite("k"), e);
+  { Mutation m = db_.Mutate(e, notice::kSet); }
+  EXPECT_EQ(e->lru(), stamped);
+  ctx_.no_touch = false;
+  ASSERT_EQ(db_.LookupRead("k"), e);
+  EXPECT_NE(e->lru(), stamped);
+}
+
 }  // namespace
 }  // namespace redistp

@@ -540,9 +540,6 @@ start_server {tags {client}} {
     test {CLIENT container errors} {
         assert_error {ERR wrong number of arguments for 'client' command} {r client}
         assert_error {ERR unknown subcommand 'nosuch'. Try CLIENT HELP.} {r client nosuch}
-        assert_error {ERR unknown subcommand 'setinfo'. Try CLIENT HELP.} {
-            r client setinfo lib-name x
-        }
         assert_error {ERR wrong number of arguments for 'client|setname' command} {
             r client setname
         }

@@ -767,8 +767,8 @@ start_server {tags {tempkeys redistp}} {
         assert_equal 3 [client_field $info wx]
         assert_equal 2 [tk_of $id]
         assert_equal 3 [wx_of $id]
-        # The fields are the last two of the line, after Redis 7.0's own fields.
-        assert_match {* resp=2 tk=2 wx=3} [string trim [r client list id $id]]
+        # The fields are the last two of the line, after the fields Redis has (7.2 ends at lib-ver=).
+        assert_match {* resp=2 lib-name= lib-ver= tk=2 wx=3} [string trim [r client list id $id]]
         $a deltp tk:cl1
         $a unwatchex tk:cl3
         assert_equal 1 [tk_of $id]
