@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
 }
 EOF
   g++ -std=c++20 -O1 -I"$root/src" "$work/dump.cc" "$root"/src/server/config*.cc \
+    "$root/src/server/version.cc" \
     "$root/src/util/numbers.cc" "$root/src/util/glob.cc" -o "$work/dump"
   (cd "$work" && CONFIG_PATTERNS="* ${hidden[*]}" ./dump --port "$port" --bind 127.0.0.1 --save '') |
     LC_ALL=C sort >"$work/ours.txt"

@@ -139,7 +139,7 @@ void HelloCommand(CommandContext& c) {
   c.reply.Bulk("server");
   c.reply.Bulk("redis");
   c.reply.Bulk("version");
-  c.reply.Bulk(kRedisVersion);
+  c.reply.Bulk(c.server.config().compat_version);
   c.reply.Bulk("proto");
   c.reply.Int(ver);
   c.reply.Bulk("id");

@@ -102,7 +102,7 @@ void DigestValueSub(CommandContext& c) {
 // persistence hooks write it, LZF included when rdbcompression is on, without the type byte.
 size_t SerializedLength(Server& s, const Value& v) {
   std::string out;
-  RdbWriter w(&out, s.config().rdbcompression);
+  RdbWriter w(&out, s.config().rdbcompression, s.config().rdb_version);
   SerializeValue(v, w);
   return out.size() - 1;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/dump_util.h"
 #include "commands/register.h"
 #include "db/database.h"
 #include "persistence/persistence.h"
@@ -38,7 +39,9 @@ void DumpCommand(CommandContext& c) {
     c.reply.Null();
     return;
   }
-  c.reply.Bulk(CreateDumpPayload(e->value, c.server.config().rdbcompression));
+  const Config& config = c.server.config();
+  c.reply.Bulk(CreateDumpPayload(e->value, config.rdbcompression, config.rdb_version));
+  WarnFieldTtlsLeftOut(c.server, e->value, c.args[1]);
 }
 
 struct RestoreOptions {
@@ -104,7 +107,8 @@ void RestoreCommand(CommandContext& c) {
     c.reply.Error(err::kRestoreInvalidTtl);
     return;
   }
-  if (!VerifyDumpPayload(c.args[3], Persistence::Of(c.server).skip_checksum_validation())) {
+  if (!VerifyDumpPayload(c.args[3], Persistence::Of(c.server).skip_checksum_validation(),
+                         c.server.config().rdb_version)) {
     c.reply.Error(err::kDumpPayloadWrong);
     return;
   }

@@ -77,7 +77,7 @@ void ServerSection(Server& s, std::string* out) {
   uname(&un);
   int64_t now_us = s.NowUs();
   int64_t uptime = (now_us / 1000 - s.start_time_ms()) / 1000;
-  Line(out, "redis_version:%s", kRedisVersion);
+  Line(out, "redis_version:%s", s.config().compat_version.c_str());
   Line(out, "redis_tp_version:%s", kRedisTpVersion);
   Line(out, "redis_git_sha1:00000000");
   Line(out, "redis_git_dirty:0");

@@ -37,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "commands/dump_util.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "db/database.h"
@@ -395,7 +396,9 @@ void MigrateCommand(CommandContext& c) {
       int64_t ttl = 0;
       if (e->expire_ms != 0)
         ttl = std::max<int64_t>(1, e->expire_ms - c.server.keyspace().now_ms());
-      const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression);
+      const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression,
+                                                    c.server.config().rdb_version);
+      WarnFieldTtlsLeftOut(c.server, e->value, k);
       const std::string ttl_text = std::to_string(ttl);
       std::vector<std::string_view> argv{"RESTORE", k, ttl_text, payload};
       if (a.replace) argv.emplace_back("REPLACE");

@@ -12,6 +12,8 @@
 
 #include "persistence/persistence.h"
 #include "scripting/function_engine.h"
+#include "types/hash.h"
+#include "types/hash_rdb.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/crc64.h"
@@ -45,8 +47,8 @@ std::string ModuleName(uint64_t id) {
   return name;
 }
 
-// The type bytes Redis 7.0 knows as values (8 was never used).
-bool IsObjectType(uint8_t type) { return type <= 7 || (type >= 9 && type <= 19); }
+// The type bytes Redis 7.4 knows as values (8 was never used).
+bool IsObjectType(uint8_t type) { return type <= 7 || (type >= 9 && type <= 25); }
 
 // Redis logs the first ten empty keys it skips, no more.
 constexpr uint64_t kEmptyKeysLogged = 10;
@@ -180,7 +182,9 @@ class Loader {
       return Status::Error("Wrong signature trying to load DB from file");
     }
     const int version = ParseVersion(magic.substr(5));
-    if (version < 1 || version > kRdbFormatVersion) {
+    // Every format up to 7.4's loads, whatever compat-version says (reading a newer file loses
+    // nothing; writing one is what compat-version guards).
+    if (version < 1 || version > kRdbMaxVersion) {
       return Status::Error("Can't handle RDB format version " + std::to_string(version));
     }
     info_->version = version;
@@ -289,6 +293,13 @@ class Loader {
     }
     server_.db(db_).PrefetchKey(key);  // the bucket arrives while the value is decoded
     Result<Value> v = DeserializeValue(type, r_, server_.keyspace().limits);
+    // A hash's fields whose expire time has passed are dropped on a master, as keys are (and as
+    // Redis 7.4 drops them); a hash left with none is an empty key. A replica and an AOF
+    // preamble keep them for the stream that follows to delete.
+    if (v.ok() && !o_.aof_preamble && !o_.keep_expired &&
+        DropExpiredFields(v.value(), server_.NowMs()) > 0 && HashOf(v.value()).size() == 0) {
+      v = Status::Error(std::string(kRdbEmptyKey));
+    }
     const int64_t expire_ms = expire_ms_;
     const int64_t idle = idle_;
     const int freq = freq_;

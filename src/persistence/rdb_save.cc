@@ -12,6 +12,7 @@
 
 #include "scripting/function_engine.h"
 #include "server/version.h"
+#include "types/hash_rdb.h"
 #include "types/serialize.h"
 #include "types/type_ops.h"
 #include "util/crc64.h"
@@ -28,7 +29,7 @@ constexpr uint64_t kProgressEvery = 1024;
 // byte into the CRC-64.
 class ImageSink {
  public:
-  ImageSink(int fd, bool compress) : fd_(fd), w_(&buf_, compress) {}
+  ImageSink(int fd, bool compress, int rdb_version) : fd_(fd), w_(&buf_, compress, rdb_version) {}
   RdbWriter& w() { return w_; }
   // Writes the buffer out when it is large (always when `force`).
   Status Drain(bool force) {
@@ -97,13 +98,22 @@ void WriteOwnership(Server& server, RdbWriter& w,
   }
 }
 
+// The one line a save below RDB 12 logs when hashes lost their field expire times.
+void LogFieldTtlsLeftOut(Logger& log, const RdbSaveOptions& o, uint64_t hashes,
+                         const std::string& first) {
+  log.Log(LogLevel::kWarning,
+          "WARNING: the RDB format of compat-version %s has no field expire times: %llu "
+          "hash(es) saved without them (first: '%s'); set compat-version 7.4.0 to keep them",
+          o.redis_ver.c_str(), static_cast<unsigned long long>(hashes), first.c_str());
+}
+
 Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOptions& o) {
   RdbWriter& w = sink.w();
   std::string* out = w.out();
   char magic[16];
-  std::snprintf(magic, sizeof(magic), "REDIS%04d", kRdbFormatVersion);
+  std::snprintf(magic, sizeof(magic), "REDIS%04d", o.rdb_version);
   out->append(magic);
-  AuxString(w, "redis-ver", kRedisVersion);
+  AuxString(w, "redis-ver", o.redis_ver);
   AuxInt(w, "redis-bits", 64);
   AuxInt(w, "ctime", static_cast<int64_t>(server.NowMs() / 1000));
   AuxInt(w, "used-mem", static_cast<int64_t>(server.UsedMemory()));
@@ -129,6 +139,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
   const bool save_lfu =
       policy == MaxmemoryPolicy::kAllkeysLfu || policy == MaxmemoryPolicy::kVolatileLfu;
   uint64_t keys = 0;
+  // Hashes whose field expire times this format cannot hold (docs/compat-version.md).
+  uint64_t ttls_left_out = 0;
+  std::string first_left_out;
   Status failed = Status::Ok();
   std::vector<std::pair<int, const Entry*>> temporary;  // a full sync's (o.replication)
   const int dbs = o.exclude_data ? 0 : server.db_count();
@@ -157,9 +170,12 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
         w.Byte(kRdbOpFreq);
         w.Byte(static_cast<uint8_t>(db.LfuCounter(e)));
       }
-      w.Byte(RdbTypeOf(e->value));
+      w.Byte(RdbTypeOf(e->value, w.version()));
       w.String(e->key());
       SerializePayload(e->value, w);
+      if (w.version() < kRdbVersion74 && CarriesFieldExpires(e->value)) {
+        if (ttls_left_out++ == 0) first_left_out = e->key();
+      }
       ++keys;
       if (o.key_delay_us > 0) usleep(static_cast<useconds_t>(o.key_delay_us));
       if (keys % kProgressEvery == 0 && o.progress) o.progress(keys);
@@ -167,6 +183,7 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
     });
   }
   if (!failed.ok()) return failed;
+  if (ttls_left_out > 0) LogFieldTtlsLeftOut(server.log(), o, ttls_left_out, first_left_out);
   if (o.replication && !o.exclude_data) WriteOwnership(server, w, temporary);
   w.Byte(kRdbOpEof);
   Status s = sink.Drain(true);
@@ -186,6 +203,8 @@ RdbSaveOptions RdbSaveOptions::FromConfig(const Config& config) {
   RdbSaveOptions o;
   o.compress = config.rdbcompression;
   o.checksum = config.rdbchecksum;
+  o.rdb_version = config.rdb_version;
+  o.redis_ver = config.compat_version;
   std::string delay;
   if (config.GetValue("rdb-key-save-delay", &delay)) {
     int64_t v = 0;
@@ -195,12 +214,12 @@ RdbSaveOptions RdbSaveOptions::FromConfig(const Config& config) {
 }
 
 Result<uint64_t> WriteRdb(Server& server, int fd, const RdbSaveOptions& options) {
-  ImageSink sink(fd, options.compress);
+  ImageSink sink(fd, options.compress, options.rdb_version);
   return WriteImage(server, sink, options);
 }
 
 std::string RdbImage(Server& server, const RdbSaveOptions& options) {
-  ImageSink sink(-1, options.compress);
+  ImageSink sink(-1, options.compress, options.rdb_version);
   (void)WriteImage(server, sink, options);
   return std::move(sink.kept());
 }

@@ -1,8 +1,13 @@
-// RDB writing: the server's whole dataset as one Redis 7.0 RDB image (format version 10).
+// RDB writing: the server's whole dataset as one RDB image, in the format version
+// compat-version asks for: Redis 7.0's 10 by default, 7.2's 11 or 7.4's 12 (server/version.h).
+// A version picks the encodings written (types/type_ops.h: from 11 on small sets are
+// RDB_TYPE_SET_LISTPACK and streams RDB_TYPE_STREAM_LISTPACKS_3); a file of version 10 is one
+// Debian's Redis 7.0 loads, one of 11 or 12 is not.
 //
 // Layout, in Redis 7.0's order (Debian's redis-check-rdb and Redis itself read it back):
-//   "REDIS0010"
-//   aux fields: redis-ver, redis-bits, ctime, used-mem, [repl-stream-db, repl-id, repl-offset],
+//   "REDIS0010" (or 0011, 0012)
+//   aux fields: redis-ver (the compat-version), redis-bits, ctime, used-mem, [repl-stream-db,
+//   repl-id, repl-offset],
 //     aof-base, and ours, redistp-fence (the
 //     fencing counter; Redis ignores aux fields it does not know)
 //   function libraries: one FUNCTION2 opcode + code string per library
@@ -29,6 +34,8 @@
 #include <string>
 
 #include "server/server.h"
+#include "server/version.h"
+#include "types/serialize.h"
 #include "util/status.h"
 
 namespace redistp {
@@ -37,6 +44,10 @@ struct RdbSaveOptions {
   bool compress = true;   // rdbcompression: LZF for long strings
   bool checksum = true;   // rdbchecksum: the CRC-64 trailer (else 8 zero bytes)
   bool aof_base = false;  // the aof-base aux field: 1 when this is an AOF's RDB preamble
+  // The RDB format version written and the redis-ver aux field (compat-version's; an image only
+  // this process reads back may ask for kRdbMaxVersion, which loses nothing).
+  int rdb_version = kRdbFormatVersion;
+  std::string redis_ver = kRedisVersion;
   // A file that may feed a replica's full sync (Persistence::FileSaveOptions sets it when this
   // server has replication history): the temporary keys and the sessions go too, as our aux fields
   // redistp-session and redistp-tpkey after the databases (rdb_load.h), which a Redis replica
@@ -58,7 +69,8 @@ struct RdbSaveOptions {
   int64_t repl_offset = 0;
   int repl_stream_db = 0;
 
-  // The options the configuration asks for (rdbcompression, rdbchecksum, rdb-key-save-delay).
+  // The options the configuration asks for (rdbcompression, rdbchecksum, rdb-key-save-delay,
+  // compat-version).
   static RdbSaveOptions FromConfig(const Config& config);
 };
 

@@ -603,6 +603,7 @@ bool ReplicaSide::FinishTransfer() {
     // restores them too.
     RdbSaveOptions keep;
     keep.replication = true;
+    keep.rdb_version = kRdbMaxVersion;  // read back by us only: every encoding we have
     backup = RdbImage(server, keep);
   }
   // Our replicas followed the history this sync replaces: they must sync again.

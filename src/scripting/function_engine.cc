@@ -345,11 +345,14 @@ void FunctionEngine::Flush() {
 }
 
 std::string FunctionEngine::Dump(bool compress) const {
-  return DumpFunctions(libraries_, compress);
+  return DumpFunctions(libraries_, compress, server_.config().rdb_version);
 }
 
 Status FunctionEngine::Restore(std::string_view payload, FunctionRestorePolicy policy) {
-  Result<FunctionPayloadReader> reader = FunctionPayloadReader::Open(payload);
+  // The trailer's version may be up to compat-version's, as Redis accepts up to its own (an
+  // RDB file's libraries come here with version 10, which every setting accepts).
+  Result<FunctionPayloadReader> reader =
+      FunctionPayloadReader::Open(payload, server_.config().rdb_version);
   if (!reader.ok()) return reader.status();
   LibrarySet candidate(&FunctionEngine::ReleaseFunction, this);
   while (!reader.value().done()) {

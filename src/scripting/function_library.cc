@@ -15,8 +15,7 @@ namespace {
 
 constexpr uint8_t kOpcodeFunctionPreGa = 0xf6;  // RDB_OPCODE_FUNCTION of 7.0's release candidates
 constexpr uint8_t kOpcodeFunction = 0xf5;       // RDB_OPCODE_FUNCTION2
-constexpr uint16_t kRdbVersion = 10;
-constexpr size_t kTrailerBytes = 10;  // version (2) + CRC-64 (8)
+constexpr size_t kTrailerBytes = 10;            // version (2) + CRC-64 (8)
 
 }  // namespace
 
@@ -167,27 +166,28 @@ size_t LibrarySet::MemoryUsage() const {
   return n;
 }
 
-std::string DumpFunctions(const LibrarySet& libraries, bool compress) {
+std::string DumpFunctions(const LibrarySet& libraries, bool compress, int rdb_version) {
   std::string out;
-  RdbWriter w(&out, compress);
+  RdbWriter w(&out, compress, rdb_version);
   for (const auto& [name, lib] : libraries.libraries()) {
     w.Byte(kOpcodeFunction);
     w.String(lib->code);
   }
-  w.Byte(kRdbVersion & 0xff);
-  w.Byte(kRdbVersion >> 8);
+  w.Byte(static_cast<uint8_t>(rdb_version & 0xff));
+  w.Byte(static_cast<uint8_t>(rdb_version >> 8));
   uint64_t crc = Crc64(0, out);
   for (int shift = 0; shift < 64; shift += 8) w.Byte(static_cast<uint8_t>(crc >> shift));
   return out;
 }
 
-Result<FunctionPayloadReader> FunctionPayloadReader::Open(std::string_view payload) {
+Result<FunctionPayloadReader> FunctionPayloadReader::Open(std::string_view payload,
+                                                          int max_rdb_version) {
   const Status bad = Status::Error(std::string(err::kFunctionBadPayload));
   if (payload.size() < kTrailerBytes) return bad;
   const auto* footer =
       reinterpret_cast<const unsigned char*>(payload.data()) + payload.size() - kTrailerBytes;
   uint16_t version = static_cast<uint16_t>(footer[0] | (footer[1] << 8));
-  if (version > kRdbVersion) return bad;
+  if (version > max_rdb_version) return bad;
   uint64_t crc = 0;
   for (int i = 7; i >= 0; --i) crc = (crc << 8) | footer[2 + i];
   if (Crc64(0, payload.substr(0, payload.size() - 8)) != crc) return bad;

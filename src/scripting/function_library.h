@@ -126,15 +126,16 @@ class LibrarySet {
 
 // --- FUNCTION DUMP / RESTORE payloads ---------------------------------------------------------
 
-// The payload of FUNCTION DUMP for `libraries` (each library's code, in the set's order).
-std::string DumpFunctions(const LibrarySet& libraries, bool compress);
+// The payload of FUNCTION DUMP for `libraries` (each library's code, in the set's order), with
+// `rdb_version` in its trailer (compat-version's: the entries are the same in every version).
+std::string DumpFunctions(const LibrarySet& libraries, bool compress, int rdb_version);
 
 // Reads a payload entry by entry, so that errors come in Redis's order (a library that does
 // not compile is reported before a bad entry after it).
 class FunctionPayloadReader {
  public:
-  // Checks the trailer: at least 10 bytes, an RDB version up to 10, the CRC-64.
-  static Result<FunctionPayloadReader> Open(std::string_view payload);
+  // Checks the trailer: at least 10 bytes, an RDB version up to `max_rdb_version`, the CRC-64.
+  static Result<FunctionPayloadReader> Open(std::string_view payload, int max_rdb_version);
   bool done() const;
   // The code of the next library (pre-GA entries rebuilt with their shebang).
   Result<std::string> Next();

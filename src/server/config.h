@@ -376,6 +376,11 @@ class Config {
   bool stop_writes_on_bgsave_error = true;
   bool rdbcompression = true;
   bool rdbchecksum = true;
+  // compat-version (server/version.h): the Redis version reported (INFO, HELLO), and the RDB
+  // format version written (files, DUMP, FUNCTION DUMP) and the newest RESTORE accepts.
+  std::string compat_version = "7.0.15";
+  int compat_version_num = 0x07000f;
+  int rdb_version = 10;
   // Replication
   std::string replicaof_host;  // "" = not a replica
   int replicaof_port = 0;

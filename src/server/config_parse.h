@@ -120,5 +120,6 @@ Status CheckAppendDirname(bool loading, std::string* canonical);
 Status CheckAnnounceHostname(bool loading, std::string* canonical);
 Status CheckProcTitleTemplate(bool loading, std::string* canonical);
 Status CheckDir(bool loading, std::string* canonical);
+Status CheckCompatVersion(bool loading, std::string* canonical);
 
 }  // namespace redistp

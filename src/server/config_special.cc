@@ -14,6 +14,7 @@
 #include "protocol/errors.h"
 #include "server/config_parse.h"
 #include "server/proc_title.h"
+#include "server/version.h"
 #include "util/numbers.h"
 #include "util/repr.h"
 
@@ -508,6 +509,13 @@ Status CheckAnnounceHostname(bool, std::string* canonical) {
       return Status::Error("Hostnames may only contain alphanumeric characters, hyphens or dots");
     }
   }
+  return Status::Ok();
+}
+
+Status CheckCompatVersion(bool, std::string* canonical) {
+  CompatVersion v;
+  std::string_view why;
+  if (!ParseCompatVersion(*canonical, &v, &why)) return Status::Error(std::string(why));
   return Status::Ok();
 }
 

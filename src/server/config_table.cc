@@ -19,6 +19,7 @@
 
 #include "server/config.h"
 #include "server/config_parse.h"
+#include "server/version.h"
 #include "util/numbers.h"
 
 namespace redistp {
@@ -117,6 +118,14 @@ void StoreReplicaOf(Config& c, std::string_view t) {
   ParseInt64(t.substr(sp + 1), &port);
   c.replicaof_host = std::string(t.substr(0, sp));
   c.replicaof_port = static_cast<int>(port);
+}
+void StoreCompatVersion(Config& c, std::string_view t) {
+  CompatVersion v;
+  std::string_view why;
+  ParseCompatVersion(t, &v, &why);  // the text passed CheckCompatVersion
+  c.compat_version = std::string(t);
+  c.compat_version_num = v.num;
+  c.rdb_version = v.rdb_version;
 }
 void StoreDir(Config& c, std::string_view t) {
   c.dir = std::string(t);
@@ -301,6 +310,8 @@ constexpr ConfigDef kTable[] = {
   Bool("cluster-replica-no-failover", "no").Alias("cluster-slave-no-failover"),
   Int("cluster-replica-validity-factor", 0, kIntMax, "10").Alias("cluster-slave-validity-factor"),
   Bool("cluster-require-full-coverage", "yes"),
+  // redis-tp: the Redis version reported and the RDB format written (server/version.h).
+  String("compat-version", "7.0.15").Check(CheckCompatVersion).Store(StoreCompatVersion),
   Bool("crash-log-enabled", "yes").Store(M(crash_log_enabled)).Effect(),
   Bool("crash-memcheck-enabled", "yes"),
   Bool("daemonize", "no").Flags(kImm).Store(M(daemonize)).Effect(),

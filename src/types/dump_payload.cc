@@ -9,23 +9,23 @@
 
 namespace redistp {
 
-std::string CreateDumpPayload(const Value& v, bool compress) {
+std::string CreateDumpPayload(const Value& v, bool compress, int rdb_version) {
   std::string out;
-  RdbWriter w(&out, compress);
+  RdbWriter w(&out, compress, rdb_version);
   SerializeValue(v, w);
-  w.Byte(static_cast<uint8_t>(kRdbFormatVersion & 0xff));
-  w.Byte(static_cast<uint8_t>(kRdbFormatVersion >> 8));
+  w.Byte(static_cast<uint8_t>(rdb_version & 0xff));
+  w.Byte(static_cast<uint8_t>(rdb_version >> 8));
   uint64_t crc = Crc64(0, out);
   for (int shift = 0; shift < 64; shift += 8) w.Byte(static_cast<uint8_t>(crc >> shift));
   return out;
 }
 
-bool VerifyDumpPayload(std::string_view payload, bool skip_crc) {
+bool VerifyDumpPayload(std::string_view payload, bool skip_crc, int max_rdb_version) {
   if (payload.size() < kDumpTrailerBytes) return false;
   const auto* footer =
       reinterpret_cast<const unsigned char*>(payload.data()) + payload.size() - kDumpTrailerBytes;
   const int version = footer[0] | (footer[1] << 8);
-  if (version > kRdbFormatVersion) return false;
+  if (version > max_rdb_version) return false;
   if (skip_crc) return true;
   uint64_t stored = 0;
   for (int i = 7; i >= 0; --i) stored = (stored << 8) | footer[2 + i];

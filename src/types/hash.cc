@@ -3,6 +3,7 @@
 #include <string>
 
 #include "types/digest.h"
+#include "types/hash_rdb.h"
 #include "types/serialize.h"
 
 namespace redistp {
@@ -29,12 +30,20 @@ void HashDigest(const void* p, ValueDigest& d) {
   });
 }
 
-uint8_t HashRdbType(const void* p) {
-  return Obj(p).encoding() == HashObject::Encoding::kListpack ? kRdbHashListpack : kRdbHash;
+// A hash with field expire times is RDB_TYPE_HASH_METADATA from RDB 12 on (types/hash_rdb.h);
+// below 12 it is written as a plain hash, its fields without their times.
+uint8_t HashRdbType(const void* p, int rdb_version) {
+  const HashObject& h = Obj(p);
+  if (rdb_version >= kRdbVersion74 && h.HasFieldExpires()) return kRdbHashMetadata;
+  return h.encoding() == HashObject::Encoding::kListpack ? kRdbHashListpack : kRdbHash;
 }
 
 void HashSerialize(const void* p, RdbWriter& w) {
   const HashObject& h = Obj(p);
+  if (w.version() >= kRdbVersion74 && h.HasFieldExpires()) {
+    SerializeHashMetadata(h, w);
+    return;
+  }
   if (h.encoding() == HashObject::Encoding::kListpack) {
     w.String(h.listpack().Blob());
     return;

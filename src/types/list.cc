@@ -50,7 +50,7 @@ void ListDigest(const void* obj, ValueDigest& d) {
   }
 }
 
-uint8_t ListRdbType(const void*) { return kRdbListQuicklist2; }
+uint8_t ListRdbType(const void*, int) { return kRdbListQuicklist2; }
 
 void ListSerialize(const void* obj, RdbWriter& w) {
   const Quicklist& ql = Ql(obj);

@@ -1,7 +1,7 @@
 // RDB object encoding: the primitives every type's serialize/deserialize hook is written with.
 //
-// Redis's RDB format (version 10 in Redis 7.0) stores each value as a type byte followed by an
-// object payload built from two primitives, which DUMP/RESTORE payloads share:
+// Redis's RDB format (version 10 in Redis 7.0, 11 in 7.2, 12 in 7.4) stores each value as a type
+// byte followed by an object payload built from two primitives, which DUMP/RESTORE payloads share:
 //   length:  00xxxxxx                      6-bit length
 //            01xxxxxx xxxxxxxx             14-bit length, big-endian
 //            10000000 + 4 bytes            32-bit length, big-endian
@@ -25,7 +25,7 @@
 
 namespace redistp {
 
-// RDB type bytes (Redis 7.0, RDB version 10).
+// RDB type bytes: Redis 7.0's (RDB version 10), then 7.2's (11) and 7.4's (12).
 enum RdbType : uint8_t {
   kRdbString = 0,
   kRdbList = 1,
@@ -44,6 +44,12 @@ enum RdbType : uint8_t {
   kRdbZSetListpack = 17,
   kRdbListQuicklist2 = 18,
   kRdbStreamListpacks2 = 19,
+  kRdbSetListpack = 20,          // 7.2: a small set's members in one listpack
+  kRdbStreamListpacks3 = 21,     // 7.2: _2 plus each consumer's active time
+  kRdbHashMetadataPreGa = 22,    // 7.4's release candidates: field TTLs, absolute
+  kRdbHashListpackExPreGa = 23,  // 7.4's release candidates: (field, value, ttl) listpack
+  kRdbHashMetadata = 24,         // 7.4: min TTL, then field TTLs relative to it
+  kRdbHashListpackEx = 25,       // 7.4: min TTL, then the (field, value, ttl) listpack
 };
 
 // RDB file opcodes (the bytes that introduce something other than a key in an RDB file).
@@ -60,8 +66,15 @@ enum RdbOpcode : uint8_t {
   kRdbOpSelectDb = 254,      // database number (a length)
   kRdbOpEof = 255,
 };
-inline constexpr int kRdbFormatVersion = 10;   // what we write ("REDIS0010")
-inline constexpr int kRdbTypeModulePreGa = 6;  // module values: refused (no modules)
+// RDB format versions: what Redis 7.0 writes (and we write at the default compat-version),
+// what 7.2 and 7.4 write, and the newest we read. The version written follows compat-version
+// (server/version.h); every version up to kRdbMaxVersion loads.
+inline constexpr int kRdbVersion70 = 10;
+inline constexpr int kRdbVersion72 = 11;
+inline constexpr int kRdbVersion74 = 12;
+inline constexpr int kRdbMaxVersion = kRdbVersion74;
+inline constexpr int kRdbFormatVersion = kRdbVersion70;  // the default ("REDIS0010")
+inline constexpr int kRdbTypeModulePreGa = 6;            // module values: refused (no modules)
 inline constexpr int kRdbTypeModule2 = 7;
 
 // The error of a loader that met an aggregate with no element (the key is skipped, as Redis
@@ -70,7 +83,10 @@ inline constexpr std::string_view kRdbEmptyKey = "empty key";
 
 class RdbWriter {
  public:
-  explicit RdbWriter(std::string* out, bool compress = true) : out_(out), compress_(compress) {}
+  // `version` is the RDB format version being written: the types' writers pick the encodings
+  // that version has (a 7.2 image holds small sets as RDB_TYPE_SET_LISTPACK, a 7.0 one cannot).
+  explicit RdbWriter(std::string* out, bool compress = true, int version = kRdbFormatVersion)
+      : out_(out), compress_(compress), version_(version) {}
 
   void Byte(uint8_t b) { out_->push_back(static_cast<char>(b)); }
   void Length(uint64_t len);
@@ -81,12 +97,14 @@ class RdbWriter {
   // A double in binary form (8 bytes little-endian IEEE 754), as ZSET2 scores.
   void BinaryDouble(double d);
   std::string* out() { return out_; }
+  int version() const { return version_; }
 
  private:
   bool TryIntegerEncoding(std::string_view s);
   bool TryLzf(std::string_view s);
   std::string* out_;
   bool compress_;
+  int version_;
 };
 
 class RdbReader {

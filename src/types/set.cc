@@ -7,6 +7,7 @@
 
 #include "types/digest.h"
 #include "types/fair_random.h"
+#include "types/listpack.h"
 #include "types/serialize.h"
 #include "util/hash.h"
 #include "util/numbers.h"
@@ -35,14 +36,38 @@ void SetDigest(const void* p, ValueDigest& d) {
   Obj(p).ForEach([&d](std::string_view m) { d.Xor(d.current(), m.data(), m.size()); });
 }
 
-uint8_t SetRdbType(const void* p) {
-  return Obj(p).encoding() == SetObject::Encoding::kIntset ? kRdbSetIntset : kRdbSet;
+// Redis 7.2 keeps a small set of strings as a listpack (set-max-listpack-entries 128 and
+// set-max-listpack-value 64 by default) and writes it as RDB_TYPE_SET_LISTPACK; we have no such
+// encoding, so an RDB 11+ image writes as a listpack the sets 7.2's defaults would hold in one.
+constexpr size_t kListpackSetEntries = 128;
+constexpr size_t kListpackSetValue = 64;
+
+bool WrittenAsListpack(const SetObject& s, int rdb_version) {
+  if (rdb_version < kRdbVersion72 || s.encoding() == SetObject::Encoding::kIntset ||
+      s.size() > kListpackSetEntries) {
+    return false;
+  }
+  bool small = true;
+  s.ForEach([&small](std::string_view m) { small = small && m.size() <= kListpackSetValue; });
+  return small;
+}
+
+uint8_t SetRdbType(const void* p, int rdb_version) {
+  const SetObject& s = Obj(p);
+  if (s.encoding() == SetObject::Encoding::kIntset) return kRdbSetIntset;
+  return WrittenAsListpack(s, rdb_version) ? kRdbSetListpack : kRdbSet;
 }
 
 void SetSerialize(const void* p, RdbWriter& w) {
   const SetObject& s = Obj(p);
   if (s.encoding() == SetObject::Encoding::kIntset) {
     w.String(s.intset().Blob());
+    return;
+  }
+  if (WrittenAsListpack(s, w.version())) {
+    Listpack lp;
+    s.ForEach([&lp](std::string_view m) { lp.Append(m); });
+    w.String(lp.Blob());
     return;
   }
   w.Length(s.size());
@@ -231,6 +256,29 @@ Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
     if (i == 0) {
       v = NewSetValue(m);
       // A set too large for an intset is built as a hashtable from the start, as Redis does.
+      if (n > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
+    }
+    if (!SetOf(v).Add(m, limits)) return Status::Error("Duplicate set members detected");
+  }
+  return v;
+}
+
+// RDB_TYPE_SET_LISTPACK (7.2): the members as one listpack, each once. The set is built in our
+// own encodings (an intset when every member is an integer and they are few enough).
+Result<Value> LoadSetListpack(RdbReader& r, const TypeLimits& limits) {
+  std::string scratch;
+  std::string_view blob;
+  Status st = r.StringView(&scratch, &blob);
+  if (!st.ok()) return st;
+  std::optional<Listpack> lp = Listpack::FromBlob(blob);
+  if (!lp) return Status::Error("Set listpack integrity check failed.");
+  if (lp->Empty()) return Status::Error(std::string(kRdbEmptyKey));
+  Value v;
+  const size_t n = lp->Size();
+  for (Listpack::Pos p = lp->First(); p != Listpack::kNone; p = lp->Next(p)) {
+    const std::string m = lp->Get(p).ToString();
+    if (p == lp->First()) {
+      v = NewSetValue(m);
       if (n > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
     }
     if (!SetOf(v).Add(m, limits)) return Status::Error("Duplicate set members detected");

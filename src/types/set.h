@@ -140,5 +140,6 @@ Value NewIntsetSetValue();
 
 Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits);
 Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits);
+Result<Value> LoadSetListpack(RdbReader& r, const TypeLimits& limits);
 
 }  // namespace redistp

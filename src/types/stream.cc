@@ -797,8 +797,8 @@ void WriteRawId(RdbWriter& w, StreamID id) {
   w.out()->append(reinterpret_cast<const char*>(raw), sizeof(raw));
 }
 
-// RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0): the nodes as (master id, listpack) strings, the
-// stream's metadata, then each group with its PEL and consumers.
+// RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0; _3 in 7.2's RDB 11, see stream_rdb.cc): the nodes as
+// (master id, listpack) strings, the stream's metadata, then each group with its PEL and consumers.
 void SerializeStream(const void* obj, RdbWriter& w) {
   const StreamObject& s = S(obj);
   w.Length(s.nodes().size());
@@ -832,6 +832,9 @@ void SerializeStream(const void* obj, RdbWriter& w) {
     for (const auto& [cname, c] : g->consumers) {
       w.String(cname);
       WriteMs(w, c->seen_time);
+      // _3's active time (the last successful read or claim, 7.2's split of the seen time):
+      // we keep one time per consumer, so both carry it.
+      if (w.version() >= kRdbVersion72) WriteMs(w, c->seen_time);
       w.Length(c->pel.size());
       for (const auto& [id, rec] : c->pel) WriteRawId(w, id);
     }
@@ -848,7 +851,9 @@ const TypeOps kStreamOps = {
     [](const void* obj, size_t samples) { return S(obj).MemoryBytes(samples); },
     [](const void* obj) { return S(obj).length(); },
     DigestStream,
-    [](const void*) -> uint8_t { return kRdbStreamListpacks2; },
+    [](const void*, int version) -> uint8_t {
+      return version >= kRdbVersion72 ? kRdbStreamListpacks3 : kRdbStreamListpacks2;
+    },
     SerializeStream,
     /*keep_when_empty=*/true,
 };

@@ -275,5 +275,6 @@ extern const TypeOps kStreamOps;
 // derives it) and RDB_TYPE_STREAM_LISTPACKS_2 (Redis 7.0).
 Result<Value> LoadStreamListpacks(RdbReader& r, const TypeLimits& limits);
 Result<Value> LoadStreamListpacks2(RdbReader& r, const TypeLimits& limits);
+Result<Value> LoadStreamListpacks3(RdbReader& r, const TypeLimits& limits);
 
 }  // namespace redistp

@@ -1,4 +1,4 @@
-// A stream read from an RDB file or a DUMP payload (RDB_TYPE_STREAM_LISTPACKS and _2).
+// A stream read from an RDB file or a DUMP payload (RDB_TYPE_STREAM_LISTPACKS, _2 and _3).
 //
 // The payload (Redis 7.0's layout, which SerializeStream in stream.cc writes):
 //   nodes:     count, then per node its master id (a 16-byte big-endian string) and its
@@ -7,8 +7,11 @@
 //   groups:    count, then per group its name, last id (and entries-read in _2), its PEL
 //              (count; per entry a raw 16-byte id, an 8-byte little-endian delivery time and a
 //              delivery count) and its consumers (count; per consumer its name, an 8-byte seen
-//              time, and the raw ids of its pending entries, each of which must be in the
-//              group's PEL and belong to no other consumer).
+//              time, in _3 an 8-byte active time, and the raw ids of its pending entries, each
+//              of which must be in the group's PEL and belong to no other consumer).
+// _3 is Redis 7.2's (RDB 11): 7.2 split a consumer's time into the last attempt (seen) and the
+// last success (active). We keep 7.0's one time, which is the seen time (7.0 moves it on every
+// attempt too), so the active time is read and left.
 // Everything is checked (StreamObject::AdoptNode checks each node's inside), so a corrupt or
 // hostile payload is an error, never a crash. A 6.x payload gets 7.0's metadata derived as Redis
 // 7.0 derives it: first id from the entries, entries-added = length, entries-read estimated.
@@ -49,7 +52,8 @@ Status ReadMs(RdbReader& r, int64_t* ms) {
   return Status::Ok();
 }
 
-Status LoadGroups(RdbReader& r, StreamObject& s, bool v2) {
+Status LoadGroups(RdbReader& r, StreamObject& s, int format) {
+  const bool v2 = format >= 2;
   uint64_t groups;
   Status st = r.Length(&groups);
   if (!st.ok()) return st;
@@ -85,6 +89,8 @@ Status LoadGroups(RdbReader& r, StreamObject& s, bool v2) {
       std::string cname;
       int64_t seen;
       if (!(st = r.String(&cname)).ok() || !(st = ReadMs(r, &seen)).ok()) return st;
+      int64_t active;
+      if (format >= 3 && !(st = ReadMs(r, &active)).ok()) return st;
       bool created = false;
       StreamConsumer* c = g->CreateConsumer(cname, seen, &created);
       if (!created) return Corrupt("Duplicate stream consumer detected.");
@@ -109,7 +115,9 @@ Status LoadGroups(RdbReader& r, StreamObject& s, bool v2) {
   return Status::Ok();
 }
 
-Result<Value> Load(RdbReader& r, bool v2) {
+// `format` is the layout's number: 1 (_LISTPACKS), 2 (_2) or 3 (_3).
+Result<Value> Load(RdbReader& r, int format) {
+  const bool v2 = format >= 2;
   auto* obj = new StreamObject();
   Value v = Value::Object(ValueType::kStream, obj);  // frees the object on every error path
   uint64_t nodes;
@@ -153,19 +161,21 @@ Result<Value> Load(RdbReader& r, bool v2) {
   } else {
     obj->set_entries_added(length);
   }
-  st = LoadGroups(r, *obj, v2);
+  st = LoadGroups(r, *obj, format);
   if (!st.ok()) return st;
   return v;  // an empty stream is a key like any other (XADD then XDEL leaves one)
 }
 
 }  // namespace
 
-Result<Value> LoadStreamListpacks(RdbReader& r, const TypeLimits& /*limits*/) {
-  return Load(r, false);
-}
+Result<Value> LoadStreamListpacks(RdbReader& r, const TypeLimits& /*limits*/) { return Load(r, 1); }
 
 Result<Value> LoadStreamListpacks2(RdbReader& r, const TypeLimits& /*limits*/) {
-  return Load(r, true);
+  return Load(r, 2);
+}
+
+Result<Value> LoadStreamListpacks3(RdbReader& r, const TypeLimits& /*limits*/) {
+  return Load(r, 3);
 }
 
 }  // namespace redistp

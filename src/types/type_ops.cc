@@ -3,6 +3,7 @@
 #include <string>
 
 #include "types/hash.h"
+#include "types/hash_rdb.h"
 #include "types/list.h"
 #include "types/rdb_legacy.h"
 #include "types/serialize.h"
@@ -33,6 +34,14 @@ const RdbLoader kLoaders[] = {
     {kRdbZSetListpack, LoadZSetListpack},
     {kRdbStreamListpacks2, LoadStreamListpacks2},
     {kRdbStreamListpacks, LoadStreamListpacks},
+    // Redis 7.2's (RDB 11).
+    {kRdbSetListpack, LoadSetListpack},
+    {kRdbStreamListpacks3, LoadStreamListpacks3},
+    // Redis 7.4's (RDB 12): hashes with field expire times (types/hash_rdb.h).
+    {kRdbHashMetadata, LoadHashMetadata},
+    {kRdbHashListpackEx, LoadHashListpackEx},
+    {kRdbHashMetadataPreGa, LoadHashMetadataPreGa},
+    {kRdbHashListpackExPreGa, LoadHashListpackExPreGa},
     // Encodings Redis 7.0 still loads but no longer writes (types/rdb_legacy.h).
     {kRdbListZiplist, LoadListZiplist},
     {kRdbListQuicklist, LoadListQuicklist},
@@ -56,14 +65,14 @@ const TypeOps* FindTypeOps(ValueType t) {
   return i < sizeof(kRows) / sizeof(kRows[0]) ? kRows[i] : nullptr;
 }
 
-uint8_t RdbTypeOf(const Value& v) {
+uint8_t RdbTypeOf(const Value& v, int rdb_version) {
   if (v.is_string()) return kRdbString;
   const TypeOps* ops = FindTypeOps(v.type());
-  return ops->rdb_type(v.object());
+  return ops->rdb_type(v.object(), rdb_version);
 }
 
 void SerializeValue(const Value& v, RdbWriter& w) {
-  w.Byte(RdbTypeOf(v));
+  w.Byte(RdbTypeOf(v, w.version()));
   SerializePayload(v, w);
 }
 

@@ -42,9 +42,11 @@ struct TypeOps {
   size_t (*length)(const void* obj);
   // Folds the elements into a DEBUG DIGEST-VALUE digest the way Redis does for the type.
   void (*digest)(const void* obj, ValueDigest& d);
-  // RDB: the type byte this object is written with (its encoding decides, e.g. a listpack hash
-  // is RDB_TYPE_HASH_LISTPACK), and the object payload after that byte.
-  uint8_t (*rdb_type)(const void* obj);
+  // RDB: the type byte this object is written with in RDB format `rdb_version` (its encoding
+  // decides, e.g. a listpack hash is RDB_TYPE_HASH_LISTPACK; so does the version, e.g. a small
+  // set is RDB_TYPE_SET_LISTPACK from version 11 on), and the object payload after that byte,
+  // in the form of the writer's version (RdbWriter::version()); the two must agree.
+  uint8_t (*rdb_type)(const void* obj, int rdb_version);
   void (*serialize)(const void* obj, RdbWriter& w);
   // A key of this type stays when its last element goes (a stream emptied by XDEL or XTRIM
   // stays a stream, as in Redis); other types' emptied keys are deleted.
@@ -60,10 +62,10 @@ const TypeOps* FindTypeOps(ValueType t);
 // skips such keys when loading).
 Result<Value> DeserializeValue(uint8_t rdb_type, RdbReader& r, const TypeLimits& limits);
 
-// Writes the RDB type byte and payload of `v` (DUMP).
+// Writes the RDB type byte and payload of `v` (DUMP), in the writer's RDB version.
 void SerializeValue(const Value& v, RdbWriter& w);
 // The two halves, for an RDB file, where the key goes between them.
-uint8_t RdbTypeOf(const Value& v);
+uint8_t RdbTypeOf(const Value& v, int rdb_version);
 void SerializePayload(const Value& v, RdbWriter& w);
 
 // An aggregate's RDB reader, by RDB type byte: the rows of the deserializer table.

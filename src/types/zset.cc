@@ -37,7 +37,7 @@ void ZSetDigest(const void* p, ValueDigest& d) {
   });
 }
 
-uint8_t ZSetRdbType(const void* p) {
+uint8_t ZSetRdbType(const void* p, int) {
   return Obj(p).encoding() == ZSetObject::Encoding::kListpack ? kRdbZSetListpack : kRdbZSet2;
 }
 

@@ -95,7 +95,7 @@ def corpus():
         header() + db(0, 2) + string_key("a", "1") + bytes([T_SET]) + string("s") + length(0))
     good = finish(good_body())
     files["bad-magic.rdb"] = b"RODIS" + good[5:]
-    files["version-11.rdb"] = finish(header(b"0011") + db(0, 1) + string_key("a", "1"))
+    files["version-13.rdb"] = finish(header(b"0013") + db(0, 1) + string_key("a", "1"))
     files["version-0.rdb"] = finish(header(b"0000") + db(0, 1) + string_key("a", "1"))
     files["empty-file.rdb"] = b""
     files["bad-checksum.rdb"] = good[:-1] + bytes([good[-1] ^ 0x01])

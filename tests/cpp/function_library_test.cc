@@ -129,14 +129,15 @@ TEST(FunctionLibraryTest, CaseVariantsInOneLibraryKeepTheFirst) {
 
 TEST(FunctionLibraryTest, DumpMatchesRedis) {
   LibrarySet set(nullptr, nullptr);
-  EXPECT_EQ(DumpFunctions(set, true), std::string("\x0a\x00\x5d\x9b\x5c\x40\x0f\x7f\xa2\xda", 10));
+  EXPECT_EQ(DumpFunctions(set, true, 10),
+            std::string("\x0a\x00\x5d\x9b\x5c\x40\x0f\x7f\xa2\xda", 10));
   auto lib = Lib("l1", {"f1"});
   lib->code = "#!lua name=l1\nredis.register_function('f1', function() return 1 end)";
   ASSERT_TRUE(set.Add(std::move(lib)).ok());
   // Redis 7.0.15's FUNCTION DUMP of that one library.
   std::string expected = "\xf5\x40\x44" + set.FindLibrary("l1")->code +
                          std::string("\x0a\x00\x4e\xdf\x9d\x49\x22\x9e\x2b\xa7", 10);
-  EXPECT_EQ(DumpFunctions(set, true), expected);
+  EXPECT_EQ(DumpFunctions(set, true, 10), expected);
 }
 
 std::string WithTrailer(std::string body, uint16_t version = 10) {
@@ -148,7 +149,7 @@ std::string WithTrailer(std::string body, uint16_t version = 10) {
 }
 
 std::string ReadAll(std::string_view payload) {
-  auto reader = FunctionPayloadReader::Open(payload);
+  auto reader = FunctionPayloadReader::Open(payload, 10);
   if (!reader.ok()) return reader.status().message();
   std::string out;
   while (!reader.value().done()) {
@@ -167,7 +168,7 @@ TEST(FunctionLibraryTest, PayloadRoundTrip) {
     ASSERT_TRUE(set.Add(std::move(lib)).ok());
   }
   for (bool compress : {true, false}) {
-    std::string dump = DumpFunctions(set, compress);
+    std::string dump = DumpFunctions(set, compress, 10);
     EXPECT_EQ(compress, dump.size() < 400u);
     std::string expect = "[#!lua name=a\n" + std::string(200, 'x') + "][#!lua name=b\n" +
                          std::string(200, 'x') + "]";

@@ -209,9 +209,9 @@ TEST(RdbTest, HeaderErrorsUseRedisWords) {
   EXPECT_EQ(LoadRdb(h.server(), bad, {}, &info).message(),
             "Wrong signature trying to load DB from file");
   bad = image;
-  bad[8] = '1';
+  bad[8] = '3';
   bad[7] = '1';
-  EXPECT_EQ(LoadRdb(h.server(), bad, {}, &info).message(), "Can't handle RDB format version 11");
+  EXPECT_EQ(LoadRdb(h.server(), bad, {}, &info).message(), "Can't handle RDB format version 13");
   bad = image;
   bad.replace(5, 4, "00x1");
   EXPECT_EQ(LoadRdb(h.server(), bad, {}, &info).message(), "Can't handle RDB format version 0");

@@ -143,7 +143,12 @@ def rdb_seeds():
     sys.dont_write_bytecode = True  # no __pycache__ in tests/assets
     rdb = importlib.import_module("make-rdb-corpus")
     corpus = rdb.corpus()
-    return [corpus[name] for name in sorted(corpus)] + corrupt_value_seeds(rdb)
+    # Whole files of Redis 7.2's and 7.4's formats (utils/gen-rdb-versions.py builds them).
+    newer = []
+    for name in ("rdb-v11.rdb", "rdb-v12.rdb"):
+        with open(os.path.join(here, "..", "assets", name), "rb") as f:
+            newer.append(f.read())
+    return [corpus[name] for name in sorted(corpus)] + newer + corrupt_value_seeds(rdb)
 
 
 def zl_entry(prevlen, text):
@@ -201,6 +206,15 @@ def corrupt_value_seeds(rdb):
     meta = bytes.fromhex("010101010100000100")
     values += [(19, n(1) + s(node) + s(lp) + meta) for lp in stream_lps]
     values += [(19, n(0) + meta), (19, n(1) + s(node[:8]) + s(good_lp) + meta)]
+    # RDB 11/12 types: a set listpack with a repeat and an empty one; hashes with field times
+    # out of range, truncated, not in triples, with a time that is not a number.
+    values += [
+        (20, s(rdb.listpack(["a", "b", "a"]))), (20, s(rdb.listpack([]))),
+        (24, struct.pack("<Q", 5) + n(1) + n(1 << 50) + s("f") + s("v")),
+        (24, struct.pack("<Q", 5) + n(2) + n(1) + s("f") + s("v")),
+        (25, struct.pack("<Q", 0) + s(rdb.listpack(["a", "1"]))),
+        (23, s(rdb.listpack(["a", "1", "x"]))), (22, n(2) + (n(0) + s("f") + s("v")) * 2),
+    ]
     seeds = []
     for t, body in values:
         head = rdb.header() + rdb.db(0, 1) + bytes([t]) + s("k") + body

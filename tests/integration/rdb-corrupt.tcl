@@ -76,7 +76,7 @@ set ::rdbx_internal {*Internal error in RDB reading offset *}
 # file, extra arguments, log pattern
 set ::rdbx_refused {
     bad-magic.rdb {} {*Wrong signature trying to load DB from file*}
-    version-11.rdb {} {*Can't handle RDB format version 11*}
+    version-13.rdb {} {*Can't handle RDB format version 13*}
     version-0.rdb {} {*Can't handle RDB format version 0*}
     empty-file.rdb {} short
     bad-checksum.rdb {} crc
@@ -209,7 +209,7 @@ start_server {} {
 
     test {DEBUG RELOAD of a bad file answers the error and the server keeps running} {
         set f [open [server_path 0 dump.rdb] wb]
-        puts -nonewline $f [rdbx_read [file join $::rdbx_corpus version-11.rdb]]
+        puts -nonewline $f [rdbx_read [file join $::rdbx_corpus version-13.rdb]]
         close $f
         assert_error {ERR Error trying to load the RDB dump*} {r debug reload nosave}
         assert_equal PONG [r ping]
