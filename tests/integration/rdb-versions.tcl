@@ -129,6 +129,31 @@ start_server [list dir [rdbv_dir_with rdb-v12.rdb] db 0] {
         r config set compat-version 7.0.15
     }
 
+    test {RDB 12: field times read back the same after DEBUG RELOAD at 7.4, and loaded ones still expire} {
+        r config set compat-version 7.4.0
+        set times [r hpexpiretime hash:meta FIELDS 3 f1 f2 f3]
+        # The file's times (utils/gen-rdb-versions.py): f1 2100-01-01, f2 none, f3 an hour later.
+        assert_equal {4102444800000 -1 4102448400000} $times
+        r hset ours x 1 y 2
+        r hpexpire ours 100000000 FIELDS 1 x
+        set mine [r hpexpiretime ours FIELDS 2 x y]
+        # A hash whose only field is due shortly after the reload: nothing reads it, so only the
+        # active cycle over the loaded hashes can remove it (DBSIZE does not look at keys).
+        r hset soon z 1
+        r hpexpire soon 500 FIELDS 1 z
+        r debug reload
+        assert_equal $times [r hpexpiretime hash:meta FIELDS 3 f1 f2 f3]
+        assert_equal $mine [r hpexpiretime ours FIELDS 2 x y]
+        assert_equal -1 [lindex $mine 1]
+        set n [r dbsize]
+        wait_for_condition 100 100 {[r dbsize] == $n - 1} else {
+            fail "a loaded hash whose last field fell due was not removed by active expiry"
+        }
+        assert_equal 0 [r exists soon]
+        r del ours
+        r config set compat-version 7.0.15
+    }
+
     test {RDB 12: a save at 7.0.15 keeps the fields and values, drops their TTLs, and says so} {
         r config set compat-version 7.0.15
         set before [count_log_message "*has no field expire times: 4 hash(es) saved without them*"]
