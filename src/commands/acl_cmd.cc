@@ -244,8 +244,7 @@ void AclDryRunCommand(CommandContext& c) {
     c.reply.Error(err::AclDryRunNoCommand(args[0]));
     return;
   }
-  const int argc = static_cast<int>(args.size());
-  if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+  if (!ArityAdmits(*spec, args)) {
     c.reply.Error(err::WrongArity(spec->full_name));
     return;
   }

@@ -20,6 +20,12 @@
 // (parsed by the routine SCAN shares, scan_util.h; TYPE is SCAN's alone). The lookup counts as
 // a read (keyspace hits/misses, LRU).
 //
+// Names only. HSCAN's NOVALUES (Redis 7.4) and ZSCAN's NOSCORES (Redis 8.0) are words without a
+// value, accepted anywhere among the options; the page then lists the fields or members alone,
+// gathered and cut by COUNT exactly as with their values. Each is a syntax error on the other
+// commands, as Redis 7.0 answers any unknown option (the newer servers word that error their own
+// way).
+//
 // Scores. A listpack sorted set answers the score text stored in the listpack (an integral
 // score as an integer, others "%.17g"); a skiplist one formats the double with "%.17Lg" of its
 // long double value, so 2^62 reads "4611686018427387904" from the first and
@@ -27,6 +33,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "commands/lookup.h"
@@ -49,7 +56,8 @@ namespace {
 // The common front of the three commands: parses the cursor, looks the key up as `type` and
 // parses the options. Returns the entry to scan, or nullptr when the reply is already written
 // (an error, or the empty scan of a missing key).
-Entry* ScanPrologue(CommandContext& c, ValueType type, uint64_t* cursor, ScanOptions* opt) {
+Entry* ScanPrologue(CommandContext& c, ValueType type, uint64_t* cursor, ScanOptions* opt,
+                    std::string_view lone_word = {}) {
   if (!ParseScanCursor(c.args[2], cursor)) {
     c.reply.Error(err::kInvalidCursor);
     return nullptr;
@@ -62,7 +70,7 @@ Entry* ScanPrologue(CommandContext& c, ValueType type, uint64_t* cursor, ScanOpt
     c.reply.EmptyArray();
     return nullptr;
   }
-  if (!ParseScanOptions(c.args, 3, /*allow_type=*/false, c.reply, opt)) return nullptr;
+  if (!ParseScanOptions(c.args, 3, /*allow_type=*/false, c.reply, opt, lone_word)) return nullptr;
   return e;
 }
 
@@ -82,7 +90,8 @@ std::string_view EntryText(const ListpackEntry& e, char* buf) {
 }
 
 // Replies every (field, value) pair of a packed listpack of pairs (a hash, or a sorted set's
-// member/score listpack) whose first half matches, with cursor 0.
+// member/score listpack) whose first half matches, with cursor 0; the first halves alone with
+// NOVALUES/NOSCORES.
 void ReplyPackedPairs(CommandContext& c, const Listpack& lp, const ScanOptions& opt) {
   c.reply.Array(2);
   ReplyScanCursor(c.reply, 0);
@@ -93,8 +102,10 @@ void ReplyPackedPairs(CommandContext& c, const Listpack& lp, const ScanOptions& 
     std::string_view f = EntryText(lp.Get(p), fbuf);
     if (!Matches(opt, f)) continue;
     c.reply.Bulk(f);
+    ++n;
+    if (opt.no_values) continue;
     c.reply.Bulk(EntryText(lp.Get(lp.Next(p)), vbuf));
-    n += 2;
+    ++n;
   }
   c.reply.SetDeferredLen(handle, '*', n);
 }
@@ -114,11 +125,11 @@ uint64_t GatherNodes(Table& table, uint64_t cursor, const ScanOptions& opt,
   return cursor;
 }
 
-// HSCAN key cursor [MATCH pattern] [COUNT count]
+// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
 void HScanCommand(CommandContext& c) {
   uint64_t cursor;
   ScanOptions opt;
-  Entry* e = ScanPrologue(c, ValueType::kHash, &cursor, &opt);
+  Entry* e = ScanPrologue(c, ValueType::kHash, &cursor, &opt, "novalues");
   if (e == nullptr) return;
   HashObject& h = HashOf(e->value);
   if (h.encoding() == HashObject::Encoding::kListpack) {
@@ -134,8 +145,10 @@ void HScanCommand(CommandContext& c) {
   for (const FieldNode* node : nodes) {
     if (!Matches(opt, node->field())) continue;
     c.reply.Bulk(node->field());
+    ++n;
+    if (opt.no_values) continue;
     c.reply.Bulk(node->value());
-    n += 2;
+    ++n;
   }
   c.reply.SetDeferredLen(handle, '*', n);
 }
@@ -173,11 +186,11 @@ void SScanCommand(CommandContext& c) {
   c.reply.SetDeferredLen(handle, '*', n);
 }
 
-// ZSCAN key cursor [MATCH pattern] [COUNT count]
+// ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES]
 void ZScanCommand(CommandContext& c) {
   uint64_t cursor;
   ScanOptions opt;
-  Entry* e = ScanPrologue(c, ValueType::kZSet, &cursor, &opt);
+  Entry* e = ScanPrologue(c, ValueType::kZSet, &cursor, &opt, "noscores");
   if (e == nullptr) return;
   ZSetObject& z = ZSetOf(e->value);
   if (z.encoding() == ZSetObject::Encoding::kListpack) {
@@ -198,9 +211,11 @@ void ZScanCommand(CommandContext& c) {
   for (const ZNode* node : nodes) {
     if (!Matches(opt, node->member())) continue;
     c.reply.Bulk(node->member());
+    ++n;
+    if (opt.no_values) continue;
     int len = std::snprintf(buf, sizeof(buf), "%.17Lg", static_cast<long double>(node->score));
     c.reply.Bulk(std::string_view(buf, static_cast<size_t>(len)));
-    n += 2;
+    ++n;
   }
   c.reply.SetDeferredLen(handle, '*', n);
 }
@@ -212,37 +227,46 @@ using docs::Pattern;
 // The row shared by the three commands; they differ in name, group and category.
 CommandSpec ScanRow(const char* name, CommandHandler handler, uint64_t acl_type,
                     std::string_view group, std::string_view summary) {
-  return {.name = name,
-          .arity = -3,
-          .flags = kCmdReadOnly,
-          .first_key = 1,
-          .last_key = 1,
-          .key_step = 1,
-          .acl = kAclRead | acl_type | kAclSlow,
-          .doc = {.summary = summary,
-                  .since = "2.8.0",
-                  .group = group,
-                  .complexity = "O(1) for every call. O(N) for a complete iteration, including "
-                                "enough command calls for the cursor to return back to 0. N is "
-                                "the number of elements inside the collection..",
-                  .tips = {"nondeterministic_output"},
-                  .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
-                  .args = {Key("key", 0), Integer("cursor"),
-                           Pattern("pattern").Token("MATCH").Optional(),
-                           Integer("count").Token("COUNT").Optional()}},
-          .handler = handler};
+  CommandSpec row = {
+      .name = name,
+      .arity = -3,
+      .flags = kCmdReadOnly,
+      .first_key = 1,
+      .last_key = 1,
+      .key_step = 1,
+      .acl = kAclRead | acl_type | kAclSlow,
+      .doc = {.summary = summary,
+              .since = "2.8.0",
+              .group = group,
+              .complexity = "O(1) for every call. O(N) for a complete iteration, including "
+                            "enough command calls for the cursor to return back to 0. N is "
+                            "the number of elements inside the collection..",
+              .tips = {"nondeterministic_output"},
+              .key_specs = {{.flags = kKeyRO | kKeyAccess, .index = 1}},
+              .args = {Key("key", 0), Integer("cursor"),
+                       Pattern("pattern").Token("MATCH").Optional(),
+                       Integer("count").Token("COUNT").Optional()}},
+      .handler = handler};
+  return row;
 }
 
 }  // namespace
 
 void RegisterAggregateScanCommands(CommandTable& t) {
-  t.Register(ScanRow("hscan", HScanCommand, kAclHash, "hash",
-                     "Walks the fields and values of a hash a little at a time with a cursor"));
+  CommandSpec hscan = ScanRow("hscan", HScanCommand, kAclHash, "hash",
+                              "Walks the fields and values of a hash a little at a time with a "
+                              "cursor");
+  hscan.doc.history = {{"7.4.0", "NOVALUES was added."}};
+  hscan.doc.args.push_back(docs::PureToken("NOVALUES").Since("7.4.0").Optional());
+  t.Register(std::move(hscan));
   t.Register(ScanRow("sscan", SScanCommand, kAclSet, "set",
                      "Walks the members of a set a little at a time with a cursor"));
-  t.Register(ScanRow("zscan", ZScanCommand, kAclSortedSet, "sorted-set",
-                     "Walks the members and scores of a sorted set a little at a time with a "
-                     "cursor"));
+  CommandSpec zscan = ScanRow("zscan", ZScanCommand, kAclSortedSet, "sorted-set",
+                              "Walks the members and scores of a sorted set a little at a time "
+                              "with a cursor");
+  zscan.doc.history = {{"8.0.0", "NOSCORES was added."}};
+  zscan.doc.args.push_back(docs::PureToken("NOSCORES").Since("8.0.0").Optional());
+  t.Register(std::move(zscan));
 }
 
 }  // namespace redistp

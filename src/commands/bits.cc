@@ -1,4 +1,5 @@
 // Bitmap commands: SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP (BITFIELD lives in bitfield.cc).
+// BITOP has Redis 8.2's DIFF, DIFF1, ANDOR and ONE beside 2.6's four operations.
 //
 // Model. A bitmap is an ordinary string value read as a sequence of bits, most significant bit
 // first: bit 0 is the high bit of byte 0, bit 8 the high bit of byte 1. Reading past the end
@@ -15,6 +16,7 @@
 // with the BIT modifier; negative indexes count from the end and out-of-range ends are clamped,
 // the way GETRANGE treats them. Internally every range is turned into an inclusive bit range
 // and the work is done a 64-bit word at a time, with the partial first and last bytes masked.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -325,13 +327,29 @@ void BitPosCommand(CommandContext& c) {
   c.reply.Int(pos);
 }
 
-enum class BitOp { kAnd, kOr, kXor, kNot };
+// The operations. The first four are Redis 2.6's; the last four came with Redis 8.2 and read
+// their first source X against the others Y1..Yn: DIFF is X and none of the Y's, DIFF1 one or
+// more Y's but not X, ANDOR X and one or more Y's, ONE the bits set in exactly one source.
+enum class BitOp { kAnd, kOr, kXor, kNot, kDiff, kDiff1, kAndOr, kOne };
 
-// dst[i] = dst[i] op src[i] for i < n (kNot: dst[i] = ~src[i]).
+struct BitOpName {
+  std::string_view word;  // upper case, as the 8.2 error sentences print it
+  BitOp op;
+};
+constexpr BitOpName kBitOpNames[] = {
+    {"AND", BitOp::kAnd},     {"OR", BitOp::kOr},     {"XOR", BitOp::kXor},
+    {"NOT", BitOp::kNot},     {"DIFF", BitOp::kDiff}, {"DIFF1", BitOp::kDiff1},
+    {"ANDOR", BitOp::kAndOr}, {"ONE", BitOp::kOne},
+};
+
+// dst[i] = dst[i] op src[i] for i < n, a 64-bit word at a time where it can. kNot is
+// dst[i] = ~src[i]; kDiff is dst[i] = src[i] & ~dst[i] and kDiff1 dst[i] = ~src[i] & dst[i]
+// (dst holds the union of the Y's, src is X); kAndOr is kAnd. kOne has its own routine.
 void CombineBytes(BitOp op, unsigned char* dst, const unsigned char* src, size_t n) {
   size_t i = 0;
   switch (op) {
     case BitOp::kAnd:
+    case BitOp::kAndOr:
       for (; i + 8 <= n; i += 8) StoreWord(dst + i, LoadWord(dst + i) & LoadWord(src + i));
       for (; i < n; ++i) dst[i] &= src[i];
       break;
@@ -347,30 +365,75 @@ void CombineBytes(BitOp op, unsigned char* dst, const unsigned char* src, size_t
       for (; i + 8 <= n; i += 8) StoreWord(dst + i, ~LoadWord(src + i));
       for (; i < n; ++i) dst[i] = static_cast<unsigned char>(~src[i]);
       break;
+    case BitOp::kDiff:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, LoadWord(src + i) & ~LoadWord(dst + i));
+      for (; i < n; ++i) dst[i] = static_cast<unsigned char>(src[i] & ~dst[i]);
+      break;
+    case BitOp::kDiff1:
+      for (; i + 8 <= n; i += 8) StoreWord(dst + i, ~LoadWord(src + i) & LoadWord(dst + i));
+      for (; i < n; ++i) dst[i] = static_cast<unsigned char>(~src[i] & dst[i]);
+      break;
+    case BitOp::kOne:
+      break;  // not a pairwise step: see CombineOne
   }
 }
 
-// BITOP AND|OR|XOR|NOT destkey srckey [srckey ...] -> length of the result.
-// Sources shorter than the longest are zero-padded (missing keys are empty). The result is
-// stored as a raw string replacing the destination (TTL dropped); an empty result deletes it.
+// ONE: out gets the bits set in exactly one of `srcs` (out is max_len zero bytes on entry).
+// `once` (out itself) gathers the bits seen at least once, `twice` those seen at least twice;
+// the answer is once & ~twice. The work goes a block at a time, every source over the block
+// before the next, so `twice` is a small stack buffer and the block stays in the L1 cache. A
+// source shorter than out adds nothing past its end.
+void CombineOne(unsigned char* out, const std::vector<std::string_view>& srcs, size_t max_len) {
+  constexpr size_t kBlock = 4096;  // a multiple of 8
+  alignas(8) unsigned char twice[kBlock];
+  for (size_t base = 0; base < max_len; base += kBlock) {
+    const size_t block = std::min(kBlock, max_len - base);
+    std::memset(twice, 0, block);
+    unsigned char* once = out + base;
+    for (std::string_view sv : srcs) {
+      if (sv.size() <= base) continue;
+      const unsigned char* s = reinterpret_cast<const unsigned char*>(sv.data()) + base;
+      const size_t n = std::min(block, sv.size() - base);
+      size_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        const uint64_t w = LoadWord(s + i), seen = LoadWord(once + i);
+        StoreWord(twice + i, LoadWord(twice + i) | (seen & w));
+        StoreWord(once + i, seen | w);
+      }
+      for (; i < n; ++i) {
+        twice[i] |= static_cast<unsigned char>(once[i] & s[i]);
+        once[i] |= s[i];
+      }
+    }
+    size_t i = 0;
+    for (; i + 8 <= block; i += 8) StoreWord(once + i, LoadWord(once + i) & ~LoadWord(twice + i));
+    for (; i < block; ++i) once[i] = static_cast<unsigned char>(once[i] & ~twice[i]);
+  }
+}
+
+// BITOP AND|OR|XOR|NOT|DIFF|DIFF1|ANDOR|ONE destkey srckey [srckey ...] -> length of the result.
+// Sources shorter than the longest are zero-padded (missing keys are empty). NOT takes exactly
+// one source, DIFF, DIFF1 and ANDOR at least two; those checks come before any key is read, the
+// WRONGTYPE of a source before anything is written. The result is stored as a raw string
+// replacing the destination (TTL dropped); an empty result deletes it.
 void BitOpCommand(CommandContext& c) {
   std::string_view name = c.args[1];
-  BitOp op;
-  if (EqualsIgnoreCase(name, "and")) {
-    op = BitOp::kAnd;
-  } else if (EqualsIgnoreCase(name, "or")) {
-    op = BitOp::kOr;
-  } else if (EqualsIgnoreCase(name, "xor")) {
-    op = BitOp::kXor;
-  } else if (EqualsIgnoreCase(name, "not")) {
-    op = BitOp::kNot;
-  } else {
+  const BitOpName* found_op = nullptr;
+  for (const BitOpName& n : kBitOpNames) {
+    if (EqualsIgnoreCase(name, n.word)) found_op = &n;
+  }
+  if (found_op == nullptr) {
     c.reply.Error(err::kSyntax);
     return;
   }
+  const BitOp op = found_op->op;
   const size_t nsrc = c.args.size() - 3;
   if (op == BitOp::kNot && nsrc != 1) {
     c.reply.Error(err::kBitOpNotSingle);
+    return;
+  }
+  if ((op == BitOp::kDiff || op == BitOp::kDiff1 || op == BitOp::kAndOr) && nsrc < 2) {
+    c.reply.Error(err::BitOpTwoSources(found_op->word));
     return;
   }
   // One scratch buffer per source: int-encoded sources are formatted into them.
@@ -383,8 +446,13 @@ void BitOpCommand(CommandContext& c) {
     if (srcs[i].size() > max_len) max_len = srcs[i].size();
   }
   std::string_view dest = c.args[2];
+  // Redis 8.2's operations reach the AOF and replicas as the SET (or DEL) of their result, so a
+  // Redis 7.0 replica, or 7.0 reading our AOF, replays them (it knows only AND, OR, XOR, NOT).
+  const bool newer_op =
+      op == BitOp::kDiff || op == BitOp::kDiff1 || op == BitOp::kAndOr || op == BitOp::kOne;
   if (max_len == 0) {
     if (Entry* e = c.db.LookupWrite(dest)) c.db.Remove(e);
+    if (newer_op) c.ReplicateAs({"DEL", dest});
     c.reply.Int(0);
     return;
   }
@@ -392,18 +460,41 @@ void BitOpCommand(CommandContext& c) {
   // is also a source is read intact until the final Upsert replaces it.
   Value result = Value::RawString("");
   auto* out = reinterpret_cast<unsigned char*>(result.MutableBytes(max_len));
-  if (op == BitOp::kNot) {
-    CombineBytes(op, out, Bytes(srcs[0]), max_len);
-  } else {
-    if (!srcs[0].empty()) std::memcpy(out, srcs[0].data(), srcs[0].size());
-    for (size_t i = 1; i < nsrc; ++i) {
-      CombineBytes(op, out, Bytes(srcs[i]), srcs[i].size());
-      // AND with the zero padding of a shorter source clears the tail.
-      if (op == BitOp::kAnd) std::memset(out + srcs[i].size(), 0, max_len - srcs[i].size());
+  switch (op) {
+    case BitOp::kNot:
+      CombineBytes(op, out, Bytes(srcs[0]), max_len);
+      break;
+    case BitOp::kAnd:
+    case BitOp::kOr:
+    case BitOp::kXor:
+      if (!srcs[0].empty()) std::memcpy(out, srcs[0].data(), srcs[0].size());
+      for (size_t i = 1; i < nsrc; ++i) {
+        CombineBytes(op, out, Bytes(srcs[i]), srcs[i].size());
+        // AND with the zero padding of a shorter source clears the tail.
+        if (op == BitOp::kAnd) std::memset(out + srcs[i].size(), 0, max_len - srcs[i].size());
+      }
+      if (op == BitOp::kAnd && srcs[0].size() < max_len) {
+        std::memset(out + srcs[0].size(), 0, max_len - srcs[0].size());
+      }
+      break;
+    case BitOp::kDiff:
+    case BitOp::kDiff1:
+    case BitOp::kAndOr: {
+      // The union of Y1..Yn first, then X against it. Past X's end X reads as zeros: DIFF and
+      // ANDOR are zero there, DIFF1 is the union itself.
+      for (size_t i = 1; i < nsrc; ++i)
+        CombineBytes(BitOp::kOr, out, Bytes(srcs[i]), srcs[i].size());
+      const size_t x_len = srcs[0].size();
+      CombineBytes(op, out, Bytes(srcs[0]), x_len);
+      if (op != BitOp::kDiff1) std::memset(out + x_len, 0, max_len - x_len);
+      break;
     }
-    if (op == BitOp::kAnd && srcs[0].size() < max_len) {
-      std::memset(out + srcs[0].size(), 0, max_len - srcs[0].size());
-    }
+    case BitOp::kOne:
+      CombineOne(out, srcs, max_len);
+      break;
+  }
+  if (newer_op) {
+    c.ReplicateAs({"SET", dest, std::string_view(reinterpret_cast<const char*>(out), max_len)});
   }
   c.db.Upsert(dest, std::move(result), false, notice::kSet);
   c.reply.Int(static_cast<int64_t>(max_len));
@@ -416,7 +507,6 @@ using docs::Integer;
 using docs::Key;
 using docs::OneOf;
 using docs::PureToken;
-using docs::String;
 
 void RegisterBitCommands(CommandTable& t) {
   t.Register({.name = "setbit",
@@ -502,13 +592,20 @@ void RegisterBitCommands(CommandTable& t) {
        .last_key = -1,
        .key_step = 1,
        .acl = kAclWrite | kAclBitmap | kAclSlow,
-       .doc = {.summary = "Combines strings bit by bit (AND, OR, XOR, NOT) into a destination key",
+       .doc = {.summary = "Combines strings bit by bit (AND, OR, XOR, NOT, DIFF, DIFF1, ANDOR, "
+                          "ONE) into a destination key",
                .since = "2.6.0",
                .group = "bitmap",
                .complexity = "O(N)",
+               .history = {{"8.2.0", "The DIFF, DIFF1, ANDOR and ONE operations were added."}},
                .key_specs = {{.flags = kKeyOW | kKeyUpdate, .index = 2},
                              {.flags = kKeyRO | kKeyAccess, .index = 3, .last_key = -1}},
-               .args = {String("operation"), Key("destkey", 0), Key("key", 1).Multiple()}},
+               .args = {OneOf(
+                            "operation",
+                            {PureToken("AND"), PureToken("OR"), PureToken("XOR"), PureToken("NOT"),
+                             PureToken("DIFF").Since("8.2.0"), PureToken("DIFF1").Since("8.2.0"),
+                             PureToken("ANDOR").Since("8.2.0"), PureToken("ONE").Since("8.2.0")}),
+                        Key("destkey", 0), Key("key", 1).Multiple()}},
        .handler = BitOpCommand});
 }
 

@@ -451,8 +451,7 @@ void ReplyKeysOf(CommandContext& c, bool with_flags) {
     c.reply.Error(err::kNoKeyArguments);
     return;
   }
-  int argc = static_cast<int>(line.size());
-  if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+  if (!ArityAdmits(*spec, line)) {
     c.reply.Error(err::kInvalidArgCount);
     return;
   }

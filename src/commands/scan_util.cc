@@ -32,8 +32,16 @@ bool ParseScanCursor(std::string_view s, uint64_t* out) {
 }
 
 bool ParseScanOptions(const std::vector<std::string_view>& args, size_t first, bool allow_type,
-                      ReplyBuilder& reply, ScanOptions* out) {
-  for (size_t j = first; j < args.size(); j += 2) {
+                      ReplyBuilder& reply, ScanOptions* out, std::string_view lone_word) {
+  size_t step = 2;
+  for (size_t j = first; j < args.size(); j += step) {
+    step = 2;
+    if (!lone_word.empty() && EqualsIgnoreCase(args[j], lone_word)) {
+      // A word without a value (HSCAN's NOVALUES, ZSCAN's NOSCORES): one step, not two.
+      out->no_values = true;
+      step = 1;
+      continue;
+    }
     if (j + 1 >= args.size()) {
       reply.Error(err::kSyntax);
       return false;

@@ -23,13 +23,16 @@ struct ScanOptions {
   std::string_view type;
   bool has_type = false;
   int64_t count = 10;
+  bool no_values = false;  // HSCAN NOVALUES (Redis 7.4), ZSCAN NOSCORES (8.0): names only
 };
 
-// Parses args[first...] as MATCH/COUNT (and TYPE when allow_type: SCAN only) pairs. On error
-// replies it (syntax error for an unknown or incomplete option or a COUNT below 1, the integer
-// error for a COUNT that is not one) and returns false.
+// Parses args[first...] as MATCH/COUNT (and TYPE when allow_type: SCAN only) pairs, and, when
+// `lone_word` is given, that word alone anywhere among them (sets no_values). On error replies
+// it (syntax error for an unknown or incomplete option or a COUNT below 1, the integer error for
+// a COUNT that is not one) and returns false. The newer servers answer NOVALUES or NOSCORES given
+// to the wrong command with an error of their own; here, as in Redis 7.0, it is a syntax error.
 bool ParseScanOptions(const std::vector<std::string_view>& args, size_t first, bool allow_type,
-                      ReplyBuilder& reply, ScanOptions* out);
+                      ReplyBuilder& reply, ScanOptions* out, std::string_view lone_word = {});
 
 // Writes a cursor as the bulk string Redis replies it ("%llu").
 void ReplyScanCursor(ReplyBuilder& reply, uint64_t cursor);

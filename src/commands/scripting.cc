@@ -1,5 +1,6 @@
 // Lua scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/HELP, as
-// Redis 7.0. The handlers parse and reply; the engine (scripting/script_engine.h) runs.
+// Redis 7.0, and SCRIPT SHOW as Valkey 8.0 has it. The handlers parse and reply; the engine
+// (scripting/script_engine.h) runs.
 #include "commands/help_reply.h"
 #include "commands/register.h"
 #include "commands/script_rows.h"
@@ -30,6 +31,16 @@ void ScriptExistsCommand(CommandContext& c) {
   ScriptEngine& engine = ScriptEngine::Of(c.server);
   c.reply.Array(c.args.size() - 2);
   for (size_t i = 2; i < c.args.size(); ++i) c.reply.Int(engine.Exists(c.args[i]) ? 1 : 0);
+}
+
+// SCRIPT SHOW sha1 (Valkey 8.0): the cached script's body as it was sent, or NOSCRIPT.
+void ScriptShowCommand(CommandContext& c) {
+  const std::string* body = ScriptEngine::Of(c.server).Body(c.args[2]);
+  if (body == nullptr) {
+    c.reply.Error(err::kNoScript);
+    return;
+  }
+  c.reply.Bulk(*body);
 }
 
 void ScriptFlushCommand(CommandContext& c) {
@@ -90,6 +101,8 @@ void ScriptHelpCommand(CommandContext& c) {
                 "    Stop the script running now, if it has not written yet.",
                 "LOAD <script>",
                 "    Compile <script> into the script cache without running it; reply its SHA1.",
+                "SHOW <sha1>",
+                "    The body of the cached script with that SHA1, as it was sent.",
             });
 }
 
@@ -226,6 +239,17 @@ void RegisterScriptingCommands(CommandTable& t) {
                        .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"},
                        .args = {docs::String("script")}},
                .handler = ScriptLoadCommand},
+           // Valkey 8.0's row: its flags and ACL categories (keyspace and read among them).
+           CommandSpec{.name = "show",
+                       .arity = 3,
+                       .flags = kCmdNoScript | kCmdStale,
+                       .acl = kAclKeyspace | kAclRead | kAclScripting | kAclSlow,
+                       .doc = {.summary = "Returns the body of a script in the script cache",
+                               .since = "8.0.0",
+                               .group = "scripting",
+                               .complexity = "O(1).",
+                               .args = {docs::String("sha1")}},
+                       .handler = ScriptShowCommand},
        }});
 }
 

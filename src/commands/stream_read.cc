@@ -7,8 +7,9 @@
 // wins; COUNT below zero means no limit, as 0 does); STREAMS takes the rest of the line, half keys
 // and half ids. Then every key is checked in order before anything is read: a key of another
 // type is WRONGTYPE; for XREADGROUP the key must exist and hold the group (NOGROUP); an id is
-// `$` (XREAD only: the stream's last id now, 0-0 for a missing key), `>` (XREADGROUP only: "what
-// the group has not delivered yet") or an id read strictly (a missing sequence is 0).
+// `$` (XREAD only: the stream's last id now, 0-0 for a missing key), `+` (XREAD only, from Redis
+// 7.4: the last live entry; XREADGROUP keeps 7.0's answer, an invalid id), `>` (XREADGROUP only:
+// "what the group has not delivered yet") or an id read strictly (a missing sequence is 0).
 //
 // Reading, key by key: XREAD answers a key when it holds a live entry after its id. XREADGROUP
 // with `>` answers a key when it holds a live entry after the group's last id, delivering them
@@ -186,8 +187,23 @@ bool ParseReadArgs(CommandContext& c, bool group_read, ReadArgs* a) {
   return true;
 }
 
-// Checks every key and id in order and resolves the ids (`$`, `>`). Replies the first error and
-// returns false.
+// XREAD's `+` (Redis 7.4): the id just below the stream's last live entry, so that reading
+// "after" it answers that entry alone whatever COUNT says. The stream's last id is not used: the
+// entry that carried it may have been deleted. An empty or missing stream reads from 0-0, so a
+// BLOCK waits for the first entry added and gets what was added.
+StreamID BeforeLastLiveEntry(const Entry* e) {
+  if (e == nullptr || StreamOf(e)->length() == 0) return StreamID::Min();
+  const StreamObject& s = *StreamOf(e);
+  StreamObject::Iterator last(s, StreamID::Min(), StreamID::Max(), /*reverse=*/true);
+  StreamEntryView v;
+  if (!last.Next(&v)) return StreamID::Min();
+  StreamID id = v.id;
+  id.Decrement();  // a live entry's id is above 0-0, so this cannot wrap
+  return id;
+}
+
+// Checks every key and id in order and resolves the ids (`$`, `+`, `>`). Replies the first error
+// and returns false.
 bool ResolveIds(CommandContext& c, const ReadArgs& a, std::vector<StreamID>* ids) {
   ids->resize(a.num_keys);
   for (size_t i = 0; i < a.num_keys; ++i) {
@@ -205,6 +221,8 @@ bool ResolveIds(CommandContext& c, const ReadArgs& a, std::vector<StreamID>* ids
         return false;
       }
       (*ids)[i] = e != nullptr ? StreamOf(e)->last_id() : StreamID::Min();
+    } else if (id == "+" && !a.group_read) {
+      (*ids)[i] = BeforeLastLiveEntry(e);
     } else if (id == ">") {
       if (!a.group_read) {
         c.reply.Error(err::kXReadGreaterId);
@@ -377,6 +395,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
                              "being returned, it means that XREAD-ing with a fixed COUNT is O(1). "
                              "Note that when the BLOCK option is used, XADD will pay O(M) time in "
                              "order to serve the M clients blocked on the stream getting new data.",
+               .history = {{"7.4.0", "The `+` id reads the last entry of a stream."}},
                .key_specs = {{.flags = kKeyRO | kKeyAccess,
                               .begin = KeyBegin::kKeyword,
                               .keyword = "STREAMS",

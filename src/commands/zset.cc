@@ -4,7 +4,8 @@
 //   ZINCRBY key increment member        ZADD INCR under another name (shares its parser)
 //   ZREM key member [member ...]        ZCARD key
 //   ZSCORE key member                   ZMSCORE key member [member ...]
-//   ZRANK / ZREVRANK key member         ZCOUNT key min max        ZLEXCOUNT key min max
+//   ZRANK / ZREVRANK key member [WITHSCORE]     (WITHSCORE from Redis 7.2)
+//   ZCOUNT key min max                  ZLEXCOUNT key min max
 //
 // ZADD's model (Redis 7.0's zaddGenericCommand and zsetAdd). Options come first; then the
 // pairs, which must be a non-empty even count ("syntax error"); then the option conflicts (NX
@@ -257,16 +258,35 @@ void ZMScoreCommand(CommandContext& c) {
   }
 }
 
+// ZRANK / ZREVRANK key member [WITHSCORE]. WITHSCORE (Redis 7.2) answers [rank, score], and a
+// missing key or member as a null array (RESP2 *-1) instead of a null bulk. The rows keep Redis
+// 7.0's arity 3 and widen it to this one four-word shape (ZRankWithScore), so any other fourth
+// word, or a fifth, gets 7.0's arity error at admission (7.2 says "syntax error" to the former).
+bool ZRankWithScore(const std::vector<std::string_view>& args) {
+  return args.size() == 4 && EqualsIgnoreCase(args[3], "withscore");
+}
+
 void ZRankGeneric(CommandContext& c, bool reverse) {
+  const bool with_score = c.args.size() == 4;  // admission let only WITHSCORE through
   Entry* e;
   if (!LookupTyped(c, c.args[1], ValueType::kZSet, Access::kRead, &e)) return;
   std::optional<size_t> rank;
   if (e != nullptr) rank = ZSetOf(e->value).Rank(c.args[2], reverse);
-  if (rank) {
-    c.reply.Int(static_cast<int64_t>(*rank));
-  } else {
-    c.reply.Null();
+  if (!rank) {
+    if (with_score) {
+      c.reply.NullArray();
+    } else {
+      c.reply.Null();
+    }
+    return;
   }
+  if (!with_score) {
+    c.reply.Int(static_cast<int64_t>(*rank));
+    return;
+  }
+  c.reply.Array(2);
+  c.reply.Int(static_cast<int64_t>(*rank));
+  ReplyScore(c.reply, ZSetOf(e->value).Score(c.args[2]).value_or(0));
 }
 
 void ZRankCommand(CommandContext& c) { ZRankGeneric(c, false); }
@@ -442,6 +462,7 @@ void RegisterZSetCommands(CommandTable& t) {
               .handler = ZMScoreCommand});
   t.Register({.name = "zrank",
               .arity = 3,
+              .widen_arity = ZRankWithScore,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,
@@ -451,11 +472,14 @@ void RegisterZSetCommands(CommandTable& t) {
                       .since = "2.0.0",
                       .group = "sorted-set",
                       .complexity = "O(log(N))",
+                      .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member")}},
+                      .args = {Key("key", 0), String("member"),
+                               PureToken("WITHSCORE").Since("7.2.0").Optional()}},
               .handler = ZRankCommand});
   t.Register({.name = "zrevrank",
               .arity = 3,
+              .widen_arity = ZRankWithScore,
               .flags = kReadFlags,
               .first_key = 1,
               .last_key = 1,
@@ -465,8 +489,10 @@ void RegisterZSetCommands(CommandTable& t) {
                       .since = "2.0.0",
                       .group = "sorted-set",
                       .complexity = "O(log(N))",
+                      .history = {{"7.2.0", "WITHSCORE was added."}},
                       .key_specs = {ro_access},
-                      .args = {Key("key", 0), String("member")}},
+                      .args = {Key("key", 0), String("member"),
+                               PureToken("WITHSCORE").Since("7.2.0").Optional()}},
               .handler = ZRevRankCommand});
   RegisterZSetRangeCommands(t);
 }

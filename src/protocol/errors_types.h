@@ -42,6 +42,10 @@ inline constexpr std::string_view kLcsNoMemory =
 inline constexpr std::string_view kBitArgument = "ERR The bit argument must be 1 or 0.";
 inline constexpr std::string_view kBitOpNotSingle =
     "ERR BITOP NOT must be called with a single source key.";
+// BITOP DIFF, DIFF1 and ANDOR (Redis 8.2) given one source; `op` upper case, as 8.2 prints it.
+inline std::string BitOpTwoSources(std::string_view op) {
+  return "ERR BITOP " + std::string(op) + " must be called with at least two source keys.";
+}
 inline constexpr std::string_view kBitfieldType =
     "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
     "i64 is.";

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "acl/acl.h"
 #include "db/keyspace_state.h"
@@ -210,6 +211,11 @@ const ScriptEngine::CachedScript* ScriptEngine::Find(std::string_view sha) const
 
 bool ScriptEngine::Exists(std::string_view sha) const { return Find(sha) != nullptr; }
 
+const std::string* ScriptEngine::Body(std::string_view sha) const {
+  const CachedScript* s = Find(sha);
+  return s == nullptr ? nullptr : &s->body;
+}
+
 bool ScriptEngine::CachedFlags(std::string_view sha, uint32_t* flags) const {
   const CachedScript* s = Find(sha);
   if (s == nullptr) return false;
@@ -235,8 +241,12 @@ Result<const ScriptEngine::CachedScript*> ScriptEngine::Compile(const ShaKey& ke
   entry.ref = RefProtected(lua_);
   if (entry.ref == LUA_NOREF) return Status::Error(std::string(err::kScriptOutOfMemory));
   entry.flags = flags;
-  auto [it, inserted] = scripts_.emplace(key, entry);
-  if (inserted) cache_bytes_ += sizeof(ShaKey) + sizeof(CachedScript) + 2 * sizeof(void*);
+  entry.body.assign(body);
+  const size_t body_bytes = entry.body.capacity();
+  auto [it, inserted] = scripts_.emplace(key, std::move(entry));
+  if (inserted) {
+    cache_bytes_ += sizeof(ShaKey) + sizeof(CachedScript) + 2 * sizeof(void*) + body_bytes;
+  }
   return &it->second;
 }
 
@@ -717,9 +727,7 @@ int ScriptEngine::AclCheckFromLua(lua_State* L) {
   // Without an installed ACL (no user was ever configured) everyone may run everything.
   if (server_.authorizer() != nullptr && running_ && run_.caller != nullptr) {
     // A call short of the command's arity names no keys to judge: only the command counts.
-    const bool arity_ok = spec->arity >= 0 ? args_.size() == static_cast<size_t>(spec->arity)
-                                           : args_.size() >= static_cast<size_t>(-spec->arity);
-    if (!arity_ok) args_.resize(spec->parent != nullptr ? 2 : 1);
+    if (!ArityAdmits(*spec, args_)) args_.resize(spec->parent != nullptr ? 2 : 1);
     const AclUser& user = Acl::Of(server_).UserOf(*run_.caller);
     allowed = user.unrestricted || AclCheckCommand(user, *spec, args_).kind == AclVerdict::kOk;
   }

@@ -108,6 +108,9 @@ class ScriptEngine : public Subsystem {
   // SCRIPT LOAD: compiles and caches `body`; its SHA1 (lower-case hex) or the compile error.
   Result<std::string> Load(std::string_view body);
   bool Exists(std::string_view sha) const;
+  // SCRIPT SHOW (Valkey 8.0): the body of the cached script `sha` (any case, as EVALSHA reads
+  // it), exactly as it was sent, shebang included; nullptr when it is not cached.
+  const std::string* Body(std::string_view sha) const;
   // The flags the cached script `sha` declared (kScriptEvalCompat without a shebang); false when
   // it is not cached. For the CLIENT PAUSE rule (commands/script_rows.h).
   bool CachedFlags(std::string_view sha, uint32_t* flags) const;
@@ -171,11 +174,13 @@ class ScriptEngine : public Subsystem {
   struct ShaKeyHash {
     size_t operator()(const ShaKey& k) const;
   };
-  // The compiled function lives in the Lua registry (ref); the body itself is not kept: with
-  // effects replication nothing needs it again.
+  // The compiled function lives in the Lua registry (ref). The body is kept for SCRIPT SHOW
+  // alone (with effects replication nothing else reads it again); Redis keeps it too, and
+  // counts it in used_memory_scripts as we do.
   struct CachedScript {
     int ref = 0;
     uint32_t flags = 0;  // from the shebang
+    std::string body;
   };
 
   // EVAL of a connection that asked for SCRIPT DEBUG: starts the session (forking for YES),

@@ -48,7 +48,8 @@ struct AdmissionAccess {
     return k.caller == AdmissionCaller::kAofReplay || k.caller == AdmissionCaller::kMasterLink;
   }
 
-  // Arity: N exact, -N at least N (the name counted).
+  // Arity: N exact, -N at least N (the name counted); a row's widening (a newer server's
+  // option, command.h) is asked only when that refuses.
   static bool Arity(const Call& k, Verdict* v) {
     const int argc = static_cast<int>(k.args.size());
     const int arity = k.spec.arity;
@@ -56,6 +57,7 @@ struct AdmissionAccess {
     return false;
   }
   kCold static bool RefuseArity(const Call& k, Verdict* v) {
+    if (k.spec.widen_arity != nullptr && k.spec.widen_arity(k.args)) return false;
     if (k.script != nullptr) return Refuse(v, err::kScriptWrongArgs);
     return Refuse(v, err::WrongArity(k.spec.full_name));
   }

@@ -149,6 +149,12 @@ const CommandSpec* CommandTable::FindByOwnName(std::string_view name) const {
   return nullptr;
 }
 
+bool ArityAdmits(const CommandSpec& spec, const std::vector<std::string_view>& args) {
+  const int argc = static_cast<int>(args.size());
+  if (spec.arity > 0 ? argc == spec.arity : argc >= -spec.arity) return true;
+  return spec.widen_arity != nullptr && spec.widen_arity(args);
+}
+
 const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
   for (const CommandSpec& s : subcommands) {
     if (EqualsIgnoreCase(s.name, sub)) return &s;

@@ -151,9 +151,17 @@ inline constexpr std::string_view kRedactedArg = "(redacted)";
 using InvocationFlags = uint64_t (*)(Server& server, const std::vector<std::string_view>& args,
                                      uint64_t flags);
 
+// A newer server's option that Redis 7.0's arity refuses (ZRANK key member WITHSCORE, Redis
+// 7.2). The row keeps 7.0's arity, which COMMAND INFO reports and which refuses every other
+// shape exactly as 7.0 does (at admission: EXECABORT in MULTI, the script's arity error); the
+// widening admits the newer shape alone. `args` is the whole line (args[0] the command name).
+// Asked only after the arity refused, so the common path pays nothing for it.
+using ArityWidening = bool (*)(const std::vector<std::string_view>& args);
+
 struct CommandSpec {
   std::string name;  // lower case; for a subcommand just the subcommand ("get")
   int arity = 0;
+  ArityWidening widen_arity = nullptr;
   uint64_t flags = 0;
   int first_key = 0;
   int last_key = 0;
@@ -178,6 +186,11 @@ struct CommandSpec {
   const CommandSpec* FindSubcommand(std::string_view name) const;
   const CommandSpec* FindInternalSubcommand(std::string_view name) const;
 };
+
+// Whether a line of `args.size()` words (the name counted) fits the row's arity (N exact, -N at
+// least N) or its widening: the one arity rule of admission, COMMAND GETKEYS, ACL DRYRUN and
+// redis.acl_check_cmd.
+bool ArityAdmits(const CommandSpec& spec, const std::vector<std::string_view>& args);
 
 class CommandTable {
  public:

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the client-library checks of tests/clients/ against a server binary: each *.py is a
-# program (Debian's python3-redis) that starts the servers it needs and asserts its own outcome,
-# printing "ok: ..." and exiting 0 on success (each *.js the same, run by node when it finds
-# ioredis); each is bounded by `timeout`. One "[ok]: ..." or
-# "[err]: ..." line per program; a program needing a tool the machine lacks (Debian's Sentinel:
-# /usr/bin/redis-server or redis-sentinel) is reported as "[skip]: ...". Exits non-zero if
-# anything failed.
+# program (Debian's python3-redis), each *.js a node program (ioredis, found wherever node
+# resolves it), that starts the servers it needs and asserts its own outcome, printing "ok: ..."
+# and exiting 0 on success, or "skip: ..." (exit 0) when what it checks cannot run here (ioredis
+# not installed; a binary that is not redis-tp's for checks of newer servers' options); each is
+# bounded by `timeout`. One "[ok]: ...", "[skip]: ..." or "[err]: ..." line per program; a
+# Python program needing Debian's Sentinel (/usr/bin/redis-server or redis-sentinel) on a machine
+# without it is reported as "[skip]: ...". Exits non-zero if anything failed.
 # Usage: tests/clients/run.sh SERVER_BINARY
 set -u
 # Absolute, but not through symlinks: Debian's redis-server is a link whose name picks the program.
@@ -13,6 +14,21 @@ server=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$(dirname "$0")/../.."
 python=/usr/bin/python3
 failed=0
+
+# Prints the line of one program's outcome: name, exit status, output.
+report() {
+  local name=$1 rc=$2 out=$3
+  if [[ $rc -eq 0 && $out == ok:* ]]; then
+    echo "[ok]: client ${out#ok: }"
+  elif [[ $rc -eq 0 && $out == skip:* ]]; then
+    echo "[skip]: client ${out#skip: }"
+  else
+    echo "[err]: client $name (exit $rc)"
+    echo "$out" | tail -30 | sed 's/^/    /'
+    failed=1
+  fi
+}
+
 for check in tests/clients/*.py; do
   name=$(basename "$check" .py)
   if [[ $name == sentinel* && ! -x /usr/bin/redis-server && ! -x /usr/bin/redis-sentinel ]]; then
@@ -20,17 +36,11 @@ for check in tests/clients/*.py; do
     continue
   fi
   out=$(timeout 180 "$python" "$check" "$server" 2>&1)
-  rc=$?
-  if [[ $rc -eq 0 && $out == ok:* ]]; then
-    echo "[ok]: client ${out#ok: }"
-  else
-    echo "[err]: client $name (exit $rc)"
-    echo "$out" | tail -30 | sed 's/^/    /'
-    failed=1
-  fi
+  report "$name" $? "$out"
 done
-# Node checks (*.js) need their library (ioredis): run when node resolves it from NODE_PATH or a
-# node_modules beside them (npm install ioredis in tests/clients), else reported as skipped.
+# Node checks (*.js) need their library (ioredis): node resolves it from NODE_PATH or a
+# node_modules beside them (npm install ioredis in tests/clients); a check whose library is
+# missing is reported as skipped.
 export NODE_PATH=${NODE_PATH:-$PWD/tests/clients/node_modules}
 for check in tests/clients/*.js; do
   [[ -e $check ]] || continue
@@ -40,13 +50,6 @@ for check in tests/clients/*.js; do
     continue
   fi
   out=$(timeout 120 node "$check" "$server" 2>&1)
-  rc=$?
-  if [[ $rc -eq 0 && $out == ok:* ]]; then
-    echo "[ok]: client ${out#ok: }"
-  else
-    echo "[err]: client $name (exit $rc)"
-    echo "$out" | tail -30 | sed 's/^/    /'
-    failed=1
-  fi
+  report "$name" $? "$out"
 done
 exit $failed

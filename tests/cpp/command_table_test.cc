@@ -49,6 +49,41 @@ TEST(CommandTable, RefusesDuplicateSubcommandNames) {
   EXPECT_EQ(t.Find("two")->FindSubcommand("HELP")->full_name, "two|help");
 }
 
+// The widening a row with a newer server's option carries (ZRANK's WITHSCORE): the row's own
+// arity answers first, the widening only for what it refused.
+bool FourthWordIsTag(const std::vector<std::string_view>& args) {
+  return args.size() == 4 && args[3] == "tag";
+}
+
+TEST(CommandTable, ArityAdmitsTheRowsArityAndItsWideningAlone) {
+  CommandSpec exact = {.name = "z", .arity = 3, .handler = Noop};
+  EXPECT_TRUE(ArityAdmits(exact, {"z", "k", "m"}));
+  EXPECT_FALSE(ArityAdmits(exact, {"z", "k"}));
+  EXPECT_FALSE(ArityAdmits(exact, {"z", "k", "m", "tag"}));
+  exact.widen_arity = FourthWordIsTag;
+  EXPECT_TRUE(ArityAdmits(exact, {"z", "k", "m"}));
+  EXPECT_TRUE(ArityAdmits(exact, {"z", "k", "m", "tag"}));
+  EXPECT_FALSE(ArityAdmits(exact, {"z", "k", "m", "other"}));
+  EXPECT_FALSE(ArityAdmits(exact, {"z", "k", "m", "tag", "x"}));
+  EXPECT_FALSE(ArityAdmits(exact, {"z", "k"}));
+  CommandSpec at_least = {.name = "y", .arity = -2, .handler = Noop};
+  EXPECT_FALSE(ArityAdmits(at_least, {"y"}));
+  EXPECT_TRUE(ArityAdmits(at_least, {"y", "a", "b", "c"}));
+}
+
+TEST(CommandTable, ZRankKeepsRedis70sArityWidenedToWithScore) {
+  CommandTable t;
+  ASSERT_TRUE(RegisterCommands(t).ok());
+  for (const char* name : {"zrank", "zrevrank"}) {
+    const CommandSpec* spec = t.Find(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_EQ(spec->arity, 3) << name;
+    EXPECT_TRUE(ArityAdmits(*spec, {name, "k", "m", "WithScore"})) << name;
+    EXPECT_FALSE(ArityAdmits(*spec, {name, "k", "m", "withscores"})) << name;
+    EXPECT_FALSE(ArityAdmits(*spec, {name, "k", "m", "withscore", "x"})) << name;
+  }
+}
+
 TEST(CommandTable, TheRealTableHasNoDuplicatesAndEveryRowIsDocumented) {
   CommandTable t;
   Status s = RegisterCommands(t);

@@ -378,7 +378,6 @@ set command_docs_facts {
     {getbit 2.2.0 bitmap {O(1)} {} {} {} {key:key#0 offset:integer}}
     {bitcount 2.6.0 bitmap {O(N)} {} {} {7.0.0} {key:key#0 [index{start:integer end:integer [index_unit(BYTE|BIT)@7.0.0]}]}}
     {bitpos 2.8.7 bitmap {O(N)} {} {} {7.0.0} {key:key#0 bit:integer [index{start:integer [end_index{end:integer [index_unit(BYTE|BIT)@7.0.0]}]}]}}
-    {bitop 2.6.0 bitmap {O(N)} {} {} {} {operation:string destkey:key#0 key:key#1...}}
     {bitfield 3.2.0 bitmap {O(1) for each subcommand specified} {} {} {} {key:key#0 [operation(GET encoding_offset{encoding:string offset:integer}|write{[OVERFLOW wrap_sat_fail(WRAP|SAT|FAIL)] write_operation(SET encoding_offset_value{encoding:string offset:integer value:integer}|INCRBY encoding_offset_increment{encoding:string offset:integer increment:integer})})...]}}
     {bitfield_ro 6.0.0 bitmap {O(1) for each subcommand specified} {} {} {} {key:key#0 [GET encoding_offset{encoding:string offset:integer}...!]}}
     {multi 1.2.0 transactions {O(1)} {} {} {} {}}
@@ -828,6 +827,34 @@ start_server {tags {"introspection command"}} {
             }
             assert_equal $got_history [lrange $history 0 end] "history versions"
             assert_equal [cmd_args_fingerprint $doc] $args "arguments"
+        }
+    }
+
+    # BITOP's row grew Redis 8.2's operations; what it shares with 7.0's row is checked on both.
+    test "COMMAND DOCS bitop: Redis 7.0's since, group and complexity" {
+        set doc [cmd_docs_entry bitop]
+        assert_equal [dict get $doc since] 2.6.0
+        assert_equal [dict get $doc group] bitmap
+        assert_equal [dict get $doc complexity] {O(N)}
+        assert_match {operation* destkey:key#0 key:key#1...} [cmd_args_fingerprint $doc]
+    }
+
+    # The rows that newer servers' options changed (tests/unit/newer-options.tcl runs them).
+    tags {redistp} {
+        foreach {name history args} {
+            bitop 8.2.0 {operation(AND|OR|XOR|NOT|DIFF@8.2.0|DIFF1@8.2.0|ANDOR@8.2.0|ONE@8.2.0) destkey:key#0 key:key#1...}
+            zrank 7.2.0 {key:key#0 member:string [WITHSCORE@7.2.0]}
+            zrevrank 7.2.0 {key:key#0 member:string [WITHSCORE@7.2.0]}
+            hscan 7.4.0 {key:key#0 cursor:integer [MATCH pattern:pattern] [COUNT count:integer] [NOVALUES@7.4.0]}
+            zscan 8.0.0 {key:key#0 cursor:integer [MATCH pattern:pattern] [COUNT count:integer] [NOSCORES@8.0.0]}
+        } {
+            test "COMMAND DOCS $name: the newer option and its history" {
+                set doc [cmd_docs_entry $name]
+                set got {}
+                foreach h [dict get $doc history] {lappend got [lindex $h 0]}
+                assert_equal $history [lindex $got end]
+                assert_equal $args [cmd_args_fingerprint $doc]
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace difftest {
 
@@ -28,6 +29,7 @@ ArgSpec ParseArg(const Value& v) {
   if (const Value* f = FindField(v, "name"); f && IsText(*f)) a.name = f->str;
   if (const Value* f = FindField(v, "type"); f && IsText(*f)) a.type = f->str;
   if (const Value* f = FindField(v, "token"); f && IsText(*f)) a.token = f->str;
+  if (const Value* f = FindField(v, "since"); f && IsText(*f)) a.since = f->str;
   if (const Value* f = FindField(v, "flags"); f && f->IsAggregate()) {
     for (const auto& flag : f->elements) {
       if (flag.str == "optional") a.optional = true;
@@ -42,6 +44,13 @@ ArgSpec ParseArg(const Value& v) {
 }
 
 }  // namespace
+
+bool NewerThanReference(const std::string& since) {
+  if (since.empty()) return false;
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(since.c_str(), "%u.%u", &major, &minor) != 2) return false;
+  return major > 7 || (major == 7 && minor > 0);
+}
 
 const Value* FindField(const Value& pairs, const std::string& key) {
   if (pairs.kind != Value::Kind::kMap && pairs.kind != Value::Kind::kArray) return nullptr;

@@ -21,8 +21,14 @@ struct ArgSpec {
   bool optional = false;
   bool multiple = false;
   bool multiple_token = false;
+  std::string since;          // set when the argument is newer than its command ("7.2.0")
   std::vector<ArgSpec> args;  // oneof / block children
 };
+
+// True when an argument's `since` names a version after Redis 7.0.x, the reference: the
+// generator never sends such an argument (ZRANK's WITHSCORE, BITOP's DIFF ...), because Redis
+// 7.0 refuses it where redis-tp answers it.
+bool NewerThanReference(const std::string& since);
 
 struct CommandSpec {
   std::string name;                // lower case; "client|setname" for a subcommand

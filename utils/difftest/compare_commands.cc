@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "command_table.h"
+#include "policy.h"
 #include "resp.h"
 
 namespace difftest {
@@ -52,6 +53,81 @@ Value WithoutProse(const Value& v) {
       continue;
     }
     out.elements.push_back(WithoutProse(v.elements[i]));
+  }
+  return out;
+}
+
+// ---- our additions: what newer servers added to rows Redis 7.0 has -----------------------------
+
+// The fields of rows both servers have that differ from Redis 7.0's by design, because an option
+// of a newer server changed them; each is reported as an addition, not a difference. Arguments
+// and history entries newer than 7.0 need no row here: they are recognised by their versions
+// (StripNewer).
+struct ChangedField {
+  const char* path;  // as the differ prints it
+  const char* why;
+};
+constexpr ChangedField kChangedFields[] = {
+    {"bitop docs.arguments[operation].type",
+     "a oneof of the operations' tokens, as Redis 8.2 lists them with DIFF, DIFF1, ANDOR, ONE"},
+    {"bitop docs.arguments[operation].arguments", "the operations' tokens (Redis 8.2)"},
+};
+
+const ChangedField* FindChangedField(const std::string& diff) {
+  for (const auto& f : kChangedFields) {
+    const std::string p = f.path;
+    if (diff.compare(0, p.size(), p) == 0 && diff.size() > p.size() && diff[p.size()] == ':') {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+// Removes from our COMMAND DOCS entry what is newer than Redis 7.0: arguments (and alternatives
+// of a oneof) whose `since` is after 7.0, and history entries of later versions (the history
+// key goes when nothing is left). Each removal is named in `removed` ("zrank withscore 7.2.0").
+Value StripNewer(const Value& doc, const std::string& where, std::vector<std::string>& removed) {
+  Value out = doc;
+  if (doc.kind != Value::Kind::kMap) return out;
+  out.elements.clear();
+  for (size_t i = 0; i + 1 < doc.elements.size(); i += 2) {
+    const std::string& k = doc.elements[i].str;
+    const Value& v = doc.elements[i + 1];
+    if (k == "history") {
+      Value kept = v;
+      kept.elements.clear();
+      for (const auto& h : v.elements) {
+        const std::string version = h.elements.empty() ? "" : h.elements[0].str;
+        if (NewerThanReference(version)) {
+          removed.push_back(where + " history " + version);
+        } else {
+          kept.elements.push_back(h);
+        }
+      }
+      if (kept.elements.empty()) continue;
+      out.elements.push_back(doc.elements[i]);
+      out.elements.push_back(kept);
+      continue;
+    }
+    if (k == "arguments") {
+      Value kept = v;
+      kept.elements.clear();
+      for (const auto& a : v.elements) {
+        const Value* since = FindField(a, "since");
+        const Value* name = FindField(a, "name");
+        const std::string arg = name != nullptr ? name->str : "?";
+        if (since != nullptr && NewerThanReference(since->str)) {
+          removed.push_back(where + " " + arg + " " + since->str);
+        } else {
+          kept.elements.push_back(StripNewer(a, where + " " + arg, removed));
+        }
+      }
+      out.elements.push_back(doc.elements[i]);
+      out.elements.push_back(kept);
+      continue;
+    }
+    out.elements.push_back(doc.elements[i]);
+    out.elements.push_back(v);
   }
   return out;
 }
@@ -175,7 +251,8 @@ int CompareCommands(int ours_port, int redis_port, bool test_line) {
   IndexInfo(ri, redis_info);
 
   std::vector<std::string> diffs;
-  std::vector<std::string> notes;  // subcommands only Redis has: a subset, not a difference
+  std::vector<std::string> notes;      // subcommands only Redis has: a subset, not a difference
+  std::vector<std::string> additions;  // ours by design: newer servers' options and commands
   Differ differ(diffs);
   size_t compared = 0;
   for (const auto& [name, entry] : ours_info) {
@@ -233,8 +310,32 @@ int CompareCommands(int ours_port, int redis_port, bool test_line) {
         }
       }
     }
-    differ.Diff(name + " docs", WithoutProse(a), WithoutProse(b));
+    differ.Diff(name + " docs", WithoutProse(StripNewer(a, name, additions)), WithoutProse(b));
   }
+  // Commands and subcommands only ours has must be on the tester's list (the policy table),
+  // with their reason: redis-tp's own, or a newer server's.
+  for (const auto& [name, entry] : ours_info) {
+    if (redis_info.count(name) != 0) continue;
+    const PolicyRow* row = FindPolicy(name);
+    if ((row == nullptr || row->rule != Rule::kNeverSend) && name.find('|') != std::string::npos) {
+      row = FindPolicy(name.substr(0, name.find('|')));  // SESSION HELP: SESSION's row
+    }
+    if (row == nullptr || row->rule != Rule::kNeverSend) {
+      diffs.push_back(name + " info: only ours has it, and the policy table does not list it");
+    } else {
+      additions.push_back(name + " (" + row->reason + ")");
+    }
+  }
+  // The fields changed by design move from the differences to the additions.
+  std::vector<std::string> real;
+  for (const auto& d : diffs) {
+    if (const ChangedField* f = FindChangedField(d)) {
+      additions.push_back(std::string(f->path) + ": " + f->why);
+    } else {
+      real.push_back(d);
+    }
+  }
+  diffs.swap(real);
 
   std::set<std::string> bad_commands;
   for (const auto& d : diffs) bad_commands.insert(d.substr(0, d.find(' ')));
@@ -254,6 +355,8 @@ int CompareCommands(int ours_port, int redis_port, bool test_line) {
       for (const auto& n : notes) std::cout << " " << n;
       std::cout << "\n";
     }
+    std::cout << "difftest: " << additions.size() << " additions of ours (not differences):\n";
+    for (const auto& a : additions) std::cout << "  " << a << "\n";
   }
   return diffs.empty() ? 0 : 1;
 }

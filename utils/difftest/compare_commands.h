@@ -7,7 +7,15 @@
 // except for the prose we write in our own words: summaries, key-spec notes and the texts of
 // history entries (their versions are compared). Subcommands are compared as entries of their
 // own ("config|get"); a subcommand Redis has and ours lacks is listed as a note, not a
-// difference. Commands only one server has are not compared (difftest --list counts them).
+// difference.
+//
+// Our additions. Newer servers' options change rows Redis 7.0 has: an argument or a history
+// entry whose version is after 7.0 is taken out of our docs before the comparison, and the few
+// other fields they change (BITOP's operation tokens) are listed by path in
+// compare_commands.cc; both are printed as additions, not differences. A command or subcommand
+// only ours has must be on the policy table's never-sent list (redis-tp's own commands, and
+// newer servers' commands such as SCRIPT SHOW), or it is a difference: nothing is added
+// silently.
 #pragma once
 
 namespace difftest {

@@ -84,7 +84,12 @@ void Generator::EmitArg(const ArgSpec& arg, std::vector<std::string>& out, int d
     if (arg.type == "pure-token") {
       if (arg.token.empty()) out.push_back(Token(arg.name));
     } else if (arg.type == "oneof") {
-      if (!arg.args.empty()) EmitArg(rng_.Pick(arg.args), out, depth + 1);
+      // Only the alternatives Redis 7.0 has (BITOP's operations of 8.2 are left out).
+      std::vector<const ArgSpec*> known;
+      for (const auto& alt : arg.args) {
+        if (!NewerThanReference(alt.since)) known.push_back(&alt);
+      }
+      if (!known.empty()) EmitArg(*rng_.Pick(known), out, depth + 1);
     } else if (arg.type == "block") {
       EmitArgs(arg.args, out, depth + 1);
     } else {
@@ -96,6 +101,7 @@ void Generator::EmitArg(const ArgSpec& arg, std::vector<std::string>& out, int d
 void Generator::EmitArgs(const std::vector<ArgSpec>& args, std::vector<std::string>& out,
                          int depth) {
   for (const auto& a : args) {
+    if (NewerThanReference(a.since)) continue;  // an option Redis 7.0 refuses
     if (a.optional && rng_.Percent(50)) continue;
     EmitArg(a, out, depth);
   }

@@ -12,7 +12,8 @@ namespace {
 
 constexpr const char* kOursOnly = "redis-tp's own command; Redis 7.0 does not have it";
 constexpr const char* kNewer =
-    "a command of a newer Redis or Valkey (docs/compare-and-set.md); Redis 7.0 does not have it";
+    "a command of a newer Redis or Valkey (docs/compare-and-set.md, docs/newer-options.md); "
+    "Redis 7.0 does not have it";
 constexpr const char* kNewerClient =
     "a command of a newer Redis (7.2 to 8.x) that redis-tp answers; Redis 7.0 does not have it "
     "(docs/clients.md; tests/unit/client-newer.tcl, tests/unit/waitaof.tcl)";
@@ -129,6 +130,11 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"waitaof", Rule::kNeverSend, 0, kNewerClient},
       {"object|fence", Rule::kNeverSend, 0, kOursOnly},
       {"object|owner", Rule::kNeverSend, 0, kOursOnly},
+      {"session", Rule::kNeverSend, 0, kOursOnly},
+      {"tpinfo", Rule::kNeverSend, 0, kOursOnly},
+      {"tpkeys", Rule::kNeverSend, 0, kOursOnly},
+      {"tpwaiters", Rule::kNeverSend, 0, kOursOnly},
+      {"script|show", Rule::kNeverSend, 0, kNewer},
       {"digest", Rule::kNeverSend, 0, kNewer},
       {"delex", Rule::kNeverSend, 0, kNewer},
       {"delifeq", Rule::kNeverSend, 0, kNewer},

@@ -189,7 +189,9 @@ start_server {tags {stream}} {
             {r xreadgroup group g c streams s x}
         assert_error {ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.} \
             {r xread streams s >}
-        assert_error {ERR Invalid stream ID specified as stream command argument} {r xread streams s +}
+        # XREAD's `+` is Redis 7.4's "last entry" (newer-options.tcl); XREADGROUP refuses it.
+        assert_error {ERR Invalid stream ID specified as stream command argument} \
+            {r xreadgroup group g c streams s +}
         assert_error {ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.} \
             {r xread streams s s 0}
         r set str x
