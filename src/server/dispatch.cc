@@ -389,10 +389,12 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
           keyspace_.expiry.Suspend(c->kind() == ClientKind::kMasterLink);
       // CLIENT NO-TOUCH: the connection's reads (a script's too: session()) leave the keys'
       // access data, except TOUCH, whose purpose is to touch.
+      // Only such a connection pays for it (a nested command restores its caller's setting).
+      const bool no_touch_client = c->session().has_flag(kClientNoTouch);
       const bool outer_no_touch = keyspace_.no_touch;
-      if (c->session().has_flag(kClientNoTouch)) keyspace_.no_touch = spec->full_name != "touch";
+      if (no_touch_client) keyspace_.no_touch = spec->full_name != "touch";
       spec->handler(ctx);
-      keyspace_.no_touch = outer_no_touch;
+      if (no_touch_client) keyspace_.no_touch = outer_no_touch;
     }
     running_client_ = outer_client;
     running_args_ = outer_args;
