@@ -34,7 +34,7 @@ CXXFLAGS += $(BASE_CXXFLAGS) $(OPT)
 
 # Layers, lowest first. A layer may include only from layers listed before it
 # (checked by utils/check-layers.sh, run by `make test`).
-LAYERS := util protocol types db watch server acl scripting persistence replication commands
+LAYERS := util protocol types db watch server acl scripting persistence replication cluster commands
 LIB_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.cc=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/main.o

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Enforces the source layering: util -> protocol -> types -> db -> watch -> server -> acl -> scripting ->
-# persistence -> replication -> commands.
+# persistence -> replication -> cluster -> commands.
 # A file may include project headers only from its own layer or a lower one. The client library
 # and the tools are separate components with their own rule (below).
 set -u
 cd "$(dirname "$0")/.."
-layers=(util protocol types db watch server acl scripting persistence replication commands)
+layers=(util protocol types db watch server acl scripting persistence replication cluster commands)
 rank() {
   local i
   for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && { echo "$i"; return; }; done
