@@ -236,6 +236,24 @@ TEST(BusMessage, FrameLengthNeedsSignatureAndAHeader) {
   EXPECT_FALSE(BusFrameLength(std::string("RCmb\0\0\x08\xcf", 8)).ok());  // 2255 bytes
 }
 
+// A 7.0 node accepts a ping extension of a type it does not know (it answered such a MEET with
+// a PONG when tried); the codec keeps it as an opaque payload, byte for byte.
+TEST(BusMessage, UnknownExtensionTypesAreKept) {
+  BusMessage ping = Sample(BusType::kMeet);
+  BusPingExt odd;
+  odd.type = 7;
+  odd.data = std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+  ping.exts = {odd, MakeBusHostnameExt("h")};
+  const std::string frame = EncodeBusMessage(ping);
+  Result<BusMessage> back = DecodeBusMessage(frame);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back.value().exts.size(), 2u);
+  EXPECT_EQ(back.value().exts[0].type, 7);
+  EXPECT_EQ(back.value().exts[0].data, odd.data);
+  EXPECT_EQ(BusHostnameOf(back.value().exts[1]), "h");
+  EXPECT_EQ(EncodeBusMessage(back.value()), frame);
+}
+
 // Every prefix and every single-field corruption of a valid frame decodes or fails cleanly.
 TEST(BusMessage, MalformedFramesAreErrors) {
   BusMessage ping = Sample(BusType::kPing);
