@@ -2,7 +2,8 @@
 // Redis 7.0.15 nodes (utils/capture-bus-frames.sh wrote them into tests/assets/cluster/frames)
 // decodes, its fields read as the scenario made them (ports, types, gossip, the hostname
 // extension, the published channel and message, the failed node), and encodes back to the same
-// bytes. Built messages round-trip too, and malformed frames are errors, never crashes.
+// bytes. Built messages round-trip too, and malformed frames are errors, never crashes. The
+// frame reader cuts the captured frames back out of one stream whatever the read sizes.
 #include "cluster/bus_message.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+
+#include "cluster/bus_frame_reader.h"
 
 namespace redistp {
 namespace {
@@ -302,6 +305,57 @@ TEST(BusMessage, MalformedFramesAreErrors) {
   EXPECT_FALSE(DecodeBusMessage(with_totlen(fail + "x", fail.size() + 1)).ok());
   std::string auth = EncodeBusMessage(Sample(BusType::kFailoverAuthAck));
   EXPECT_FALSE(DecodeBusMessage(with_totlen(auth + "x", auth.size() + 1)).ok());
+}
+
+}  // namespace
+}  // namespace redistp
+
+namespace redistp {
+namespace {
+
+// The captured frames, concatenated as one stream, come out of the reader whole and in order
+// whatever the read sizes (one byte at a time, primes, everything at once).
+TEST(BusFrameReader, SplitsAStreamWhateverTheReadSizes) {
+  std::vector<Frame> frames = LoadFrames();
+  ASSERT_FALSE(frames.empty());
+  std::string stream;
+  for (const Frame& f : frames) stream += f.bytes;
+  for (size_t step :
+       {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{2255}, size_t{4099}, stream.size()}) {
+    SCOPED_TRACE(step);
+    BusFrameReader r;
+    std::vector<std::string> out;
+    for (size_t at = 0; at < stream.size(); at += step) {
+      ASSERT_TRUE(r.Feed(std::string_view(stream).substr(at, step), &out).ok());
+    }
+    EXPECT_EQ(r.buffered(), 0u);
+    ASSERT_EQ(out.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(out[i], frames[i].bytes) << i;
+  }
+}
+
+TEST(BusFrameReader, BadHeaderPoisonsTheStream) {
+  std::string ok = EncodeBusMessage(Sample(BusType::kMfStart));
+  BusFrameReader r;
+  std::vector<std::string> out;
+  ASSERT_TRUE(r.Feed(ok, &out).ok());
+  EXPECT_EQ(out.size(), 1u);
+  EXPECT_FALSE(r.Feed(std::string("RCmX\0\0\x08\xd0", 8), &out).ok());
+  EXPECT_TRUE(r.failed());
+  EXPECT_FALSE(r.Feed(ok, &out).ok());  // no resync
+  EXPECT_EQ(out.size(), 1u);
+  // A length below a header's is refused as soon as the 8 bytes are in.
+  BusFrameReader short_len;
+  EXPECT_FALSE(short_len.Feed(std::string("RCmb\0\0\0\x10", 8), &out).ok());
+}
+
+// A peer that declares a huge frame and sends little holds only what it sent.
+TEST(BusFrameReader, HoldsOnlyWhatArrived) {
+  BusFrameReader r;
+  std::vector<std::string> out;
+  ASSERT_TRUE(r.Feed(std::string("RCmb\xff\xff\xff\xff", 8) + std::string(100, 'x'), &out).ok());
+  EXPECT_EQ(r.buffered(), 108u);
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace
