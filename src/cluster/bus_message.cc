@@ -215,6 +215,13 @@ Status ReadPingBody(Reader& r, BusMessage* m) {
 
 }  // namespace
 
+std::string_view BusTypeName(uint16_t type) {
+  static constexpr std::string_view kNames[kBusTypeCount] = {
+      "ping",     "pong",   "meet",    "fail",   "publish",     "auth-req",
+      "auth-ack", "update", "mfstart", "module", "publishshard"};
+  return type < kBusTypeCount ? kNames[type] : "unknown";
+}
+
 BusName MakeBusName(std::string_view id) {
   BusName n{};
   std::memcpy(n.data(), id.data(), std::min(id.size(), n.size()));

@@ -64,6 +64,10 @@ enum class BusType : uint16_t {
 };
 inline constexpr uint16_t kBusTypeCount = 11;
 
+// A type's name as CLUSTER INFO's cluster_stats_messages_<name>_sent/_received lines and the
+// log spell it ("ping", "auth-req", "publishshard", ...); "unknown" past the known types.
+std::string_view BusTypeName(uint16_t type);
+
 // Node flags as carried in the header's and gossip entries' `flags`.
 inline constexpr uint16_t kBusNodeMaster = 1 << 0;
 inline constexpr uint16_t kBusNodeSlave = 1 << 1;

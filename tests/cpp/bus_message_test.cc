@@ -230,6 +230,17 @@ TEST(BusMessage, BuiltMessagesRoundTrip) {
   EXPECT_EQ(DecodeBusMessage(EncodeBusMessage(update)).value().update_config_epoch, 77u);
 }
 
+// The names Redis 7.0 prints in CLUSTER INFO's message statistics (seen there: ping, pong,
+// meet, publish, auth-req, auth-ack, mfstart).
+TEST(BusMessage, TypeNamesAreClusterInfos) {
+  EXPECT_EQ(BusTypeName(0), "ping");
+  EXPECT_EQ(BusTypeName(static_cast<uint16_t>(BusType::kFailoverAuthRequest)), "auth-req");
+  EXPECT_EQ(BusTypeName(static_cast<uint16_t>(BusType::kFailoverAuthAck)), "auth-ack");
+  EXPECT_EQ(BusTypeName(static_cast<uint16_t>(BusType::kMfStart)), "mfstart");
+  EXPECT_EQ(BusTypeName(static_cast<uint16_t>(BusType::kPublishShard)), "publishshard");
+  EXPECT_EQ(BusTypeName(kBusTypeCount), "unknown");
+}
+
 TEST(BusMessage, FrameLengthNeedsSignatureAndAHeader) {
   std::string good = EncodeBusMessage(Sample(BusType::kMfStart));
   ASSERT_EQ(good.size(), kBusHeaderSize);
