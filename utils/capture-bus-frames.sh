@@ -60,7 +60,7 @@ kill -STOP "${pid[3]}"
 $CLI -p 23701 cluster failover takeover
 wait_until "$CLI -p 23701 role | head -1 | grep -q master"
 wait_until "$CLI -p 23702 cluster nodes | grep $ida | grep -q 'master.* 0-8191'"  # B knows
-kill -KILL "${pid[3]}"
+{ kill -KILL "${pid[3]}"; wait "${pid[3]}" || true; } 2>/dev/null  # reaped quietly
 kill -STOP "${pid[1]}"
 start_node 3
 wait_until "$CLI -p 23703 role 2>/dev/null | head -1 | grep -q slave"
