@@ -192,7 +192,7 @@ FUZZ_BUILD := build/fuzz
 FUZZ_FLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsized-deallocation -MMD -MP -Isrc \
   $(LUA_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:src/%.cc=$(FUZZ_BUILD)/obj/%.o)
-FUZZERS := request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz
+FUZZERS := request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz bus_message_fuzz
 FUZZ_BINS := $(FUZZERS:%=$(FUZZ_BUILD)/%)
 FUZZ_SECONDS ?= 10
 
@@ -212,6 +212,10 @@ $(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.cc
 
 $(FUZZ_BUILD)/request_parser_fuzz: $(FUZZ_BUILD)/obj/fuzz/request_parser_fuzz.o \
     $(FUZZ_BUILD)/obj/protocol/request_parser.o $(FUZZ_BUILD)/obj/util/numbers.o
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^
+
+$(FUZZ_BUILD)/bus_message_fuzz: $(FUZZ_BUILD)/obj/fuzz/bus_message_fuzz.o \
+    $(FUZZ_BUILD)/obj/cluster/bus_message.o
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^
 
 $(FUZZ_BUILD)/dispatch_fuzz: $(FUZZ_BUILD)/obj/fuzz/dispatch_fuzz.o $(FUZZ_LIB_OBJS)

@@ -2,7 +2,7 @@
 """Writes the seed corpora of the libFuzzer harnesses in tests/fuzz/ (standard library only).
 
 Usage: make-corpus.py OUTDIR  ->  OUTDIR/request_parser/, OUTDIR/dispatch/, OUTDIR/rdb_load/,
-OUTDIR/lua/
+OUTDIR/lua/, OUTDIR/bus_message/
 
 request_parser seeds: the first byte is the harness's control byte (chunk size, AUTH state,
 small proto-max-bulk-len); the rest is a client byte stream: valid multibulk and inline requests,
@@ -17,6 +17,8 @@ with a few argument shapes; the fuzzer then keeps what reaches new code.
 lua seeds: the scripts that crashed the server or differed from Redis (issue 20), as literal
 scripts (first byte with its top bit set, see lua_fuzz.cc), each with plain, RESP3 and
 SCRIPT KILL flags; and generator inputs (first byte without it) of a few byte patterns.
+bus_message seeds: the cluster bus frames captured from Redis 7.0 nodes
+(tests/assets/cluster/frames), each whole and cut one byte short.
 """
 import os
 import struct
@@ -133,6 +135,21 @@ def main():
     write(os.path.join(out, "dispatch"), DISPATCH_SEEDS)
     write(os.path.join(out, "rdb_load"), rdb_seeds())
     write(os.path.join(out, "lua"), lua_seeds())
+    write(os.path.join(out, "bus_message"), bus_message_seeds())
+
+
+def bus_message_seeds():
+    """bus_message seeds: the cluster bus frames captured from Redis 7.0 nodes
+    (utils/capture-bus-frames.sh), each whole and cut short."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    frames_dir = os.path.join(here, "..", "assets", "cluster", "frames")
+    items = []
+    for name in sorted(os.listdir(frames_dir)):
+        with open(os.path.join(frames_dir, name), "rb") as f:
+            frame = f.read()
+        items.append(frame)
+        items.append(frame[: len(frame) - 1])
+    return items
 
 
 def rdb_seeds():

@@ -14,7 +14,7 @@ tests/fuzz/make-corpus.py "$work/seeds" || exit 1
 rc=0
 # Leaks of third-party libraries the harnesses cannot avoid (see the file).
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
-for f in request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz; do
+for f in request_parser_fuzz dispatch_fuzz rdb_load_fuzz lua_fuzz bus_message_fuzz; do
   bin=build/fuzz/$f
   name=${f%_fuzz}
   if [[ ! -x $bin ]]; then
