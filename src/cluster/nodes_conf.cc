@@ -15,6 +15,7 @@
 #include <string>
 
 #include "util/file_io.h"
+#include "util/numbers.h"
 
 namespace redistp {
 namespace {
@@ -39,17 +40,6 @@ void AppendSlotRun(int from, int to, std::string* out) {
     out->push_back('-');
     out->append(std::to_string(to));
   }
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // C's strtoll on the leading part of `s` (optional sign, then digits; 0 when none), saturating
@@ -195,12 +185,12 @@ Status ParseNodesConf(std::string_view content, ClusterState* state,
     std::vector<std::string_view> fields = SplitFields(line);
     auto corrupt = [&] { return Status::Error(std::string(line)); };
     if (fields.empty()) return corrupt();
-    if (EqualsNoCase(fields[0], "vars")) {
+    if (EqualsIgnoreCase(fields[0], "vars")) {
       if (fields.size() % 2 == 0) return corrupt();  // a variable without a value
       for (size_t j = 1; j + 1 < fields.size(); j += 2) {
-        if (EqualsNoCase(fields[j], "currentEpoch")) {
+        if (EqualsIgnoreCase(fields[j], "currentEpoch")) {
           state->current_epoch = LeadingUnsigned(fields[j + 1]);
-        } else if (EqualsNoCase(fields[j], "lastVoteEpoch")) {
+        } else if (EqualsIgnoreCase(fields[j], "lastVoteEpoch")) {
           state->last_vote_epoch = LeadingUnsigned(fields[j + 1]);
         } else if (warnings != nullptr) {
           warnings->push_back("Skipping unknown cluster config variable '" +
@@ -242,10 +232,10 @@ Status ParseNodesConf(std::string_view content, ClusterState* state,
       size_t cut = flags.find(',');
       std::string_view name = flags.substr(0, cut);
       flags = cut == std::string_view::npos ? std::string_view() : flags.substr(cut + 1);
-      if (EqualsNoCase(name, "noflags")) continue;
+      if (EqualsIgnoreCase(name, "noflags")) continue;
       uint16_t bit = 0;
       for (const FlagName& fn : kFlagNames) {
-        if (EqualsNoCase(name, fn.name)) bit = fn.flag;
+        if (EqualsIgnoreCase(name, fn.name)) bit = fn.flag;
       }
       if (bit == 0) return corrupt();  // Redis stops on an unknown flag
       if (bit == kNodeMyself) {

@@ -22,17 +22,6 @@ namespace {
 constexpr std::string_view kReplicaClientError =
     "ERR Command is not valid when client is a replica.";
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 void ReplicaOfCommand(CommandContext& c) {
   ReplicaSide& replica = Replication::Of(c.server).replica();
   // A FAILOVER decides the role until it ends (or FAILOVER ABORT), as in Redis.
@@ -40,7 +29,7 @@ void ReplicaOfCommand(CommandContext& c) {
     c.reply.Error(err::kReplicaofDuringFailover);
     return;
   }
-  if (IEquals(c.args[1], "no") && IEquals(c.args[2], "one")) {
+  if (EqualsIgnoreCase(c.args[1], "no") && EqualsIgnoreCase(c.args[2], "one")) {
     replica.Unfollow("user request from '" + c.server.ClientInfoLine(c.client) + "'");
     c.reply.Ok();
     return;
