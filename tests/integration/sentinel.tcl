@@ -156,22 +156,27 @@ start_server {tags {repl sentinel external:skip slow} overrides {repl-diskless-s
                     wait_for_condition 200 50 {[same_data_as $current $rest]} else {
                         fail "the old master did not resync"
                     }
-                    foreach s $sentinels {
-                        set sp [dict get $s port]
-                        wait_for_condition 200 100 {
-                            [llength [on_port $sp sentinel replicas mymaster]] == 2
-                        } else {
-                            fail "sentinel $sp: [on_port $sp sentinel replicas mymaster]"
-                        }
+                    # Every sentinel sees it as a replica too (its INFO of replicas is refreshed
+                    # every 10 s).
+                    wait_for_condition 300 100 {
+                        [sentinels_see_replicas $sentinels mymaster $current $rest]
+                    } else {
+                        fail "the sentinels do not all see [join $rest ,] as replicas of $current:\
+                              [on_port [dict get [lindex $sentinels 0] port] sentinel replicas \
+                              mymaster]"
                     }
                 }
 
                 test {Sentinel group: SENTINEL FAILOVER moves the master to a replica} {
-                    # A replica is a candidate once its sentinel has seen its link up recently.
+                    # A replica is a candidate once its sentinel has seen its link up recently;
+                    # every sentinel must see both replicas as such, or one that still sees a
+                    # replica as the master it was converts it back after its promotion.
                     set s [lindex $sentinels 0]
                     set from ""
-                    wait_for_condition 200 100 {
-                        [set from [sentinels_settled_master $sentinels mymaster $ports]] ne ""
+                    wait_for_condition 300 100 {
+                        [set from [sentinels_settled_master $sentinels mymaster $ports]] ne "" &&
+                        [sentinels_see_replicas $sentinels mymaster $from \
+                            [lsearch -all -inline -not -exact $ports $from]]
                     } else {
                         fail "replicas not both up before the manual failover:\
                               [sentinel_master_addr $s mymaster]"

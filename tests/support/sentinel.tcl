@@ -231,3 +231,27 @@ proc sentinels_settled_master {sentinels name ports} {
     }
     return $port
 }
+
+# Whether every sentinel of `sentinels` lists each server of `replica_ports` as a replica that
+# reported, in its last INFO, the role of slave of the master on `master_port` with the link up.
+# A sentinel refreshes a replica's INFO only every 10 s, and until then acts on the role it last
+# saw: one that still sees a restarted old master as a master converts it back to a replica
+# (+convert-to-slave) even if another sentinel has just promoted it. So a manual failover waits
+# for this first.
+proc sentinels_see_replicas {sentinels name master_port replica_ports} {
+    foreach s $sentinels {
+        if {[catch {on_port [dict get $s port] sentinel replicas $name} replicas]} {return 0}
+        set seen {}
+        foreach rep $replicas {
+            if {[dict get $rep flags] eq "slave" && [dict get $rep role-reported] eq "slave" &&
+                    [dict get $rep master-port] == $master_port &&
+                    [dict get $rep master-link-status] eq "ok"} {
+                lappend seen [dict get $rep port]
+            }
+        }
+        foreach p $replica_ports {
+            if {$p ni $seen} {return 0}
+        }
+    }
+    return 1
+}
