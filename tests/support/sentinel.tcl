@@ -12,14 +12,17 @@
 #
 # Timing. Sentinel judges a server down when it has not answered a PING for down-after-
 # milliseconds, and it starts that clock when it (re)creates its view of a master: at the start
-# and after every switch-master. Right after a failover the other sentinels' "master is down"
-# answers about the old master are still fresh (Sentinel keeps them 5 s), so one sentinel whose
-# first PING to the new master is late declares the new master objectively down at once and
-# starts a second, unrequested failover. On a loaded 2-core machine a reply that takes more than
-# a second happens (seen on CI with down-after 1000), so the groups here use
-# `sentinel_down_after_ms` and tests follow the master the sentinels agree on where their claim
-# allows. While sentinels run, a failed test prints `sentinel_events` (what each sentinel saw)
-# under its failure, through the harness's failure hooks.
+# and after every switch-master. But after a switch-master it opens its links to the new master
+# only about a second later (its reconnect period; seen in the servers' verbose logs, the same
+# with ours and with Redis), so with down-after 1000 its first PONG races the deadline, and a
+# loaded machine loses the race. Right after a failover the other sentinels' "master is down"
+# answers about the old master are still fresh (Sentinel keeps them 5 s), so that one sentinel
+# declares the new master objectively down at once and starts a second, unrequested failover
+# (CI: the restarted old master followed a third server). Hence `sentinel_down_after_ms`, and
+# tests that follow the master the sentinels agree on where their claim allows. A sentinel also
+# refreshes its INFO of a replica only every 10 s and acts on the role it last saw (see
+# `sentinels_see_replicas`). While sentinels run, a failed test prints `sentinel_events` (what
+# each sentinel saw) under its failure, through the harness's failure hooks.
 #
 # Sentinel is Debian's redis-sentinel, or failing that the redis-server of Debian's package run
 # with --sentinel (the same program); `sentinel_binary` is empty when neither exists, and the
