@@ -28,8 +28,8 @@ proc sl_client {port} {
 }
 
 # Runs `body` in the caller's scope over a fresh group: the master at level -2, its replicas at
-# -1 and 0, every server with `overrides` (and no diskless sync delay), three sentinels. Sets the caller's `master_port`,
-# `replica_ports` and `sentinels`.
+# -1 and 0, every server with `overrides` (and no diskless sync delay), three sentinels. Sets
+# the caller's `master_port`, `replica_ports` and `sentinels`.
 proc sl_with_group {tags overrides body} {
     upvar 1 master_port master_port replica_ports replica_ports sentinels sentinels
     # As they stay when the block is skipped (tags).

@@ -197,8 +197,8 @@ proc master_on_port {port} {
 
 # The failover events in the logs of `sentinels` (sdown/odown, elections, switch-master, tilt,
 # failover steps, conversions), one line each as "sentinel <port> <time> <event>" in time order,
-# at most `limit` lines per sentinel (its latest): for failure messages, so that a spurious failover or
-# a server judged down shows in the test's output.
+# at most `limit` lines per sentinel (its latest): for failure messages, so that a spurious
+# failover or a server judged down shows in the test's output.
 proc sentinel_events {sentinels {limit 40}} {
     set pattern {^\d+:X \d+ \w+ \d+ ([\d:.]+) [#*] ([-+](s|o)down|\+switch-master|[-+]tilt|}
     append pattern {\+try-failover|\+elected-leader|\+failover-|\+promoted-slave|}
