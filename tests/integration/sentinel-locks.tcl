@@ -42,6 +42,13 @@ proc sl_with_group {tags overrides body} {
         start_server [list overrides $replica_overrides] {
             start_server [list overrides $replica_overrides] {
                 set replica_ports [list [srv -1 port] [srv 0 port]]
+                # The sentinels start once both replicas follow the master (sl_wait_group, in
+                # the test, asserts it): a sentinel learns the replicas from its first INFO of
+                # the master and asks again only 10 s later.
+                wait_for_condition 200 50 {
+                    [replica_of_port [lindex $replica_ports 0] $master_port] &&
+                    [replica_of_port [lindex $replica_ports 1] $master_port]
+                } else {}
                 set rc [catch {
                     with_sentinels sentinels 3 mymaster $master_port 2 $::sl_sentinel_options {
                         uplevel 1 $body
