@@ -290,6 +290,12 @@ int Server::Run() {
              user[0].c_str());
   }
   log_.Log(LogLevel::kNotice, "Ready to accept connections");
+  // The first cron tick runs in the first loop turn, not one period later: Redis's serverCron
+  // first fires a millisecond after startup, and so a replica of the config file connects to
+  // its master at once (a Sentinel started right after it sees it in its first INFO of the
+  // master, and asks again only 10 s later).
+  timeval at_once{0, 0};
+  event_base_once(base_.get(), -1, EV_TIMEOUT, &Server::CronCallback, this, &at_once);
   // One loop turn = every ready event's callback, then BeforeSleep (libevent 2.1 has no
   // "prepare" hook, so the loop is driven turn by turn).
   while (!shutdown_requested_) {

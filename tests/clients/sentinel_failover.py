@@ -4,7 +4,8 @@ promotes a replica, and the same client object (redis.sentinel.Sentinel.master_f
 writing to the new master without being rebuilt.
 
 Model. Three servers of the binary under test (a master and two replicas, `replicaof` on their
-command lines) and three of Debian's Sentinels (quorum 2, down-after 1 s), all on free loopback
+command lines) and three of Debian's Sentinels (quorum 2, down-after 3 s: with 1 s a loaded
+machine sees spurious second failovers, tests/support/sentinel.tcl says why), all on free loopback
 ports in a temporary directory. The client writes a counter through master_for; the test waits
 until the replicas hold it, kills the master with SIGKILL, then retries the client's writes
 (bounded: 60 s) until one succeeds, and checks that it went to a different, promoted server that
@@ -81,7 +82,7 @@ class Group:
         with open(conf, "w") as f:
             f.write(f"port {port}\nbind 127.0.0.1\ndir {d}\nlogfile {d}/log\n"
                     f"sentinel monitor mymaster 127.0.0.1 {master_port} 2\n"
-                    "sentinel down-after-milliseconds mymaster 1000\n"
+                    "sentinel down-after-milliseconds mymaster 3000\n"
                     "sentinel failover-timeout mymaster 10000\n")
         self.procs[name] = subprocess.Popen(sentinel_command() + [conf, "--sentinel"],
                                             stdout=subprocess.DEVNULL,

@@ -257,19 +257,21 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
 
         test {A replica over its output-buffer limit is dropped} {
             r -1 config set client-output-buffer-limit "replica 128kb 0 0"
-            set rd [redis_deferring_client]
-            $rd debug sleep 3
-            after 100
-            r -1 select 9
-            set big [string repeat b 100000]
-            for {set i 0} {$i < 60} {incr i} {r -1 set big:$i $big}
-            wait_for_condition 100 50 {
-                [count_log_message "*overcoming of output buffer limits*" -1] > 0
-            } else {
-                fail "replica not dropped"
-            }
-            $rd read
-            $rd close
+            # The replica reads nothing while it is stopped (SIGSTOP), however loaded the
+            # machine: a DEBUG SLEEP sent 100 ms before the writes could start after them.
+            exec kill -STOP [srv 0 pid]
+            set rc [catch {
+                r -1 select 9
+                set big [string repeat b 100000]
+                for {set i 0} {$i < 60} {incr i} {r -1 set big:$i $big}
+                wait_for_condition 100 50 {
+                    [count_log_message "*overcoming of output buffer limits*" -1] > 0
+                } else {
+                    fail "replica not dropped"
+                }
+            } result opts]
+            exec kill -CONT [srv 0 pid]
+            if {$rc} {return -options $opts $result}
             r -1 config set client-output-buffer-limit "replica 256mb 64mb 60"
             repl_wait_synced
             repl_assert_same

@@ -675,3 +675,18 @@ foreach master_bin [list $::redis_master_bin {}] {
         }
     }
 }
+
+# A replica whose config file names its master starts connecting in its first loop turn, as
+# Redis's replication cron runs in the first serverCron, a millisecond after startup; it used to
+# wait for our first cron tick, one period later. With hz 1 that period is a second, so the
+# first ROLE, sent as soon as the server answers, would still see "connect" (not yet
+# connecting). It matters to Sentinel: a sentinel started right after the replica learns the
+# replicas from its first INFO of the master, and asks again only 10 s later.
+start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-delay 0}] {
+    start_server [list overrides [list hz 1 replicaof "[srv 0 host] [srv 0 port]"]] {
+        test {A replica of the config file starts connecting before it serves its first client} {
+            assert_not_equal connect [lindex [r role] 3]
+            wait_replica_online
+        }
+    }
+}

@@ -226,6 +226,17 @@ proc rt_start_sentinel {master_port} {
     return $r
 }
 
+# Stops the sentinel of rt_start_sentinel and removes its directory. Sentinel writes its config
+# and log while it shuts down, so the directory goes only once the process is gone (deleting it
+# at once failed under load: "file already exists").
+proc rt_stop_sentinel {pid dir} {
+    catch {exec kill -TERM $pid}
+    wait_for_condition 200 50 {![::server::process_alive $pid]} else {
+        catch {exec kill -KILL $pid}
+    }
+    file delete -force $dir
+}
+
 start_server {tags {repl external:skip redistp}} {
     test {redis-tp-lock --sentinel takes the lock on the master the sentinel names} {
         lassign [rt_start_sentinel [srv port]] pid sport dir
@@ -235,8 +246,7 @@ start_server {tags {repl external:skip redistp}} {
                            2>@1} out]
         set rc2 [catch {exec $lock --sentinel 127.0.0.1:$sport --master-name nosuch -w 1 \
                             rt:sl -c true 2>@1} out2]
-        exec kill $pid
-        file delete -force $dir
+        rt_stop_sentinel $pid $dir
         assert_equal {0 1} [list $rc [string trim $out]]
         assert_equal 1 $rc2
         assert_match {*no address from the sentinels*does not know nosuch*} $out2

@@ -25,7 +25,16 @@ namespace eval ::test {
     variable external 0
     variable current_file ""
     variable current_test ""
+    # Commands run after a failed test, each returning text (or "") printed under the failure:
+    # what a support file knows that helps read it (tests/support/sentinel.tcl: the sentinels'
+    # events). Added with ::test::on_failure.
+    variable failure_hooks {}
 }
+
+proc ::test::on_failure {command} {
+    lappend ::test::failure_hooks $command
+}
+
 
 # Prints one line to stdout right away (the parent reads it through a pipe).
 proc ::test::emit {line} {
@@ -216,5 +225,11 @@ proc test {name code {expected __no_expectation__} {tags {}}} {
         ::test::emit "    $line"
     }
     ::test::emit "    in $::test::current_file"
+    foreach hook $::test::failure_hooks {
+        if {[catch {uplevel #0 $hook} text]} {set text "(failure hook $hook: $text)"}
+        foreach line [split $text \n] {
+            if {$line ne ""} {::test::emit "    $line"}
+        }
+    }
     ::server::after_test_failure
 }
