@@ -10,6 +10,7 @@
 #include <string>
 
 #include "acl/acl.h"
+#include "cluster/cluster.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "persistence/persistence.h"
@@ -133,6 +134,9 @@ int main(int argc, char** argv) {
                             server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());
   // Redis loads the modules of the configuration before the dataset; redis-tp has none to load.
   if (!redistp::CheckNoModules(server)) return 1;
+  // A cluster node loads (or creates) and locks its nodes.conf before the data, whose keys it
+  // then counts per slot. Its errors are logged already; Redis exits with 1 for them.
+  if (!redistp::Cluster::Setup(server).ok()) return 1;
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);

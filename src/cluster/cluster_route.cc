@@ -1,0 +1,160 @@
+// The slot check of the admission gate (Redis 7.0's getNodeByQuery): may this node serve the
+// keys of a command, or of the commands a transaction queued, and if not, where to go.
+//
+// The rules, in Redis's order:
+//   1. Every key (found by the row's key search, FindKeys kSpecs, the one COMMAND GETKEYS
+//      uses; SPUBLISH/SSUBSCRIBE/SUNSUBSCRIBE's shard channels count as keys) must hash to
+//      one slot: CROSSSLOT otherwise. The first key's slot must have an owner: CLUSTERDOWN
+//      Hash slot not served otherwise. A command without keys is always served here.
+//   2. While the cluster state is fail: CLUSTERDOWN The cluster is down, unless
+//      cluster-allow-reads-when-down lets reads through (writes then get "... only accepts
+//      read commands"); shard Pub/Sub follows cluster-allow-pubsubshard-when-down instead.
+//   3. A slot this node is migrating: when some keys are missing here, ASK to the target
+//      (TRYAGAIN if the others are here: the command would see half of them). MIGRATE itself
+//      is served in an open slot.
+//   4. A slot this node is importing: served to an ASKING connection (or RESTORE-ASKING),
+//      except TRYAGAIN for several keys not all here.
+//   5. A READONLY connection of a replica may read its master's slots (later, with replicas).
+//   6. Otherwise MOVED <slot> <ip>:<port> when another node owns the slot.
+// A script's commands get the script's own texts (Redis's scriptVerifyClusterState).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "db/database.h"
+#include "protocol/errors.h"
+#include "server/admission.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/server.h"
+#include "util/crc16.h"
+
+namespace redistp {
+
+namespace {
+
+// The shard channels of the shard Pub/Sub commands (key specs flagged not_key, which FindKeys
+// never returns, but which Redis 7.0 routes as keys).
+bool ShardChannels(const CommandSpec& spec, const std::vector<std::string_view>& args,
+                   std::vector<std::string_view>* out) {
+  if (spec.full_name == "spublish") {
+    if (args.size() >= 2) out->push_back(args[1]);
+    return true;
+  }
+  if (spec.full_name == "ssubscribe" || spec.full_name == "sunsubscribe") {
+    for (size_t i = 1; i < args.size(); ++i) out->push_back(args[i]);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Cluster::Route(const AdmissionCall& call) {
+  const bool exec = call.spec.full_name == "exec";
+  // The commands judged together: EXEC's queue, or the one command.
+  struct One {
+    const CommandSpec* spec;
+    std::vector<std::string_view> args;
+  };
+  std::vector<One> cmds;
+  if (exec) {
+    for (const std::vector<std::string>& q : call.client.multi.queue) {
+      const CommandSpec* spec = server_.commands().Find(q[0]);
+      if (spec == nullptr) continue;
+      if (!spec->subcommands.empty() && q.size() >= 2) {
+        if (const CommandSpec* sub = spec->FindSubcommand(q[1])) spec = sub;
+      }
+      cmds.push_back(One{spec, std::vector<std::string_view>(q.begin(), q.end())});
+    }
+  } else {
+    cmds.push_back(One{&call.spec, call.args});
+  }
+
+  Database& db = server_.db(0);
+  ClusterNode* owner = nullptr;
+  std::string_view first_key;
+  int slot = -1;
+  bool migrating = false, importing = false, multiple_keys = false, pubsubshard = false;
+  bool any_key = false, is_migrate = false;
+  uint64_t flags = 0;
+  int missing = 0, existing = 0;
+  std::vector<std::string_view> keys;
+  for (const One& one : cmds) {
+    keys.clear();
+    if (ShardChannels(*one.spec, one.args, &keys)) {
+      pubsubshard = true;
+    } else {
+      for (const KeyRef& k : FindKeys(*one.spec, one.args, KeySearch::kSpecs)) {
+        keys.push_back(one.args[static_cast<size_t>(k.index)]);
+      }
+    }
+    flags |= one.spec->flags;
+    if (one.spec->full_name == "migrate") is_migrate = true;
+    for (std::string_view key : keys) {
+      const int key_slot = KeyHashSlot(key);
+      if (!any_key) {
+        any_key = true;
+        first_key = key;
+        slot = key_slot;
+        owner = state_.owner(slot);
+        if (owner == nullptr) return std::string(err::kClusterDownUnbound);
+        if (owner == state_.myself() && state_.migrating_to(slot) != nullptr) {
+          migrating = true;
+        } else if (state_.importing_from(slot) != nullptr) {
+          importing = true;
+        }
+      } else if (key != first_key) {
+        if (key_slot != slot) return std::string(err::kCrossSlot);
+        multiple_keys = true;
+      }
+      // Whether the key is here, only asked for a slot in migration (Redis's lookupKeyRead,
+      // which counts as a read).
+      if ((migrating || importing) && db.Peek(key) == nullptr) {
+        ++missing;
+      } else {
+        ++existing;
+      }
+    }
+  }
+  if (!any_key) return {};
+  const bool script = call.script != nullptr;
+  const bool write = (flags & kCmdWrite) != 0;
+  if (!state_.ok) {
+    if (pubsubshard) {
+      if (!server_.config().cluster_allow_pubsubshard_when_down) {
+        return std::string(script ? err::kScriptClusterDown : err::kClusterDown);
+      }
+    } else if (!server_.config().cluster_allow_reads_when_down) {
+      return std::string(script ? err::kScriptClusterDown : err::kClusterDown);
+    } else if (write) {
+      return std::string(script ? err::kScriptClusterDownReadOnly : err::kClusterDownReadOnly);
+    }
+  }
+  if ((migrating || importing) && is_migrate) return {};
+  if (migrating && missing > 0) {
+    if (script) return std::string(err::kScriptNonLocalKey);
+    if (existing > 0) return std::string(err::kTryAgain);
+    const ClusterNode* to = state_.migrating_to(slot);
+    return "ASK " + std::to_string(slot) + " " + to->ip + ":" + std::to_string(to->port);
+  }
+  const Client& asker = call.principal;
+  if (importing && (asker.has_flag(kClientAsking) || (flags & kCmdAsking) != 0)) {
+    if (multiple_keys && missing > 0) {
+      return std::string(script ? err::kScriptNonLocalKey : err::kTryAgain);
+    }
+    return {};
+  }
+  const ClusterNode* me = state_.myself();
+  if ((asker.has_flag(kClientReadOnly) || pubsubshard) && !write && me->IsReplica() &&
+      me->master == owner) {
+    return {};
+  }
+  if (owner == me) return {};
+  if (script) return std::string(err::kScriptNonLocalKey);
+  return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(owner->port);
+}
+
+}  // namespace redistp
