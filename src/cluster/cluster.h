@@ -29,6 +29,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cluster/cluster_state.h"
 #include "cluster/nodes_conf.h"
@@ -89,6 +91,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
   int size_ = 1;
   int64_t first_update_ms_ = 0;
   int64_t among_minority_ms_ = 0;
+  std::vector<std::string_view> route_keys_;  // Route's scratch: the keys of the call
 };
 
 }  // namespace redistp

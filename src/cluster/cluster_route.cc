@@ -53,70 +53,72 @@ bool ShardChannels(const CommandSpec& spec, const std::vector<std::string_view>&
 }  // namespace
 
 std::string Cluster::Route(const AdmissionCall& call) {
-  const bool exec = call.spec.full_name == "exec";
-  // The commands judged together: EXEC's queue, or the one command.
-  struct One {
-    const CommandSpec* spec;
-    std::vector<std::string_view> args;
+  // The keys of the commands judged together (EXEC's queue, or the one command), in order,
+  // into a member buffer so that routing allocates nothing once warm.
+  std::vector<std::string_view>& keys = route_keys_;
+  keys.clear();
+  uint64_t flags = 0;
+  bool pubsubshard = false, is_migrate = false;
+  auto gather = [&](const CommandSpec& spec, const std::vector<std::string_view>& args) {
+    flags |= spec.flags;
+    if (spec.full_name == "migrate") is_migrate = true;
+    if (ShardChannels(spec, args, &keys)) {
+      pubsubshard = true;
+      return;
+    }
+    // Most rows name one key at a fixed place: no list to build.
+    KeyRef single;
+    if (FindSingleFixedKey(spec, args, &single)) {
+      keys.push_back(args[static_cast<size_t>(single.index)]);
+      return;
+    }
+    for (const KeyRef& k : FindKeys(spec, args, KeySearch::kSpecs)) {
+      keys.push_back(args[static_cast<size_t>(k.index)]);
+    }
   };
-  std::vector<One> cmds;
-  if (exec) {
+  if (call.spec.full_name == "exec") {
+    std::vector<std::string_view> args;
     for (const std::vector<std::string>& q : call.client.multi.queue) {
       const CommandSpec* spec = server_.commands().Find(q[0]);
       if (spec == nullptr) continue;
       if (!spec->subcommands.empty() && q.size() >= 2) {
         if (const CommandSpec* sub = spec->FindSubcommand(q[1])) spec = sub;
       }
-      cmds.push_back(One{spec, std::vector<std::string_view>(q.begin(), q.end())});
+      args.assign(q.begin(), q.end());
+      gather(*spec, args);
     }
   } else {
-    cmds.push_back(One{&call.spec, call.args});
+    gather(call.spec, call.args);
   }
 
   Database& db = server_.db(0);
   ClusterNode* owner = nullptr;
   std::string_view first_key;
   int slot = -1;
-  bool migrating = false, importing = false, multiple_keys = false, pubsubshard = false;
-  bool any_key = false, is_migrate = false;
-  uint64_t flags = 0;
+  bool migrating = false, importing = false, multiple_keys = false, any_key = false;
   int missing = 0, existing = 0;
-  std::vector<std::string_view> keys;
-  for (const One& one : cmds) {
-    keys.clear();
-    if (ShardChannels(*one.spec, one.args, &keys)) {
-      pubsubshard = true;
-    } else {
-      for (const KeyRef& k : FindKeys(*one.spec, one.args, KeySearch::kSpecs)) {
-        keys.push_back(one.args[static_cast<size_t>(k.index)]);
+  for (std::string_view key : keys) {
+    const int key_slot = KeyHashSlot(key);
+    if (!any_key) {
+      any_key = true;
+      first_key = key;
+      slot = key_slot;
+      owner = state_.owner(slot);
+      if (owner == nullptr) return std::string(err::kClusterDownUnbound);
+      if (owner == state_.myself() && state_.migrating_to(slot) != nullptr) {
+        migrating = true;
+      } else if (state_.importing_from(slot) != nullptr) {
+        importing = true;
       }
+    } else if (key != first_key) {
+      if (key_slot != slot) return std::string(err::kCrossSlot);
+      multiple_keys = true;
     }
-    flags |= one.spec->flags;
-    if (one.spec->full_name == "migrate") is_migrate = true;
-    for (std::string_view key : keys) {
-      const int key_slot = KeyHashSlot(key);
-      if (!any_key) {
-        any_key = true;
-        first_key = key;
-        slot = key_slot;
-        owner = state_.owner(slot);
-        if (owner == nullptr) return std::string(err::kClusterDownUnbound);
-        if (owner == state_.myself() && state_.migrating_to(slot) != nullptr) {
-          migrating = true;
-        } else if (state_.importing_from(slot) != nullptr) {
-          importing = true;
-        }
-      } else if (key != first_key) {
-        if (key_slot != slot) return std::string(err::kCrossSlot);
-        multiple_keys = true;
-      }
-      // Whether the key is here, only asked for a slot in migration (Redis's lookupKeyRead,
-      // which counts as a read).
-      if ((migrating || importing) && db.Peek(key) == nullptr) {
-        ++missing;
-      } else {
-        ++existing;
-      }
+    // Whether the key is here, only asked for a slot in migration (Redis's lookupKeyRead).
+    if ((migrating || importing) && db.Peek(key) == nullptr) {
+      ++missing;
+    } else {
+      ++existing;
     }
   }
   if (!any_key) return {};
