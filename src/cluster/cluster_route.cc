@@ -135,7 +135,19 @@ std::string Cluster::Route(const AdmissionCall& call) {
       return std::string(script ? err::kScriptClusterDownReadOnly : err::kClusterDownReadOnly);
     }
   }
-  if ((migrating || importing) && is_migrate) return {};
+  // Served here. A script that may not cross slots is held to the slot of its first keys
+  // (Redis's scriptVerifyClusterState, after the redirections).
+  auto here = [&]() -> std::string {
+    ScriptCallGate* g = call.script;
+    if (g == nullptr || g->allow_cross_slot) return {};
+    if (g->slot == -1) {
+      g->slot = slot;
+    } else if (g->slot != slot) {
+      return std::string(err::kScriptCrossSlot);
+    }
+    return {};
+  };
+  if ((migrating || importing) && is_migrate) return here();
   if (migrating && missing > 0) {
     if (script) return std::string(err::kScriptNonLocalKey);
     if (existing > 0) return std::string(err::kTryAgain);
@@ -147,14 +159,14 @@ std::string Cluster::Route(const AdmissionCall& call) {
     if (multiple_keys && missing > 0) {
       return std::string(script ? err::kScriptNonLocalKey : err::kTryAgain);
     }
-    return {};
+    return here();
   }
   const ClusterNode* me = state_.myself();
   if ((asker.has_flag(kClientReadOnly) || pubsubshard) && !write && me->IsReplica() &&
       me->master == owner) {
-    return {};
+    return here();
   }
-  if (owner == me) return {};
+  if (owner == me) return here();
   if (script) return std::string(err::kScriptNonLocalKey);
   return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(owner->port);
 }

@@ -680,112 +680,160 @@ void AskingCommand(CommandContext& c) {
 
 }  // namespace
 
+using docs::Block;
+using docs::Integer;
+using docs::OneOf;
+using docs::PureToken;
+using docs::String;
+
 void RegisterClusterCommands(CommandTable& t) {
-  auto doc = [](std::string_view summary, std::string_view complexity) {
-    return CommandDoc{
-        .summary = summary, .since = "3.0.0", .group = "cluster", .complexity = complexity};
-  };
   constexpr uint64_t kAdmin = kCmdAdmin | kCmdStale | kCmdNoAsyncLoading;
   constexpr uint64_t kAdminAcl = kAclAdmin | kAclSlow | kAclDangerous;
+  constexpr std::string_view kAllNodes = "O(N) where N is the total number of Cluster nodes";
+  constexpr std::string_view kSlotArgs = "O(N) where N is the total number of hash slot arguments";
+  constexpr std::string_view kSlotRanges =
+      "O(N) where N is the total number of the slots between the start slot and end slot "
+      "arguments.";
   // The replies that differ from node to node or call to call carry Redis's tip.
+  static constexpr std::string_view kNondeterministic[] = {"bumpepoch",     "count-failure-reports",
+                                                           "getkeysinslot", "info",
+                                                           "links",         "nodes",
+                                                           "replicas",      "shards",
+                                                           "slaves",        "slots"};
   auto sub = [&](const char* name, int arity, uint64_t flags, uint64_t acl,
-                 std::string_view summary, CommandHandler h) {
-    CommandDoc d = doc(summary, "O(1)");
-    static constexpr std::string_view kNondeterministic[] = {
-        "bumpepoch",     "count-failure-reports",
-        "getkeysinslot", "info",
-        "links",         "nodes",
-        "replicas",      "shards",
-        "slaves",        "slots"};
+                 std::string_view summary, std::string_view since, std::string_view complexity,
+                 std::vector<ArgDoc> args, CommandHandler h) {
+    CommandDoc d{.summary = summary, .since = since, .group = "cluster", .complexity = complexity};
+    d.args = std::move(args);
     for (std::string_view n : kNondeterministic) {
       if (n == name) d.tips = {"nondeterministic_output"};
     }
     return CommandSpec{
         .name = name, .arity = arity, .flags = flags, .acl = acl, .doc = d, .handler = h};
   };
+  auto ranges = [] {
+    return std::vector<ArgDoc>{
+        Block("start-slot_end-slot", {Integer("start-slot"), Integer("end-slot")}).Multiple()};
+  };
+  auto node_id = [] { return std::vector<ArgDoc>{String("node-id")}; };
+
+  CommandSpec meet =
+      sub("meet", -4, kAdmin, kAdminAcl, "Introduces this node to another node", "3.0.0", "O(1)",
+          {String("ip"), Integer("port"), Integer("cluster_bus_port").Since("4.0.0").Optional()},
+          ClusterMeet);
+  meet.doc.history = {{"4.0.0", "The bus port became an optional third argument."}};
+  CommandSpec slaves = sub("slaves", 3, kCmdAdmin | kCmdStale, kAdminAcl,
+                           "Lists the replicas of a master (old name of CLUSTER REPLICAS)", "3.0.0",
+                           "O(1)", node_id(), ClusterReplicas);
+  slaves.doc.doc_flags = kDocDeprecated;
+  slaves.doc.deprecated_since = "5.0.0";
+  slaves.doc.replaced_by = "`CLUSTER REPLICAS`";
+  CommandSpec slots =
+      sub("slots", 2, kCmdStale, kAclSlow, "Maps the slot ranges to the nodes serving them",
+          "3.0.0", kAllNodes, {}, ClusterSlots);
+  slots.doc.doc_flags = kDocDeprecated;
+  slots.doc.deprecated_since = "7.0.0";
+  slots.doc.replaced_by = "`CLUSTER SHARDS`";
+  slots.doc.history = {{"4.0.0", "Each node entry names the node's id."},
+                       {"7.0.0", "Each node entry ends with a map of its other names."}};
+
   CommandSpec cluster{
       .name = "cluster",
       .arity = -2,
       .acl = kAclSlow,
-      .doc = doc("A container for Redis Cluster commands", "Depends on subcommand."),
+      .doc = CommandDoc{.summary = "The Redis Cluster commands of a node",
+                        .since = "3.0.0",
+                        .group = "cluster",
+                        .complexity = "Depends on subcommand."},
       .subcommands = {
-          sub("addslots", -3, kAdmin, kAdminAcl, "Assigns new hash slots to a node",
-              ClusterAddSlots),
-          sub("addslotsrange", -4, kAdmin, kAdminAcl, "Assigns new hash slot ranges to a node",
+          sub("addslots", -3, kAdmin, kAdminAcl, "Makes this node serve the given slots", "3.0.0",
+              kSlotArgs, {Integer("slot").Multiple()}, ClusterAddSlots),
+          sub("addslotsrange", -4, kAdmin, kAdminAcl,
+              "Makes this node serve the given ranges of slots", "7.0.0", kSlotRanges, ranges(),
               ClusterAddSlotsRange),
-          sub("bumpepoch", 2, kAdmin, kAdminAcl, "Advances the cluster config epoch",
-              ClusterBumpEpoch),
+          sub("bumpepoch", 2, kAdmin, kAdminAcl, "Gives this node a new config epoch", "3.0.0",
+              "O(1)", {}, ClusterBumpEpoch),
           sub("count-failure-reports", 3, kCmdAdmin | kCmdStale, kAdminAcl,
-              "Returns the number of active failure reports active for a node",
+              "Counts the live failure reports about a node", "3.0.0",
+              "O(N) where N is the number of failure reports", node_id(),
               ClusterCountFailureReports),
-          sub("countkeysinslot", 3, kCmdStale, kAclSlow,
-              "Returns the number of keys in a hash slot", ClusterCountKeysInSlot),
-          sub("delslots", -3, kAdmin, kAdminAcl, "Sets hash slots as unbound for a node",
-              ClusterDelSlots),
-          sub("delslotsrange", -4, kAdmin, kAdminAcl, "Sets hash slot ranges as unbound for a node",
+          sub("countkeysinslot", 3, kCmdStale, kAclSlow, "Counts the keys of a hash slot", "3.0.0",
+              "O(1)", {Integer("slot")}, ClusterCountKeysInSlot),
+          sub("delslots", -3, kAdmin, kAdminAcl, "Stops this node serving the given slots", "3.0.0",
+              kSlotArgs, {Integer("slot").Multiple()}, ClusterDelSlots),
+          sub("delslotsrange", -4, kAdmin, kAdminAcl,
+              "Stops this node serving the given ranges of slots", "7.0.0", kSlotRanges, ranges(),
               ClusterDelSlotsRange),
           sub("failover", -2, kAdmin, kAdminAcl,
-              "Forces a replica to perform a manual failover of its master", ClusterFailover),
-          sub("flushslots", 2, kAdmin, kAdminAcl, "Deletes all slots information from a node",
-              ClusterFlushSlots),
-          sub("forget", 3, kAdmin, kAdminAcl, "Removes a node from the nodes table", ClusterForget),
-          sub("getkeysinslot", 4, kCmdStale, kAclSlow, "Returns the key names in a hash slot",
-              ClusterGetKeysInSlot),
+              "Makes a replica take over from its master by hand", "3.0.0", "O(1)",
+              {OneOf("options", {PureToken("FORCE"), PureToken("TAKEOVER")}).Optional()},
+              ClusterFailover),
+          sub("flushslots", 2, kAdmin, kAdminAcl, "Stops this node serving any slot", "3.0.0",
+              "O(1)", {}, ClusterFlushSlots),
+          sub("forget", 3, kAdmin, kAdminAcl, "Drops a node from this node's view", "3.0.0", "O(1)",
+              node_id(), ClusterForget),
+          sub("getkeysinslot", 4, kCmdStale, kAclSlow, "Lists keys of a hash slot", "3.0.0",
+              "O(log(N)) where N is the number of requested keys",
+              {Integer("slot"), Integer("count")}, ClusterGetKeysInSlot),
           sub("help", 2, kCmdLoading | kCmdStale, kAclSlow,
-              "Returns helpful text about the different subcommands", ClusterHelp),
-          sub("info", 2, kCmdStale, kAclSlow, "Returns information about the state of a node",
-              ClusterInfo),
-          sub("keyslot", 3, kCmdStale, kAclSlow, "Returns the hash slot for a key", ClusterKeySlot),
-          sub("links", 2, kCmdStale, kAclSlow,
-              "Returns a list of all TCP links to and from peer nodes", ClusterLinks),
-          sub("meet", -4, kAdmin, kAdminAcl, "Forces a node to handshake with another node",
-              ClusterMeet),
-          sub("myid", 2, kCmdStale, kAclSlow, "Returns the ID of a node", ClusterMyId),
-          sub("nodes", 2, kCmdStale, kAclSlow, "Returns the cluster configuration for a node",
-              ClusterNodes),
-          sub("replicas", 3, kCmdAdmin | kCmdStale, kAdminAcl,
-              "Lists the replica nodes of a master node", ClusterReplicas),
-          sub("replicate", 3, kAdmin, kAdminAcl, "Configure a node as replica of a master node",
-              ClusterReplicate),
-          sub("reset", -2, kCmdAdmin | kCmdNoScript | kCmdStale, kAdminAcl, "Resets a node",
+              "Lists the CLUSTER subcommands with a short description of each", "5.0.0", "O(1)", {},
+              ClusterHelp),
+          sub("info", 2, kCmdStale, kAclSlow, "Describes the cluster as this node sees it", "3.0.0",
+              "O(1)", {}, ClusterInfo),
+          sub("keyslot", 3, kCmdStale, kAclSlow, "Computes the hash slot of a key", "3.0.0",
+              "O(N) where N is the number of bytes in the key", {String("key")}, ClusterKeySlot),
+          sub("links", 2, kCmdStale, kAclSlow, "Describes this node's bus links to its peers",
+              "7.0.0", kAllNodes, {}, ClusterLinks),
+          std::move(meet),
+          sub("myid", 2, kCmdStale, kAclSlow, "Returns this node's id", "3.0.0", "O(1)", {},
+              ClusterMyId),
+          sub("nodes", 2, kCmdStale, kAclSlow, "Lists the nodes as this node sees them", "3.0.0",
+              kAllNodes, {}, ClusterNodes),
+          sub("replicas", 3, kCmdAdmin | kCmdStale, kAdminAcl, "Lists the replicas of a master",
+              "5.0.0", "O(1)", node_id(), ClusterReplicas),
+          sub("replicate", 3, kAdmin, kAdminAcl, "Makes this node a replica of a master", "3.0.0",
+              "O(1)", node_id(), ClusterReplicate),
+          sub("reset", -2, kCmdAdmin | kCmdNoScript | kCmdStale, kAdminAcl,
+              "Makes this node forget its cluster", "3.0.0",
+              "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as "
+              "a side effect.",
+              {OneOf("hard_soft", {PureToken("HARD"), PureToken("SOFT")}).Optional()},
               ClusterReset),
-          sub("saveconfig", 2, kAdmin, kAdminAcl,
-              "Forces a node to save the cluster configuration to disk", ClusterSaveConfig),
-          sub("set-config-epoch", 3, kAdmin, kAdminAcl,
-              "Sets the configuration epoch for a new node", ClusterSetConfigEpoch),
-          sub("setslot", -4, kAdmin, kAdminAcl, "Binds a hash slot to a node", ClusterSetSlot),
-          sub("shards", 2, kCmdStale, kAclSlow, "Returns the mapping of cluster slots to shards",
-              ClusterShards),
-          sub("slaves", 3, kCmdAdmin | kCmdStale, kAdminAcl,
-              "Lists the replica nodes of a master node", ClusterReplicas),
-          sub("slots", 2, kCmdStale, kAclSlow, "Returns the mapping of cluster slots to nodes",
-              ClusterSlots),
+          sub("saveconfig", 2, kAdmin, kAdminAcl, "Writes the cluster config file now", "3.0.0",
+              "O(1)", {}, ClusterSaveConfig),
+          sub("set-config-epoch", 3, kAdmin, kAdminAcl, "Sets a new node's config epoch", "3.0.0",
+              "O(1)", {Integer("config-epoch")}, ClusterSetConfigEpoch),
+          sub("setslot", -4, kAdmin, kAdminAcl,
+              "Changes a slot's owner or migration state on this node", "3.0.0", "O(1)",
+              {Integer("slot"),
+               OneOf("subcommand",
+                     {String("node-id").Token("IMPORTING"), String("node-id").Token("MIGRATING"),
+                      String("node-id").Token("NODE"), PureToken("STABLE")})},
+              ClusterSetSlot),
+          sub("shards", 2, kCmdStale, kAclSlow, "Describes the shards: their slots and nodes",
+              "7.0.0", "O(N) where N is the total number of cluster nodes", {}, ClusterShards),
+          std::move(slaves),
+          std::move(slots),
       }};
   t.Register(std::move(cluster));
-  t.Register(CommandSpec{.name = "readonly",
-                         .arity = 1,
-                         .flags = kCmdLoading | kCmdStale | kCmdFast,
-                         .acl = kAclFast | kAclConnection,
-                         .doc = doc("Enables read-only queries for a connection to a Redis Cluster "
-                                    "replica node",
-                                    "O(1)"),
-                         .handler = ReadOnlyCommand});
-  t.Register(
-      CommandSpec{.name = "readwrite",
-                  .arity = 1,
-                  .flags = kCmdLoading | kCmdStale | kCmdFast,
-                  .acl = kAclFast | kAclConnection,
-                  .doc = doc("Enables read-write queries for a connection to a Reids Cluster "
-                             "replica node",
-                             "O(1)"),
-                  .handler = ReadWriteCommand});
-  t.Register(
-      CommandSpec{.name = "asking",
-                  .arity = 1,
-                  .flags = kCmdFast,
-                  .acl = kAclFast | kAclConnection,
-                  .doc = doc("Signals that a cluster client is following an -ASK redirect", "O(1)"),
-                  .handler = AskingCommand});
+  auto connection = [](const char* name, uint64_t flags, std::string_view summary,
+                       CommandHandler h) {
+    return CommandSpec{
+        .name = name,
+        .arity = 1,
+        .flags = flags,
+        .acl = kAclFast | kAclConnection,
+        .doc =
+            CommandDoc{
+                .summary = summary, .since = "3.0.0", .group = "cluster", .complexity = "O(1)"},
+        .handler = h};
+  };
+  t.Register(connection("readonly", kCmdLoading | kCmdStale | kCmdFast,
+                        "Lets this connection read a replica's slots", ReadOnlyCommand));
+  t.Register(connection("readwrite", kCmdLoading | kCmdStale | kCmdFast,
+                        "Ends READONLY on this connection", ReadWriteCommand));
+  t.Register(connection("asking", kCmdFast,
+                        "Lets the next command use a slot this node is importing", AskingCommand));
 }
 
 }  // namespace redistp

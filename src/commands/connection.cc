@@ -167,7 +167,9 @@ void ResetCommand(CommandContext& c) {
   c.server.SelectDb(cl, 0);
   cl.reply.SetResp(2);
   cl.name.clear();
-  cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict, false);
+  cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict |
+                  kClientReadOnly | kClientAsking,
+              false);
   c.server.RemoveMonitor(&cl);
   // Back to the default user, authenticated only if it needs no password.
   cl.user = nullptr;

@@ -32,6 +32,10 @@ inline constexpr std::string_view kScriptClusterDown =
     "ERR Script attempted to execute a command while the cluster is down";
 inline constexpr std::string_view kScriptNonLocalKey =
     "ERR Script attempted to access a non local key in a cluster node";
+inline constexpr std::string_view kScriptCrossSlot =
+    "ERR Script attempted to access keys that do not hash to the same slot";
+inline constexpr std::string_view kScriptNoCluster =
+    "ERR Can not run script on cluster, 'no-cluster' flag is set.";
 
 // CLUSTER subcommands.
 inline constexpr std::string_view kClusterInvalidSlot = "ERR Invalid or out of range slot";

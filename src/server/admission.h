@@ -45,6 +45,11 @@ struct ScriptCallGate {
   // In: whether an earlier command of this script wrote (then OOM refuses nothing more: half a
   // script applied is worse). Out: set when a write command is admitted.
   bool wrote = false;
+  // Cluster mode: whether the script may use keys of several slots (a script without a shebang,
+  // or flags=allow-cross-slot-keys), and the slot its keys so far hash to (-1: none yet; in:
+  // the script's, out: set by the first keyed command).
+  bool allow_cross_slot = true;
+  int slot = -1;
 };
 
 // One request to run a command, as the checks see it.

@@ -119,6 +119,52 @@ start_server {tags {cluster} db 0 overrides {cluster-enabled yes cluster-node-ti
         assert_equal 0 [r cluster countkeysinslot $slot]
     }
 
+    test {Scripts in cluster mode: no-cluster refused, cross-slot keys only where allowed} {
+        assert_error {ERR Can not run script on cluster, 'no-cluster' flag is set.} \
+            {r eval "#!lua flags=no-cluster\nreturn 1" 0}
+        # A script with a shebang keeps to the slot of its first keys ...
+        assert_error {*Script attempted to access keys that do not hash to the same slot*} \
+            {r eval "#!lua\nredis.call('set','a',1) return redis.call('set','b',1)" 0}
+        assert_error {*Script attempted to access keys that do not hash to the same slot*} \
+            {r eval "#!lua\nreturn redis.call('get','b')" 1 a}
+        assert_equal {} [r eval "#!lua\nreturn redis.call('get','x{a}')" 1 a]
+        # ... unless it allows more; a script without a shebang may always.
+        assert_equal OK [r eval "#!lua flags=allow-cross-slot-keys\nredis.call('set','a',1)\
+            return redis.call('set','b',1)" 0]
+        assert_equal {OK OK} [r eval {return {redis.call('set','a',1), redis.call('set','b',1)}} 0]
+        r function load replace "#!lua name=clib
+redis.register_function{function_name='nocl', callback=function() return 1 end,
+    flags={'no-cluster'}}
+redis.register_function('two', function() redis.call('set','a',1)
+    return redis.call('set','b',1) end)"
+        assert_error {ERR Can not run script on cluster, 'no-cluster' flag is set.} {r fcall nocl 0}
+        assert_error {*do not hash to the same slot*} {r fcall two 0}
+        r function flush
+        r del a
+        r del b
+    }
+
+    test {READONLY shows in CLIENT LIST and RESET clears it} {
+        assert_equal OK [r readonly]
+        assert_match {*flags=r *} [r client list id [r client id]]
+        r reset
+        assert_match {*flags=N *} [r client list id [r client id]]
+    }
+
+    test {A second node on the same nodes.conf exits 1 with Redis's log line} {
+        set dir [lindex [r config get dir] 1]
+        set port [::server::find_free_port]
+        set rc [catch {exec timeout 20 $::server::binary --port $port --bind 127.0.0.1 \
+            --cluster-enabled yes --save "" --dir $dir 2>@1} out opts]
+        assert_equal 1 $rc
+        assert_match {CHILDSTATUS * 1} [dict get $opts -errorcode]
+        assert_match {*Sorry, the cluster configuration file nodes.conf is already used by a\
+            different Redis Cluster node. Please make sure that different nodes use different\
+            cluster configuration files.*} $out
+        # The node itself goes on.
+        assert_equal PONG [r ping]
+    }
+
     test {Cluster mode has one database} {
         assert_equal OK [r select 0]
         assert_error {ERR SELECT is not allowed in cluster mode} {r select 1}
@@ -214,6 +260,10 @@ start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes c
         assert_error {*Script attempted to access a non local key in a cluster node*} \
             {r eval {return redis.call('get','foo')} 0}
         assert_equal OK [r set bar 1]
+        # Shard channels are routed as keys; classic Pub/Sub is not.
+        assert_error {MOVED 12182 127.0.0.1:30001} {r spublish foo hi}
+        assert_equal 0 [r spublish bar hi]
+        assert_equal 0 [r publish foo hi]
         r multi
         assert_error {MOVED 12182 *} {r set foo 1}
         assert_error {EXECABORT *} {r exec}
