@@ -129,14 +129,15 @@ int main(int argc, char** argv) {
   // from here on every command is judged by them.
   redistp::Acl::Of(server);
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
+  // A cluster node loads (or creates) and locks its nodes.conf before the banner and the data,
+  // whose keys it then counts per slot (Redis's clusterInit runs there). Its errors are logged
+  // already; Redis exits with 1 for them.
+  if (!redistp::Cluster::Setup(server).ok()) return 1;
   // The banner names the TLS port when there is no plain one (Redis's rule).
   redistp::LogStartupBanner(log, server.config(),
                             server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());
   // Redis loads the modules of the configuration before the dataset; redis-tp has none to load.
   if (!redistp::CheckNoModules(server)) return 1;
-  // A cluster node loads (or creates) and locks its nodes.conf before the data, whose keys it
-  // then counts per slot. Its errors are logged already; Redis exits with 1 for them.
-  if (!redistp::Cluster::Setup(server).ok()) return 1;
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the
   // RDB file) before the first client is served. Its errors are logged already.
   redistp::Persistence::Of(server);

@@ -15,6 +15,10 @@ inline constexpr std::string_view kSwapdbInCluster = "ERR SWAPDB is not allowed 
 inline constexpr std::string_view kMoveInCluster = "ERR MOVE is not allowed in cluster mode";
 inline constexpr std::string_view kCopyDbInCluster =
     "ERR Copying to another database is not allowed in cluster mode";
+inline constexpr std::string_view kReplicaofInCluster =
+    "ERR REPLICAOF not allowed in cluster mode.";
+inline constexpr std::string_view kFailoverInCluster =
+    "ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.";
 
 // Redirections and refusals of the slot check (Redis's clusterRedirectClient).
 inline constexpr std::string_view kCrossSlot =

@@ -165,6 +165,20 @@ redis.register_function('two', function() redis.call('set','a',1)
         assert_equal PONG [r ping]
     }
 
+    test {REPLICAOF and FAILOVER are the cluster's business in cluster mode} {
+        assert_error {ERR REPLICAOF not allowed in cluster mode.} {r replicaof 127.0.0.1 1}
+        assert_error {ERR REPLICAOF not allowed in cluster mode.} {r slaveof no one}
+        assert_error {ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command*} \
+            {r failover}
+        set dir [lindex [r config get dir] 1]
+        set rc [catch {exec timeout 20 $::server::binary --port [::server::find_free_port] \
+            --bind 127.0.0.1 --cluster-enabled yes --replicaof 127.0.0.1 1 --save "" \
+            --dir $dir 2>@1} out opts]
+        assert_equal 1 $rc
+        assert_match {CHILDSTATUS * 1} [dict get $opts -errorcode]
+        assert_match {*replicaof directive not allowed in cluster mode*} $out
+    }
+
     test {Cluster mode has one database} {
         assert_equal OK [r select 0]
         assert_error {ERR SELECT is not allowed in cluster mode} {r select 1}
