@@ -194,14 +194,21 @@ std::vector<std::pair<int, int>> SlotRuns(const ClusterNode& n) {
 void ClusterSlots(CommandContext& c) {
   Cluster* cl = Need(c);
   if (cl == nullptr) return;
+  const ClusterState& st = cl->state();
+  // Runs of consecutive slots with one owner, in slot order, as Redis walks them.
   struct Range {
     int start, end;
     const ClusterNode* master;
   };
   std::vector<Range> ranges;
-  for (const ClusterNode* n : cl->state().nodes()) {
-    if (!n->IsMaster() || n->num_slots == 0) continue;
-    for (auto [s, e] : SlotRuns(*n)) ranges.push_back(Range{s, e, n});
+  for (int s = 0; s < kClusterSlots; ++s) {
+    const ClusterNode* n = st.owner(s);
+    if (n == nullptr) continue;
+    if (!ranges.empty() && ranges.back().master == n && ranges.back().end == s - 1) {
+      ranges.back().end = s;
+    } else {
+      ranges.push_back(Range{s, s, n});
+    }
   }
   c.reply.Array(ranges.size());
   for (const Range& r : ranges) {
@@ -540,6 +547,9 @@ void ClusterReplicate(CommandContext& c) {
     c.reply.Error(err::kClusterReplicateMyself);
   } else if (n->IsReplica()) {
     c.reply.Error(err::kClusterReplicateReplica);
+  } else if (cl->myself().IsMaster() &&
+             (cl->myself().num_slots != 0 || c.server.db(0).size() != 0)) {
+    c.reply.Error(err::kClusterReplicateNotEmpty);
   } else {
     NeedsBus(c);
   }

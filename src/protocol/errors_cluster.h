@@ -58,6 +58,8 @@ inline constexpr std::string_view kClusterResetWithKeys =
 inline constexpr std::string_view kClusterReplicateMyself = "ERR Can't replicate myself";
 inline constexpr std::string_view kClusterReplicateReplica =
     "ERR I can only replicate a master, not a replica.";
+inline constexpr std::string_view kClusterReplicateNotEmpty =
+    "ERR To set a master the node must be empty and without assigned slots.";
 inline constexpr std::string_view kClusterForgetMyself =
     "ERR I tried hard but I can't forget myself...";
 inline constexpr std::string_view kClusterForgetMyMaster = "ERR Can't forget my master!";

@@ -268,6 +268,13 @@ start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes c
         wait_cluster_ok
         assert_equal 2 [cluster_field cluster_known_nodes]
         assert_equal 2 [cluster_field cluster_size]
+        # CLUSTER SLOTS lists the ranges in slot order, each with its node's address and id.
+        set slots [r cluster slots]
+        assert_equal {{0 8191} {8192 16383}} [lmap e $slots {lrange $e 0 1}]
+        assert_equal [list 127.0.0.1 30001 $other {}] [lindex $slots 1 2]
+        assert_equal $mine [lindex $slots 0 2 2]
+        assert_error {ERR To set a master the node must be empty and without assigned slots.} \
+            {r cluster replicate $other}
         # foo hashes to 12182, the other node's; bar to 5061, ours.
         assert_error {MOVED 12182 127.0.0.1:30001} {r get foo}
         assert_error {MOVED 12182 127.0.0.1:30001} {r eval {return 1} 1 foo}
