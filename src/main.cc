@@ -10,6 +10,7 @@
 #include <string>
 
 #include "acl/acl.h"
+#include "cluster/cluster.h"
 #include "commands/register.h"
 #include "commands/server_info.h"
 #include "persistence/persistence.h"
@@ -128,6 +129,10 @@ int main(int argc, char** argv) {
   // from here on every command is judged by them.
   redistp::Acl::Of(server);
   redistp::InstallCrashHandlers(&server, [&server] { return redistp::InfoAllText(server); });
+  // A cluster node loads (or creates) and locks its nodes.conf before the banner and the data,
+  // whose keys it then counts per slot (Redis's clusterInit runs there). Its errors are logged
+  // already; Redis exits with 1 for them.
+  if (!redistp::Cluster::Setup(server).ok()) return 1;
   // The banner names the TLS port when there is no plain one (Redis's rule).
   redistp::LogStartupBanner(log, server.config(),
                             server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());

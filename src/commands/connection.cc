@@ -49,6 +49,11 @@ void SelectCommand(CommandContext& c) {
     c.reply.Error(err::kIntRange);
     return;
   }
+  // A cluster node has one database.
+  if (c.server.config().cluster_enabled && index != 0) {
+    c.reply.Error(err::kSelectInCluster);
+    return;
+  }
   Status s = c.server.SelectDb(c.client, index);
   if (!s.ok()) {
     c.reply.Error(s.message());
@@ -145,7 +150,7 @@ void HelloCommand(CommandContext& c) {
   c.reply.Bulk("id");
   c.reply.Int(static_cast<int64_t>(c.client.id));
   c.reply.Bulk("mode");
-  c.reply.Bulk("standalone");
+  c.reply.Bulk(c.server.config().cluster_enabled ? "cluster" : "standalone");
   c.reply.Bulk("role");
   const Replication* repl = c.server.subsystem<Replication>();
   c.reply.Bulk(repl != nullptr && repl->is_replica() ? "replica" : "master");
@@ -162,7 +167,9 @@ void ResetCommand(CommandContext& c) {
   c.server.SelectDb(cl, 0);
   cl.reply.SetResp(2);
   cl.name.clear();
-  cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict, false);
+  cl.set_flag(kClientReplyOff | kClientReplySkip | kClientReplySkipNext | kClientNoEvict |
+                  kClientReadOnly | kClientAsking,
+              false);
   c.server.RemoveMonitor(&cl);
   // Back to the default user, authenticated only if it needs no password.
   cl.user = nullptr;

@@ -19,6 +19,10 @@ namespace redistp {
 namespace {
 
 void FailoverCommand(CommandContext& c) {
+  if (c.server.config().cluster_enabled) {
+    c.reply.Error(err::kFailoverInCluster);
+    return;
+  }
   Failover::Request req;
   bool has_to = false, has_timeout = false, abort = false;
   const size_t n = c.args.size();

@@ -82,7 +82,7 @@ void ServerSection(Server& s, std::string* out) {
   Line(out, "redis_git_sha1:00000000");
   Line(out, "redis_git_dirty:0");
   Line(out, "redis_build_id:%s", BuildId().c_str());
-  Line(out, "redis_mode:standalone");
+  Line(out, "redis_mode:%s", s.config().cluster_enabled ? "cluster" : "standalone");
   Line(out, "os:%s %s %s", un.sysname, un.release, un.machine);
   Line(out, "arch_bits:%d", static_cast<int>(sizeof(long) * 8));
   Line(out, "monotonic_clock:POSIX clock_gettime");
@@ -408,7 +408,9 @@ void LatencyStatsSection(Server& s, std::string* out) {
   for (const auto& spec : s.commands().all()) LatencyStatsLine(*spec, names, percentiles, out);
 }
 
-void ClusterSection(Server& /*s*/, std::string* out) { Line(out, "cluster_enabled:0"); }
+void ClusterSection(Server& s, std::string* out) {
+  Line(out, "cluster_enabled:%d", s.config().cluster_enabled ? 1 : 0);
+}
 
 void KeyspaceSection(Server& s, std::string* out) {
   for (int i = 0; i < s.db_count(); ++i) {

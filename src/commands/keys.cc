@@ -109,6 +109,10 @@ void RenameNxCommand(CommandContext& c) { RenameGeneric(c, true); }
 // is validated (integer, then range) before the same-database check, as Redis does, so
 // "MOVE nokey <current db>" is still an error.
 void MoveCommand(CommandContext& c) {
+  if (c.server.config().cluster_enabled) {
+    c.reply.Error(err::kMoveInCluster);
+    return;
+  }
   int index;
   if (!keycmd::ParseIntArg(c, c.args[2], &index)) return;
   Database* dst = keycmd::DbByIndexOrReply(c, index);
@@ -145,6 +149,10 @@ void CopyCommand(CommandContext& c) {
       c.reply.Error(err::kSyntax);
       return;
     }
+  }
+  if (c.server.config().cluster_enabled && dst_db != &c.db) {
+    c.reply.Error(err::kCopyDbInCluster);
+    return;
   }
   std::string_view src_key = c.args[1];
   std::string_view dst_key = c.args[2];
@@ -228,6 +236,10 @@ void FlushAllCommand(CommandContext& c) {
 // so every client selected on a or b sees the other's keys at once. Swapping a database with
 // itself is a successful no-op.
 void SwapDbCommand(CommandContext& c) {
+  if (c.server.config().cluster_enabled) {
+    c.reply.Error(err::kSwapdbInCluster);
+    return;
+  }
   int a, b;
   if (!keycmd::ParseIntArg(c, c.args[1], &a, err::kInvalidFirstDbIndex)) return;
   if (!keycmd::ParseIntArg(c, c.args[2], &b, err::kInvalidSecondDbIndex)) return;

@@ -57,6 +57,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterReplMasterCommands(table);
   RegisterReplReplicaCommands(table);
   RegisterFailoverCommands(table);
+  RegisterClusterCommands(table);
   return table.first_error();
 }
 

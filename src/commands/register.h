@@ -91,6 +91,7 @@ void RegisterReplicationCommands(CommandTable& table);
 void RegisterReplMasterCommands(CommandTable& table);
 void RegisterReplReplicaCommands(CommandTable& table);
 void RegisterFailoverCommands(CommandTable& table);
+void RegisterClusterCommands(CommandTable& table);
 
 // Calls every Register*Commands above. Fails with the table's first registration error (a
 // duplicate name), which the server reports before exiting.

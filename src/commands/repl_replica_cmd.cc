@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands/register.h"
+#include "protocol/errors_cluster.h"
 #include "protocol/errors_failover.h"
 #include "protocol/errors_replica.h"
 #include "replication/failover.h"
@@ -23,6 +24,11 @@ constexpr std::string_view kReplicaClientError =
     "ERR Command is not valid when client is a replica.";
 
 void ReplicaOfCommand(CommandContext& c) {
+  // A cluster node replicates by CLUSTER REPLICATE only.
+  if (c.server.config().cluster_enabled) {
+    c.reply.Error(err::kReplicaofInCluster);
+    return;
+  }
   ReplicaSide& replica = Replication::Of(c.server).replica();
   // A FAILOVER decides the role until it ends (or FAILOVER ABORT), as in Redis.
   if (Replication::Of(c.server).failover().state() != Failover::State::kNone) {

@@ -154,6 +154,7 @@ Entry* Database::Add(std::string_view key, Value&& value, KeyNotice notice, bool
     may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
   }
   dict_.Insert(e, may_grow);
+  if (slot_index_ != nullptr) slot_index_->Insert(e);
   if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);  // RESTORE, COPY
   Emit(KeyEventKind::kAdded, e, notice, RemoveCause::kDeleted, nullptr, replaced);
   return e;
@@ -187,6 +188,7 @@ void Database::Detach(Entry* e) {
   if (e->expire_ms != 0) expires_.Erase(e);
   if (e->has_flag(Entry::kFlagFieldTtl)) field_ttls_.Erase(e);
   dict_.Unlink(e->key());
+  if (slot_index_ != nullptr) slot_index_->Erase(e);
 }
 
 void Database::Remove(Entry* e, RemoveCause cause) {
@@ -270,6 +272,7 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
   int64_t expire = src->expire_ms;
   Detach(src);
   dst_db.dict_.Insert(moved);
+  if (dst_db.slot_index_ != nullptr) dst_db.slot_index_->Insert(moved);
   if (expire != 0) {
     moved->expire_ms = expire;
     dst_db.expires_.Insert(moved);
@@ -296,6 +299,7 @@ void Database::Flush(FlushCount count, bool async) {
     dict_.Clear();
   }
   field_ttls_.Clear();
+  if (slot_index_ != nullptr) slot_index_->Clear();
   field_ttl_cursor_ = 0;
   expire_cursor_ = 0;
   avg_ttl_ms_ = 0;
@@ -305,6 +309,7 @@ void Database::Swap(Database& a, Database& b) {
   a.dict_.Swap(b.dict_);
   a.expires_.Swap(b.expires_);
   a.field_ttls_.Swap(b.field_ttls_);
+  a.slot_index_.swap(b.slot_index_);
   a.field_ttl_cursor_ = b.field_ttl_cursor_ = 0;
   std::swap(a.avg_ttl_ms_, b.avg_ttl_ms_);
   a.expire_cursor_ = b.expire_cursor_ = 0;
@@ -465,6 +470,7 @@ Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_m
     may_grow = ctx_->table_growth_allowed(ctx_->table_growth_arg, dict_.GrowBytes());
   }
   dict_.Insert(e, may_grow);
+  if (slot_index_ != nullptr) slot_index_->Insert(e);
   if (expire_ms != 0) {
     e->expire_ms = expire_ms;
     expires_.Insert(e);
@@ -491,6 +497,12 @@ void Database::SetSavedAccess(Entry* e, int64_t idle_s, int freq) {
   lru %= static_cast<int64_t>(Entry::kLruMask) + 1;
   if (lru < 0) lru += static_cast<int64_t>(Entry::kLruMask) + 1;
   e->set_lru(static_cast<uint32_t>(lru));
+}
+
+void Database::EnableSlotIndex() {
+  if (slot_index_ != nullptr) return;
+  slot_index_ = std::make_unique<SlotIndex>();
+  dict_.ForEach([this](Entry* e) { slot_index_->Insert(e); });
 }
 
 }  // namespace redistp

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "db/keyspace_events.h"
 #include "db/keyspace_state.h"
 #include "db/ptr_set.h"
+#include "db/slot_index.h"
 #include "types/type_limits.h"
 #include "util/clock.h"
 #include "util/status.h"
@@ -258,6 +260,14 @@ class Database {
   // their due fields, bounded per hash and by the deadline. Returns fields deleted.
   size_t ActiveExpireFields(int64_t deadline_us, int effort);
   size_t field_ttl_hashes() const { return field_ttls_.size(); }
+  // --- cluster mode ---
+  // Starts keeping the keys grouped by hash slot (db/slot_index.h), with the keys present now;
+  // from then on every insert and removal keeps it exact. Called once by a cluster node
+  // before it loads its data; a server that never calls it pays nothing.
+  void EnableSlotIndex();
+  // The index, or null when not enabled.
+  const SlotIndex* slot_index() const { return slot_index_.get(); }
+
   // Cron housekeeping: incremental rehash for `us` microseconds, shrink when sparse.
   void Cron(int64_t rehash_us);
 
@@ -311,6 +321,7 @@ class Database {
   size_t field_ttl_cursor_ = 0;
   uint64_t avg_ttl_ms_ = 0;
   std::vector<Entry*> sample_;
+  std::unique_ptr<SlotIndex> slot_index_;  // cluster mode only
 };
 
 }  // namespace redistp

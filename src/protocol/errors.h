@@ -18,6 +18,7 @@
 #pragma once
 
 #include "protocol/errors_acl.h"        // IWYU pragma: export
+#include "protocol/errors_cluster.h"    // IWYU pragma: export
 #include "protocol/errors_common.h"     // IWYU pragma: export
 #include "protocol/errors_failover.h"   // IWYU pragma: export
 #include "protocol/errors_scripting.h"  // IWYU pragma: export

@@ -399,6 +399,7 @@ void FunctionEngine::Call(CommandContext& ctx, bool read_only) {
   run.read_only = read_only || (fn->flags & kScriptNoWrites) != 0;
   run.is_eval = false;
   run.name = fn->name;
+  run.slot = ScriptEngine::Of(server_).DeclaredSlot(args, numkeys);
 
   lua_State* L = lua_;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);

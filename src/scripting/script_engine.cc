@@ -18,6 +18,7 @@
 #include "scripting/lua_env.h"
 #include "scripting/lua_reply.h"
 #include "server/admission.h"
+#include "util/crc16.h"
 #include "util/hash.h"
 #include "util/numbers.h"
 #include "watch/fence.h"
@@ -280,8 +281,18 @@ bool ScriptEngine::ParseNumKeys(const std::vector<std::string_view>& args,
   return true;
 }
 
+int ScriptEngine::DeclaredSlot(const std::vector<std::string_view>& args, size_t numkeys) const {
+  // The admission gate let the call in, so its declared keys share one slot.
+  if (!server_.config().cluster_enabled || numkeys == 0 || args.size() < 4) return -1;
+  return KeyHashSlot(args[3]);
+}
+
 bool ScriptEngine::AdmitDeclared(uint32_t flags, ReplyBuilder& reply) {
   if ((flags & kScriptEvalCompat) != 0) return true;
+  if ((flags & kScriptNoCluster) != 0 && server_.config().cluster_enabled) {
+    reply.Error(err::kScriptNoCluster);
+    return false;
+  }
   if ((flags & (kScriptAllowOom | kScriptNoWrites)) == 0 && server_.config().maxmemory != 0 &&
       server_.pre_command_oom()) {
     reply.Error(err::kOom);
@@ -359,7 +370,8 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   // Only when some refusal is possible (the usual case has none, and pays no lookup here).
   if ((server_.config().maxmemory != 0 && server_.pre_command_oom()) ||
-      server_.repl_too_few_replicas || !server_.WriteRefusal().empty()) {
+      server_.repl_too_few_replicas || !server_.WriteRefusal().empty() ||
+      server_.config().cluster_enabled) {
     // The declared flags as admission sees them: the cached script's, or the body's shebang
     // (an unknown SHA or a bad shebang is admitted and fails below).
     uint32_t declared = kScriptEvalCompat;
@@ -427,6 +439,7 @@ void ScriptEngine::Eval(CommandContext& ctx, bool by_sha, bool read_only) {
   run.read_only = read_only || (flags & kScriptNoWrites) != 0;
   run.is_eval = true;
   run.name = std::move(sha_text);
+  run.slot = DeclaredSlot(args, numkeys);
 
   lua_State* L = lua_;
   // KEYS and ARGV, set on the real globals (scripts see them read-only through the proxy).
@@ -757,6 +770,8 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   gate.read_only = run_.read_only;
   gate.allow_oom = (run_.flags & kScriptAllowOom) != 0;
   gate.wrote = run_.wrote;
+  gate.allow_cross_slot = (run_.flags & (kScriptEvalCompat | kScriptAllowCrossSlotKeys)) != 0;
+  gate.slot = run_.slot;
   client_->reply.SetResp(run_.resp);
   const bool narrowed = run_.repl != kReplAll;
   if (narrowed) server_.propagator().SetTargets(static_cast<uint8_t>(run_.repl));
@@ -769,6 +784,7 @@ int ScriptEngine::CallFromLua(lua_State* L, bool raise) {
   }
   server_.Execute(client_.get(), args_, &gate);
   run_.wrote = gate.wrote;
+  run_.slot = gate.slot;
   if (narrowed) server_.propagator().SetTargets(kPropagateAll);
   // The arguments are not needed any more: dropping them makes room for the reply however many
   // there were (unpack of ~8000 values fills the stack to Lua's limit).

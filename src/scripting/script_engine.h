@@ -73,6 +73,7 @@ struct ScriptRun {
   bool kill_requested = false;  // SCRIPT KILL / FUNCTION KILL asked to stop it
   int resp = 2;                 // redis.setresp
   int repl = kReplAll;          // redis.set_repl
+  int slot = -1;                // cluster mode: the slot of the keys used so far (-1: none)
 };
 
 // The server's scripting subsystem (server/subsystem.h). Its hooks serve the Lua debugger
@@ -105,6 +106,10 @@ class ScriptEngine : public Subsystem {
   // allow-oom, MISCONF and NOREPLICAS unless no-writes. A script without a shebang
   // (kScriptEvalCompat) passes. Replies the refusal and returns false.
   bool AdmitDeclared(uint32_t flags, ReplyBuilder& reply);
+  // Cluster mode: the slot of the call's declared keys (args[3], the first; the admission gate
+  // checked they share one), which a script without allow-cross-slot-keys must keep to; -1
+  // without keys or cluster mode.
+  int DeclaredSlot(const std::vector<std::string_view>& args, size_t numkeys) const;
   // SCRIPT LOAD: compiles and caches `body`; its SHA1 (lower-case hex) or the compile error.
   Result<std::string> Load(std::string_view body);
   bool Exists(std::string_view sha) const;

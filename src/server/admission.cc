@@ -4,6 +4,7 @@
 #include "protocol/errors.h"
 #include "protocol/errors_noperm.h"
 #include "protocol/errors_replica.h"
+#include "server/command_docs.h"
 #include "server/server.h"
 
 namespace redistp {
@@ -120,6 +121,32 @@ struct AdmissionAccess {
     std::optional<AclDenial> denial = a->Check(k);
     if (!denial.has_value()) return false;
     return Refuse(v, AclDenialText(*denial, k.spec, k.caller));
+  }
+
+  // Cluster mode: the slot check (server/cluster_router.h) for a connection's own commands
+  // (queued in MULTI one by one, EXEC's queue as a whole) after the ACL, as Redis's
+  // processCommand; a script's commands get theirs after the OOM checks (ScriptCluster).
+  static bool ClusterRoute(const Call& k, Verdict* v) {
+    ClusterRouter* r = k.server.cluster_router_;
+    if (r == nullptr || k.caller != AdmissionCaller::kClient) return false;
+    return AskRouter(k, v, r);
+  }
+  static bool ScriptCluster(const Call& k, Verdict* v) {
+    ClusterRouter* r = k.server.cluster_router_;
+    if (r == nullptr || k.script == nullptr || k.principal.kind() == ClientKind::kMasterLink ||
+        k.principal.kind() == ClientKind::kAofLoading) {
+      return false;
+    }
+    return AskRouter(k, v, r);
+  }
+  [[gnu::noinline]] static bool AskRouter(const Call& k, Verdict* v, ClusterRouter* r) {
+    const bool exec = k.spec.full_name == "exec";
+    // Keyless rows are never routed (EXEC is judged by its queue).
+    if (!exec && !CommandHasKeys(k.spec) && (k.spec.flags & kCmdPubSub) == 0) return false;
+    std::string text = r->Route(k);
+    if (text.empty()) return false;
+    v->redirect = exec;
+    return Refuse(v, std::move(text));
   }
 
   // A read-only script (EVAL_RO, FCALL_RO, no-writes) may neither write nor publish.
@@ -299,9 +326,9 @@ using A = AdmissionAccess;
 // The order (admission.h explains it).
 using AdmissionOrder =
     CheckList<&A::Arity, &A::NoScript, &A::Auth, &A::Protected, &A::NoMulti, &A::ScriptStale,
-              &A::Acl, &A::ScriptReadOnly, &A::Oom, &A::Misconf, &A::NoReplicas,
-              &A::ReadOnlyReplica, &A::ScriptOom, &A::Subscribed, &A::MasterDown, &A::Loading,
-              &A::Busy, &A::ReplicaKeyspace, &A::Pause>;
+              &A::Acl, &A::ClusterRoute, &A::ScriptReadOnly, &A::Oom, &A::Misconf, &A::NoReplicas,
+              &A::ReadOnlyReplica, &A::ScriptOom, &A::ScriptCluster, &A::Subscribed, &A::MasterDown,
+              &A::Loading, &A::Busy, &A::ReplicaKeyspace, &A::Pause>;
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 // commands, whose texts differ):
 //
 //   arity → no-script (scripts) → NOAUTH → protected (DEBUG, MODULE LOAD) → no-multi →
-//   stale replica (scripts) → ACL →
+//   stale replica (scripts) → ACL → cluster redirection (top level) →
 //   read-only script → OOM → MISCONF → NOREPLICAS → READONLY → OOM (scripts) →
 //   subscribed context → MASTERDOWN → LOADING → BUSY → replica keyspace → CLIENT PAUSE
 //
@@ -45,6 +45,11 @@ struct ScriptCallGate {
   // In: whether an earlier command of this script wrote (then OOM refuses nothing more: half a
   // script applied is worse). Out: set when a write command is admitted.
   bool wrote = false;
+  // Cluster mode: whether the script may use keys of several slots (a script without a shebang,
+  // or flags=allow-cross-slot-keys), and the slot its keys so far hash to (-1: none yet; in:
+  // the script's, out: set by the first keyed command).
+  bool allow_cross_slot = true;
+  int slot = -1;
 };
 
 // One request to run a command, as the checks see it.
@@ -61,7 +66,10 @@ struct AdmissionCall {
 // The outcome of a check that decided.
 struct AdmissionVerdict {
   bool hold = false;  // CLIENT PAUSE: run the command later, whole; otherwise refused
-  std::string text;   // the refusal's error text (code included)
+  // A cluster redirection of EXEC: the text is replied as it is (not wrapped in EXECABORT)
+  // and the transaction is discarded, as Redis 7.0 redirects a transaction.
+  bool redirect = false;
+  std::string text;  // the refusal's error text (code included)
 };
 
 // The caller kind of a command `c` is about to run (Server::Execute's view of the client).

@@ -23,11 +23,11 @@ constexpr std::string_view kArt[] = {
 
 }  // namespace
 
-std::string StartupBanner(int port, long pid) {
+std::string StartupBanner(int port, long pid, const char* mode) {
   char facts[6][128];
   std::snprintf(facts[0], sizeof(facts[0]), "Redis %s (00000000/0) 64 bit", kRedisVersion);
   std::snprintf(facts[1], sizeof(facts[1]), "redis-tp %s", kRedisTpVersion);
-  std::snprintf(facts[2], sizeof(facts[2]), "Running in standalone mode");
+  std::snprintf(facts[2], sizeof(facts[2]), "Running in %s mode", mode);
   std::snprintf(facts[3], sizeof(facts[3]), "Port: %d", port);
   std::snprintf(facts[4], sizeof(facts[4]), "PID: %ld", pid);
   std::snprintf(facts[5], sizeof(facts[5]), "temporary keys and existence watches");
@@ -51,9 +51,12 @@ void LogStartupBanner(Logger& log, const Config& config, int port) {
   const bool to_terminal =
       !config.syslog_enabled && config.logfile.empty() && isatty(STDOUT_FILENO) != 0;
   if (config.always_show_logo || to_terminal) {
-    log.Verbatim(LogLevel::kNotice, StartupBanner(port, static_cast<long>(getpid())));
+    log.Verbatim(LogLevel::kNotice,
+                 StartupBanner(port, static_cast<long>(getpid()),
+                               config.cluster_enabled ? "cluster" : "standalone"));
   } else {
-    log.Log(LogLevel::kNotice, "Running mode=standalone, port=%d.", port);
+    log.Log(LogLevel::kNotice, "Running mode=%s, port=%d.",
+            config.cluster_enabled ? "cluster" : "standalone", port);
   }
 }
 

@@ -15,7 +15,7 @@
 namespace redistp {
 
 // The banner text (several lines, ending in an empty line) for `port` and `pid`.
-std::string StartupBanner(int port, long pid);
+std::string StartupBanner(int port, long pid, const char* mode = "standalone");
 
 // Logs the banner or the one-line form, as Redis chooses between them: the banner when
 // `always-show-logo` is yes, or when logging to stdout (no logfile, no syslog) and stdout is a

@@ -77,6 +77,11 @@ enum ClientFlag : uint32_t {
   kClientCapaRedirect = 1u << 15,
   // CLIENT MAINT_NOTIFICATIONS ON: told (RESP3 push) before a planned failover or shutdown.
   kClientMaintNotify = 1u << 16,
+  // Cluster mode. ASKING: the next command may use a slot this node is importing (cleared
+  // after any other command outside MULTI). READONLY: reads of a replica's master's slots
+  // are served here instead of redirected (READWRITE ends it).
+  kClientAsking = 1u << 17,
+  kClientReadOnly = 1u << 18,
 };
 
 // What a Client stands for, fixed when it is created. The flags above are modes a connection

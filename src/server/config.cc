@@ -127,6 +127,11 @@ Status Config::LoadFromString(std::string_view text) {
         "Module Configuration detected without loadmodule directive or no ApplyConfig call: "
         "aborting");
   }
+  // A cluster node's replication is the cluster's business (CLUSTER REPLICATE), as in Redis.
+  if (cluster_enabled && !replicaof_host.empty()) {
+    return Status::Error(std::string("\n*** FATAL CONFIG FILE ERROR (Redis ") + kRedisVersion +
+                         ") ***\nreplicaof directive not allowed in cluster mode");
+  }
   // Redis tries the log file once everything is read, and reports it without a line.
   if (!logfile.empty()) {
     FILE* f = std::fopen(logfile.c_str(), "a");

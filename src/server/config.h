@@ -290,6 +290,14 @@ class Config {
   int tls_session_cache_timeout = 300;
   bool tls_replication = false;
   bool tls_cluster = false;
+  // Cluster (src/cluster/cluster.h reads them; the other cluster-* parameters are only kept).
+  bool cluster_enabled = false;
+  std::string cluster_config_file = "nodes.conf";
+  int cluster_port = 0;  // 0: port + 10000
+  int64_t cluster_node_timeout = 15000;
+  bool cluster_require_full_coverage = true;
+  bool cluster_allow_reads_when_down = false;
+  bool cluster_allow_pubsubshard_when_down = true;
   // Process
   bool daemonize = false;
   std::string pidfile;

@@ -244,6 +244,10 @@ void Server::Dispatch(Client* c) {
     return;
   }
   Tracking::EndTopLevelCommand(*c, c->parser.args()[0]);
+  // ASKING holds for the next command only (a transaction keeps it until EXEC).
+  if (c->has_flag(kClientAsking) && !c->multi.active && c->last_cmd != "asking") {
+    c->set_flag(kClientAsking, false);
+  }
   ++stats_.total_commands_processed;
   if (c->has_flag(kClientReplySkip)) c->set_flag(kClientReplySkip, false);
   c->reply.SetEnabled(true);
@@ -268,6 +272,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
   const CommandSpec* spec = commands_.Find(args[0]);
   const CommandSpec* rejected_spec = nullptr;
   std::string rejection;
+  bool redirect = false;  // a cluster redirection of EXEC (AdmissionVerdict::redirect)
   if (spec == nullptr) {
     rejection = from_script ? std::string(err::kScriptUnknownCommand) : UnknownCommandError(args);
     if (!c->has_flag(kClientInExec) && !from_script) c->last_cmd = "NULL";
@@ -315,6 +320,7 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
         }
         rejection = std::move(verdict.text);
         rejected_spec = spec;
+        redirect = verdict.redirect;
       } else if (script != nullptr && (spec->flags & kCmdWrite) != 0) {
         // The script has written from here on (its OOM rule, SCRIPT KILL's UNKILLABLE).
         script->wrote = true;
@@ -322,8 +328,13 @@ void Server::Execute(Client* c, const std::vector<std::string_view>& args, Scrip
     }
   }
 
-  if (!rejection.empty() && spec != nullptr && (spec->flags & kCmdAbortsMultiOnReject) != 0 &&
-      !from_script) {
+  if (redirect) {
+    // A cluster redirection of EXEC: the plain text, and the transaction is gone.
+    c->reply.Error(rejection);
+    if (rejected_spec != nullptr) ++rejected_spec->stats.rejected_calls;
+    c->DiscardTransaction(exec_watches_);
+  } else if (!rejection.empty() && spec != nullptr &&
+             (spec->flags & kCmdAbortsMultiOnReject) != 0 && !from_script) {
     // EXEC itself rejected (arity, NOAUTH, ...): Redis 7.0 answers EXECABORT and discards the
     // transaction and the WATCHed keys, inside MULTI or not ("EXEC x" alone gets EXECABORT too).
     c->reply.Error(err::ExecAbort(rejection));

@@ -545,6 +545,7 @@ std::string Server::ClientInfoLine(const Client& c) const {
   if ((c.tracking.flags & kTrackingBcast) != 0) flags[nf++] = 'B';
   if (c.has_flag(kClientCloseAfterReply)) flags[nf++] = 'c';
   if (c.has_flag(kClientUnixSocket)) flags[nf++] = 'U';
+  if (c.has_flag(kClientReadOnly)) flags[nf++] = 'r';  // READONLY (cluster mode)
   if (c.has_flag(kClientNoEvict)) flags[nf++] = 'e';
   if (c.has_flag(kClientNoTouch)) flags[nf++] = 'T';  // Redis 7.2's letter, after e
   if (nf == 0) flags[nf++] = 'N';

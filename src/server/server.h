@@ -22,6 +22,7 @@
 #include "db/database.h"
 #include "server/authorizer.h"
 #include "server/client.h"
+#include "server/cluster_router.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/event_handle.h"
@@ -578,6 +579,9 @@ class Server : public WatchSink {
   // nullptr (the default) allows everything. The server does not own it.
   void set_authorizer(Authorizer* a) { authorizer_ = a; }
   Authorizer* authorizer() const { return authorizer_; }
+  // The cluster slot of the admission gate (server/cluster_router.h): installed by the cluster
+  // subsystem on a cluster node, nullptr on a standalone server. The server does not own it.
+  void set_cluster_router(ClusterRouter* r) { cluster_router_ = r; }
 
  private:
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that
@@ -745,6 +749,7 @@ class Server : public WatchSink {
   // is one it refuses (a write, PING outside scripts, an EXEC whose queue holds a write).
   bool RefuseForDiskError(const Client* c, const CommandSpec* spec, bool from_script) const;
   Authorizer* authorizer_ = nullptr;
+  ClusterRouter* cluster_router_ = nullptr;
 
   // --- subsystems (server/subsystem.cc) ---
   void AttachSubsystem(SubsystemSlot slot, const void* tag, uint32_t hooks,

@@ -59,6 +59,7 @@ enum class SubsystemSlot : uint8_t {
   kFunctions,    // src/scripting/function_engine.h: FUNCTION and FCALL
   kPersistence,  // src/persistence/persistence.h: RDB, AOF, forked children
   kReplication,  // src/replication/replication.h: master and replica sides, FAILOVER
+  kCluster,      // src/cluster/cluster.h: the node's cluster state and nodes.conf
   kMigrate,      // src/commands/migrate.cc: MIGRATE's cached connections
   kCount,
 };

@@ -1,0 +1,97 @@
+// Cluster: a node of a Redis Cluster, as the server sees it (cluster-enabled yes).
+//
+// Model. One object, the subsystem in SubsystemSlot::kCluster, owns the node's ClusterState
+// (cluster_state.h) and its locked cluster-config-file (nodes_conf.h). Everything that reads or
+// changes the cluster view goes through it: the CLUSTER commands (commands/cluster_cmd.cc), the
+// admission gate's slot check (it is the server's ClusterRouter, cluster_route.cc), INFO, and
+// later the bus. A server with cluster-enabled no never creates it, and pays one null test per
+// command for the gate.
+//
+// Startup (Setup, before the data is loaded, as Redis 7.0's clusterInit runs before its
+// loadDataFromDisk): lock the config file (another process holding it stops the server with
+// Redis's log line and exit code 1), load it, or create a fresh master with a random id and
+// save it at once; then the node learns its client and bus ports, and database 0 starts its
+// slot index so that the loaded keys are counted per slot.
+//
+// Changes. A command that changes the view calls Changed(): the file is saved and the state
+// re-evaluated once, in this loop turn's BeforeSleep, before the command's reply is written
+// (Redis's clusterBeforeSleep with CLUSTER_TODO_SAVE_CONFIG | UPDATE_STATE). A save that fails
+// is fatal, as in Redis ("Fatal: can't update cluster config file.").
+//
+// cluster_state (UpdateState, Redis's clusterUpdateState): fail when require-full-coverage
+// is on and a slot has no owner or a failed one, or when fewer than size/2+1 of the masters
+// serving slots are reachable (size: masters serving at least one slot). A master does not
+// turn ok during its first 2 seconds, nor within the rejoin delay (cluster-node-timeout
+// clamped to 500..5000 ms) after it last saw itself in a minority, which a lone node without
+// slots always is: after a fresh node's ADDSLOTS it reports ok only once that delay passed.
+// While the state is fail it is re-evaluated every cron tick.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "cluster/nodes_conf.h"
+#include "server/cluster_router.h"
+#include "server/subsystem.h"
+#include "util/status.h"
+
+namespace redistp {
+
+class Server;
+
+class Cluster final : public Subsystem, public ClusterRouter {
+ public:
+  static constexpr SubsystemSlot kSlot = SubsystemSlot::kCluster;
+
+  // With cluster-enabled yes: loads or creates the node (see the essay), attaches the
+  // subsystem and installs it as the server's router. Without: nothing. An error was logged
+  // already; the server must exit with status 1.
+  static Status Setup(Server& server);
+  // The attached subsystem, or null (cluster-enabled no).
+  static Cluster* Of(Server& server);
+
+  explicit Cluster(Server& server) : server_(server) {}
+  ~Cluster() override;
+
+  void Cron() override;
+  void BeforeSleep() override;
+  void Stop() override;
+  std::string Route(const AdmissionCall& call) override;
+
+  ClusterState& state() { return state_; }
+  const ClusterState& state() const { return state_; }
+  ClusterNode& myself() { return *state_.myself(); }
+
+  // The view changed: save and re-evaluate before this turn's replies (see the essay).
+  void Changed() { pending_ = true; }
+  // CLUSTER SAVECONFIG: saves now. Error: Redis's reply text.
+  Status SaveNow();
+  // CLUSTER RESET: forgets every other node, drops all slots and migrations; HARD also takes a
+  // new id and sets both epochs to 0. The caller checked that the node holds no keys.
+  void Reset(bool hard);
+
+  // cluster_size as last computed by UpdateState (Redis starts it at 1).
+  int size() const { return size_; }
+  // Bus statistics for CLUSTER INFO: no bus yet, so nothing is ever sent or received.
+  uint64_t messages_sent() const { return 0; }
+  uint64_t messages_received() const { return 0; }
+
+ private:
+  Status Load();
+  void UpdateState();
+  void SaveOrDie();
+
+  Server& server_;
+  ClusterState state_;
+  NodesConfFile file_;
+  bool pending_ = false;
+  int size_ = 1;
+  int64_t first_update_ms_ = 0;
+  int64_t among_minority_ms_ = 0;
+  std::vector<std::string_view> route_keys_;  // Route's scratch: the keys of the call
+};
+
+}  // namespace redistp
