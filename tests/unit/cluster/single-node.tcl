@@ -13,6 +13,19 @@ proc cluster_field {field} {
     return ""
 }
 
+# One deferring client per command of `waits`, each sent its (blocking) command; returns the
+# clients once all of them are blocked.
+proc block_clients {waits} {
+    set clients {}
+    foreach w $waits {
+        set c [redis_deferring_client]
+        $c {*}$w
+        lappend clients $c
+    }
+    wait_for_blocked_clients_count [llength $waits]
+    return $clients
+}
+
 proc wait_cluster_ok {} {
     wait_for_condition 200 50 {[cluster_field cluster_state] eq "ok"} else {
         fail "cluster_state never became ok: [r cluster info]"
@@ -322,13 +335,7 @@ start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes c
     test {Blocked clients of a slot given to another node get MOVED} {
         set waits {{blpop b 0} {brpoplpush b b 0} {blmove b b left right 0} {bzpopmin b 0}
                    {bzmpop 0 1 b min} {xread block 0 streams b $}}
-        set clients {}
-        foreach w $waits {
-            set c [redis_deferring_client]
-            $c {*}$w
-            lappend clients $c
-        }
-        wait_for_blocked_clients_count [llength $waits]
+        set clients [block_clients $waits]
         assert_equal OK [r cluster setslot 3300 node $other]
         foreach c $clients {
             assert_error {MOVED 3300 127.0.0.1:30001} {$c read}
@@ -368,13 +375,7 @@ start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes c
         r xadd s{b} 1-0 f v
         r xgroup create s{b} g $
         set waits {{blpop b 0} {xread block 0 streams s{b} $} {xreadgroup group g c block 0 streams s{b} >}}
-        set clients {}
-        foreach w $waits {
-            set c [redis_deferring_client]
-            $c {*}$w
-            lappend clients $c
-        }
-        wait_for_blocked_clients_count [llength $waits]
+        set clients [block_clients $waits]
         # Slot 100 without owner: the state is fail (full coverage required). Reads allowed
         # while down do not keep them waiting: only a write could serve them.
         r config set cluster-allow-reads-when-down yes
