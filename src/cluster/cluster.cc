@@ -108,10 +108,12 @@ void Cluster::BeforeSleep() {
   pending_ = false;
   UpdateState();
   SaveOrDie();
+  RedirectBlockedClients();
 }
 
 void Cluster::Cron() {
-  if (!state_.ok) UpdateState();
+  if (state_.ok) return;
+  UpdateState();
 }
 
 void Cluster::UpdateState() {

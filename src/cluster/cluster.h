@@ -73,6 +73,16 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // new id and sets both epochs to 0. The caller checked that the node holds no keys.
   void Reset(bool hard);
 
+  // Ends, with Redis's redirection, the wait of every client blocked on keys this node does
+  // not serve any more (Redis 7.0's clusterRedirectBlockedClientIfNeeded; cluster_route.cc):
+  // while the state is fail, CLUSTERDOWN The cluster is down (even when reads are allowed
+  // down: only a write could serve the wait); else, by the slot of the first key, CLUSTERDOWN
+  // Hash slot not served for a slot without owner, MOVED for a slot another node owns unless
+  // this node imports it. A slot this node owns stays served, migrating or not. Run after
+  // every change of the view (BeforeSleep; the cron only ever turns the state ok, which
+  // redirects nothing). O(waiters); nothing in standalone mode, where there is no Cluster.
+  void RedirectBlockedClients();
+
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }
   // Bus statistics for CLUSTER INFO: no bus yet, so nothing is ever sent or received.

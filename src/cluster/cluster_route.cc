@@ -17,8 +17,10 @@
 //   5. A READONLY connection of a replica may read its master's slots (later, with replicas).
 //   6. Otherwise MOVED <slot> <ip>:<port> when another node owns the slot.
 // A script's commands get the script's own texts (Redis's scriptVerifyClusterState).
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/cluster.h"
@@ -30,6 +32,7 @@
 #include "server/command_docs.h"
 #include "server/server.h"
 #include "util/crc16.h"
+#include "watch/blocking.h"
 
 namespace redistp {
 
@@ -169,6 +172,34 @@ std::string Cluster::Route(const AdmissionCall& call) {
   if (owner == me) return here();
   if (script) return std::string(err::kScriptNonLocalKey);
   return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(owner->port);
+}
+
+void Cluster::RedirectBlockedClients() {
+  BlockingCore& blocking = server_.blocking();
+  if (blocking.blocked_count() == 0) return;
+  // Collected first: ending a wait changes the core.
+  std::vector<std::pair<uint64_t, std::string>> redirect;
+  const ClusterNode* me = state_.myself();
+  blocking.ForEachWaiter([&](const BlockedClient& w) {
+    if (w.slots.empty()) return;
+    if (!state_.ok) {
+      redirect.emplace_back(w.client, err::kClusterDown);
+      return;
+    }
+    // Every key of a wait hashes to one slot (the gate refused it otherwise).
+    const int slot = KeyHashSlot(w.slots.front().key);
+    const ClusterNode* owner = state_.owner(slot);
+    if (owner == me || state_.importing_from(slot) != nullptr) return;
+    if (owner == nullptr) {
+      redirect.emplace_back(w.client, err::kClusterDownUnbound);
+    } else {
+      redirect.emplace_back(w.client, "MOVED " + std::to_string(slot) + " " + owner->ip + ":" +
+                                          std::to_string(owner->port));
+    }
+  });
+  for (const auto& [id, error] : redirect) {
+    if (Client* c = server_.FindClient(id); c != nullptr) server_.RedirectBlockedClient(c, error);
+  }
 }
 
 }  // namespace redistp

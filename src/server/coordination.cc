@@ -187,6 +187,19 @@ bool Server::UnblockClient(Client* c, bool with_error) {
   return true;
 }
 
+bool Server::RedirectBlockedClient(Client* c, std::string_view error) {
+  if (!c->blocking.active || blocking_.Remove(c->id) == nullptr) return false;
+  AccountEndedCall(blocked_calls_, c->id, /*latency_sample=*/false);
+  const uint64_t before = c->reply.errors_written();
+  c->reply.Error(error);
+  if (c->reply.errors_written() != before) {
+    ++stats_.total_error_replies;
+    ++stats_.error_counts[std::string(c->reply.last_error_prefix())];
+  }
+  FinishBlock(c);
+  return true;
+}
+
 void Server::UnblockAllClients(std::string_view error) {
   std::vector<Client*> blocked;
   for (auto& [id, c] : clients_) {

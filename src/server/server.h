@@ -245,6 +245,10 @@ class Server : public WatchSink {
   // Ends a block without service (CLIENT UNBLOCK): the kind's timeout reply, or the UNBLOCKED
   // error. Returns false if the client was not blocked.
   bool UnblockClient(Client* c, bool with_error);
+  // Ends the block of a client whose keys this node no longer serves (cluster mode: MOVED,
+  // CLUSTERDOWN) with `error`, accounted as Redis 7.0 does: the call counts (calls, time; no
+  // latency sample, not failed), the error in errorstats. False if it was not blocked.
+  bool RedirectBlockedClient(Client* c, std::string_view error);
   // Ends every block with `error` and closes those clients after the reply (a master that
   // becomes a replica: its blocked clients' waits no longer make sense, as in Redis).
   void UnblockAllClients(std::string_view error);

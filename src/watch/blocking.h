@@ -126,6 +126,13 @@ class BlockingCore : public KeyspaceListener {
     auto it = waiters_.find(client);
     return it == waiters_.end() ? nullptr : it->second.get();
   }
+  // Calls fn(const BlockedClient&) for every waiter, in no particular order; fn must not
+  // change the core (collect first, then act). For the cluster's check of its blocked clients
+  // after a change of its slots or state (cluster/cluster_route.cc). O(waiters).
+  template <typename Fn>
+  void ForEachWaiter(Fn&& fn) const {
+    for (const auto& [id, w] : waiters_) fn(static_cast<const BlockedClient&>(*w));
+  }
   // INFO coordination: waiters of `kind`, and the queues holding at least one of them. O(n).
   size_t CountWaiters(const BlockKind* kind) const;
   size_t CountQueues(const BlockKind* kind) const;

@@ -11,56 +11,20 @@ which redis-py replaces with the address it connected to, as it does for Redis.
 Prints "ok: <what>" and exits 0, or prints why and exits 1.
 Usage: cluster_single.py SERVER_BINARY
 """
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 
-import redis
 from redis.cluster import RedisCluster
 
-
-def free_port():
-    # Below 55536: the bus port (port + 10000) must exist too.
-    for _ in range(100):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
-        if port <= 55535:
-            return port
-    raise AssertionError("no free port below 55536")
+from _server import Server, wait_until
 
 
 def main():
-    binary = sys.argv[1]
-    workdir = tempfile.mkdtemp(prefix="cluster-single-")
-    port = free_port()
-    log = open(os.path.join(workdir, "stdout"), "w")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir, "--cluster-enabled", "yes", "--cluster-node-timeout", "500"],
-        stdout=log, stderr=subprocess.STDOUT)
-    try:
-        plain = redis.Redis(host="127.0.0.1", port=port, decode_responses=True)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                plain.ping()
-                break
-            except (redis.ConnectionError, OSError):
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError("the server did not start")
-                time.sleep(0.05)
+    with Server(sys.argv[1], ["--cluster-enabled", "yes", "--cluster-node-timeout", "500"],
+                prefix="cluster-single-") as server:
+        port = server.port
+        plain = server.client()
         assert plain.execute_command("CLUSTER", "ADDSLOTSRANGE", "0", "16383") in ("OK", True)
-        deadline = time.monotonic() + 30
-        while plain.cluster("info")["cluster_state"] != "ok":
-            if time.monotonic() > deadline:
-                raise AssertionError("cluster_state never became ok")
-            time.sleep(0.05)
+        wait_until("cluster_state:ok", lambda: plain.cluster("info")["cluster_state"] == "ok")
 
         rc = RedisCluster(host="127.0.0.1", port=port, decode_responses=True)
         assert rc.set("foo", "bar")
@@ -79,13 +43,6 @@ def main():
         assert len(nodes) == 1 and nodes[0].port == port, nodes
         rc.close()
         print("ok: cluster_single (RedisCluster on a one-node cluster: set/get, mget, pipeline)")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -10,44 +10,17 @@ whatever happened. Prints "ok: <what>" and exits 0, or prints why and exits 1. A
 without these commands (Redis 7.0) it fails at the first SETINFO, which is the point.
 Usage: newer_handshake.py SERVER_BINARY
 """
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 
 import redis
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from _server import Server
 
 
 def main():
-    server = os.path.abspath(sys.argv[1])
-    workdir = tempfile.mkdtemp(prefix="newer-handshake-")
-    port = free_port()
-    proc = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir, "--save", "",
-         "--appendonly", "yes", "--appendfsync", "always"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10, decode_responses=True)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                r.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    with Server(sys.argv[1], ["--appendonly", "yes", "--appendfsync", "always"],
+                prefix="newer-handshake-") as server:
+        r = server.client(socket_timeout=10)
         # The handshake of redis-py 5 / Jedis 5 / go-redis 9, on a pooled connection.
         assert r.execute_command("CLIENT SETINFO", "LIB-NAME", "redis-py") in (True, "OK")
         assert r.execute_command("CLIENT SETINFO", "LIB-VER", "4.3.4") in (True, "OK")
@@ -70,13 +43,6 @@ def main():
         print("ok: redis-py %s: CLIENT SETINFO shows in CLIENT LIST/INFO, NO-TOUCH, WAITAOF"
               % redis.__version__)
         return 0
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -12,42 +12,12 @@ Prints "ok: <what>" and exits 0, "skip: <why>" for a binary that is not redis-tp
 why and exits 1. Usage: newer_options.py SERVER_BINARY
 """
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 
 import redis
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def start_server(binary, workdir):
-    port = free_port()
-    log = open(os.path.join(workdir, "stdout"), "w")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir],
-        stdout=log, stderr=subprocess.STDOUT)
-    client = redis.Redis(host="127.0.0.1", port=port, decode_responses=True)
-    raw = redis.Redis(host="127.0.0.1", port=port)  # bytes, for the bitmaps
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            client.ping()
-            return proc, client, raw
-        except (redis.ConnectionError, OSError):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise AssertionError("the server did not start")
-            time.sleep(0.05)
+from _server import Server
 
 
 def expect(what, got, want):
@@ -112,28 +82,19 @@ def main():
     if "redis-tp" not in version:
         print("skip: redis-py newer options (not a redis-tp binary; Redis 7.0 refuses them)")
         return 0
-    workdir = tempfile.mkdtemp(prefix="redistp-newer-")
-    proc = None
     try:
-        proc, client, raw = start_server(binary, workdir)
-        checks(client, raw)
-        client.close()
-        raw.close()
+        with Server(binary, prefix="redistp-newer-") as server:
+            client = server.client()
+            raw = server.client(decode_responses=False)  # bytes, for the bitmaps
+            checks(client, raw)
+            client.close()
+            raw.close()
         print("ok: redis-py 4.3.4 sends ZRANK WITHSCORE, HSCAN NOVALUES, ZSCAN NOSCORES, "
               "XREAD +, SCRIPT SHOW and BITOP DIFF/DIFF1/ANDOR/ONE")
         return 0
     except Exception as e:  # noqa: BLE001 - any failure is the check's answer
         print(f"newer_options: {type(e).__name__}: {e}")
         return 1
-    finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
-
 
 if __name__ == "__main__":
     sys.exit(main())

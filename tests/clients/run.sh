@@ -7,7 +7,8 @@
 # bounded by `timeout`. One "[ok]: ...", "[skip]: ..." or "[err]: ..." line per program; a
 # Python program needing Debian's Sentinel (/usr/bin/redis-server or redis-sentinel) on a machine
 # without it is reported as "[skip]: ...". Exits non-zero if anything failed.
-# Usage: tests/clients/run.sh SERVER_BINARY
+# Python modules whose name starts with "_" (_server.py: free ports, server start-up) are support
+# imported by the checks, not checks. Usage: tests/clients/run.sh SERVER_BINARY
 set -u
 # Absolute, but not through symlinks: Debian's redis-server is a link whose name picks the program.
 server=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -31,6 +32,7 @@ report() {
 
 for check in tests/clients/*.py; do
   name=$(basename "$check" .py)
+  [[ $name == _* ]] && continue  # shared support (_server.py), not a check
   if [[ $name == sentinel* && ! -x /usr/bin/redis-server && ! -x /usr/bin/redis-sentinel ]]; then
     echo "[skip]: client $name (no Debian Redis for Sentinel)"
     continue

@@ -15,7 +15,6 @@ Usage: sentinel_failover.py SERVER_BINARY [SENTINEL_COMMAND...]
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,25 +23,7 @@ import time
 import redis
 from redis.sentinel import Sentinel
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_until(what, predicate, seconds=30.0, step=0.05):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except (redis.RedisError, OSError):
-            pass
-        time.sleep(step)
-    raise AssertionError("timed out waiting for " + what)
+from _server import free_port, wait_until
 
 
 def sentinel_command():

@@ -327,5 +327,21 @@ TEST_F(BlockingCoreTest, WaitersAreListedInLineOrderPerKind) {
   EXPECT_EQ(core_.Find(1), nullptr);
 }
 
+// The walk the cluster's redirection check uses: every waiter once, with its keys in the order
+// it blocked on them (the check hashes the first), whatever its kind; a removed one is gone.
+TEST_F(BlockingCoreTest, ForEachWaiterVisitsEveryWaiterOnceWithItsKeys) {
+  Block(1, db0_, {"k", "j"}, &list_);
+  Block(2, db0_, {"k"}, &tp_);
+  Block(3, db0_, {"j"}, &zset_);
+  core_.Remove(3);
+  std::map<uint64_t, std::vector<std::string>> seen;
+  core_.ForEachWaiter([&](const BlockedClient& w) {
+    auto& keys = seen[w.client];
+    EXPECT_TRUE(keys.empty()) << "client " << w.client << " visited twice";
+    for (const BlockedClient::Slot& s : w.slots) keys.push_back(s.key);
+  });
+  EXPECT_EQ(seen, (std::map<uint64_t, std::vector<std::string>>{{1, {"k", "j"}}, {2, {"k"}}}));
+}
+
 }  // namespace
 }  // namespace redistp

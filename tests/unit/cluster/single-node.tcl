@@ -1,6 +1,7 @@
 # A node started with cluster-enabled yes, alone (a one-node cluster): its nodes.conf, the
 # CLUSTER subcommands a lone node answers, the per-slot key index, and the redirections of
-# the admission gate (CROSSSLOT, CLUSTERDOWN, MOVED, ASK, TRYAGAIN). MOVED and ASK need a
+# the admission gate (CROSSSLOT, CLUSTERDOWN, MOVED, ASK, TRYAGAIN), also for clients blocked on
+# a slot that stops being served here (BLPOP ..., BSETTP). MOVED and ASK need a
 # slot owned elsewhere: the last block starts from a nodes.conf written by hand that names a
 # second node (never started: nothing here needs it to answer). Every test passes against
 # Redis 7.0.15 too (--server /usr/bin/redis-server).
@@ -10,6 +11,19 @@ proc cluster_field {field} {
         if {[string match "$field:*" $line]} {return [lindex [split $line :] 1]}
     }
     return ""
+}
+
+# One deferring client per command of `waits`, each sent its (blocking) command; returns the
+# clients once all of them are blocked.
+proc block_clients {waits} {
+    set clients {}
+    foreach w $waits {
+        set c [redis_deferring_client]
+        $c {*}$w
+        lappend clients $c
+    }
+    wait_for_blocked_clients_count [llength $waits]
+    return $clients
 }
 
 proc wait_cluster_ok {} {
@@ -313,6 +327,95 @@ start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes c
         assert_equal 1 [r cluster countkeysinslot $slot]
         assert_error {ERR Can't assign hashslot * while I still hold keys for this hash slot.} \
             {r cluster setslot [r cluster keyslot bar] node $other}
+    }
+
+    # A blocked client whose slot stops being served here is answered at once (Redis 7.0
+    # checks its blocked clients in the cron; redis-tp after every change of the view).
+    # b hashes to 3300, ours and empty.
+    test {Blocked clients of a slot given to another node get MOVED} {
+        set waits {{blpop b 0} {brpoplpush b b 0} {blmove b b left right 0} {bzpopmin b 0}
+                   {bzmpop 0 1 b min} {xread block 0 streams b $}}
+        set clients [block_clients $waits]
+        assert_equal OK [r cluster setslot 3300 node $other]
+        foreach c $clients {
+            assert_error {MOVED 3300 127.0.0.1:30001} {$c read}
+            $c close
+        }
+        assert_equal 0 [s blocked_clients]
+        assert_equal OK [r cluster setslot 3300 node $mine]
+        assert_equal {} [r lrange b 0 -1]
+    }
+
+    test {Blocked clients of a migrating or importing slot keep waiting} {
+        set c [redis_deferring_client]
+        $c blpop b 0
+        wait_for_blocked_client
+        assert_equal OK [r cluster setslot 3300 migrating $other]
+        assert_equal PONG [r ping]
+        assert_equal 1 [s blocked_clients]
+        assert_equal OK [r cluster setslot 3300 stable]
+        r rpush b x
+        assert_equal {b x} [$c read]
+        # d hashes to 11298, the other node's: imported, a client that said ASKING may wait on
+        # it, until the slot is no longer imported.
+        assert_equal OK [r cluster setslot 11298 importing $other]
+        $c asking
+        assert_equal OK [$c read]
+        $c blpop d 0
+        wait_for_blocked_client
+        assert_equal PONG [r ping]
+        assert_equal 1 [s blocked_clients]
+        assert_equal OK [r cluster setslot 11298 stable]
+        assert_error {MOVED 11298 127.0.0.1:30001} {$c read}
+        $c close
+    }
+
+    test {Blocked clients get CLUSTERDOWN when the cluster fails or their slot loses its owner} {
+        r del s{b}
+        r xadd s{b} 1-0 f v
+        r xgroup create s{b} g $
+        set waits {{blpop b 0} {xread block 0 streams s{b} $} {xreadgroup group g c block 0 streams s{b} >}}
+        set clients [block_clients $waits]
+        # Slot 100 without owner: the state is fail (full coverage required). Reads allowed
+        # while down do not keep them waiting: only a write could serve them.
+        r config set cluster-allow-reads-when-down yes
+        assert_equal OK [r cluster delslots 100]
+        foreach c $clients {
+            assert_error {CLUSTERDOWN The cluster is down} {$c read}
+        }
+        r config set cluster-allow-reads-when-down no
+        assert_equal OK [r cluster addslots 100]
+        wait_cluster_ok
+        # Without full coverage the state stays ok; the slot alone loses its owner.
+        r config set cluster-require-full-coverage no
+        set c [lindex $clients 0]
+        $c blpop b 0
+        wait_for_blocked_client
+        assert_equal OK [r cluster delslots 3300]
+        assert_error {CLUSTERDOWN Hash slot not served} {$c read}
+        assert_equal OK [r cluster addslots 3300]
+        r config set cluster-require-full-coverage yes
+        foreach c $clients {$c close}
+        r del s{b}
+    }
+
+    tags {redistp} {
+    test {A BSETTP waiter gets CLUSTERDOWN when the cluster fails} {
+        set h [redis_client]
+        $h timeout 5000
+        assert_equal 1 [$h settp b held]
+        set c [redis_deferring_client]
+        $c bsettp b mine 0
+        wait_for_blocked_client
+        assert_equal OK [r cluster delslots 100]
+        assert_error {CLUSTERDOWN The cluster is down} {$c read}
+        assert_equal OK [r cluster addslots 100]
+        wait_cluster_ok
+        assert_equal held [r get b]
+        $c close
+        $h close
+        wait_for_condition 100 20 {[r exists b] == 0} else {fail "b still held"}
+    }
     }
 
     test {CLUSTER FORGET drops the other node and its slots} {
