@@ -313,7 +313,8 @@ void Client::ConnectionLost(const std::string& reason) {
     rng_state_ ^= rng_state_ << 17;
     delay += static_cast<long long>(rng_state_ % static_cast<uint64_t>(delay / 4 + 1));
     ++backoff_attempt_;
-    ScheduleConnect(std::chrono::milliseconds(delay));
+    retry_delay_ = std::chrono::milliseconds(delay);
+    ScheduleConnect(retry_delay_);
   } else {
     state_ = State::kClosed;
   }

@@ -200,6 +200,12 @@ class Client {
   // often this client was woken, which the herd tests of the lock recipes count.
   uint64_t frames_received() const { return frames_received_; }
   size_t watched_keys() const { return watches_.size(); }
+  // While waiting to reconnect: the delay chosen before the next attempt (backoff_initial
+  // doubled per failure, capped at backoff_max, plus up to 25% jitter); 0 otherwise. A
+  // connection listener told of a failure reads the delay that failure scheduled.
+  std::chrono::milliseconds retry_delay() const {
+    return state_ == State::kBackoff ? retry_delay_ : std::chrono::milliseconds(0);
+  }
 
  private:
   friend class Lock;
@@ -282,6 +288,7 @@ class Client {
   uint64_t connections_ = 0;
   uint64_t frames_received_ = 0;
   int backoff_attempt_ = 0;
+  std::chrono::milliseconds retry_delay_{0};
   uint64_t rng_state_;
 
   int fd_ = -1;
