@@ -589,6 +589,19 @@ void ClusterFailover(CommandContext& c) {
   NeedsBus(c);
 }
 
+// The node named by SETSLOT MIGRATING/IMPORTING's last argument: a known master, or null
+// after replying Redis's error for an unknown node or a replica.
+ClusterNode* MigrationPeerOrReply(CommandContext& c, ClusterState& st) {
+  ClusterNode* peer = st.Lookup(c.args[4]);
+  if (peer == nullptr) {
+    c.reply.Error(err::ClusterDontKnowNode(c.args[4]));
+  } else if (peer->IsReplica()) {
+    c.reply.Error(err::kClusterTargetNotMaster);
+    peer = nullptr;
+  }
+  return peer;
+}
+
 void ClusterSetSlot(CommandContext& c) {
   Cluster* cl = Need(c);
   if (cl == nullptr) return;
@@ -608,30 +621,16 @@ void ClusterSetSlot(CommandContext& c) {
       c.reply.Error(err::ClusterNotOwner(slot));
       return;
     }
-    ClusterNode* to = st.Lookup(c.args[4]);
-    if (to == nullptr) {
-      c.reply.Error(err::ClusterDontKnowNode(c.args[4]));
-      return;
-    }
-    if (to->IsReplica()) {
-      c.reply.Error(err::kClusterTargetNotMaster);
-      return;
-    }
+    ClusterNode* to = MigrationPeerOrReply(c, st);
+    if (to == nullptr) return;
     st.SetMigrating(slot, to);
   } else if (EqualsIgnoreCase(action, "importing") && n == 5) {
     if (st.owner(slot) == me) {
       c.reply.Error(err::ClusterAlreadyOwner(slot));
       return;
     }
-    ClusterNode* from = st.Lookup(c.args[4]);
-    if (from == nullptr) {
-      c.reply.Error(err::ClusterDontKnowNode(c.args[4]));
-      return;
-    }
-    if (from->IsReplica()) {
-      c.reply.Error(err::kClusterTargetNotMaster);
-      return;
-    }
+    ClusterNode* from = MigrationPeerOrReply(c, st);
+    if (from == nullptr) return;
     st.SetImporting(slot, from);
   } else if (EqualsIgnoreCase(action, "stable") && n == 4) {
     st.SetMigrating(slot, nullptr);
