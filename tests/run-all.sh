@@ -93,6 +93,13 @@ fi
 passed=$((passed + c_pass))
 failed=$((failed + c_fail))
 
+echo "== make install / uninstall (scratch DESTDIR)"
+inst_out=$(mktemp)
+tests/install-check.sh "$(dirname "$unit_bin")" 2>&1 | tee "$inst_out"
+passed=$((passed + $(grep -c '^\[ok\]' "$inst_out")))
+failed=$((failed + $(grep -c '^\[err\]' "$inst_out")))
+rm -f "$inst_out"
+
 echo "== fuzzers (short runs)"
 # libFuzzer harnesses (built by `make fuzz` into build/fuzz) and the network fuzzer against
 # the server binary next to the unit tests, a few seconds each; FUZZ_SECONDS overrides.

@@ -661,6 +661,9 @@ bool ReplicaSide::FinishTransfer() {
   repl_.SetIdentity(psync_replid_, psync_offset_);
   repl_.ClearPreviousIdentity();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Finished with success");
+  server.NotifySupervisor(
+      "STATUS=MASTER <-> REPLICA sync: Finished with success. Ready to accept connections in "
+      "read-write mode.\n");
   AttachLink(-1);
   return false;
 }
