@@ -439,6 +439,9 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
     }
     log.Log(LogLevel::kNotice,
             "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    server.NotifySupervisor(
+        "STATUS=MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready to accept "
+        "connections in read-write mode.\n");
     AttachLink(cached_db_);
     return false;
   }

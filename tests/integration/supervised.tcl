@@ -77,6 +77,14 @@ start_server {tags {supervised repl external:skip} overrides {save {} repl-diskl
                 connections in read-only mode. Waiting for MASTER <-> REPLICA sync\n}\
                 {READY=1\n} $done] [notify_messages $receiver]
         }
+
+        test {supervised systemd on a replica: a partial resync says so} {
+            r client kill type master
+            set partial {STATUS=MASTER <-> REPLICA sync: Partial Resynchronization accepted.\
+                Ready to accept connections in read-write mode.\n}
+            notify_wait $receiver $partial
+            assert_equal $partial [lindex [notify_messages $receiver] end]
+        }
     }
     notify_stop $receiver
 }
