@@ -322,3 +322,10 @@ uninstall:
 	-rmdir $(INSTALL_ROOT)/include/redistp/client $(INSTALL_ROOT)/include/redistp \
 	  $(INSTALL_ROOT)/share/doc/redis-tp $(INSTALL_ROOT)/share/redis-tp 2>/dev/null
 # ---- end of install section --------------------------------------------------------------------
+
+# ---- Debian package ----------------------------------------------------------------------------
+# `make deb`: build/deb/redis-tp-server_<version>-1_<arch>.deb, which replaces Debian's
+# redis-server in its layout (utils/deb/build.sh; README "Installing over Debian's Redis").
+.PHONY: deb
+deb: all
+	+@utils/deb/build.sh
