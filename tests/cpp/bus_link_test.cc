@@ -357,6 +357,23 @@ TEST_F(BusLinkTest, ConnectThatCannotStartIsEndedByCron) {
   EXPECT_EQ(b_->link_count(), 0u);
   b_->Cron();
   EXPECT_EQ(rec_b_.Count(Kind::kClosed), 1);
+  EXPECT_EQ(b_->buffer_limit_exceeded(), 0u);
+}
+
+TEST_F(BusLinkTest, ALinkOpenedByOnLinkClosedWaitsForTheNextCron) {
+  // An owner that reconnects on every failure, to an address that cannot even start: each
+  // Cron() ends the one link that existed when it began, never the new one.
+  int reconnects = 0;
+  rec_b_.on_closed = [&](BusLink*) {
+    if (++reconnects <= 100) b_->Connect("not-an-address", 1, nullptr, 5000);
+  };
+  b_->Connect("not-an-address", 1, nullptr, 5000);
+  b_->Cron();
+  EXPECT_EQ(rec_b_.Count(Kind::kClosed), 1);
+  EXPECT_EQ(b_->link_count(), 1u);
+  b_->Cron();
+  EXPECT_EQ(rec_b_.Count(Kind::kClosed), 2);
+  EXPECT_EQ(b_->link_count(), 1u);
 }
 
 TEST_F(BusLinkTest, ConnectPastItsDeadlineIsEndedByCron) {
@@ -371,6 +388,7 @@ TEST_F(BusLinkTest, ConnectPastItsDeadlineIsEndedByCron) {
   EXPECT_EQ(rec_b_.Count(Kind::kClosed), 1);
   EXPECT_EQ(rec_b_.First(Kind::kClosed), to);
   EXPECT_EQ(b_->link_count(), 0u);
+  EXPECT_EQ(b_->buffer_limit_exceeded(), 0u);
   // A saw a connection come and go.
   ASSERT_TRUE(RunUntil([&] { return rec_a_.Count(Kind::kClosed) == 1; }));
   EXPECT_EQ(rec_a_.Count(Kind::kAccepted), 1);
@@ -464,20 +482,40 @@ TEST_F(BusLinkTest, SendBufferLimitFreesALinkWhosePeerNeverReads) {
   BusLink* to = b_->Connect("127.0.0.1", port, nullptr, 5000);
   ASSERT_TRUE(RunUntil([&] { return rec_b_.Count(Kind::kConnected) == 1; }));
   const uint64_t limit = 1024 * 1024;
-  b_->set_sendbuf_limit(limit);
   const BusMessage pub = Publish(100 * 1024);
   for (int i = 0; i < 2000 && to->send_buffer_used() <= limit; ++i) b_->Send(to, pub);
   ASSERT_GT(to->send_buffer_used(), limit);
   EXPECT_EQ(to->events(), "rw");
   EXPECT_GE(to->send_buffer_allocated(), to->send_buffer_used());
   RunPasses(3);  // the socket stays full
+  b_->Cron();    // no limit set
+  b_->set_sendbuf_limit(to->send_buffer_used());
+  b_->Cron();  // at the limit, not beyond
   EXPECT_EQ(rec_b_.Count(Kind::kClosed), 0);
+  EXPECT_EQ(b_->link_count(), 1u);
+  b_->set_sendbuf_limit(to->send_buffer_used() - 1);
   b_->Cron();
   EXPECT_EQ(rec_b_.Count(Kind::kClosed), 1);
   EXPECT_EQ(rec_b_.First(Kind::kClosed), to);
   EXPECT_EQ(b_->buffer_limit_exceeded(), 1u);
   EXPECT_EQ(b_->link_count(), 0u);
   close(listener);
+}
+
+TEST_F(BusLinkTest, AWriteErrorInSendIsReportedByCron) {
+  auto [to, from] = Pair();
+  a_->Close(from);  // the peer is gone: B's writes meet a reset socket
+  EXPECT_EQ(to->events(), "r");
+  // Without running the loop (which would see the EOF first): Send finds the error, and only
+  // Cron() reports it. The first writes may still be taken by the kernel.
+  for (int i = 0; i < 50 && rec_b_.Count(Kind::kClosed) == 0; ++i) {
+    b_->Send(to, Ping());
+    EXPECT_EQ(rec_b_.Count(Kind::kClosed), 0);
+    b_->Cron();
+  }
+  EXPECT_EQ(rec_b_.Count(Kind::kClosed), 1);
+  EXPECT_EQ(b_->link_count(), 0u);
+  EXPECT_EQ(b_->buffer_limit_exceeded(), 0u);
 }
 
 TEST_F(BusLinkTest, PendingBytesDrainWhenThePeerReadsAndTheWriteEventDisarms) {
