@@ -131,7 +131,7 @@ int OpenListener(const std::string& addr, int port, int* err, std::string* why) 
 // such address or family.
 bool SkippableForOptional(int err) {
   return err == EADDRNOTAVAIL || err == EAFNOSUPPORT || err == EPROTONOSUPPORT ||
-         err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT || err == ENOPROTOOPT;
+         err == ESOCKTNOSUPPORT || err == EPFNOSUPPORT || err == ENOPROTOOPT || err == EINVAL;
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ uint64_t BusNet::received_total() const {
 }
 
 // Every address of the list is opened, or none: on a failure the listeners this call opened
-// are closed again, the line a 7.0 node logs ("Warning: Could not create server TCP listening
+// are closed again, and the line a 7.0 node logs ("Warning: Could not create server TCP listening
 // socket <addr>:<port>: bind: Address already in use") is logged at warning level and is the
 // error's text. The caller adds its own "Failed listening on port <port> (cluster), aborting."
 Status BusNet::Listen(const std::vector<std::string>& bind, int port) {
@@ -186,15 +186,16 @@ Status BusNet::Listen(const std::vector<std::string>& bind, int port) {
     std::string why;
     const int fd = OpenListener(addr, port, &err, &why);
     if (fd < 0) {
+      // Logged for a skipped optional address too (measured on 7.0.15).
+      std::string line = "Warning: Could not create server TCP listening socket " + addr + ":" +
+                         std::to_string(port) + ": " + why;
+      log_.Log(LogLevel::kWarning, "%s", line.c_str());
       if (optional && SkippableForOptional(err)) continue;
       while (listeners_.size() > had) {
         listeners_.back()->ev.reset();
         close(listeners_.back()->fd);
         listeners_.pop_back();
       }
-      std::string line = "Warning: Could not create server TCP listening socket " + addr + ":" +
-                         std::to_string(port) + ": " + why;
-      log_.Log(LogLevel::kWarning, "%s", line.c_str());
       return Status::Error(std::move(line));
     }
     auto l = std::make_unique<Listener>();
