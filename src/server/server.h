@@ -699,6 +699,7 @@ class Server : public WatchSink {
   EventPtr cron_ev_;
   int bound_port_ = 0;
   int bound_tls_port_ = 0;
+  bool bound_listeners_once_ = false;  // startup's Listen() succeeded (later binds: CONFIG SET)
   TlsContext tls_ctx_;
   std::vector<std::string> bound_bind_;
 
