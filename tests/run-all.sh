@@ -211,6 +211,17 @@ fi
 passed=$((passed + t_pass))
 failed=$((failed + t_fail))
 
+# Last, when nothing else runs: the Debian package swaps this machine's redis-server for ours
+# and back (root only; once, on the release build).
+if [[ $(dirname "$unit_bin") == */release ]]; then
+  echo "== Debian package over Debian's redis-server (tests/deb-check.sh)"
+  deb_out=$(mktemp)
+  tests/deb-check.sh 2>&1 | tee "$deb_out"
+  passed=$((passed + $(grep -c '^\[ok\]' "$deb_out")))
+  failed=$((failed + $(grep -c '^\[err\]' "$deb_out")))
+  rm -f "$deb_out"
+fi
+
 echo "${skipped:-0} tcl tests skipped"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
