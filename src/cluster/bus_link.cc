@@ -29,6 +29,7 @@
 #include <cstring>
 
 #include "server/log.h"
+#include "util/sock_addr.h"
 
 namespace redistp {
 namespace {
@@ -276,19 +277,9 @@ BusLink* BusNet::Connect(std::string_view ip, int port, ClusterNode* node, int64
              link->peer_ip_.c_str(), port, gai_strerror(rc));
     return link;
   }
-  int fd = -1;
   int err = 0;
-  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      err = errno;
-      continue;
-    }
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) break;
-    err = errno;
-    close(fd);
-    fd = -1;
-  }
+  const int fd = StartConnect(
+      res, [](int, int) {}, &err);
   freeaddrinfo(res);
   if (fd < 0) {
     log_.Log(LogLevel::kVerbose, "Unable to connect to Cluster Node [%s]:%d -> %s",

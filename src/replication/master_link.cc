@@ -64,29 +64,19 @@ void ReplicaSide::Connect() {
   }
   std::string source;
   server.config().GetValue("bind-source-addr", &source);
-  int fd = -1;
   int err = 0;
-  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      err = errno;
-      continue;
+  // bind-source-addr: the link leaves from that address (the master sees it as ours). As in
+  // Redis 7.0 this is best effort: an address that cannot be bound is logged and the link
+  // connects from whatever address the kernel picks.
+  auto bind_source = [&](int fd, int family) {
+    if (source.empty()) return;
+    const int bind_err = BindSourceAddr(fd, family, source);
+    if (bind_err != 0) {
+      log.Log(LogLevel::kVerbose, "Binding the master link to %s: %s", source.c_str(),
+              std::strerror(bind_err));
     }
-    // bind-source-addr: the link leaves from that address (the master sees it as ours). As
-    // in Redis 7.0 this is best effort: an address that cannot be bound is logged and the
-    // link connects from whatever address the kernel picks.
-    if (!source.empty()) {
-      const int bind_err = BindSourceAddr(fd, ai->ai_family, source);
-      if (bind_err != 0) {
-        log.Log(LogLevel::kVerbose, "Binding the master link to %s: %s", source.c_str(),
-                std::strerror(bind_err));
-      }
-    }
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) break;
-    err = errno;
-    close(fd);
-    fd = -1;
-  }
+  };
+  const int fd = StartConnect(res, bind_source, &err);
   freeaddrinfo(res);
   if (fd < 0) {
     log.Log(LogLevel::kWarning, "Unable to connect to MASTER: %s", std::strerror(err));

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -40,6 +41,22 @@ int BindSourceAddr(int fd, int family, const std::string& addr) {
   }
   freeaddrinfo(res);
   return err;
+}
+
+int StartConnect(const addrinfo* res, FunctionRef<void(int fd, int family)> prepare, int* err) {
+  *err = 0;
+  for (const addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    const int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      *err = errno;
+      continue;
+    }
+    prepare(fd, ai->ai_family);
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) return fd;
+    *err = errno;
+    close(fd);
+  }
+  return -1;
 }
 
 }  // namespace redistp

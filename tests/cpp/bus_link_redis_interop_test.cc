@@ -25,24 +25,13 @@
 #include <thread>
 
 #include "cluster/bus_link.h"
+#include "free_port.h"
 #include "server/log.h"
 
 namespace redistp {
 namespace {
 
 constexpr const char* kRedis = "/usr/bin/redis-server";
-
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  socklen_t len = sizeof(sa);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  return ntohs(sa.sin_port);
-}
 
 bool PortFree(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -236,7 +225,7 @@ TEST(BusLinkRedis, DISABLED_MeetWithRedis70) {
   Node node;
   BusNet net(base.get(), node, log, &Clock::Now, nullptr);
   node.net = &net;
-  node.bus_port = FreeLoopbackPort();
+  node.bus_port = testnet::FreeLoopbackPort();
   node.client_port = node.bus_port - 10000;
   ASSERT_TRUE(net.Listen({"127.0.0.1"}, node.bus_port).ok());
   std::printf("our node %s, bus port %d; redis at %d and %d\n", node.name.c_str(), node.bus_port,

@@ -19,6 +19,7 @@
 #include <functional>
 #include <iterator>
 
+#include "free_port.h"
 #include "server/log.h"
 
 namespace redistp {
@@ -116,19 +117,6 @@ BusMessage Publish(size_t size) {
   return m;
 }
 
-// A port nothing listens on right now (the kernel's pick for a socket closed at once).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  socklen_t len = sizeof(sa);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  return ntohs(sa.sin_port);
-}
-
 // A plain listening socket on 127.0.0.1 (never accepted from, unless the test does).
 int RawListen(int* port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -198,7 +186,7 @@ class BusLinkTest : public ::testing::Test {
 
   // A listens on a free port of 127.0.0.1; returns it.
   int ListenA() {
-    int port = FreePort();
+    int port = testnet::FreeLoopbackPort();
     Status s = a_->Listen({"127.0.0.1"}, port);
     EXPECT_TRUE(s.ok()) << s.message();
     return port;
@@ -337,7 +325,7 @@ TEST_F(BusLinkTest, FramesThatFailTheirTypesChecksAreCountedAndSkipped) {
 }
 
 TEST_F(BusLinkTest, ConnectToAClosedPortEndsWithOnLinkClosed) {
-  int port = FreePort();
+  int port = testnet::FreeLoopbackPort();
   BusLink* to = b_->Connect("127.0.0.1", port, nullptr, 5000);
   b_->Send(to, Ping());
   ASSERT_TRUE(RunUntil([&] { return rec_b_.Count(Kind::kClosed) == 1; }));
@@ -433,7 +421,7 @@ TEST_F(BusLinkTest, CloseOfOtherLinksAndConnectFromInsideCallbacks) {
       [&] { return rec_b_.Count(Kind::kConnected) == 2 && rec_a_.Count(Kind::kAccepted) == 2; }));
   // A frame on one of A's links closes A's other link and opens a link of A's own to B... to
   // a closed port, so that its failure is a callback from within a callback's aftermath.
-  int closed_port = FreePort();
+  int closed_port = testnet::FreeLoopbackPort();
   BusLink* opened = nullptr;
   rec_a_.on_frame = [&](BusLink* link, const BusMessage&) {
     for (const auto& l : a_->links()) {
@@ -564,7 +552,7 @@ TEST_F(BusLinkTest, ListenOnATakenPortFailsWithRedisLine) {
 }
 
 TEST_F(BusLinkTest, OptionalAddressesThisHostLacksAreSkipped) {
-  int port = FreePort();
+  int port = testnet::FreeLoopbackPort();
   const std::string log_path =
       ::testing::TempDir() + "bus_link_listen_" + std::to_string(getpid()) + ".log";
   std::remove(log_path.c_str());
@@ -585,7 +573,7 @@ TEST_F(BusLinkTest, OptionalAddressesThisHostLacksAreSkipped) {
   ASSERT_TRUE(RunUntil([&] { return rec_a_.Count(Kind::kAccepted) == 1; }));
   close(raw);
   // ...and an error when required.
-  Status t = b_->Listen({"192.0.2.1"}, FreePort());
+  Status t = b_->Listen({"192.0.2.1"}, testnet::FreeLoopbackPort());
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("Cannot assign requested address"), std::string::npos) << t.message();
 }
@@ -598,7 +586,7 @@ TEST_F(BusLinkTest, Ipv6LoopbackWhenTheHostHasIt) {
   const bool has_v6 = probe >= 0 && bind(probe, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
   if (probe >= 0) close(probe);
   if (!has_v6) GTEST_SKIP() << "no IPv6 loopback on this host";
-  int port = FreePort();
+  int port = testnet::FreeLoopbackPort();
   Status s = a_->Listen({"127.0.0.1", "-::1"}, port);
   ASSERT_TRUE(s.ok()) << s.message();
   BusLink* to = b_->Connect("::1", port, nullptr, 5000);
