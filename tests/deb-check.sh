@@ -22,7 +22,6 @@ if [[ $(id -u) -ne 0 ]] || ! dpkg-query -W -f='${Status}' redis-server 2>/dev/nu
   echo "[skip]: deb: needs root and Debian's redis-server installed"
   exit 0
 fi
-fails=0
 work=$(mktemp -d)
 saved_data=$work/var-lib-redis
 cp -a /var/lib/redis "$saved_data"
@@ -44,17 +43,8 @@ back_to_debian() {
 }
 trap back_to_debian EXIT
 
-claim() {  # claim <text> <command...>
-  local text=$1
-  shift
-  if "$@" >"$work/out" 2>&1; then
-    echo "[ok]: deb: $text"
-  else
-    echo "[err]: deb: $text"
-    tail -8 "$work/out"
-    fails=$((fails + 1))
-  fi
-}
+CLAIM_PREFIX=deb CLAIM_OUT=$work/out
+. tests/support/claim.sh
 
 # Starts /usr/bin/redis-server as the service would (user redis, the Debian config), on $port.
 start_service() {
@@ -120,4 +110,4 @@ debian_reads() {
 }
 claim "Debian's Redis loads the RDB redis-tp wrote (the temporary key gone with its owner)" \
   debian_reads
-exit $((fails > 0))
+exit $((claim_failures > 0))

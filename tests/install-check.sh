@@ -14,18 +14,8 @@ sanitize=0
 [[ $build == */sanitize ]] && sanitize=1
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-fails=0
-claim() {  # claim <text> <command...>
-  local text=$1
-  shift
-  if "$@" >"$root/out" 2>&1; then
-    echo "[ok]: install: $text"
-  else
-    echo "[err]: install: $text"
-    tail -5 "$root/out"
-    fails=$((fails + 1))
-  fi
-}
+CLAIM_PREFIX=install CLAIM_OUT=$root/out
+. tests/support/claim.sh
 
 claim "make install DESTDIR PREFIX=/usr succeeds" \
   make --no-print-directory -s install SANITIZE=$sanitize DESTDIR="$root/stage" PREFIX=/usr
@@ -100,4 +90,4 @@ left() {
   [[ -z $rest ]] || { echo "left behind: $rest"; return 1; }
 }
 claim "make uninstall removes every installed file" left
-exit $((fails > 0))
+exit $((claim_failures > 0))
