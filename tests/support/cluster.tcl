@@ -31,6 +31,9 @@
 # a failure is seen in a few seconds, and a Redis under the stress run's CPU burners still
 # answers its pings well within it (its cron runs every 100 ms).
 #
+# A failed test in a cluster block prints every node's CLUSTER NODES under its failure (a
+# failure hook, as tests/support/sentinel.tcl prints the sentinels' events).
+#
 # Fast failure. Until a cluster has formed nothing after it can pass, so `wait_cluster_consistent`
 # records in the block whether it ever succeeded, and `cluster_require_formed` fails a later test
 # at once when it did not (against a server without a bus every test fails quickly and cleanly,
@@ -40,9 +43,38 @@ set ::cluster_redis_binary /usr/bin/redis-server
 set ::cluster_node_timeout 1000
 
 namespace eval ::cluster {
-    # Nodes of the innermost start_cluster_nodes block, and whether that cluster has formed.
+    # Nodes of the innermost start_cluster_nodes block, whether that cluster has formed, and
+    # whether the failure report of a cluster that never formed was printed (once is enough).
     variable count 0
     variable formed 0
+    variable unformed_reported 0
+}
+
+# What every node of the innermost block sees (CLUSTER NODES through a fresh connection with a
+# short timeout: a killed or hung node must not hold up the report).
+proc cluster_failure_report {} {
+    if {$::cluster::count == 0} {return ""}
+    if {!$::cluster::formed} {
+        if {$::cluster::unformed_reported} {return ""}
+        set ::cluster::unformed_reported 1
+    }
+    set out {}
+    for {set i 0} {$i < $::cluster::count} {incr i} {
+        set port [cluster_node_port $i]
+        if {[catch {
+            set c [::redis::redis 127.0.0.1 $port 0 2000]
+            set nodes [$c cluster nodes]
+            $c close
+        } err]} {
+            set nodes "($err)"
+        }
+        lappend out "node $i (port $port) CLUSTER NODES:"
+        foreach line [split [string trim $nodes] \n] {lappend out "  [string trim $line]"}
+    }
+    return [join $out \n]
+}
+if {"cluster_failure_report" ni $::test::failure_hooks} {
+    ::test::on_failure cluster_failure_report
 }
 
 # start_cluster_nodes n options body: starts n cluster nodes (nested start_server blocks) and
@@ -56,12 +88,13 @@ proc start_cluster_nodes {n options body} {
             "$::cluster_redis_binary is missing"
         return
     }
-    set saved [list $::cluster::count $::cluster::formed]
+    set saved [list $::cluster::count $::cluster::formed $::cluster::unformed_reported]
     set ::cluster::count $n
     set ::cluster::formed 0
+    set ::cluster::unformed_reported 0
     set caller [expr {[info level] - 1}]
     set rc [catch {::cluster::nest 0 $n $options $caller $body} result opts]
-    lassign $saved ::cluster::count ::cluster::formed
+    lassign $saved ::cluster::count ::cluster::formed ::cluster::unformed_reported
     return -options $opts $result
 }
 

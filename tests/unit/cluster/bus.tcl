@@ -3,9 +3,11 @@
 # another node's real port, config epochs (collisions resolved, a slot moved by SETSLOT NODE and
 # BUMPEPOCH), failure detection (fail? and fail, the cluster down, a restarted node rejoining),
 # FORGET and its ban, Pub/Sub over the bus, redis-cli --cluster create / check and redis-cli -c,
-# and a mixed cluster with one node of Debian's Redis 7.0.15. Every test passes against Redis
-# (--server /usr/bin/redis-server); tests/support/cluster.tcl's essay says how the nodes are
-# started and how long the waits may take.
+# and mixed clusters with one node of Debian's Redis 7.0.15 (met by ours, and meeting ours).
+# Every test passes against Redis (--server /usr/bin/redis-server); tests/support/cluster.tcl's
+# essay says how the nodes are started and how long the waits may take. Against a server whose
+# bus is missing or broken, each block fails at its first bounded wait and its later tests fail
+# at once (cluster_require_formed).
 
 source tests/support/cluster.tcl
 
@@ -319,40 +321,46 @@ start_cluster_nodes 3 {tags {cluster}} {
     }
 }
 
-start_cluster_nodes 3 {tags {cluster} redis {2}} {
-    test {Mixed cluster (node 2 is Redis 7.0.15): MEET, slots and agreement} {
-        cluster_meet_all
-        wait_cluster_consistent
-        cluster_assign_slots
-        wait_cluster_consistent
-        wait_cluster_state_ok
-        set reference [lsort -integer -index 0 [cr 0 cluster slots]]
-        assert_equal 3 [llength $reference]
-        for {set i 0} {$i < 3} {incr i} {
-            assert_equal $reference [lsort -integer -index 0 [cr $i cluster slots]] \
-                "CLUSTER SLOTS of node $i"
-            assert_equal 3 [cluster_info_field $i cluster_known_nodes]
-            set addr 127.0.0.1:[cluster_node_port $i]@[cluster_node_cport $i]
-            wait_for_condition 200 50 {
-                [dict get [cluster_view_entry $i [cluster_node_id $i]] addr] eq $addr
-            } else {
-                fail "node $i shows itself at\
-                      [dict get [cluster_view_entry $i [cluster_node_id $i]] addr], not $addr"
+# Mixed clusters: one node is Debian's Redis 7.0.15, the two others the server under test. With
+# the Redis node last, one of ours sends every MEET (ours to ours, ours to Redis); with it first,
+# Redis meets ours.
+foreach {redis_node who} {2 {node 0 (ours) meets the others} 0 {node 0 (Redis) meets ours}} {
+    start_cluster_nodes 3 [list tags {cluster} redis [list $redis_node]] {
+        test "Mixed cluster, $who: MEET, slots and agreement" {
+            cluster_meet_all
+            wait_cluster_consistent
+            cluster_assign_slots
+            wait_cluster_consistent
+            wait_cluster_state_ok
+            set reference [lsort -integer -index 0 [cr 0 cluster slots]]
+            assert_equal 3 [llength $reference]
+            for {set i 0} {$i < 3} {incr i} {
+                assert_equal $reference [lsort -integer -index 0 [cr $i cluster slots]] \
+                    "CLUSTER SLOTS of node $i"
+                assert_equal 3 [cluster_info_field $i cluster_known_nodes]
+                set addr 127.0.0.1:[cluster_node_port $i]@[cluster_node_cport $i]
+                wait_for_condition 200 50 {
+                    [dict get [cluster_view_entry $i [cluster_node_id $i]] addr] eq $addr
+                } else {
+                    fail "node $i shows itself at\
+                          [dict get [cluster_view_entry $i [cluster_node_id $i]] addr], not $addr"
+                }
             }
         }
-    }
 
-    test {Mixed cluster: each node's keys are served there, the others answer MOVED to it} {
-        cluster_require_formed
-        for {set owner 0} {$owner < 3} {incr owner} {
-            set key [cluster_key_on_node $owner mixed]
-            set slot [cr 0 cluster keyslot $key]
-            assert_equal OK [cr $owner set $key v$owner]
-            for {set i 0} {$i < 3} {incr i} {
-                if {$i == $owner} continue
-                assert_error "MOVED $slot 127.0.0.1:[cluster_node_port $owner]" {cr $i get $key}
+        test "Mixed cluster, $who: each node serves its keys, the others answer MOVED to it" {
+            cluster_require_formed
+            for {set owner 0} {$owner < 3} {incr owner} {
+                set key [cluster_key_on_node $owner mixed]
+                set slot [cr 0 cluster keyslot $key]
+                assert_equal OK [cr $owner set $key v$owner]
+                for {set i 0} {$i < 3} {incr i} {
+                    if {$i == $owner} continue
+                    assert_error "MOVED $slot 127.0.0.1:[cluster_node_port $owner]" \
+                        {cr $i get $key}
+                }
+                assert_equal v$owner [cr $owner get $key]
             }
-            assert_equal v$owner [cr $owner get $key]
         }
     }
 }
