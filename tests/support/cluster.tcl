@@ -323,6 +323,16 @@ proc cluster_restart_node {i} {
     reconnect $level
 }
 
+# cluster_with_nodes_down nodes body: SIGKILLs the nodes listed, runs body in the caller's scope,
+# then restarts them (cluster_restart_node) whether or not body failed, so a failed test leaves
+# no dead node behind (the harness would take it for a crash and abandon the file).
+proc cluster_with_nodes_down {nodes body} {
+    foreach i $nodes {cluster_kill_node $i}
+    set rc [catch {uplevel 1 $body} result opts]
+    foreach i $nodes {cluster_restart_node $i}
+    return -options $opts $result
+}
+
 # Runs Debian's redis-cli (bounded by `timeout`, so a cluster that never joins cannot hang the
 # file) with args; returns {exit-status output}.
 proc cluster_cli {seconds args} {

@@ -208,23 +208,24 @@ start_cluster_nodes 3 {tags {cluster}} {
     test {A killed master is flagged fail by the others and the cluster goes down} {
         cluster_require_formed
         set ::victim_id [cluster_node_id 2]
-        cluster_kill_node 2
-        foreach i {0 1} {
-            wait_for_condition 200 50 {
-                "fail" in [dict get [cluster_view_entry $i $::victim_id] flags]
-            } else {
-                fail "node $i sees the killed node as [cluster_view_entry $i $::victim_id]"
+        # Node 2 is restarted (same port, its nodes.conf) when this body ends.
+        cluster_with_nodes_down {2} {
+            foreach i {0 1} {
+                wait_for_condition 200 50 {
+                    "fail" in [dict get [cluster_view_entry $i $::victim_id] flags]
+                } else {
+                    fail "node $i sees the killed node as [cluster_view_entry $i $::victim_id]"
+                }
+                wait_for_condition 200 50 {[cluster_info_field $i cluster_state] eq "fail"} else {
+                    fail "node $i: cluster_state stayed [cluster_info_field $i cluster_state]"
+                }
+                assert_error {CLUSTERDOWN The cluster is down} {cr $i get foo}
             }
-            wait_for_condition 200 50 {[cluster_info_field $i cluster_state] eq "fail"} else {
-                fail "node $i: cluster_state stayed [cluster_info_field $i cluster_state]"
-            }
-            assert_error {CLUSTERDOWN The cluster is down} {cr $i get foo}
         }
     }
 
     test {Restarted on its port with its nodes.conf, the failed master rejoins, FAIL cleared} {
         cluster_require_formed
-        cluster_restart_node 2
         assert_equal $::victim_id [cluster_node_id 2]
         wait_cluster_consistent
         wait_cluster_state_ok
@@ -237,23 +238,21 @@ start_cluster_nodes 3 {tags {cluster}} {
     test {Alone, a surviving master flags the other two fail? and not fail (no majority)} {
         cluster_require_formed
         set ids [list [cluster_node_id 1] [cluster_node_id 2]]
-        cluster_kill_node 1
-        cluster_kill_node 2
-        foreach id $ids {
-            wait_for_condition 200 50 {
-                "fail?" in [dict get [cluster_view_entry 0 $id] flags]
-            } else {
-                fail "node 0 sees a killed node as [cluster_view_entry 0 $id]"
+        cluster_with_nodes_down {1 2} {
+            foreach id $ids {
+                wait_for_condition 200 50 {
+                    "fail?" in [dict get [cluster_view_entry 0 $id] flags]
+                } else {
+                    fail "node 0 sees a killed node as [cluster_view_entry 0 $id]"
+                }
+            }
+            foreach id $ids {
+                assert_equal {master fail?} [dict get [cluster_view_entry 0 $id] flags]
+            }
+            wait_for_condition 200 50 {[cluster_info_field 0 cluster_state] eq "fail"} else {
+                fail "node 0: cluster_state stayed [cluster_info_field 0 cluster_state]"
             }
         }
-        foreach id $ids {
-            assert_equal {master fail?} [dict get [cluster_view_entry 0 $id] flags]
-        }
-        wait_for_condition 200 50 {[cluster_info_field 0 cluster_state] eq "fail"} else {
-            fail "node 0: cluster_state stayed [cluster_info_field 0 cluster_state]"
-        }
-        cluster_restart_node 1
-        cluster_restart_node 2
         wait_cluster_consistent
         wait_cluster_state_ok
     }
