@@ -17,7 +17,7 @@ proc cluster_subscriber {i} {
     return [::redis::redis 127.0.0.1 [cluster_node_port $i] 1 10000]
 }
 
-start_cluster_nodes 3 {tags {cluster}} {
+start_cluster_nodes 3 {tags {cluster bus}} {
     test {Three nodes joined by CLUSTER MEET from one of them know each other by the same ids} {
         cluster_meet_all
         wait_cluster_consistent
@@ -286,7 +286,7 @@ start_cluster_nodes 3 {tags {cluster}} {
     }
 }
 
-start_cluster_nodes 3 {tags {cluster}} {
+start_cluster_nodes 3 {tags {cluster bus}} {
     test {redis-cli --cluster create: three masters, distinct epochs; --cluster check passes} {
         lassign [cluster_create_with_cli] status out
         assert_equal 0 $status "redis-cli --cluster create: $out"
@@ -324,7 +324,7 @@ start_cluster_nodes 3 {tags {cluster}} {
 # the Redis node last, one of ours sends every MEET (ours to ours, ours to Redis); with it first,
 # Redis meets ours.
 foreach {redis_node who} {2 {node 0 (ours) meets the others} 0 {node 0 (Redis) meets ours}} {
-    start_cluster_nodes 3 [list tags {cluster} redis [list $redis_node]] {
+    start_cluster_nodes 3 [list tags {cluster bus} redis [list $redis_node]] {
         test "Mixed cluster, $who: MEET, slots and agreement" {
             cluster_meet_all
             wait_cluster_consistent
