@@ -43,7 +43,7 @@ start_cluster_nodes 3 {tags {cluster bus}} {
         }
     }
 
-    test {Slots added with ADDSLOTSRANGE on each node: every CLUSTER SLOTS agrees, state ok} {
+    test {Slots added with ADDSLOTSRANGE on each node: CLUSTER SLOTS and SHARDS agree, state ok} {
         cluster_require_formed
         cluster_assign_slots
         wait_cluster_consistent
@@ -59,6 +59,14 @@ start_cluster_nodes 3 {tags {cluster bus}} {
             assert_equal $expected [lmap s $slots {
                 list {*}[lrange $s 0 1] {*}[lrange [lindex $s 2] 0 2]
             }] "CLUSTER SLOTS of node $i"
+            # CLUSTER SHARDS: one shard per master, its slots, the master online.
+            set shards [lmap sh [cr $i cluster shards] {
+                set n [lindex [dict get $sh nodes] 0]
+                list {*}[dict get $sh slots] [dict get $n ip] [dict get $n port] [dict get $n id] \
+                    [dict get $n role] [dict get $n health] [llength [dict get $sh nodes]]
+            }]
+            assert_equal [lmap e $expected {list {*}$e master online 1}] \
+                [lsort -integer -index 0 $shards] "CLUSTER SHARDS of node $i"
             assert_equal 16384 [cluster_info_field $i cluster_slots_assigned]
             assert_equal 16384 [cluster_info_field $i cluster_slots_ok]
             assert_equal 3 [cluster_info_field $i cluster_size]
