@@ -5,7 +5,8 @@ Model. A check starts the servers it needs itself, each on a free loopback port 
 directory of its own, and stops them whatever happened. Server does that for one server of the
 binary under test: the process, its port and directory, a bounded wait for its first PONG, and
 the teardown (SIGTERM, SIGKILL after 10 s, the directory removed). Ports are below 55536 so that
-a cluster node's bus port (port + 10000) exists too. wait_until is the one bounded poll.
+a cluster node's bus port (port + 10000) exists too; a check starting several cluster nodes
+asks for free_cluster_port(), whose bus port is free as well. wait_until is the one bounded poll.
 """
 import os
 import shutil
@@ -29,6 +30,22 @@ def free_port():
     raise AssertionError("no free port below 55536")
 
 
+def free_cluster_port():
+    """A free loopback port p below 55536 whose bus port p + 10000 is free too (several nodes
+    of one check must not take each other's bus ports)."""
+    for _ in range(100):
+        port = free_port()
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port + 10000))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise AssertionError("no free port pair (p, p + 10000)")
+
+
 def wait_until(what, predicate, seconds=30.0, step=0.05):
     """Polls predicate() until it is true; a Redis or socket error counts as not yet. Raises
     AssertionError("timed out waiting for <what>") after `seconds`."""
@@ -47,20 +64,22 @@ class Server:
     """One server of `binary` (the path as given, made absolute but not resolved: Debian's
     redis-server is a symlink whose name picks the program) with `args` after the common ones
     (port, bind 127.0.0.1, dir, no RDB save, no AOF; later options override them). Its output
-    goes to <dir>/stdout. Use as a context manager: on entry it is answering PING (AssertionError
-    if it exits or stays silent for 30 s), on exit it is stopped and its directory removed."""
+    goes to <dir>/stdout, and it listens on `port` (default: a free one). Use as a context
+    manager: on entry it is answering PING (AssertionError if it exits or stays silent for
+    30 s), on exit it is stopped and its directory removed."""
 
-    def __init__(self, binary, args=(), prefix="redistp-client-"):
+    def __init__(self, binary, args=(), prefix="redistp-client-", port=None):
         self.binary = os.path.abspath(binary)
         self.args = list(args)
         self.prefix = prefix
         self.dir = None
+        self.requested_port = port
         self.port = None
         self.proc = None
 
     def __enter__(self):
         self.dir = tempfile.mkdtemp(prefix=self.prefix)
-        self.port = free_port()
+        self.port = self.requested_port or free_port()
         with open(os.path.join(self.dir, "stdout"), "w") as log:
             self.proc = subprocess.Popen(
                 [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,

@@ -19,6 +19,11 @@
 # port) using the run's certificates (tls_cert_dir), and its clients, the
 # default one included, connect with TLS and the client certificate.
 #
+# With `cluster 1` the server is a cluster node (cluster-enabled yes) on a port p whose bus port
+# p + 10000 is free too (find_free_cluster_port): a random free port could otherwise hand one
+# node's bus port to another server as its client port. A restart_server keeps that rule.
+# tests/support/cluster.tcl builds clusters of such nodes.
+#
 # With --host/--port no server is started: every start_server uses the
 # external server, blocks tagged external:skip are skipped, and so are blocks
 # that need a config of their own (overrides, args or config).
@@ -146,6 +151,23 @@ proc ::server::find_free_port {} {
     error "no free port found"
 }
 
+# Picks a port p for a cluster node such that p and its bus port p + 10000 are both free now:
+# p in 20000-22767, so the bus port (30000-32767) stays in the harness's range, below Linux's
+# ephemeral ports, like every other port here.
+proc ::server::find_free_cluster_port {} {
+    for {set i 0} {$i < 200} {incr i} {
+        set port [expr {20000 + int(rand() * 2768)}]
+        set held {}
+        foreach p [list $port [expr {$port + 10000}]] {
+            if {[catch {socket -server {apply {args {}}} -myaddr 127.0.0.1 $p} s]} break
+            lappend held $s
+        }
+        foreach s $held {close $s}
+        if {[llength $held] == 2} {return $port}
+    }
+    error "no free port pair (p, p + 10000) found"
+}
+
 proc ::server::new_dir {} {
     variable counter
     set dir [file join $::server::root tests tmp server.[pid].[incr counter]]
@@ -261,18 +283,20 @@ proc ::server::open_with_env {env cmd} {
 # Starts the binary and waits until it answers PING.  Returns the server
 # dict, or raises with the reason (log tail included).  `env` is a dict of
 # environment variables for the server process (LD_PRELOAD for the fault
-# injection shim, tests/support/faults.tcl).
-proc ::server::launch {dir base overrides extra_args {bin ""} {env {}} {tls 0}} {
+# injection shim, tests/support/faults.tcl). With `cluster` set the server is a cluster node
+# whose port and bus port (port + 10000) were both free (see find_free_cluster_port).
+proc ::server::launch {dir base overrides extra_args {bin ""} {env {}} {tls 0} {cluster 0}} {
     variable binary
     if {$bin eq ""} {set bin $binary}
     set config [file join $dir redis.conf]
     set stdout [file join $dir stdout]
+    set node_lines [expr {$cluster ? [concat {cluster-enabled yes} $overrides] : $overrides}]
     for {set attempt 1} {$attempt <= 5} {incr attempt} {
-        set port [find_free_port]
-        set lines $overrides
+        set port [expr {$cluster ? [find_free_cluster_port] : [find_free_port]}]
+        set lines $node_lines
         set client_tls {}
         if {$tls} {
-            set lines [concat [list port 0 tls-port $port] [tls_server_overrides] $overrides]
+            set lines [concat [list port 0 tls-port $port] [tls_server_overrides] $node_lines]
             set client_tls [tls_client_options]
         }
         write_config $config $dir $port $base $lines
@@ -282,7 +306,7 @@ proc ::server::launch {dir base overrides extra_args {bin ""} {env {}} {tls 0}} 
         set entry [dict create host 127.0.0.1 port $port pid $pid pipe $pipe \
             stdout $stdout config_file $config dir $dir external 0 \
             client "" db 0 overrides $overrides args $extra_args base $base \
-            binary $bin env $env expect_exit 0 tls $client_tls tls_on $tls]
+            binary $bin env $env expect_exit 0 tls $client_tls tls_on $tls cluster $cluster]
         set status [wait_ready $pid $port $client_tls]
         if {$status eq "ready"} {return $entry}
         stop_process $entry
@@ -421,7 +445,7 @@ proc ::server::after_test_failure {} {
 # Parses start_server options into a dict with defaults filled in.
 proc ::server::parse_options {options} {
     set opts [dict create tags {} overrides {} config "" args {} db "" dir "" binary "" env {} \
-                  tls 0]
+                  tls 0 cluster 0]
     foreach {k v} $options {
         if {![dict exists $opts $k]} {
             error "start_server: unknown option '$k'"
@@ -445,7 +469,7 @@ proc ::server::pick_db {opts} {
     return $::server::default_db
 }
 
-# start_server {tags {...} overrides {k v ...} config FILE args {...} db N} body
+# start_server {tags {...} overrides {k v ...} config FILE args {...} db N cluster 0|1} body
 proc start_server {options {code {}}} {
     set opts [::server::parse_options $options]
     lappend ::test::tags [dict get $opts tags]
@@ -481,7 +505,7 @@ proc ::server::run_with_server {opts code} {
     file mkdir $dir
     set failed_before $::test::failed
     set entry [launch $dir $base [dict get $opts overrides] [dict get $opts args] \
-        [dict get $opts binary] [dict get $opts env] [dict get $opts tls]]
+        [dict get $opts binary] [dict get $opts env] [dict get $opts tls] [dict get $opts cluster]]
     dict set entry db [pick_db $opts]
     lappend ::server::stack $entry
     if {$::test::verbose} {
@@ -506,7 +530,8 @@ proc ::server::run_with_server {opts code} {
 
 proc ::server::run_external {opts code} {
     if {[llength [dict get $opts overrides]] || [llength [dict get $opts args]] ||
-            [dict get $opts config] ne "" || [llength [dict get $opts env]]} {
+            [dict get $opts config] ne "" || [llength [dict get $opts env]] ||
+            [dict get $opts cluster]} {
         incr ::test::skipped
         ::test::emit "\[skip\]: server block needing its own config\
                       (tags [::test::current_tags])"
@@ -617,7 +642,7 @@ proc restart_server {{level 0} {how term} {wait pong}} {
     set rc [catch {
         ::server::launch [dict get $entry dir] [dict get $entry base] \
             [dict get $entry overrides] [dict get $entry args] [dict get $entry binary] \
-            [dict get $entry env] [dict get $entry tls_on]
+            [dict get $entry env] [dict get $entry tls_on] [dict get $entry cluster]
     } new opts]
     set ::server::ready_when_loading 0
     if {$rc} {return -options $opts $new}
