@@ -26,6 +26,8 @@
 #include <set>
 #include <string>
 
+#include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "db/lazy_free.h"
@@ -120,7 +122,10 @@ void ClientsSection(Server& s, std::string* out) {
   // Replicas' connections are not clients here (Redis: clients minus replicas).
   const size_t replicas = Replication::Of(s).master().replica_count();
   Line(out, "connected_clients:%zu", s.clients().size() - replicas);
-  Line(out, "cluster_connections:0");
+  // Redis 7.0 counts two links per known node but myself, whatever is connected.
+  const Cluster* cluster = Cluster::Of(s);
+  Line(out, "cluster_connections:%zu",
+       cluster != nullptr ? (cluster->state().nodes().size() - 1) * 2 : 0);
   Line(out, "maxclients:%lld", static_cast<long long>(s.config().maxclients));
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
