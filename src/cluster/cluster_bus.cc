@@ -59,6 +59,7 @@ ClusterNode& ClusterBus::myself() { return cluster_.myself(); }
 Status ClusterBus::Start() {
   Status s = net_->Listen(server_.config().bind, myself().cport);
   if (!s.ok()) return s;
+  server_.AddChildListenerCloser([this] { net_->CloseListenersInChild(); });
   timer_.reset(event_new(server_.event_loop(), -1, EV_PERSIST, &ClusterBus::OnTimer, this));
   timeval tv{0, static_cast<suseconds_t>(kCronPeriodMs * 1000)};
   event_add(timer_.get(), &tv);

@@ -592,6 +592,10 @@ void ClusterReplicate(CommandContext& c) {
 void ClusterMeet(CommandContext& c) {
   Cluster* cl = Need(c);
   if (cl == nullptr) return;
+  if (c.args.size() > 5) {
+    c.reply.Error(SubcommandArityError("meet"));
+    return;
+  }
   int64_t port, bus_port = 0;
   if (!ParseInt64(c.args[3], &port)) {
     c.reply.Error("ERR Invalid TCP base port specified: " + std::string(c.args[3]));
