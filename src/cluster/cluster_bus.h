@@ -24,6 +24,13 @@
 // a node without a PONG for node-timeout is flagged PFAIL. Then the rules of cluster_gossip.h:
 // failure reports, FAIL (broadcast), slot claims, UPDATE, epoch collisions.
 //
+// Votes (spec, "Masters reply to replica vote request"). A master serving slots answers a
+// replica's FAILOVER_AUTH_REQUEST with FAILOVER_AUTH_ACK at most once per epoch, only for the
+// replica of a master flagged FAIL (or a forced manual failover), not twice for replicas of one
+// master within 2 x node timeout, and only when no claimed slot has an owner with a greater
+// config epoch than the request's; so a Redis replica of a redis-tp master can be elected.
+// This node never asks for votes itself (replicas in a cluster are not built here yet).
+//
 // Every change of the view calls Cluster::Changed() (saved and re-evaluated before the
 // replies of this loop turn). Frames come in from the event loop; nothing here blocks.
 #pragma once
@@ -102,6 +109,7 @@ class ClusterBus final : public BusLinkOwner {
   void ProcessGossip(const BusMessage& msg, ClusterNode* sender);
   void ProcessFail(const BusMessage& msg, ClusterNode* sender);
   void ProcessUpdate(const BusMessage& msg, ClusterNode* sender);
+  void ProcessAuthRequest(const BusMessage& msg, ClusterNode* sender);
   void ApplyRole(ClusterNode* sender, const BusHeader& hdr);
   void ApplyClaim(ClusterNode* sender, uint64_t epoch, const BusSlots& slots);
   bool UpdateAddress(ClusterNode* node, BusLink* link, const BusHeader& hdr);

@@ -69,8 +69,11 @@ void ClusterBus::OnLinkFrame(BusLink* link, const BusMessage& msg) {
     case BusType::kUpdate:
       ProcessUpdate(msg, sender);
       break;
+    case BusType::kFailoverAuthRequest:
+      ProcessAuthRequest(msg, sender);
+      break;
     default:
-      break;  // failover, module messages: not handled by this node
+      break;  // votes received, manual failover, module messages: not for this node
   }
 }
 
@@ -363,6 +366,62 @@ void ClusterBus::ProcessUpdate(const BusMessage& msg, ClusterNode* sender) {
   n->config_epoch = msg.update_config_epoch;
   cluster_.Changed();
   ApplyClaim(n, msg.update_config_epoch, msg.update_slots);
+}
+
+void ClusterBus::ProcessAuthRequest(const BusMessage& msg, ClusterNode* sender) {
+  if (sender == nullptr) return;
+  ClusterState& st = state();
+  ClusterNode& me = myself();
+  const BusHeader& hdr = msg.hdr;
+  // Only masters serving slots make up the quorum, so only they vote.
+  if (!me.IsMaster() || me.num_slots == 0) return;
+  Logger& log = server_.log();
+  const char* who = sender->id.c_str();
+  if (hdr.current_epoch < st.current_epoch) {
+    log.Log(LogLevel::kWarning, "Failover auth denied to %.40s: reqEpoch (%llu) < curEpoch(%llu)",
+            who, static_cast<unsigned long long>(hdr.current_epoch),
+            static_cast<unsigned long long>(st.current_epoch));
+    return;
+  }
+  if (st.last_vote_epoch == st.current_epoch) {
+    log.Log(LogLevel::kWarning, "Failover auth denied to %.40s: already voted for epoch %llu", who,
+            static_cast<unsigned long long>(st.current_epoch));
+    return;
+  }
+  ClusterNode* master = sender->master;
+  const bool force = (hdr.mflags[0] & kBusMsgForceAck) != 0;
+  if (sender->IsMaster() || master == nullptr || (!master->Has(kNodeFail) && !force)) {
+    log.Log(LogLevel::kWarning, "Failover auth denied to %.40s: %s", who,
+            sender->IsMaster()  ? "it is a master node"
+            : master == nullptr ? "I don't know its master"
+                                : "its master is up");
+    return;
+  }
+  const int64_t t = now();
+  if (t - master->voted_time < 2 * node_timeout()) {
+    log.Log(LogLevel::kWarning,
+            "Failover auth denied to %.40s: can't vote about this master before %lld milliseconds",
+            who, static_cast<long long>(2 * node_timeout() - (t - master->voted_time)));
+    return;
+  }
+  // The replica's view of its slots must be at least as new as ours.
+  for (int slot = 0; slot < kClusterSlots; ++slot) {
+    if (!BusSlotIsSet(hdr.myslots, slot)) continue;
+    const ClusterNode* owner = st.owner(slot);
+    if (owner == nullptr || owner->config_epoch <= hdr.config_epoch) continue;
+    log.Log(LogLevel::kWarning,
+            "Failover auth denied to %.40s: slot %d epoch (%llu) > reqEpoch (%llu)", who, slot,
+            static_cast<unsigned long long>(owner->config_epoch),
+            static_cast<unsigned long long>(hdr.config_epoch));
+    return;
+  }
+  st.last_vote_epoch = st.current_epoch;
+  master->voted_time = t;
+  // The vote (lastVoteEpoch) is on disk before it leaves, so a restart cannot vote twice.
+  if (!cluster_.SaveNow().ok()) return;
+  if (sender->link != nullptr) net_->Send(sender->link, Header(BusType::kFailoverAuthAck));
+  log.Log(LogLevel::kWarning, "Failover auth granted to %.40s for epoch %llu", who,
+          static_cast<unsigned long long>(st.current_epoch));
 }
 
 }  // namespace redistp
