@@ -14,7 +14,7 @@ endif
 LUA_CFLAGS := -I/usr/include/lua5.1
 BASE_CXXFLAGS := -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -g -MMD -MP -Isrc $(LUA_CFLAGS)
 LUA_LIBS := -llua5.1-cjson -llua5.1-bitop -llua5.1
-LDLIBS := -levent -lssl -lcrypto -llzf -lpthread $(LUA_LIBS)
+LDLIBS := -levent -lssl -lcrypto -llzf -lpthread $(LUA_LIBS) -lsystemd
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -220,15 +220,15 @@ $(FUZZ_BUILD)/bus_message_fuzz: $(FUZZ_BUILD)/obj/fuzz/bus_message_fuzz.o \
 
 $(FUZZ_BUILD)/dispatch_fuzz: $(FUZZ_BUILD)/obj/fuzz/dispatch_fuzz.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
-	  $(LUA_LIBS)
+	  $(LUA_LIBS) -lsystemd
 
 $(FUZZ_BUILD)/rdb_load_fuzz: $(FUZZ_BUILD)/obj/fuzz/rdb_load_fuzz.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
-	  $(LUA_LIBS)
+	  $(LUA_LIBS) -lsystemd
 
 $(FUZZ_BUILD)/lua_fuzz: $(FUZZ_BUILD)/obj/fuzz/lua_fuzz.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ -levent -lssl -lcrypto -llzf -lpthread \
-	  $(LUA_LIBS)
+	  $(LUA_LIBS) -lsystemd
 
 fuzz-run: fuzz
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
@@ -277,3 +277,55 @@ $(FAULTINJECT): tests/support/faultinject.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $< -ldl
 # ---- end of test support section ---------------------------------------------------------------
+
+# ---- install / uninstall -----------------------------------------------------------------------
+# `make install [PREFIX=/usr/local] [DESTDIR=]` puts what `make` built where Redis's own
+# `make install` puts redis-server (PREFIX/bin), plus the tools, libredistp (static library,
+# headers under PREFIX/include/redistp/client, a pkg-config file `redistp`), the reference docs
+# (PREFIX/share/doc/redis-tp) and, for a system install, the example redis.conf, systemd unit and
+# logrotate file (PREFIX/share/redis-tp). DESTDIR stages the whole tree under another root (for
+# packaging). `make uninstall` removes exactly those files. Nothing here starts a service or
+# touches /etc: see README, "Installing".
+PREFIX ?= /usr/local
+INSTALL ?= install
+INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+TP_VERSION := $(shell sed -n 's/.*kRedisTpVersion = "\(.*\)";/\1/p' src/server/version.h)
+CLIENT_HEADERS := $(wildcard src/client/*.h)
+DOC_FILES := README.md $(wildcard docs/*.md)
+SHARE_FILES := redis.conf utils/systemd/redis-server.service utils/logrotate/redis-server
+
+.PHONY: install uninstall
+install: all
+	$(INSTALL) -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/lib/pkgconfig \
+	  $(INSTALL_ROOT)/include/redistp/client $(INSTALL_ROOT)/share/doc/redis-tp \
+	  $(INSTALL_ROOT)/share/redis-tp
+	$(INSTALL) -m 755 $(SERVER_BIN) $(INSTALL_ROOT)/bin/redis-server
+	for t in $(TOOLS); do $(INSTALL) -m 755 $(BUILD)/$$t $(INSTALL_ROOT)/bin/$$t || exit 1; done
+	$(INSTALL) -m 644 $(CLIENT_LIB) $(INSTALL_ROOT)/lib/libredistp.a
+	$(INSTALL) -m 644 $(CLIENT_HEADERS) $(INSTALL_ROOT)/include/redistp/client/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include/redistp' \
+	  '' 'Name: redistp' \
+	  'Description: C++ client library for redis-tp: locks, elections, sessions, watches' \
+	  'Version: $(TP_VERSION)' 'Requires: hiredis libevent' \
+	  'Libs: -L$${libdir} -lredistp -lpthread' 'Cflags: -I$${includedir} -std=c++20' \
+	  > $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc
+	chmod 644 $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc
+	$(INSTALL) -m 644 $(DOC_FILES) $(INSTALL_ROOT)/share/doc/redis-tp/
+	$(INSTALL) -m 644 $(SHARE_FILES) $(INSTALL_ROOT)/share/redis-tp/
+
+uninstall:
+	rm -f $(INSTALL_ROOT)/bin/redis-server $(TOOLS:%=$(INSTALL_ROOT)/bin/%) \
+	  $(INSTALL_ROOT)/lib/libredistp.a $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc \
+	  $(CLIENT_HEADERS:src/client/%=$(INSTALL_ROOT)/include/redistp/client/%) \
+	  $(addprefix $(INSTALL_ROOT)/share/doc/redis-tp/,$(notdir $(DOC_FILES))) \
+	  $(addprefix $(INSTALL_ROOT)/share/redis-tp/,$(notdir $(SHARE_FILES)))
+	-rmdir $(INSTALL_ROOT)/include/redistp/client $(INSTALL_ROOT)/include/redistp \
+	  $(INSTALL_ROOT)/share/doc/redis-tp $(INSTALL_ROOT)/share/redis-tp 2>/dev/null
+# ---- end of install section --------------------------------------------------------------------
+
+# ---- Debian package ----------------------------------------------------------------------------
+# `make deb`: build/deb/redis-tp-server_<version>-1_<arch>.deb, which replaces Debian's
+# redis-server in its layout (utils/deb/build.sh; README "Installing over Debian's Redis").
+.PHONY: deb
+deb: all
+	+@utils/deb/build.sh

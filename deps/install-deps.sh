@@ -30,6 +30,7 @@ packages=(
   libxxhash-dev       # key hashing (XXH3, seeded); DIGEST and IFDEQ/IFDNE (XXH3, unseeded); header-only (XXH_INLINE_ALL), nothing to link
   libssl-dev          # TLS (tls-port, tls-replication); SHA1 for DEBUG DIGEST and script hashes
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
+  libsystemd-dev      # sd_notify: `supervised systemd` (a Type=notify service unit)
   redis-server        # test only: the reference for the differential test and the benchmark
   clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)
   python3             # test only: the network fuzzer (utils/net-fuzz.py)

@@ -92,7 +92,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Can't chdir to '%s': %s\n", config.dir.c_str(), std::strerror(errno));
     return 1;
   }
-  if (config.daemonize) Daemonize();
+  // A supervised server stays in the foreground whatever `daemonize` says, as Redis 7.0.
+  std::string supervised_mode;
+  config.GetValue("supervised", &supervised_mode);
+  redistp::Supervision supervision = redistp::Supervision::Detect(supervised_mode);
+  if (config.daemonize && !supervision.supervised()) Daemonize();
 
   redistp::Server server(std::move(config));
   server.set_executable(argv[0]);
@@ -100,6 +104,8 @@ int main(int argc, char** argv) {
   log.Configure(server.config().logfile, static_cast<redistp::LogLevel>(server.config().loglevel));
   // Redis logs these before its server exists, as warnings and with the role 'C'.
   log.set_role('C');
+  supervision.LogPending(log);
+  server.set_supervision(std::move(supervision));
   log.Log(redistp::LogLevel::kWarning, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
   log.Log(redistp::LogLevel::kWarning,
           "Redis version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started "

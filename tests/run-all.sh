@@ -93,6 +93,13 @@ fi
 passed=$((passed + c_pass))
 failed=$((failed + c_fail))
 
+echo "== make install / uninstall (scratch DESTDIR)"
+inst_out=$(mktemp)
+tests/install-check.sh "$(dirname "$unit_bin")" 2>&1 | tee "$inst_out"
+passed=$((passed + $(grep -c '^\[ok\]' "$inst_out")))
+failed=$((failed + $(grep -c '^\[err\]' "$inst_out")))
+rm -f "$inst_out"
+
 echo "== fuzzers (short runs)"
 # libFuzzer harnesses (built by `make fuzz` into build/fuzz) and the network fuzzer against
 # the server binary next to the unit tests, a few seconds each; FUZZ_SECONDS overrides.
@@ -203,6 +210,17 @@ if [[ $tcl_rc -ne 0 && $t_fail -eq 0 ]]; then
 fi
 passed=$((passed + t_pass))
 failed=$((failed + t_fail))
+
+# Last, when nothing else runs: the Debian package swaps this machine's redis-server for ours
+# and back (root only; once, on the release build).
+if [[ $(dirname "$unit_bin") == */release ]]; then
+  echo "== Debian package over Debian's redis-server (tests/deb-check.sh)"
+  deb_out=$(mktemp)
+  tests/deb-check.sh 2>&1 | tee "$deb_out"
+  passed=$((passed + $(grep -c '^\[ok\]' "$deb_out")))
+  failed=$((failed + $(grep -c '^\[err\]' "$deb_out")))
+  rm -f "$deb_out"
+fi
 
 echo "${skipped:-0} tcl tests skipped"
 echo "$passed passed, $failed failed"

@@ -17,7 +17,9 @@
 // Writing: Send() encodes into the link's send buffer and writes at once what the socket
 // takes; the rest waits for the writable event (armed only while bytes are pending). When
 // cluster-link-sendbuf-limit (bytes, 0 = none) is exceeded by the pending bytes the link is
-// freed (OnLinkClosed) and total_cluster_links_buffer_limit_exceeded counts it, as in 7.0.
+// freed (OnLinkClosed) and total_cluster_links_buffer_limit_exceeded counts it, as in 7.0;
+// the check runs in Cron(), as a 7.0 node makes it in its cluster cron, so Send() never frees
+// a link under its caller (a write error in Send() is reported by the next Cron() too).
 // Ending: a link ends either because the owner calls Close() (no callback) or because of the
 // peer / an error / the buffer limit (OnLinkClosed is called once, then the link is freed).
 // OnLinkClosed and OnLinkFrame may call Close() or Connect() for other links, and Close() on
@@ -46,6 +48,7 @@ struct event_base;
 namespace redistp {
 
 class Logger;
+class BusNet;
 struct ClusterNode;
 
 class BusLink {
@@ -71,13 +74,15 @@ class BusLink {
 
  private:
   friend class BusNet;
+  BusNet* net_ = nullptr;  // the owner of this link, for its event callbacks
   Dir dir_ = Dir::kTo;
   int fd_ = -1;
   int64_t create_ms_ = 0;
   int64_t connect_deadline_ms_ = 0;  // kTo before connected: give up after this
   bool connected_ = false;
   bool write_armed_ = false;
-  bool closing_ = false;  // Close() called from inside a callback of this link
+  bool closing_ = false;      // Close() called from inside a callback of this link
+  bool cron_doomed_ = false;  // Cron() found it to end; links opened meanwhile are not
   std::string peer_ip_;
   std::string local_ip_;
   BusFrameReader reader_;

@@ -96,7 +96,7 @@ void ServerSection(Server& s, std::string* out) {
   Line(out, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #endif
   Line(out, "process_id:%d", static_cast<int>(getpid()));
-  Line(out, "process_supervised:no");
+  Line(out, "process_supervised:%s", std::string(s.supervision().InfoName()).c_str());
   Line(out, "run_id:%s", s.run_id().c_str());
   // A TLS-only server (port 0) shows its tls-port here, as Redis does.
   Line(out, "tcp_port:%d", s.tcp_port() != 0 ? s.tcp_port() : s.tls_port());

@@ -443,6 +443,7 @@ bool Persistence::PrepareShutdown(int flags) {
   const bool save = (flags & kShutdownSave) != 0;
   if ((!server_.config().save_params.empty() && !nosave) || save) {
     log.Log(LogLevel::kNotice, "Saving the final RDB snapshot before exiting.");
+    server_.NotifySupervisor("STATUS=Saving the final RDB snapshot\n");
     Status s = SaveInProcess();
     if (!s.ok()) {
       if (!force) {

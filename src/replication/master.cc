@@ -633,12 +633,16 @@ void MasterSide::Cron() {
     if (size != backlog_->capacity()) backlog_->Resize(size);
   }
   // repl-ping-replica-period: a PING in the stream, so replicas can tell a quiet master from
-  // a dead link. Not while FAILOVER holds writes: the offset its target must reach stays put.
-  if (!links_.empty() && !repl_.is_replica() &&
-      repl_.failover().state() == Failover::State::kNone &&
-      now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
+  // a dead link. The schedule runs from startup whether or not replicas are attached, as
+  // Redis's does (its PING goes out on cron loops that are multiples of the period), so a
+  // replica that just attached does not get a PING at once (its first offset stays 0). Not
+  // while FAILOVER holds writes: the offset its target must reach stays put.
+  if (now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
     last_ping_ms_ = now;
-    repl_.FeedStream(kPing);
+    if (!links_.empty() && !repl_.is_replica() &&
+        repl_.failover().state() == Failover::State::kNone) {
+      repl_.FeedStream(kPing);
+    }
   }
   RefreshGoodReplicas();
 }

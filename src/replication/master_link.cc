@@ -439,6 +439,9 @@ bool ReplicaSide::HandlePsyncReply(const std::string& line) {
     }
     log.Log(LogLevel::kNotice,
             "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    server.NotifySupervisor(
+        "STATUS=MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready to accept "
+        "connections in read-write mode.\n");
     AttachLink(cached_db_);
     return false;
   }
@@ -661,6 +664,9 @@ bool ReplicaSide::FinishTransfer() {
   repl_.SetIdentity(psync_replid_, psync_offset_);
   repl_.ClearPreviousIdentity();
   log.Log(LogLevel::kNotice, "MASTER <-> REPLICA sync: Finished with success");
+  server.NotifySupervisor(
+      "STATUS=MASTER <-> REPLICA sync: Finished with success. Ready to accept connections in "
+      "read-write mode.\n");
   AttachLink(-1);
   return false;
 }

@@ -81,7 +81,8 @@ MasterSide::MasterSide(Replication& repl)
     : repl_(repl),
       no_replicas_since_ms_(repl.server().NowMs()),
       wait_kind_(std::make_unique<WaitKind>(this)),
-      waitaof_kind_(std::make_unique<WaitAofKind>(this)) {
+      waitaof_kind_(std::make_unique<WaitAofKind>(this)),
+      last_ping_ms_(repl.server().NowMs()) {
   // CONFIG SET of min-replicas-* judges the very next write by the new numbers, as in Redis
   // (not only from the next cron tick on).
   repl.server().config().OnChange({"min-replicas-to-write", "min-replicas-max-lag"}, [this]() {

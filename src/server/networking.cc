@@ -85,7 +85,13 @@ Status Server::ListenAllTcp() {
       bool optional = !a.empty() && a[0] == '-';
       std::string addr = optional ? a.substr(1) : a;
       Status s = ListenTcp(addr, optional, port, tls);
-      if (!s.ok()) return s;
+      if (!s.ok()) {
+        // At startup Redis logs why, then that it gives up (CONFIG SET answers the first).
+        if (bound_listeners_once_) return s;
+        log_.Log(LogLevel::kWarning, "%s", s.message().c_str());
+        return Status::Error("Failed listening on port " + std::to_string(port) + " (" +
+                             (tls ? "TLS" : "TCP") + "), aborting.");
+      }
     }
   }
   return Status::Ok();
@@ -191,6 +197,7 @@ Status Server::Listen() {
   if (listeners_.empty()) {
     return Status::Error("Configured to not listen anywhere, exiting.");
   }
+  bound_listeners_once_ = true;
   return Status::Ok();
 }
 
@@ -231,8 +238,14 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional, int port, bo
     }
     len = sizeof(sockaddr_in);
   }
-  if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) < 0 ||
-      listen(fd, static_cast<int>(config_.tcp_backlog)) < 0) {
+  // Redis names the call that failed ("bind: Address already in use").
+  const char* failed_call = nullptr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) < 0) {
+    failed_call = "bind";
+  } else if (listen(fd, static_cast<int>(config_.tcp_backlog)) < 0) {
+    failed_call = "listen";
+  }
+  if (failed_call != nullptr) {
     int e = errno;
     close(fd);
     if (optional && (e == EADDRNOTAVAIL || e == EAFNOSUPPORT || e == EPROTONOSUPPORT ||
@@ -240,7 +253,7 @@ Status Server::ListenTcp(const std::string& addr_in, bool optional, int port, bo
       return Status::Ok();
     }
     return Status::Error("Warning: Could not create server TCP listening socket " + addr_in + ":" +
-                         std::to_string(port) + ": " + std::strerror(e));
+                         std::to_string(port) + ": " + failed_call + ": " + std::strerror(e));
   }
   SetNonBlocking(fd);
   auto l = std::make_unique<Listener>(Listener{fd, false, nullptr, this, tls});

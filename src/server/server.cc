@@ -290,6 +290,11 @@ int Server::Run() {
              user[0].c_str());
   }
   log_.Log(LogLevel::kNotice, "Ready to accept connections");
+  NotifySupervisor(replica_role_.following
+                       ? "STATUS=Ready to accept connections in read-only mode. Waiting for "
+                         "MASTER <-> REPLICA sync\n"
+                       : "STATUS=Ready to accept connections\n");
+  NotifySupervisor("READY=1\n");
   // The first cron tick runs in the first loop turn, not one period later: Redis's serverCron
   // first fires a millisecond after startup, and so a replica of the config file connects to
   // its master at once (a Sentinel started right after it sees it in its first INFO of the

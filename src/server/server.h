@@ -38,6 +38,7 @@
 #include "server/server_stats.h"
 #include "server/shutdown_wait.h"
 #include "server/subsystem.h"
+#include "server/supervision.h"
 #include "server/tracking.h"
 #include "server/watchex_pubsub.h"
 #include "util/clock.h"
@@ -479,6 +480,11 @@ class Server : public WatchSink {
   // --- accessors -----------------------------------------------------------------------------
   Config& config() { return config_; }
   Logger& log() { return log_; }
+  // How an init system supervises the process (settled in main before it could daemonize).
+  const Supervision& supervision() const { return supervision_; }
+  void set_supervision(Supervision s) { supervision_ = std::move(s); }
+  // Tells a systemd supervisor `message` (Supervision::Notify); nothing otherwise.
+  void NotifySupervisor(std::string_view message) { supervision_.Notify(log_, message); }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
   CoordinationStats& coordination_stats() { return coordination_stats_; }
@@ -644,6 +650,7 @@ class Server : public WatchSink {
   Clock* clock_;
   Config config_;
   Logger log_;
+  Supervision supervision_;
   CommandTable commands_;
   ServerStats stats_;
   CoordinationStats coordination_stats_;
@@ -698,6 +705,7 @@ class Server : public WatchSink {
   EventPtr cron_ev_;
   int bound_port_ = 0;
   int bound_tls_port_ = 0;
+  bool bound_listeners_once_ = false;  // startup's Listen() succeeded (later binds: CONFIG SET)
   TlsContext tls_ctx_;
   std::vector<std::string> bound_bind_;
 

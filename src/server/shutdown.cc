@@ -18,6 +18,9 @@ namespace redistp {
 
 Server::ShutdownStart Server::BeginShutdown(int flags, Client* c, bool from_signal) {
   const bool now = (flags & kShutdownNow) != 0;
+  // A new attempt (not one joining a wait) tells a systemd supervisor at once, before any wait
+  // for replicas, as Redis 7.0 does; an aborted attempt sends nothing back.
+  if (!shutdown_waiting()) NotifySupervisor("STOPPING=1\n");
   if (shutdown_waiting()) {
     // A second request joins the waiting one, unless it says NOW: then the wait ends here.
     if (!now) {

@@ -387,3 +387,22 @@ start_server {tags {repl external:skip} overrides {save {} repl-diskless-sync-de
         }
     }
 }
+
+# The master's PINGs into the stream follow a schedule that starts with the server, not with a
+# replica's arrival: a replica that attaches to a master without writes is at offset 0 (Redis
+# 7.0 pings on cron loops that are multiples of repl-ping-replica-period; redis-tp used to ping
+# at once, so the first ROLE said 14, the length of that PING).
+start_server {tags {repl external:skip} overrides {save {} repl-ping-replica-period 3600}} {
+    start_server {overrides {save {}}} {
+        test {A replica attached to a master without writes is at offset 0} {
+            r replicaof [srv -1 host] [srv -1 port]
+            repl_wait_synced
+            assert_equal 0 [s -1 master_repl_offset]
+            wait_for_condition 50 100 {
+                [lindex [lindex [r -1 role] 2 0] 2] eq 0 && [s master_repl_offset] == 0
+            } else {
+                fail "offsets after attaching: master [r -1 role], replica [s master_repl_offset]"
+            }
+        }
+    }
+}

@@ -242,6 +242,19 @@ tags {startup external:skip} {
         assert_match "*>>> 'user \"foo\"'\nError in user declaration 'foo': Duplicate user found. A user can only be defined once in config files*" $output
     }
 
+    start_server {overrides {save {}}} {
+        test {A port already in use: why, then that the server gives up, exit 1} {
+            # Our own test server holds its port; a second server on it cannot bind.
+            set port [srv port]
+            lassign [run_server_briefly [list --port $port --bind 127.0.0.1 --save ""]] \
+                status output
+            assert_equal "exit 1" $status
+            assert_match "*# Warning: Could not create server TCP listening socket\
+                127.0.0.1:$port: bind: Address already in use\n*# Failed listening on port $port\
+                (TCP), aborting.*" $output
+        }
+    }
+
     test {A user rule that is not an ACL rule is a fatal config error} {
         lassign [run_server_briefly [list --port 0 --bind 127.0.0.1 --save "" \
             --user foo on badrule]] status output

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The Debian package, installed on this machine over Debian's redis-server and taken back out.
+#
+# Model. Runs only as root on a Debian machine where Debian's redis-server package is installed
+# (CI is both); otherwise it prints one [skip] line. It swaps the machine's Redis for redis-tp and
+# back, so it must run while nothing else uses /usr/bin/redis-server: tests/run-all.sh runs it
+# last. Every step is the command a user would type. Servers run as the `redis` user with the
+# Debian layout (/etc/redis/redis.conf, /var/lib/redis, /var/log/redis) as the service would
+# start them, with only the port changed (a free one instead of 6379) and no daemonizing, since
+# no systemd runs here. Whatever happens, the EXIT trap puts Debian's redis-server back from
+# apt's cache (or Debian's mirror), and the data directory back as it was.
+#
+# Claims: Debian's Redis writes an RDB; `apt-get install ./redis-tp-server_*.deb` replaces the
+# package (Debian's conffile redis.conf kept, the user and directories kept); the installed
+# server loads that RDB, answers PING and SETTP, and saves; `apt-get install redis-server`
+# brings Debian's Redis back, which loads the RDB redis-tp wrote (data intact both ways).
+# Usage: tests/deb-check.sh   (builds the package with `make deb` first)
+set -u
+cd "$(dirname "$0")/.."
+if [[ $(id -u) -ne 0 ]] || ! dpkg-query -W -f='${Status}' redis-server 2>/dev/null |
+  grep -q "install ok installed"; then
+  echo "[skip]: deb: needs root and Debian's redis-server installed"
+  exit 0
+fi
+fails=0
+work=$(mktemp -d)
+saved_data=$work/var-lib-redis
+cp -a /var/lib/redis "$saved_data"
+conf_sum=$(md5sum /etc/redis/redis.conf | cut -d' ' -f1)
+port=$((21000 + RANDOM % 5000))
+pid=
+
+export DEBIAN_FRONTEND=noninteractive
+apt_quiet() { apt-get -y -q -o Dpkg::Options::=--force-confold "$@" >"$work/apt.log" 2>&1; }
+back_to_debian() {
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null
+  if ! dpkg-query -W -f='${Status}' redis-server 2>/dev/null | grep -q "install ok installed"; then
+    apt_quiet install --no-download redis-server || apt_quiet install redis-server ||
+      echo "[err]: deb: could not put Debian's redis-server back (see $work/apt.log)"
+  fi
+  rm -rf /var/lib/redis
+  cp -a "$saved_data" /var/lib/redis
+  rm -rf "$work"
+}
+trap back_to_debian EXIT
+
+claim() {  # claim <text> <command...>
+  local text=$1
+  shift
+  if "$@" >"$work/out" 2>&1; then
+    echo "[ok]: deb: $text"
+  else
+    echo "[err]: deb: $text"
+    tail -8 "$work/out"
+    fails=$((fails + 1))
+  fi
+}
+
+# Starts /usr/bin/redis-server as the service would (user redis, the Debian config), on $port.
+start_service() {
+  runuser -u redis -- /usr/bin/redis-server /etc/redis/redis.conf --port "$port" \
+    --daemonize no --pidfile "" &
+  pid=$!
+  for _ in $(seq 200); do
+    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
+    sleep 0.05
+  done
+  return 1
+}
+stop_service() {
+  redis-cli -p "$port" shutdown save >/dev/null 2>&1
+  wait "$pid" 2>/dev/null
+  pid=
+}
+
+debian_writes() {
+  start_service || return 1
+  redis-cli -p "$port" set from-debian 1 >/dev/null
+  redis-cli -p "$port" rpush list a b c >/dev/null
+  stop_service
+  [[ -s /var/lib/redis/dump.rdb ]]
+}
+claim "Debian's Redis writes /var/lib/redis/dump.rdb" debian_writes
+
+deb=$(make --no-print-directory -s deb | tail -1)
+claim "make deb builds the package" test -s "$deb"
+claim "apt-get install ./<deb> replaces Debian's redis-server" apt_quiet install "./$deb"
+replaced() {
+  dpkg-query -W -f='${Status}' redis-tp-server | grep -q "install ok installed" &&
+    ! dpkg-query -W -f='${Status}' redis-server 2>/dev/null | grep -q "install ok installed" &&
+    /usr/bin/redis-server --version | grep -q redis-tp &&
+    [[ $(md5sum /etc/redis/redis.conf | cut -d' ' -f1) == "$conf_sum" ]] &&
+    getent passwd redis >/dev/null && [[ -f /lib/systemd/system/redis-server.service ]]
+}
+claim "redis-server is redis-tp, Debian's redis.conf and the redis user are kept" replaced
+
+tp_serves() {
+  start_service || return 1
+  [[ $(redis-cli -p "$port" get from-debian) == 1 ]] || { echo "the RDB did not load"; return 1; }
+  [[ $(redis-cli -p "$port" lrange list 0 -1 | paste -sd,) == a,b,c ]] || return 1
+  [[ $(redis-cli -p "$port" settp lock me) == 1 ]] || { echo "SETTP failed"; return 1; }
+  redis-cli -p "$port" set from-redis-tp 2 >/dev/null
+  stop_service
+}
+claim "redis-tp loads Debian's RDB, answers PING and SETTP, saves" tp_serves
+
+claim "apt-get install redis-server goes back to Debian's Redis" \
+  bash -c "apt-get -y -q -o Dpkg::Options::=--force-confold install --no-download redis-server ||
+           apt-get -y -q -o Dpkg::Options::=--force-confold install redis-server"
+debian_reads() {
+  /usr/bin/redis-server --version | grep -q "v=7.0" || return 1
+  ! /usr/bin/redis-server --version | grep -q redis-tp || return 1
+  start_service || return 1
+  [[ $(redis-cli -p "$port" get from-debian) == 1 ]] &&
+    [[ $(redis-cli -p "$port" get from-redis-tp) == 2 ]] &&
+    [[ $(redis-cli -p "$port" exists lock) == 0 ]]
+  local rc=$?
+  stop_service
+  return $rc
+}
+claim "Debian's Redis loads the RDB redis-tp wrote (the temporary key gone with its owner)" \
+  debian_reads
+exit $((fails > 0))
