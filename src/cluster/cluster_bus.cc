@@ -26,6 +26,25 @@ constexpr int kPingCandidates = 5;   // the once-a-second PING picks the oldest 
 
 int64_t ServerNowMs(void* arg) { return static_cast<Server*>(arg)->NowMs(); }
 
+int BusPort(const Config& cfg) {
+  return cfg.cluster_port != 0 ? cfg.cluster_port : cfg.port + 10000;
+}
+
+// The ports this node announces (Redis's deriveAnnouncedPorts): with tls-cluster the client
+// port is the TLS one and pport the plaintext one; each may be replaced by its
+// cluster-announce-* value, and the bus port by cluster-announce-bus-port.
+void AnnouncedPorts(const Config& cfg, int* port, int* pport, int* cport) {
+  *port = cfg.tls_cluster ? cfg.tls_port : cfg.port;
+  *pport = cfg.tls_cluster ? cfg.port : 0;
+  if (cfg.tls_cluster) {
+    if (cfg.cluster_announce_tls_port != 0) *port = cfg.cluster_announce_tls_port;
+    if (cfg.cluster_announce_port != 0) *pport = cfg.cluster_announce_port;
+  } else if (cfg.cluster_announce_port != 0) {
+    *port = cfg.cluster_announce_port;
+  }
+  *cport = cfg.cluster_announce_bus_port != 0 ? cfg.cluster_announce_bus_port : BusPort(cfg);
+}
+
 // Redis's address check for MEET: an IPv4 or IPv6 literal, in its normal text form.
 bool NormalizeIp(std::string_view ip, std::string* out) {
   std::string text(ip);
@@ -57,7 +76,7 @@ ClusterState& ClusterBus::state() { return cluster_.state(); }
 ClusterNode& ClusterBus::myself() { return cluster_.myself(); }
 
 Status ClusterBus::Start() {
-  Status s = net_->Listen(server_.config().bind, myself().cport);
+  Status s = net_->Listen(server_.config().bind, BusPort(server_.config()));
   if (!s.ok()) return s;
   server_.AddChildListenerCloser([this] { net_->CloseListenersInChild(); });
   timer_.reset(event_new(server_.event_loop(), -1, EV_PERSIST, &ClusterBus::OnTimer, this));
@@ -147,6 +166,11 @@ void ClusterBus::OnLinkConnected(BusLink* link) {
 void ClusterBus::OnLinkClosed(BusLink* link) {
   ClusterNode* node = link->node;
   if (node == nullptr) return;
+  // A node we could not even connect to got no PING: count one as sent, so that failure
+  // detection runs for it too (Redis does so when its connect fails at once).
+  if (link->dir() == BusLink::Dir::kTo && !link->connected() && node->ping_sent == 0) {
+    node->ping_sent = now();
+  }
   if (node->link == link) {
     node->link = nullptr;
     node->link_connected = false;
@@ -169,10 +193,11 @@ BusMessage ClusterBus::Header(BusType type) {
   h.myslots = ToBusSlots(shard.slots);
   if (me.IsReplica() && me.master != nullptr) h.slaveof = MakeBusName(me.master->id);
   h.myip = MakeBusIp(cfg.cluster_announce_ip);
-  h.port =
-      static_cast<uint16_t>(cfg.cluster_announce_port != 0 ? cfg.cluster_announce_port : cfg.port);
-  h.cport = static_cast<uint16_t>(cfg.cluster_announce_bus_port != 0 ? cfg.cluster_announce_bus_port
-                                                                     : me.cport);
+  int port = 0, pport = 0, cport = 0;
+  AnnouncedPorts(cfg, &port, &pport, &cport);
+  h.port = static_cast<uint16_t>(port);
+  h.pport = static_cast<uint16_t>(pport);
+  h.cport = static_cast<uint16_t>(cport);
   h.flags = BusFlagsOf(me);
   h.state = state().ok ? kBusStateOk : kBusStateFail;
   h.current_epoch = state().current_epoch;
@@ -255,6 +280,14 @@ void ClusterBus::Cron() {
   ClusterNode& me = myself();
   if (me.hostname != cfg.cluster_announce_hostname) {
     me.hostname = cfg.cluster_announce_hostname;
+    cluster_.Changed();
+  }
+  int port = 0, pport = 0, cport = 0;
+  AnnouncedPorts(cfg, &port, &pport, &cport);
+  if (me.port != port || me.pport != pport || me.cport != cport) {
+    me.port = port;
+    me.pport = pport;
+    me.cport = cport;
     cluster_.Changed();
   }
   if (!cfg.cluster_announce_ip.empty() && me.ip != cfg.cluster_announce_ip) {

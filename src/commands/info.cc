@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 
+#include "cluster/bus_link.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "commands/server_info.h"
@@ -198,7 +199,14 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "mem_total_replication_buffers:0");
   Line(out, "mem_clients_slaves:0");
   Line(out, "mem_clients_normal:%zu", m.clients_normal);
-  Line(out, "mem_cluster_links:0");
+  // Each bus link's struct and send buffer, as Redis 7.0 counts its links' memory.
+  size_t cluster_links = 0;
+  if (Cluster* cluster = Cluster::Of(s)) {
+    for (const auto& link : cluster->bus().net().links()) {
+      cluster_links += sizeof(BusLink) + link->send_buffer_allocated();
+    }
+  }
+  Line(out, "mem_cluster_links:%zu", cluster_links);
   Line(out, "mem_aof_buffer:%zu", m.aof_buffer);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");
