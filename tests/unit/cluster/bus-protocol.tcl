@@ -38,6 +38,14 @@ proc bp_agrees {level n} {
     return 1
 }
 
+# Flags, link state and slots of node `id` in the CLUSTER NODES of the node at `level`.
+proc bp_line_of {level id} {
+    foreach l [bp_nodes $level] {
+        if {[lindex $l 0] eq $id} {return [list [lindex $l 2] [lindex $l 7] {*}[lrange $l 8 end]]}
+    }
+    return ""
+}
+
 proc bp_wait_agree {n} {
     foreach level {0 -1 -2} {
         wait_for_condition 400 50 {[bp_agrees $level $n]} else {
@@ -169,6 +177,70 @@ start_server [list tags {cluster} db 0 overrides [bp_overrides {}]] {
         assert_equal OK [r config set cluster-link-sendbuf-limit 0]
         assert_match "*total_cluster_links_buffer_limit_exceeded:0*" [r cluster info]
     }
+}
+}
+}
+
+# Votes: a Redis replica of a master of the --server binary is elected when its master stops
+# answering, with the votes of the other two masters (ours when --server is redis-tp).
+if {[file executable /usr/bin/redis-server]} {
+start_server [list tags {cluster} db 0 overrides [bp_overrides {}]] {
+start_server [list tags {cluster} db 0 overrides [bp_overrides {}]] {
+start_server [list tags {cluster} db 0 overrides [bp_overrides {}]] {
+start_server [list tags {cluster} db 0 binary /usr/bin/redis-server overrides [bp_overrides {}]] {
+    test {A Redis replica of a stopped master wins the election with the other masters' votes} {
+        foreach level {-1 -2 -3} {
+            assert_equal OK [r cluster meet 127.0.0.1 [srv $level port] \
+                                 [lindex [r $level config get cluster-port] 1]]
+        }
+        foreach level {-3 -2 -1} range {{0 5460} {5461 10922} {10923 16383}} {
+            assert_equal OK [r $level cluster addslotsrange {*}$range]
+        }
+        foreach level {0 -1 -2 -3} {
+            wait_for_condition 400 50 {[bp_agrees $level 4]} else {
+                fail "node at level $level: [r $level cluster nodes]"
+            }
+        }
+        set master_id [r -3 cluster myid]
+        set replica_id [r cluster myid]
+        assert_equal OK [r cluster replicate $master_id]
+        wait_for_condition 400 50 {
+            [string match "*master_link_status:up*" [r info replication]]
+        } else {
+            fail "the replica never synced: [r info replication]"
+        }
+        # Every master sees the replica of the first one.
+        foreach level {-1 -2 -3} {
+            wait_for_condition 400 50 {
+                [string match "*$replica_id *slave $master_id *" [r $level cluster nodes]]
+            } else {
+                fail "node at level $level: [r $level cluster nodes]"
+            }
+        }
+        set pid [srv -3 pid]
+        exec kill -STOP $pid
+        try {
+            # The two other masters flag it fail and vote; the replica takes its slots with an
+            # epoch of its own.
+            foreach level {-1 -2} {
+                wait_for_condition 400 50 {
+                    [bp_line_of $level $replica_id] eq "master connected 0-5460"
+                } else {
+                    fail "node at level $level: [r $level cluster nodes]"
+                }
+                wait_for_condition 400 50 {[bp_field $level cluster_state] eq "ok"} else {
+                    fail "node at level $level: [r $level cluster info]"
+                }
+                assert_match {*cluster_stats_messages_auth-req_received:*} [r $level cluster info]
+                assert_equal 1 [bp_field $level cluster_stats_messages_auth-ack_sent]
+            }
+            assert_match {*role:master*} [r info replication]
+        } finally {
+            exec kill -CONT $pid
+        }
+    }
+}
+}
 }
 }
 }
