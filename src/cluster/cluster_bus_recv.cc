@@ -29,7 +29,9 @@ void ClusterBus::OnLinkFrame(BusLink* link, const BusMessage& msg) {
   if (hdr.ver != kBusProtocolVersion) return;
   const int64_t t = now();
   ClusterNode* sender = state().Lookup(BusNameView(hdr.sender));
-  if (sender != nullptr && sender->Has(kNodeHandshake)) sender = nullptr;
+  // A node in handshake is no sender yet, and neither is myself (a MEET sent to our own
+  // address comes back to us).
+  if (sender != nullptr && (sender->Has(kNodeHandshake) || sender->IsMyself())) sender = nullptr;
   if (sender != nullptr) {
     sender->data_received = t;
     // The sender's link to us is known from now on (CLUSTER LINKS lists it).
@@ -108,13 +110,14 @@ void ClusterBus::ProcessPingLike(BusLink* link, const BusMessage& msg, ClusterNo
   if (link->dir() == BusLink::Dir::kTo && link->node != nullptr) {
     ClusterNode* node = link->node;
     if (node->Has(kNodeHandshake)) {
-      if (sender != nullptr) {
-        // We met a node we know already under its real id: keep that one.
+      ClusterNode* known = state().Lookup(BusNameView(hdr.sender));
+      if (known != nullptr) {
+        // We met a node we know already under its real id (or ourselves): keep that one.
         server_.log().Log(LogLevel::kVerbose,
                           "Handshake: we already know node %.40s, updating the address if "
                           "needed.",
-                          sender->id.c_str());
-        UpdateAddress(sender, link, hdr);
+                          known->id.c_str());
+        if (sender != nullptr) UpdateAddress(sender, link, hdr);
         DeleteNode(node);
         return;
       }
