@@ -123,7 +123,7 @@ void Cluster::DropKeysInSlots(const std::vector<int>& slots) {
   for (int slot : slots) {
     entries.clear();
     db.slot_index()->Keys(slot, db.slot_index()->Count(slot), &entries);
-    for (Entry* e : entries) db.Remove(e, RemoveCause::kDeleted);
+    for (Entry* e : entries) db.Remove(e, RemoveCause::kSlotLost);
   }
 }
 
