@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_bus.h"
 #include "db/database.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -37,6 +38,9 @@ Status Cluster::Setup(Server& server) {
   auto cluster = std::make_unique<Cluster>(server);
   Status s = cluster->Load();
   if (!s.ok()) return s;
+  cluster->bus_ = std::make_unique<ClusterBus>(server, *cluster);
+  s = cluster->bus_->Start();
+  if (!s.ok()) return s;
   // The keys about to be loaded are counted per slot from the first one on.
   server.db(0).EnableSlotIndex();
   Cluster& c = server.AttachSubsystem(std::move(cluster));
@@ -44,6 +48,7 @@ Status Cluster::Setup(Server& server) {
   return Status::Ok();
 }
 
+Cluster::Cluster(Server& server) : server_(server) {}
 Cluster::~Cluster() = default;
 
 void Cluster::Stop() { server_.set_cluster_router(nullptr); }
@@ -104,11 +109,22 @@ Status Cluster::SaveNow() {
 }
 
 void Cluster::BeforeSleep() {
-  if (!pending_) return;
-  pending_ = false;
+  if (!pending_ && !recheck_) return;
+  const bool save = pending_;
+  pending_ = recheck_ = false;
   UpdateState();
-  SaveOrDie();
+  if (save) SaveOrDie();
   RedirectBlockedClients();
+}
+
+void Cluster::DropKeysInSlots(const std::vector<int>& slots) {
+  Database& db = server_.db(0);
+  std::vector<Entry*> entries;
+  for (int slot : slots) {
+    entries.clear();
+    db.slot_index()->Keys(slot, db.slot_index()->Count(slot), &entries);
+    for (Entry* e : entries) db.Remove(e, RemoveCause::kSlotLost);
+  }
 }
 
 void Cluster::Cron() {
@@ -163,7 +179,8 @@ void Cluster::Reset(bool hard) {
   for (ClusterNode* n : state_.nodes()) {
     if (!n->IsMyself()) others.push_back(n);
   }
-  for (ClusterNode* n : others) state_.RemoveNode(n);
+  bus_->CloseAllLinks();
+  for (ClusterNode* n : others) bus_->DeleteNode(n);
   if (hard) {
     state_.current_epoch = 0;
     state_.last_vote_epoch = 0;

@@ -10,8 +10,9 @@
 // Startup (Setup, before the data is loaded, as Redis 7.0's clusterInit runs before its
 // loadDataFromDisk): lock the config file (another process holding it stops the server with
 // Redis's log line and exit code 1), load it, or create a fresh master with a random id and
-// save it at once; then the node learns its client and bus ports, and database 0 starts its
-// slot index so that the loaded keys are counted per slot.
+// save it at once; then the node learns its client and bus ports, listens on the bus port
+// (failing to stops the server, as in Redis) and starts the bus (cluster_bus.h), and database 0
+// starts its slot index so that the loaded keys are counted per slot.
 //
 // Changes. A command that changes the view calls Changed(): the file is saved and the state
 // re-evaluated once, in this loop turn's BeforeSleep, before the command's reply is written
@@ -28,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,7 @@
 
 namespace redistp {
 
+class ClusterBus;
 class Server;
 
 class Cluster final : public Subsystem, public ClusterRouter {
@@ -53,7 +56,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // The attached subsystem, or null (cluster-enabled no).
   static Cluster* Of(Server& server);
 
-  explicit Cluster(Server& server) : server_(server) {}
+  explicit Cluster(Server& server);
   ~Cluster() override;
 
   void Cron() override;
@@ -67,6 +70,12 @@ class Cluster final : public Subsystem, public ClusterRouter {
 
   // The view changed: save and re-evaluate before this turn's replies (see the essay).
   void Changed() { pending_ = true; }
+  // Only a node's reachability changed (PFAIL): re-evaluate the state, nothing to save.
+  void RecheckState() { recheck_ = true; }
+  // The bus: links, gossip, failure detection (cluster_bus.h).
+  ClusterBus& bus() { return *bus_; }
+  // Slots this node lost to another master: their keys go (Redis's delKeysInSlot).
+  void DropKeysInSlots(const std::vector<int>& slots);
   // CLUSTER SAVECONFIG: saves now. Error: Redis's reply text.
   Status SaveNow();
   // CLUSTER RESET: forgets every other node, drops all slots and migrations; HARD also takes a
@@ -85,9 +94,6 @@ class Cluster final : public Subsystem, public ClusterRouter {
 
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }
-  // Bus statistics for CLUSTER INFO: no bus yet, so nothing is ever sent or received.
-  uint64_t messages_sent() const { return 0; }
-  uint64_t messages_received() const { return 0; }
 
  private:
   Status Load();
@@ -97,7 +103,9 @@ class Cluster final : public Subsystem, public ClusterRouter {
   Server& server_;
   ClusterState state_;
   NodesConfFile file_;
+  std::unique_ptr<ClusterBus> bus_;
   bool pending_ = false;
+  bool recheck_ = false;
   int size_ = 1;
   int64_t first_update_ms_ = 0;
   int64_t among_minority_ms_ = 0;

@@ -36,6 +36,10 @@ void ClusterState::RemoveNode(ClusterNode* node) {
   for (auto* map : {&migrating_, &importing_}) {
     std::erase_if(*map, [node](const auto& entry) { return entry.second == node; });
   }
+  for (ClusterNode* other : order_) {
+    std::erase_if(other->fail_reports,
+                  [node](const FailureReport& r) { return r.reporter == node; });
+  }
   SetMaster(node, nullptr);
   for (ClusterNode* replica : node->replicas) replica->master = nullptr;
   node->replicas.clear();

@@ -35,6 +35,8 @@
 
 namespace redistp {
 
+class BusLink;
+
 inline constexpr size_t kClusterNodeIdLen = 40;
 
 // Node flags, in the order CLUSTER NODES prints their names.
@@ -51,6 +53,15 @@ enum ClusterNodeFlag : uint16_t {
 
 using SlotBitmap = std::bitset<kClusterSlots>;
 
+struct ClusterNode;
+
+// A master's word, carried by its gossip, that `node` looked unreachable to it at `time_ms`.
+// Valid for 2 x cluster-node-timeout (cluster_gossip.h counts and expires them).
+struct FailureReport {
+  ClusterNode* reporter = nullptr;
+  int64_t time_ms = 0;
+};
+
 struct ClusterNode {
   std::string id;                      // kClusterNodeIdLen characters
   std::string ip;                      // empty until learned (a fresh node prints ":port@cport")
@@ -66,6 +77,18 @@ struct ClusterNode {
   bool link_connected = false;  // an outgoing bus link is up (myself always prints connected)
   SlotBitmap slots;             // slots this node serves
   int num_slots = 0;            // slots.count(), kept alongside
+
+  // Runtime data of the bus (cluster_bus.h); none of it is saved to nodes.conf.
+  int pport = 0;                            // plaintext client port when `port` is TLS
+  int64_t ctime = 0;                        // ms when this node was created (handshake expiry)
+  int64_t data_received = 0;                // ms of the last frame received from it
+  int64_t fail_time = 0;                    // ms when it was flagged FAIL
+  int64_t voted_time = 0;                   // ms of our last vote for one of its replicas
+  uint64_t repl_offset = 0;                 // as its last header said
+  bool meet = false;                        // send MEET rather than PING on the next link
+  BusLink* link = nullptr;                  // our outbound link to it
+  BusLink* inbound_link = nullptr;          // its link to us, once a frame named it
+  std::vector<FailureReport> fail_reports;  // masters that saw it failing
 
   bool Has(uint16_t flag) const { return (flags & flag) != 0; }
   bool IsMyself() const { return Has(kNodeMyself); }
@@ -98,7 +121,9 @@ class ClusterState {
   // Makes `node` myself() (sets kNodeMyself); there must be no other myself.
   void MarkMyself(ClusterNode* node);
   // Forgets `node`: its slots become unassigned, its replicas lose their master, it leaves its
-  // master's replica list, and migrations naming it end. `node` is freed; must not be myself.
+  // master's replica list, migrations naming it end, and the failure reports it made about
+  // other nodes are dropped. `node` is freed; must not be myself. The caller closes its bus
+  // links first (the links point at it).
   void RemoveNode(ClusterNode* node);
   // Makes `replica` a replica of `master` (null: of no known node), leaving its old master's list.
   void SetMaster(ClusterNode* replica, ClusterNode* master);

@@ -1,11 +1,11 @@
 // CLUSTER and its subcommands, READONLY, READWRITE and ASKING (cluster/cluster.h holds the
 // node's state; this file parses, checks and replies).
 //
-// What a node answers alone (no bus yet, see docs/cluster.md): every subcommand that reads the
-// view or changes this node's own slots and epochs, with Redis 7.0.15's replies and errors.
-// The subcommands that talk to other nodes (MEET, REPLICATE) answer Redis's texts for their
-// argument errors and otherwise the unknown-subcommand error until the bus exists; FAILOVER's
-// refusal on a master is exact (a lone node is always a master). With cluster-enabled no,
+// Every subcommand that reads the view or changes this node's own slots and epochs, with Redis
+// 7.0.15's replies and errors; MEET, FORGET, LINKS and COUNT-FAILURE-REPORTS through the bus
+// (cluster/cluster_bus.h). REPLICATE answers Redis's texts for its argument errors and otherwise
+// the unknown-subcommand error until replicas in a cluster exist; FAILOVER's refusal on a
+// master is exact (this node is always a master). With cluster-enabled no,
 // every subcommand answers "ERR This instance has cluster support disabled", as in Redis.
 // Errors come in Redis's order: the arguments left to right, then the node's state.
 #include <algorithm>
@@ -13,7 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/bus_link.h"
 #include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "cluster/nodes_conf.h"
 #include "commands/help_reply.h"
 #include "commands/register.h"
@@ -141,10 +143,19 @@ void ClusterInfo(CommandContext& c) {
   line("cluster_size", static_cast<uint64_t>(cl->size()));
   line("cluster_current_epoch", st.current_epoch);
   line("cluster_my_epoch", st.myself()->ShownEpoch());
-  // Per-type message counters appear only for types sent or received; no bus, none.
-  line("cluster_stats_messages_sent", cl->messages_sent());
-  line("cluster_stats_messages_received", cl->messages_received());
-  line("total_cluster_links_buffer_limit_exceeded", 0);
+  // Per-type message counters appear only for the types sent or received at least once.
+  const BusNet& net = cl->bus().net();
+  for (uint16_t t = 0; t < kBusTypeCount; ++t) {
+    if (net.sent(t) == 0) continue;
+    line("cluster_stats_messages_" + std::string(BusTypeName(t)) + "_sent", net.sent(t));
+  }
+  line("cluster_stats_messages_sent", net.sent_total());
+  for (uint16_t t = 0; t < kBusTypeCount; ++t) {
+    if (net.received(t) == 0) continue;
+    line("cluster_stats_messages_" + std::string(BusTypeName(t)) + "_received", net.received(t));
+  }
+  line("cluster_stats_messages_received", net.received_total());
+  line("total_cluster_links_buffer_limit_exceeded", net.buffer_limit_exceeded());
   c.reply.Verbatim(out);
 }
 
@@ -276,9 +287,34 @@ void ClusterShards(CommandContext& c) {
   }
 }
 
+// One CLUSTER LINKS entry: a map in RESP3, a flat array of pairs in RESP2.
+void ReplyLink(CommandContext& c, const BusLink& link) {
+  c.reply.Map(6);
+  c.reply.Bulk("direction");
+  c.reply.Bulk(link.dir() == BusLink::Dir::kTo ? "to" : "from");
+  c.reply.Bulk("node");
+  c.reply.Bulk(link.node->id);
+  c.reply.Bulk("create-time");
+  c.reply.Int(link.create_ms());
+  c.reply.Bulk("events");
+  c.reply.Bulk(link.events());
+  c.reply.Bulk("send-buffer-allocated");
+  c.reply.Int(static_cast<int64_t>(link.send_buffer_allocated()));
+  c.reply.Bulk("send-buffer-used");
+  c.reply.Int(static_cast<int64_t>(link.send_buffer_used()));
+}
+
+// The links tied to a node: each node's outbound link, then its inbound one (Redis's order).
 void ClusterLinks(CommandContext& c) {
-  // No bus: no links to describe.
-  if (Need(c) != nullptr) c.reply.EmptyArray();
+  Cluster* cl = Need(c);
+  if (cl == nullptr) return;
+  std::vector<const BusLink*> links;
+  for (const ClusterNode* n : cl->state().nodes()) {
+    if (n->link != nullptr) links.push_back(n->link);
+    if (n->inbound_link != nullptr) links.push_back(n->inbound_link);
+  }
+  c.reply.Array(links.size());
+  for (const BusLink* l : links) ReplyLink(c, *l);
 }
 
 void ClusterKeySlot(CommandContext& c) {
@@ -484,8 +520,7 @@ void ClusterCountFailureReports(CommandContext& c) {
     c.reply.Error(err::ClusterUnknownNode(c.args[2]));
     return;
   }
-  // Failure reports arrive by the bus: none yet.
-  c.reply.Int(0);
+  c.reply.Int(cl->bus().FailureReports(cl->state().Lookup(c.args[2])));
 }
 
 void ClusterReplicas(CommandContext& c) {
@@ -526,9 +561,8 @@ void ClusterForget(CommandContext& c) {
     c.reply.Error(err::kClusterForgetMyMaster);
     return;
   }
-  // Without a bus there is no gossip to keep it away, so no blacklist: it is simply gone.
-  st.RemoveNode(n);
-  cl->Changed();
+  // Banned for 60 s, so that gossip from the nodes not yet told does not bring it back.
+  cl->bus().Forget(n);
   c.reply.Ok();
 }
 
@@ -556,7 +590,12 @@ void ClusterReplicate(CommandContext& c) {
 }
 
 void ClusterMeet(CommandContext& c) {
-  if (Need(c) == nullptr) return;
+  Cluster* cl = Need(c);
+  if (cl == nullptr) return;
+  if (c.args.size() > 5) {
+    c.reply.Error(SubcommandArityError("meet"));
+    return;
+  }
   int64_t port, bus_port = 0;
   if (!ParseInt64(c.args[3], &port)) {
     c.reply.Error("ERR Invalid TCP base port specified: " + std::string(c.args[3]));
@@ -566,8 +605,13 @@ void ClusterMeet(CommandContext& c) {
     c.reply.Error("ERR Invalid TCP bus port specified: " + std::string(c.args[4]));
     return;
   }
-  (void)bus_port;
-  NeedsBus(c);
+  if (c.args.size() <= 4) bus_port = port + 10000;
+  if (!cl->bus().Meet(c.args[2], port, bus_port)) {
+    c.reply.Error("ERR Invalid node address specified: " + std::string(c.args[2]) + ":" +
+                  std::string(c.args[3]));
+    return;
+  }
+  c.reply.Ok();
 }
 
 void ClusterFailover(CommandContext& c) {

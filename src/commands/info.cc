@@ -26,6 +26,9 @@
 #include <set>
 #include <string>
 
+#include "cluster/bus_link.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "db/lazy_free.h"
@@ -120,7 +123,10 @@ void ClientsSection(Server& s, std::string* out) {
   // Replicas' connections are not clients here (Redis: clients minus replicas).
   const size_t replicas = Replication::Of(s).master().replica_count();
   Line(out, "connected_clients:%zu", s.clients().size() - replicas);
-  Line(out, "cluster_connections:0");
+  // Redis 7.0 counts two links per known node but myself, whatever is connected.
+  const Cluster* cluster = Cluster::Of(s);
+  Line(out, "cluster_connections:%zu",
+       cluster != nullptr ? (cluster->state().nodes().size() - 1) * 2 : 0);
   Line(out, "maxclients:%lld", static_cast<long long>(s.config().maxclients));
   Line(out, "client_recent_max_input_buffer:%zu", max_in);
   Line(out, "client_recent_max_output_buffer:%zu", max_out);
@@ -193,7 +199,14 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "mem_total_replication_buffers:0");
   Line(out, "mem_clients_slaves:0");
   Line(out, "mem_clients_normal:%zu", m.clients_normal);
-  Line(out, "mem_cluster_links:0");
+  // Each bus link's struct and send buffer, as Redis 7.0 counts its links' memory.
+  size_t cluster_links = 0;
+  if (Cluster* cluster = Cluster::Of(s)) {
+    for (const auto& link : cluster->bus().net().links()) {
+      cluster_links += sizeof(BusLink) + link->send_buffer_allocated();
+    }
+  }
+  Line(out, "mem_cluster_links:%zu", cluster_links);
   Line(out, "mem_aof_buffer:%zu", m.aof_buffer);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");

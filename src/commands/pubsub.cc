@@ -27,6 +27,8 @@
 
 #include <string_view>
 
+#include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "commands/help_reply.h"
 #include "commands/register.h"
 #include "protocol/errors.h"
@@ -107,15 +109,25 @@ void PropagatePublish(CommandContext& c) {
       {std::string(c.args[0]), std::string(c.args[1]), std::string(c.args[2])});
 }
 
+// In cluster mode a message goes to the other nodes by the bus instead (PUBLISH to all,
+// SPUBLISH to the shard's), as Redis 7.0 does; the reply counts the receivers of this node only.
 void PublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().Publish(c.args[1], c.args[2]);
-  PropagatePublish(c);
+  if (Cluster* cl = Cluster::Of(c.server)) {
+    cl->bus().Publish(c.args[1], c.args[2], false);
+  } else {
+    PropagatePublish(c);
+  }
   c.reply.Int(static_cast<int64_t>(n));
 }
 
 void SPublishCommand(CommandContext& c) {
   size_t n = c.server.pubsub().PublishShard(c.args[1], c.args[2]);
-  PropagatePublish(c);
+  if (Cluster* cl = Cluster::Of(c.server)) {
+    cl->bus().Publish(c.args[1], c.args[2], true);
+  } else {
+    PropagatePublish(c);
+  }
   c.reply.Int(static_cast<int64_t>(n));
 }
 

@@ -206,6 +206,9 @@ void Database::Remove(Entry* e, RemoveCause cause) {
     case RemoveCause::kOwnerLeft:  // announced as the DEL that the owner's leaving amounts to
       n = notice::kDel;
       break;
+    case RemoveCause::kSlotLost:
+      n = notice::kDel;
+      break;
     default:
       break;
   }

@@ -34,6 +34,7 @@ enum class RemoveCause : uint8_t {
   kOverwritten,  // destination of RENAME/MOVE/COPY REPLACE replaced
   kMovedOut,     // source side of RENAME/MOVE (the key lives on under another name or db)
   kOwnerLeft,    // a temporary key whose owning connection ended (not a command's own change)
+  kSlotLost,     // cluster: its slot went to another master (Redis's delKeysInSlot)
 };
 
 // Keyspace-notification classes: the flags of `notify-keyspace-events` (the letters of

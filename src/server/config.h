@@ -298,6 +298,12 @@ class Config {
   bool cluster_require_full_coverage = true;
   bool cluster_allow_reads_when_down = false;
   bool cluster_allow_pubsubshard_when_down = true;
+  std::string cluster_announce_ip;        // "" = unset: peers use the address they see
+  std::string cluster_announce_hostname;  // "" = unset: no hostname extension
+  int cluster_announce_port = 0;          // 0 = the client port
+  int cluster_announce_bus_port = 0;      // 0 = the bus port
+  int cluster_announce_tls_port = 0;
+  uint64_t cluster_link_sendbuf_limit = 0;  // bytes, 0 = none
   // Process
   bool daemonize = false;
   std::string pidfile;

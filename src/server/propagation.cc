@@ -91,6 +91,9 @@ void Propagator::OnKeyEvent(const KeyEvent& ev) {
     case RemoveCause::kOwnerLeft:
       lazy = false;
       break;  // the spec promises DEL
+    case RemoveCause::kSlotLost:
+      lazy = config_->lazyfree_lazy_server_del;
+      break;  // replicas and the AOF drop the keys too, as Redis propagates them
     default:
       return;  // a command's own change: covered by its record
   }

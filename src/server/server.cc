@@ -345,6 +345,7 @@ void Server::OnChildChanged(bool active) {
 
 void Server::CloseListenersInChild() {
   for (auto& l : listeners_) close(l->fd);
+  for (auto& fn : child_listener_closers_) fn();
 }
 
 // Acts on a recorded shutdown signal (called from the cron tick; `what` and the event are

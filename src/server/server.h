@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -400,8 +401,12 @@ class Server : public WatchSink {
   void set_last_save_time(int64_t sec) { last_save_time_ = sec; }
   // In a forked child (BGSAVE, AOF rewrite): closes the listening sockets, so that if the
   // parent dies a restarted server can bind its port while the child still runs. Touches no
-  // libevent state.
+  // libevent state. Also runs what the layers above registered with AddChildListenerCloser
+  // (the cluster bus's listener).
   void CloseListenersInChild();
+  void AddChildListenerCloser(std::function<void()> fn) {
+    child_listener_closers_.push_back(std::move(fn));
+  }
   // The persistence layer started (true) or reaped (false) a forked child: while one lives the
   // key tables do not resize and the cron does not rehash or shrink them (copy-on-write would
   // copy every page they touch), as Redis does.
@@ -696,6 +701,7 @@ class Server : public WatchSink {
     bool tls = false;
   };
   std::vector<std::unique_ptr<Listener>> listeners_;
+  std::vector<std::function<void()>> child_listener_closers_;
   EventPtr cron_ev_;
   int bound_port_ = 0;
   int bound_tls_port_ = 0;

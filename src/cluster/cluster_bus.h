@@ -1,0 +1,133 @@
+// ClusterBus: the cluster bus's protocol, Redis 7.0's gossip between the nodes of a cluster,
+// spoken over the links of bus_link.h and applied to the ClusterState of the Cluster subsystem.
+//
+// Model. The Cluster subsystem owns one ClusterBus, which owns the BusNet (listener and links)
+// and a 100 ms timer (the bus cron: Redis runs its cluster cron ten times a second whatever
+// hz is). Every other node has at most one outbound link (`ClusterNode::link`, opened by the
+// cron, MEET or PING sent as soon as it is) and one inbound link (`inbound_link`, tied to the
+// node by the first frame that names a known sender). A link and the node it names always
+// point at each other: closing a link clears the node's pointer, removing a node closes every
+// link naming it (DeleteNode, the one way a node leaves the view from the bus's side).
+//
+// Joining (spec, "MEET message"). CLUSTER MEET creates a node in handshake with a random id and
+// sends it MEET; the peer, not knowing us, creates a handshake node for us and answers PONG;
+// the first PONG on an outbound link to a handshake node renames it to the sender's real id
+// (or drops it when that id is known already). A handshake that does not complete within the
+// node timeout (at least 1 s) is dropped. A node learns its own ip from the local address of
+// the link a MEET arrived on (or any PING while it has none), unless cluster-announce-ip is
+// set. Nodes named in a gossip section by a known node are added directly, with their id and
+// flags, unless FORGET banned them in the last 60 s.
+//
+// Heartbeat (cron). Every second a PING to the node with the oldest PONG among five random
+// ones; a PING to any node whose PONG is older than node-timeout/2; a link whose PING is
+// unanswered and which received nothing for node-timeout/2 is closed (the cron reconnects);
+// a node without a PONG for node-timeout is flagged PFAIL. Then the rules of cluster_gossip.h:
+// failure reports, FAIL (broadcast), slot claims, UPDATE, epoch collisions.
+//
+// Votes (spec, "Masters reply to replica vote request"). A master serving slots answers a
+// replica's FAILOVER_AUTH_REQUEST with FAILOVER_AUTH_ACK at most once per epoch, only for the
+// replica of a master flagged FAIL (or a forced manual failover), not twice for replicas of one
+// master within 2 x node timeout, and only when no claimed slot has an owner with a greater
+// config epoch than the request's; so a Redis replica of a redis-tp master can be elected.
+// This node never asks for votes itself (replicas in a cluster are not built here yet).
+//
+// Every change of the view calls Cluster::Changed() (saved and re-evaluated before the
+// replies of this loop turn). Frames come in from the event loop; nothing here blocks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/bus_link.h"
+#include "cluster/bus_message.h"
+#include "cluster/cluster_state.h"
+#include "server/event_handle.h"
+#include "util/status.h"
+
+namespace redistp {
+
+class Cluster;
+class Server;
+
+class ClusterBus final : public BusLinkOwner {
+ public:
+  ClusterBus(Server& server, Cluster& cluster);
+  ~ClusterBus() override;
+  ClusterBus(const ClusterBus&) = delete;
+  ClusterBus& operator=(const ClusterBus&) = delete;
+
+  // Listens on the bus port of every bind address and starts the cron timer. Error: logged.
+  Status Start();
+
+  // CLUSTER MEET: starts a handshake with ip:port@cport. False for an address Redis refuses
+  // (not an IPv4/IPv6 literal, a port outside 1..65535); a handshake already under way with the
+  // same address is not repeated (still true).
+  bool Meet(std::string_view ip, int64_t port, int64_t cport);
+  // CLUSTER FORGET: `node` (not myself) leaves the view and is banned from gossip for 60 s.
+  void Forget(ClusterNode* node);
+  // Closes every link naming `node`, then removes it from the state.
+  void DeleteNode(ClusterNode* node);
+  // CLUSTER RESET: every link is closed (the nodes go next).
+  void CloseAllLinks();
+  // PUBLISH (every node) and SPUBLISH (the nodes of myself's shard) across the cluster.
+  void Publish(std::string_view channel, std::string_view message, bool shard);
+  // CLUSTER COUNT-FAILURE-REPORTS: the valid reports about `node`.
+  int FailureReports(ClusterNode* node);
+
+  // Statistics and links, for CLUSTER INFO / LINKS and INFO.
+  const BusNet& net() const { return *net_; }
+
+  // BusLinkOwner.
+  void OnLinkAccepted(BusLink* link) override;
+  void OnLinkConnected(BusLink* link) override;
+  void OnLinkFrame(BusLink* link, const BusMessage& msg) override;
+  void OnLinkClosed(BusLink* link) override;
+
+  // One bus cron tick (the timer calls it every 100 ms; public for the timer callback).
+  void Cron();
+
+ private:
+  static void OnTimer(int fd, short what, void* arg);
+  int64_t now() const;
+  int64_t node_timeout() const;
+  ClusterState& state();
+  ClusterNode& myself();
+
+  // Frames out.
+  BusMessage Header(BusType type);
+  void SendPing(BusLink* link, BusType type);
+  void SendFail(const ClusterNode& failing);
+  void SendUpdate(BusLink* link, const ClusterNode& about);
+  void Broadcast(const BusMessage& m);
+  // Frames in (cluster_bus_recv.cc).
+  void ProcessPingLike(BusLink* link, const BusMessage& msg, ClusterNode* sender);
+  void ProcessGossip(const BusMessage& msg, ClusterNode* sender);
+  void ProcessFail(const BusMessage& msg, ClusterNode* sender);
+  void ProcessUpdate(const BusMessage& msg, ClusterNode* sender);
+  void ProcessAuthRequest(const BusMessage& msg, ClusterNode* sender);
+  void ApplyRole(ClusterNode* sender, const BusHeader& hdr);
+  void ApplyClaim(ClusterNode* sender, uint64_t epoch, const BusSlots& slots);
+  bool UpdateAddress(ClusterNode* node, BusLink* link, const BusHeader& hdr);
+  void MarkFailingIfNeeded(ClusterNode* node);
+  void ClearFailureIfNeeded(ClusterNode* node);
+  void SetAsMaster(ClusterNode* node);
+
+  void FreeLink(BusLink* link);
+  void CronNode(ClusterNode* node, bool* update_state);
+  bool Banned(std::string_view id);
+
+  Server& server_;
+  Cluster& cluster_;
+  std::unique_ptr<BusNet> net_;
+  EventPtr timer_;
+  uint64_t iteration_ = 0;
+  std::mt19937_64 rng_;
+  std::unordered_map<std::string, int64_t> banned_;  // FORGET: id -> ms until it may return
+};
+
+}  // namespace redistp
