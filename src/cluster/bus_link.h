@@ -69,7 +69,8 @@ class BusLink {
   const std::string& local_ip() const { return local_ip_; }
   // CLUSTER LINKS: "r" or "rw" (a write is pending), the send buffer's allocated and used bytes.
   std::string_view events() const { return write_armed_ ? "rw" : "r"; }
-  size_t send_buffer_allocated() const { return out_.capacity(); }
+  // (an empty buffer holds no allocation: a drained one is freed)
+  size_t send_buffer_allocated() const { return out_.empty() ? 0 : out_.capacity(); }
   size_t send_buffer_used() const { return out_.size() - out_pos_; }
 
  private:

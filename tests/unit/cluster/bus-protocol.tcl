@@ -102,6 +102,12 @@ start_server [list tags {cluster} db 0 overrides [bp_overrides {}]] {
         assert_equal [lsort $expected] [lsort $seen]
         # Two per other node, as Redis counts them.
         assert_match "*cluster_connections:4*" [r info clients]
+        # A link whose frames went out holds no send buffer (Redis frees a drained one).
+        wait_for_condition 100 50 {
+            [lsort -unique [lmap l [r cluster links] {dict get $l send-buffer-allocated}]] eq {0}
+        } else {
+            fail "idle links keep a send buffer: [r cluster links]"
+        }
     }
 
     test {CLUSTER LINKS in RESP3 is an array of maps with the same fields} {

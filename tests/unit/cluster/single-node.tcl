@@ -42,7 +42,7 @@ start_server {tags {cluster}} {
     }
 }
 
-start_server {tags {cluster} db 0 overrides {cluster-enabled yes cluster-node-timeout 500}} {
+start_server {tags {cluster} db 0 cluster 1 overrides {cluster-enabled yes cluster-node-timeout 500}} {
     test {A fresh node is a master without slots and saves its nodes.conf} {
         set id [r cluster myid]
         assert_match {[0-9a-f]*} $id
@@ -276,7 +276,7 @@ puts $fd "$mine 127.0.0.1:30000@40000 myself,master - 0 0 2 connected 0-8191"
 puts $fd "vars currentEpoch 2 lastVoteEpoch 0"
 close $fd
 
-start_server [list tags {cluster} db 0 dir $dir overrides {cluster-enabled yes cluster-node-timeout 60000}] {
+start_server [list tags {cluster} db 0 cluster 1 dir $dir overrides {cluster-enabled yes cluster-node-timeout 60000}] {
     test {A slot owned by another node: MOVED} {
         assert_equal $mine [r cluster myid]
         wait_cluster_ok
