@@ -37,6 +37,8 @@ back_to_debian() {
     apt_quiet install --no-download redis-server || apt_quiet install redis-server ||
       echo "[err]: deb: could not put Debian's redis-server back (see $work/apt.log)"
   fi
+  # Nothing of ours stays in dpkg's database (a removed package keeps its "rc" entry).
+  dpkg --purge redis-tp-server >/dev/null 2>&1
   rm -rf /var/lib/redis
   cp -a "$saved_data" /var/lib/redis
   rm -rf "$work"
