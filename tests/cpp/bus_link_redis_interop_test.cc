@@ -35,10 +35,7 @@ constexpr const char* kRedis = "/usr/bin/redis-server";
 
 bool PortFree(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in sa = testnet::LoopbackAddr(port);
   const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
   close(fd);
   return ok;
@@ -48,10 +45,7 @@ bool PortFree(int port) {
 // Empty when the server does not answer.
 std::string Command(int port, const std::vector<std::string>& argv) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in sa = testnet::LoopbackAddr(port);
   if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
     close(fd);
     return "";

@@ -134,10 +134,7 @@ int RawListen(int* port) {
 // A blocking client socket connected to 127.0.0.1:port.
 int RawConnect(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in sa = testnet::LoopbackAddr(port);
   EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
   return fd;
 }

@@ -294,34 +294,11 @@ proc cluster_key_on_node {i {prefix key}} {
     error "no key $prefix:N in 1000 tries is served by node $i"
 }
 
-# SIGKILLs node i and waits until it is gone (its pipe is reaped by cluster_restart_node).
-proc cluster_kill_node {i} {
-    set pid [srv [cluster_level $i] pid]
-    catch {exec kill -KILL $pid}
-    set deadline [expr {[clock milliseconds] + 10000}]
-    while {[::server::process_alive $pid] && [clock milliseconds] < $deadline} {after 5}
-}
-
-# Starts node i again after cluster_kill_node, with the same binary and config file, so on the
-# same port and with the nodes.conf it had written (the others know a node by its address).
-proc cluster_restart_node {i} {
-    set level [cluster_level $i]
-    set entry [::server::entry $level]
-    catch {[dict get $entry client] close}
-    catch {close [dict get $entry pipe]}
-    ::test::emit "@@server-gone [dict get $entry pid]"
-    set pipe [open "|[list [dict get $entry binary] [dict get $entry config_file] \
-        {*}[dict get $entry args]] >>& [list [dict get $entry stdout]]" w]
-    set pid [pid $pipe]
-    ::test::emit "@@server-pid $pid"
-    ::server::set_property $level pid $pid
-    ::server::set_property $level pipe $pipe
-    set status [::server::wait_ready $pid [dict get $entry port]]
-    if {$status ne "ready"} {
-        error "node $i did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
-    }
-    reconnect $level
-}
+# SIGKILLs node i and waits until it is gone; starts it again on the same port with the
+# nodes.conf it had written (the others know a node by its address). See server_kill and
+# server_restart_same_port (tests/support/server.tcl).
+proc cluster_kill_node {i} {server_kill [cluster_level $i]}
+proc cluster_restart_node {i} {server_restart_same_port [cluster_level $i]}
 
 # cluster_with_nodes_down nodes body: SIGKILLs the nodes listed, runs body in the caller's scope,
 # then restarts them (cluster_restart_node) whether or not body failed, so a failed test leaves

@@ -136,34 +136,6 @@ proc with_sentinels {var n master_name master_port quorum options body} {
     return -options $opts $result
 }
 
-# SIGKILLs the server at `level` and waits until it is gone (its pipe is reaped at the restart).
-proc server_kill {level} {
-    set pid [srv $level pid]
-    catch {exec kill -KILL $pid}
-    set deadline [expr {[clock milliseconds] + 10000}]
-    while {[::server::process_alive $pid] && [clock milliseconds] < $deadline} {after 5}
-}
-
-# Starts the server at `level` again (after server_kill) with its config file as it is now, so
-# on the same port: Sentinel knows servers by address.
-proc server_restart_same_port {level} {
-    set entry [::server::entry $level]
-    catch {[dict get $entry client] close}
-    catch {close [dict get $entry pipe]}
-    ::test::emit "@@server-gone [dict get $entry pid]"
-    set pipe [open "|[list [dict get $entry binary] [dict get $entry config_file] \
-        {*}[dict get $entry args]] >>& [list [dict get $entry stdout]]" w]
-    set pid [pid $pipe]
-    ::test::emit "@@server-pid $pid"
-    ::server::set_property $level pid $pid
-    ::server::set_property $level pipe $pipe
-    set status [::server::wait_ready $pid [dict get $entry port]]
-    if {$status ne "ready"} {
-        error "server did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
-    }
-    reconnect $level
-}
-
 # The address {host port} that a sentinel gives for the master (empty if it has none).
 proc sentinel_master_addr {s name} {
     if {[catch {on_port [dict get $s port] sentinel get-master-addr-by-name $name} addr]} {
