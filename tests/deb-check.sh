@@ -65,6 +65,14 @@ stop_service() {
   pid=
 }
 
+# The way back must exist before the way in: Debian's package in apt's cache (fetched from
+# Debian's mirror if it is not there). Without it nothing is swapped.
+if ! apt_quiet install --reinstall --download-only redis-server; then
+  echo "[err]: deb: Debian's redis-server package is not available to go back to (see apt's log)"
+  tail -5 "$work/apt.log"
+  exit 1
+fi
+
 debian_writes() {
   start_service || return 1
   redis-cli -p "$port" set from-debian 1 >/dev/null
