@@ -32,6 +32,7 @@
 #include "commands/server_info.h"
 #include "db/database.h"
 #include "db/lazy_free.h"
+#include "db/slot_index.h"
 #include "persistence/persistence.h"
 #include "replication/master_side.h"
 #include "replication/replication.h"
@@ -195,18 +196,13 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "mem_fragmentation_ratio:%.2f", m.total_frag);
   Line(out, "mem_fragmentation_bytes:%lld", L(m.total_frag_bytes));
   Line(out, "mem_not_counted_for_evict:0");
-  Line(out, "mem_replication_backlog:0");
-  Line(out, "mem_total_replication_buffers:0");
-  Line(out, "mem_clients_slaves:0");
+  Line(out, "mem_replication_backlog:%zu", m.repl_backlog);
+  // Redis 7.0 shares one buffer between the backlog and the replicas; here the backlog is a
+  // ring and each replica's link has its own output buffer, so the total is their sum.
+  Line(out, "mem_total_replication_buffers:%zu", m.repl_backlog + m.clients_replicas);
+  Line(out, "mem_clients_slaves:%zu", m.clients_replicas);
   Line(out, "mem_clients_normal:%zu", m.clients_normal);
-  // Each bus link's struct and send buffer, as Redis 7.0 counts its links' memory.
-  size_t cluster_links = 0;
-  if (Cluster* cluster = Cluster::Of(s)) {
-    for (const auto& link : cluster->bus().net().links()) {
-      cluster_links += sizeof(BusLink) + link->send_buffer_allocated();
-    }
-  }
-  Line(out, "mem_cluster_links:%zu", cluster_links);
+  Line(out, "mem_cluster_links:%zu", m.cluster_links);
   Line(out, "mem_aof_buffer:%zu", m.aof_buffer);
   Line(out, "mem_allocator:%s", AllocatorName());
   Line(out, "active_defrag_running:0");
@@ -534,17 +530,35 @@ MemoryOverview ComputeMemoryOverview(Server& s) {
   m.allocator_active = ms.active;
   m.allocator_resident = ms.resident;
 
+  Replication* repl = s.subsystem<Replication>();
   for (const auto& [id, c] : s.clients()) {
-    m.clients_normal += s.ClientMemory(*c);
+    const size_t bytes = s.ClientMemory(*c);
+    if (c->kind() == ClientKind::kReplica) {
+      m.clients_replicas += bytes;
+    } else {
+      m.clients_normal += bytes;
+    }
   }
+  if (repl != nullptr) m.repl_backlog = repl->master().backlog_memory();
   if (Persistence* p = s.subsystem<Persistence>()) m.aof_buffer = p->aof().buffer_bytes();
-  m.overhead_total = m.startup + m.clients_normal + m.aof_buffer;
+  // Each bus link's struct and send buffer, as Redis 7.0 counts its links' memory.
+  if (Cluster* cluster = Cluster::Of(s)) {
+    for (const auto& link : cluster->bus().net().links()) {
+      m.cluster_links += sizeof(BusLink) + link->send_buffer_allocated();
+    }
+  }
+  m.lua_caches = ScriptEngine::Of(s).cache_memory();
+  m.functions_caches = FunctionEngine::Of(s).memory();
+  m.overhead_total = m.startup + m.clients_normal + m.clients_replicas + m.repl_backlog +
+                     m.aof_buffer + m.cluster_links + m.lua_caches + m.functions_caches;
   for (int i = 0; i < s.db_count(); ++i) {
     Database& db = s.db(i);
     if (db.size() == 0) continue;
+    const SlotIndex* slots = db.slot_index();
     MemoryOverview::DbOverhead d{i, db.dict().BucketBytes() + db.size() * sizeof(Entry),
-                                 db.volatile_size() * sizeof(Entry*)};
-    m.overhead_total += d.main + d.expires;
+                                 db.volatile_size() * sizeof(Entry*),
+                                 slots == nullptr ? 0 : slots->MemoryBytes()};
+    m.overhead_total += d.main + d.expires + d.slot_to_keys;
     m.total_keys += db.size();
     m.dbs.push_back(d);
   }

@@ -131,19 +131,19 @@ void MemoryStatsCommand(CommandContext& c) {
   num("peak.allocated", u(m.peak));
   num("total.allocated", u(m.used));
   num("startup.allocated", u(m.startup));
-  num("replication.backlog", 0);
-  num("clients.slaves", 0);
+  num("replication.backlog", u(m.repl_backlog));
+  num("clients.slaves", u(m.clients_replicas));
   num("clients.normal", u(m.clients_normal));
-  num("cluster.links", 0);
+  num("cluster.links", u(m.cluster_links));
   num("aof.buffer", u(m.aof_buffer));
-  num("lua.caches", 0);
-  num("functions.caches", 0);
+  num("lua.caches", u(m.lua_caches));
+  num("functions.caches", u(m.functions_caches));
   for (const MemoryOverview::DbOverhead& d : m.dbs) {
     r.Bulk("db." + std::to_string(d.index));
     r.Map(3);
     num("overhead.hashtable.main", u(d.main));
     num("overhead.hashtable.expires", u(d.expires));
-    num("overhead.hashtable.slot-to-keys", 0);
+    num("overhead.hashtable.slot-to-keys", u(d.slot_to_keys));
   }
   num("overhead.total", u(m.overhead_total));
   num("keys.count", u(m.total_keys));

@@ -4,8 +4,10 @@
 //
 // Accounting model. `used` is what the allocator has handed out (jemalloc's stats.allocated).
 // It splits into overhead and dataset: overhead is the memory the server had right after
-// startup, plus client buffers, plus each database's table structure (bucket arrays and the
-// fixed-size entry headers); the dataset is everything else, i.e. the key bytes and the values.
+// startup, plus client buffers (the replicas' apart), the replication backlog, the AOF buffer,
+// the cluster bus's links, the script and function caches, plus each database's table structure
+// (bucket arrays, the fixed-size entry headers, the TTL index, the slot index); the dataset is
+// everything else, i.e. the key bytes and the values.
 // The split is an estimate in the same sense as Redis's: allocations the server makes for its
 // own bookkeeping after startup count as dataset.
 #pragma once
@@ -30,12 +32,18 @@ struct MemoryOverview {
   size_t allocator_active = 0;
   size_t allocator_resident = 0;
   size_t clients_normal = 0;  // query and reply buffers plus the Client objects
-  size_t aof_buffer = 0;      // the AOF's write buffer (mem_aof_buffer, aof.buffer)
+  size_t clients_replicas = 0;  // the same for the replicas' links (mem_clients_slaves)
+  size_t repl_backlog = 0;      // the backlog's ring (mem_replication_backlog)
+  size_t aof_buffer = 0;        // the AOF's write buffer (mem_aof_buffer, aof.buffer)
+  size_t cluster_links = 0;     // the bus links and their send buffers (mem_cluster_links)
+  size_t lua_caches = 0;        // EVAL's script cache (used_memory_scripts_eval)
+  size_t functions_caches = 0;  // the function libraries' bookkeeping (used_memory_functions)
 
   struct DbOverhead {
     int index;
     size_t main;     // bucket array + entry headers
     size_t expires;  // TTL index
+    size_t slot_to_keys;  // the per-slot key index (cluster mode, database 0)
   };
   std::vector<DbOverhead> dbs;  // only databases holding keys
 

@@ -143,6 +143,9 @@ class MasterSide {
   uint64_t sync_partial_ok() const { return sync_partial_ok_; }
   uint64_t sync_partial_err() const { return sync_partial_err_; }
   size_t replica_count() const { return links_.size(); }
+  // Bytes the backlog's ring holds (its whole capacity, allocated when it is created); 0
+  // without a backlog. INFO mem_replication_backlog, MEMORY STATS replication.backlog.
+  size_t backlog_memory() const { return backlog_ ? backlog_->capacity() : 0; }
   // The replicas' links, read by FAILOVER and the shutdown sequence (failover_peers.cc).
   const std::vector<std::unique_ptr<ReplicaLink>>& links() const { return links_; }
   // "ip:port" as Redis names a replica in its log.

@@ -143,6 +143,16 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
             assert_match {*flags=S*cmd=*} [r -1 client list type replica]
         }
 
+        test {INFO memory and MEMORY STATS count the backlog and the replicas' buffers} {
+            set info [r -1 info memory]
+            set stats [r -1 memory stats]
+            set backlog [getInfoProperty $info mem_replication_backlog]
+            assert {$backlog > 0}
+            assert_equal $backlog [dict get $stats replication.backlog]
+            assert {[getInfoProperty $info mem_total_replication_buffers] > 0}
+            assert_equal [getInfoProperty $info mem_clients_slaves] [dict get $stats clients.slaves]
+        }
+
         test {Partial resync after the link drops} {
             set full [s -1 sync_full]
             set ok [s -1 sync_partial_ok]

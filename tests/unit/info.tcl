@@ -353,6 +353,24 @@ start_server {tags {info}} {
         assert_error {ERR wrong number of arguments for 'memory|stats' command} {r memory stats x}
     }
 
+    test {MEMORY STATS names the script and function caches as INFO does} {
+        r script flush
+        r function flush
+        assert_equal 0 [dict get [r memory stats] lua.caches]
+        r eval {return 1} 0
+        r function load {#!lua name=memlib
+redis.register_function('memf', function() return 1 end)}
+        set stats [r memory stats]
+        set info [r info memory]
+        assert {[dict get $stats lua.caches] > 0}
+        assert_equal [getInfoProperty $info used_memory_scripts_eval] [dict get $stats lua.caches]
+        assert {[dict get $stats functions.caches] > 0}
+        assert_equal [getInfoProperty $info used_memory_functions] [dict get $stats functions.caches]
+        assert_equal 0 [dict get [dict get $stats db.[srv db]] overhead.hashtable.slot-to-keys]
+        r function flush
+        r script flush
+    }
+
     test {MEMORY DOCTOR, MALLOC-STATS, PURGE and HELP} {
         assert {[string length [r memory doctor]] > 0}
         # Sanitizer builds of redis-tp run on the system allocator, which has no stats text.

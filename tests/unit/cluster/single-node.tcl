@@ -126,6 +126,10 @@ start_server {tags {cluster} db 0 cluster 1 overrides {cluster-enabled yes clust
         r rename a{t} z{t}
         r del b{t}
         assert_equal {c{t} z{t}} [lsort [r cluster getkeysinslot $slot 10]]
+        # The slot index is memory MEMORY STATS names (Redis: 0 without cluster mode).
+        set stats [r memory stats]
+        assert {[dict get [dict get $stats db.0] overhead.hashtable.slot-to-keys] > 0}
+        assert_equal [s mem_cluster_links] [dict get $stats cluster.links]
         assert_error {ERR Invalid slot} {r cluster countkeysinslot 16384}
         assert_error {ERR Invalid slot or number of keys} {r cluster getkeysinslot 0 -1}
         assert_error {*not an integer*} {r cluster getkeysinslot x 1}
