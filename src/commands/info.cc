@@ -195,7 +195,7 @@ void MemorySection(Server& s, std::string* out) {
   Line(out, "rss_overhead_bytes:%lld", L(m.rss_extra_bytes));
   Line(out, "mem_fragmentation_ratio:%.2f", m.total_frag);
   Line(out, "mem_fragmentation_bytes:%lld", L(m.total_frag_bytes));
-  Line(out, "mem_not_counted_for_evict:0");
+  Line(out, "mem_not_counted_for_evict:%zu", s.NotCountedMemory());
   Line(out, "mem_replication_backlog:%zu", m.repl_backlog);
   // Redis 7.0 shares one buffer between the backlog and the replicas; here the backlog is a
   // ring and each replica's link has its own output buffer, so the total is their sum.

@@ -31,7 +31,7 @@ struct MemoryOverview {
   size_t allocator_allocated = 0;
   size_t allocator_active = 0;
   size_t allocator_resident = 0;
-  size_t clients_normal = 0;  // query and reply buffers plus the Client objects
+  size_t clients_normal = 0;    // query and reply buffers plus the Client objects
   size_t clients_replicas = 0;  // the same for the replicas' links (mem_clients_slaves)
   size_t repl_backlog = 0;      // the backlog's ring (mem_replication_backlog)
   size_t aof_buffer = 0;        // the AOF's write buffer (mem_aof_buffer, aof.buffer)
@@ -41,8 +41,8 @@ struct MemoryOverview {
 
   struct DbOverhead {
     int index;
-    size_t main;     // bucket array + entry headers
-    size_t expires;  // TTL index
+    size_t main;          // bucket array + entry headers
+    size_t expires;       // TTL index
     size_t slot_to_keys;  // the per-slot key index (cluster mode, database 0)
   };
   std::vector<DbOverhead> dbs;  // only databases holding keys

@@ -418,6 +418,8 @@ std::string_view Persistence::WriteRefusal() const {
   return aof_->WriteRefusal();
 }
 
+size_t Persistence::NotCountedMemory() const { return aof_->enabled() ? aof_->buffer_bytes() : 0; }
+
 bool Persistence::PrepareShutdown(int flags) {
   Logger& log = server_.log();
   const bool force = (flags & kShutdownForce) != 0;

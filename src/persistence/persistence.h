@@ -156,6 +156,8 @@ class Persistence : public Subsystem {
   // MISCONF while stop-writes-on-bgsave-error is on, save points are configured and the last
   // BGSAVE failed (a failed SAVE does not count, as in Redis).
   std::string_view WriteRefusal() const override;
+  // The AOF's write buffer: not counted by eviction (server/eviction.h).
+  size_t NotCountedMemory() const override;
 
  private:
   // The options of an RDB file: the configuration's, and the replication aux fields.

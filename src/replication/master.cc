@@ -564,6 +564,14 @@ void MasterSide::EndPipe() {
 
 // ---- hooks -------------------------------------------------------------------------------------
 
+size_t MasterSide::replicas_output_bytes() const {
+  size_t bytes = 0;
+  for (const auto& l : links_) {
+    if (l->client != nullptr) bytes += l->client->pending_output();
+  }
+  return bytes;
+}
+
 ReplicaLink* MasterSide::LinkOf(const Client* c) {
   for (auto& l : links_) {
     if (l->client == c) return l.get();

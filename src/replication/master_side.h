@@ -146,6 +146,8 @@ class MasterSide {
   // Bytes the backlog's ring holds (its whole capacity, allocated when it is created); 0
   // without a backlog. INFO mem_replication_backlog, MEMORY STATS replication.backlog.
   size_t backlog_memory() const { return backlog_ ? backlog_->capacity() : 0; }
+  // Bytes waiting in the replicas' output buffers (what eviction leaves out). O(replicas).
+  size_t replicas_output_bytes() const;
   // The replicas' links, read by FAILOVER and the shutdown sequence (failover_peers.cc).
   const std::vector<std::unique_ptr<ReplicaLink>>& links() const { return links_; }
   // "ip:port" as Redis names a replica in its log.

@@ -163,4 +163,6 @@ void Replication::OnClientClose(Client& c) {
 
 bool Replication::PrepareShutdown(int flags) { return master_->PrepareShutdown(flags); }
 
+size_t Replication::NotCountedMemory() const { return master_->replicas_output_bytes(); }
+
 }  // namespace redistp

@@ -116,6 +116,8 @@ class Replication : public Subsystem, public PropagationSink {
   void BeforeSleep() override;
   void OnClientClose(Client& c) override;
   bool PrepareShutdown(int flags) override;
+  // The replicas' output buffers: not counted by eviction (server/eviction.h).
+  size_t NotCountedMemory() const override;
 
  private:
   Server& server_;

@@ -189,6 +189,12 @@ Evictor::Result Evictor::Perform() {
   }
   size_t used = UsedMemory();
   if (used <= cfg.maxmemory) return Result::kOk;
+  // Over the limit: leave out what eviction would only grow (see the essay). Read once per
+  // pass; the DELs this pass adds to those buffers do not count against it either.
+  const size_t not_counted = server_->NotCountedMemory();
+  auto counted = [not_counted](size_t bytes) { return bytes - std::min(bytes, not_counted); };
+  used = counted(used);
+  if (used <= cfg.maxmemory) return Result::kOk;
   if (cfg.maxmemory_policy_kind == MaxmemoryPolicy::kNoEviction) return Result::kFail;
 
   const Clock& clock = server_->clock();
@@ -220,7 +226,7 @@ Evictor::Result Evictor::Perform() {
     // Every 16 keys: stop when the figure is under the limit anyway (frees elsewhere, e.g. a
     // client that left), or hand over to the follow-up when the pass is out of time.
     if (keys_freed % 16 == 0) {
-      if (UsedMemory() <= cfg.maxmemory) break;
+      if (counted(UsedMemory()) <= cfg.maxmemory) break;
       if (static_cast<uint64_t>(clock.MonotonicUs() - start_us) > limit_us) {
         result = Result::kRunning;
         follow_up_ = true;

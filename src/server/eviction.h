@@ -8,9 +8,11 @@
 // thread.deallocatedp, two loads) give the change since the baseline. The command path is the
 // only thread that allocates for the dataset, so the delta misses nothing eviction could free.
 // Builds without jemalloc (SANITIZE=1) have no per-thread counters: there the figure is the
-// allocator's total read afresh at each check — slower, still correct. Redis subtracts the
-// replication backlog and AOF buffers from it (mem_not_counted_for_evict); this server has
-// neither, so nothing is subtracted. The lazy free thread frees values the command path
+// allocator's total read afresh at each check — slower, still correct. Once that figure is over
+// maxmemory, the bytes the subsystems name as not counted (Subsystem::NotCountedMemory: the
+// replicas' output buffers, the AOF buffer) are subtracted from it, as Redis 7.0 leaves them out
+// (mem_not_counted_for_evict): evicting adds a DEL to each of them, so counting them would evict
+// more and more while a replica is slow. The lazy free thread frees values the command path
 // handed over (db/lazy_free.h); it publishes how many bytes it gave back, and the figure
 // subtracts those freed since the baseline.
 //

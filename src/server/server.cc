@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -50,7 +51,9 @@ Server::Server(Config config, Clock* clock)
   keyspace_.table_growth_allowed = [](const void* arg, size_t bytes) {
     const auto* s = static_cast<const Server*>(arg);
     const uint64_t limit = s->config_.maxmemory;
-    return limit == 0 || s->evictor_.UsedMemory() + bytes <= limit;
+    if (limit == 0) return true;
+    const size_t used = s->evictor_.UsedMemory() + bytes;
+    return used <= limit || used - std::min(used, s->NotCountedMemory()) <= limit;
   };
   keyspace_.table_growth_arg = this;
   lazyfree_ = std::make_unique<LazyFree>();

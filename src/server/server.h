@@ -116,6 +116,15 @@ class Server : public WatchSink {
   // A SHUTDOWN or a signal asked to exit: asks each subsystem in slot order (the final save);
   // false as soon as one refuses, and the server keeps running.
   bool PrepareShutdown(int flags);
+  // The sum of the attached subsystems' NotCountedMemory (INFO mem_not_counted_for_evict; what
+  // eviction subtracts from the used figure). O(subsystems); asked only over maxmemory.
+  size_t NotCountedMemory() const {
+    size_t bytes = 0;
+    for (const SubsystemEntry& e : subsystems_) {
+      if (e.object != nullptr) bytes += e.object->NotCountedMemory();
+    }
+    return bytes;
+  }
   // The first attached subsystem's refusal of writes (MISCONF texts), or empty.
   std::string_view WriteRefusal() const {
     for (size_t i = 0; i < refusal_hooks_.n; ++i) {

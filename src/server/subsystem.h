@@ -98,6 +98,11 @@ class Subsystem {
   }
   // Non-empty while this subsystem refuses writes: the error text for write commands.
   virtual std::string_view WriteRefusal() const { return {}; }
+  // Bytes this subsystem holds that eviction must not count against maxmemory: buffers that
+  // evicting would itself grow (each evicted key is a DEL for the replicas and the AOF), as
+  // Redis 7.0 leaves out its replicas' buffers and AOF buffer (mem_not_counted_for_evict).
+  // Asked only when the used figure is over maxmemory, and by INFO: not a hook, no list.
+  virtual size_t NotCountedMemory() const { return 0; }
 };
 
 // The hooks type T overrides: a hook T (or a base between it and Subsystem) declares has a

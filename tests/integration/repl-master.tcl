@@ -265,6 +265,36 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
             repl_assert_same
         }
 
+        test {Eviction leaves out what waits for a stopped replica (mem_not_counted_for_evict)} {
+            # A replica that reads nothing makes its output buffer grow; counting it would evict
+            # keys, whose DELs grow the buffer further. Redis leaves it out, and so must we.
+            r -1 select 9
+            r -1 config set maxmemory-policy allkeys-random
+            for {set i 0} {$i < 100} {incr i} {r -1 set small:$i $i}
+            set evicted [s -1 evicted_keys]
+            exec kill -STOP [srv 0 pid]
+            set rc [catch {
+                set big [string repeat b 100000]
+                for {set i 0} {$i < 200} {incr i} {r -1 set big:$i $big; r -1 del big:$i}
+                set info [r -1 info memory]
+                set not_counted [getInfoProperty $info mem_not_counted_for_evict]
+                # 20 MB were written to the stream; the socket takes a few of them at most.
+                assert_morethan $not_counted 8000000
+                # A limit above what counts but well below the raw figure: no key is evicted.
+                set used [getInfoProperty $info used_memory]
+                r -1 config set maxmemory [expr {$used - $not_counted + 4000000}]
+                for {set i 0} {$i < 20} {incr i} {r -1 set more:$i $i}
+                assert_equal $evicted [s -1 evicted_keys]
+                assert_equal 100 [llength [r -1 keys small:*]]
+            } result opts]
+            r -1 config set maxmemory 0
+            r -1 config set maxmemory-policy noeviction
+            exec kill -CONT [srv 0 pid]
+            if {$rc} {return -options $opts $result}
+            repl_wait_synced
+            repl_assert_same
+        }
+
         test {A replica over its output-buffer limit is dropped} {
             r -1 config set client-output-buffer-limit "replica 128kb 0 0"
             # The replica reads nothing while it is stopped (SIGSTOP), however loaded the
