@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/cluster_bus.h"
+#include "cluster/cluster_watches.h"
 #include "db/database.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -45,6 +46,8 @@ Status Cluster::Setup(Server& server) {
   server.db(0).EnableSlotIndex();
   Cluster& c = server.AttachSubsystem(std::move(cluster));
   server.set_cluster_router(&c);
+  c.watches_ = std::make_unique<ClusterWatches>(server, c);
+  server.SubscribeKeyEvents(kSlot, c.watches_.get());
   return Status::Ok();
 }
 
@@ -109,15 +112,25 @@ Status Cluster::SaveNow() {
 }
 
 void Cluster::BeforeSleep() {
-  if (!pending_ && !recheck_) return;
+  if (!pending_ && !recheck_) {
+    // Keys removed from a migrating slot, or the state just turned ok (cluster_watches.h).
+    if (watches_all_ || watches_->pending()) watches_->EndForeign(watches_all_);
+    watches_all_ = false;
+    return;
+  }
   const bool save = pending_;
   pending_ = recheck_ = false;
   UpdateState();
   if (save) SaveOrDie();
   RedirectBlockedClients();
+  watches_->EndForeign(true);
+  watches_all_ = false;
 }
 
 void Cluster::DropKeysInSlots(const std::vector<int>& slots) {
+  // Waiters first: a BSETTP waiter still queued on a dropped key would be handed it, and the
+  // key created again in a slot this node no longer serves.
+  RedirectBlockedClients();
   Database& db = server_.db(0);
   std::vector<Entry*> entries;
   for (int slot : slots) {
@@ -163,6 +176,8 @@ void Cluster::UpdateState() {
   if (ok && me.IsMaster() && now - among_minority_ms_ < rejoin_delay) return;
   server_.log().Log(LogLevel::kWarning, "Cluster state changed: %s", ok ? "ok" : "fail");
   state_.ok = ok;
+  // Watches stay while the state is fail; the view may have changed meanwhile.
+  if (ok) watches_all_ = true;
 }
 
 void Cluster::Reset(bool hard) {

@@ -37,6 +37,32 @@ proc cli_send {f cmd} {
     error "redis-cli gave no reply to $cmd in 10 s"
 }
 
+# A deferring client of node i whose reads give up after 10 s (a push that never comes fails the
+# test instead of hanging it).
+proc cluster_client {i} {
+    return [::redis::redis 127.0.0.1 [cluster_node_port $i] 1 10000]
+}
+
+# Moves `slot` to node `to` the way bus.tcl does (BUMPEPOCH, then SETSLOT NODE on the new
+# owner), and waits until every node sees it there. The old owner learns it from the bus.
+proc cluster_move_slot {slot to} {
+    assert_match {[BS]* *} [cr $to cluster bumpepoch]
+    assert_equal OK [cr $to cluster setslot $slot node [cluster_node_id $to]]
+    for {set i 0} {$i < [cluster_node_count]} {incr i} {
+        wait_for_condition 200 50 {[cluster_node_of_slot $slot $i] == $to} else {
+            fail "node $i sees slot $slot at node [cluster_node_of_slot $slot $i], not $to"
+        }
+    }
+}
+
+# The wx= field of client `id` in node i's CLIENT LIST.
+proc cluster_client_wx {i id} {
+    foreach line [split [cr $i client list id $id] "\n"] {
+        if {[regexp { wx=([0-9]+)} $line -> wx]} {return $wx}
+    }
+    return ""
+}
+
 start_cluster_nodes 3 {tags {cluster redistp}} {
     test {Setup: three masters with an even split of the slots} {
         cluster_meet_all
@@ -161,6 +187,146 @@ start_cluster_nodes 3 {tags {cluster redistp}} {
         }
         assert_equal OK [cr 1 cluster setslot $slot stable]
         assert_equal OK [cr 2 cluster setslot $slot stable]
+    }
+
+    test {A slot moved away: the watcher reads DEL, then MOVED, and its watch ends; BSETTP too} {
+        cluster_require_formed
+        set base [cluster_key_on_node 1 away]
+        set slot [cr 0 cluster keyslot $base]
+        set held "{$base}.held"
+        set free "{$base}.free"
+        set holder [cluster_client 1]
+        $holder settp $held h
+        assert_equal 1 [$holder read]
+        set watcher [cluster_client 1]
+        $watcher client id
+        set wid [$watcher read]
+        $watcher watchex $held $free
+        assert_equal {EXIST NOEXIST} [$watcher read]
+        set waiter [cluster_client 1]
+        $waiter bsettp $held w 0
+        wait_for_blocked_clients_count 1 100 10 [cluster_level 1]
+        cluster_move_slot $slot 2
+        set moved "MOVED $slot 127.0.0.1:[cluster_node_port 2]"
+        # The key went with the slot (its DEL first), then both watches end with the new place.
+        assert_equal [list watchex $held DEL] [$watcher read]
+        set last [list [$watcher read] [$watcher read]]
+        assert_equal [lsort [list [list watchex $held $moved] [list watchex $free $moved]]] \
+            [lsort $last]
+        assert_equal $moved [catch {$waiter read} e; set e]
+        assert_equal 0 [cluster_client_wx 1 $wid]
+        $watcher unwatchex
+        assert_equal 0 [$watcher read]
+        # The holder's connection stays, its key is gone with the slot.
+        $holder tpkeys
+        assert_equal {} [$holder read]
+        # Watching again on the node named: its reply tells the existence there.
+        set there [cluster_client 2]
+        $there watchex $held
+        assert_equal NOEXIST [$there read]
+        # Moved back: the watch on node 2 ends the same way.
+        cluster_move_slot $slot 1
+        assert_equal [list watchex $held "MOVED $slot 127.0.0.1:[cluster_node_port 1]"] \
+            [$there read]
+        foreach c [list $holder $watcher $waiter $there] {$c close}
+        wait_cluster_consistent
+    }
+
+    test {A slot in migration: a watched key that leaves the source ends its watch with ASK} {
+        cluster_require_formed
+        set base [cluster_key_on_node 1 ask]
+        set slot [cr 0 cluster keyslot $base]
+        set held "{$base}.held"
+        set plain "{$base}.plain"
+        set free "{$base}.free"
+        set holder [cluster_client 1]
+        $holder settp $held h
+        assert_equal 1 [$holder read]
+        cr 1 set $plain p
+        set watcher [cluster_client 1]
+        $watcher watchex $held $plain $free
+        assert_equal {EXIST EXIST NOEXIST} [$watcher read]
+        assert_equal OK [cr 2 cluster setslot $slot importing [cluster_node_id 1]]
+        assert_equal OK [cr 1 cluster setslot $slot migrating [cluster_node_id 2]]
+        set ask "ASK $slot 127.0.0.1:[cluster_node_port 2]"
+        # The absent key would be created on the target: its watch ends at once.
+        assert_equal [list watchex $free $ask] [$watcher read]
+        # A key moved to the target has left this node: DEL, then where it went. (Moved by
+        # hand as MIGRATE does it: DUMP, RESTORE after ASKING on the target, DEL here.)
+        set payload [cr 1 dump $plain]
+        set target [cluster_client 2]
+        $target asking
+        assert_equal OK [$target read]
+        $target restore $plain 0 $payload
+        assert_equal OK [$target read]
+        $target close
+        assert_equal 1 [cr 1 del $plain]
+        assert_equal [list watchex $plain DEL] [$watcher read]
+        assert_equal [list watchex $plain $ask] [$watcher read]
+        # The lock released by its holder's leaving: the same.
+        $holder close
+        assert_equal [list watchex $held DEL] [$watcher read]
+        assert_equal [list watchex $held $ask] [$watcher read]
+        $watcher unwatchex
+        assert_equal 0 [$watcher read]
+        # A watch on the target, after ASKING, stays while it imports.
+        set there [cluster_client 2]
+        $there asking
+        assert_equal OK [$there read]
+        $there watchex $plain
+        assert_equal EXIST [$there read]
+        cr 2 asking
+        assert_equal 1 [cr 2 del $plain]
+        assert_equal [list watchex $plain DEL] [$there read]
+        assert_equal OK [cr 1 cluster setslot $slot stable]
+        assert_equal OK [cr 2 cluster setslot $slot stable]
+        # The import cancelled: the target serves the slot no more, its watch ends with MOVED.
+        assert_equal [list watchex $plain "MOVED $slot 127.0.0.1:[cluster_node_port 1]"] \
+            [$there read]
+        $watcher close
+        $there close
+    }
+
+    test {A slot deleted without full coverage: the watch ends with CLUSTERDOWN Hash slot not served} {
+        cluster_require_formed
+        set key [cluster_key_on_node 1 gone]
+        set slot [cr 0 cluster keyslot $key]
+        set watcher [cluster_client 1]
+        $watcher hello 3
+        $watcher read
+        $watcher watchex $key
+        assert_equal NOEXIST [$watcher read]
+        cr 1 config set cluster-require-full-coverage no
+        assert_equal OK [cr 1 cluster delslots $slot]
+        assert_equal [list watchex $key {CLUSTERDOWN Hash slot not served}] [$watcher read]
+        assert_equal OK [cr 1 cluster addslots $slot]
+        cr 1 config set cluster-require-full-coverage yes
+        $watcher close
+        wait_cluster_consistent
+    }
+
+    test {While cluster_state is fail, watches stay: the node still holds its keys} {
+        cluster_require_formed
+        set key [cluster_key_on_node 1 stay]
+        set slot [cr 0 cluster keyslot $key]
+        set watcher [cluster_client 1]
+        $watcher client id
+        set wid [$watcher read]
+        $watcher watchex $key
+        assert_equal NOEXIST [$watcher read]
+        # Full coverage required: the slot without owner turns the state fail, and nothing ends.
+        assert_equal OK [cr 1 cluster delslots $slot]
+        assert_equal fail [cluster_info_field 1 cluster_state]
+        assert_equal 1 [cluster_client_wx 1 $wid]
+        assert_equal OK [cr 1 cluster addslots $slot]
+        wait_cluster_state_ok 1
+        assert_equal 1 [cluster_client_wx 1 $wid]
+        cr 1 set $key v
+        assert_equal [list watchex $key ADD] [$watcher read]
+        cr 1 del $key
+        assert_equal [list watchex $key DEL] [$watcher read]
+        $watcher close
+        wait_cluster_consistent
     }
 
     test {A lock taken through redis-cli -c lives on its slot's master, released on exit} {
