@@ -9,9 +9,11 @@
 
 #include "cluster/cluster_bus.h"
 #include "cluster/cluster_watches.h"
+#include "cluster/watchex_forward.h"
 #include "db/database.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "server/watchex_pubsub.h"
 
 namespace redistp {
 
@@ -48,13 +50,19 @@ Status Cluster::Setup(Server& server) {
   server.set_cluster_router(&c);
   c.watches_ = std::make_unique<ClusterWatches>(server, c);
   server.SubscribeKeyEvents(kSlot, c.watches_.get());
+  c.forward_ = std::make_unique<WatchexForward>(c);
+  server.watchex_pubsub().SetRoute(c.forward_.get());
   return Status::Ok();
 }
 
 Cluster::Cluster(Server& server) : server_(server) {}
 Cluster::~Cluster() = default;
 
-void Cluster::Stop() { server_.set_cluster_router(nullptr); }
+void Cluster::Stop() {
+  server_.set_cluster_router(nullptr);
+  server_.watchex_pubsub().SetForwardAll(false);
+  server_.watchex_pubsub().SetRoute(nullptr);
+}
 
 Status Cluster::Load() {
   Logger& log = server_.log();
@@ -112,6 +120,11 @@ Status Cluster::SaveNow() {
 }
 
 void Cluster::BeforeSleep() {
+  // tp-watchex-shard-forward, as CONFIG SET left it (watchex_forward.h).
+  if (server_.config().tp_watchex_shard_forward != forward_->forwarding()) {
+    forward_->set_forwarding(server_.config().tp_watchex_shard_forward);
+    server_.watchex_pubsub().SetForwardAll(forward_->forwarding());
+  }
   if (!pending_ && !recheck_) {
     // Keys removed from a migrating slot, or the state just turned ok (cluster_watches.h).
     if (watches_all_ || watches_->pending()) watches_->EndForeign(watches_all_);

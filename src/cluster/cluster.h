@@ -44,6 +44,7 @@ namespace redistp {
 
 class ClusterBus;
 class ClusterWatches;
+class WatchexForward;
 class Server;
 
 class Cluster final : public Subsystem, public ClusterRouter {
@@ -110,6 +111,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
   NodesConfFile file_;
   std::unique_ptr<ClusterBus> bus_;
   std::unique_ptr<ClusterWatches> watches_;
+  std::unique_ptr<WatchexForward> forward_;  // existence events to other shards (bus)
   bool pending_ = false;
   bool watches_all_ = false;  // check every watch at the next BeforeSleep (state turned ok)
   bool recheck_ = false;

@@ -10,6 +10,7 @@
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "util/crc16.h"
 #include "watch/watches.h"
@@ -47,11 +48,40 @@ void ClusterWatches::End(std::string_view key, const std::vector<uint64_t>& watc
   }
 }
 
+void ClusterWatches::EndForeignShardChannels() {
+  PubSub& pubsub = server_.pubsub();
+  if (pubsub.topic_count(PubSub::kShard) == 0) return;
+  const ClusterState& state = cluster_.state();
+  const ClusterNode* me = state.myself();
+  std::vector<std::string> foreign;
+  pubsub.ForEachTopic(PubSub::kShard, [&](std::string_view name) {
+    const int slot = KeyHashSlot(name);
+    const ClusterNode* owner = state.owner(slot);
+    if (owner == me || state.importing_from(slot) != nullptr) return;
+    if (owner != nullptr && me->IsReplica() && owner == me->master) return;
+    foreign.emplace_back(name);
+  });
+  for (const std::string& name : foreign) {
+    for (uint64_t id : pubsub.SubscriberIds(PubSub::kShard, name)) {
+      Client* c = server_.FindClient(id);
+      if (c == nullptr || !pubsub.Unsubscribe(*c, PubSub::kShard, name)) continue;
+      const size_t left = PubSub::SubscriptionCount(*c, PubSub::kShard);
+      server_.Push(*c, [&](ReplyBuilder& rb) {
+        rb.Push(3);
+        rb.Bulk("sunsubscribe");
+        rb.Bulk(name);
+        rb.Int(static_cast<int64_t>(left));
+      });
+    }
+  }
+}
+
 void ClusterWatches::EndForeign(bool all) {
   std::vector<std::string> removed = std::move(removed_);
   removed_.clear();
   all = all || flush_;
   flush_ = false;
+  if (all) EndForeignShardChannels();
   if (!cluster_.state().ok) return;
   WatchIndex& watches = server_.watches();
   if (watches.empty()) return;

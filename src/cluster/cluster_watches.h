@@ -19,6 +19,12 @@
 // reply tells the key's existence there. While cluster_state is fail nothing ends: the node
 // still holds its slots' keys, and only a change of the view moves them.
 //
+// Shard channels. The same change of the view ends the shard subscriptions (SSUBSCRIBE) of the
+// slots this node's shard no longer serves, as Redis 7.0 does when a node deletes a slot: each
+// subscriber gets `sunsubscribe <channel> <count>`, and follows the slot to its new master (a
+// `__watchex@0__:{lock}` shard subscriber among them). This one does not wait for
+// cluster_state ok, as in Redis.
+//
 // When. The whole check (every watch of database 0, O(watches)) runs after each change of the
 // cluster view, in Cluster::BeforeSleep beside RedirectBlockedClients, and after a FLUSHALL of a
 // node that migrates slots. In between, a removal of a key in a slot this node migrates queues
@@ -54,6 +60,8 @@ class ClusterWatches final : public KeyspaceListener {
   void OnSwap(Database& a, Database& b) override;
 
  private:
+  // Unsubscribes the shard channels of the slots this node's shard does not serve.
+  void EndForeignShardChannels();
   // The redirection for a watch of `key` on this node, or "" when the watch may stay.
   std::string Where(std::string_view key);
   // The last push to each watcher of `key`, and the end of their watches.

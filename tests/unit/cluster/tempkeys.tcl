@@ -63,6 +63,17 @@ proc cluster_client_wx {i id} {
     return ""
 }
 
+# A key name (prefix:N) served by node i whose `__watchex@0__:` channel is served by node j.
+proc cluster_key_with_channel_on {i j prefix} {
+    for {set k 0} {$k < 1000} {incr k} {
+        if {[cluster_node_of_slot [cr 0 cluster keyslot $prefix:$k]] != $i} continue
+        if {[cluster_node_of_slot [cr 0 cluster keyslot __watchex@0__:$prefix:$k]] == $j} {
+            return $prefix:$k
+        }
+    }
+    error "no key $prefix:N of node $i with its channel on node $j in 1000 tries"
+}
+
 start_cluster_nodes 3 {tags {cluster redistp}} {
     test {Setup: three masters with an even split of the slots} {
         cluster_meet_all
@@ -329,6 +340,80 @@ start_cluster_nodes 3 {tags {cluster redistp}} {
         wait_cluster_consistent
     }
 
+    test {Existence events as sharded Pub/Sub: SSUBSCRIBE a hash-tagged key's channel on its master} {
+        cluster_require_formed
+        set tag [cluster_key_on_node 1 ev]
+        set key "{$tag}"
+        set channel "__watchex@0__:{$tag}"
+        assert_equal [cr 0 cluster keyslot $key] [cr 0 cluster keyslot $channel]
+        # Routed by the channel's slot like any SSUBSCRIBE.
+        assert_match "MOVED * 127.0.0.1:[cluster_node_port 1]" [cluster_try 0 ssubscribe $channel]
+        set sub [cluster_client 1]
+        $sub ssubscribe $channel
+        assert_equal [list ssubscribe $channel 1] [$sub read]
+        cr 1 set $key v
+        assert_equal [list smessage $channel ADD] [$sub read]
+        cr 1 set $key v2
+        cr 1 del $key
+        assert_equal [list smessage $channel DEL] [$sub read]
+        # A lock: taken, then released by its holder's leaving.
+        set holder [cluster_client 1]
+        $holder settp $key h
+        assert_equal 1 [$holder read]
+        assert_equal [list smessage $channel ADD] [$sub read]
+        $holder close
+        assert_equal [list smessage $channel DEL] [$sub read]
+        # A connection subscribed both ways gets the classic message first.
+        set both [cluster_client 1]
+        $both hello 3
+        $both read
+        $both subscribe $channel
+        $both read
+        $both ssubscribe $channel
+        $both read
+        cr 1 set $key v
+        assert_equal [list message $channel ADD] [$both read]
+        assert_equal [list smessage $channel ADD] [$both read]
+        assert_equal [list smessage $channel ADD] [$sub read]
+        cr 1 del $key
+        assert_equal [list smessage $channel DEL] [$sub read]
+        $both close
+        $sub close
+    }
+
+    test {A channel served by another node: the bus carries the event with tp-watchex-shard-forward yes} {
+        cluster_require_formed
+        set key [cluster_key_with_channel_on 1 2 fw]
+        set channel "__watchex@0__:$key"
+        assert_equal no [lindex [cr 1 config get tp-watchex-shard-forward] 1]
+        set sub [cluster_client 2]
+        $sub ssubscribe $channel
+        assert_equal [list ssubscribe $channel 1] [$sub read]
+        # A classic subscriber of the same name on node 2 stays node-local.
+        set local [cluster_client 2]
+        $local subscribe $channel
+        assert_equal [list subscribe $channel 1] [$local read]
+        # Forwarding off (the default): nothing crosses. Then on: the next change does. One link
+        # carries both in order, so the first message read proves the first change was not sent.
+        cr 1 set $key v
+        cr 1 config set tp-watchex-shard-forward yes
+        cr 1 del $key
+        assert_equal [list smessage $channel DEL] [$sub read]
+        # A lock taken on node 1 and released by its holder's leaving, heard on node 2.
+        set holder [cluster_client 1]
+        $holder settp $key h
+        assert_equal 1 [$holder read]
+        assert_equal [list smessage $channel ADD] [$sub read]
+        $holder close
+        assert_equal [list smessage $channel DEL] [$sub read]
+        # The classic subscriber on node 2 heard none of node 1's changes.
+        assert_equal 1 [cr 2 publish $channel marker]
+        assert_equal [list message $channel marker] [$local read]
+        cr 1 config set tp-watchex-shard-forward no
+        $sub close
+        $local close
+    }
+
     test {A lock taken through redis-cli -c lives on its slot's master, released on exit} {
         cluster_require_formed
         set key [cluster_key_on_node 1 lock]
@@ -353,5 +438,65 @@ start_cluster_nodes 3 {tags {cluster redistp}} {
         wait_for_condition 100 20 {[cr 1 exists $key] == 0} else {
             fail "the waiter's key stayed after its connection closed"
         }
+    }
+}
+
+start_server {tags {redistp}} {
+    test {Standalone: existence events reach the shard subscribers of the channel too} {
+        set ch __watchex@[srv 0 db]__:solo
+        set sub [redis_deferring_client]
+        $sub ssubscribe $ch
+        assert_equal [list ssubscribe $ch 1] [$sub read]
+        r set solo 1
+        assert_equal [list smessage $ch ADD] [$sub read]
+        r del solo
+        assert_equal [list smessage $ch DEL] [$sub read]
+        # The mark stays while either kind has subscribers.
+        set classic [redis_deferring_client]
+        $classic subscribe $ch
+        $classic read
+        $sub sunsubscribe $ch
+        $sub read
+        r set solo 1
+        assert_equal [list message $ch ADD] [$classic read]
+        $sub ssubscribe $ch
+        $sub read
+        $classic unsubscribe $ch
+        $classic read
+        r del solo
+        assert_equal [list smessage $ch DEL] [$sub read]
+        $sub close
+        $classic close
+    }
+}
+
+start_cluster_nodes 2 {tags {cluster}} {
+    test {Setup: two masters with an even split of the slots} {
+        cluster_meet_all
+        cluster_assign_slots
+        wait_cluster_consistent
+        wait_cluster_state_ok
+    }
+
+    test {A shard channel's slot moved away: its subscribers get sunsubscribe} {
+        cluster_require_formed
+        set tag [cluster_key_on_node 0 sh]
+        set channel "news{$tag}"
+        set slot [cr 0 cluster keyslot $channel]
+        set sub [cluster_client 0]
+        $sub ssubscribe $channel
+        assert_equal [list ssubscribe $channel 1] [$sub read]
+        set other [cluster_client 0]
+        $other ssubscribe "other{$tag}"
+        assert_equal [list ssubscribe "other{$tag}" 1] [$other read]
+        cluster_move_slot $slot 1
+        assert_equal [list sunsubscribe $channel 0] [$sub read]
+        assert_equal [list sunsubscribe "other{$tag}" 0] [$other read]
+        # The connection is usable again (no subscription left, RESP2 subscribed mode ended).
+        $sub ping
+        assert_equal PONG [$sub read]
+        assert_equal [list $channel 0] [cr 0 pubsub shardnumsub $channel]
+        $sub close
+        $other close
     }
 }
