@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "cluster/cluster_bus.h"
+#include "cluster/cluster_watches.h"
+#include "cluster/watchex_forward.h"
 #include "db/database.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "server/watchex_pubsub.h"
 
 namespace redistp {
 
@@ -45,13 +48,21 @@ Status Cluster::Setup(Server& server) {
   server.db(0).EnableSlotIndex();
   Cluster& c = server.AttachSubsystem(std::move(cluster));
   server.set_cluster_router(&c);
+  c.watches_ = std::make_unique<ClusterWatches>(server, c);
+  server.SubscribeKeyEvents(kSlot, c.watches_.get());
+  c.forward_ = std::make_unique<WatchexForward>(c);
+  server.watchex_pubsub().SetRoute(c.forward_.get());
   return Status::Ok();
 }
 
 Cluster::Cluster(Server& server) : server_(server) {}
 Cluster::~Cluster() = default;
 
-void Cluster::Stop() { server_.set_cluster_router(nullptr); }
+void Cluster::Stop() {
+  server_.set_cluster_router(nullptr);
+  server_.watchex_pubsub().SetForwardAll(false);
+  server_.watchex_pubsub().SetRoute(nullptr);
+}
 
 Status Cluster::Load() {
   Logger& log = server_.log();
@@ -109,15 +120,30 @@ Status Cluster::SaveNow() {
 }
 
 void Cluster::BeforeSleep() {
-  if (!pending_ && !recheck_) return;
+  // tp-watchex-shard-forward, as CONFIG SET left it (watchex_forward.h).
+  if (server_.config().tp_watchex_shard_forward != forward_->forwarding()) {
+    forward_->set_forwarding(server_.config().tp_watchex_shard_forward);
+    server_.watchex_pubsub().SetForwardAll(forward_->forwarding());
+  }
+  if (!pending_ && !recheck_) {
+    // Keys removed from a migrating slot, or the state just turned ok (cluster_watches.h).
+    if (watches_all_ || watches_->pending()) watches_->EndForeign(watches_all_);
+    watches_all_ = false;
+    return;
+  }
   const bool save = pending_;
   pending_ = recheck_ = false;
   UpdateState();
   if (save) SaveOrDie();
   RedirectBlockedClients();
+  watches_->EndForeign(true);
+  watches_all_ = false;
 }
 
 void Cluster::DropKeysInSlots(const std::vector<int>& slots) {
+  // Waiters first: a BSETTP waiter still queued on a dropped key would be handed it, and the
+  // key created again in a slot this node no longer serves.
+  RedirectBlockedClients();
   Database& db = server_.db(0);
   std::vector<Entry*> entries;
   for (int slot : slots) {
@@ -163,6 +189,8 @@ void Cluster::UpdateState() {
   if (ok && me.IsMaster() && now - among_minority_ms_ < rejoin_delay) return;
   server_.log().Log(LogLevel::kWarning, "Cluster state changed: %s", ok ? "ok" : "fail");
   state_.ok = ok;
+  // Watches stay while the state is fail; the view may have changed meanwhile.
+  if (ok) watches_all_ = true;
 }
 
 void Cluster::Reset(bool hard) {

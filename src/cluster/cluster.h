@@ -43,6 +43,8 @@
 namespace redistp {
 
 class ClusterBus;
+class ClusterWatches;
+class WatchexForward;
 class Server;
 
 class Cluster final : public Subsystem, public ClusterRouter {
@@ -92,6 +94,10 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // redirects nothing). O(waiters); nothing in standalone mode, where there is no Cluster.
   void RedirectBlockedClients();
 
+  // Ends the existence watches this node may no longer keep, with their last push
+  // (cluster_watches.h). Run after every change of the view and when cluster_state turns ok.
+  ClusterWatches& watches() { return *watches_; }
+
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }
 
@@ -104,7 +110,10 @@ class Cluster final : public Subsystem, public ClusterRouter {
   ClusterState state_;
   NodesConfFile file_;
   std::unique_ptr<ClusterBus> bus_;
+  std::unique_ptr<ClusterWatches> watches_;
+  std::unique_ptr<WatchexForward> forward_;  // existence events to other shards (bus)
   bool pending_ = false;
+  bool watches_all_ = false;  // check every watch at the next BeforeSleep (state turned ok)
   bool recheck_ = false;
   int size_ = 1;
   int64_t first_update_ms_ = 0;

@@ -269,6 +269,17 @@ void ClusterBus::Publish(std::string_view channel, std::string_view message, boo
   }
 }
 
+void ClusterBus::PublishToShard(ClusterNode* master, std::string_view channel,
+                                std::string_view message) {
+  BusMessage m = Header(BusType::kPublishShard);
+  m.channel = std::string(channel);
+  m.message = std::string(message);
+  if (!master->IsMyself() && master->link != nullptr) net_->Send(master->link, m);
+  for (ClusterNode* n : master->replicas) {
+    if (!n->IsMyself() && n->link != nullptr) net_->Send(n->link, m);
+  }
+}
+
 // ---- Cron ----------------------------------------------------------------------------------
 
 void ClusterBus::Cron() {

@@ -76,6 +76,9 @@ class ClusterBus final : public BusLinkOwner {
   void CloseAllLinks();
   // PUBLISH (every node) and SPUBLISH (the nodes of myself's shard) across the cluster.
   void Publish(std::string_view channel, std::string_view message, bool shard);
+  // PUBLISHSHARD to another shard: `master` and its replicas (an existence event whose shard
+  // channel another master serves: watchex_forward.h).
+  void PublishToShard(ClusterNode* master, std::string_view channel, std::string_view message);
   // CLUSTER COUNT-FAILURE-REPORTS: the valid reports about `node`.
   int FailureReports(ClusterNode* node);
 

@@ -383,6 +383,8 @@ class Config {
   std::vector<SaveParam> save_params;
   bool appendonly = false;
   std::string dbfilename;
+  // cluster: existence events sent to other shards by the bus (cluster/watchex_forward.h)
+  bool tp_watchex_shard_forward = false;
   int64_t tp_failover_grace_ms = 10000;  // promoted replica: plain owners' keys kept this long
   std::string tp_fence_file;  // fencing tokens' reservation file in `dir` (watch/fence.h)
   std::string appendfilename;

@@ -442,6 +442,9 @@ constexpr ConfigDef kTable[] = {
   // redis-tp: how long a promoted replica keeps a temporary key whose owner was a plain
   // connection of the old master before releasing it (replication/promotion.cc).
   Int("tp-failover-grace-ms", 0, kLongMax, "10000").Store(M(tp_failover_grace_ms)),
+  // redis-tp: a cluster node sends the existence events of its keys over the bus to the shard
+  // that serves their `__watchex@` shard channel (cluster/watchex_forward.h).
+  Bool("tp-watchex-shard-forward", "no").Store(M(tp_watchex_shard_forward)),
   // redis-tp: the file in `dir` that holds the fencing tokens' reservation (watch/fence.h).
   String("tp-fence-file", "redistp-fence").Flags(kConfigProtected).Check(CheckTpFenceFile)
       .Store(M(tp_fence_file)).Effect(),

@@ -61,7 +61,11 @@ bool PubSub::Subscribe(Client& c, Kind kind, std::string_view name) {
     t = NewTopic(kind, name);
     table.Insert(t);
     // A new topic may be a `__watchex@` channel, or a pattern that can see them.
-    if (kind != kShard) server_->watchex_pubsub().OnTopicAdded(kind == kPattern, name);
+    if (kind == kShard) {
+      server_->watchex_pubsub().OnShardTopicAdded(name);
+    } else {
+      server_->watchex_pubsub().OnTopicAdded(kind == kPattern, name);
+    }
   } else if (t->subscribers.Contains(&c)) {
     return false;
   }
@@ -88,7 +92,11 @@ void PubSub::DetachTopicSide(Client& c, PubSubTopic* t) {
   t->subscribers.Erase(&c);
   if (IsWatchExChannel(kind, t->name())) --watchex_channels_;
   if (t->subscribers.empty()) {
-    if (kind != kShard) server_->watchex_pubsub().OnTopicRemoved(kind == kPattern, t->name());
+    if (kind == kShard) {
+      server_->watchex_pubsub().OnShardTopicRemoved(t->name());
+    } else {
+      server_->watchex_pubsub().OnTopicRemoved(kind == kPattern, t->name());
+    }
     PubSubTopic* unlinked = tables_[kind].Unlink(t->name());
     TopicTraits::Destroy(unlinked);
   }
@@ -105,6 +113,16 @@ size_t PubSub::Subscribers(Kind kind, std::string_view name) const {
   if (tables_[kind].empty()) return 0;
   const PubSubTopic* t = tables_[kind].Find(name);
   return t == nullptr ? 0 : t->subscribers.size();
+}
+
+std::vector<uint64_t> PubSub::SubscriberIds(Kind kind, std::string_view name) const {
+  std::vector<uint64_t> ids;
+  if (tables_[kind].empty()) return ids;
+  const PubSubTopic* t = tables_[kind].Find(name);
+  if (t == nullptr) return ids;
+  ids.reserve(t->subscribers.size());
+  t->subscribers.ForEach([&ids](Client* c) { ids.push_back(c->id); });
+  return ids;
 }
 
 size_t PubSub::Deliver(const PubSubTopic* t, std::string_view head, std::string_view body) {

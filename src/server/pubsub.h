@@ -139,6 +139,9 @@ class PubSub {
   size_t topic_count(Kind kind) const { return tables_[kind].size(); }
   // Subscribers of the topic `name` of `kind` (0 if none).
   size_t Subscribers(Kind kind, std::string_view name) const;
+  // The client ids of the subscribers of the topic `name` of `kind`, in no particular order (a
+  // cluster node unsubscribes the shard channels of a slot it stops serving).
+  std::vector<uint64_t> SubscriberIds(Kind kind, std::string_view name) const;
   // Calls fn(name) for every topic of `kind`. fn must not subscribe or unsubscribe.
   template <typename Fn>
   void ForEachTopic(Kind kind, Fn fn) const {

@@ -9,6 +9,7 @@
 #include "db/entry.h"
 #include "server/keyspace_hub.h"
 #include "server/server.h"
+#include "server/watchex_shard_route.h"
 #include "util/glob.h"
 #include "util/numbers.h"
 #include "util/scratch.h"
@@ -33,9 +34,24 @@ bool WatchexPublisher::ParseChannel(std::string_view channel, int* db, std::stri
   return true;
 }
 
+void WatchexPublisher::UpdateEnabled() {
+  const bool want = patterns_ > 0 || forward_all_;
+  if (want == enabled_) return;
+  enabled_ = want;
+  hub_->SetEnabled(this, want);
+}
+
+void WatchexPublisher::SetForwardAll(bool on) {
+  forward_all_ = on;
+  UpdateEnabled();
+}
+
 void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
   if (pattern) {
-    if (GlobCanMatchPrefix(name, kPrefix) && ++patterns_ == 1) hub_->SetEnabled(this, true);
+    if (GlobCanMatchPrefix(name, kPrefix)) {
+      ++patterns_;
+      UpdateEnabled();
+    }
     return;
   }
   int db;
@@ -49,26 +65,67 @@ void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
 
 void WatchexPublisher::OnTopicRemoved(bool pattern, std::string_view name) {
   if (pattern) {
-    if (GlobCanMatchPrefix(name, kPrefix) && patterns_ > 0 && --patterns_ == 0) {
-      hub_->SetEnabled(this, false);
+    if (GlobCanMatchPrefix(name, kPrefix) && patterns_ > 0) {
+      --patterns_;
+      UpdateEnabled();
     }
     return;
   }
   int db;
   std::string_view key;
   if (!ParseChannel(name, &db, &key) || db >= server_->db_count()) return;
+  // The shard channel of the same name keeps the mark while it has subscribers.
+  if (server_->pubsub().Subscribers(PubSub::kShard, name) > 0) return;
   server_->watches().RemovePublished(db, key);
 }
 
-void WatchexPublisher::PublishChange(int db, std::string_view key, bool added) {
+void WatchexPublisher::OnShardTopicAdded(std::string_view name) { OnTopicAdded(false, name); }
+
+void WatchexPublisher::OnShardTopicRemoved(std::string_view name) {
+  int db;
+  std::string_view key;
+  if (!ParseChannel(name, &db, &key) || db >= server_->db_count()) return;
+  if (server_->pubsub().ChannelSubscribers(name) > 0) return;
+  server_->watches().RemovePublished(db, key);
+}
+
+void WatchexPublisher::FormatChannel(int db, std::string_view key) {
   char digits[kMaxInt64Chars + 1];
   size_t n = FormatInt64(db, digits);
   channel_.assign(kPrefix);
   channel_.append(digits, n);
   channel_.append("__:");
   channel_.append(key);
-  server_->pubsub().Publish(channel_, added ? "ADD" : "DEL");
+}
+
+void WatchexPublisher::PublishChange(int db, std::string_view key, bool added) {
+  FormatChannel(db, key);
+  const std::string_view message = added ? "ADD" : "DEL";
+  PubSub& pubsub = server_->pubsub();
+  pubsub.Publish(channel_, message);
+  // The shard channel of the same name: here, or the shard that serves its slot.
+  if (route_ == nullptr || !route_->ForwardElsewhere(channel_, message)) {
+    if (pubsub.topic_count(PubSub::kShard) > 0) pubsub.PublishShard(channel_, message);
+  }
   ReleaseScratch(channel_);  // it holds the key: never keep a big key's length
+}
+
+void WatchexPublisher::Offer(int db, std::string_view key, bool added, bool flagged) {
+  if (patterns_ > 0) {
+    if (flagged) {
+      PublishUnmarked(db, key, added);
+    } else {
+      PublishChange(db, key, added);
+    }
+    return;
+  }
+  // Forwarding only: no local subscriber can hear a key without the mark (a local exact or
+  // shard subscriber sets it), so the change only goes to the route.
+  if (route_ == nullptr) return;
+  if (flagged && server_->watches().IsPublished(db, key)) return;  // the index publishes it
+  FormatChannel(db, key);
+  route_->ForwardElsewhere(channel_, added ? "ADD" : "DEL");
+  ReleaseScratch(channel_);
 }
 
 void WatchexPublisher::PublishUnmarked(int db, std::string_view key, bool added) {
@@ -78,7 +135,7 @@ void WatchexPublisher::PublishUnmarked(int db, std::string_view key, bool added)
 }
 
 void WatchexPublisher::OnKeyEvent(const KeyEvent& ev) {
-  if (patterns_ == 0) return;  // (the hub calls it only while enabled: patterns_ > 0)
+  if (!enabled_) return;  // (the hub calls it only while enabled)
   bool added;
   switch (ev.kind) {
     case KeyEventKind::kAdded:
@@ -96,18 +153,14 @@ void WatchexPublisher::OnKeyEvent(const KeyEvent& ev) {
   }
   // Only entries flagged by the index can carry the published mark (the index flags an added
   // entry of a marked key before this listener runs).
-  if (ev.entry->has_flag(Entry::kFlagWatched)) {
-    PublishUnmarked(ev.db->index(), ev.entry->key(), added);
-  } else {
-    PublishChange(ev.db->index(), ev.entry->key(), added);
-  }
+  Offer(ev.db->index(), ev.entry->key(), added, ev.entry->has_flag(Entry::kFlagWatched));
 }
 
 void WatchexPublisher::OnFlush(Database& db) {
-  if (patterns_ == 0) return;
+  if (!enabled_) return;
   // Called before the keys are dropped: each one still in the table disappears now (a key past
   // its TTL but not reclaimed included, as the index counts it).
-  db.dict().ForEach([this, &db](Entry* e) { PublishUnmarked(db.index(), e->key(), false); });
+  db.dict().ForEach([this, &db](Entry* e) { Offer(db.index(), e->key(), false, true); });
 }
 
 void WatchexPublisher::OnSwap(Database& a, Database& b) {

@@ -22,6 +22,16 @@
 //     has no deadline of its own: its DEL for expiry comes when the server expires it (active
 //     expiry or an access), unless the key is also watched or has an exact subscriber.
 //
+// Shard channels (docs/cluster.md, "Existence events as sharded Pub/Sub"). Each change is also
+// delivered to the shard subscribers (SSUBSCRIBE) of the same name, `smessage <channel>
+// ADD|DEL`, after the classic message. A shard channel with subscribers marks its key as an
+// exact channel does (one mark while either has subscribers). On a cluster node the route
+// (watchex_shard_route.h) decides first: the channel's slot served here delivers locally, else
+// the route sends the message over the bus to the shard serving it, or drops it. With the
+// route's forwarding on (tp-watchex-shard-forward), every existence change of every key must be
+// offered to the route, subscribed here or not: this listener is then enabled as for a
+// pattern, and offers each change of a key the index does not publish already.
+//
 // Order. This listener is registered right after the WatchIndex in the server's KeyspaceHub,
 // so for one change a connection gets the WATCHEX push, then the `__watchex@` message, then the
 // keyspace notifications; the push path (Server::Push) holds messages to the connection that
@@ -44,6 +54,7 @@ namespace redistp {
 
 class KeyspaceHub;
 class Server;
+class WatchexShardRoute;
 
 class WatchexPublisher : public KeyspaceListener {
  public:
@@ -60,6 +71,16 @@ class WatchexPublisher : public KeyspaceListener {
   // the registry may call these for every topic; the calls for one name must pair up.
   void OnTopicAdded(bool pattern, std::string_view name);
   void OnTopicRemoved(bool pattern, std::string_view name);
+  // The same for a shard channel (SSUBSCRIBE): its key is marked while the exact channel or the
+  // shard channel of that name has subscribers.
+  void OnShardTopicAdded(std::string_view name);
+  void OnShardTopicRemoved(std::string_view name);
+
+  // A cluster node's route for shard delivery (null: deliver locally, standalone).
+  void SetRoute(WatchexShardRoute* route) { route_ = route; }
+  // Offer every existence change to the route, subscribed here or not (the route forwards over
+  // the bus). Enables this listener while on.
+  void SetForwardAll(bool on);
 
   // Publishes one existence change of `key` in database `db` on its `__watchex@` channel.
   void PublishChange(int db, std::string_view key, bool added);
@@ -79,10 +100,18 @@ class WatchexPublisher : public KeyspaceListener {
  private:
   // Publishes for a key unless the index already does (it carries the published mark).
   void PublishUnmarked(int db, std::string_view key, bool added);
+  // The pattern path's and the forwarding's treatment of one change (OnKeyEvent's body).
+  void Offer(int db, std::string_view key, bool added, bool flagged);
+  // channel_ = "__watchex@<db>__:<key>".
+  void FormatChannel(int db, std::string_view key);
+  void UpdateEnabled();
 
   Server* server_;
   KeyspaceHub* hub_;
   size_t patterns_ = 0;
+  WatchexShardRoute* route_ = nullptr;
+  bool forward_all_ = false;
+  bool enabled_ = false;
   std::string channel_;  // the channel name of the message being published, reused
 };
 

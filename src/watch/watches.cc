@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <tuple>
+#include <utility>
 
 #include "db/dict.h"
 
@@ -229,6 +230,26 @@ std::vector<std::pair<int, std::string>> WatchIndex::KeysOf(uint64_t client) con
   mine->keys.ForEach(
       [&out](KeyRecord* rec) { out.emplace_back(rec->db, std::string(rec->key())); });
   return out;
+}
+
+std::vector<std::pair<std::string, std::vector<uint64_t>>> WatchIndex::WatchesIn(int db) const {
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> out;
+  keys_.ForEach([&out, db](KeyRecord* rec) {
+    if (rec->db != db || rec->watchers.empty()) return;
+    std::vector<uint64_t> ids;
+    ids.reserve(rec->watchers.size());
+    rec->watchers.ForEach([&ids](ClientWatches* c) { ids.push_back(c->id); });
+    out.emplace_back(std::string(rec->key()), std::move(ids));
+  });
+  return out;
+}
+
+std::vector<uint64_t> WatchIndex::WatchersOf(int db, std::string_view key) {
+  std::vector<uint64_t> ids;
+  KeyRecord* rec = Find(db, key);
+  if (rec == nullptr) return ids;
+  rec->watchers.ForEach([&ids](ClientWatches* c) { ids.push_back(c->id); });
+  return ids;
 }
 
 // ---- Deadline heap ----------------------------------------------------------------------

@@ -84,6 +84,12 @@ class WatchIndex : public KeyspaceListener {
   // The (db, key) pairs `client` watches, in no particular order (the ACL re-judges them when
   // the client's user loses read access).
   std::vector<std::pair<int, std::string>> KeysOf(uint64_t client) const;
+  // Every watch of database `db` as (key, watching clients), in no particular order; keys that
+  // only have interest or a published mark are not listed (the cluster ends the watches of keys
+  // whose changes no longer happen on this node: cluster/cluster_watches.cc). O(watched keys).
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> WatchesIn(int db) const;
+  // The connections watching (db, key), in no particular order (empty when none).
+  std::vector<uint64_t> WatchersOf(int db, std::string_view key);
   // Interest without a watcher: keeps a key's prompt-expiry deadline tracked (BSETTP waiters
   // need the key's expiry promptly for their hand-off) without sending any push.
   void AddInterest(int db, std::string_view key, Entry* entry);

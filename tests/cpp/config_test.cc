@@ -95,8 +95,9 @@ TEST(ConfigTable, HasEveryRedis70ParameterOnce) {
     if ((def.flags & kConfigHidden) != 0) ++hidden;
   }
   // Debian's 7.0.15 answers CONFIG GET * with 192 names (19 of them aliases) and has 6 more
-  // hidden ones; redis-tp adds its own: tp-fence-file, tp-failover-grace-ms and compat-version.
-  EXPECT_EQ(ConfigTable().size(), 179u + 3);
+  // hidden ones; redis-tp adds its own: tp-fence-file, tp-failover-grace-ms,
+  // tp-watchex-shard-forward and compat-version.
+  EXPECT_EQ(ConfigTable().size(), 179u + 4);
   EXPECT_EQ(aliases, 19);
   EXPECT_EQ(hidden, 6);
   EXPECT_EQ(FindConfig("SLAVEOF"), FindConfig("replicaof"));
@@ -631,9 +632,9 @@ TEST(ConfigGet, GlobsAliasesHiddenAndDeduplication) {
     for (auto& [k, v] : result.value()) out.push_back(k);
     return out;
   };
-  // Redis 7.0.15's 192 and redis-tp's tp-fence-file, tp-failover-grace-ms and compat-version;
-  // hidden rows need their exact name.
-  EXPECT_EQ(c.Get({"*"}).value().size(), 192u + 3);
+  // Redis 7.0.15's 192 and redis-tp's tp-fence-file, tp-failover-grace-ms,
+  // tp-watchex-shard-forward and compat-version; hidden rows need their exact name.
+  EXPECT_EQ(c.Get({"*"}).value().size(), 192u + 4);
   EXPECT_EQ(names({"PORT", "port", "p*rt"}), (std::vector<std::string>{"PORT"}));
   EXPECT_EQ(names({"hash-max-*"}),
             (std::vector<std::string>{"hash-max-listpack-entries", "hash-max-ziplist-entries",

@@ -139,6 +139,27 @@ TEST_F(WatchIndexTest, RemoveAllDropsEveryWatchOfOneClient) {
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{8, 0, "k0", true}}));
 }
 
+TEST_F(WatchIndexTest, WatchesInAndWatchersOfListTheWatchesOfOneDatabase) {
+  index_.Add(1, 0, "a", nullptr);
+  index_.Add(2, 0, "a", nullptr);
+  index_.Add(1, 0, "b", nullptr);
+  index_.Add(3, 1, "a", nullptr);       // another database
+  index_.AddInterest(0, "c", nullptr);  // interest without a watcher: not a watch
+  auto all = index_.WatchesIn(0);
+  for (auto& [key, ids] : all) std::sort(ids.begin(), ids.end());
+  std::sort(all.begin(), all.end());
+  using Row = std::pair<std::string, std::vector<uint64_t>>;
+  EXPECT_EQ(all, (std::vector<Row>{{"a", {1, 2}}, {"b", {1}}}));
+  auto ids = index_.WatchersOf(0, "a");
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(index_.WatchersOf(1, "a"), (std::vector<uint64_t>{3}));
+  EXPECT_TRUE(index_.WatchersOf(0, "c").empty());
+  EXPECT_TRUE(index_.WatchersOf(0, "zz").empty());
+  EXPECT_TRUE(index_.WatchesIn(5).empty());
+  index_.RemoveInterest(0, "c");
+}
+
 TEST_F(WatchIndexTest, AdditionAndDeletionPushToEveryWatcherOfThatDatabase) {
   index_.Add(1, 0, "k", nullptr);
   index_.Add(2, 0, "k", nullptr);
