@@ -19,10 +19,10 @@
 // (Redis's clusterBeforeSleep with CLUSTER_TODO_SAVE_CONFIG | UPDATE_STATE). A save that fails
 // is fatal, as in Redis ("Fatal: can't update cluster config file."). Changed() also fsyncs
 // the file (Redis's CLUSTER_TODO_FSYNC_CONFIG: epochs, votes, anything the cluster's safety
-// rests on); ChangedNoFsync() is for what Redis saves without an fsync, a slot's migration
-// state (SETSLOT), which a reshard changes six times per slot: an fsync each (~8 ms here)
-// made `redis-cli --cluster reshard` fifty times slower than on Redis. A turn with both kinds
-// fsyncs.
+// rests on); ChangedNoFsync() is for what can be lost in a crash and learned again: SETSLOT
+// (Redis does not fsync it either), which a reshard runs six times per slot, and an owner
+// learned from a peer's claim (see ClusterBus::ApplyClaim). An fsync each (~8 ms here) made
+// `redis-cli --cluster reshard` ten times slower than on Redis. A turn with both kinds fsyncs.
 //
 // cluster_state (UpdateState, Redis's clusterUpdateState): fail when require-full-coverage
 // is on and a slot has no owner or a failed one, or when fewer than size/2+1 of the masters

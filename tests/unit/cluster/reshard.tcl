@@ -12,9 +12,7 @@
 
 source tests/support/cluster.tcl
 
-# A routed client: the slot's owner as last learned (from node 0's CLUSTER NODES, then from
-# MOVED), ASK followed for one command with ASKING, TRYAGAIN retried; at most 50 tries, each
-# redirection or retry bounded, so a node that never settles fails the test.
+# The index of the node listening on `port`.
 proc reshard_port_node {port} {
     for {set i 0} {$i < [cluster_node_count]} {incr i} {
         if {[cluster_node_port $i] == $port} {return $i}
@@ -22,6 +20,10 @@ proc reshard_port_node {port} {
     error "no node listens on port $port"
 }
 
+# reshard_routed cmd key ...: a routed client. The slot's owner as last learned (from node 0's
+# CLUSTER NODES, then from MOVED), ASK followed for one command with ASKING, TRYAGAIN retried;
+# at most 50 tries, so a node that never settles fails the test. Counts the redirections in
+# ::reshard_redirects.
 proc reshard_routed {args} {
     set key [lindex $args 1]
     set slot [cr 0 cluster keyslot $key]
@@ -75,11 +77,12 @@ proc reshard_cli {from to count {seconds 120}} {
         --cluster-slots $count --cluster-yes]
 }
 
-# The slots node i owns in its own view.
-proc reshard_slot_count {i} {
+# The slot ranges node i owns in its own view.
+proc reshard_slot_ranges {i} {
     return [dict get [cluster_view_entry $i [cluster_node_id $i]] slots]
 }
 
+# The [slot->-id] and [slot-<-id] entries of every node for itself ({} when no slot is open).
 proc reshard_open_slots {} {
     set open {}
     for {set i 0} {$i < [cluster_node_count]} {incr i} {
@@ -145,6 +148,17 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         assert_error {*BUSYKEY*} {cr $src migrate 127.0.0.1 $dst_port "{mv}d" 0 5000}
         assert_equal OK [cr $src migrate 127.0.0.1 $dst_port "" 0 5000 replace keys "{mv}d"]
         assert_error "ASK $slot $dst_addr" {cr $src get "{mv}d"}
+        # AUTH2 for the target's user; a wrong password is the target's error.
+        cr $dst acl setuser mover on >pw +@all ~*
+        assert_error "*Target instance replied with error: WRONGPASS*" \
+            {cr $src migrate 127.0.0.1 $dst_port "" 0 5000 copy auth2 mover nope keys "{mv}b"}
+        assert_equal OK \
+            [cr $src migrate 127.0.0.1 $dst_port "" 0 5000 copy auth2 mover pw keys "{mv}b"]
+        cr $dst asking
+        assert_equal 2 [cr $dst get "{mv}b"]
+        cr $dst asking
+        assert_equal 1 [cr $dst del "{mv}b"]
+        cr $dst acl deluser mover
         # A node that is not importing the slot refuses the RESTORE-ASKING with MOVED; the
         # key stays.
         set third [expr {($src + 2) % 3}]
@@ -185,7 +199,7 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         set counts {}
         for {set i 0} {$i < 3} {incr i} {
             set n 0
-            foreach r [reshard_slot_count $i] {
+            foreach r [reshard_slot_ranges $i] {
                 lassign [split $r -] a b
                 if {$b eq ""} {set b $a}
                 incr n [expr {$b - $a + 1}]
@@ -202,7 +216,7 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
     test {A reshard of 2000 slots under a write load loses no write (last value, right node)} {
         cluster_require_formed
         array unset ::reshard_redirects
-        set done [file join [pwd] reshard-load-[pid].out]
+        set done [file join $::server::root tests tmp reshard-load-[pid].out]
         file delete $done
         # The reshard runs in the background; its exit status is the file's last line.
         set cmd "redis-cli --cluster reshard 127.0.0.1:[cluster_node_port 0]\
