@@ -192,6 +192,31 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         reshard_assert_keys $expected
     }
 
+    test {Slots without an owner: --cluster check says [ERR], --cluster fix covers them} {
+        cluster_require_formed
+        # Two slots of node 2 without keys, deleted on every node.
+        set empty {}
+        for {set s 16383} {[llength $empty] < 2 && $s > 10923} {incr s -1} {
+            if {[cr 2 cluster countkeysinslot $s] == 0} {lappend empty $s}
+        }
+        for {set i 0} {$i < 3} {incr i} {assert_equal OK [cr $i cluster delslots {*}$empty]}
+        reshard_agree
+        lassign [cluster_cli 30 --cluster check 127.0.0.1:[cluster_node_port 0]] status out
+        assert_match {*\[ERR\] Not all 16384 slots are covered by nodes.*} $out
+        # fix asks before covering them with a random master: the answer comes on stdin.
+        set rc [catch {
+            exec timeout 60 redis-cli --cluster fix 127.0.0.1:[cluster_node_port 0] << "yes\n" 2>@1
+        } out]
+        assert_equal 0 $rc "redis-cli --cluster fix: $out"
+        assert_match {*The following uncovered slots have no keys across the cluster*} $out
+        foreach s $empty {assert_match "*>>> Covering slot $s with*" $out}
+        reshard_agree
+        lassign [cluster_cli 30 --cluster check 127.0.0.1:[cluster_node_port 0]] status out
+        assert_equal 0 $status "redis-cli --cluster check: $out"
+        assert_match {*\[OK\] All 16384 slots covered.*} $out
+        reshard_assert_keys $expected
+    }
+
     test {redis-cli --cluster rebalance evens the slots out; --cluster info counts every key} {
         cluster_require_formed
         lassign [cluster_cli 120 --cluster rebalance 127.0.0.1:[cluster_node_port 0]] status out
