@@ -6,8 +6,8 @@
 # takes a new config epoch and tells the others), on the source and on every other master.
 # During the move the source answers ASK for a key it no longer holds and TRYAGAIN for a
 # multi-key request split between the two, and the target serves the slot after ASKING.
-# A reshard under a bounded write load (a client that follows MOVED and ASK as cluster clients
-# do) loses no write, and keys of every type move from a Redis node to ours and back with their
+# A reshard under a bounded write load (redis-cli -c, and a client of our own that follows MOVED
+# and ASK as cluster clients do and reads each write back) loses no write, and keys of every type move from a Redis node to ours and back with their
 # values and TTLs. Every test passes against Redis (--server /usr/bin/redis-server).
 
 source tests/support/cluster.tcl
@@ -245,6 +245,16 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         array unset ::reshard_redirects
         set done [file join $::server::root tests tmp reshard-load-[pid].out]
         file delete $done
+        # A second writer, redis-cli -c (which follows MOVED and ASK itself), sets cli:0..9999
+        # from a file of commands, started just before the reshard.
+        set cli_cmds [file join $::server::root tests tmp reshard-cli-[pid].cmds]
+        set cli_out [file join $::server::root tests tmp reshard-cli-[pid].out]
+        set f [open $cli_cmds w]
+        for {set k 0} {$k < 10000} {incr k} {puts $f "SET cli:$k c$k"}
+        close $f
+        file delete $cli_out
+        exec timeout 300 sh -c "redis-cli -c -p [cluster_node_port 0] < $cli_cmds > $cli_out\
+            2>&1; echo status=\$? >> $cli_out" &
         # The reshard runs in the background; its exit status is the file's last line.
         set cmd "redis-cli --cluster reshard 127.0.0.1:[cluster_node_port 0]\
             --cluster-from [cluster_node_id 2] --cluster-to [cluster_node_id 1]\
@@ -271,6 +281,17 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         }
         assert_equal 0 $st "redis-cli --cluster reshard: [exec tail -c 1000 $done]"
         file delete $done
+        wait_for_condition 600 500 {
+            [file exists $cli_out] && [regexp {status=([0-9]+)} [exec tail -n 1 $cli_out] -> st]
+        } else {
+            fail "redis-cli -c never ended: [exec tail -c 500 $cli_out]"
+        }
+        assert_equal 0 $st
+        set replies [split [string trim [exec cat $cli_out]] "\n"]
+        assert_equal 10000 [llength [lsearch -all -exact $replies OK]] \
+            "redis-cli -c replies: [lsort -unique $replies]"
+        file delete $cli_cmds $cli_out
+        for {set k 0} {$k < 10000} {incr k} {dict set expected cli:$k c$k}
         reshard_agree
         assert_equal {} [reshard_open_slots]
         reshard_assert_keys $expected
