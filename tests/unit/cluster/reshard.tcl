@@ -141,6 +141,9 @@ start_cluster_nodes 4 {tags {cluster reshard}} {
         assert_error "MOVED $slot 127.0.0.1:[cluster_node_port $src]" {cr $dst get "{mv}a"}
         cr $dst asking
         assert_equal 1 [cr $dst get "{mv}a"]
+        # On the target too, a multi-key request with a key not there yet is TRYAGAIN.
+        cr $dst asking
+        assert_error {TRYAGAIN *} {cr $dst mget "{mv}a" "{mv}b"}
         # COPY keeps the key here; a second MIGRATE finds it there: BUSYKEY unless REPLACE.
         set dst_port [cluster_node_port $dst]
         assert_equal OK [cr $src migrate 127.0.0.1 $dst_port "{mv}d" 0 5000 copy]
