@@ -83,7 +83,7 @@ Status Cluster::Load() {
     ClusterNode* me = state_.CreateNode(RandomClusterNodeId(), kNodeMyself | kNodeMaster);
     log.Log(LogLevel::kNotice, "No cluster configuration found, I'm %s", me->id.c_str());
     // Saved before the node knows its ports, so a fresh file says ":0@0" as Redis's does.
-    s = file_.Save(FormatNodesConf(state_));
+    s = file_.Save(FormatNodesConf(state_), /*fsync=*/true);
     if (!s.ok()) {
       log.Log(LogLevel::kWarning, "Fatal: can't update cluster config file.");
       return s;
@@ -105,8 +105,8 @@ Status Cluster::Load() {
   return Status::Ok();
 }
 
-void Cluster::SaveOrDie() {
-  Status s = file_.Save(FormatNodesConf(state_));
+void Cluster::SaveOrDie(bool fsync) {
+  Status s = file_.Save(FormatNodesConf(state_), fsync);
   if (s.ok()) return;
   // Redis exits here: a node must never run with a view its file does not hold.
   server_.log().Log(LogLevel::kWarning, "Fatal: can't update cluster config file.");
@@ -114,7 +114,7 @@ void Cluster::SaveOrDie() {
 }
 
 Status Cluster::SaveNow() {
-  Status s = file_.Save(FormatNodesConf(state_));
+  Status s = file_.Save(FormatNodesConf(state_), /*fsync=*/true);
   if (!s.ok()) return Status::Error("ERR error saving the cluster node config: " + s.message());
   return Status::Ok();
 }
@@ -132,9 +132,10 @@ void Cluster::BeforeSleep() {
     return;
   }
   const bool save = pending_;
-  pending_ = recheck_ = false;
+  const bool fsync = pending_fsync_;
+  pending_ = pending_fsync_ = recheck_ = false;
   UpdateState();
-  if (save) SaveOrDie();
+  if (save) SaveOrDie(fsync);
   RedirectBlockedClients();
   watches_->EndForeign(true);
   watches_all_ = false;

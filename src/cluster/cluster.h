@@ -17,7 +17,12 @@
 // Changes. A command that changes the view calls Changed(): the file is saved and the state
 // re-evaluated once, in this loop turn's BeforeSleep, before the command's reply is written
 // (Redis's clusterBeforeSleep with CLUSTER_TODO_SAVE_CONFIG | UPDATE_STATE). A save that fails
-// is fatal, as in Redis ("Fatal: can't update cluster config file.").
+// is fatal, as in Redis ("Fatal: can't update cluster config file."). Changed() also fsyncs
+// the file (Redis's CLUSTER_TODO_FSYNC_CONFIG: epochs, votes, anything the cluster's safety
+// rests on); ChangedNoFsync() is for what can be lost in a crash and learned again: SETSLOT
+// (Redis does not fsync it either), which a reshard runs six times per slot, and an owner
+// learned from a peer's claim (see ClusterBus::ApplyClaim). An fsync each (~8 ms here) made
+// `redis-cli --cluster reshard` ten times slower than on Redis. A turn with both kinds fsyncs.
 //
 // cluster_state (UpdateState, Redis's clusterUpdateState): fail when require-full-coverage
 // is on and a slot has no owner or a failed one, or when fewer than size/2+1 of the masters
@@ -71,7 +76,9 @@ class Cluster final : public Subsystem, public ClusterRouter {
   ClusterNode& myself() { return *state_.myself(); }
 
   // The view changed: save and re-evaluate before this turn's replies (see the essay).
-  void Changed() { pending_ = true; }
+  void Changed() { pending_ = pending_fsync_ = true; }
+  // The same, saved without fsync (see the essay).
+  void ChangedNoFsync() { pending_ = true; }
   // Only a node's reachability changed (PFAIL): re-evaluate the state, nothing to save.
   void RecheckState() { recheck_ = true; }
   // The bus: links, gossip, failure detection (cluster_bus.h).
@@ -104,7 +111,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
  private:
   Status Load();
   void UpdateState();
-  void SaveOrDie();
+  void SaveOrDie(bool fsync);
 
   Server& server_;
   ClusterState state_;
@@ -113,6 +120,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
   std::unique_ptr<ClusterWatches> watches_;
   std::unique_ptr<WatchexForward> forward_;  // existence events to other shards (bus)
   bool pending_ = false;
+  bool pending_fsync_ = false;
   bool watches_all_ = false;  // check every watch at the next BeforeSleep (state turned ok)
   bool recheck_ = false;
   int size_ = 1;

@@ -82,10 +82,23 @@ Status ClusterBus::Start() {
   timer_.reset(event_new(server_.event_loop(), -1, EV_PERSIST, &ClusterBus::OnTimer, this));
   timeval tv{0, static_cast<suseconds_t>(kCronPeriodMs * 1000)};
   event_add(timer_.get(), &tv);
+  pong_timer_.reset(event_new(server_.event_loop(), -1, 0, &ClusterBus::OnPongTimer, this));
   return Status::Ok();
 }
 
 void ClusterBus::OnTimer(int, short, void* arg) { static_cast<ClusterBus*>(arg)->Cron(); }
+
+void ClusterBus::OnPongTimer(int, short, void* arg) {
+  static_cast<ClusterBus*>(arg)->BroadcastPong();
+}
+
+void ClusterBus::BroadcastPongSoon() {
+  // A zero timeout fires after the loop's next poll, so after the replies of this turn; arming
+  // it again before it fired changes nothing (one PONG carries the latest view).
+  if (pong_timer_ == nullptr || evtimer_pending(pong_timer_.get(), nullptr)) return;
+  timeval zero{0, 0};
+  event_add(pong_timer_.get(), &zero);
+}
 
 bool ClusterBus::Meet(std::string_view ip, int64_t port, int64_t cport) {
   std::string norm;
@@ -231,6 +244,13 @@ void ClusterBus::Broadcast(const BusMessage& m) {
   for (ClusterNode* n : state().nodes()) {
     if (n->link == nullptr || n->IsMyself() || n->Has(kNodeHandshake)) continue;
     net_->Send(n->link, m);
+  }
+}
+
+void ClusterBus::BroadcastPong() {
+  for (ClusterNode* n : state().nodes()) {
+    if (n->link == nullptr || n->IsMyself() || n->Has(kNodeHandshake)) continue;
+    SendPing(n->link, BusType::kPong);
   }
 }
 

@@ -74,6 +74,12 @@ class ClusterBus final : public BusLinkOwner {
   void DeleteNode(ClusterNode* node);
   // CLUSTER RESET: every link is closed (the nodes go next).
   void CloseAllLinks();
+  // A PONG to every node with a link (not in handshake), so that a change of myself's slots or
+  // epoch is known at once rather than at the next ping (Redis's clusterBroadcastPong(ALL)).
+  // Sent in the next loop turn, after this turn's replies, as Redis's link buffers are written:
+  // redis-cli's next SETSLOT NODE to another node then arrives before the PONG, so that node
+  // takes the slot from the command (saved without fsync) rather than from the bus (fsynced).
+  void BroadcastPongSoon();
   // PUBLISH (every node) and SPUBLISH (the nodes of myself's shard) across the cluster.
   void Publish(std::string_view channel, std::string_view message, bool shard);
   // PUBLISHSHARD to another shard: `master` and its replicas (an existence event whose shard
@@ -96,6 +102,8 @@ class ClusterBus final : public BusLinkOwner {
 
  private:
   static void OnTimer(int fd, short what, void* arg);
+  static void OnPongTimer(int fd, short what, void* arg);
+  void BroadcastPong();
   int64_t now() const;
   int64_t node_timeout() const;
   ClusterState& state();
@@ -128,6 +136,7 @@ class ClusterBus final : public BusLinkOwner {
   Cluster& cluster_;
   std::unique_ptr<BusNet> net_;
   EventPtr timer_;
+  EventPtr pong_timer_;  // BroadcastPongSoon: one shot, zero timeout
   uint64_t iteration_ = 0;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, int64_t> banned_;  // FORGET: id -> ms until it may return

@@ -345,7 +345,28 @@ Status NodesConfFile::Read(std::string* content) const {
   return Status::Ok();
 }
 
-Status NodesConfFile::Save(std::string_view content) {
+Status NodesConfFile::Overwrite(std::string_view content) {
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) return Status::Error(Errno("Could not stat " + path_, errno));
+  std::string padded(content);
+  if (static_cast<size_t>(st.st_size) > padded.size()) {
+    padded.append(static_cast<size_t>(st.st_size) - padded.size(), '\n');
+  }
+  size_t off = 0;
+  while (off < padded.size()) {
+    ssize_t n = pwrite(fd_, padded.data() + off, padded.size() - off, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Error(Errno("Could not write " + path_, errno));
+    off += static_cast<size_t>(n);
+  }
+  if (ftruncate(fd_, static_cast<off_t>(content.size())) != 0) {
+    return Status::Error(Errno("Could not truncate " + path_, errno));
+  }
+  return Status::Ok();
+}
+
+Status NodesConfFile::Save(std::string_view content, bool fsync) {
+  if (!fsync && fd_ >= 0) return Overwrite(content);
   // Unique beside the file: this process's id and its count of saves.
   std::string tmp = path_ + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(++saves_);
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -357,11 +378,12 @@ Status NodesConfFile::Save(std::string_view content) {
     return Status::Error(Errno(what, err));
   };
   if (!WriteAll(fd, content)) return fail("Could not write " + tmp);
-  if (fsync(fd) != 0) return fail("Could not fsync " + tmp);
+  if (fsync && ::fsync(fd) != 0) return fail("Could not fsync " + tmp);
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) return fail("Impossible to lock " + tmp);
   if (rename(tmp.c_str(), path_.c_str()) != 0) return fail("Could not rename " + tmp);
   if (fd_ >= 0) close(fd_);
   fd_ = fd;
+  if (!fsync) return Status::Ok();
   size_t slash = path_.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash == 0 ? 1 : slash);
   int err = FsyncDirectory(dir);

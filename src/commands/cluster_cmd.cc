@@ -704,12 +704,16 @@ void ClusterSetSlot(CommandContext& c) {
         c.server.log().Log(LogLevel::kWarning, "configEpoch updated after importing slot %d", slot);
       }
       st.SetImporting(slot, nullptr);
+      // The new owner tells everyone now, not at the next ping: a client sent here by MOVED
+      // from a node that has not heard yet would be sent back (Redis does the same).
+      cl->bus().BroadcastPongSoon();
     }
   } else {
     c.reply.Error(err::kClusterSetSlotSyntax);
     return;
   }
-  cl->Changed();
+  // Saved without fsync, as Redis saves SETSLOT (an epoch bumped above was fsynced).
+  cl->ChangedNoFsync();
   c.reply.Ok();
 }
 

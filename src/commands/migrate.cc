@@ -284,6 +284,13 @@ bool SyncReadLine(const CachedSocket& s, std::string* line, int64_t timeout_ms) 
   }
 }
 
+// The command each key travels in: on a cluster node RESTORE-ASKING, which the target serves
+// for a slot it is still IMPORTING (a plain RESTORE would be answered MOVED back to us), as
+// Redis's MIGRATE sends it; RESTORE elsewhere.
+std::string_view RestoreCommandName(Server& server) {
+  return server.config().cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
+}
+
 void AppendBulkArray(std::string* out, const std::vector<std::string_view>& argv) {
   out->append("*").append(std::to_string(argv.size())).append("\r\n");
   for (std::string_view a : argv) {
@@ -400,7 +407,7 @@ void MigrateCommand(CommandContext& c) {
                                                     c.server.config().rdb_version);
       WarnFieldTtlsLeftOut(c.server, e->value, k);
       const std::string ttl_text = std::to_string(ttl);
-      std::vector<std::string_view> argv{"RESTORE", k, ttl_text, payload};
+      std::vector<std::string_view> argv{RestoreCommandName(c.server), k, ttl_text, payload};
       if (a.replace) argv.emplace_back("REPLACE");
       AppendBulkArray(&out, argv);
       sent.push_back(k);

@@ -199,17 +199,20 @@ proc cluster_assign_slots {} {
     }
 }
 
-# Why the nodes do not agree yet ("" once they do): see the essay's "Agreement".
-proc cluster_disagreement {} {
-    set n $::cluster::count
-    set ids {}
-    for {set i 0} {$i < $n} {incr i} {
-        if {[catch {cluster_node_id $i} id]} {return "node $i: $id"}
-        lappend ids $id
+# Why the nodes do not agree yet ("" once they do): see the essay's "Agreement". `nodes`: the
+# indexes that form the cluster (all by default; a node not yet added is left out).
+proc cluster_disagreement {{nodes ""}} {
+    if {$nodes eq ""} {
+        for {set i 0} {$i < $::cluster::count} {incr i} {lappend nodes $i}
     }
-    set expected [lsort $ids]
+    set ids {}
+    foreach i $nodes {
+        if {[catch {cluster_node_id $i} id]} {return "node $i: $id"}
+        dict set ids $i $id
+    }
+    set expected [lsort [dict values $ids]]
     set reference ""
-    for {set i 0} {$i < $n} {incr i} {
+    foreach i $nodes {
         if {[catch {cluster_view $i} view]} {return "node $i: $view"}
         set seen {}
         set table {}
@@ -224,8 +227,8 @@ proc cluster_disagreement {} {
             if {[dict get $e link] ne "connected"} {
                 return "node $i: link to [dict get $e id] is [dict get $e link]"
             }
-            if {"myself" in [dict get $e flags] && [dict get $e id] ne [lindex $ids $i]} {
-                return "node $i: myself is [dict get $e id], not [lindex $ids $i]"
+            if {"myself" in [dict get $e flags] && [dict get $e id] ne [dict get $ids $i]} {
+                return "node $i: myself is [dict get $e id], not [dict get $ids $i]"
             }
         }
         if {[lsort $seen] ne $expected} {
@@ -234,16 +237,17 @@ proc cluster_disagreement {} {
         set table [lsort -index 0 $table]
         if {$reference eq ""} {
             set reference $table
+            set first $i
         } elseif {$table ne $reference} {
-            return "node $i sees slots $table, node 0 sees $reference"
+            return "node $i sees slots $table, node $first sees $reference"
         }
     }
     return ""
 }
 
 # Waits until the nodes agree (the essay's "Agreement"); fails with the last disagreement.
-proc wait_cluster_consistent {{tries 400} {delay_ms 50}} {
-    wait_for_condition $tries $delay_ms {[set why [cluster_disagreement]] eq ""} else {
+proc wait_cluster_consistent {{tries 400} {delay_ms 50} {nodes ""}} {
+    wait_for_condition $tries $delay_ms {[set why [cluster_disagreement $nodes]] eq ""} else {
         fail "the nodes never agreed: $why"
     }
     set ::cluster::formed 1
@@ -322,9 +326,12 @@ proc cluster_cli {seconds args} {
     return [list $status $out]
 }
 
-# redis-cli --cluster create of every node as a master (no replicas); returns {status output}.
-proc cluster_create_with_cli {} {
-    set addrs {}
-    for {set i 0} {$i < $::cluster::count} {incr i} {lappend addrs 127.0.0.1:[cluster_node_port $i]}
+# redis-cli --cluster create of every node (or of the indexes in `nodes`) as a master (no
+# replicas); returns {status output}.
+proc cluster_create_with_cli {{nodes ""}} {
+    if {$nodes eq ""} {
+        for {set i 0} {$i < $::cluster::count} {incr i} {lappend nodes $i}
+    }
+    set addrs [lmap i $nodes {list 127.0.0.1:[cluster_node_port $i]}]
     return [cluster_cli 60 --cluster create {*}$addrs --cluster-yes]
 }
