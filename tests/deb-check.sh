@@ -11,9 +11,10 @@
 # apt's cache (or Debian's mirror), and the data directory back as it was.
 #
 # Claims: Debian's Redis writes an RDB; `apt-get install ./redis-tp-server_*.deb` replaces the
-# package (Debian's conffile redis.conf kept, the user and directories kept); the installed
-# server loads that RDB, answers PING and SETTP, and saves; `apt-get install redis-server`
-# brings Debian's Redis back, which loads the RDB redis-tp wrote (data intact both ways).
+# package (Debian's conffile redis.conf kept, the user and directories kept, our manual pages in
+# place of Debian's redis-server(1)); the installed server loads that RDB, answers PING and
+# SETTP, and saves; `apt-get install redis-server` brings Debian's Redis back (and its manual
+# page), which loads the RDB redis-tp wrote (data intact both ways).
 # Usage: tests/deb-check.sh   (builds the package with `make deb` first)
 set -u
 cd "$(dirname "$0")/.."
@@ -93,6 +94,16 @@ replaced() {
     getent passwd redis >/dev/null && [[ -f /lib/systemd/system/redis-server.service ]]
 }
 claim "redis-server is redis-tp, Debian's redis.conf and the redis user are kept" replaced
+man_pages() {
+  local page
+  for page in redis-server redis-tp-lock redis-tp-elect redis-tp-watch; do
+    # Compressed as policy wants, found by man(1), and it is ours.
+    gzip -t "/usr/share/man/man1/$page.1.gz" || return 1
+    MANWIDTH=80 man --warnings "$page" 2>&1 | grep -q redis-tp || { echo "man $page"; return 1; }
+  done
+}
+claim "man redis-server, redis-tp-lock, redis-tp-elect, redis-tp-watch show redis-tp's pages" \
+  man_pages
 
 tp_serves() {
   start_service || return 1
@@ -110,6 +121,7 @@ claim "apt-get install redis-server goes back to Debian's Redis" \
 debian_reads() {
   /usr/bin/redis-server --version | grep -q "v=7.0" || return 1
   ! /usr/bin/redis-server --version | grep -q redis-tp || return 1
+  ! zgrep -q redis-tp /usr/share/man/man1/redis-server.1.gz || return 1
   start_service || return 1
   [[ $(redis-cli -p "$port" get from-debian) == 1 ]] &&
     [[ $(redis-cli -p "$port" get from-redis-tp) == 2 ]] &&

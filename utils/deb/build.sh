@@ -21,6 +21,10 @@ make --no-print-directory -s install DESTDIR="$PWD/$stage" PREFIX=/usr SANITIZE=
 # information stays in the build tree (build/release keeps the unstripped programs).
 rm -rf "$stage/usr/include" "$stage/usr/lib"
 strip --strip-debug "$stage"/usr/bin/*
+# Manual pages compressed as Debian policy asks (gzip -9n: no name or time stamp inside, so the
+# package is reproducible). libredistp(3) belongs to the development package too.
+rm -rf "$stage/usr/share/man/man3"
+gzip -9n "$stage"/usr/share/man/man1/*.1
 mkdir -p "$stage/lib/systemd/system" "$stage/DEBIAN"
 mv "$stage/usr/share/doc/redis-tp" "$stage/usr/share/doc/redis-tp-server"
 mv "$stage/usr/share/redis-tp/redis-server.service" "$stage/lib/systemd/system/"
