@@ -109,6 +109,8 @@ replaced() {
     getent passwd redis >/dev/null && [[ -f /lib/systemd/system/redis-server.service ]]
 }
 claim "redis-server is redis-tp, Debian's redis.conf and the redis user are kept" replaced
+claim "systemd-analyze verify accepts the installed unit (and its ExecStart program)" \
+  bash -c '[[ -z $(systemd-analyze verify /lib/systemd/system/redis-server.service 2>&1) ]]'
 man_pages() {
   local page
   for page in redis-server redis-tp-lock redis-tp-elect redis-tp-watch; do
