@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
-# The systemd unit (utils/systemd/redis-server.service) with the service manager's side played
-# by this script, since no systemd runs here (PID 1 of a container is not systemd, so neither
-# systemctl, systemd-run nor a booted systemd-nspawn container can start it).
+# The systemd unit (utils/systemd/redis-server.service), checked three ways, since no systemd runs
+# on this machine (PID 1 of the container it is is not systemd, so systemctl and systemd-run
+# cannot be used here directly).
 #
-# Model. What can be checked without a running systemd is checked the way systemd would see it:
-#  - the unit file itself, with systemd's own parser (`systemd-analyze verify`: every key known,
-#    every value parsed, the ExecStart program executable) and its offline sandbox review
-#    (`systemd-analyze security --offline`), whose exposure must not exceed that of Debian's
-#    unit for Redis 7.0 when the machine has it;
-#  - the ExecStart line, run as systemd runs it: the program and arguments of the unit (the two
-#    paths mapped into a scratch copy of the Debian layout: the build's server for
-#    /usr/bin/redis-server, a copy of the machine's /etc/redis/redis.conf with its dir, logfile,
-#    pidfile and port moved into the scratch tree), as User=/Group= redis, with UMask=, the
-#    RuntimeDirectory= created as systemd creates it, an empty environment but NOTIFY_SOCKET,
-#    and the working directory /. The notify socket is a datagram socket this script reads
-#    (tests/support/notify-listen.py). Type=notify wants READY=1 once the server serves, from
-#    the process systemd started (no fork), and on SIGTERM (systemctl stop) STOPPING=1, a final
-#    save and exit status 0.
-# Not checked here, for want of a service manager: the sandboxing directives (ProtectSystem=,
-# PrivateUsers=, SystemCallFilter=... are applied by systemd itself), Restart=, the ordering
-# and the Alias=. Runs only as root with the redis user present; otherwise one [skip] line.
+# Model.
+#  1. The unit file, with systemd's own parser (`systemd-analyze verify`: every key known, every
+#     value parsed, the ExecStart program executable) and its offline sandbox review
+#     (`systemd-analyze security --offline`), whose exposure must not exceed that of Debian's
+#     unit for Redis 7.0 when the machine has it.
+#  2. The ExecStart line, run by this script as systemd runs it: the program and arguments of
+#     the unit (the two paths mapped into a scratch copy of the Debian layout: the build's
+#     server for /usr/bin/redis-server, a copy of the machine's /etc/redis/redis.conf with its
+#     dir, logfile, pidfile and port moved into the scratch tree), as User=/Group= redis, with
+#     UMask=, the RuntimeDirectory= created as systemd creates it, an empty environment but
+#     NOTIFY_SOCKET, and the working directory /. The notify socket is a datagram socket this
+#     script reads (tests/support/notify-listen.py). Type=notify wants READY=1 once the server
+#     serves, from the process systemd started (no fork), and on SIGTERM (systemctl stop)
+#     STOPPING=1, a final save and exit status 0.
+#  3. A real systemd: a container booted with systemd-nspawn from this machine's own /usr
+#     (--volatile=yes: a fresh tmpfs root, nothing of the host is written), in a network
+#     namespace of its own (--private-network: loopback only, so the machine's redis.conf runs
+#     unchanged, port 6379 included), with the build's server bound over /usr/bin/redis-server,
+#     the unit in /etc/systemd/system, the host's passwd and group (the redis user), and scratch
+#     /etc/redis (a copy of the machine's redis.conf), /var/lib/redis and /var/log/redis. Its
+#     systemd enables the unit at first boot (Debian's presets enable every unit) and applies
+#     everything the unit asks, the sandboxing included. Commands run inside through nsenter.
+#     Checked: started at boot, active (running) with the server's status text, as redis;
+#     `systemctl stop` ends with Result=success and status 0 after saving; `systemctl start`
+#     loads the data again; Restart=always brings the server back after kill -9.
+# Runs only as root with the redis user present (parts 2 and 3), and part 3 only where
+# systemd-nspawn and the machine's /etc/redis/redis.conf exist; otherwise a [skip] line each.
 #
 # Usage: tests/service-check.sh BUILD_DIR   (build/release: its redis-server is run)
 set -u
@@ -35,9 +45,12 @@ work=$(mktemp -d)
 chmod 755 "$work"
 pid=
 listener=
+container=
 cleanup() {
   [[ -n $pid ]] && kill -9 "$pid" 2>/dev/null
   [[ -n $listener ]] && kill "$listener" 2>/dev/null
+  # systemd-nspawn halts its container on SIGTERM.
+  [[ -n $container ]] && pkill -TERM -P "$container" 2>/dev/null
   wait 2>/dev/null
   rm -rf "$work"
 }
@@ -45,6 +58,7 @@ trap cleanup EXIT
 CLAIM_PREFIX=service CLAIM_OUT=$work/out
 . tests/support/claim.sh
 
+# ---- 1. the unit file ---------------------------------------------------------------------------
 # The unit as the package installs it, with ExecStart naming this build's server.
 sed "s|^ExecStart=/usr/bin/redis-server |ExecStart=$server |" "$unit" >"$work/redis-server.service"
 verify_unit() {
@@ -71,6 +85,7 @@ if dpkg -S "$debian_unit" 2>/dev/null | grep -q '^redis-server:'; then
     no_more_exposed
 fi
 
+# ---- 2. the ExecStart line, with this script as the service manager ----------------------------
 # The scratch Debian layout, owned as Debian's redis-server package owns it.
 port=$((21000 + RANDOM % 5000))
 root=$work/root
@@ -171,4 +186,87 @@ ready_after_load() {
   [[ $stop_rc -eq 0 ]]
 }
 claim "after a restart READY=1 comes once the saved data is loaded" ready_after_load
+
+# ---- 3. under systemd, in a container -----------------------------------------------------------
+if ! command -v systemd-nspawn >/dev/null || [[ ! -r /etc/redis/redis.conf ]]; then
+  echo "[skip]: service: under systemd: needs systemd-nspawn and /etc/redis/redis.conf"
+  exit $((claim_failures > 0))
+fi
+box=$work/box
+install -d -o redis -g redis -m 2750 "$box/lib" "$box/log"
+install -d -o redis -g redis -m 2770 "$box/etc"
+install -o redis -g redis -m 640 /etc/redis/redis.conf "$box/etc/redis.conf"
+timeout -k 5 240 systemd-nspawn -D / --volatile=yes --register=no --keep-unit --console=pipe \
+  --machine="redistp-check-$$" --private-network \
+  --bind-ro=/etc/passwd --bind-ro=/etc/group \
+  --bind-ro="$server:/usr/bin/redis-server" \
+  --bind-ro="$PWD/$unit:/etc/systemd/system/redis-server.service" \
+  --bind="$box/etc:/etc/redis" --bind="$box/lib:/var/lib/redis" --bind="$box/log:/var/log/redis" \
+  -b </dev/null >"$work/nspawn.out" 2>&1 &
+container=$!
+init=
+# Runs a command inside the container (its mount, PID and network namespaces).
+inside() { nsenter -t "$init" -m -p -n "$@"; }
+unit_prop() { inside systemctl show -p "$1" --value redis-server; }
+booted() {
+  local nspawn
+  for _ in $(seq 300); do
+    nspawn=$(ps -o pid= --ppid "$container" | tr -d ' ')
+    init=$(ps -o pid=,comm= --ppid "${nspawn:-0}" 2>/dev/null | awk '$2 == "systemd" {print $1}')
+    # "starting" too: the boot may wait for this very unit (Type=notify), judged below.
+    [[ -n $init ]] &&
+      inside systemctl is-system-running 2>/dev/null | grep -qE 'starting|running|degraded' &&
+      return 0
+    kill -0 "$container" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "the container did not boot"
+  tail -5 "$work/nspawn.out"
+  return 1
+}
+at_boot() {
+  booted || return 1
+  # Type=notify: systemd has the unit running only once READY=1 came; wait for that.
+  for _ in $(seq 200); do [[ $(unit_prop SubState) == running ]] && break; sleep 0.1; done
+  echo "$(unit_prop ActiveState) ($(unit_prop SubState)), status: $(unit_prop StatusText)"
+  [[ $(unit_prop ActiveState) == active && $(unit_prop SubState) == running ]] || return 1
+  [[ $(unit_prop StatusText) == "Ready to accept connections" ]] || return 1
+  [[ $(inside redis-cli ping) == PONG ]] || return 1
+  inside redis-cli info server | grep -q '^process_supervised:systemd' || return 1
+  [[ $(inside ps -o user= -p "$(unit_prop MainPID)") == redis ]] ||
+    { echo "not running as redis"; return 1; }
+  [[ $(inside redis-cli set service-check kept) == OK ]]
+}
+claim "under systemd (nspawn): enabled at first boot, active (running) once ready, as redis" at_boot
+
+stop_saves() {
+  inside timeout 60 systemctl stop redis-server || return 1
+  echo "Result=$(unit_prop Result) status=$(unit_prop ExecMainStatus)"
+  [[ $(unit_prop ActiveState) == inactive && $(unit_prop Result) == success ]] || return 1
+  [[ $(unit_prop ExecMainStatus) == 0 && -s $box/lib/dump.rdb ]]
+}
+claim "under systemd: systemctl stop saves, Result=success, exit status 0" stop_saves
+
+start_and_restart() {
+  inside timeout 60 systemctl start redis-server || return 1
+  [[ $(unit_prop SubState) == running ]] || return 1
+  [[ $(inside redis-cli get service-check) == kept ]] || { echo "the data did not load"; return 1; }
+  local old new
+  old=$(unit_prop MainPID)
+  inside kill -9 "$old"
+  for _ in $(seq 300); do
+    new=$(unit_prop MainPID)
+    [[ $new != 0 && $new != "$old" && $(unit_prop SubState) == running ]] && break
+    sleep 0.1
+  done
+  echo "MainPID $old killed, now $new ($(unit_prop SubState)), restarts: $(unit_prop NRestarts)"
+  [[ $new != 0 && $new != "$old" && $(inside redis-cli ping) == PONG ]]
+}
+claim "under systemd: systemctl start loads the data; Restart=always revives a killed server" \
+  start_and_restart
+
+# Power the container off and wait for it (bounded by its timeout).
+[[ -n $init ]] && inside systemctl poweroff 2>/dev/null
+wait "$container" 2>/dev/null
+container=
 exit $((claim_failures > 0))

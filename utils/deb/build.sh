@@ -28,8 +28,8 @@ dev=$out/stage-dev
 rm -rf "$stage" "$dev"
 mkdir -p "$stage" "$dev/usr/lib" "$dev/usr/share/man" "$dev/usr/share/doc/libredistp-dev" \
   "$dev/DEBIAN"
-make --no-print-directory -s install DESTDIR="$PWD/$stage" PREFIX=/usr LIBDIR="/usr/lib/$multiarch" \
-  SANITIZE=0
+make --no-print-directory -s install DESTDIR="$PWD/$stage" PREFIX=/usr \
+  LIBDIR="/usr/lib/$multiarch" SANITIZE=0
 
 # The library, its headers and its page go to the development package. The debug information
 # stays in the build tree (build/release keeps the unstripped programs and archive). Both are
@@ -84,10 +84,12 @@ install -m 644 docs/libredistp.md "$dev/usr/share/doc/libredistp-dev/"
 # One changelog entry per package, for this version (the project's history is its git log).
 for d in "$stage/usr/share/doc/redis-tp-server:redis-tp-server" \
   "$dev/usr/share/doc/libredistp-dev:libredistp-dev"; do
-  printf '%s (%s-1) unstable; urgency=medium\n\n  * redis-tp %s, built from its source tree.\n\n -- %s  %s\n' \
-    "${d##*:}" "$version" "$version" "redis-tp developers <redis-tp@localhost>" \
-    "$(date -R -d @"$(git log -1 --format=%ct 2>/dev/null || echo 0)")" |
-    gzip -9n >"${d%:*}/changelog.Debian.gz"
+  {
+    printf '%s (%s-1) unstable; urgency=medium\n\n' "${d##*:}" "$version"
+    printf '  * redis-tp %s, built from its source tree.\n\n' "$version"
+    printf ' -- %s  %s\n' "redis-tp developers <redis-tp@localhost>" \
+      "$(date -R -d @"$(git log -1 --format=%ct 2>/dev/null || echo 0)")"
+  } | gzip -9n >"${d%:*}/changelog.Debian.gz"
 done
 
 # Runtime dependencies: the Debian package of every shared library the programs link.
