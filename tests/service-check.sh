@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The systemd unit (utils/systemd/redis-server.service), checked three ways, since no systemd runs
+# The systemd unit (utils/systemd/redis-server.service), checked four ways, since no systemd runs
 # on this machine (PID 1 of the container it is is not systemd, so systemctl and systemd-run
 # cannot be used here directly).
 #
@@ -28,8 +28,14 @@
 #     Checked: started at boot, active (running) with the server's status text, as redis;
 #     `systemctl stop` ends with Result=success and status 0 after saving; `systemctl start`
 #     loads the data again; Restart=always brings the server back after kill -9.
-# Runs only as root with the redis user present (parts 2 and 3), and part 3 only where
-# systemd-nspawn and the machine's /etc/redis/redis.conf exist; otherwise a [skip] line each.
+#  4. README's two commands in and two back, as written there, under systemd in a container of
+#     this machine's own system (its /usr, /etc and /var as overlays on a tmpfs: nothing of the
+#     machine changes, unlike tests/deb-check.sh, which swaps the machine's own package):
+#     Debian's Redis runs and saves; the install restarts the service as redis-tp, still
+#     enabled, with that data; going back gives Debian's Redis with what redis-tp saved.
+# Runs only as root with the redis user present; parts 3 and 4 only where systemd-nspawn and
+# the machine's /etc/redis/redis.conf exist, part 4 only with Debian's redis-server installed and
+# in apt's cache; otherwise a [skip] line each.
 #
 # Usage: tests/service-check.sh BUILD_DIR   (build/release: its redis-server is run)
 set -u
@@ -266,6 +272,80 @@ claim "under systemd: systemctl start loads the data; Restart=always revives a k
   start_and_restart
 
 # Power the container off and wait for it (bounded by its timeout).
+[[ -n $init ]] && inside systemctl poweroff 2>/dev/null
+wait "$container" 2>/dev/null
+container=
+
+# ---- 4. the README's commands, under systemd, on a copy of this machine ------------------------
+# The commands of README's "Installing over Debian's Redis" and "Going back", as written there
+# (without sudo: this runs as root), in a container booted from this machine's own system: its
+# /usr, /etc and /var as overlays whose writes go to a tmpfs (the machine's packages, dpkg
+# database, apt cache, Debian's redis.conf and data, none of them changed), in a network
+# namespace of its own (apt works from its cache, so Debian's package must be in it), booted to
+# basic.target (nothing of the machine's own services starts but what the test starts). The
+# container's policy-rc.d, a Docker image's way of forbidding service starts in maintainer
+# scripts, is removed there, as a real machine has none. apt's confirmation is given by its
+# configuration (Assume-Yes), so the commands stay as the README prints them.
+readme_commands() {
+  awk -v h="$1" 'index($0, h) == 1 {s = 1} s && /^```sh/ {c = 1; next} s && c && /^```/ {exit}
+    s && c' README.md | sed -e 's/[[:space:]]*#.*$//' -e 's/^sudo //'
+}
+mapfile -t cmds_in < <(readme_commands "### Installing over Debian's Redis")
+mapfile -t cmds_back < <(readme_commands "### Going back")
+if ! dpkg-query -W -f='${Status}' redis-server 2>/dev/null | grep -q "install ok installed" ||
+  ! ls /var/cache/apt/archives/redis-server_*.deb >/dev/null 2>&1; then
+  echo "[skip]: service: README under systemd: needs Debian's redis-server, also in apt's cache"
+  exit $((claim_failures > 0))
+fi
+readme_sections() {
+  echo "in: ${cmds_in[*]}; back: ${cmds_back[*]}"
+  [[ ${#cmds_in[@]} -eq 2 && ${cmds_in[0]} == "make deb" && ${#cmds_back[@]} -eq 2 ]]
+}
+claim "README: two commands in (make deb, then apt), two back" readme_sections
+# The first command builds on this machine, as a user would in the source tree.
+claim "README: '${cmds_in[0]}' builds the packages" bash -c "${cmds_in[0]} >/dev/null"
+timeout -k 5 300 systemd-nspawn -D / --volatile=yes --register=no --keep-unit --console=pipe \
+  --machine="redistp-readme-$$" --private-network \
+  --overlay=/usr::/usr --overlay=/etc::/etc --overlay=/var::/var \
+  --bind-ro="$PWD:/src" -b systemd.unit=basic.target </dev/null >"$work/nspawn.out" 2>&1 &
+container=$!
+init=
+run_in_src() { inside env DEBIAN_FRONTEND=noninteractive sh -c "cd /src && $1"; }
+debian_runs() {
+  booted || return 1
+  inside rm -f /usr/sbin/policy-rc.d
+  printf 'APT::Get::Assume-Yes "true";\nDpkg::Options { "--force-confold"; };\n' |
+    inside tee /etc/apt/apt.conf.d/99redis-tp-check >/dev/null
+  inside timeout 60 systemctl start redis-server || return 1
+  inside redis-cli info server | grep -q '^redis_tp_version' && { echo "not Debian's"; return 1; }
+  [[ $(inside redis-cli set from-debian 1) == OK && $(inside redis-cli save) == OK ]]
+}
+claim "README under systemd: Debian's redis-server runs as the machine's service" debian_runs
+swapped_in() {
+  run_in_src "${cmds_in[1]}" >"$work/apt-in.log" 2>&1 || { tail -5 "$work/apt-in.log"; return 1; }
+  for _ in $(seq 200); do [[ $(unit_prop SubState) == running ]] && break; sleep 0.1; done
+  local enabled
+  enabled=$(inside systemctl is-enabled redis-server)
+  echo "$(unit_prop ActiveState) ($(unit_prop SubState)), enabled: $enabled"
+  [[ $(unit_prop SubState) == running && $enabled == enabled ]] || return 1
+  inside redis-cli info server | grep -q '^redis_tp_version' || { echo "not redis-tp"; return 1; }
+  [[ $(inside redis-cli get from-debian) == 1 ]] || { echo "Debian's data not loaded"; return 1; }
+  [[ $(inside redis-cli set from-redis-tp 2) == OK && $(inside redis-cli save) == OK ]]
+}
+claim "README under systemd: '${cmds_in[1]}' restarts the service as redis-tp, with the data" \
+  swapped_in
+swapped_back() {
+  run_in_src "${cmds_back[0]}" >"$work/apt-back.log" 2>&1 ||
+    { tail -5 "$work/apt-back.log"; return 1; }
+  run_in_src "${cmds_back[1]}" || return 1
+  for _ in $(seq 200); do [[ $(unit_prop SubState) == running ]] && break; sleep 0.1; done
+  echo "$(unit_prop ActiveState) ($(unit_prop SubState))"
+  [[ $(unit_prop SubState) == running ]] || return 1
+  inside redis-cli info server | grep -q '^redis_tp_version' && { echo "still redis-tp"; return 1; }
+  [[ $(inside redis-cli get from-debian) == 1 && $(inside redis-cli get from-redis-tp) == 2 ]]
+}
+claim "README under systemd: '${cmds_back[0]}', '${cmds_back[1]}': Debian's Redis, the data kept" \
+  swapped_back
 [[ -n $init ]] && inside systemctl poweroff 2>/dev/null
 wait "$container" 2>/dev/null
 container=
