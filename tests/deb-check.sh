@@ -33,15 +33,21 @@ port=$((21000 + RANDOM % 5000))
 pid=
 
 export DEBIAN_FRONTEND=noninteractive
-apt_quiet() { apt-get -y -q -o Dpkg::Options::=--force-confold "$@" >"$work/apt.log" 2>&1; }
+# Another apt may hold dpkg's lock for a while (deps/install-deps.sh of a `make` elsewhere on
+# the machine, which reinstalls Debian's redis-server when it finds it missing): wait for it.
+apt_opts=(-y -q -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=300)
+apt_quiet() { apt-get "${apt_opts[@]}" "$@" >"$work/apt.log" 2>&1; }
 back_to_debian() {
   [[ -n $pid ]] && kill "$pid" 2>/dev/null
   if ! dpkg-query -W -f='${Status}' redis-server 2>/dev/null | grep -q "install ok installed"; then
     apt_quiet install --no-download redis-server || apt_quiet install redis-server ||
-      echo "[err]: deb: could not put Debian's redis-server back (see $work/apt.log)"
+      { echo "[err]: deb: could not put Debian's redis-server back:"; tail -5 "$work/apt.log"; }
   fi
   # Nothing of ours stays in dpkg's database (a removed package keeps its "rc" entry).
-  dpkg --purge libredistp-dev redis-tp-server >/dev/null 2>&1
+  for _ in $(seq 60); do  # dpkg fails at once while another holds its lock: retry, bounded
+    dpkg --purge libredistp-dev redis-tp-server >/dev/null 2>&1 && break
+    sleep 5
+  done
   rm -rf /var/lib/redis
   cp -a "$saved_data" /var/lib/redis
   rm -rf "$work"
@@ -160,9 +166,11 @@ dev_removed() {
 }
 claim "apt-get purge libredistp-dev removes every file it installed" dev_removed
 
-claim "apt-get install redis-server goes back to Debian's Redis" \
-  bash -c "apt-get -y -q -o Dpkg::Options::=--force-confold install --no-download redis-server ||
-           apt-get -y -q -o Dpkg::Options::=--force-confold install redis-server"
+going_back() {
+  apt-get "${apt_opts[@]}" install --no-download redis-server ||
+    apt-get "${apt_opts[@]}" install redis-server
+}
+claim "apt-get install redis-server goes back to Debian's Redis" going_back
 debian_reads() {
   /usr/bin/redis-server --version | grep -q "v=7.0" || return 1
   ! /usr/bin/redis-server --version | grep -q redis-tp || return 1
