@@ -32,7 +32,9 @@
 #     this machine's own system (its /usr, /etc and /var as overlays on a tmpfs: nothing of the
 #     machine changes, unlike tests/deb-check.sh, which swaps the machine's own package):
 #     Debian's Redis runs and saves; the install restarts the service as redis-tp, still
-#     enabled, with that data; going back gives Debian's Redis with what redis-tp saved.
+#     enabled, with that data; libredistp-dev installs there and the example of libredistp(3)
+#     built with pkg-config takes a lock on the service; going back gives Debian's Redis with
+#     what redis-tp saved.
 # Runs only as root with the redis user present; parts 3 and 4 only where systemd-nspawn and
 # the machine's /etc/redis/redis.conf exist, part 4 only with Debian's redis-server installed and
 # in apt's cache; otherwise a [skip] line each.
@@ -334,6 +336,21 @@ swapped_in() {
 }
 claim "README under systemd: '${cmds_in[1]}' restarts the service as redis-tp, with the data" \
   swapped_in
+# The development package on that machine: libredistp(3)'s example, as man prints it (port
+# 6379 included), built with pkg-config alone, takes a lock on the service; purged afterwards.
+dev_package() {
+  run_in_src "apt-get install ./build/deb/libredistp-dev_*.deb" >"$work/apt-dev.log" 2>&1 ||
+    { tail -5 "$work/apt-dev.log"; return 1; }
+  inside sh -c "MANWIDTH=200 man 3 libredistp | sed -n '/^EXAMPLE/,/^FILES/p' | sed '1d;\$d' |
+    sed 's/^       //' >/tmp/example.cc" || return 1
+  inside sh -c 'g++ -o /tmp/example /tmp/example.cc $(pkg-config --cflags --libs redistp)' ||
+    return 1
+  inside timeout 20 /tmp/example | grep -E '^holding jobs:lock, token [0-9]+$' || return 1
+  run_in_src "apt-get purge libredistp-dev" >"$work/apt-dev.log" 2>&1 || return 1
+  ! inside pkg-config --exists redistp
+}
+claim "under systemd: libredistp-dev installs, man's example builds with pkg-config, takes a lock" \
+  dev_package
 swapped_back() {
   run_in_src "${cmds_back[0]}" >"$work/apt-back.log" 2>&1 ||
     { tail -5 "$work/apt-back.log"; return 1; }
