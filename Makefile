@@ -282,43 +282,54 @@ $(FAULTINJECT): tests/support/faultinject.c
 # `make install [PREFIX=/usr/local] [DESTDIR=]` puts what `make` built where Redis's own
 # `make install` puts redis-server (PREFIX/bin), plus the tools, libredistp (static library,
 # headers under PREFIX/include/redistp/client, a pkg-config file `redistp`), the reference docs
-# (PREFIX/share/doc/redis-tp) and, for a system install, the example redis.conf, systemd unit and
-# logrotate file (PREFIX/share/redis-tp). DESTDIR stages the whole tree under another root (for
+# (PREFIX/share/doc/redis-tp), the manual pages (docs/man: redis-server(1), the tools' pages,
+# libredistp(3) in PREFIX/share/man) and, for a system install, the example redis.conf, systemd
+# unit and logrotate file (PREFIX/share/redis-tp). DESTDIR stages the whole tree under another root (for
 # packaging). `make uninstall` removes exactly those files. Nothing here starts a service or
 # touches /etc: see README, "Installing".
 PREFIX ?= /usr/local
+# Where the library and its pkg-config file go; the Debian package sets the multiarch directory
+# (/usr/lib/<triplet>), as Debian's own -dev packages do.
+LIBDIR ?= $(PREFIX)/lib
 INSTALL ?= install
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+LIB_ROOT := $(DESTDIR)$(LIBDIR)
 TP_VERSION := $(shell sed -n 's/.*kRedisTpVersion = "\(.*\)";/\1/p' src/server/version.h)
 CLIENT_HEADERS := $(wildcard src/client/*.h)
 DOC_FILES := README.md $(wildcard docs/*.md)
 SHARE_FILES := redis.conf utils/systemd/redis-server.service utils/logrotate/redis-server
+MAN1_PAGES := $(wildcard docs/man/*.1)
+MAN3_PAGES := $(wildcard docs/man/*.3)
 
 .PHONY: install uninstall
 install: all
-	$(INSTALL) -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/lib/pkgconfig \
+	$(INSTALL) -d $(INSTALL_ROOT)/bin $(LIB_ROOT)/pkgconfig \
 	  $(INSTALL_ROOT)/include/redistp/client $(INSTALL_ROOT)/share/doc/redis-tp \
-	  $(INSTALL_ROOT)/share/redis-tp
+	  $(INSTALL_ROOT)/share/redis-tp $(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/man/man3
 	$(INSTALL) -m 755 $(SERVER_BIN) $(INSTALL_ROOT)/bin/redis-server
 	for t in $(TOOLS); do $(INSTALL) -m 755 $(BUILD)/$$t $(INSTALL_ROOT)/bin/$$t || exit 1; done
-	$(INSTALL) -m 644 $(CLIENT_LIB) $(INSTALL_ROOT)/lib/libredistp.a
+	$(INSTALL) -m 644 $(CLIENT_LIB) $(LIB_ROOT)/libredistp.a
 	$(INSTALL) -m 644 $(CLIENT_HEADERS) $(INSTALL_ROOT)/include/redistp/client/
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include/redistp' \
-	  '' 'Name: redistp' \
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
+	  'includedir=$${prefix}/include/redistp' '' 'Name: redistp' \
 	  'Description: C++ client library for redis-tp: locks, elections, sessions, watches' \
 	  'Version: $(TP_VERSION)' 'Requires: hiredis libevent' \
 	  'Libs: -L$${libdir} -lredistp -lpthread' 'Cflags: -I$${includedir} -std=c++20' \
-	  > $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc
-	chmod 644 $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc
+	  > $(LIB_ROOT)/pkgconfig/redistp.pc
+	chmod 644 $(LIB_ROOT)/pkgconfig/redistp.pc
 	$(INSTALL) -m 644 $(DOC_FILES) $(INSTALL_ROOT)/share/doc/redis-tp/
 	$(INSTALL) -m 644 $(SHARE_FILES) $(INSTALL_ROOT)/share/redis-tp/
+	$(INSTALL) -m 644 $(MAN1_PAGES) $(INSTALL_ROOT)/share/man/man1/
+	$(INSTALL) -m 644 $(MAN3_PAGES) $(INSTALL_ROOT)/share/man/man3/
 
 uninstall:
 	rm -f $(INSTALL_ROOT)/bin/redis-server $(TOOLS:%=$(INSTALL_ROOT)/bin/%) \
-	  $(INSTALL_ROOT)/lib/libredistp.a $(INSTALL_ROOT)/lib/pkgconfig/redistp.pc \
+	  $(LIB_ROOT)/libredistp.a $(LIB_ROOT)/pkgconfig/redistp.pc \
 	  $(CLIENT_HEADERS:src/client/%=$(INSTALL_ROOT)/include/redistp/client/%) \
 	  $(addprefix $(INSTALL_ROOT)/share/doc/redis-tp/,$(notdir $(DOC_FILES))) \
-	  $(addprefix $(INSTALL_ROOT)/share/redis-tp/,$(notdir $(SHARE_FILES)))
+	  $(addprefix $(INSTALL_ROOT)/share/redis-tp/,$(notdir $(SHARE_FILES))) \
+	  $(addprefix $(INSTALL_ROOT)/share/man/man1/,$(notdir $(MAN1_PAGES))) \
+	  $(addprefix $(INSTALL_ROOT)/share/man/man3/,$(notdir $(MAN3_PAGES)))
 	-rmdir $(INSTALL_ROOT)/include/redistp/client $(INSTALL_ROOT)/include/redistp \
 	  $(INSTALL_ROOT)/share/doc/redis-tp $(INSTALL_ROOT)/share/redis-tp 2>/dev/null
 # ---- end of install section --------------------------------------------------------------------

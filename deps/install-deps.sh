@@ -36,6 +36,7 @@ packages=(
   python3             # test only: the network fuzzer (utils/net-fuzz.py)
   python3-redis       # test only: the redis-py recipes (tests/recipes, docs/recipes.md)
   clang-format        # test only: the formatting check of make test
+  systemd-container   # test only: systemd-nspawn, the container tests/service-check.sh boots
 )
 
 if [[ ${1:-} == --bench ]]; then

@@ -3,8 +3,9 @@
 # binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
 # the differential test against Debian's Redis 7.0 and the check of COMMAND INFO/DOCS against
 # its table (the difftest binary next to them), the redis-py recipes of docs/recipes.md
-# (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh) and the tcl
-# integration suite, then prints
+# (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh), the tcl
+# integration suite and, on the release build as root, the systemd unit (tests/service-check.sh)
+# and the Debian packages (tests/deb-check.sh, last), then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
 set -u
@@ -210,6 +211,16 @@ if [[ $tcl_rc -ne 0 && $t_fail -eq 0 ]]; then
 fi
 passed=$((passed + t_pass))
 failed=$((failed + t_fail))
+
+# The systemd unit with this script playing systemd's part (root only; release build).
+if [[ $(dirname "$unit_bin") == */release ]]; then
+  echo "== the systemd unit, its ExecStart run as systemd would (tests/service-check.sh)"
+  svc_out=$(mktemp)
+  tests/service-check.sh "$(dirname "$unit_bin")" 2>&1 | tee "$svc_out"
+  passed=$((passed + $(grep -c '^\[ok\]' "$svc_out")))
+  failed=$((failed + $(grep -c '^\[err\]' "$svc_out")))
+  rm -f "$svc_out"
+fi
 
 # Last, when nothing else runs: the Debian package swaps this machine's redis-server for ours
 # and back (root only; once, on the release build).
