@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "acl/acl.h"
 #include "cluster/cluster.h"
@@ -142,6 +143,16 @@ int main(int argc, char** argv) {
   // The banner names the TLS port when there is no plain one (Redis's rule).
   redistp::LogStartupBanner(log, server.config(),
                             server.tcp_port() != 0 ? server.tcp_port() : server.tls_port());
+  // Then, as in Redis 7.0, "Server initialized" and the warnings of the users the config file
+  // creates (the disabled ones), before the modules and the dataset are loaded.
+  log.Log(redistp::LogLevel::kWarning, "Server initialized");
+  for (const std::vector<std::string>& user : server.config().users) {
+    if (redistp::UserDirectiveEnabled(user)) continue;
+    log.Log(redistp::LogLevel::kNotice,
+            "The user '%s' is disabled (there is no 'on' modifier in the user description). "
+            "Make sure this is not a configuration error.",
+            user[0].c_str());
+  }
   // Redis loads the modules of the configuration before the dataset; redis-tp has none to load.
   if (!redistp::CheckNoModules(server)) return 1;
   // The subsystems that start with the server: persistence loads the dataset (the AOF or the

@@ -283,15 +283,6 @@ void Server::WritePidFile() {
 }
 
 int Server::Run() {
-  log_.Log(LogLevel::kWarning, "Server initialized");
-  // Redis warns here, when it creates the users of the config file, about the disabled ones.
-  for (const std::vector<std::string>& user : config_.users) {
-    if (UserDirectiveEnabled(user)) continue;
-    log_.Log(LogLevel::kNotice,
-             "The user '%s' is disabled (there is no 'on' modifier in the user description). "
-             "Make sure this is not a configuration error.",
-             user[0].c_str());
-  }
   log_.Log(LogLevel::kNotice, "Ready to accept connections");
   NotifySupervisor(replica_role_.following
                        ? "STATUS=Ready to accept connections in read-only mode. Waiting for "

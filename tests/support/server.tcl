@@ -551,28 +551,6 @@ proc ::server::run_external {opts code} {
     return -options $ropts $result
 }
 
-# Stops the server at level 0 (as at the end of its block) and starts it
-# again with the same config and port; its default client is reconnected.
-proc restart_server {{level 0}} {
-    set entry [::server::entry $level]
-    if {[dict get $entry external]} {error "restart_server: external server"}
-    set problems [::server::stop_process $entry]
-    if {[llength $problems]} {
-        ::server::report_crash $entry $problems
-    }
-    set pipe [open "|[list $::server::binary [dict get $entry config_file] \
-        {*}[dict get $entry args]] >>& [list [dict get $entry stdout]]" w]
-    set pid [pid $pipe]
-    ::test::emit "@@server-pid $pid"
-    ::server::set_property $level pid $pid
-    ::server::set_property $level pipe $pipe
-    set status [::server::wait_ready $pid [dict get $entry port] [::server::tls_of $level]]
-    if {$status ne "ready"} {
-        error "server did not restart ($status):\n[::server::tail [dict get $entry stdout] 30]"
-    }
-    reconnect $level
-}
-
 # Stops every server still on the stack (used when the child exits early).
 proc ::server::kill_all {} {
     foreach entry $::server::stack {

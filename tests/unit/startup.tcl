@@ -126,6 +126,20 @@ start_server {tags {startup external:skip} overrides {always-show-logo no}} {
     }
 }
 
+start_server {tags {startup external:skip}} {
+    test {Server initialized is logged before the dataset loads, as Redis logs it} {
+        r set k v
+        r save
+        restart_server
+        set log [server_log]
+        set init [string last "Server initialized" $log]
+        set loaded [string last "DB loaded from disk" $log]
+        assert {$init >= 0}
+        assert {$loaded > $init}
+        assert_equal v [r get k]
+    }
+}
+
 tags {startup external:skip} {
     test {A bare save line means no save points} {
         set conf [write_temp_config "save\n"]
