@@ -4,8 +4,9 @@
 // (cluster_state.h) and its locked cluster-config-file (nodes_conf.h). Everything that reads or
 // changes the cluster view goes through it: the CLUSTER commands (commands/cluster_cmd.cc), the
 // admission gate's slot check (it is the server's ClusterRouter, cluster_route.cc), INFO, and
-// later the bus. A server with cluster-enabled no never creates it, and pays one null test per
-// command for the gate.
+// the bus. Myself's role (master, or replica of a master the replication subsystem follows) is
+// set here too (cluster_role.cc). A server with cluster-enabled no never creates it, and pays one
+// null test per command for the gate.
 //
 // Startup (Setup, before the data is loaded, as Redis 7.0's clusterInit runs before its
 // loadDataFromDisk): lock the config file (another process holding it stops the server with
@@ -91,6 +92,20 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // every change of the view (BeforeSleep; the cron only ever turns the state ok, which
   // redirects nothing). O(waiters); nothing in standalone mode, where there is no Cluster.
   void RedirectBlockedClients();
+
+  // Makes myself a replica of `master` (CLUSTER REPLICATE; or myself's shard lost every slot
+  // to `master`): flags, the master's replica list, no slot migration left, and the
+  // replication subsystem follows the master's address (FollowMasterAddress). Saved and
+  // re-evaluated before this turn's replies. cluster_role.cc.
+  void SetMyMaster(ClusterNode* master);
+  // Myself, a replica, becomes a master (an election won, CLUSTER FAILOVER TAKEOVER): it
+  // leaves its master, stops following it through the replication subsystem's promotion path
+  // (temporary keys and sessions as docs/replication.md tells), and takes every slot its
+  // master served. The caller sets the config epoch and tells the cluster (a PONG to all).
+  void PromoteMyself();
+  // While myself is a replica of a master with a known address, the replication subsystem
+  // follows that address (after a load of nodes.conf, or a master that moved). Bus cron.
+  void FollowMasterAddress();
 
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }

@@ -4,6 +4,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -309,6 +310,13 @@ void ReplicaSide::OnClientClose(Client& c) {
     last_connect_try_ms_ = 0;
   }
   PublishRole();
+}
+
+int64_t ReplicaSide::MasterDataAgeMs() const {
+  const int64_t now = now_ms();
+  if (state_ == LinkState::kConnected && link_ != nullptr) return now - link_->last_read_ms;
+  if (down_since_ms_ == 0) return INT64_MAX;
+  return now - down_since_ms_;
 }
 
 void ReplicaSide::WriteInfo(std::string* out) {

@@ -82,6 +82,11 @@ class ReplicaSide : public MasterLinkObserver {
   // the log line "MASTER MODE enabled (<reason>)", e.g. "user request from '<client>'".
   void Unfollow(const std::string& reason);
 
+  // How long this replica has gone without its master's data, in ms (a cluster replica's
+  // failover validity, Redis's data_age): since the last read on a synchronised link, else
+  // since the link went down; INT64_MAX when it never was up.
+  int64_t MasterDataAgeMs() const;
+
   // INFO replication: master_host ... replica_announced (only while active()).
   void WriteInfo(std::string* out);
   // ROLE's reply on a replica.
