@@ -87,6 +87,7 @@ Status Cluster::Load() {
       return s;
     }
     ResetAfterLoad(&state_, server_.clock().WallMs());
+    loaded_as_replica_ = myself().IsReplica();
     log.Log(LogLevel::kNotice, "Node configuration loaded, I'm %.40s", myself().id.c_str());
   }
   myself().port = cfg.port;

@@ -124,6 +124,8 @@ class Cluster final : public Subsystem, public ClusterRouter {
   int size_ = 1;
   int64_t first_update_ms_ = 0;
   int64_t among_minority_ms_ = 0;
+  // nodes.conf said myself,slave at startup: the first follow continues the RDB's history.
+  bool loaded_as_replica_ = false;
   std::vector<std::string_view> route_keys_;  // Route's scratch: the keys of the call
 };
 

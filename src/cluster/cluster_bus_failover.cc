@@ -22,6 +22,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "cluster/cluster_election.h"
+#include "replication/master_side.h"
 #include "replication/replica_side.h"
 #include "replication/replication.h"
 #include "server/log.h"
@@ -196,6 +197,7 @@ void ClusterBus::ProcessAuthAck(const BusMessage& msg, ClusterNode* sender) {
 void ClusterBus::ResetManualFailover() {
   if (mf_.end != 0 && !mf_.replica_id.empty()) {
     server_.SetWritePause(Server::kPauseFailover, false);
+    Replication::Of(server_).master().HoldPings(false);
   }
   mf_ = Manual{};
 }
@@ -238,6 +240,7 @@ void ClusterBus::ProcessMfStart(ClusterNode* sender) {
   mf_.end = now() + kManualFailoverTimeoutMs;
   mf_.replica_id = sender->id;
   server_.SetWritePause(Server::kPauseFailover, true);
+  Replication::Of(server_).master().HoldPings(true);
   server_.log().Log(LogLevel::kWarning, "Manual failover requested by replica %.40s.",
                     sender->id.c_str());
   // The PAUSED flag and our offset go out at once (then every cron tick).

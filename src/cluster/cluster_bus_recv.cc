@@ -166,6 +166,12 @@ void ClusterBus::ProcessPingLike(BusLink* link, const BusMessage& msg, ClusterNo
   }
 
   if (sender == nullptr) return;
+  // The sender says whether it would stand for election (cluster-replica-no-failover).
+  const uint16_t nofailover = NodeFlagsFromBus(hdr.flags) & kNodeNoFailover;
+  if ((sender->flags & kNodeNoFailover) != nofailover) {
+    sender->flags = static_cast<uint16_t>((sender->flags & ~kNodeNoFailover) | nofailover);
+    cluster_.Changed();
+  }
   ApplyRole(sender, hdr);
 
   // The hostname extension (none: the sender announces no hostname).

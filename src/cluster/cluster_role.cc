@@ -42,6 +42,9 @@ void Cluster::FollowMasterAddress() {
   if (m.ip.empty() || m.port <= 0) return;
   ReplicaSide& rs = Replication::Of(server_).replica();
   if (rs.active() && rs.master_host() == m.ip && rs.master_port() == m.port) return;
+  // A restart as a replica continues from the history its RDB holds (PSYNC), as Redis does.
+  if (loaded_as_replica_ && !rs.active()) rs.AdoptLoadedIdentity();
+  loaded_as_replica_ = false;
   server_.log().Log(LogLevel::kNotice, "Following master %.40s at %s:%d", m.id.c_str(),
                     m.ip.c_str(), m.port);
   rs.Follow(m.ip, m.port, "");

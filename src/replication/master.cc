@@ -641,8 +641,7 @@ void MasterSide::Cron() {
   if (now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
     last_ping_ms_ = now;
     if (!links_.empty() && !repl_.is_replica() &&
-        repl_.failover().state() == Failover::State::kNone &&
-        !repl_.server().write_paused_by_server()) {
+        repl_.failover().state() == Failover::State::kNone && !hold_pings_) {
       repl_.FeedStream(kPing);
     }
   }

@@ -250,6 +250,46 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         }
         $rc close
     }
+
+    test {A replica restarted follows its master again (myself,slave in its nodes.conf)} {
+        cluster_require_formed
+        cluster_kill_node 3
+        cluster_restart_node 3
+        crep_wait_link_up 3
+        crep_wait_replica_everywhere 3 0
+        wait_cluster_consistent
+        assert_equal "myself slave" [dict get [cluster_view_entry 3 [cluster_node_id 3]] flags]
+    }
+
+    test {cluster-replica-no-failover: shown as nofailover; a failed master needs FAILOVER FORCE} {
+        cluster_require_formed
+        assert_equal OK [cr 3 config set cluster-replica-no-failover yes]
+        set rid [cluster_node_id 3]
+        for {set j 0} {$j < 4} {incr j} {
+            wait_for_condition 200 50 {
+                "nofailover" in [dict get [cluster_view_entry $j $rid] flags]
+            } else {
+                fail "node $j: [cr $j cluster nodes]"
+            }
+        }
+        set mid [cluster_node_id 0]
+        cluster_with_nodes_down {0} {
+            wait_for_condition 400 50 {
+                "fail" in [dict get [cluster_view_entry 3 $mid] flags]
+            } else {
+                fail "node 3 never saw its master fail: [cr 3 cluster nodes]"
+            }
+            assert_error "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE" \
+                {cr 3 cluster failover}
+            assert_equal OK [cr 3 cluster failover force]
+            crep_wait_master_of 3 {0-5460} {1 2 3}
+            wait_cluster_state_ok {1 2 3}
+        }
+        crep_wait_replica_everywhere 0 3
+        crep_wait_link_up 0
+        wait_cluster_consistent
+        assert_equal OK [cr 3 config set cluster-replica-no-failover no]
+    }
 }
 
 start_cluster_nodes 7 {tags {cluster replicas}} {
