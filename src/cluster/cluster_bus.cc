@@ -347,6 +347,7 @@ void ClusterBus::Cron() {
     cluster_.FollowMasterAddress();
     HandleManualFailover();
     HandleReplicaFailover();
+    HandleReplicaMigration();
   }
   if (update_state) cluster_.RecheckState();
 }

@@ -133,6 +133,7 @@ class ClusterBus final : public BusLinkOwner {
   // Replica failover (cluster_bus_failover.cc).
   void HandleReplicaFailover();
   void HandleManualFailover();
+  void HandleReplicaMigration();
   void CheckManualFailoverTimeout();
   void LogCantFailover(int reason);
   void RequestFailoverAuth();

@@ -35,6 +35,7 @@ namespace {
 
 constexpr int64_t kManualFailoverTimeoutMs = 5000;
 constexpr int64_t kCantFailoverRelogMs = 10000;
+constexpr int64_t kReplicaMigrationDelayMs = 5000;  // an orphan waits this long for a replica
 
 }  // namespace
 
@@ -190,6 +191,20 @@ void ClusterBus::ProcessAuthAck(const BusMessage& msg, ClusterNode* sender) {
   if (!VoteCounts(*sender, msg.hdr.current_epoch, election_.auth_epoch)) return;
   ++election_.auth_count;
   HandleReplicaFailover();
+}
+
+// ---- Replica migration ---------------------------------------------------------------------
+
+void ClusterBus::HandleReplicaMigration() {
+  const Config& cfg = server_.config();
+  if (!state().ok || !cfg.cluster_allow_replica_migration) return;
+  ClusterNode* target = ReplicaMigrationTarget(state(), cfg.cluster_migration_barrier, now(),
+                                               kReplicaMigrationDelayMs);
+  if (target == nullptr) return;
+  server_.log().Log(LogLevel::kWarning, "Migrating to orphaned master %.40s", target->id.c_str());
+  ResetManualFailover();
+  election_ = Election{};
+  cluster_.SetMyMaster(target);
 }
 
 // ---- Manual failover -----------------------------------------------------------------------

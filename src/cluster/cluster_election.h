@@ -68,4 +68,15 @@ int64_t FailoverAuthTimeoutMs(int64_t node_timeout_ms);
 // election asking for `election_epoch`.
 bool VoteCounts(const ClusterNode& voter, uint64_t voter_epoch, uint64_t election_epoch);
 
+// Replica migration (spec, "Replica migration algorithm"). A master is orphaned when it serves
+// slots, is not FAIL, once had replicas and has no replica left that is not FAIL. When some
+// master is orphaned and myself, a replica, belongs to a master with the most working replicas
+// (at least 2, and more than cluster-migration-barrier), the replica with the smallest id among
+// the replicas of the masters with that many moves to the first orphaned master found, once it
+// has been orphaned (as this node tracks it) for `delay_ms`. Returns that master for myself, or
+// null; keeps each master's orphaned_time. The caller checks cluster_state ok and
+// cluster-allow-replica-migration.
+ClusterNode* ReplicaMigrationTarget(ClusterState& state, int barrier, int64_t now_ms,
+                                    int64_t delay_ms);
+
 }  // namespace redistp

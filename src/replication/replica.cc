@@ -183,6 +183,9 @@ void ReplicaSide::Unfollow(const std::string& reason) {
           repl_.replid2().c_str(), static_cast<long long>(repl_.second_replid_offset()),
           repl_.replid().c_str());
   state_ = LinkState::kNone;
+  // A master has no link to have lost: as a replica again it starts from "never up" (Redis
+  // resets repl_down_since too), which a cluster replica's failover validity reads.
+  down_since_ms_ = 0;
   PublishRole();
   repl_.BecameMaster();
   failover_result_ = nullptr;

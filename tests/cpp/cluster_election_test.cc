@@ -123,5 +123,59 @@ TEST(ClusterElectionTest, AMasterThatLostEverySlotSeesItsShardEmptied) {
   EXPECT_EQ(r.claimed, 2);
 }
 
+// Masters a (two replicas: myself 'b' and 'c') and d (one replica 'e', then none working).
+struct Migration {
+  ClusterState st;
+  ClusterNode *a, *me, *c, *d, *e;
+  Migration(char my_id) {
+    a = st.CreateNode(Id('a'), kNodeMaster);
+    me = st.CreateNode(Id(my_id), kNodeMyself | kNodeSlave);
+    c = st.CreateNode(Id('c'), kNodeSlave);
+    d = st.CreateNode(Id('d'), kNodeMaster);
+    e = st.CreateNode(Id('e'), kNodeSlave);
+    st.AssignSlot(1, a);
+    st.AssignSlot(2, d);
+    st.SetMaster(me, a);
+    st.SetMaster(c, a);
+    st.SetMaster(e, d);
+  }
+};
+
+TEST(ClusterElectionTest, NoMigrationWhileEveryMasterHasAWorkingReplica) {
+  Migration m('b');
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 1000, 5000), nullptr);
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 99000, 5000), nullptr);
+}
+
+TEST(ClusterElectionTest, TheSmallestIdOfTheRichestMasterMigratesAfterTheDelay) {
+  Migration m('b');
+  m.e->flags |= kNodeFail;  // d is orphaned now
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 1000, 5000), nullptr);  // orphaned since 1000
+  EXPECT_EQ(m.d->orphaned_time, 1000);
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 6000, 5000), nullptr);  // not more than the delay
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 6001, 5000), m.d);
+  // The barrier: a master keeps at least that many replicas.
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 2, 6001, 5000), nullptr);
+  // Back to a working replica: no longer orphaned, the clock restarts.
+  m.e->flags &= static_cast<uint16_t>(~kNodeFail);
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 7000, 5000), nullptr);
+}
+
+TEST(ClusterElectionTest, AGreaterIdStays) {
+  Migration m('f');  // 'c' has the smaller id: it is the one to go
+  m.e->flags |= kNodeFail;
+  ReplicaMigrationTarget(m.st, 1, 1000, 5000);
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 9000, 5000), nullptr);
+}
+
+TEST(ClusterElectionTest, AMasterThatNeverHadReplicasIsNoOrphan) {
+  Migration m('b');
+  ClusterNode* lone = m.st.CreateNode(Id('g'), kNodeMaster);
+  m.st.AssignSlot(3, lone);
+  ReplicaMigrationTarget(m.st, 1, 1000, 5000);
+  EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 9000, 5000), nullptr);
+  EXPECT_EQ(lone->orphaned_time, 0);
+}
+
 }  // namespace
 }  // namespace redistp
