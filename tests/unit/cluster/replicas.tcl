@@ -359,6 +359,27 @@ start_cluster_nodes 4 {tags {cluster replicas} redis {0}} {
         crep_wait_link_up 0
         wait_cluster_consistent
     }
+
+    test {Mixed: CLUSTER FAILOVER of a Redis replica of our master, then of ours back} {
+        cluster_require_formed
+        set k [cluster_key_on_node 3 mk]
+        assert_equal OK [cr 3 set $k ours]
+        # Redis asks our master to pause (MFSTART) and waits for our offset.
+        assert_equal OK [cr 0 cluster failover]
+        crep_wait_master_of 0 {0-5460} {0 1 2 3}
+        crep_wait_replica_everywhere 3 0
+        assert_equal ours [cr 0 get $k]
+        crep_wait_link_up 3
+        wait_cluster_consistent
+        assert_equal OK [cr 0 set $k redis]
+        # Ours asks the Redis master in turn.
+        assert_equal OK [cr 3 cluster failover]
+        crep_wait_master_of 3 {0-5460} {0 1 2 3}
+        crep_wait_replica_everywhere 0 3
+        assert_equal redis [cr 3 get $k]
+        crep_wait_link_up 0
+        wait_cluster_consistent
+    }
 }
 
 start_cluster_nodes 6 {tags {cluster replicas}} {
