@@ -1,10 +1,12 @@
 # Replicas in a cluster: CLUSTER REPLICATE (its errors in Redis's order, the replica syncing its
 # master's data, every node's NODES / SLOTS / SHARDS / REPLICAS showing it), READONLY reads on a
 # replica and MOVED for its writes, the failovers (CLUSTER FAILOVER default / FORCE / TAKEOVER,
-# and the automatic one after a master's kill -9, the old master rejoining as a replica), and
-# redis-cli --cluster create --cluster-replicas 1 / add-node --cluster-slave. A mixed block: a
-# replica of ours promoted when its Redis 7.0.15 master is killed. Every test passes against
-# Redis (--server /usr/bin/redis-server); waits are bounded (tests/support/cluster.tcl).
+# and the automatic one after a master's kill -9, the old master rejoining as a replica), a
+# replica restarted from its nodes.conf, cluster-replica-no-failover, redis-cli --cluster create
+# --cluster-replicas 1 / add-node --cluster-slave, and replica migration to an orphaned master.
+# A mixed block: a replica of ours promoted when its Redis 7.0.15 master is killed, then manual
+# failovers between a Redis node and ours both ways. Every test passes against Redis (--server
+# /usr/bin/redis-server); waits are bounded (tests/support/cluster.tcl).
 
 source tests/support/cluster.tcl
 
