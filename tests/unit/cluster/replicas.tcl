@@ -416,5 +416,37 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
         } else {
             fail "node 0 does not list node $mover under node 1: [cr 0 cluster nodes]"
         }
+        set ::crep_mover $mover
+    }
+
+    test {Two replicas of a killed master: one is elected, the other follows it} {
+        cluster_require_formed
+        set mover $::crep_mover
+        # Node 5 came back as a replica of node 1 (its nodes.conf), beside the migrated one.
+        crep_wait_replica_everywhere 5 1
+        crep_wait_replica_everywhere $mover 1
+        crep_wait_link_up 5
+        crep_wait_link_up $mover
+        wait_cluster_consistent
+        set k [cluster_key_on_node 1 two]
+        assert_equal OK [cr 1 set $k v]
+        cluster_with_nodes_down {1} {
+            set winner -1
+            wait_for_condition 400 50 {
+                [set winner [cluster_node_of_slot 5461 0]] in [list $mover 5]
+            } else {
+                fail "no replica took slot 5461: [cr 0 cluster nodes]"
+            }
+            set other [expr {$winner == 5 ? $mover : 5}]
+            crep_wait_master_of $winner {5461-10922} [list 0 2 $mover 5]
+            wait_for_condition 400 50 {
+                [dict get [cluster_view_entry $other [cluster_node_id $other]] master] eq
+                [cluster_node_id $winner]
+            } else {
+                fail "node $other does not follow node $winner: [cr $other cluster nodes]"
+            }
+            crep_wait_link_up $other
+            assert_equal v [cr $winner get $k]
+        }
     }
 }
