@@ -9,6 +9,8 @@
 
 #include "cluster/cluster_bus.h"
 #include "db/database.h"
+#include "replication/replica_side.h"
+#include "replication/replication.h"
 #include "server/log.h"
 #include "server/server.h"
 
@@ -167,6 +169,14 @@ void Cluster::UpdateState() {
 }
 
 void Cluster::Reset(bool hard) {
+  // A replica turns into an empty master first (Redis's emptyData): its data was its master's.
+  ClusterNode& me = myself();
+  if (me.IsReplica()) {
+    state_.SetMaster(&me, nullptr);
+    me.flags = static_cast<uint16_t>((me.flags & ~kNodeSlave) | kNodeMaster);
+    Replication::Of(server_).replica().Unfollow("cluster reset");
+    server_.db(0).Flush(Database::FlushCount::kUncounted);
+  }
   for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.migrating())) {
     (void)node;
     state_.SetMigrating(slot, nullptr);

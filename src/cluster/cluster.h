@@ -79,8 +79,9 @@ class Cluster final : public Subsystem, public ClusterRouter {
   void DropKeysInSlots(const std::vector<int>& slots);
   // CLUSTER SAVECONFIG: saves now. Error: Redis's reply text.
   Status SaveNow();
-  // CLUSTER RESET: forgets every other node, drops all slots and migrations; HARD also takes a
-  // new id and sets both epochs to 0. The caller checked that the node holds no keys.
+  // CLUSTER RESET: a replica becomes an empty master (stops following, its keys dropped); then
+  // forgets every other node, drops all slots and migrations; HARD also takes a new id and sets
+  // both epochs to 0. The caller checked that a master holds no keys.
   void Reset(bool hard);
 
   // Ends, with Redis's redirection, the wait of every client blocked on keys this node does

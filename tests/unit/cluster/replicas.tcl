@@ -449,4 +449,21 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
             assert_equal v [cr $winner get $k]
         }
     }
+
+    test {CLUSTER RESET on a replica: an empty master that knows nobody} {
+        cluster_require_formed
+        set r [expr {$::crep_mover == 3 ? 4 : 3}]
+        crep_wait_link_up $r
+        assert_equal OK [cr 0 set [cluster_key_on_node 0 rz] v]
+        wait_for_condition 200 50 {[cr $r dbsize] > 0} else {
+            fail "the replica never got its master's key"
+        }
+        assert_equal OK [cr $r cluster reset]
+        set e [cluster_view_entry $r [cluster_node_id $r]]
+        assert_equal "myself master" [dict get $e flags]
+        assert_equal - [dict get $e master]
+        assert_equal 1 [llength [cluster_view $r]]
+        assert_equal 0 [cr $r dbsize]
+        assert_match *role:master* [cr $r info replication]
+    }
 }
