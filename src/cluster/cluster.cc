@@ -11,6 +11,8 @@
 #include "cluster/cluster_watches.h"
 #include "cluster/watchex_forward.h"
 #include "db/database.h"
+#include "replication/replica_side.h"
+#include "replication/replication.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "server/watchex_pubsub.h"
@@ -98,6 +100,7 @@ Status Cluster::Load() {
       return s;
     }
     ResetAfterLoad(&state_, server_.clock().WallMs());
+    loaded_as_replica_ = myself().IsReplica();
     log.Log(LogLevel::kNotice, "Node configuration loaded, I'm %.40s", myself().id.c_str());
   }
   myself().port = cfg.port;
@@ -195,6 +198,14 @@ void Cluster::UpdateState() {
 }
 
 void Cluster::Reset(bool hard) {
+  // A replica turns into an empty master first (Redis's emptyData): its data was its master's.
+  ClusterNode& me = myself();
+  if (me.IsReplica()) {
+    state_.SetMaster(&me, nullptr);
+    me.flags = static_cast<uint16_t>((me.flags & ~kNodeSlave) | kNodeMaster);
+    Replication::Of(server_).replica().Unfollow("cluster reset");
+    server_.db(0).Flush(Database::FlushCount::kUncounted);
+  }
   for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.migrating())) {
     (void)node;
     state_.SetMigrating(slot, nullptr);

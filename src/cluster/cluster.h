@@ -4,8 +4,9 @@
 // (cluster_state.h) and its locked cluster-config-file (nodes_conf.h). Everything that reads or
 // changes the cluster view goes through it: the CLUSTER commands (commands/cluster_cmd.cc), the
 // admission gate's slot check (it is the server's ClusterRouter, cluster_route.cc), INFO, and
-// later the bus. A server with cluster-enabled no never creates it, and pays one null test per
-// command for the gate.
+// the bus. Myself's role (master, or replica of a master the replication subsystem follows) is
+// set here too (cluster_role.cc). A server with cluster-enabled no never creates it, and pays one
+// null test per command for the gate.
 //
 // Startup (Setup, before the data is loaded, as Redis 7.0's clusterInit runs before its
 // loadDataFromDisk): lock the config file (another process holding it stops the server with
@@ -87,8 +88,9 @@ class Cluster final : public Subsystem, public ClusterRouter {
   void DropKeysInSlots(const std::vector<int>& slots);
   // CLUSTER SAVECONFIG: saves now. Error: Redis's reply text.
   Status SaveNow();
-  // CLUSTER RESET: forgets every other node, drops all slots and migrations; HARD also takes a
-  // new id and sets both epochs to 0. The caller checked that the node holds no keys.
+  // CLUSTER RESET: a replica becomes an empty master (stops following, its keys dropped); then
+  // forgets every other node, drops all slots and migrations; HARD also takes a new id and sets
+  // both epochs to 0. The caller checked that a master holds no keys.
   void Reset(bool hard);
 
   // Ends, with Redis's redirection, the wait of every client blocked on keys this node does
@@ -104,6 +106,19 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // Ends the existence watches this node may no longer keep, with their last push
   // (cluster_watches.h). Run after every change of the view and when cluster_state turns ok.
   ClusterWatches& watches() { return *watches_; }
+  // Makes myself a replica of `master` (CLUSTER REPLICATE; or myself's shard lost every slot
+  // to `master`): flags, the master's replica list, no slot migration left, and the
+  // replication subsystem follows the master's address (FollowMasterAddress). Saved and
+  // re-evaluated before this turn's replies. cluster_role.cc.
+  void SetMyMaster(ClusterNode* master);
+  // Myself, a replica, becomes a master (an election won, CLUSTER FAILOVER TAKEOVER): it
+  // leaves its master, stops following it through the replication subsystem's promotion path
+  // (temporary keys and sessions as docs/replication.md tells), and takes every slot its
+  // master served. The caller sets the config epoch and tells the cluster (a PONG to all).
+  void PromoteMyself();
+  // While myself is a replica of a master with a known address, the replication subsystem
+  // follows that address (after a load of nodes.conf, or a master that moved). Bus cron.
+  void FollowMasterAddress();
 
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }
@@ -126,6 +141,8 @@ class Cluster final : public Subsystem, public ClusterRouter {
   int size_ = 1;
   int64_t first_update_ms_ = 0;
   int64_t among_minority_ms_ = 0;
+  // nodes.conf said myself,slave at startup: the first follow continues the RDB's history.
+  bool loaded_as_replica_ = false;
   std::vector<std::string_view> route_keys_;  // Route's scratch: the keys of the call
 };
 

@@ -216,6 +216,8 @@ BusMessage ClusterBus::Header(BusType type) {
   h.current_epoch = state().current_epoch;
   h.config_epoch = shard.config_epoch;
   h.offset = static_cast<uint64_t>(Replication::Of(server_).master_repl_offset());
+  // A master paused for its replica's manual failover says so, with the offset to reach.
+  if (me.IsMaster() && mf_.end != 0) h.mflags[0] |= kBusMsgPaused;
   return m;
 }
 
@@ -359,6 +361,25 @@ void ClusterBus::Cron() {
   bool update_state = false;
   nodes = state().nodes();
   for (ClusterNode* n : nodes) CronNode(n, &update_state);
+
+  // cluster-replica-no-failover shows as myself's nofailover flag (gossiped to the others).
+  const bool nofailover = cfg.cluster_replica_no_failover;
+  if (me.Has(kNodeNoFailover) != nofailover) {
+    me.flags = static_cast<uint16_t>(me.flags ^ kNodeNoFailover);
+    cluster_.Changed();
+  }
+  // A master paused for a manual failover keeps its replica told (PAUSED and the offset).
+  CheckManualFailoverTimeout();
+  if (me.IsMaster() && mf_.end != 0) {
+    ClusterNode* replica = state().Lookup(mf_.replica_id);
+    if (replica != nullptr && replica->link != nullptr) SendPing(replica->link, BusType::kPing);
+  }
+  if (me.IsReplica()) {
+    cluster_.FollowMasterAddress();
+    HandleManualFailover();
+    HandleReplicaFailover();
+    HandleReplicaMigration();
+  }
   if (update_state) cluster_.RecheckState();
 }
 

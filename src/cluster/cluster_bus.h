@@ -29,7 +29,8 @@
 // replica of a master flagged FAIL (or a forced manual failover), not twice for replicas of one
 // master within 2 x node timeout, and only when no claimed slot has an owner with a greater
 // config epoch than the request's; so a Redis replica of a redis-tp master can be elected.
-// This node never asks for votes itself (replicas in a cluster are not built here yet).
+// As a replica this node stands for election itself, automatically or by CLUSTER FAILOVER
+// (cluster_bus_failover.cc, rules in cluster_election.h).
 //
 // Every change of the view calls Cluster::Changed() (saved and re-evaluated before the
 // replies of this loop turn). Frames come in from the event loop; nothing here blocks.
@@ -45,6 +46,7 @@
 
 #include "cluster/bus_link.h"
 #include "cluster/bus_message.h"
+#include "cluster/cluster_election.h"
 #include "cluster/cluster_state.h"
 #include "server/event_handle.h"
 #include "util/status.h"
@@ -88,6 +90,17 @@ class ClusterBus final : public BusLinkOwner {
   // CLUSTER COUNT-FAILURE-REPORTS: the valid reports about `node`.
   int FailureReports(ClusterNode* node);
 
+  // CLUSTER FAILOVER on a replica (cluster_bus_failover.cc). kDefault: the master is asked to
+  // pause its writers (MFSTART) and report its offset; once this replica has applied that much
+  // the election runs with votes forced. kForce: the election runs at once, votes forced.
+  // kTakeover: no election, a new config epoch of its own and the master's slots.
+  enum class ManualFailover { kDefault, kForce, kTakeover };
+  void StartManualFailover(ManualFailover mode);
+  // Ends a manual failover under way (either side); a master resumes its paused writers.
+  void ResetManualFailover();
+  // An election for myself's master's slots was won: PromoteMyself and tell every node.
+  void ReplaceMyMaster();
+
   // Statistics and links, for CLUSTER INFO / LINKS and INFO.
   const BusNet& net() const { return *net_; }
 
@@ -128,6 +141,20 @@ class ClusterBus final : public BusLinkOwner {
   void ClearFailureIfNeeded(ClusterNode* node);
   void SetAsMaster(ClusterNode* node);
 
+  // Replica failover (cluster_bus_failover.cc).
+  void HandleReplicaFailover();
+  void HandleManualFailover();
+  void HandleReplicaMigration();
+  void CheckManualFailoverTimeout();
+  void LogCantFailover(int reason);
+  void RequestFailoverAuth();
+  void ProcessAuthAck(const BusMessage& msg, ClusterNode* sender);
+  void ProcessMfStart(ClusterNode* sender);
+  void NoteMasterPaused(const BusHeader& hdr, ClusterNode* sender);
+  // A PONG to every node, or only to the replicas of myself's shard.
+  void BroadcastPong(bool shard_replicas_only);
+  uint64_t MyReplOffset();
+
   void FreeLink(BusLink* link);
   void CronNode(ClusterNode* node, bool* update_state);
   bool Banned(std::string_view id);
@@ -140,6 +167,16 @@ class ClusterBus final : public BusLinkOwner {
   uint64_t iteration_ = 0;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, int64_t> banned_;  // FORGET: id -> ms until it may return
+  Election election_;
+  // A manual failover under way (Redis's mf_*): until `end` (ms, 0: none). On a replica,
+  // whether the election may start and the offset its paused master reported (-1: not yet);
+  // on a master, the replica it paused for.
+  struct Manual {
+    int64_t end = 0;
+    bool can_start = false;
+    int64_t master_offset = -1;
+    std::string replica_id;
+  } mf_;
 };
 
 }  // namespace redistp

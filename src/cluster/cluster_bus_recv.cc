@@ -49,6 +49,7 @@ void ClusterBus::OnLinkFrame(BusLink* link, const BusMessage& msg) {
       cluster_.Changed();
     }
     sender->repl_offset = hdr.offset;
+    NoteMasterPaused(hdr, sender);
   }
   switch (msg.type()) {
     case BusType::kPing:
@@ -74,8 +75,14 @@ void ClusterBus::OnLinkFrame(BusLink* link, const BusMessage& msg) {
     case BusType::kFailoverAuthRequest:
       ProcessAuthRequest(msg, sender);
       break;
+    case BusType::kFailoverAuthAck:
+      ProcessAuthAck(msg, sender);
+      break;
+    case BusType::kMfStart:
+      ProcessMfStart(sender);
+      break;
     default:
-      break;  // votes received, manual failover, module messages: not for this node
+      break;  // module messages: not for this node
   }
 }
 
@@ -159,6 +166,12 @@ void ClusterBus::ProcessPingLike(BusLink* link, const BusMessage& msg, ClusterNo
   }
 
   if (sender == nullptr) return;
+  // The sender says whether it would stand for election (cluster-replica-no-failover).
+  const uint16_t nofailover = NodeFlagsFromBus(hdr.flags) & kNodeNoFailover;
+  if ((sender->flags & kNodeNoFailover) != nofailover) {
+    sender->flags = static_cast<uint16_t>((sender->flags & ~kNodeNoFailover) | nofailover);
+    cluster_.Changed();
+  }
   ApplyRole(sender, hdr);
 
   // The hostname extension (none: the sender announces no hostname).
@@ -254,13 +267,20 @@ void ClusterBus::ApplyClaim(ClusterNode* sender, uint64_t epoch, const BusSlots&
   // the file and its directory (5-15 ms on this machine) per slot made it several times
   // slower than on Redis, whose in-place fsync is cheaper.
   cluster_.ChangedNoFsync();
-  if (res.myself_lost_all) {
-    // Redis would turn myself into a replica of the new owner; replicas in a cluster are not
-    // built here yet, so this node stays an empty master.
+  // Myself's shard has no slot left and the claimer took them: follow the claimer (a failover
+  // elected another replica, or the old master is back). Without replica migration, only when
+  // every slot of the claimer came from this shard (a failover, not a resharding).
+  if (res.my_shard_emptied && (server_.config().cluster_allow_replica_migration ||
+                               res.moved_from_my_shard == res.claimed)) {
     server_.log().Log(LogLevel::kWarning,
-                      "Configuration change detected: all my slots are now served by %.40s "
-                      "(staying a master without slots)",
+                      "Configuration change detected. Reconfiguring myself as a replica of "
+                      "%.40s",
                       sender->id.c_str());
+    // The keys of the lost slots go with the full sync from the new master.
+    cluster_.SetMyMaster(sender);
+    election_ = Election{};
+    ResetManualFailover();
+    return;
   }
   if (!res.lost_slots.empty()) cluster_.DropKeysInSlots(res.lost_slots);
 }

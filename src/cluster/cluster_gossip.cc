@@ -111,19 +111,23 @@ SlotClaimResult ApplySlotClaim(ClusterState& state, ClusterNode* sender, uint64_
   ClusterNode* me = state.myself();
   if (sender == me) return res;
   const bool me_served = me->IsMaster() && me->num_slots > 0;
+  ClusterNode* shard = me->IsMaster() ? me : me->master;
   for (int slot = 0; slot < kClusterSlots; ++slot) {
     if (!BusSlotIsSet(claimed, slot)) continue;
+    ++res.claimed;
     ClusterNode* owner = state.owner(slot);
     if (owner == sender) continue;
     // A slot being imported here is this node's to settle (SETSLOT NODE), not the bus's.
     if (state.importing_from(slot) != nullptr) continue;
     if (owner != nullptr && owner->config_epoch >= epoch) continue;
     if (owner == me) res.lost_slots.push_back(slot);
+    if (owner != nullptr && owner == shard) ++res.moved_from_my_shard;
     state.UnassignSlot(slot);
     state.AssignSlot(slot, sender);
     res.changed = true;
   }
   res.myself_lost_all = me_served && !res.lost_slots.empty() && me->num_slots == 0;
+  res.my_shard_emptied = res.moved_from_my_shard > 0 && shard->num_slots == 0;
   return res;
 }
 

@@ -59,6 +59,11 @@ struct SlotClaimResult {
   bool changed = false;          // at least one slot moved
   std::vector<int> lost_slots;   // slots myself served that now belong to the claimer
   bool myself_lost_all = false;  // myself, a master, served slots and has none left
+  // Myself's shard (myself as a master, or myself's master) lost slots to the claimer, and
+  // how many; `claimed` counts every slot of the claim.
+  int moved_from_my_shard = 0;
+  int claimed = 0;
+  bool my_shard_emptied = false;  // ... and serves none any more
 };
 // Applies the claim of master `sender` (config epoch `epoch`) on `claimed` (see the essay).
 SlotClaimResult ApplySlotClaim(ClusterState& state, ClusterNode* sender, uint64_t epoch,

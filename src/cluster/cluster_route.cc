@@ -14,7 +14,7 @@
 //      is served in an open slot.
 //   4. A slot this node is importing: served to an ASKING connection (or RESTORE-ASKING),
 //      except TRYAGAIN for several keys not all here.
-//   5. A READONLY connection of a replica may read its master's slots (later, with replicas).
+//   5. A READONLY connection of a replica may read its master's slots (writes get MOVED).
 //   6. Otherwise MOVED <slot> <ip>:<port> when another node owns the slot.
 // A script's commands get the script's own texts (Redis's scriptVerifyClusterState).
 #include <cstdint>
@@ -190,6 +190,14 @@ void Cluster::RedirectBlockedClients() {
     const int slot = KeyHashSlot(w.slots.front().key);
     const ClusterNode* owner = state_.owner(slot);
     if (owner == me || state_.importing_from(slot) != nullptr) return;
+    // A READONLY reader of a replica waits on its master's slot: the replica serves it.
+    if (owner != nullptr && me->IsReplica() && me->master == owner) {
+      const Client* c = server_.FindClient(w.client);
+      if (c != nullptr && c->has_flag(kClientReadOnly)) {
+        const CommandSpec* spec = server_.commands().Find(c->last_cmd);
+        if (spec != nullptr && (spec->flags & kCmdWrite) == 0) return;
+      }
+    }
     if (owner == nullptr) {
       redirect.emplace_back(w.client, err::kClusterDownUnbound);
     } else {

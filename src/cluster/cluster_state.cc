@@ -55,7 +55,10 @@ void ClusterState::SetMaster(ClusterNode* replica, ClusterNode* master) {
     list.erase(std::remove(list.begin(), list.end(), replica), list.end());
   }
   replica->master = master;
-  if (master != nullptr) master->replicas.push_back(replica);
+  if (master != nullptr) {
+    master->replicas.push_back(replica);
+    master->had_replicas = true;
+  }
 }
 
 void ClusterState::RenameNode(ClusterNode* node, std::string_view id) {

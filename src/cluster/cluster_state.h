@@ -85,6 +85,8 @@ struct ClusterNode {
   int64_t fail_time = 0;                    // ms when it was flagged FAIL
   int64_t voted_time = 0;                   // ms of our last vote for one of its replicas
   uint64_t repl_offset = 0;                 // as its last header said
+  bool had_replicas = false;                // a master that ever had a replica (may be orphaned)
+  int64_t orphaned_time = 0;                // ms since it is seen orphaned (replica migration)
   bool meet = false;                        // send MEET rather than PING on the next link
   BusLink* link = nullptr;                  // our outbound link to it
   BusLink* inbound_link = nullptr;          // its link to us, once a frame named it

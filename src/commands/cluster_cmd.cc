@@ -3,9 +3,9 @@
 //
 // Every subcommand that reads the view or changes this node's own slots and epochs, with Redis
 // 7.0.15's replies and errors; MEET, FORGET, LINKS and COUNT-FAILURE-REPORTS through the bus
-// (cluster/cluster_bus.h). REPLICATE answers Redis's texts for its argument errors and otherwise
-// the unknown-subcommand error until replicas in a cluster exist; FAILOVER's refusal on a
-// master is exact (this node is always a master). With cluster-enabled no,
+// (cluster/cluster_bus.h); REPLICATE and FAILOVER [FORCE|TAKEOVER] through the cluster's role
+// (cluster/cluster_role.cc) and the bus's failover (cluster/cluster_bus_failover.cc). With
+// cluster-enabled no,
 // every subcommand answers "ERR This instance has cluster support disabled", as in Redis.
 // Errors come in Redis's order: the arguments left to right, then the node's state.
 #include <algorithm>
@@ -202,6 +202,14 @@ std::vector<std::pair<int, int>> SlotRuns(const ClusterNode& n) {
   return runs;
 }
 
+// A node's replication offset: myself's own (a replica's is its master's stream applied), any
+// other node's as its last bus header said.
+int64_t NodeReplOffset(CommandContext& c, const ClusterNode& n) {
+  if (!n.IsMyself()) return static_cast<int64_t>(n.repl_offset);
+  const Replication* r = c.server.subsystem<Replication>();
+  return r != nullptr ? r->master_repl_offset() : 0;
+}
+
 void ClusterSlots(CommandContext& c) {
   Cluster* cl = Need(c);
   if (cl == nullptr) return;
@@ -223,9 +231,11 @@ void ClusterSlots(CommandContext& c) {
   }
   c.reply.Array(ranges.size());
   for (const Range& r : ranges) {
+    // Redis 7.0.15 lists a replica once it is usable: not failed, and with a replication offset
+    // (0 until its first sync, as its headers or, for myself, its own link say).
     std::vector<const ClusterNode*> replicas;
     for (const ClusterNode* rep : r.master->replicas) {
-      if (!rep->Has(kNodeFail)) replicas.push_back(rep);
+      if (!rep->Has(kNodeFail) && NodeReplOffset(c, *rep) != 0) replicas.push_back(rep);
     }
     c.reply.Array(3 + replicas.size());
     c.reply.Int(r.start);
@@ -254,13 +264,12 @@ void ReplyShardNode(CommandContext& c, const ClusterNode& n) {
   c.reply.Bulk("role");
   c.reply.Bulk(n.IsReplica() ? "replica" : "master");
   c.reply.Bulk("replication-offset");
-  int64_t offset = 0;
-  if (n.IsMyself()) {
-    if (const Replication* r = c.server.subsystem<Replication>()) offset = r->master_repl_offset();
-  }
+  const int64_t offset = NodeReplOffset(c, n);
   c.reply.Int(offset);
+  // Measured on 7.0.15: "fail" for a FAIL node only (PFAIL is online), "loading" for a replica
+  // that has no offset yet.
   c.reply.Bulk("health");
-  c.reply.Bulk(n.Has(kNodeFail) || n.Has(kNodePfail) ? "failed" : "online");
+  c.reply.Bulk(n.Has(kNodeFail) ? "fail" : n.IsReplica() && offset == 0 ? "loading" : "online");
 }
 
 void ClusterShards(CommandContext& c) {
@@ -566,11 +575,6 @@ void ClusterForget(CommandContext& c) {
   c.reply.Ok();
 }
 
-// The unknown-subcommand answer for what needs the bus (see the file comment).
-void NeedsBus(CommandContext& c) {
-  c.reply.Error(err::UnknownSubcommand(c.args[1].substr(0, 128), "CLUSTER"));
-}
-
 void ClusterReplicate(CommandContext& c) {
   Cluster* cl = Need(c);
   if (cl == nullptr) return;
@@ -585,7 +589,9 @@ void ClusterReplicate(CommandContext& c) {
              (cl->myself().num_slots != 0 || c.server.db(0).size() != 0)) {
     c.reply.Error(err::kClusterReplicateNotEmpty);
   } else {
-    NeedsBus(c);
+    cl->bus().ResetManualFailover();
+    cl->SetMyMaster(cl->state().Lookup(c.args[2]));
+    c.reply.Ok();
   }
 }
 
@@ -626,11 +632,25 @@ void ClusterFailover(CommandContext& c) {
     c.reply.Error(SubcommandArityError("failover"));
     return;
   }
-  if (cl->myself().IsMaster()) {
+  const bool takeover = c.args.size() == 3 && EqualsIgnoreCase(c.args[2], "takeover");
+  const bool force = c.args.size() == 3;  // FORCE, or TAKEOVER which is forced too
+  const ClusterNode& me = cl->myself();
+  if (me.IsMaster()) {
     c.reply.Error(err::kClusterFailoverOnMaster);
     return;
   }
-  NeedsBus(c);
+  if (me.master == nullptr) {
+    c.reply.Error(err::kClusterFailoverMasterUnknown);
+    return;
+  }
+  if (!force && (me.master->Has(kNodeFail) || me.master->link == nullptr)) {
+    c.reply.Error(err::kClusterFailoverMasterDown);
+    return;
+  }
+  cl->bus().StartManualFailover(takeover ? ClusterBus::ManualFailover::kTakeover
+                                : force  ? ClusterBus::ManualFailover::kForce
+                                         : ClusterBus::ManualFailover::kDefault);
+  c.reply.Ok();
 }
 
 // The node named by SETSLOT MIGRATING/IMPORTING's last argument: a known master, or null

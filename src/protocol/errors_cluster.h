@@ -66,6 +66,10 @@ inline constexpr std::string_view kClusterForgetMyMaster = "ERR Can't forget my 
 inline constexpr std::string_view kClusterNotMaster = "ERR The specified node is not a master";
 inline constexpr std::string_view kClusterFailoverOnMaster =
     "ERR You should send CLUSTER FAILOVER to a replica";
+inline constexpr std::string_view kClusterFailoverMasterUnknown =
+    "ERR I'm a replica but my master is unknown to me";
+inline constexpr std::string_view kClusterFailoverMasterDown =
+    "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
 inline constexpr std::string_view kClusterTargetNotMaster = "ERR Target node is not a master";
 
 inline std::string ClusterUnknownNode(std::string_view id) {

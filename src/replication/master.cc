@@ -644,11 +644,12 @@ void MasterSide::Cron() {
   // a dead link. The schedule runs from startup whether or not replicas are attached, as
   // Redis's does (its PING goes out on cron loops that are multiples of the period), so a
   // replica that just attached does not get a PING at once (its first offset stays 0). Not
-  // while FAILOVER holds writes: the offset its target must reach stays put.
+  // while FAILOVER (or a cluster's manual failover) holds writes: the offset its target must
+  // reach stays put.
   if (now - last_ping_ms_ >= ConfigInt("repl-ping-replica-period", 10) * 1000) {
     last_ping_ms_ = now;
     if (!links_.empty() && !repl_.is_replica() &&
-        repl_.failover().state() == Failover::State::kNone) {
+        repl_.failover().state() == Failover::State::kNone && !hold_pings_) {
       repl_.FeedStream(kPing);
     }
   }

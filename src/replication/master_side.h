@@ -162,6 +162,10 @@ class MasterSide {
   // offset, the stream's database); false without a backlog.
   bool SaveInfo(std::string* id, int64_t* offset, int* stream_db) const;
 
+  // A cluster's manual failover holds the replicas' PINGs while the master is paused, so the
+  // offset its replica must reach stays put (as FAILOVER's own state does).
+  void HoldPings(bool on) { hold_pings_ = on; }
+
   void Cron();
   void BeforeSleep();
   void OnClientClose(Client& c);
@@ -247,6 +251,7 @@ class MasterSide {
   std::unique_ptr<WaitKind> wait_kind_;
   std::unique_ptr<WaitAofKind> waitaof_kind_;
   int64_t last_ping_ms_ = 0;
+  bool hold_pings_ = false;
   int64_t last_keepalive_ms_ = 0;
   int good_replicas_ = 0;
   uint64_t sync_full_ = 0;

@@ -4,6 +4,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -84,22 +85,28 @@ Status ReplicaSide::Start() {
   if (cfg.replicaof_host.empty()) return Status::Ok();
   master_host_ = cfg.replicaof_host;
   master_port_ = cfg.replicaof_port;
-  // The RDB this replica saved names the history it held: continue from there (PSYNC).
-  if (Persistence* p = server.subsystem<Persistence>()) {
-    const RdbLoadInfo& info = p->last_load();
-    if (info.repl_id.size() == 40 && info.repl_offset >= 0) {
-      repl_.SetIdentity(info.repl_id, info.repl_offset);
-      repl_.ClearPreviousIdentity();
-      have_cached_ = true;
-      cached_db_ = info.repl_stream_db;
-    }
-  }
+  AdoptLoadedIdentity();
+  adopted_from_rdb_ = false;  // followed from here, not by a later Follow
   state_ = LinkState::kConnect;
   PublishRole();
   repl_.BecameReplica();
   // The first cron tick connects, as Redis's replication cron does.
   last_connect_try_ms_ = 0;
   return Status::Ok();
+}
+
+bool ReplicaSide::AdoptLoadedIdentity() {
+  // The RDB this replica saved names the history it held: continue from there (PSYNC).
+  Persistence* p = repl_.server().subsystem<Persistence>();
+  if (p == nullptr) return false;
+  const RdbLoadInfo& info = p->last_load();
+  if (info.repl_id.size() != 40 || info.repl_offset < 0) return false;
+  repl_.SetIdentity(info.repl_id, info.repl_offset);
+  repl_.ClearPreviousIdentity();
+  have_cached_ = true;
+  cached_db_ = info.repl_stream_db;
+  adopted_from_rdb_ = true;
+  return true;
 }
 
 bool ReplicaSide::Follow(const std::string& host, int port, const std::string& who) {
@@ -111,7 +118,10 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
             "connected with. No operation performed.");
     return false;
   }
+  // A history adopted from the RDB at startup (AdoptLoadedIdentity) is kept as it is.
   const bool was_master = !active();
+  const bool resume = was_master && adopted_from_rdb_;
+  adopted_from_rdb_ = false;
   failover_result_ = nullptr;  // a REPLICAOF supersedes a failover's attempt
   master_host_ = host;
   master_port_ = port;
@@ -123,7 +133,7 @@ bool ReplicaSide::Follow(const std::string& host, int port, const std::string& w
   // Clients blocked on this server as a master wait for writes that will not come from them.
   server.UnblockAllClients(err::kUnblockedRoleChange);
   CancelHandshake();
-  if (was_master) {
+  if (was_master && !resume) {
     log.Log(LogLevel::kNotice,
             "Before turning into a replica, using my own master parameters to synthesize a "
             "cached master: I may be able to synchronize with the new master with just a "
@@ -173,6 +183,9 @@ void ReplicaSide::Unfollow(const std::string& reason) {
           repl_.replid2().c_str(), static_cast<long long>(repl_.second_replid_offset()),
           repl_.replid().c_str());
   state_ = LinkState::kNone;
+  // A master has no link to have lost: as a replica again it starts from "never up" (Redis
+  // resets repl_down_since too), which a cluster replica's failover validity reads.
+  down_since_ms_ = 0;
   PublishRole();
   repl_.BecameMaster();
   failover_result_ = nullptr;
@@ -309,6 +322,13 @@ void ReplicaSide::OnClientClose(Client& c) {
     last_connect_try_ms_ = 0;
   }
   PublishRole();
+}
+
+int64_t ReplicaSide::MasterDataAgeMs() const {
+  const int64_t now = now_ms();
+  if (state_ == LinkState::kConnected && link_ != nullptr) return now - link_->last_read_ms;
+  if (down_since_ms_ == 0) return INT64_MAX;
+  return now - down_since_ms_;
 }
 
 void ReplicaSide::WriteInfo(std::string* out) {

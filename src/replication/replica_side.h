@@ -68,6 +68,11 @@ class ReplicaSide : public MasterLinkObserver {
   // identity the loaded RDB carried.
   Status Start();
 
+  // A cluster node restarting as a replica (its nodes.conf says so): the replication identity
+  // its RDB carried becomes the history to continue from, as `replicaof` in redis.conf gets it
+  // at Start. Call before the first Follow; false (nothing changed) when the RDB had none.
+  bool AdoptLoadedIdentity();
+
   // REPLICAOF host port: follows that master from now on (connecting at once). `who` is the
   // requesting client's description for the log ("" logs nothing). Returns false (nothing
   // done) when this master is already the one followed.
@@ -81,6 +86,11 @@ class ReplicaSide : public MasterLinkObserver {
   // REPLICAOF NO ONE: stops following (nothing to do when not a replica). `reason` completes
   // the log line "MASTER MODE enabled (<reason>)", e.g. "user request from '<client>'".
   void Unfollow(const std::string& reason);
+
+  // How long this replica has gone without its master's data, in ms (a cluster replica's
+  // failover validity, Redis's data_age): since the last read on a synchronised link, else
+  // since the link went down; INT64_MAX when it never was up.
+  int64_t MasterDataAgeMs() const;
 
   // INFO replication: master_host ... replica_announced (only while active()).
   void WriteInfo(std::string* out);
@@ -155,6 +165,7 @@ class ReplicaSide : public MasterLinkObserver {
   // master, in Redis's words), and the database its stream had selected (-1: none).
   bool have_cached_ = false;
   int cached_db_ = -1;
+  bool adopted_from_rdb_ = false;  // AdoptLoadedIdentity ran; the next Follow keeps it
 
   // The connection while it is not yet a client.
   int fd_ = -1;

@@ -304,6 +304,10 @@ class Config {
   int cluster_announce_bus_port = 0;      // 0 = the bus port
   int cluster_announce_tls_port = 0;
   uint64_t cluster_link_sendbuf_limit = 0;  // bytes, 0 = none
+  bool cluster_allow_replica_migration = true;
+  int cluster_migration_barrier = 1;
+  bool cluster_replica_no_failover = false;
+  int cluster_replica_validity_factor = 10;
   // Process
   bool daemonize = false;
   std::string pidfile;

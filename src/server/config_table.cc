@@ -294,7 +294,7 @@ constexpr ConfigDef kTable[] = {
       .Store(M(client_query_buffer_limit)).Effect(),
   Bool("cluster-allow-pubsubshard-when-down", "yes").Store(M(cluster_allow_pubsubshard_when_down)),
   Bool("cluster-allow-reads-when-down", "no").Store(M(cluster_allow_reads_when_down)),
-  Bool("cluster-allow-replica-migration", "yes"),
+  Bool("cluster-allow-replica-migration", "yes").Store(M(cluster_allow_replica_migration)),
   Int("cluster-announce-bus-port", 0, 65535, "0").Store(M(cluster_announce_bus_port)),
   Unset("cluster-announce-hostname").Check(CheckAnnounceHostname)
       .Store(M(cluster_announce_hostname)),
@@ -304,12 +304,16 @@ constexpr ConfigDef kTable[] = {
   String("cluster-config-file", "nodes.conf").Flags(kImm).Store(M(cluster_config_file)),
   Bool("cluster-enabled", "no").Flags(kImm).Store(M(cluster_enabled)),
   UnsignedMemory("cluster-link-sendbuf-limit", "0").Store(M(cluster_link_sendbuf_limit)),
-  Int("cluster-migration-barrier", 0, kIntMax, "1"),
+  Int("cluster-migration-barrier", 0, kIntMax, "1").Store(M(cluster_migration_barrier)),
   Int("cluster-node-timeout", 0, kLongMax, "15000").Store(M(cluster_node_timeout)),
   Int("cluster-port", 0, 65535, "0").Flags(kImm).Store(M(cluster_port)),
   Enum("cluster-preferred-endpoint-type", kEndpointType, "ip"),
-  Bool("cluster-replica-no-failover", "no").Alias("cluster-slave-no-failover"),
-  Int("cluster-replica-validity-factor", 0, kIntMax, "10").Alias("cluster-slave-validity-factor"),
+  Bool("cluster-replica-no-failover", "no")
+      .Alias("cluster-slave-no-failover")
+      .Store(M(cluster_replica_no_failover)),
+  Int("cluster-replica-validity-factor", 0, kIntMax, "10")
+      .Alias("cluster-slave-validity-factor")
+      .Store(M(cluster_replica_validity_factor)),
   Bool("cluster-require-full-coverage", "yes").Store(M(cluster_require_full_coverage)),
   // redis-tp: the Redis version reported and the RDB format written (server/version.h).
   String("compat-version", "7.0.15").Check(CheckCompatVersion).Store(StoreCompatVersion),
