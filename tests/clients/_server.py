@@ -6,7 +6,8 @@ directory of its own, and stops them whatever happened. Server does that for one
 binary under test: the process, its port and directory, a bounded wait for its first PONG, and
 the teardown (SIGTERM, SIGKILL after 10 s, the directory removed). Ports are below 55536 so that
 a cluster node's bus port (port + 10000) exists too; a check starting several cluster nodes
-asks for free_cluster_port(), whose bus port is free as well. wait_until is the one bounded poll.
+asks for free_cluster_port(), whose bus port is free as well, or start_cluster() for a whole
+cluster of masters made by redis-cli. wait_until is the one bounded poll.
 """
 import os
 import shutil
@@ -121,3 +122,34 @@ class Server:
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
+
+
+def cluster_joined(client, nodes):
+    """True once the node says cluster_state:ok, knows `nodes` nodes, and none of them is in
+    handshake or flagged failing."""
+    info = client.cluster("info")
+    if info["cluster_state"] != "ok" or int(info["cluster_known_nodes"]) != nodes:
+        return False
+    text = client.execute_command("CLUSTER", "NODES")
+    return not any(flag in text for flag in ("handshake", "fail", "noaddr"))
+
+
+def start_cluster(stack, binary, masters, prefix):
+    """`masters` servers of `binary` with cluster-enabled yes (node timeout 1 s), entered into
+    the contextlib.ExitStack `stack`, joined and split by Debian's redis-cli --cluster create
+    (bounded by a timeout); returns the servers once every node says ok and knows them all."""
+    servers = []
+    for i in range(masters):
+        servers.append(stack.enter_context(Server(
+            binary, ["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"],
+            prefix="%s%d-" % (prefix, i), port=free_cluster_port())))
+    addrs = ["127.0.0.1:%d" % s.port for s in servers]
+    create = subprocess.run(
+        ["redis-cli", "--cluster", "create", *addrs, "--cluster-yes"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert create.returncode == 0, "redis-cli --cluster create failed:\n" + create.stdout
+    for server in servers:
+        plain = server.client()
+        wait_until("every node to see the %d nodes and cluster_state:ok" % masters,
+                   lambda: cluster_joined(plain, masters))
+    return servers

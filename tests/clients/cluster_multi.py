@@ -14,40 +14,17 @@ Prints "ok: <what>" and exits 0, or prints why and exits 1.
 Usage: cluster_multi.py SERVER_BINARY
 """
 import contextlib
-import subprocess
 import sys
 
 from redis.cluster import RedisCluster
 
-from _server import Server, free_cluster_port, wait_until
-
-
-def joined(client):
-    """True once the node says ok, knows three nodes, and none of them is in handshake or
-    flagged failing."""
-    info = client.cluster("info")
-    if info["cluster_state"] != "ok" or int(info["cluster_known_nodes"]) != 3:
-        return False
-    text = client.execute_command("CLUSTER", "NODES")
-    return not any(flag in text for flag in ("handshake", "fail", "noaddr"))
+from _server import start_cluster, wait_until
 
 
 def main():
     with contextlib.ExitStack() as stack:
-        servers = []
-        for i in range(3):
-            servers.append(stack.enter_context(Server(
-                sys.argv[1], ["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"],
-                prefix="cluster-multi-%d-" % i, port=free_cluster_port())))
-        addrs = ["127.0.0.1:%d" % s.port for s in servers]
-        create = subprocess.run(
-            ["redis-cli", "--cluster", "create", *addrs, "--cluster-yes"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-        assert create.returncode == 0, "redis-cli --cluster create failed:\n" + create.stdout
+        servers = start_cluster(stack, sys.argv[1], 3, "cluster-multi-")
         plains = [s.client() for s in servers]
-        for plain in plains:
-            wait_until("every node to see the three nodes and cluster_state:ok",
-                       lambda: joined(plain))
 
         rc = RedisCluster(host="127.0.0.1", port=servers[0].port, decode_responses=True)
         assert sorted(n.port for n in rc.get_nodes()) == sorted(s.port for s in servers), \

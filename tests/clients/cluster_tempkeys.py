@@ -20,16 +20,7 @@ import threading
 
 from redis.cluster import RedisCluster
 
-from _server import Server, free_cluster_port, wait_until
-
-
-def joined(client):
-    """True once the node says ok and knows three nodes, none in handshake or failing."""
-    info = client.cluster("info")
-    if info["cluster_state"] != "ok" or int(info["cluster_known_nodes"]) != 3:
-        return False
-    text = client.execute_command("CLUSTER", "NODES")
-    return not any(flag in text for flag in ("handshake", "fail", "noaddr"))
+from _server import start_cluster, wait_until
 
 
 def main():
@@ -39,20 +30,8 @@ def main():
         print("skip: cluster_tempkeys (not a redis-tp binary: SETTP is ours)")
         return
     with contextlib.ExitStack() as stack:
-        servers = []
-        for i in range(3):
-            servers.append(stack.enter_context(Server(
-                binary, ["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"],
-                prefix="cluster-tempkeys-%d-" % i, port=free_cluster_port())))
-        addrs = ["127.0.0.1:%d" % s.port for s in servers]
-        create = subprocess.run(
-            ["redis-cli", "--cluster", "create", *addrs, "--cluster-yes"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-        assert create.returncode == 0, "redis-cli --cluster create failed:\n" + create.stdout
+        servers = start_cluster(stack, binary, 3, "cluster-tempkeys-")
         plains = [s.client() for s in servers]
-        for plain in plains:
-            wait_until("every node to see the three nodes and cluster_state:ok",
-                       lambda: joined(plain))
 
         holder = RedisCluster(host="127.0.0.1", port=servers[0].port, decode_responses=True)
         key = "{orders}:lock"

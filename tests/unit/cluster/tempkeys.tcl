@@ -74,6 +74,17 @@ proc cluster_key_with_channel_on {i j prefix} {
     error "no key $prefix:N of node $i with its channel on node $j in 1000 tries"
 }
 
+# A holder on node `node` takes `key` with SETTP and leaves: the shard subscriber `sub` of
+# `channel` hears the ADD, then the DEL of the release.
+proc lock_heard_by {node key sub channel} {
+    set holder [cluster_client $node]
+    $holder settp $key h
+    assert_equal 1 [$holder read]
+    assert_equal [list smessage $channel ADD] [$sub read]
+    $holder close
+    assert_equal [list smessage $channel DEL] [$sub read]
+}
+
 start_cluster_nodes 3 {tags {cluster redistp}} {
     test {Setup: three masters with an even split of the slots} {
         cluster_meet_all
@@ -357,12 +368,7 @@ start_cluster_nodes 3 {tags {cluster redistp}} {
         cr 1 del $key
         assert_equal [list smessage $channel DEL] [$sub read]
         # A lock: taken, then released by its holder's leaving.
-        set holder [cluster_client 1]
-        $holder settp $key h
-        assert_equal 1 [$holder read]
-        assert_equal [list smessage $channel ADD] [$sub read]
-        $holder close
-        assert_equal [list smessage $channel DEL] [$sub read]
+        lock_heard_by 1 $key $sub $channel
         # A connection subscribed both ways gets the classic message first.
         set both [cluster_client 1]
         $both hello 3
@@ -400,12 +406,7 @@ start_cluster_nodes 3 {tags {cluster redistp}} {
         cr 1 del $key
         assert_equal [list smessage $channel DEL] [$sub read]
         # A lock taken on node 1 and released by its holder's leaving, heard on node 2.
-        set holder [cluster_client 1]
-        $holder settp $key h
-        assert_equal 1 [$holder read]
-        assert_equal [list smessage $channel ADD] [$sub read]
-        $holder close
-        assert_equal [list smessage $channel DEL] [$sub read]
+        lock_heard_by 1 $key $sub $channel
         # The classic subscriber on node 2 heard none of node 1's changes.
         assert_equal 1 [cr 2 publish $channel marker]
         assert_equal [list message $channel marker] [$local read]
