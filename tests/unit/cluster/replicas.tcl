@@ -171,6 +171,13 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         set rd [::redis::redis 127.0.0.1 [cluster_node_port 3] 1 20000]
         $rd readonly
         assert_equal OK [$rd read]
+        # `$` is the last entry the replica has: wait until the first one reached it, or the
+        # reader would be served that one.
+        wait_for_condition 200 50 {
+            [apply {{rd s} {$rd xlen $s; $rd read}} $rd $s] == 1
+        } else {
+            fail "the replica never got the stream's first entry"
+        }
         $rd xread block 0 streams $s {$}
         wait_for_condition 200 50 {
             [string match *blocked_clients:1* [cr 3 info clients]]
