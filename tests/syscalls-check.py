@@ -33,6 +33,8 @@ ROWS = [
     ("lrange 0 99, -P 1", ["lrange", "mylist", "0", "99"], "list", 1),
     ("set, -P 16", ["-t", "set"], None, 16),
     ("incr, -P 16", ["-t", "incr"], None, 16),
+    # 16 SETs of 1 KB are a little over 16 KB: one read(2) once the query buffer has grown.
+    ("set 1 KB, -P 16", ["-t", "set", "-d", "1024"], None, 16),
 ]
 
 

@@ -1,10 +1,11 @@
 // Networking: listeners, accepting clients, reading requests, writing replies, closing.
 //
 // libevent is used for readiness only (event_new + EV_PERSIST); buffers are our own. A read
-// callback reads once (a larger read when a big bulk argument is known to be arriving), runs
-// every complete command in the query buffer, then writes the replies in one write(2) (writev(2)
-// when they are held in several blocks). Only if the socket cannot take everything is the write
-// event armed; it is disarmed once drained.
+// callback reads once (as much as the query buffer has room for, at least 16 KB, or up to the
+// end of a big bulk argument known to be arriving), runs every complete command in the query
+// buffer; the replies are written in one write(2) (writev(2) when they are held in several
+// blocks) once every ready client has been read. Only if the socket cannot take everything is
+// the write event armed; it is disarmed once drained.
 // Closing goes through CloseClient, the one teardown path; the Client object is freed when the
 // loop turn is over (ReapClients) so no caller is left with a dangling pointer. Events are owned
 // by EventPtr handles (event_handle.h): resetting a handle deletes and frees the event.
@@ -414,8 +415,10 @@ void Server::OnReadable(Client* c) {
     OnReadableTls(c);
     return;
   }
-  // Size the read: normally a 16 KB chunk; when a big bulk argument is being received, read
-  // straight up to its end so a 512 MB value is not copied chunk by chunk.
+  // Size the read: room for at least a 16 KB chunk, and as much as the buffer already has
+  // room for (as Redis reads), so a pipeline a little over 16 KB, once the buffer has grown
+  // for it, comes in one read(2) and not two; when a big bulk argument is being received,
+  // read straight up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
   size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
   if (missing >= kBigArgThreshold) {
@@ -423,6 +426,7 @@ void Server::OnReadable(Client* c) {
     c->query.ReserveExact(want);  // the argument's size, as Redis sizes it
   } else {
     c->query.Reserve(want);
+    want = c->query.Writable();
   }
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
   ++stats_.total_reads_processed;
