@@ -1,7 +1,7 @@
 // Networking: listeners, accepting clients, reading requests, writing replies, closing.
 //
 // libevent is used for readiness only (event_new + EV_PERSIST); buffers are our own. A read
-// callback reads once (as much as the query buffer has room for, at least 16 KB, or up to the
+// callback reads once (what the query buffer has room for, 16 to 64 KB, or up to the
 // end of a big bulk argument known to be arriving), runs every complete command in the query
 // buffer; the replies are written in one write(2) (writev(2) when they are held in several
 // blocks) once every ready client has been read. Only if the socket cannot take everything is
@@ -33,6 +33,7 @@ namespace redistp {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kReadMax = 64 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
 constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
@@ -416,9 +417,12 @@ void Server::OnReadable(Client* c) {
     return;
   }
   // Size the read: room for at least a 16 KB chunk, and as much as the buffer already has
-  // room for (as Redis reads), so a pipeline a little over 16 KB, once the buffer has grown
-  // for it, comes in one read(2) and not two; when a big bulk argument is being received,
-  // read straight up to its end so a 512 MB value is not copied chunk by chunk.
+  // room for up to 64 KB (as Redis reads what its buffer has room for), so a pipeline a little
+  // over 16 KB, once the buffer has grown for it, comes in one read(2) and not two. The cap:
+  // a buffer that grew for big arguments keeps its size here (Redis hands such an argument
+  // over and starts a new buffer), and one read must not bring in a megabyte of unparsed bytes
+  // past client-query-buffer-limit. When a big bulk argument is being received, read straight
+  // up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
   size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
   if (missing >= kBigArgThreshold) {
@@ -426,7 +430,7 @@ void Server::OnReadable(Client* c) {
     c->query.ReserveExact(want);  // the argument's size, as Redis sizes it
   } else {
     c->query.Reserve(want);
-    want = c->query.Writable();
+    want = std::min(c->query.Writable(), kReadMax);
   }
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
   ++stats_.total_reads_processed;
