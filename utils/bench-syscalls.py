@@ -136,15 +136,17 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--kinds", default="read,write,writev,epoll_wait,epoll_ctl")
     ap.add_argument("--timeout", type=float, default=120)
+    args = ap.parse_args()  # exits 2 on bad usage
     try:
-        args = ap.parse_args()
         clients = [int(x) for x in args.clients.split(",")]
         pipelines = [int(x) for x in args.pipelines.split(",")]
-    except (SystemExit, ValueError):
+    except ValueError:
         return 2
     if args.n <= 0:
         return 2
     kinds = args.kinds.split(",")
+    # A SIGTERM unwinds through the finally below, so both servers are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     ours, redis = start_pair(os.path.abspath(args.ours), args.redis)
     failed = False
     print("System calls per request, N=%d per row (strace -c -f on each server)\n" % args.n)
