@@ -1,9 +1,11 @@
 // Networking: listeners, accepting clients, reading requests, writing replies, closing.
 //
 // libevent is used for readiness only (event_new + EV_PERSIST); buffers are our own. A read
-// callback reads once (a larger read when a big bulk argument is known to be arriving), runs
-// every complete command in the query buffer, then writes the replies in one write(2). Only if
-// the socket cannot take everything is the write event armed; it is disarmed once drained.
+// callback reads once (what the query buffer has room for, 16 to 64 KB, or up to the
+// end of a big bulk argument known to be arriving), runs every complete command in the query
+// buffer; the replies are written in one write(2) (writev(2) when they are held in several
+// blocks) once every ready client has been read. Only if the socket cannot take everything is
+// the write event armed; it is disarmed once drained.
 // Closing goes through CloseClient, the one teardown path; the Client object is freed when the
 // loop turn is over (ReapClients) so no caller is left with a dangling pointer. Events are owned
 // by EventPtr handles (event_handle.h): resetting a handle deletes and frees the event.
@@ -31,6 +33,7 @@ namespace redistp {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kReadMax = 64 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
 constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
@@ -413,8 +416,13 @@ void Server::OnReadable(Client* c) {
     OnReadableTls(c);
     return;
   }
-  // Size the read: normally a 16 KB chunk; when a big bulk argument is being received, read
-  // straight up to its end so a 512 MB value is not copied chunk by chunk.
+  // Size the read: room for at least a 16 KB chunk, and as much as the buffer already has
+  // room for up to 64 KB (as Redis reads what its buffer has room for), so a pipeline a little
+  // over 16 KB, once the buffer has grown for it, comes in one read(2) and not two. The cap:
+  // a buffer that grew for big arguments keeps its size here (Redis hands such an argument
+  // over and starts a new buffer), and one read must not bring in a megabyte of unparsed bytes
+  // past client-query-buffer-limit. When a big bulk argument is being received, read straight
+  // up to its end so a 512 MB value is not copied chunk by chunk.
   size_t want = kReadChunk;
   size_t missing = c->parser.bulk_bytes_missing(c->query.Readable());
   if (missing >= kBigArgThreshold) {
@@ -422,6 +430,7 @@ void Server::OnReadable(Client* c) {
     c->query.ReserveExact(want);  // the argument's size, as Redis sizes it
   } else {
     c->query.Reserve(want);
+    want = std::min(c->query.Writable(), kReadMax);
   }
   ssize_t n = read(c->fd, c->query.WritePtr(), want);
   ++stats_.total_reads_processed;
@@ -487,11 +496,13 @@ void Server::FlushClient(Client* c) {
     return;
   }
   // writev over the static buffer and the blocks, until all is written or the socket is full.
+  // A reply held in one piece (the usual case) goes out with write(2), as Redis sends its
+  // static buffer: the kernel then has no iovec array to copy in and check.
   if (c->out.Readable() > 0) ++stats_.total_writes_processed;
   while (c->out.Readable() > 0) {
     iovec iov[kMaxIov];
     int cnt = c->out.Gather(iov, kMaxIov);
-    ssize_t n = writev(c->fd, iov, cnt);
+    ssize_t n = cnt == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, cnt);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
