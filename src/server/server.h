@@ -225,11 +225,12 @@ class Server : public WatchSink {
   // counter is first raised to max(fence, floor) and, when that passes the durable mark,
   // reserved (one token drawn and skipped). The owner: with `session`, that session (same id,
   // created detached with `digest` and its grace running from now when unknown here; the
-  // client-id counter is raised above the id); a session id taken here by something else, or
-  // no `session`, gives an owner nobody can come back as: a fresh detached session whose
-  // token nobody has, released after tp-failover-grace-ms. Recorded as SESSION CREATE (when
-  // created) and SESSION OWN (and SESSION KEY for replicas). Errors change nothing: no such key,
-  // a key already temporary, a reservation that failed.
+  // client-id counter is raised above the id); an id a connection or another session has here
+  // is taken in its inherited form (OwnerIndex::Inherited, which SESSION RESUME also tries);
+  // both taken, or no `session`, gives an owner nobody can come back as: a fresh detached
+  // session whose token nobody has, released after tp-failover-grace-ms. Recorded as SESSION CREATE
+  // (when created) and SESSION OWN (and SESSION KEY for replicas). Errors change nothing: no such
+  // key, a key already temporary, a reservation that failed.
   struct MigratedSession {
     uint64_t id = 0;
     int64_t grace_ms = 0;

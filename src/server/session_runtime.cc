@@ -268,12 +268,21 @@ Status Server::AdoptMigratedKey(Database& db, std::string_view key, uint64_t fen
   SessionDigest digest{};
   int64_t grace = config_.tp_failover_grace_ms;
   if (session != nullptr) {
-    const Session* known = sessions_.Find(session->id);
-    if (known != nullptr && known->digest == session->digest) {
-      id = session->id;  // an earlier key of the same session came first
-    } else if (known == nullptr && FindClient(session->id) == nullptr &&
-               owners_.CountOwnedBy(session->id) == 0) {
-      id = session->id;
+    // The session's own id, or its inherited form (watch/owners.h: a range local ids never
+    // reach, and SESSION RESUME tries both) when a connection or another session of this
+    // server has the id. A session that came with an earlier key is found first.
+    const uint64_t candidates[2] = {session->id, OwnerIndex::Inherited(session->id)};
+    for (uint64_t cand : candidates) {
+      const Session* known = sessions_.Find(cand);
+      if (known != nullptr && known->digest == session->digest) id = cand;
+    }
+    for (uint64_t cand : candidates) {
+      if (id != 0) break;
+      if (sessions_.Find(cand) != nullptr || FindClient(cand) != nullptr ||
+          owners_.CountOwnedBy(cand) != 0) {
+        continue;
+      }
+      id = cand;
       create = true;
       digest = session->digest;
       grace = session->grace_ms;

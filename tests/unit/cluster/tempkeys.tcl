@@ -590,4 +590,49 @@ start_cluster_nodes 2 {tags {cluster redistp}} {
         foreach c [list $holder $short $plain $waiter $rd $w2] {$c close}
         wait_cluster_consistent
     }
+
+    test {redis-cli --cluster reshard moves session locks: resumable on the new owner, or released after their grace} {
+        cluster_require_formed
+        set slots 0
+        for {set slot 0} {$slot < 16} {incr slot} {
+            if {[cluster_node_of_slot $slot] == 0} {incr slots}
+        }
+        set base ""
+        for {set k 0} {$k < 100000 && $base eq ""} {incr k} {
+            set slot [cr 0 cluster keyslot rs:$k]
+            if {$slot < 16 && [cluster_node_of_slot $slot] == 0} {set base rs:$k}
+        }
+        assert {$base ne ""}
+        set skey "{$base}.session"
+        set ekey "{$base}.expiring"
+        set holder [cluster_client 0]
+        $holder session open 600000
+        set token [$holder read]
+        $holder settp $skey s FENCE
+        set fence [$holder read]
+        set short [cluster_client 0]
+        $short session open 100
+        $short read
+        $short settp $ekey e
+        assert_equal 1 [$short read]
+        lassign [cluster_cli 120 --cluster reshard 127.0.0.1:[cluster_node_port 0] \
+                     --cluster-from [cluster_node_id 0] --cluster-to [cluster_node_id 1] \
+                     --cluster-slots $slots --cluster-yes] status out
+        assert_equal 0 $status $out
+        wait_for_condition 200 50 {[cluster_node_of_slot $slot 0] == 1} else {
+            fail "slot $slot still at node [cluster_node_of_slot $slot 0]"
+        }
+        assert_equal $fence [cr 1 object fence $skey]
+        set rd [cluster_client 1]
+        $rd session resume $token
+        assert_equal OK [$rd read]
+        $rd tpkeys
+        assert_equal $skey [dict get [lindex [$rd read] 0] key]
+        wait_for_condition 100 50 {[cr 1 exists $ekey] == 0} else {
+            fail "the expiring session's key stayed on the new owner"
+        }
+        $rd session close
+        assert_equal 1 [$rd read]
+        foreach c [list $holder $short $rd] {$c close}
+    }
 }
