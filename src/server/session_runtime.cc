@@ -40,6 +40,11 @@
 // count, so a replica holds the exact token (not one of its own) and the re-entry count, and
 // its fencing counter follows the master's. What a promotion does with all this is the
 // replication layer's (replication/promotion.cc), through FollowMaster(false).
+//
+// Migration. A temporary key MIGRATE moved here arrives as an ordinary key (its RESTORE) and
+// then TPADOPT (AdoptMigratedKey): it joins its session (created detached, grace running, when
+// unknown here) or an owner nobody can come back as, recorded as SESSION CREATE/OWN, which a
+// replay applies to the restored key (ReplaySessionOwn adopts an ordinary key).
 #include <event2/event.h>
 
 #include <algorithm>
