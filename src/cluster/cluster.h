@@ -71,6 +71,7 @@ class Cluster final : public Subsystem, public ClusterRouter {
   void BeforeSleep() override;
   void Stop() override;
   std::string Route(const AdmissionCall& call) override;
+  std::string AskFor(std::string_view key) const override;
 
   ClusterState& state() { return state_; }
   const ClusterState& state() const { return state_; }

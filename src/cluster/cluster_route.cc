@@ -174,6 +174,13 @@ std::string Cluster::Route(const AdmissionCall& call) {
   return "MOVED " + std::to_string(slot) + " " + owner->ip + ":" + std::to_string(owner->port);
 }
 
+std::string Cluster::AskFor(std::string_view key) const {
+  const int slot = KeyHashSlot(key);
+  const ClusterNode* to = state_.migrating_to(slot);
+  if (to == nullptr) return {};
+  return "ASK " + std::to_string(slot) + " " + to->ip + ":" + std::to_string(to->port);
+}
+
 void Cluster::RedirectBlockedClients() {
   BlockingCore& blocking = server_.blocking();
   if (blocking.blocked_count() == 0) return;

@@ -17,6 +17,20 @@
 // the target answered becomes the reply ("Target instance replied with error: ..."), keys
 // after it still being processed. The error texts and their order are Redis 7.0.15's.
 //
+// Temporary keys (docs/cluster.md, "Slot migration of temporary keys"). DUMP's payload carries
+// no owner, so a temporary key (not with COPY) travels in two steps: its RESTORE as any key's,
+// then, once the target accepted that RESTORE, TPADOPT key fence floor holds [SESSION id
+// grace-ms digest] on the same connection (commands/tpadopt.cc), all such keys' TPADOPTs
+// pipelined in a second round trip. It is sent only after the RESTORE's reply, so a RESTORE the
+// target refused (BUSYKEY) never turns the target's own key into a temporary one. `floor` is
+// this server's fencing counter, so the target's later tokens are above every token handed out
+// here. A temporary key is deleted here only when its TPADOPT answered OK, or "unknown command"
+// (a Redis target: the key is a plain key there, as documented); any other answer is the reply's
+// target error and the key stays here, still held. Before such a key is deleted, its BSETTP
+// waiters get the ASK redirection of the migrating slot (a hand-off would re-create the key in
+// a slot being moved away); in standalone mode, or a slot not MIGRATING, they are served as
+// after a DEL.
+//
 // TLS. With tls-cluster yes the connection to the target is TLS, as Redis 7.0 makes it: the
 // server's client context (tls-client-cert-file, else tls-cert-file, and the CA) and a
 // handshake bounded by the same timeout as the connect; the writes and reads below then go
@@ -46,6 +60,7 @@
 #include "types/dump_payload.h"
 #include "util/numbers.h"
 #include "util/tls.h"
+#include "watch/sessions.h"
 
 namespace redistp {
 namespace {
@@ -299,6 +314,84 @@ void AppendBulkArray(std::string* out, const std::vector<std::string_view>& argv
   }
 }
 
+// The TPADOPT that makes `e` (a temporary key of ours, restored on the target) temporary there
+// with its owner, fencing token and hold count.
+void AppendAdopt(Server& server, std::string* out, std::string_view key, const Entry* e) {
+  OwnerIndex& owners = server.owners();
+  const uint64_t owner = owners.OwnerOf(e);
+  const std::string fence = std::to_string(owners.FenceOf(e));
+  const std::string floor = std::to_string(owners.last_fence());
+  const std::string holds = std::to_string(owners.HoldsOf(e));
+  std::vector<std::string_view> argv{"TPADOPT", key, fence, floor, holds};
+  std::string id, grace, digest;
+  if (const Session* s = server.sessions().Find(owner); s != nullptr) {
+    id = std::to_string(owner);
+    grace = std::to_string(s->grace_ms);
+    digest = SessionRegistry::DigestHex(s->digest);
+    argv.insert(argv.end(), {"SESSION", id, grace, digest});
+  }
+  AppendBulkArray(out, argv);
+}
+
+// Deletes a key the target took (MIGRATE without COPY). A temporary key's BSETTP waiters are
+// redirected first when its slot is MIGRATING (see the essay).
+void DeleteMigrated(CommandContext& c, Entry* e) {
+  ClusterRouter* router = c.server.cluster_router();
+  if (router != nullptr && c.server.owners().OwnerOf(e) != 0) {
+    const std::string ask = router->AskFor(e->key());
+    if (!ask.empty()) {
+      std::vector<uint64_t> waiters;
+      BlockKind* bsettp = c.server.bsettp_kind();
+      const int db = c.db.index();
+      c.server.blocking().ForEachWaiter([&](const BlockedClient& w) {
+        if (w.kind != bsettp) return;
+        for (const BlockedClient::Slot& slot : w.slots) {
+          if (slot.db == db && slot.key == e->key()) waiters.push_back(w.client);
+        }
+      });
+      for (uint64_t id : waiters) {
+        if (Client* w = c.server.FindClient(id); w != nullptr) {
+          c.server.RedirectBlockedClient(w, ask);
+        }
+      }
+    }
+  }
+  c.db.Remove(e, RemoveCause::kDeleted);
+}
+
+// The second round trip (see the essay): one TPADOPT per key of `restored` (temporary keys the
+// target restored), pipelined. Deletes each key the target adopted (or a Redis target does not
+// know TPADOPT) and lists it in `deleted`; the first other error goes to `target_error` if empty.
+// False on a write or read error (errno set), the keys not yet answered staying here.
+bool SendOwnership(CommandContext& c, CachedSocket& cs, int64_t timeout_ms,
+                   const std::vector<std::string_view>& restored, std::vector<std::string>* deleted,
+                   std::string* target_error) {
+  std::string out;
+  std::vector<std::string_view> sent;
+  for (std::string_view k : restored) {
+    const Entry* e = c.db.Peek(k);
+    if (e == nullptr) continue;
+    AppendAdopt(c.server, &out, k, e);
+    sent.push_back(k);
+  }
+  if (sent.empty()) return true;
+  if (!SyncWrite(cs, out, timeout_ms)) return false;
+  std::string line;
+  for (std::string_view k : sent) {
+    if (!SyncReadLine(cs, &line, timeout_ms)) return false;
+    const bool unknown = line.starts_with("-ERR unknown command");
+    if (!line.empty() && line[0] == '-' && !unknown) {
+      if (target_error->empty()) *target_error = line.substr(1);
+      continue;
+    }
+    if (Entry* e = c.db.Peek(k); e != nullptr) {
+      DeleteMigrated(c, e);
+      deleted->emplace_back(k);
+    }
+  }
+  return true;
+}
+
 struct MigrateArgs {
   bool copy = false;
   bool replace = false;
@@ -447,6 +540,7 @@ void MigrateCommand(CommandContext& c) {
     }
 
     std::string target_error;
+    std::vector<std::string_view> restored;  // temporary keys the target restored
     size_t j = 0;
     for (; j < sent.size(); ++j) {
       if (!SyncReadLine(*cs, &line, a.timeout_ms)) {
@@ -460,9 +554,18 @@ void MigrateCommand(CommandContext& c) {
       }
       if (a.copy) continue;
       if (Entry* e = c.db.Peek(sent[j]); e != nullptr) {
+        if (c.server.owners().OwnerOf(e) != 0) {
+          restored.push_back(sent[j]);
+          continue;
+        }
         c.db.Remove(e, RemoveCause::kDeleted);
         deleted.emplace_back(sent[j]);
       }
+    }
+    if (!socket_error && !restored.empty() &&
+        !SendOwnership(c, *cs, a.timeout_ms, restored, &deleted, &target_error)) {
+      socket_error = true;
+      j = sent.size();  // keys were acknowledged: never retried
     }
     const bool timed_out = socket_error && errno == ETIMEDOUT;
     if (socket_error && target_error.empty() && j == 0 && may_retry && !timed_out) {

@@ -53,6 +53,7 @@ Status RegisterCommands(CommandTable& table) {
   RegisterAofCommands(table);
   RegisterDumpRestoreCommands(table);
   RegisterMigrateCommands(table);
+  RegisterTpAdoptCommands(table);
   RegisterReplicationCommands(table);
   RegisterReplMasterCommands(table);
   RegisterReplReplicaCommands(table);

@@ -84,6 +84,8 @@ void RegisterAofCommands(CommandTable& table);
 void RegisterDumpRestoreCommands(CommandTable& table);
 // MIGRATE (migrate.cc).
 void RegisterMigrateCommands(CommandTable& table);
+// TPADOPT, MIGRATE's second half for a temporary key (tpadopt.cc).
+void RegisterTpAdoptCommands(CommandTable& table);
 
 // Replication: ROLE (replication_cmd.cc); SYNC, PSYNC, REPLCONF, WAIT (repl_master_cmd.cc);
 // REPLICAOF, SLAVEOF (repl_replica_cmd.cc); FAILOVER (failover_cmd.cc).

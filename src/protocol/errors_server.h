@@ -85,6 +85,9 @@ inline constexpr std::string_view kSessionInvalidToken = "ERR invalid or expired
 inline constexpr std::string_view kSessionNoRandom =
     "ERR session token unavailable: no random bytes from the kernel";
 inline constexpr std::string_view kSessionBadRecord = "ERR invalid session record";
+// redis-tp: TPADOPT (a temporary key's ownership arriving with MIGRATE).
+inline constexpr std::string_view kAdoptNoKey = "ERR no such key";
+inline constexpr std::string_view kAdoptOwned = "ERR the key is already a temporary key";
 // SESSION OPEN and RESUME on a replica: sessions are the master's (Redis's READONLY text, so
 // that clients that rediscover the master on READONLY do so here too).
 inline constexpr std::string_view kSessionOnReplica =

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace redistp {
 
@@ -18,6 +19,9 @@ class ClusterRouter {
   // the queued commands are judged together. Not asked for the AOF's replay, the master's
   // stream, nor for keyless rows other than EXEC.
   virtual std::string Route(const AdmissionCall& call) = 0;
+  // The ASK redirection ("ASK <slot> <ip>:<port>") for `key` when this node is migrating its
+  // slot, else empty: what a BSETTP waiter of a temporary key MIGRATE moves away gets.
+  virtual std::string AskFor(std::string_view key) const = 0;
 };
 
 }  // namespace redistp

@@ -220,6 +220,24 @@ class Server : public WatchSink {
   Status ReplaySessionOwn(uint64_t id, Database& db, std::string_view key,
                           bool from_master = false);
   void ReplaySessionDrop(uint64_t id, bool from_master = false);
+  // TPADOPT (a temporary key arriving with MIGRATE, after its RESTORE): `key`, an ordinary key
+  // of `db`, becomes temporary with the fencing token `fence` and `holds` holds. The fencing
+  // counter is first raised to max(fence, floor) and, when that passes the durable mark,
+  // reserved (one token drawn and skipped). The owner: with `session`, that session (same id,
+  // created detached with `digest` and its grace running from now when unknown here; the
+  // client-id counter is raised above the id); an id a connection or another session has here
+  // is taken in its inherited form (OwnerIndex::Inherited, which SESSION RESUME also tries);
+  // both taken, or no `session`, gives an owner nobody can come back as: a fresh detached
+  // session whose token nobody has, released after tp-failover-grace-ms. Recorded as SESSION CREATE
+  // (when created) and SESSION OWN (and SESSION KEY for replicas). Errors change nothing: no such
+  // key, a key already temporary, a reservation that failed.
+  struct MigratedSession {
+    uint64_t id = 0;
+    int64_t grace_ms = 0;
+    SessionDigest digest{};
+  };
+  Status AdoptMigratedKey(Database& db, std::string_view key, uint64_t fence, uint64_t floor,
+                          uint64_t holds, const MigratedSession* session);
   // The replicas' record of who holds a temporary key (SESSION KEY <db> <key> <owner> <fence>
   // <holds>), appended after every change of a key's owner, fence or hold count while a
   // replica listens: creation, hand-off, re-entry, a DELTP that only dropped a hold.
@@ -606,6 +624,7 @@ class Server : public WatchSink {
   // The cluster slot of the admission gate (server/cluster_router.h): installed by the cluster
   // subsystem on a cluster node, nullptr on a standalone server. The server does not own it.
   void set_cluster_router(ClusterRouter* r) { cluster_router_ = r; }
+  ClusterRouter* cluster_router() const { return cluster_router_; }
 
  private:
   // End-of-callback work: BSETTP hand-offs, resuming unblocked clients, flushing clients that

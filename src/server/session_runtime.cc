@@ -40,6 +40,11 @@
 // count, so a replica holds the exact token (not one of its own) and the re-entry count, and
 // its fencing counter follows the master's. What a promotion does with all this is the
 // replication layer's (replication/promotion.cc), through FollowMaster(false).
+//
+// Migration. A temporary key MIGRATE moved here arrives as an ordinary key (its RESTORE) and
+// then TPADOPT (AdoptMigratedKey): it joins its session (created detached, grace running, when
+// unknown here) or an owner nobody can come back as, recorded as SESSION CREATE/OWN, which a
+// replay applies to the restored key (ReplaySessionOwn adopts an ordinary key).
 #include <event2/event.h>
 
 #include <algorithm>
@@ -241,9 +246,82 @@ Status Server::ReplaySessionOwn(uint64_t id, Database& db, std::string_view key,
   // deletion there).
   Entry* e = from_master ? db.FindRaw(key) : db.LookupWrite(key);
   // The record follows the SETTP that created the key; a key gone since (an expired TTL set in
-  // between) has nothing left to own.
-  if (e != nullptr) owners_.SetOwner(e, id);
+  // between) has nothing left to own. An ordinary key is one that arrived with MIGRATE (its
+  // RESTORE record came first, AdoptMigratedKey): it becomes the session's.
+  if (e != nullptr && !owners_.SetOwner(e, id)) owners_.Adopt(e, &db, id, 0);
   if (!from_master) replayed_sessions_.push_back(id);
+  return Status::Ok();
+}
+
+Status Server::AdoptMigratedKey(Database& db, std::string_view key, uint64_t fence, uint64_t floor,
+                                uint64_t holds, const MigratedSession* session) {
+  Entry* e = db.LookupWrite(key);
+  if (e == nullptr) return Status::Error(std::string(err::kAdoptNoKey));
+  if (owners_.OwnerOf(e) != 0) return Status::Error(std::string(err::kAdoptOwned));
+  // Fencing first, so that a reservation that fails changes no key. Every later token is above
+  // the key's own and above every token the source had handed out.
+  FenceCounter& fences = owners_.fences();
+  fences.Raise(std::max(fence, floor));
+  if (fences.last() > fences.reserved()) {
+    Result<uint64_t> skipped = fences.Next();  // reserves the block holding the new floor
+    if (!skipped.ok()) return Status::Error(err::FenceUnavailable(skipped.status().message()));
+  }
+
+  const int64_t now = NowMs();
+  uint64_t id = 0;
+  bool create = false;
+  SessionDigest digest{};
+  int64_t grace = config_.tp_failover_grace_ms;
+  if (session != nullptr) {
+    // The session's own id, or its inherited form (watch/owners.h: a range local ids never
+    // reach, and SESSION RESUME tries both) when a connection or another session of this
+    // server has the id. A session that came with an earlier key is found first.
+    const uint64_t candidates[2] = {session->id, OwnerIndex::Inherited(session->id)};
+    for (uint64_t cand : candidates) {
+      const Session* known = sessions_.Find(cand);
+      if (known != nullptr && known->digest == session->digest) id = cand;
+    }
+    for (uint64_t cand : candidates) {
+      if (id != 0) break;
+      if (sessions_.Find(cand) != nullptr || FindClient(cand) != nullptr ||
+          owners_.CountOwnedBy(cand) != 0) {
+        continue;
+      }
+      id = cand;
+      create = true;
+      digest = session->digest;
+      grace = session->grace_ms;
+      // No local connection or session may ever draw this id (an inherited id is never drawn).
+      if (!OwnerIndex::IsInherited(id) && next_client_id_ <= id) next_client_id_ = id + 1;
+    }
+  }
+  if (id == 0) {
+    // Nobody can come back as this owner: a session whose token was never told to anyone.
+    std::string unused_token;
+    id = next_client_id_;
+    if (!SessionRegistry::NewToken(id, &unused_token, &digest)) {
+      return Status::Error(std::string(err::kSessionNoRandom));
+    }
+    ++next_client_id_;
+    create = true;
+  }
+  if (create) {
+    Session& s = sessions_.Create(id, digest, grace, 0, now);
+    sessions_.Detach(s, now, !follows_master_);
+  }
+  keyspace_.command_clock.Update(now);
+  owners_.Adopt(e, &db, id, fence);
+  owners_.SetExact(e, id, fence, std::max<uint64_t>(holds, 1));
+  if (propagator_.has_sinks()) {
+    if (create) {
+      propagator_.AppendRecord(db.index(),
+                               {"SESSION", "CREATE", std::to_string(id), std::to_string(grace),
+                                SessionRegistry::DigestHex(digest)});
+    }
+    propagator_.AppendRecord(db.index(), {"SESSION", "OWN", std::to_string(id),
+                                          std::to_string(db.index()), std::string(key)});
+    RecordKeyOwnership(db.index(), e);
+  }
   return Status::Ok();
 }
 

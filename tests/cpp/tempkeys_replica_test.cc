@@ -21,6 +21,7 @@
 #include "replication/promotion.h"
 #include "replication/replication.h"
 #include "watch/owners.h"
+#include "watch/sessions.h"
 
 namespace redistp {
 namespace {
@@ -304,6 +305,29 @@ TEST(TempKeysReplica, ConfigTpFailoverGraceMs) {
             testing::Frame::Kind::kError);
   EXPECT_EQ(h.Run("a", {"CONFIG", "SET", "tp-failover-grace-ms", "0"}).Text(), "OK");
   EXPECT_EQ(h.server().config().tp_failover_grace_ms, 0);
+}
+
+// A key that arrived with MIGRATE (TPADOPT after its RESTORE) reaches the replica as the
+// master holds it: the RESTORE, then SESSION CREATE/OWN/KEY; promoted, it resumes with the
+// source's token.
+TEST(TempKeysReplica, AMigratedKeysOwnershipReachesTheReplica) {
+  Pair p;
+  const std::string secret = "0123456789abcdef0123456789abcdef";
+  const std::string digest = SessionRegistry::DigestHex(SessionRegistry::DigestOf(secret));
+  p.master.Run("a", {"SET", "lock", "v"});
+  EXPECT_EQ(p.master.Run("a", {"TPADOPT", "lock", "77", "0", "2", "SESSION", "900", "500", digest})
+                .Text(),
+            "OK");
+  p.Pump();
+  Entry* e = p.OnReplica("lock");
+  ASSERT_NE(e, nullptr);
+  OwnerIndex& owners = p.replica.server().owners();
+  EXPECT_EQ(owners.OwnerOf(e), OwnerIndex::Inherited(900));
+  EXPECT_EQ(owners.FenceOf(e), 77u);
+  EXPECT_EQ(owners.HoldsOf(e), 2u);
+  Replication::Of(p.replica.server()).BecameMaster();
+  EXPECT_EQ(p.replica.Run("c", {"SESSION", "RESUME", "900:" + secret}).Text(), "OK");
+  EXPECT_EQ(p.replica.Run("c", {"OBJECT", "FENCE", "lock"}).integer, 77);
 }
 
 }  // namespace

@@ -455,5 +455,69 @@ start_server {tags {dump redistp} binary /usr/bin/redis-server} {
             assert_equal v [r get k]
             assert_equal 0 [r -1 exists k]
         }
+
+        test {MIGRATE of a temporary key to Redis 7.0: the key arrives as a plain key} {
+            r -1 flushall
+            r flushall
+            set rd [redis_deferring_client]
+            $rd settp lock me FENCE
+            assert {[$rd read] > 0}
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] lock [srv -1 db] 5000]
+            assert_equal 0 [r exists lock]
+            $rd tpkeys
+            assert_equal {} [$rd read]
+            assert_equal me [r -1 get lock]
+            assert_equal -1 [r -1 ttl lock]
+            $rd close
+        }
+    }
+}
+
+# MIGRATE between two redis-tp servers: the ownership travels (TPADOPT), and what the target
+# appends to its AOF replays to the same owner (so a reload releases the key, as every
+# temporary key of a replay is released at its end).
+start_server {tags {dump redistp} overrides {appendonly yes}} {
+    start_server {tags {dump redistp}} {
+        test {MIGRATE of a session's key to redis-tp: resumable there, released by an AOF reload} {
+            r -1 flushall
+            r flushall
+            set rd [redis_deferring_client]
+            $rd session open 600000
+            set token [$rd read]
+            $rd settp lock me FENCE
+            set fence [$rd read]
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] lock [srv -1 db] 5000]
+            assert_equal 0 [r exists lock]
+            assert_equal $fence [r -1 object fence lock]
+            set there [redis_deferring_client -1]
+            $there session resume $token
+            assert_equal OK [$there read]
+            $there tpkeys
+            assert_equal lock [dict get [lindex [$there read] 0] key]
+            $there settp other o FENCE
+            assert {[$there read] > $fence}
+            # The AOF holds RESTORE, then SESSION CREATE/OWN: the replay owns the key and
+            # releases it at the end of the load, instead of keeping a plain key forever.
+            r -1 debug loadaof
+            assert_equal 0 [r -1 exists lock other]
+            $rd close
+            $there close
+        }
+
+        test {MIGRATE of a plain connection's key to redis-tp: released after tp-failover-grace-ms} {
+            r -1 flushall
+            r flushall
+            r -1 config set tp-failover-grace-ms 100
+            set rd [redis_deferring_client]
+            $rd settp lock me
+            assert_equal 1 [$rd read]
+            assert_equal OK [r migrate [srv -1 host] [srv -1 port] lock [srv -1 db] 5000]
+            set waiter [redis_deferring_client -1]
+            $waiter bsettp lock w 0
+            assert_equal 1 [$waiter read]
+            assert_equal w [r -1 get lock]
+            $rd close
+            $waiter close
+        }
     }
 }

@@ -149,6 +149,7 @@ const std::vector<PolicyRow>& PolicyTable() {
       {"tpinfo", Rule::kNeverSend, 0, kOursOnly},
       {"tpkeys", Rule::kNeverSend, 0, kOursOnly},
       {"tpwaiters", Rule::kNeverSend, 0, kOursOnly},
+      {"tpadopt", Rule::kNeverSend, 0, kOursOnly},
       {"script|show", Rule::kNeverSend, 0, kNewer},
       {"digest", Rule::kNeverSend, 0, kNewer},
       {"delex", Rule::kNeverSend, 0, kNewer},

@@ -501,3 +501,139 @@ start_cluster_nodes 2 {tags {cluster}} {
         $other close
     }
 }
+
+# Slot migration of temporary keys (docs/cluster.md): MIGRATE carries a key's owner and fencing
+# token to a redis-tp target (TPADOPT after its RESTORE-ASKING). Node 0 serves slots 0-15 only,
+# so that redis-cli --cluster reshard of 16 slots moves exactly its slots.
+start_cluster_nodes 2 {tags {cluster redistp}} {
+    # A key name prefix:N whose slot node 0 serves (slots 0-15), bounded in tries.
+    proc tpm_key_on_0 {prefix} {
+        for {set k 0} {$k < 100000} {incr k} {
+            if {[cr 0 cluster keyslot $prefix:$k] < 16} {return $prefix:$k}
+        }
+        error "no key $prefix:N of slots 0-15 in 100000 tries"
+    }
+    # Sends `cmd` after ASKING on the deferring client rd; returns the command's reply.
+    proc tpm_asking {rd args} {
+        $rd asking
+        assert_equal OK [$rd read]
+        $rd {*}$args
+        return [$rd read]
+    }
+
+    test {Setup: node 0 serves slots 0-15, node 1 the rest} {
+        cluster_meet_all
+        assert_equal OK [cr 0 cluster addslotsrange 0 15]
+        assert_equal OK [cr 1 cluster addslotsrange 16 16383]
+        wait_cluster_consistent
+        wait_cluster_state_ok
+    }
+
+    test {MIGRATE of temporary keys: sessions resumable on the target, plain locks released after tp-failover-grace-ms} {
+        cluster_require_formed
+        set base [tpm_key_on_0 tpm]
+        set slot [cr 0 cluster keyslot $base]
+        set skey "{$base}.session"
+        set ekey "{$base}.expiring"
+        set pkey "{$base}.plain"
+        set port1 [cluster_node_port 1]
+        # Two session locks (one resumed on the target, one whose grace ends there) and a
+        # plain connection's lock, all with fencing tokens.
+        set holder [cluster_client 0]
+        $holder session open 600000
+        set token [$holder read]
+        $holder settp $skey s FENCE
+        set sfence [$holder read]
+        set short [cluster_client 0]
+        $short session open 100
+        $short read
+        $short settp $ekey e FENCE
+        $short read
+        set plain [cluster_client 0]
+        $plain settp $pkey p FENCE
+        set pfence [$plain read]
+        # A BSETTP waiter of the session's lock on the source.
+        set waiter [cluster_client 0]
+        $waiter bsettp $skey w 0
+        wait_for_blocked_clients_count 1 100 10 [cluster_level 0]
+        assert_equal OK [cr 1 config set tp-failover-grace-ms 100]
+        assert_equal OK [cr 1 cluster setslot $slot importing [cluster_node_id 0]]
+        assert_equal OK [cr 0 cluster setslot $slot migrating [cluster_node_id 1]]
+        assert_equal OK [cr 0 migrate 127.0.0.1 $port1 "" 0 5000 keys $skey $ekey $pkey]
+        # The source's waiter is redirected, not handed the key; the source holds nothing.
+        assert_equal "ASK $slot 127.0.0.1:$port1" [catch {$waiter read} e; set e]
+        assert_equal "ASK $slot 127.0.0.1:$port1" [cluster_try 0 exists $skey $ekey $pkey]
+        $holder tpkeys
+        assert_equal {} [$holder read]
+        # On the target: the session's key, its owner and fence as they were.
+        set rd [cluster_client 1]
+        assert_equal $sfence [tpm_asking $rd object fence $skey]
+        $rd session resume $token
+        assert_equal OK [$rd read]
+        set held [tpm_asking $rd tpkeys]
+        assert_equal 1 [llength $held]
+        assert_equal $skey [dict get [lindex $held 0] key]
+        assert_equal $sfence [dict get [lindex $held 0] fence]
+        # A token drawn on the target is above every token of the source.
+        set after [tpm_asking $rd settp "{$base}.new" n FENCE]
+        assert {$after > $pfence && $after > $sfence}
+        # The plain lock is released after the grace and handed to a waiter there; the
+        # short session's lock when its grace ends.
+        set w2 [cluster_client 1]
+        assert {[tpm_asking $w2 bsettp $pkey w2 0 FENCE] > $after}
+        wait_for_condition 100 50 {[tpm_asking $rd exists $ekey] == 0} else {
+            fail "the expiring session's key stayed on the target"
+        }
+        # The resumed session still holds its key; closing it releases it.
+        assert_equal 2 [tpm_asking $rd session close]
+        assert_equal OK [cr 0 cluster setslot $slot node [cluster_node_id 1]]
+        assert_equal OK [cr 1 cluster setslot $slot node [cluster_node_id 1]]
+        foreach c [list $holder $short $plain $waiter $rd $w2] {$c close}
+        wait_cluster_consistent
+    }
+
+    test {redis-cli --cluster reshard moves session locks: resumable on the new owner, or released after their grace} {
+        cluster_require_formed
+        set slots 0
+        for {set slot 0} {$slot < 16} {incr slot} {
+            if {[cluster_node_of_slot $slot] == 0} {incr slots}
+        }
+        set base ""
+        for {set k 0} {$k < 100000 && $base eq ""} {incr k} {
+            set slot [cr 0 cluster keyslot rs:$k]
+            if {$slot < 16 && [cluster_node_of_slot $slot] == 0} {set base rs:$k}
+        }
+        assert {$base ne ""}
+        set skey "{$base}.session"
+        set ekey "{$base}.expiring"
+        set holder [cluster_client 0]
+        $holder session open 600000
+        set token [$holder read]
+        $holder settp $skey s FENCE
+        set fence [$holder read]
+        set short [cluster_client 0]
+        $short session open 100
+        $short read
+        $short settp $ekey e
+        assert_equal 1 [$short read]
+        lassign [cluster_cli 120 --cluster reshard 127.0.0.1:[cluster_node_port 0] \
+                     --cluster-from [cluster_node_id 0] --cluster-to [cluster_node_id 1] \
+                     --cluster-slots $slots --cluster-yes] status out
+        assert_equal 0 $status $out
+        wait_for_condition 200 50 {[cluster_node_of_slot $slot 0] == 1} else {
+            fail "slot $slot still at node [cluster_node_of_slot $slot 0]"
+        }
+        assert_equal $fence [cr 1 object fence $skey]
+        set rd [cluster_client 1]
+        $rd session resume $token
+        assert_equal OK [$rd read]
+        $rd tpkeys
+        assert_equal $skey [dict get [lindex [$rd read] 0] key]
+        wait_for_condition 100 50 {[cr 1 exists $ekey] == 0} else {
+            fail "the expiring session's key stayed on the new owner"
+        }
+        $rd session close
+        assert_equal 1 [$rd read]
+        foreach c [list $holder $short $rd] {$c close}
+    }
+}
