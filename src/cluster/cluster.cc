@@ -206,14 +206,7 @@ void Cluster::Reset(bool hard) {
     Replication::Of(server_).replica().Unfollow("cluster reset");
     server_.db(0).Flush(Database::FlushCount::kUncounted);
   }
-  for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.migrating())) {
-    (void)node;
-    state_.SetMigrating(slot, nullptr);
-  }
-  for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.importing())) {
-    (void)node;
-    state_.SetImporting(slot, nullptr);
-  }
+  state_.CloseAllSlots();
   for (int slot = 0; slot < kClusterSlots; ++slot) state_.UnassignSlot(slot);
   std::vector<ClusterNode*> others;
   for (ClusterNode* n : state_.nodes()) {

@@ -4,7 +4,6 @@
 // The cluster view decides the role; the replication subsystem (one layer below) carries it
 // out. A cluster node never takes REPLICAOF from a client: its replica side is driven from
 // here only, with the master's address as the bus knows it.
-#include <map>
 #include <string>
 
 #include "cluster/cluster.h"
@@ -21,14 +20,7 @@ void Cluster::SetMyMaster(ClusterNode* master) {
     me.flags &= static_cast<uint16_t>(~kNodeMaster);
     me.flags |= kNodeSlave;
     // A replica migrates nothing: every open slot is closed (Redis's clusterCloseAllSlots).
-    for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.migrating())) {
-      (void)node;
-      state_.SetMigrating(slot, nullptr);
-    }
-    for (const auto& [slot, node] : std::map<int, ClusterNode*>(state_.importing())) {
-      (void)node;
-      state_.SetImporting(slot, nullptr);
-    }
+    state_.CloseAllSlots();
   }
   state_.SetMaster(&me, master);
   FollowMasterAddress();

@@ -144,6 +144,11 @@ class ClusterState {
   ClusterNode* importing_from(int slot) const;
   void SetMigrating(int slot, ClusterNode* to);    // null ends it
   void SetImporting(int slot, ClusterNode* from);  // null ends it
+  // Ends every migration and import (a node turning replica, CLUSTER RESET).
+  void CloseAllSlots() {
+    migrating_.clear();
+    importing_.clear();
+  }
   const std::map<int, ClusterNode*>& migrating() const { return migrating_; }
   const std::map<int, ClusterNode*>& importing() const { return importing_; }
 
