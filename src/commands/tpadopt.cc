@@ -1,15 +1,17 @@
 // TPADOPT key fence floor holds [SESSION id grace-ms digest]: the target's half of a temporary
 // key's MIGRATE (docs/cluster.md, "Slot migration of temporary keys").
 //
-// MIGRATE sends it right after the RESTORE(-ASKING) of each temporary key it moves, on the same
-// connection, so the key exists here as the ordinary key RESTORE made. TPADOPT makes it
-// temporary again: its fencing token `fence` and hold count `holds` kept, the fencing counter
-// raised above max(fence, floor) (`floor`: the source's counter, so the tokens of the slot keep
-// their order across the move), and owned by the source's session `id` (with the digest of its
-// secret, so SESSION RESUME with the same token works here, and `grace-ms`, running from now),
-// or, for a plain connection's key or a session id taken here, by nobody who can come back: it
-// is released after tp-failover-grace-ms, as a promoted replica releases a plain connection's
-// keys. What is decided where is Server::AdoptMigratedKey's (server/session_runtime.cc).
+// MIGRATE sends it once the RESTORE(-ASKING) of each temporary key it moves has succeeded (a
+// second round trip on the same connection: a refused RESTORE, BUSYKEY, must not let it turn
+// this node's own key temporary), so the key exists here as the ordinary key RESTORE made.
+// TPADOPT makes it temporary again: its fencing token `fence` and hold count `holds` kept, the
+// fencing counter raised above max(fence, floor) (`floor`: the source's counter, so the tokens of
+// the slot keep their order across the move), and owned by the source's session `id` (with the
+// digest of its secret, so SESSION RESUME with the same token works here, and `grace-ms`, running
+// from now), or, for a plain connection's key or a session id taken here, by nobody who can come
+// back: it is released after tp-failover-grace-ms, as a promoted replica releases a plain
+// connection's keys. What is decided where is Server::AdoptMigratedKey's
+// (server/session_runtime.cc).
 //
 // Propagation. TPADOPT is never recorded as itself: the RESTORE before it was recorded, and
 // AdoptMigratedKey appends SESSION CREATE / SESSION OWN (and SESSION KEY for replicas), which a
