@@ -149,7 +149,7 @@ TEST(ClusterElectionTest, NoMigrationWhileEveryMasterHasAWorkingReplica) {
 
 TEST(ClusterElectionTest, TheSmallestIdOfTheRichestMasterMigratesAfterTheDelay) {
   Migration m('b');
-  m.e->flags |= kNodeFail;  // d is orphaned now
+  m.e->flags |= kNodeFail;                                          // d is orphaned now
   EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 1000, 5000), nullptr);  // orphaned since 1000
   EXPECT_EQ(m.d->orphaned_time, 1000);
   EXPECT_EQ(ReplicaMigrationTarget(m.st, 1, 6000, 5000), nullptr);  // not more than the delay
