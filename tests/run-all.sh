@@ -103,7 +103,7 @@ failed=$((failed + $(grep -c '^\[err\]' "$inst_out")))
 rm -f "$inst_out"
 
 echo "== fuzzers (short runs)"
-# libFuzzer harnesses (built by `make fuzz` into build/fuzz) and the network fuzzer against
+# libFuzzer harnesses (built by `make fuzz` into build/fuzz from build/sanitize's objects) and the network fuzzer against
 # the server binary next to the unit tests, a few seconds each; FUZZ_SECONDS overrides.
 fuzz_out=$(mktemp)
 fuzz_seconds=${FUZZ_SECONDS:-8}

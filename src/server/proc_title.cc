@@ -20,6 +20,7 @@ namespace {
 char* g_area = nullptr;
 size_t g_area_len = 0;
 char** g_argv_copies = nullptr;
+char** g_env_copies = nullptr;
 // The longest title shown (Redis's own limit: a longer one is cut).
 constexpr size_t kMaxTitle = 255;
 
@@ -79,10 +80,13 @@ void ProcTitleInit(int argc, char** argv) {
     if (environ[i] != end) break;
     end = environ[i] + std::strlen(environ[i]) + 1;
   }
-  // Copies that live as long as the process: argv[] and environ point at them from now on.
+  // Copies that live as long as the process: argv[] and environ point at them from now on. The
+  // environment's are held from a global as well: unsetenv() (of UPSTART_JOB, supervision.cc) drops
+  // a string from environ, which a leak checker would then report at exit.
   char** env = new char*[env_count + 1];
-  for (size_t i = 0; i < env_count; ++i) env[i] = strdup(environ[i]);
-  env[env_count] = nullptr;
+  g_env_copies = new char*[env_count + 1];
+  for (size_t i = 0; i < env_count; ++i) env[i] = g_env_copies[i] = strdup(environ[i]);
+  env[env_count] = g_env_copies[env_count] = nullptr;
   environ = env;
   // Held from a global too, so a leak checker sees them reachable whatever becomes of argv[].
   g_argv_copies = new char*[static_cast<size_t>(argc)];

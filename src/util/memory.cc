@@ -6,9 +6,18 @@
 #include <cstring>
 #include <string_view>
 
+// GCC says it builds with AddressSanitizer by __SANITIZE_ADDRESS__, clang by a feature test.
+#if defined(__SANITIZE_ADDRESS__)
+#define REDISTP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REDISTP_ASAN 1
+#endif
+#endif
+
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(REDISTP_ASAN)
 // The sanitizer runtime's allocator statistics (GCC ships no header for them).
 extern "C" size_t __sanitizer_get_current_allocated_bytes();
 extern "C" size_t __sanitizer_get_heap_size();
@@ -35,7 +44,7 @@ AllocatorStats ReadAllocatorStats() {
   mallctl("stats.resident", &s.resident, &sz, nullptr, 0);
   mallctl("stats.mapped", &s.mapped, &sz, nullptr, 0);
   mallctl("stats.retained", &s.retained, &sz, nullptr, 0);
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(REDISTP_ASAN)
   // AddressSanitizer owns malloc; its allocator keeps the totals.
   s.allocated = __sanitizer_get_current_allocated_bytes();
   s.active = s.allocated;
@@ -160,7 +169,7 @@ int MallctlString(const char*, const char*, std::string*, int* write_status) {
 const char* AllocatorName() {
 #ifdef USE_JEMALLOC
   return "jemalloc-5.3.0";
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(REDISTP_ASAN)
   return "libc";
 #else
   return "libc";

@@ -394,8 +394,11 @@ TEST_F(BusLinkTest, ConnectedLinksOutliveTheConnectDeadline) {
 
 TEST_F(BusLinkTest, CloseFromInsideOnLinkFrameStopsDeliveryAndIsSafe) {
   auto [to, from] = Pair();
-  rec_a_.on_frame = [&](BusLink* link, const BusMessage&) {
-    EXPECT_EQ(link, from);
+  // A lambda may not capture a structured binding before clang 16 (the sanitizer build's
+  // compiler is Debian's clang 14): capture a plain copy.
+  BusLink* expected = from;
+  rec_a_.on_frame = [&, expected](BusLink* link, const BusMessage&) {
+    EXPECT_EQ(link, expected);
     a_->Close(link);
   };
   // Three frames back to back: whether one read or several brings them, only the first is

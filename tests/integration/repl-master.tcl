@@ -303,7 +303,14 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync no}} {
             set rc [catch {
                 r -1 select 9
                 set big [string repeat b 100000]
-                for {set i 0} {$i < 60} {incr i} {r -1 set big:$i $big}
+                # Up to 40 MB: more than a stopped reader's socket can take in whatever the
+                # kernel's buffer autotuning has reached (tcp_rmem's maximum is 32 MB here), so
+                # the master's own buffer must pass the limit. Stops once the drop is logged.
+                for {set i 0} {$i < 400} {incr i} {
+                    r -1 set big:[expr {$i % 60}] $big
+                    if {$i % 20 == 19 &&
+                        [count_log_message "*overcoming of output buffer limits*" -1] > 0} break
+                }
                 wait_for_condition 100 50 {
                     [count_log_message "*overcoming of output buffer limits*" -1] > 0
                 } else {

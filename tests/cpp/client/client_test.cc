@@ -196,7 +196,10 @@ TEST_F(ClientTest, PipelineOfThousandCommandsInterleavedWithPushesLosesAndMisrou
   size_t next_group = 0;
   std::function<void()> send_group = [&] {
     if (next_group == groups.size()) return;
-    const auto [first, last] = groups[next_group++];
+    // Plain variables, not a structured binding: clang 14 cannot capture one in a lambda.
+    const int first = groups[next_group].first;
+    const int last = groups[next_group].second;
+    ++next_group;
     for (int i = first; i < last; ++i) {
       a.Command(commands[static_cast<size_t>(i)], [&, i, first](const Reply& r) {
         log.push_back("R " + std::to_string(i) + " " + r.ToString());
