@@ -39,15 +39,15 @@
 // myself, ADDSLOTS) asks the previous owner (everyone for ADDSLOTS) for its floor; and every
 // outbound link that connects to a known node carries my floor once (a floor that found no link
 // when its slot moved arrives then, no lower). A floor received raises the fencing counter
-// durably. A new durable mark while a slot of this node
-// migrates goes to the slot's target before the token that needed it is handed out.
+// durably. A new durable mark while a slot of this node migrates goes to the slot's target
+// before the token that needed it is handed out.
 //
 // Waiting for a floor. A node that imports a slot, or takes it by SETSLOT NODE without an
 // import whose floor arrived, from a node that speaks redis-tp (it sent us a redis-tp message:
 // every redis-tp node sends its floor on each link it connects) refuses to draw a fencing token
 // for a key of that slot (SETTP/BSETTP ... FENCE: TRYAGAIN, cluster_route.cc) until that
 // node's floor arrives. The wait ends without the floor when that node is flagged FAIL or
-// leaves the view, or the slot is set STABLE or given to a third node (logged).
+// leaves the view (logged as a warning), or the slot is set STABLE or given to a third node.
 //
 // Every change of the view calls Cluster::Changed() (saved and re-evaluated before the
 // replies of this loop turn). Frames come in from the event loop; nothing here blocks.
