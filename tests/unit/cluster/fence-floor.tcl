@@ -5,7 +5,9 @@
 # bus: a lock taken on the new owner gets a token above every token the old owner handed out for
 # that lock. The slot moves by redis-cli --cluster reshard, by hand (SETSLOT IMPORTING /
 # MIGRATING / NODE as redis-cli sends them), by SETSLOT NODE on the new owner alone (the old one
-# learns it from the bus), and by DELSLOTS then ADDSLOTS. A mixed cluster shows a Redis 7.0 node
+# learns it from the bus), and by DELSLOTS then ADDSLOTS. With the old owner stopped, the new
+# owner answers SETTP ... FENCE with TRYAGAIN until the floor arrives, or until an operator's
+# SETSLOT STABLE ends the wait. A mixed cluster shows a Redis 7.0 node
 # takes the floor messages (module-type bus messages) silently. Every test is tagged redistp
 # (fencing tokens are redis-tp's); before this change the first three moves failed here (the
 # new owner's token was below the old owner's).
@@ -238,6 +240,31 @@ start_cluster_nodes 2 {tags {cluster redistp}} {
         assert_equal 1 [$rd read]
         assert_equal OK [cr 1 cluster setslot 12 stable]
         $rd close
+    }
+
+    test {A wait whose old owner is gone ends with SETSLOT STABLE on the new owner} {
+        cluster_require_formed
+        # Node 0 is stopped; node 1 takes slot 13 by SETSLOT NODE: it asks node 0 and waits.
+        set key [ff_key_in_slot 13 fs]
+        set pid [srv [cluster_level 0] pid]
+        set id1 [cluster_node_id 1]
+        exec kill -STOP $pid
+        set rc [catch {
+            assert_match {[BS]* *} [cr 1 cluster bumpepoch]
+            assert_equal OK [cr 1 cluster setslot 13 node $id1]
+            assert_error {TRYAGAIN Fencing floor*} {cr 1 settp $key holder FENCE}
+            assert_equal OK [cr 1 cluster setslot 13 stable]
+            set t [cr 1 settp $key holder FENCE]
+            assert {$t > 0}
+            assert_equal 1 [cr 1 deltp $key]
+            # A SETSLOT NODE to itself now, the slot being its own, waits no more.
+            assert_equal OK [cr 1 cluster setslot 13 node $id1]
+            assert {[cr 1 settp $key holder FENCE] > $t}
+            assert_equal 1 [cr 1 deltp $key]
+        } err opts]
+        exec kill -CONT $pid
+        if {$rc} {return -options $opts $err}
+        ff_wait_slot_at 13 1
     }
 }
 
