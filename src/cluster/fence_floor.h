@@ -15,7 +15,7 @@
 // Wire. A CLUSTERMSG_TYPE_MODULE frame (a full 2256-byte header, then module id, payload length,
 // message type, payload), which a Redis 7.0 node counts (cluster_stats_messages_module_received)
 // and hands to the cluster receivers of its modules: with no module of this id it drops the frame
-// without a log line (measured, tests/unit/cluster/fence_floor.tcl). The module id is the eight
+// without a log line (measured, tests/unit/cluster/fence-floor.tcl). The module id is the eight
 // ASCII bytes "redis-tp" read big-endian; a Redis module derives its id from a 9-character name
 // and a version, so only a module that happens to encode to the same 64 bits would see these.
 // Two types:
