@@ -14,6 +14,7 @@
 #include "replication/replication.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "watch/owners.h"
 
 namespace redistp {
 
@@ -68,7 +69,10 @@ ClusterBus::ClusterBus(Server& server, Cluster& cluster)
   net_ = std::make_unique<BusNet>(server.event_loop(), *this, server.log(), &ServerNowMs, &server);
 }
 
-ClusterBus::~ClusterBus() = default;
+ClusterBus::~ClusterBus() {
+  FenceCounter& fences = server_.owners().fences();
+  if (listening_fences_) fences.set_listener(nullptr);
+}
 
 int64_t ClusterBus::now() const { return server_.NowMs(); }
 int64_t ClusterBus::node_timeout() const { return server_.config().cluster_node_timeout; }
@@ -83,6 +87,8 @@ Status ClusterBus::Start() {
   timeval tv{0, static_cast<suseconds_t>(kCronPeriodMs * 1000)};
   event_add(timer_.get(), &tv);
   pong_timer_.reset(event_new(server_.event_loop(), -1, 0, &ClusterBus::OnPongTimer, this));
+  server_.owners().fences().set_listener(this);
+  listening_fences_ = true;
   return Status::Ok();
 }
 
@@ -139,11 +145,13 @@ void ClusterBus::DeleteNode(ClusterNode* node) {
     if (l->node == node) doomed.push_back(l.get());
   }
   for (BusLink* l : doomed) FreeLink(l);
+  EndFenceFloorWaits(*node, "removed from the view");
   state().RemoveNode(node);
   cluster_.Changed();
 }
 
 void ClusterBus::CloseAllLinks() {
+  floor_waits_.clear();  // CLUSTER RESET: no slot left to wait for
   std::vector<BusLink*> all;
   for (const auto& l : net_->links()) all.push_back(l.get());
   for (BusLink* l : all) FreeLink(l);
@@ -174,6 +182,9 @@ void ClusterBus::OnLinkConnected(BusLink* link) {
   SendPing(link, node->meet ? BusType::kMeet : BusType::kPing);
   if (old_ping_sent != 0) node->ping_sent = old_ping_sent;
   node->meet = false;
+  // My fencing floor, once per link (cluster_bus.h): a floor a slot move could not send while
+  // the link was down arrives now, at least this high.
+  if (!node->Has(kNodeHandshake)) net_->Send(link, FenceFloorFrame());
 }
 
 void ClusterBus::OnLinkClosed(BusLink* link) {

@@ -32,6 +32,23 @@
 // As a replica this node stands for election itself, automatically or by CLUSTER FAILOVER
 // (cluster_bus_failover.cc, rules in cluster_election.h).
 //
+// Fence floors (cluster_bus_fence.cc, wire in fence_floor.h). A slot that leaves this node
+// (SETSLOT MIGRATING to a node, SETSLOT NODE to another node, DELSLOTS/FLUSHSLOTS, a slot lost
+// to a claim with a greater epoch) sends this node's fencing floor to the node that takes it
+// (everyone for DELSLOTS); a node that takes or imports a slot (SETSLOT IMPORTING, SETSLOT NODE
+// myself, ADDSLOTS) asks the previous owner (everyone for ADDSLOTS) for its floor; and every
+// outbound link that connects to a known node carries my floor once (a floor that found no link
+// when its slot moved arrives then, no lower). A floor received raises the fencing counter
+// durably. A new durable mark while a slot of this node migrates goes to the slot's target
+// before the token that needed it is handed out.
+//
+// Waiting for a floor. A node that imports a slot, or takes it by SETSLOT NODE without an
+// import whose floor arrived, from a node that speaks redis-tp (it sent us a redis-tp message:
+// every redis-tp node sends its floor on each link it connects) refuses to draw a fencing token
+// for a key of that slot (SETTP/BSETTP ... FENCE: TRYAGAIN, cluster_route.cc) until that
+// node's floor arrives. The wait ends without the floor when that node is flagged FAIL or
+// leaves the view (logged as a warning), or the slot is set STABLE or given to a third node.
+//
 // Every change of the view calls Cluster::Changed() (saved and re-evaluated before the
 // replies of this loop turn). Frames come in from the event loop; nothing here blocks.
 #pragma once
@@ -50,13 +67,14 @@
 #include "cluster/cluster_state.h"
 #include "server/event_handle.h"
 #include "util/status.h"
+#include "watch/fence.h"
 
 namespace redistp {
 
 class Cluster;
 class Server;
 
-class ClusterBus final : public BusLinkOwner {
+class ClusterBus final : public BusLinkOwner, public FenceListener {
  public:
   ClusterBus(Server& server, Cluster& cluster);
   ~ClusterBus() override;
@@ -101,6 +119,27 @@ class ClusterBus final : public BusLinkOwner {
   // An election for myself's master's slots was won: PromoteMyself and tell every node.
   void ReplaceMyMaster();
 
+  // Fence floors (see the essay). Nothing is sent to myself, to a node in handshake or to a
+  // node without a link.
+  void SendFenceFloor(ClusterNode* to);
+  void BroadcastFenceFloor();
+  void RequestFenceFloor(ClusterNode* from);
+  void BroadcastFenceFloorRequest();
+  // Waits for `from`'s floor before tokens are drawn for `slot`'s keys (see the essay); nothing
+  // when `from` is not known to speak redis-tp.
+  void AwaitFenceFloor(int slot, ClusterNode* from);
+  // Whether a token for a key of `slot` must wait (O(1), a null test when nothing waits).
+  bool FenceFloorAwaited(int slot) const {
+    return !floor_waits_.empty() && floor_waits_.count(slot) != 0;
+  }
+  bool AnyFenceFloorAwaited() const { return !floor_waits_.empty(); }
+  // The slot's wait ends without a floor (STABLE, given to another node).
+  void EndFenceFloorWait(int slot);
+  // Every wait for `from` ends without its floor (FAIL, removed), logged with `why`.
+  void EndFenceFloorWaits(const ClusterNode& from, const char* why);
+  // FenceListener: a new durable mark goes to every node a slot of mine migrates to.
+  void OnReserved(uint64_t mark) override;
+
   // Statistics and links, for CLUSTER INFO / LINKS and INFO.
   const BusNet& net() const { return *net_; }
 
@@ -134,6 +173,8 @@ class ClusterBus final : public BusLinkOwner {
   void ProcessFail(const BusMessage& msg, ClusterNode* sender);
   void ProcessUpdate(const BusMessage& msg, ClusterNode* sender);
   void ProcessAuthRequest(const BusMessage& msg, ClusterNode* sender);
+  void ProcessTpModule(const BusMessage& msg, ClusterNode* sender);
+  BusMessage FenceFloorFrame();
   void ApplyRole(ClusterNode* sender, const BusHeader& hdr);
   void ApplyClaim(ClusterNode* sender, uint64_t epoch, const BusSlots& slots);
   bool UpdateAddress(ClusterNode* node, BusLink* link, const BusHeader& hdr);
@@ -168,6 +209,8 @@ class ClusterBus final : public BusLinkOwner {
   std::mt19937_64 rng_;
   std::unordered_map<std::string, int64_t> banned_;  // FORGET: id -> ms until it may return
   Election election_;
+  bool listening_fences_ = false;  // Start() made this the fencing counter's listener
+  std::unordered_map<int, std::string> floor_waits_;  // slot -> id of the node awaited
   // A manual failover under way (Redis's mf_*): until `end` (ms, 0: none). On a replica,
   // whether the election may start and the offset its paused master reported (-1: not yet);
   // on a master, the replica it paused for.

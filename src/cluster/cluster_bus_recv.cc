@@ -7,6 +7,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "cluster/cluster_gossip.h"
+#include "cluster/fence_floor.h"
 #include "server/log.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -81,8 +82,13 @@ void ClusterBus::OnLinkFrame(BusLink* link, const BusMessage& msg) {
     case BusType::kMfStart:
       ProcessMfStart(sender);
       break;
+    case BusType::kModule:
+      // Another module's messages are not for this node (a Redis node without that module
+      // drops them too).
+      if (IsTpBusMessage(msg)) ProcessTpModule(msg, sender);
+      break;
     default:
-      break;  // module messages: not for this node
+      break;
   }
 }
 
@@ -260,6 +266,9 @@ void ClusterBus::ApplyRole(ClusterNode* sender, const BusHeader& hdr) {
 void ClusterBus::ApplyClaim(ClusterNode* sender, uint64_t epoch, const BusSlots& slots) {
   SlotClaimResult res = ApplySlotClaim(state(), sender, epoch, slots);
   if (!res.changed) return;
+  // Slots of mine went to the claimer (often before redis-cli's SETSLOT NODE reaches me): its
+  // tokens for their keys must be above mine.
+  if (!res.lost_slots.empty()) SendFenceFloor(sender);
   // Saved without fsync, where Redis fsyncs: an owner learned from a claim with a greater
   // config epoch is learned again from the same claim after a crash (the epochs, which must
   // never go back, are fsynced where they change). In a reshard every other master learns
@@ -344,6 +353,7 @@ void ClusterBus::MarkFailingIfNeeded(ClusterNode* node) {
   node->flags &= static_cast<uint16_t>(~kNodePfail);
   node->flags |= kNodeFail;
   node->fail_time = now();
+  EndFenceFloorWaits(*node, "flagged FAIL");
   // Everyone reachable learns it at once, replicas included.
   SendFail(*node);
   cluster_.Changed();
@@ -384,6 +394,7 @@ void ClusterBus::ProcessFail(const BusMessage& msg, ClusterNode* sender) {
   failing->flags |= kNodeFail;
   failing->flags &= static_cast<uint16_t>(~kNodePfail);
   failing->fail_time = now();
+  EndFenceFloorWaits(*failing, "flagged FAIL");
   cluster_.Changed();
 }
 

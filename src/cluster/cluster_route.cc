@@ -16,6 +16,8 @@
 //      except TRYAGAIN for several keys not all here.
 //   5. A READONLY connection of a replica may read its master's slots (writes get MOVED).
 //   6. Otherwise MOVED <slot> <ip>:<port> when another node owns the slot.
+// redis-tp: where a command is served here, SETTP/BSETTP ... FENCE in a slot waiting for its
+// previous owner's fencing floor gets TRYAGAIN (cluster_bus.h, "Waiting for a floor").
 // A script's commands get the script's own texts (Redis's scriptVerifyClusterState).
 #include <cstdint>
 #include <string>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "db/database.h"
 #include "protocol/errors.h"
 #include "server/admission.h"
@@ -32,6 +35,7 @@
 #include "server/command_docs.h"
 #include "server/server.h"
 #include "util/crc16.h"
+#include "util/numbers.h"
 #include "watch/blocking.h"
 
 namespace redistp {
@@ -53,6 +57,15 @@ bool ShardChannels(const CommandSpec& spec, const std::vector<std::string_view>&
   return false;
 }
 
+// SETTP or BSETTP with FENCE: the command may draw a fencing token.
+bool DrawsFenceToken(const CommandSpec& spec, const std::vector<std::string_view>& args) {
+  if (spec.full_name != "settp" && spec.full_name != "bsettp") return false;
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "fence")) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string Cluster::Route(const AdmissionCall& call) {
@@ -61,10 +74,12 @@ std::string Cluster::Route(const AdmissionCall& call) {
   std::vector<std::string_view>& keys = route_keys_;
   keys.clear();
   uint64_t flags = 0;
-  bool pubsubshard = false, is_migrate = false;
+  bool pubsubshard = false, is_migrate = false, draws_token = false;
   auto gather = [&](const CommandSpec& spec, const std::vector<std::string_view>& args) {
     flags |= spec.flags;
     if (spec.full_name == "migrate") is_migrate = true;
+    // Only looked for while some slot waits for a fencing floor (cluster_bus.h).
+    if (!draws_token && bus_->AnyFenceFloorAwaited()) draws_token = DrawsFenceToken(spec, args);
     if (ShardChannels(spec, args, &keys)) {
       pubsubshard = true;
       return;
@@ -141,6 +156,7 @@ std::string Cluster::Route(const AdmissionCall& call) {
   // Served here. A script that may not cross slots is held to the slot of its first keys
   // (Redis's scriptVerifyClusterState, after the redirections).
   auto here = [&]() -> std::string {
+    if (draws_token && bus_->FenceFloorAwaited(slot)) return std::string(err::kTryAgainFenceFloor);
     ScriptCallGate* g = call.script;
     if (g == nullptr || g->allow_cross_slot) return {};
     if (g->slot == -1) {

@@ -91,6 +91,7 @@ struct ClusterNode {
   BusLink* link = nullptr;                  // our outbound link to it
   BusLink* inbound_link = nullptr;          // its link to us, once a frame named it
   std::vector<FailureReport> fail_reports;  // masters that saw it failing
+  bool redistp = false;  // it sent a redis-tp bus message (fence_floor.h) since our start
 
   bool Has(uint16_t flag) const { return (flags & flag) != 0; }
   bool IsMyself() const { return Has(kNodeMyself); }

@@ -417,6 +417,13 @@ void ChangeSlots(CommandContext& c, bool add, bool ranges) {
       st.UnassignSlot(s);
     }
   }
+  // Fence floors (cluster_bus.h): whoever served these slots before is not known here, nor who
+  // will serve the ones given up, so everyone is asked, or told.
+  if (add) {
+    cl->bus().BroadcastFenceFloorRequest();
+  } else {
+    cl->bus().BroadcastFenceFloor();
+  }
   cl->Changed();
   c.reply.Ok();
 }
@@ -434,9 +441,13 @@ void ClusterFlushSlots(CommandContext& c) {
     return;
   }
   ClusterState& st = cl->state();
+  bool gave_up = false;
   for (int s = 0; s < kClusterSlots; ++s) {
-    if (st.owner(s) == st.myself()) st.UnassignSlot(s);
+    if (st.owner(s) != st.myself()) continue;
+    st.UnassignSlot(s);
+    gave_up = true;
   }
+  if (gave_up) cl->bus().BroadcastFenceFloor();  // as DELSLOTS (ChangeSlots)
   cl->Changed();
   c.reply.Ok();
 }
@@ -688,6 +699,8 @@ void ClusterSetSlot(CommandContext& c) {
     ClusterNode* to = MigrationPeerOrReply(c, st);
     if (to == nullptr) return;
     st.SetMigrating(slot, to);
+    // The target's tokens for this slot's keys must be above mine (cluster_bus.h).
+    cl->bus().SendFenceFloor(to);
   } else if (EqualsIgnoreCase(action, "importing") && n == 5) {
     if (st.owner(slot) == me) {
       c.reply.Error(err::ClusterAlreadyOwner(slot));
@@ -696,9 +709,14 @@ void ClusterSetSlot(CommandContext& c) {
     ClusterNode* from = MigrationPeerOrReply(c, st);
     if (from == nullptr) return;
     st.SetImporting(slot, from);
+    // The source sends its floor when it sets MIGRATING (redis-cli's order); asked here too
+    // for the other order and a source that missed it.
+    cl->bus().RequestFenceFloor(from);
+    cl->bus().AwaitFenceFloor(slot, from);
   } else if (EqualsIgnoreCase(action, "stable") && n == 4) {
     st.SetMigrating(slot, nullptr);
     st.SetImporting(slot, nullptr);
+    cl->bus().EndFenceFloorWait(slot);
   } else if (EqualsIgnoreCase(action, "node") && n == 5) {
     ClusterNode* to = st.Lookup(c.args[4]);
     if (to == nullptr) {
@@ -712,6 +730,24 @@ void ClusterSetSlot(CommandContext& c) {
     if (st.owner(slot) == me && to != me && keys != 0) {
       c.reply.Error(err::ClusterSlotHasKeys(slot));
       return;
+    }
+    // Fence floors (cluster_bus.h): a slot leaving me tells the new owner my floor; a slot
+    // coming to me asks its old owner for one.
+    ClusterNode* before = st.owner(slot);
+    if (to != me) {
+      if (before == me || st.migrating_to(slot) != nullptr) cl->bus().SendFenceFloor(to);
+      cl->bus().EndFenceFloorWait(slot);
+    } else if (before != me) {
+      // An import whose floor arrived needs no other (every later token of the source is
+      // covered by that floor, its mark, or a TPADOPT); otherwise the old owner is asked and
+      // waited for.
+      ClusterNode* from = st.importing_from(slot);
+      const bool covered = from != nullptr && from == before && !cl->bus().FenceFloorAwaited(slot);
+      ClusterNode* ask = before != nullptr ? before : from;
+      if (!covered) {
+        cl->bus().RequestFenceFloor(ask);
+        cl->bus().AwaitFenceFloor(slot, ask);
+      }
     }
     // The last key left: the migration is over.
     if (keys == 0 && st.migrating_to(slot) != nullptr) st.SetMigrating(slot, nullptr);

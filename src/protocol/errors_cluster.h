@@ -29,6 +29,10 @@ inline constexpr std::string_view kClusterDownReadOnly =
 inline constexpr std::string_view kClusterDownUnbound = "CLUSTERDOWN Hash slot not served";
 inline constexpr std::string_view kTryAgain =
     "TRYAGAIN Multiple keys request during rehashing of slot";
+// redis-tp: a fencing token for a key of a slot whose previous owner's fencing floor has not
+// arrived yet (cluster/cluster_bus.h); the client retries, as after any TRYAGAIN.
+inline constexpr std::string_view kTryAgainFenceFloor =
+    "TRYAGAIN Fencing floor of the slot's previous owner not received yet";
 // The same refusals as a script's redis.call sees them.
 inline constexpr std::string_view kScriptClusterDownReadOnly =
     "ERR Script attempted to execute a write command while the cluster is down and readonly";

@@ -23,6 +23,12 @@
 // stop being exact, is ~4·10^8 such starts away from today's clock floor of ~2^50.7), and a
 // durable write happens at most once per 16.7 million tokens.
 //
+// Floors from elsewhere. Another node's tokens for the keys of a slot that moves here (a
+// migrated key's TPADOPT, a cluster peer's fence-floor message: cluster/fence_floor.h) must stay
+// below every token of this node from then on, across a crash too: RaiseDurable makes the
+// raised counter durable at once (the mark moves to the end of the floor's block) instead of at
+// the next token, since a restart before that token would start from the old mark.
+//
 // Replayed tokens. An AOF replay of SETTP ... FENCE counts a token without handing it out
 // (Replayed): no reservation is needed, the next real token will make one if it must.
 //
@@ -44,6 +50,15 @@ class FenceStore {
   virtual Status Persist(uint64_t mark) = 0;
 };
 
+// Told of every mark that became durable (the cluster sends it to the nodes its slots are
+// migrating to, cluster/fence_floor.h). Called before the token that needed the mark is handed
+// out.
+class FenceListener {
+ public:
+  virtual ~FenceListener() = default;
+  virtual void OnReserved(uint64_t mark) = 0;
+};
+
 class FenceCounter {
  public:
   static constexpr int kBlockBits = 24;
@@ -51,6 +66,8 @@ class FenceCounter {
 
   // The store (not owned) future reservations are made durable in; nullptr: none.
   void set_store(FenceStore* store) { store_ = store; }
+  // The listener (not owned) told of each new durable mark; nullptr: none.
+  void set_listener(FenceListener* listener) { listener_ = listener; }
 
   // The next token, strictly greater than every earlier one; reserves a block first when the
   // token is above the durable mark. An error (the store failed) hands out nothing and changes
@@ -63,6 +80,11 @@ class FenceCounter {
   void Raise(uint64_t floor) {
     if (floor > last_) last_ = floor;
   }
+  // Raise(floor), then the counter itself is made durable: when it is above the durable mark,
+  // the mark moves to the end of its block (nothing is handed out). OK when nothing had to be
+  // written. An error leaves the counter raised in memory (the next Next() reserves before any
+  // token) but not durable: the caller says so.
+  Status RaiseDurable(uint64_t floor);
   // What is durable in the store is no longer known (the file moved: CONFIG SET dir or
   // tp-fence-file): the next token reserves again, at the new place.
   void ForgetReservation() { reserved_ = 0; }
@@ -75,7 +97,11 @@ class FenceCounter {
   uint64_t failures() const { return failures_; }
 
  private:
+  // Persists the mark ending the block of `token` (counting it); the listener hears of it.
+  Status Reserve(uint64_t token);
+
   FenceStore* store_ = nullptr;
+  FenceListener* listener_ = nullptr;
   uint64_t last_ = 0;
   uint64_t reserved_ = 0;
   uint64_t reservations_ = 0;

@@ -158,6 +158,79 @@ TEST(FenceCounterTest, AMovedFileIsReservedAgain) {
   EXPECT_EQ(store.marks, (std::vector<uint64_t>{kBlock - 1, kBlock - 1}));
 }
 
+// A floor from another node (issue 26: a slot's new owner raised to its old owner's counter).
+TEST(FenceCounterTest, ARaisedFloorIsDurableBeforeAnyToken) {
+  RecordingStore store;
+  FenceCounter f;
+  f.set_store(&store);
+  ASSERT_TRUE(f.Next().ok());  // mark kBlock - 1
+  const uint64_t floor = 7 * kBlock + 5;
+  ASSERT_TRUE(f.RaiseDurable(floor).ok());
+  EXPECT_EQ(f.last(), floor);
+  EXPECT_EQ(store.durable(), 8 * kBlock - 1);
+  EXPECT_GE(f.reserved(), floor);
+  // A crash now: the restarted counter starts from the durable mark, above the floor.
+  FenceCounter restarted;
+  restarted.Raise(store.durable());
+  restarted.set_store(&store);
+  EXPECT_GT(restarted.Next().value(), floor);
+  // Tokens of this run go on above the floor, within the block already reserved.
+  const int calls = store.calls;
+  EXPECT_EQ(f.Next().value(), floor + 1);
+  EXPECT_EQ(store.calls, calls);
+}
+
+TEST(FenceCounterTest, AFloorBelowTheCounterWritesNothing) {
+  RecordingStore store;
+  FenceCounter f;
+  f.set_store(&store);
+  f.Raise(3 * kBlock);
+  ASSERT_TRUE(f.Next().ok());
+  const int calls = store.calls;
+  ASSERT_TRUE(f.RaiseDurable(2 * kBlock).ok());
+  ASSERT_TRUE(f.RaiseDurable(3 * kBlock + 1).ok());  // its own last token
+  ASSERT_TRUE(f.RaiseDurable(4 * kBlock - 1).ok());  // within the reserved block
+  EXPECT_EQ(store.calls, calls);
+  EXPECT_EQ(f.last(), 4 * kBlock - 1);
+}
+
+TEST(FenceCounterTest, AFloorThatCannotBeMadeDurableStillStopsLowerTokens) {
+  RecordingStore store;
+  FenceCounter f;
+  f.set_store(&store);
+  store.fail = true;
+  const uint64_t floor = 9 * kBlock + 1;
+  EXPECT_FALSE(f.RaiseDurable(floor).ok());
+  EXPECT_EQ(f.last(), floor);   // raised in memory
+  EXPECT_FALSE(f.Next().ok());  // and nothing is handed out until a reservation succeeds
+  store.fail = false;
+  EXPECT_EQ(f.Next().value(), floor + 1);
+  EXPECT_EQ(store.durable(), 10 * kBlock - 1);
+}
+
+// Records the marks a listener hears of.
+class RecordingListener : public FenceListener {
+ public:
+  void OnReserved(uint64_t mark) override { marks.push_back(mark); }
+  std::vector<uint64_t> marks;
+};
+
+TEST(FenceCounterTest, TheListenerHearsEveryDurableMarkAndOnlyThose) {
+  RecordingStore store;
+  RecordingListener listener;
+  FenceCounter f;
+  f.set_store(&store);
+  f.set_listener(&listener);
+  ASSERT_TRUE(f.Next().ok());
+  ASSERT_TRUE(f.Next().ok());
+  ASSERT_TRUE(f.RaiseDurable(2 * kBlock).ok());
+  store.fail = true;
+  EXPECT_FALSE(f.RaiseDurable(5 * kBlock).ok());
+  EXPECT_FALSE(f.Next().ok());
+  EXPECT_EQ(listener.marks, (std::vector<uint64_t>{kBlock - 1, 3 * kBlock - 1}));
+  EXPECT_EQ(listener.marks, store.marks);
+}
+
 // --- the commands ------------------------------------------------------------------------------
 
 TEST(FenceCommandsTest, SetTpFenceIsRefusedAndCreatesNothingWhenNothingCanBeReserved) {
