@@ -96,6 +96,28 @@ start_server {tags {pubsub}} {
         $c close
     }
 
+    test {A big message reaches many subscribers whole, in order with the small ones} {
+        # One frame of 200 KB for 10 subscribers of both protocols (shared by their output
+        # buffers in redis-tp), between two small messages.
+        set big "[string repeat abcdefgh 25000]\r\n"
+        set subs {}
+        foreach proto {2 3 2 3 2 3 2 3 2 3} {
+            set c [ps_client $proto]
+            ps_psubscribe $c {bigchan*}
+            lappend subs $c $proto
+        }
+        assert_equal 10 [r publish bigchan1 before]
+        assert_equal 10 [r publish bigchan1 $big]
+        assert_equal 10 [r publish bigchan1 after]
+        foreach {c proto} $subs {
+            assert_equal {pmessage bigchan* bigchan1 before} [$c read]
+            assert_equal [list pmessage bigchan* bigchan1 $big] [$c read] "RESP$proto"
+            assert_equal {pmessage bigchan* bigchan1 after} [$c read]
+            ps_expect_nothing $c $proto
+        }
+        foreach {c proto} $subs {$c close}
+    }
+
     test {A channel with no subscriber left receives nothing} {
         set c [ps_client 2]
         ps_subscribe $c {gone stay}
