@@ -92,6 +92,11 @@ class ReplyBuilder {
   void Raw(std::string_view bytes) {
     if (enabled_) out_->Append(bytes);
   }
+  // A shared frame's bytes from offset `from` on, referenced rather than copied (a push
+  // encoded once for many receivers: protocol/push_frame.h).
+  void Shared(const SharedFrame& frame, size_t from = 0) {
+    if (enabled_) out_->AppendShared(frame, from);
+  }
 
  private:
   void Header(char kind, size_t n);

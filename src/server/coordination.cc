@@ -71,15 +71,26 @@ void Server::ReleaseHeldPushes(Client& c) {
   ScheduleFlush(&c);
 }
 
-void Server::OnWatchedKeyEvent(uint64_t client, int /*db*/, std::string_view key, bool added) {
-  Client* c = FindClient(client);
-  if (c == nullptr) return;
-  Push(*c, [&](ReplyBuilder& rb) {
-    rb.Push(3);
-    rb.Bulk("watchex");
-    rb.Bulk(key);
-    rb.Bulk(added ? "ADD" : "DEL");
-  });
+void Server::OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) {
+  const uint64_t one[] = {client};
+  OnWatchedKeyEvents(one, db, key, added);
+}
+
+void Server::OnWatchedKeyEvents(std::span<const uint64_t> clients, int /*db*/, std::string_view key,
+                                bool added) {
+  // One encoding for every watcher, RESP2 and RESP3 alike (`watchex <key> ADD|DEL`). A local
+  // frame: pushing never runs another key event, but nothing here has to rely on it.
+  PushFrame frame;
+  frame.AppendHeader(3);
+  frame.AppendRaw("$7\r\nwatchex\r\n");
+  frame.AppendBulk(key);
+  frame.AppendRaw(added ? "$3\r\nADD\r\n" : "$3\r\nDEL\r\n");
+  frame.Seal();
+  for (uint64_t id : clients) {
+    Client* c = FindClient(id);
+    if (c == nullptr) continue;
+    Push(*c, [&frame](ReplyBuilder& rb) { frame.WriteTo(rb); });
+  }
 }
 
 void Server::OnWatchDeadlineChanged(int64_t deadline_ms) {

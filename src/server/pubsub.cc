@@ -14,10 +14,6 @@ namespace redistp {
 namespace {
 
 constexpr std::string_view kWatchExPrefix = "__watchex@";
-// Frames up to this size are assembled whole once per publish (Deliver); a bigger body is
-// appended to each target in pieces rather than copied into the scratch first.
-constexpr size_t kAssembleMax = 1024;
-
 bool IsWatchExChannel(PubSub::Kind kind, std::string_view name) {
   return kind == PubSub::kChannel && name.starts_with(kWatchExPrefix);
 }
@@ -126,34 +122,18 @@ std::vector<uint64_t> PubSub::SubscriberIds(Kind kind, std::string_view name) co
 }
 
 size_t PubSub::Deliver(const PubSubTopic* t, std::string_view head, std::string_view body) {
+  // Encoded once (its RESP2 form); each target gets it copied when small, or referenced as
+  // one shared block when big (protocol/push_frame.h): a big message is never copied per
+  // subscriber.
+  frame_.Reset();
+  frame_.AppendRaw("*");
+  frame_.AppendRaw(head);
+  frame_.AppendRaw(body);
+  frame_.AppendRaw("\r\n");
+  frame_.Seal();
   size_t n = 0;
-  if (head.size() + body.size() + 3 <= kAssembleMax) {
-    // One piece per RESP2 target (the RESP3 ones add their own type byte in front): a quarter
-    // of the appends, which were half of a delivery's instructions.
-    frame_.assign(1, '*');
-    frame_.append(head).append(body).append("\r\n");
-    const std::string_view whole = frame_;
-    const std::string_view after_type = whole.substr(1);
-    t->subscribers.ForEach([&](Client* c) {
-      server_->Push(*c, [&](ReplyBuilder& rb) {
-        if (rb.resp() >= 3) {
-          rb.Raw(">");
-          rb.Raw(after_type);
-        } else {
-          rb.Raw(whole);
-        }
-      });
-      ++n;
-    });
-    return n;
-  }
   t->subscribers.ForEach([&](Client* c) {
-    server_->Push(*c, [&](ReplyBuilder& rb) {
-      rb.Raw(rb.resp() >= 3 ? ">" : "*");
-      rb.Raw(head);
-      rb.Raw(body);
-      rb.Raw("\r\n");
-    });
+    server_->Push(*c, [this](ReplyBuilder& rb) { frame_.WriteTo(rb); });
     ++n;
   });
   return n;
@@ -180,6 +160,7 @@ size_t PubSub::Publish(std::string_view channel, std::string_view message) {
     });
   }
   ReleaseScratch(head_);  // a header holds the channel name, as long as a key for __watchex@
+  frame_.Release();
   return receivers;
 }
 
@@ -192,6 +173,7 @@ size_t PubSub::PublishShard(std::string_view channel, std::string_view message) 
   AppendBulkLen(head_, message.size());
   const size_t receivers = Deliver(t, head_, message);
   ReleaseScratch(head_);
+  frame_.Release();
   return receivers;
 }
 

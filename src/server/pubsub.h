@@ -24,10 +24,11 @@
 // hold rule: held while the target runs its own command, so the publisher's own copy follows
 // its PUBLISH reply). The frame is encoded once per publish (per matching pattern for
 // pmessage) and appended to every target as the same bytes; only the first byte differs
-// between protocols ('*' array for RESP2, '>' push for RESP3). A small frame (up to 1 KB) is
-// assembled whole in a scratch buffer once, so each target costs one copy; a bigger body is
-// never copied into the scratch: each target's output gets the header, then the body, then
-// CRLF. Publishing allocates nothing once the scratch buffers have grown to the frame's size.
+// between protocols ('*' array for RESP2, '>' push for RESP3). The frame is assembled whole
+// once (protocol/push_frame.h): a small one (under 1 KB) is copied to each target, a bigger one
+// becomes one shared block every target's output references, so a big message costs one copy
+// and is held in memory once however many subscribers have yet to read it. Publishing a small
+// message allocates nothing once the scratch buffers have grown to the frame's size.
 // Pushing never closes a client synchronously (limits are checked when output is flushed), so
 // the subscriber sets are stable while a publish walks them.
 //
@@ -41,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/push_frame.h"
 #include "server/client.h"
 #include "util/glob.h"
 #include "util/hash_table.h"
@@ -173,8 +175,8 @@ class PubSub {
   // Find advances incremental rehashing, hence mutable for the const lookups.
   mutable TopicTable tables_[kKinds];
   size_t watchex_channels_ = 0;
-  std::string head_;   // scratch for a frame header, reused by every publish
-  std::string frame_;  // scratch for a whole small frame (Deliver), reused likewise
+  std::string head_;  // scratch for a frame header, reused by every publish
+  PushFrame frame_;   // the frame being delivered (Deliver), reused likewise
 };
 
 template <typename Fn>

@@ -297,7 +297,8 @@ class Server : public WatchSink {
   // messages and keyspace notifications, tracking invalidations). `write(ReplyBuilder&)` gets
   // a builder in the target's protocol (RESP2 or RESP3, never suppressed by CLIENT REPLY) and
   // writes one complete frame: a push header (ReplyBuilder::Push: '>' for RESP3, an array for
-  // RESP2) and its parts, or (Raw) a frame encoded once for many targets. A push caused while
+  // RESP2) and its parts, or a frame encoded once for many targets (protocol/push_frame.h:
+  // copied when small, referenced as one shared block when big). A push caused while
   // the target runs its own command (kClientExecuting, which covers a whole EXEC) is held and
   // follows that command's reply (ReleaseHeldPushes); any other push is appended to the
   // target's output at once (between two complete replies) and written this loop turn. A
@@ -317,8 +318,11 @@ class Server : public WatchSink {
   }
   // Appends the pushes held during the client's command after its reply.
   void ReleaseHeldPushes(Client& c);
-  // WatchSink: a watched key appeared or disappeared.
+  // WatchSink: a watched key appeared or disappeared; the push is encoded once for all the
+  // key's watchers (protocol/push_frame.h).
   void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) override;
+  void OnWatchedKeyEvents(std::span<const uint64_t> clients, int db, std::string_view key,
+                          bool added) override;
   void OnWatchDeadlineChanged(int64_t deadline_ms) override;
   // WatchSink: a key whose `__watchex@` channel has subscribers appeared or disappeared
   // (publishes it: server/watchex_pubsub.cc).

@@ -40,19 +40,36 @@ bool ReplyBuffer::CronResize(bool resize, bool reset_peak) {
   return true;
 }
 
-ReplyBuffer::Block* ReplyBuffer::NewBlock(size_t min_cap) {
-  size_t cap = std::max(kBlockBytes, min_cap);
-  void* mem = std::malloc(sizeof(Block) + cap);
+SharedFrame::SharedFrame(std::string_view bytes) {
+  void* mem = std::malloc(sizeof(ReplyBlock) + bytes.size());
   if (mem == nullptr) throw std::bad_alloc();
-  Block* b = new (mem) Block{cap, 0, 0};
+  block_ = new (mem) ReplyBlock{bytes.size(), 1, true};
+  if (!bytes.empty()) std::memcpy(block_->data(), bytes.data(), bytes.size());
+}
+
+void SharedFrame::Reset() {
+  if (block_ != nullptr && --block_->refs == 0) std::free(block_);
+  block_ = nullptr;
+}
+
+ReplyBlock* ReplyBuffer::NewBlock(size_t min_cap) {
+  size_t cap = std::max(kBlockBytes, min_cap);
+  void* mem = std::malloc(sizeof(ReplyBlock) + cap);
+  if (mem == nullptr) throw std::bad_alloc();
+  ReplyBlock* b = new (mem) ReplyBlock{cap, 1, false};
   block_bytes_ += cap;
   return b;
 }
 
-void ReplyBuffer::FreeBlock(Block* b) {
-  block_bytes_ -= b->cap;
-  block_pending_ -= b->used - b->start;
-  std::free(b);
+void ReplyBuffer::RefBlock(ReplyBlock* b) {
+  ++b->refs;
+  block_bytes_ += b->cap;
+}
+
+void ReplyBuffer::DropPiece(const Piece& p) {
+  block_bytes_ -= p.block->cap;
+  block_pending_ -= p.len();
+  if (--p.block->refs == 0) std::free(p.block);
 }
 
 bool ReplyBuffer::Refuse(size_t would_hold) {
@@ -67,7 +84,7 @@ bool ReplyBuffer::Refuse(size_t would_hold) {
 
 void ReplyBuffer::AppendSlow(const char* p, size_t n) {
   if (n == 0 || refused_) return;
-  if (blocks_.empty()) {
+  if (pieces_.empty()) {
     // Grow the static buffer (1 KB doubling to 16 KB) while the bytes fit in it: small replies
     // never touch the block list, and an idle connection holds at most 16 KB.
     size_t pending = send_ - sstart_;
@@ -100,31 +117,53 @@ void ReplyBuffer::AppendSlow(const char* p, size_t n) {
     n -= room;
   }
   if (n == 0) return;
-  if (!blocks_.empty()) {
-    Block* tail = blocks_.back();
-    size_t room = std::min(n, tail->cap - tail->used);
-    std::memcpy(tail->data() + tail->used, p, room);
-    tail->used += room;
-    block_pending_ += room;
-    p += room;
-    n -= room;
+  if (!pieces_.empty()) {
+    // The last piece's block takes more only if it is this buffer's own and the piece ends
+    // where the block's bytes end (a shared frame is never written to).
+    Piece& tail = pieces_.back();
+    if (!tail.block->shared) {
+      size_t room = std::min(n, tail.block->cap - tail.end);
+      std::memcpy(tail.block->data() + tail.end, p, room);
+      tail.end += room;
+      block_pending_ += room;
+      p += room;
+      n -= room;
+    }
   }
   if (n == 0) return;
   // One new block for the rest: 16 KB, or exactly the size of a bigger remainder (a big value
   // is copied once, into a block of its own size), if the limit allows it.
   if (Refuse(block_bytes_ + std::max(kBlockBytes, n))) return;
-  Block* b = NewBlock(n);
+  ReplyBlock* b = NewBlock(n);
   std::memcpy(b->data(), p, n);
-  b->used = n;
   block_pending_ += n;
-  blocks_.push_back(b);
+  pieces_.push_back(Piece{b, 0, n});
+}
+
+void ReplyBuffer::AppendShared(const SharedFrame& frame, size_t from) {
+  ReplyBlock* b = frame.block_;
+  if (refused_ || b == nullptr || from >= b->cap) return;
+  if (Refuse(block_bytes_ + b->cap)) return;
+  RefBlock(b);
+  block_pending_ += b->cap - from;
+  pieces_.push_back(Piece{b, from, b->cap});
 }
 
 void ReplyBuffer::Append(const ReplyBuffer& other) {
   if (other.send_ > other.sstart_) {
     Append(other.static_ + other.sstart_, other.send_ - other.sstart_);
   }
-  for (const Block* b : other.blocks_) Append(b->data() + b->start, b->used - b->start);
+  for (const Piece& p : other.pieces_) {
+    if (p.len() == 0) continue;
+    if (!p.block->shared) {
+      Append(p.block->data() + p.start, p.len());
+      continue;
+    }
+    if (refused_ || Refuse(block_bytes_ + p.block->cap)) return;
+    RefBlock(p.block);
+    block_pending_ += p.len();
+    pieces_.push_back(p);
+  }
 }
 
 void ReplyBuffer::InsertAt(size_t at, std::string_view s) {
@@ -135,7 +174,7 @@ void ReplyBuffer::InsertAt(size_t at, std::string_view s) {
   }
   size_t in_static = send_ - sstart_;
   if (at < in_static) {
-    if (blocks_.empty() && in_static + s.size() <= kStaticMax) {
+    if (pieces_.empty() && in_static + s.size() <= kStaticMax) {
       // Everything still fits the static buffer: open a gap there.
       std::string tail(static_ + sstart_ + at, in_static - at);
       send_ = sstart_ + at;
@@ -145,40 +184,52 @@ void ReplyBuffer::InsertAt(size_t at, std::string_view s) {
     }
     // Move the static tail and the inserted bytes into a new first block.
     size_t tail_len = in_static - at;
-    Block* b = NewBlock(s.size() + tail_len);
+    ReplyBlock* b = NewBlock(s.size() + tail_len);
     std::memcpy(b->data(), s.data(), s.size());
     std::memcpy(b->data() + s.size(), static_ + sstart_ + at, tail_len);
-    b->used = s.size() + tail_len;
-    block_pending_ += b->used;
+    block_pending_ += s.size() + tail_len;
     send_ = sstart_ + at;
-    blocks_.push_front(b);
+    pieces_.push_front(Piece{b, 0, s.size() + tail_len});
     return;
   }
   size_t off = at - in_static;
-  for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
-    Block* b = *it;
-    size_t len = b->used - b->start;
-    if (off >= len) {
-      off -= len;
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    Piece& p = pieces_[i];
+    if (off >= p.len()) {
+      off -= p.len();
       continue;
     }
-    char* pos = b->data() + b->start + off;
-    size_t tail_len = len - off;
-    if (b->cap - b->used >= s.size()) {
+    const size_t split = p.start + off;
+    const size_t tail_len = p.end - split;
+    if (!p.block->shared && p.block->cap - p.end >= s.size()) {
+      char* pos = p.block->data() + split;
       std::memmove(pos + s.size(), pos, tail_len);
       std::memcpy(pos, s.data(), s.size());
-      b->used += s.size();
+      p.end += s.size();
       block_pending_ += s.size();
       return;
     }
+    if (p.block->shared) {
+      // A shared frame is never written: the piece ends at the split, the inserted bytes get a
+      // block of their own, and a second piece views the frame's rest.
+      Piece tail{p.block, split, p.end};
+      p.end = split;
+      RefBlock(tail.block);
+      ReplyBlock* nb = NewBlock(s.size());
+      std::memcpy(nb->data(), s.data(), s.size());
+      block_pending_ += s.size();  // the tail moved to its own piece, it did not grow
+      pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                     {Piece{nb, 0, s.size()}, tail});
+      return;
+    }
     // Split: this block keeps its head; a new block after it holds s and the tail.
-    Block* nb = NewBlock(s.size() + tail_len);
+    ReplyBlock* nb = NewBlock(s.size() + tail_len);
     std::memcpy(nb->data(), s.data(), s.size());
-    std::memcpy(nb->data() + s.size(), pos, tail_len);
-    nb->used = s.size() + tail_len;
-    b->used -= tail_len;
+    std::memcpy(nb->data() + s.size(), p.block->data() + split, tail_len);
+    p.end = split;
     block_pending_ += s.size();  // the tail moved, it did not grow
-    blocks_.insert(it + 1, nb);
+    pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                   Piece{nb, 0, s.size() + tail_len});
     return;
   }
 }
@@ -190,11 +241,11 @@ int ReplyBuffer::Gather(iovec* iov, int max) const {
     iov[n].iov_len = send_ - sstart_;
     ++n;
   }
-  for (const Block* b : blocks_) {
+  for (const Piece& p : pieces_) {
     if (n >= max) break;
-    if (b->used == b->start) continue;
-    iov[n].iov_base = const_cast<char*>(b->data() + b->start);
-    iov[n].iov_len = b->used - b->start;
+    if (p.len() == 0) continue;
+    iov[n].iov_base = const_cast<char*>(p.block->data() + p.start);
+    iov[n].iov_len = p.len();
     ++n;
   }
   return n;
@@ -206,55 +257,54 @@ void ReplyBuffer::Consume(size_t n) {
   sstart_ += k;
   n -= k;
   if (sstart_ == send_) sstart_ = send_ = 0;
-  while (!blocks_.empty()) {
-    Block* b = blocks_.front();
-    size_t len = b->used - b->start;
-    if (n < len) {
-      b->start += n;
+  while (!pieces_.empty()) {
+    Piece& p = pieces_.front();
+    if (n < p.len()) {
+      p.start += n;
       block_pending_ -= n;
       return;
     }
-    n -= len;
-    FreeBlock(b);
-    blocks_.pop_front();
+    n -= p.len();
+    DropPiece(p);
+    pieces_.pop_front();
   }
 }
 
 void ReplyBuffer::TruncateTo(size_t keep) {
   const size_t in_static = send_ - sstart_;
-  size_t kept_blocks = 0;
+  size_t kept = 0;
   if (keep < in_static) {
     send_ = sstart_ + keep;
   } else {
     size_t off = keep - in_static;
-    while (kept_blocks < blocks_.size() && off > 0) {
-      Block* b = blocks_[kept_blocks];
-      const size_t len = b->used - b->start;
-      ++kept_blocks;
-      if (off <= len) {
-        block_pending_ -= len - off;
-        b->used = b->start + off;
+    while (kept < pieces_.size() && off > 0) {
+      Piece& p = pieces_[kept];
+      ++kept;
+      if (off <= p.len()) {
+        // A shorter view: a shared frame's bytes stay as they are.
+        block_pending_ -= p.len() - off;
+        p.end = p.start + off;
         break;
       }
-      off -= len;
+      off -= p.len();
     }
   }
-  while (blocks_.size() > kept_blocks) {
-    FreeBlock(blocks_.back());
-    blocks_.pop_back();
+  while (pieces_.size() > kept) {
+    DropPiece(pieces_.back());
+    pieces_.pop_back();
   }
 }
 
 void ReplyBuffer::Clear() {
   sstart_ = send_ = 0;
-  for (Block* b : blocks_) FreeBlock(b);
-  blocks_.clear();
+  for (const Piece& p : pieces_) DropPiece(p);
+  pieces_.clear();
 }
 
 std::string ReplyBuffer::ToString() const {
   std::string out;
   if (send_ > sstart_) out.assign(static_ + sstart_, send_ - sstart_);
-  for (const Block* b : blocks_) out.append(b->data() + b->start, b->used - b->start);
+  for (const Piece& p : pieces_) out.append(p.block->data() + p.start, p.len());
   return out;
 }
 

@@ -1,41 +1,97 @@
 // ReplyBuffer: the bytes a client still has to be sent, kept as Redis keeps them: a small
-// per-client buffer first, then a list of fixed-size blocks.
+// per-client buffer first, then a list of pieces of fixed-size blocks.
 //
 // Layout:   static buffer [ consumed | pending ... ]        (1 KB .. 16 KB)
-//           blocks        [ consumed | pending | free ] -> [ ... ] -> ...  (16 KB each, or
+//           pieces        [ consumed | pending | free ] -> [ ... ] -> ...  (16 KB blocks, or
 //                                                             one block as big as a bigger
-//                                                             single append)
-// Order: the static buffer's pending bytes come first, then the blocks' in list order. While
-// any block exists, appends go to the last block (or a new one), never back to the static
-// buffer, so the order of replies is the order of appends. A block is freed as soon as it has
-// been written out, so a backlog costs what it holds plus at most one partly filled block,
-// never twice its size as a doubling buffer does.
+//                                                             single append, or a shared frame)
+// Order: the static buffer's pending bytes come first, then the pieces' in list order. While
+// any piece exists, appends go to the last piece's block (or a new one), never back to the
+// static buffer, so the order of replies is the order of appends. A block is freed as soon as
+// it has been written out, so a backlog costs what it holds plus at most one partly filled
+// block, never twice its size as a doubling buffer does.
+//
+// Shared frames. A piece is a view [start, end) of a block. A block is either owned (this
+// buffer's alone; its last piece is appended to) or a SharedFrame: one immutable, refcounted
+// allocation that any number of buffers reference, each through a piece of its own, so a push
+// encoded once reaches many receivers without a copy per receiver (AppendShared). Each piece
+// holds one reference; the block is freed with its last reference, whichever buffer drops it
+// (written out, cleared, truncated away, or the connection gone mid-write). A shared block is
+// never appended to, nor changed by InsertAt or TruncateTo (they split or shorten the piece).
 //
 // Accounting, as CLIENT LIST shows it and the output-buffer limits count it (Redis's names):
-//   obl  = pending bytes in the static buffer, oll = number of blocks,
-//   omem = bytes allocated for blocks (an idle client, or one whose replies fit the static
-//          buffer, has omem=0), rbs = static buffer size, rbp = its peak use.
+//   obl  = pending bytes in the static buffer, oll = number of pieces,
+//   omem = bytes allocated for the blocks its pieces reference (an idle client, or one whose
+//          replies fit the static buffer, has omem=0); a shared frame counts in full in each
+//          buffer that references it, as Redis, which copies a message to each receiver,
+//          counts it in each; rbs = static buffer size, rbp = its peak use.
 // Sizing: a connection's static buffer starts at 16 KB and is resized by the clients cron from
 // its peak use (CronResize), as Redis 7.0 sizes its per-client buffer; appends never grow it.
 // Deferred lengths (a header known only after its elements) are inserted at an offset recorded
 // earlier with Readable(); nothing may be consumed in between (replies are written only at the
 // end of a loop turn, never in the middle of a command).
-// Limit: an owner may install a check that is asked before each new block is taken (once per
-// 16 KB or per big append, never per byte: the static buffer's fast path is untouched). When
-// the check refuses, the buffer drops everything it holds and every later byte, so a reply far
-// bigger than the limit is never held whole; the owner closes the connection soon after
-// (refused() tells it), as Redis 7.0 marks such a client to be closed ASAP.
+// Limit: an owner may install a check that is asked before each new block is taken or shared
+// frame referenced (once per 16 KB or per big append, never per byte: the static buffer's fast
+// path is untouched). When the check refuses, the buffer drops everything it holds and every
+// later byte, so a reply far bigger than the limit is never held whole; the owner closes the
+// connection soon after (refused() tells it), as Redis 7.0 marks such a client to be closed
+// ASAP.
 #pragma once
 
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
 
 namespace redistp {
+
+// A block of reply bytes: this header, then `cap` bytes of data. Owned by one ReplyBuffer
+// (refs == 1, shared == false) or a SharedFrame's (shared == true: immutable, one reference
+// per handle and per piece that views it).
+struct ReplyBlock {
+  size_t cap;
+  size_t refs;
+  bool shared;
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+};
+
+// An encoded frame shared by reference among many ReplyBuffers (ReplyBuffer::AppendShared):
+// one allocation holding the bytes, freed when the last handle and the last buffer piece that
+// references it are gone. Move-only handle; the bytes never change once made.
+class SharedFrame {
+ public:
+  SharedFrame() = default;
+  explicit SharedFrame(std::string_view bytes);
+  ~SharedFrame() { Reset(); }
+  SharedFrame(SharedFrame&& o) noexcept : block_(o.block_) { o.block_ = nullptr; }
+  SharedFrame& operator=(SharedFrame&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      block_ = o.block_;
+      o.block_ = nullptr;
+    }
+    return *this;
+  }
+  SharedFrame(const SharedFrame&) = delete;
+  SharedFrame& operator=(const SharedFrame&) = delete;
+
+  bool empty() const { return block_ == nullptr; }
+  size_t size() const { return block_ == nullptr ? 0 : block_->cap; }
+  std::string_view view() const { return {block_ ? block_->data() : "", size()}; }
+  // References held: this handle plus every buffer piece viewing it (tests, diagnostics).
+  size_t refs() const { return block_ == nullptr ? 0 : block_->refs; }
+  // Drops this handle's reference (buffers that reference the frame keep it alive).
+  void Reset();
+
+ private:
+  friend class ReplyBuffer;
+  ReplyBlock* block_ = nullptr;
+};
 
 class ReplyBuffer {
  public:
@@ -61,7 +117,7 @@ class ReplyBuffer {
 
   // Appends bytes after everything pending.
   void Append(const char* p, size_t n) {
-    if (n != 0 && blocks_.empty() && n <= static_cap_ - send_) {
+    if (n != 0 && pieces_.empty() && n <= static_cap_ - send_) {
       std::memcpy(static_ + send_, p, n);
       send_ += n;
       if (send_ - sstart_ > static_peak_) static_peak_ = send_ - sstart_;
@@ -71,8 +127,13 @@ class ReplyBuffer {
   }
   void Append(std::string_view s) { Append(s.data(), s.size()); }
   void Append(char c) { Append(&c, 1); }
-  // Appends everything `other` holds (it is left unchanged).
+  // Appends everything `other` holds (it is left unchanged); its shared frames are referenced,
+  // not copied.
   void Append(const ReplyBuffer& other);
+  // Appends the bytes of `frame` from offset `from` on, by reference: one more piece viewing
+  // the frame's block, no copy (the frame's size counts in block_bytes, omem). Asks the limit
+  // check first, like a new block. `frame` must not be empty; `from` <= its size.
+  void AppendShared(const SharedFrame& frame, size_t from = 0);
   // A size hint from callers that build a reply piece by piece; nothing to do here.
   void Reserve(size_t) {}
   // Inserts bytes at offset `at` of the pending bytes (0 = first pending byte).
@@ -108,26 +169,30 @@ class ReplyBuffer {
   size_t static_used() const { return send_ - sstart_; }  // obl
   size_t static_capacity() const { return static_cap_; }  // rbs
   size_t static_peak() const { return static_peak_; }     // rbp
-  size_t block_count() const { return blocks_.size(); }   // oll
+  size_t block_count() const { return pieces_.size(); }   // oll
   size_t block_bytes() const { return block_bytes_; }     // omem
   // Bytes allocated in all (tot-mem).
   size_t allocated() const { return static_cap_ + block_bytes_; }
 
  private:
-  struct Block {
-    size_t cap;    // bytes of data[]
-    size_t start;  // first pending byte
-    size_t used;   // end of the pending bytes
-    char* data() { return reinterpret_cast<char*>(this + 1); }
-    const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  // A view [start, end) of a block; one reference to it.
+  struct Piece {
+    ReplyBlock* block;
+    size_t start;
+    size_t end;
+    size_t len() const { return end - start; }
   };
 
   void AppendSlow(const char* p, size_t n);
   // Asks the limit check about blocks of `would_hold` bytes; on refusal enters the refused
   // state and returns true.
   bool Refuse(size_t would_hold);
-  Block* NewBlock(size_t min_cap);
-  void FreeBlock(Block* b);
+  // A new owned block of at least `min_cap` bytes (counted in block_bytes_), not yet listed.
+  ReplyBlock* NewBlock(size_t min_cap);
+  // Adds a reference to `b` for a new piece (counted in block_bytes_).
+  void RefBlock(ReplyBlock* b);
+  // Drops piece `p`'s reference and its accounting; frees the block with its last reference.
+  void DropPiece(const Piece& p);
 
   char* static_ = nullptr;
   size_t static_cap_ = 0;
@@ -135,9 +200,9 @@ class ReplyBuffer {
   size_t static_peak_ = 0;
   size_t sstart_ = 0;  // first pending byte of the static buffer
   size_t send_ = 0;    // end of its pending bytes
-  std::deque<Block*> blocks_;
-  size_t block_bytes_ = 0;    // sum of the blocks' cap
-  size_t block_pending_ = 0;  // sum of the blocks' used - start
+  std::deque<Piece> pieces_;
+  size_t block_bytes_ = 0;    // sum of the cap of each piece's block
+  size_t block_pending_ = 0;  // sum of the pieces' len()
   LimitCheck limit_check_ = nullptr;
   void* limit_ctx_ = nullptr;
   bool refused_ = false;

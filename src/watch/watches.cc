@@ -363,7 +363,7 @@ void WatchIndex::Notify(KeyRecord* rec, bool added) {
   rec->watchers.ForEach([&clients](const ClientWatches* c) { clients.push_back(c->id); });
   int db = rec->db;
   std::string key(rec->key());
-  for (uint64_t c : clients) sink_->OnWatchedKeyEvent(c, db, key, added);
+  sink_->OnWatchedKeyEvents(clients, db, key, added);
   // The Pub/Sub message follows the pushes of the same change (the order in Server::Server).
   if (published) sink_->OnPublishedKeyEvent(db, key, added);
 }

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,12 @@ class WatchSink {
   virtual ~WatchSink() = default;
   // `key` of database `db` was added (added=true) or deleted; notify connection `client`.
   virtual void OnWatchedKeyEvent(uint64_t client, int db, std::string_view key, bool added) = 0;
+  // The same change for every watcher of the key at once, in the order given (the index calls
+  // this one): a sink that encodes the notification once for all overrides it.
+  virtual void OnWatchedKeyEvents(std::span<const uint64_t> clients, int db, std::string_view key,
+                                  bool added) {
+    for (uint64_t c : clients) OnWatchedKeyEvent(c, db, key, added);
+  }
   // The earliest deadline of a watched volatile key changed (0: none left).
   virtual void OnWatchDeadlineChanged(int64_t deadline_ms) = 0;
   // `key` of database `db`, marked published (WatchIndex::AddPublished), was added or deleted:

@@ -96,6 +96,28 @@ start_server {tags {pubsub}} {
         $c close
     }
 
+    test {A big message reaches many subscribers whole, in order with the small ones} {
+        # One frame of 200 KB for 10 subscribers of both protocols (shared by their output
+        # buffers in redis-tp), between two small messages.
+        set big "[string repeat abcdefgh 25000]\r\n"
+        set subs {}
+        foreach proto {2 3 2 3 2 3 2 3 2 3} {
+            set c [ps_client $proto]
+            ps_psubscribe $c {bigchan*}
+            lappend subs $c $proto
+        }
+        assert_equal 10 [r publish bigchan1 before]
+        assert_equal 10 [r publish bigchan1 $big]
+        assert_equal 10 [r publish bigchan1 after]
+        foreach {c proto} $subs {
+            assert_equal {pmessage bigchan* bigchan1 before} [$c read]
+            assert_equal [list pmessage bigchan* bigchan1 $big] [$c read] "RESP$proto"
+            assert_equal {pmessage bigchan* bigchan1 after} [$c read]
+            ps_expect_nothing $c $proto
+        }
+        foreach {c proto} $subs {$c close}
+    }
+
     test {A channel with no subscriber left receives nothing} {
         set c [ps_client 2]
         ps_subscribe $c {gone stay}
@@ -598,6 +620,36 @@ start_server {tags {pubsub}} {
         catch {$c close}
         r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
     } {} {needs:config external:skip}
+
+    test {Slow subscribers of big messages are closed at the hard limit, a reader keeps all} {
+        # Each message counts in full in every subscriber's output (in redis-tp the message
+        # is one frame their buffers share): the two that never read are closed at the limit,
+        # while the one that reads gets every message whole.
+        r config set client-output-buffer-limit "pubsub 100kb 0 0"
+        set slow {}
+        foreach proto {2 3} {
+            set c [ps_client $proto]
+            ps_subscribe $c {bigobl}
+            lappend slow $c
+        }
+        set reader [ps_client 3]
+        ps_subscribe $reader {bigobl}
+        set n 3
+        set i 0
+        for {} {$i < 5000 && $n > 1} {incr i} {
+            set payload "$i:[string repeat y 8000]"
+            set n [r publish bigobl $payload]
+            assert_equal [list message bigobl $payload] [$reader read]
+        }
+        assert_equal 1 $n "both slow subscribers dropped"
+        assert_equal {bigobl 1} [r pubsub numsub bigobl]
+        # The reader goes on receiving after the others' buffers released the messages.
+        assert_equal 1 [r publish bigobl last]
+        assert_equal {message bigobl last} [$reader read]
+        foreach c $slow {catch {$c close}}
+        $reader close
+        r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+    } {} {needs:config}
 
     test {A subscriber over the pubsub soft limit for longer than its seconds is closed} {
         r config set client-output-buffer-limit "pubsub 0 64kb 1"

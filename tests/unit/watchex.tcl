@@ -782,6 +782,31 @@ start_server {tags {watchex redistp}} {
         }
     }
 
+    test {A push of a long key reaches every watcher whole, the changer's after its EXEC} {
+        # A 2 KB key makes a push frame big enough to be shared by the watchers' output
+        # buffers rather than copied (protocol/push_frame.h).
+        set key wx:long:[string repeat k 2000]
+        set w [wx_pair $key]
+        foreach proto {2 3} {
+            set c [wx_client $proto]
+            $c watchex $key
+            lappend w $c
+        }
+        set self [lindex $w end]
+        $self multi
+        $self set $key v
+        $self del $key
+        $self set $key w
+        assert_equal {OK 1 OK} [$self exec]
+        expect_push_all $w $key ADD
+        expect_push_all $w $key DEL
+        expect_push_all $w $key ADD
+        expect_nothing_all $w
+        r del $key
+        expect_push_all $w $key DEL
+        close_all $w
+    }
+
     test {DEL then ADD inside another connection's EXEC gives two pushes in order} {
         r set wx:tx2 v
         set w [wx_pair wx:tx2]

@@ -5,7 +5,8 @@
 // writer connection that alternately creates and deletes the key (SET, DEL, SET, ...), one
 // change at a time. For every change the time just before the writer's command is sent is
 // compared with the time each watcher's read returned the notification; the result is one
-// latency per (change, watcher) pair, summarised as p50/p90/p99/max. Modes:
+// latency per (change, watcher) pair, summarised as p50/p90/p99/max, and one per change up to
+// its last watcher's read (last_p50_us / last_p99_us: the whole fan-out). Modes:
 //   watchex3  our WATCHEX on RESP3 connections (HELLO 3): `>3 watchex <key> ADD|DEL` pushes;
 //   watchex2  our WATCHEX on RESP2 connections: the same array in-band;
 //   keyspace  Redis keyspace notifications (CONFIG SET notify-keyspace-events KEA is sent by
