@@ -39,6 +39,15 @@ ifeq ($(WERROR),1)
 endif
 CXXFLAGS += $(BASE_CXXFLAGS) $(OPT)
 
+# Objects depend on the compiler and flags they were built with, not only on their sources: a
+# tree built before a flag or compiler change (the sanitizer flavour moved from GCC to clang) is
+# rebuilt whole instead of linking objects of two compilers together.
+# -Werror is left out: it changes no object, only whether a warning stops the build.
+FLAGS_STAMP := $(BUILD)/compile.flags
+STAMPED_FLAGS := $(CXX) $(filter-out -Werror,$(CXXFLAGS))
+$(shell mkdir -p $(BUILD) && { echo '$(STAMPED_FLAGS)' | cmp -s - $(FLAGS_STAMP) || \
+  echo '$(STAMPED_FLAGS)' > $(FLAGS_STAMP); })
+
 # Layers, lowest first. A layer may include only from layers listed before it
 # (checked by utils/check-layers.sh, run by `make test`).
 LAYERS := util protocol types db watch server acl scripting persistence replication cluster commands
@@ -88,11 +97,11 @@ $(BUILD)/lib/layers.checked: $(LAYER_LIBS) utils/check-link-layers.sh
 $(SERVER_BIN): $(MAIN_OBJ) $(LAYER_LIBS) $(BUILD)/lib/layers.checked
 	$(CXX) $(LDFLAGS) -rdynamic -o $@ $(MAIN_OBJ) $(LAYER_LIBS_TOP_DOWN) $(LDLIBS)
 
-$(BUILD)/%.o: src/%.cc
+$(BUILD)/%.o: src/%.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/cpp/%.cc
+$(BUILD)/tests/%.o: tests/cpp/%.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
@@ -213,7 +222,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 fuzz
 endif
 
-$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.cc
+$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
@@ -250,7 +259,7 @@ test: difftest
 difftest: deps
 	@$(MAKE) --no-print-directory $(DIFFTEST_BIN)
 
-$(BUILD)/difftest-obj/%.o: utils/difftest/%.cc
+$(BUILD)/difftest-obj/%.o: utils/difftest/%.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BASE_CXXFLAGS) -O2 -c $< -o $@
 
