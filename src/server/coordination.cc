@@ -237,14 +237,7 @@ void Server::FinishBlock(Client* c) {
   ScheduleFlush(c);
 }
 
-bool Server::HasServeWork() const {
-  // While CLIENT PAUSE holds writes (either mode) nobody is served: serving runs the blocked
-  // command's write. Ready keys stay listed and are served once the pause ends.
-  // Nor while a script is busy: the keyspace changes only through the script until it ends.
-  return blocking_.has_ready() && !any_pause() && busy_caller_ == nullptr;
-}
-
-void Server::ServeReadyKeys() {
+void Server::ServeReadyKeysLoop() {
   while (HasServeWork()) {
     for (auto& [db_index, key] : blocking_.TakeReady()) {
       if (db_index >= db_count()) continue;
@@ -301,6 +294,8 @@ void Server::AfterCallback() {
   tracking_.SendHeldInvalidations();  // normally sent after each command already (ProcessInput)
   // Temporary keys of sessions that ended while a script was busy go now (server/busy.cc).
   if (!busy_ended_owners_.empty()) ReleaseDeferredOwners();
+  // The usual case, after nearly every read: nothing ready, nobody unblocked.
+  if (!HasServeWork() && unblocked_.empty()) return;
   // Hand-offs can resume clients whose input makes more keys ready: run until both are done.
   do {
     ServeReadyKeys();

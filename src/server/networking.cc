@@ -559,6 +559,13 @@ bool Server::ReplyLimitCheck(void* ctx, size_t would_hold) {
 }
 
 bool Server::OutputOverLimit(Client* c, size_t used) {
+  // A reply held in the static buffer counts nothing (as in Redis, whose limits count only the
+  // reply list): no limit is reached and a soft limit's clock stops. That is every command's
+  // case after a small reply, so the class is not worked out for it.
+  if (used == 0) {
+    c->obuf_soft_limit_since_ms = 0;
+    return false;
+  }
   // Monitors and replicas' streams use the replica class, as in Redis; a client with any
   // subscription (RESP2 or 3) the pubsub class.
   int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica

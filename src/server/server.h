@@ -289,8 +289,11 @@ class Server : public WatchSink {
   Status ApplyOomScoreAdj(int process_class = -1);
   // Serves the waiters of keys that became ready, repeating while serving makes more keys
   // ready. Called after each top-level command (never inside one, nor inside EXEC), and not
-  // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients).
-  void ServeReadyKeys();
+  // while a CLIENT PAUSE holds writes (the keys stay ready until UnpauseClients). Inline: it
+  // runs two or three times per request, and almost always finds nothing ready.
+  void ServeReadyKeys() {
+    if (HasServeWork()) ServeReadyKeysLoop();
+  }
 
   // --- server-initiated messages (pushes) -----------------------------------------------------
   // The one push path for every server-initiated message (WATCHEX notifications, Pub/Sub
@@ -655,7 +658,14 @@ class Server : public WatchSink {
   // A blocked client's wait is over (served, timed out, unblocked): resume its input.
   void FinishBlock(Client* c);
   // Ready keys that may be served now (none while CLIENT PAUSE holds writes).
-  bool HasServeWork() const;
+  // While CLIENT PAUSE holds writes (either mode) nobody is served: serving runs the blocked
+  // command's write. Ready keys stay listed and are served once the pause ends.
+  // Nor while a script is busy: the keyspace changes only through the script until it ends.
+  bool HasServeWork() const {
+    return blocking_.has_ready() && !any_pause() && busy_caller_ == nullptr;
+  }
+  // ServeReadyKeys' work, once HasServeWork said there is some.
+  void ServeReadyKeysLoop();
   // CLIENT PAUSE: whether the admitted command `spec` (args) from `c` waits for the pause end.
   bool ShouldPause(const Client* c, const CommandSpec* spec,
                    const std::vector<std::string_view>& args);
