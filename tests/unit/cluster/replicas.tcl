@@ -52,6 +52,39 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         assert_error "ERR REPLICAOF not allowed in cluster mode." {cr 3 replicaof no one}
     }
 
+    test {CLUSTER REPLICATE of the master already followed: OK, the link is made again (PSYNC)} {
+        cluster_require_formed
+        cluster_wait_link_up 3
+        set partial [getInfoProperty [cr 0 info stats] sync_partial_ok]
+        set full [getInfoProperty [cr 0 info stats] sync_full]
+        set link [cr 0 client list type replica]
+        assert_equal 1 [llength [split [string trim $link] "\n"]]
+        assert_equal OK [cr 3 cluster replicate [cluster_node_id 0]]
+        # Redis 7.0 drops the link and connects again: the master sees a new replica
+        # connection, which continues the stream with a partial resync.
+        wait_for_condition 200 50 {
+            [getInfoProperty [cr 0 info stats] sync_partial_ok] == $partial + 1
+        } else {
+            fail "no partial resync: [cr 0 info stats]"
+        }
+        assert_equal $full [getInfoProperty [cr 0 info stats] sync_full]
+        cluster_wait_link_up 3
+        set relink [cr 0 client list type replica]
+        assert_equal 1 [llength [split [string trim $relink] "\n"]]
+        assert {[lindex [split $relink " "] 0] ne [lindex [split $link " "] 0]}
+        assert_equal OK [cr 0 set $::crep_key again]
+        set rc [::redis::redis 127.0.0.1 [cluster_node_port 3] 0 10000]
+        $rc readonly
+        wait_for_condition 200 50 {[$rc get $::crep_key] eq "again"} else {
+            fail "the replica holds [$rc get $::crep_key]"
+        }
+        assert_equal OK [cr 0 set $::crep_key after]
+        wait_for_condition 200 50 {[$rc get $::crep_key] eq "after"} else {
+            fail "the replica holds [$rc get $::crep_key]"
+        }
+        $rc close
+    }
+
     test {Every node shows the replica: NODES, REPLICAS, SLOTS and SHARDS} {
         cluster_require_formed
         cluster_wait_replica_everywhere 3 0
