@@ -181,6 +181,61 @@ start_cluster_nodes 6 {tags {cluster}} {
         fot_wait_rejoined 2 5
     }
 
+    test {A replica killed and restarted keeps its master's locks: PSYNC from its RDB, then elected} {
+        cluster_require_formed
+        # Node 4 serves slots 5461-10922 since the second kill; node 1 follows it.
+        set base [cluster_key_on_node 4 fr]
+        set skey "{$base}.session"
+        set pkey "{$base}.plain"
+        cluster_wait_link_up 1
+        set holder [cluster_client 4]
+        set token [fot_call $holder session open 600000]
+        set sfence [fot_call $holder settp $skey s FENCE]
+        set plain [cluster_client 4]
+        set pfence [fot_call $plain settp $pkey p FENCE]
+        assert_equal 1 [fot_call $plain wait 1 5000]
+        # A full sync of node 1 now (restarted without a file): the RDB it receives holds the
+        # locks and the session, and stays in its directory (rdb-del-sync-files no).
+        set full [getInfoProperty [cr 4 info stats] sync_full]
+        cluster_kill_node 1
+        file delete [server_path [cluster_level 1] dump.rdb]
+        cluster_restart_node 1
+        cluster_wait_link_up 1
+        assert_equal [incr full] [getInfoProperty [cr 4 info stats] sync_full]
+        # Restarted again: it loads that file as its master's data, owners and sessions
+        # included, and continues with a partial resync (nothing resends them).
+        set partial [getInfoProperty [cr 4 info stats] sync_partial_ok]
+        cluster_kill_node 1
+        cluster_restart_node 1
+        cluster_wait_link_up 1
+        assert_equal $full [getInfoProperty [cr 4 info stats] sync_full]
+        assert_equal [incr partial] [getInfoProperty [cr 4 info stats] sync_partial_ok]
+        set rc [::redis::redis 127.0.0.1 [cluster_node_port 1] 0 10000]
+        $rc readonly
+        assert_equal $sfence [$rc object fence $skey]
+        assert_equal $pfence [$rc object fence $pkey]
+        assert_match "id=* client=0 state=detached grace-ms=600000 *keys=1 *" [$rc session list]
+        $rc close
+        # So they survive a failover to it: the session is resumed there with its fence.
+        assert_equal OK [cr 1 config set tp-failover-grace-ms 600000]
+        assert_equal OK [cr 1 cluster failover]
+        cluster_wait_master_of 1 {5461-10922} {0 1 2 3 4 5}
+        set rd [cluster_client 1]
+        assert_equal OK [fot_call $rd session resume $token]
+        assert_equal $sfence [fot_call $rd object fence $skey]
+        assert_equal $pfence [cr 1 object fence $pkey]
+        assert_equal 1 [fot_call $rd session close]
+        assert_equal OK [cr 1 config set tp-failover-grace-ms 0]
+        wait_for_condition 100 50 {[cr 1 exists $pkey] == 0} else {
+            fail "the plain lock stayed after its grace"
+        }
+        assert_equal OK [cr 1 config set tp-failover-grace-ms 10000]
+        foreach c [list $holder $plain $rd] {$c close}
+        cluster_wait_replica_everywhere 4 1
+        cluster_wait_link_up 4
+        wait_cluster_consistent
+    }
+
     test {CLUSTER FAILOVER (no kill): the session's lock stays held and resumable, no DEL lost} {
         cluster_require_formed
         # Node 3 serves slots 0-5460 since the first kill; node 0 is its replica.

@@ -244,9 +244,16 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
 
     test {A replica restarted follows its master again (myself,slave in its nodes.conf)} {
         cluster_require_formed
+        # Its last sync was a full one: the RDB it received stays in its directory (persistence
+        # disabled, rdb-del-sync-files no), so the restart continues with a partial resync.
+        cluster_wait_link_up 3
+        set full [getInfoProperty [cr 0 info stats] sync_full]
+        set partial [getInfoProperty [cr 0 info stats] sync_partial_ok]
         cluster_kill_node 3
         cluster_restart_node 3
         cluster_wait_link_up 3
+        assert_equal $full [getInfoProperty [cr 0 info stats] sync_full]
+        assert_equal [expr {$partial + 1}] [getInfoProperty [cr 0 info stats] sync_partial_ok]
         cluster_wait_replica_everywhere 3 0
         wait_cluster_consistent
         assert_equal "myself slave" [dict get [cluster_view_entry 3 [cluster_node_id 3]] flags]
