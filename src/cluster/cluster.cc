@@ -101,6 +101,10 @@ Status Cluster::Load() {
     }
     ResetAfterLoad(&state_, server_.clock().WallMs());
     loaded_as_replica_ = myself().IsReplica();
+    // A node restarting as a replica is one from now on, before its RDB loads: the file's
+    // temporary keys and sessions are its master's (as for `replicaof` in a standalone
+    // configuration), and its PSYNC continues from the file's offset, so they are not resent.
+    if (loaded_as_replica_) server_.FollowMaster(true);
     log.Log(LogLevel::kNotice, "Node configuration loaded, I'm %.40s", myself().id.c_str());
   }
   myself().port = cfg.port;

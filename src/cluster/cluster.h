@@ -109,8 +109,10 @@ class Cluster final : public Subsystem, public ClusterRouter {
   ClusterWatches& watches() { return *watches_; }
   // Makes myself a replica of `master` (CLUSTER REPLICATE; or myself's shard lost every slot
   // to `master`): flags, the master's replica list, no slot migration left, and the
-  // replication subsystem follows the master's address (FollowMasterAddress). Saved and
-  // re-evaluated before this turn's replies. cluster_role.cc.
+  // replication subsystem follows the master's address (FollowMasterAddress). As Redis's
+  // clusterSetMaster, the replication link is always made again, also to the master already
+  // followed (a PSYNC continues it). Saved and re-evaluated before this turn's replies.
+  // cluster_role.cc.
   void SetMyMaster(ClusterNode* master);
   // Myself, a replica, becomes a master (an election won, CLUSTER FAILOVER TAKEOVER): it
   // leaves its master, stops following it through the replication subsystem's promotion path
@@ -118,8 +120,9 @@ class Cluster final : public Subsystem, public ClusterRouter {
   // master served. The caller sets the config epoch and tells the cluster (a PONG to all).
   void PromoteMyself();
   // While myself is a replica of a master with a known address, the replication subsystem
-  // follows that address (after a load of nodes.conf, or a master that moved). Bus cron.
-  void FollowMasterAddress();
+  // follows that address (after a load of nodes.conf, or a master that moved). Bus cron:
+  // a link to the address already followed is kept, unless `reconnect` (SetMyMaster).
+  void FollowMasterAddress(bool reconnect = false);
 
   // cluster_size as last computed by UpdateState (Redis starts it at 1).
   int size() const { return size_; }

@@ -23,23 +23,27 @@ void Cluster::SetMyMaster(ClusterNode* master) {
     state_.CloseAllSlots();
   }
   state_.SetMaster(&me, master);
-  FollowMasterAddress();
+  FollowMasterAddress(/*reconnect=*/true);
   Changed();
 }
 
-void Cluster::FollowMasterAddress() {
+void Cluster::FollowMasterAddress(bool reconnect) {
   ClusterNode& me = myself();
   if (!me.IsReplica() || me.master == nullptr) return;
   const ClusterNode& m = *me.master;
   if (m.ip.empty() || m.port <= 0) return;
   ReplicaSide& rs = Replication::Of(server_).replica();
-  if (rs.active() && rs.master_host() == m.ip && rs.master_port() == m.port) return;
+  if (!reconnect && rs.active() && rs.master_host() == m.ip && rs.master_port() == m.port) {
+    return;
+  }
   // A restart as a replica continues from the history its RDB holds (PSYNC), as Redis does.
   if (loaded_as_replica_ && !rs.active()) rs.AdoptLoadedIdentity();
   loaded_as_replica_ = false;
   server_.log().Log(LogLevel::kNotice, "Following master %.40s at %s:%d", m.id.c_str(),
                     m.ip.c_str(), m.port);
-  rs.Follow(m.ip, m.port, "");
+  rs.Follow(
+      m.ip, m.port, "",
+      reconnect ? ReplicaSide::IfSameMaster::kReconnect : ReplicaSide::IfSameMaster::kKeepLink);
 }
 
 void Cluster::PromoteMyself() {

@@ -642,8 +642,16 @@ bool ReplicaSide::FinishTransfer() {
     return false;
   }
   LogRdbLoaded(log, info);
-  if (!to_memory_ && server.config().save_params.empty() && !server.config().appendonly) {
-    // Nothing persists here: the file was only the way in.
+  // The received file stays as this server's RDB, as in Redis: a replica restarted (a crash,
+  // kill -9) loads it and continues with PSYNC instead of a full sync. Only with
+  // rdb-del-sync-files yes, and nothing else persisting here, is it removed.
+  std::string del_sync_files;
+  server.config().GetValue("rdb-del-sync-files", &del_sync_files);
+  if (!to_memory_ && del_sync_files == "yes" && server.config().save_params.empty() &&
+      !server.config().appendonly) {
+    log.Log(LogLevel::kNotice,
+            "Removing the RDB file obtained from the master. This replica has persistence "
+            "disabled");
     unlink(persistence.RdbPath().c_str());
   }
   // The AOF described the old data: a rewrite makes the new dataset its base (Redis restarts

@@ -109,10 +109,12 @@ bool ReplicaSide::AdoptLoadedIdentity() {
   return true;
 }
 
-bool ReplicaSide::Follow(const std::string& host, int port, const std::string& who) {
+bool ReplicaSide::Follow(const std::string& host, int port, const std::string& who,
+                         IfSameMaster same) {
   Server& server = repl_.server();
   Logger& log = server.log();
-  if (active() && IEquals(host, master_host_) && port == master_port_) {
+  if (same == IfSameMaster::kKeepLink && active() && IEquals(host, master_host_) &&
+      port == master_port_) {
     log.Log(LogLevel::kNotice,
             "REPLICAOF would result into synchronization with the master we are already "
             "connected with. No operation performed.");

@@ -73,10 +73,17 @@ class ReplicaSide : public MasterLinkObserver {
   // at Start. Call before the first Follow; false (nothing changed) when the RDB had none.
   bool AdoptLoadedIdentity();
 
+  // What Follow does when asked for the master already followed: REPLICAOF keeps the link
+  // (Redis answers "+OK Already connected to specified master"); a cluster node told its
+  // master again (CLUSTER REPLICATE, Redis's clusterSetMaster) drops the link, or the
+  // handshake under way, and connects again, continuing with PSYNC from the link's state.
+  enum class IfSameMaster { kKeepLink, kReconnect };
+
   // REPLICAOF host port: follows that master from now on (connecting at once). `who` is the
   // requesting client's description for the log ("" logs nothing). Returns false (nothing
-  // done) when this master is already the one followed.
-  bool Follow(const std::string& host, int port, const std::string& who);
+  // done) when this master is already the one followed and `same` says kKeepLink.
+  bool Follow(const std::string& host, int port, const std::string& who,
+              IfSameMaster same = IfSameMaster::kKeepLink);
   // FAILOVER's last step on the old master: follows the target, whose first PSYNC carries
   // FAILOVER (the target promotes itself when it accepts). `on_result` learns whether the
   // target accepted (+CONTINUE or +FULLRESYNC) or refused it (an error reply); it is called

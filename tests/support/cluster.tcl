@@ -335,3 +335,59 @@ proc cluster_create_with_cli {{nodes ""}} {
     set addrs [lmap i $nodes {list 127.0.0.1:[cluster_node_port $i]}]
     return [cluster_cli 60 --cluster create {*}$addrs --cluster-yes]
 }
+
+# A deferring client of node i whose reads give up after 10 s (a push that never comes fails the
+# test instead of hanging it).
+proc cluster_client {i} {
+    return [::redis::redis 127.0.0.1 [cluster_node_port $i] 1 10000]
+}
+
+# Replicas (tests/unit/cluster/replicas.tcl, failover-tempkeys.tcl).
+
+# Nodes 0..2 serve the three thirds of the slots (node 3 and later serve none).
+proc cluster_assign_three {} {
+    set bounds {0 5460 5461 10922 10923 16383}
+    for {set i 0} {$i < 3} {incr i} {
+        assert_equal OK [cr $i cluster addslotsrange {*}[lrange $bounds [expr {2 * $i}] \
+            [expr {2 * $i + 1}]]]
+    }
+}
+
+# Whether every node lists node `r` as a replica of node `m` (flags and master id).
+proc cluster_replica_everywhere {r m} {
+    set rid [cluster_node_id $r]
+    set mid [cluster_node_id $m]
+    for {set j 0} {$j < [cluster_node_count]} {incr j} {
+        if {[catch {cluster_view_entry $j $rid} e] || $e eq ""} {return 0}
+        if {"slave" ni [dict get $e flags] || [dict get $e master] ne $mid} {return 0}
+    }
+    return 1
+}
+
+proc cluster_wait_replica_everywhere {r m} {
+    wait_for_condition 400 50 {[cluster_replica_everywhere $r $m]} else {
+        fail "not every node shows node $r as a replica of node $m"
+    }
+}
+
+# Waits until node i's INFO replication says its master link is up.
+proc cluster_wait_link_up {i} {
+    wait_for_condition 400 50 {
+        [string match *master_link_status:up* [cr $i info replication]]
+    } else {
+        fail "node $i: master link never came up: [cr $i info replication]"
+    }
+}
+
+# Waits until every live node listed sees node `m` serving `slots` (as printed) and as a master.
+proc cluster_wait_master_of {m slots nodes} {
+    set id [cluster_node_id $m]
+    foreach j $nodes {
+        wait_for_condition 400 50 {
+            [set e [cluster_view_entry $j $id]] ne "" && "master" in [dict get $e flags] &&
+            [dict get $e slots] eq $slots
+        } else {
+            fail "node $j does not see node $m as the master of $slots: [cr $j cluster nodes]"
+        }
+    }
+}

@@ -10,63 +10,10 @@
 
 source tests/support/cluster.tcl
 
-# Nodes 0..2 serve the three thirds of the slots (node 3 and later serve none).
-proc crep_assign_three {} {
-    set bounds {0 5460 5461 10922 10923 16383}
-    for {set i 0} {$i < 3} {incr i} {
-        assert_equal OK [cr $i cluster addslotsrange {*}[lrange $bounds [expr {2 * $i}] \
-            [expr {2 * $i + 1}]]]
-    }
-}
-
-# Whether every node lists node `r` as a replica of node `m` (flags and master id).
-proc crep_replica_everywhere {r m} {
-    set rid [cluster_node_id $r]
-    set mid [cluster_node_id $m]
-    for {set j 0} {$j < [cluster_node_count]} {incr j} {
-        if {[catch {cluster_view_entry $j $rid} e] || $e eq ""} {return 0}
-        if {"slave" ni [dict get $e flags] || [dict get $e master] ne $mid} {return 0}
-    }
-    return 1
-}
-
-proc crep_wait_replica_everywhere {r m} {
-    wait_for_condition 400 50 {[crep_replica_everywhere $r $m]} else {
-        fail "not every node shows node $r as a replica of node $m"
-    }
-}
-
-# Waits until node i's INFO replication says its master link is up.
-proc crep_wait_link_up {i} {
-    wait_for_condition 400 50 {
-        [string match *master_link_status:up* [cr $i info replication]]
-    } else {
-        fail "node $i: master link never came up: [cr $i info replication]"
-    }
-}
-
-# The slots node i serves in node `viewer`'s view (as CLUSTER NODES prints them).
-proc crep_slots_of {i {viewer 0}} {
-    return [dict get [cluster_view_entry $viewer [cluster_node_id $i]] slots]
-}
-
-# Waits until every live node listed sees node `m` serving `slots` (as printed) and as a master.
-proc crep_wait_master_of {m slots nodes} {
-    set id [cluster_node_id $m]
-    foreach j $nodes {
-        wait_for_condition 400 50 {
-            [set e [cluster_view_entry $j $id]] ne "" && "master" in [dict get $e flags] &&
-            [dict get $e slots] eq $slots
-        } else {
-            fail "node $j does not see node $m as the master of $slots: [cr $j cluster nodes]"
-        }
-    }
-}
-
 start_cluster_nodes 4 {tags {cluster replicas}} {
     test {CLUSTER REPLICATE errors: unknown node, myself, a master with slots} {
         cluster_meet_all
-        crep_assign_three
+        cluster_assign_three
         wait_cluster_consistent
         wait_cluster_state_ok
         assert_error "ERR Unknown node 0123456789012345678901234567890123456789" \
@@ -84,7 +31,7 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         set k $::crep_key
         assert_equal OK [cr 0 set $k before]
         assert_equal OK [cr 3 cluster replicate [cluster_node_id 0]]
-        crep_wait_link_up 3
+        cluster_wait_link_up 3
         assert_equal OK [cr 0 set $k after]
         set rc [::redis::redis 127.0.0.1 [cluster_node_port 3] 0 10000]
         $rc readonly
@@ -105,9 +52,42 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         assert_error "ERR REPLICAOF not allowed in cluster mode." {cr 3 replicaof no one}
     }
 
+    test {CLUSTER REPLICATE of the master already followed: OK, the link is made again (PSYNC)} {
+        cluster_require_formed
+        cluster_wait_link_up 3
+        set partial [getInfoProperty [cr 0 info stats] sync_partial_ok]
+        set full [getInfoProperty [cr 0 info stats] sync_full]
+        set link [cr 0 client list type replica]
+        assert_equal 1 [llength [split [string trim $link] "\n"]]
+        assert_equal OK [cr 3 cluster replicate [cluster_node_id 0]]
+        # Redis 7.0 drops the link and connects again: the master sees a new replica
+        # connection, which continues the stream with a partial resync.
+        wait_for_condition 200 50 {
+            [getInfoProperty [cr 0 info stats] sync_partial_ok] == $partial + 1
+        } else {
+            fail "no partial resync: [cr 0 info stats]"
+        }
+        assert_equal $full [getInfoProperty [cr 0 info stats] sync_full]
+        cluster_wait_link_up 3
+        set relink [cr 0 client list type replica]
+        assert_equal 1 [llength [split [string trim $relink] "\n"]]
+        assert {[lindex [split $relink " "] 0] ne [lindex [split $link " "] 0]}
+        assert_equal OK [cr 0 set $::crep_key again]
+        set rc [::redis::redis 127.0.0.1 [cluster_node_port 3] 0 10000]
+        $rc readonly
+        wait_for_condition 200 50 {[$rc get $::crep_key] eq "again"} else {
+            fail "the replica holds [$rc get $::crep_key]"
+        }
+        assert_equal OK [cr 0 set $::crep_key after]
+        wait_for_condition 200 50 {[$rc get $::crep_key] eq "after"} else {
+            fail "the replica holds [$rc get $::crep_key]"
+        }
+        $rc close
+    }
+
     test {Every node shows the replica: NODES, REPLICAS, SLOTS and SHARDS} {
         cluster_require_formed
-        crep_wait_replica_everywhere 3 0
+        cluster_wait_replica_everywhere 3 0
         wait_cluster_consistent
         set rid [cluster_node_id 3]
         set mid [cluster_node_id 0]
@@ -203,9 +183,9 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         set k $::crep_key
         for {set n 0} {$n < 100} {incr n} {cr 0 set "{$k}:$n" $n}
         assert_equal OK [cr 3 cluster failover]
-        crep_wait_master_of 3 {0-5460} {0 1 2 3}
-        crep_wait_replica_everywhere 0 3
-        crep_wait_link_up 0
+        cluster_wait_master_of 3 {0-5460} {0 1 2 3}
+        cluster_wait_replica_everywhere 0 3
+        cluster_wait_link_up 0
         wait_cluster_consistent
         wait_cluster_state_ok
         for {set n 0} {$n < 100} {incr n} {
@@ -223,15 +203,15 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
     test {CLUSTER FAILOVER FORCE and TAKEOVER} {
         cluster_require_formed
         assert_equal OK [cr 0 cluster failover force]
-        crep_wait_master_of 0 {0-5460} {0 1 2 3}
-        crep_wait_replica_everywhere 3 0
-        crep_wait_link_up 3
+        cluster_wait_master_of 0 {0-5460} {0 1 2 3}
+        cluster_wait_replica_everywhere 3 0
+        cluster_wait_link_up 3
         wait_cluster_consistent
         set epoch [cluster_info_field 3 cluster_current_epoch]
         assert_equal OK [cr 3 cluster failover takeover]
-        crep_wait_master_of 3 {0-5460} {0 1 2 3}
-        crep_wait_replica_everywhere 0 3
-        crep_wait_link_up 0
+        cluster_wait_master_of 3 {0-5460} {0 1 2 3}
+        cluster_wait_replica_everywhere 0 3
+        cluster_wait_link_up 0
         wait_cluster_consistent
         wait_cluster_state_ok
         assert_morethan [cluster_info_field 3 cluster_my_epoch] $epoch
@@ -242,14 +222,14 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
         cluster_require_formed
         set keys [cr 3 dbsize]
         cluster_with_nodes_down {3} {
-            crep_wait_master_of 0 {0-5460} {0 1 2}
+            cluster_wait_master_of 0 {0-5460} {0 1 2}
             wait_cluster_state_ok {0 1 2}
             assert_equal $keys [cr 0 dbsize]
             assert_equal failed-over [cr 0 get $::crep_key]
             assert_equal OK [cr 0 set $::crep_key elected]
         }
-        crep_wait_replica_everywhere 3 0
-        crep_wait_link_up 3
+        cluster_wait_replica_everywhere 3 0
+        cluster_wait_link_up 3
         wait_cluster_consistent
         wait_for_condition 200 50 {[cr 3 dbsize] == $keys} else {
             fail "the old master holds [cr 3 dbsize] keys, not $keys"
@@ -264,10 +244,17 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
 
     test {A replica restarted follows its master again (myself,slave in its nodes.conf)} {
         cluster_require_formed
+        # Its last sync was a full one: the RDB it received stays in its directory (persistence
+        # disabled, rdb-del-sync-files no), so the restart continues with a partial resync.
+        cluster_wait_link_up 3
+        set full [getInfoProperty [cr 0 info stats] sync_full]
+        set partial [getInfoProperty [cr 0 info stats] sync_partial_ok]
         cluster_kill_node 3
         cluster_restart_node 3
-        crep_wait_link_up 3
-        crep_wait_replica_everywhere 3 0
+        cluster_wait_link_up 3
+        assert_equal $full [getInfoProperty [cr 0 info stats] sync_full]
+        assert_equal [expr {$partial + 1}] [getInfoProperty [cr 0 info stats] sync_partial_ok]
+        cluster_wait_replica_everywhere 3 0
         wait_cluster_consistent
         assert_equal "myself slave" [dict get [cluster_view_entry 3 [cluster_node_id 3]] flags]
     }
@@ -293,11 +280,11 @@ start_cluster_nodes 4 {tags {cluster replicas}} {
             assert_error "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE" \
                 {cr 3 cluster failover}
             assert_equal OK [cr 3 cluster failover force]
-            crep_wait_master_of 3 {0-5460} {1 2 3}
+            cluster_wait_master_of 3 {0-5460} {1 2 3}
             wait_cluster_state_ok {1 2 3}
         }
-        crep_wait_replica_everywhere 0 3
-        crep_wait_link_up 0
+        cluster_wait_replica_everywhere 0 3
+        cluster_wait_link_up 0
         wait_cluster_consistent
         assert_equal OK [cr 3 config set cluster-replica-no-failover no]
     }
@@ -336,7 +323,7 @@ start_cluster_nodes 7 {tags {cluster replicas}} {
         wait_for_condition 400 50 {[llength [cr 0 cluster replicas $mid]] == 2} else {
             fail "replicas of $mid: [cr 0 cluster replicas $mid]"
         }
-        crep_wait_link_up 6
+        cluster_wait_link_up 6
         wait_for_condition 400 50 {
             [lindex [cluster_cli 30 --cluster check 127.0.0.1:[cluster_node_port 0]] 0] == 0
         } else {
@@ -348,24 +335,24 @@ start_cluster_nodes 7 {tags {cluster replicas}} {
 start_cluster_nodes 4 {tags {cluster replicas} redis {0}} {
     test {Mixed: a replica of ours follows a Redis master and is elected when it is killed} {
         cluster_meet_all
-        crep_assign_three
+        cluster_assign_three
         wait_cluster_consistent
         wait_cluster_state_ok
         set k [cluster_key_on_node 0 mk]
         assert_equal OK [cr 0 set $k from-redis]
         assert_equal OK [cr 3 cluster replicate [cluster_node_id 0]]
-        crep_wait_replica_everywhere 3 0
-        crep_wait_link_up 3
+        cluster_wait_replica_everywhere 3 0
+        cluster_wait_link_up 3
         wait_for_condition 200 50 {[cr 3 dbsize] == 1} else {
             fail "the replica holds [cr 3 dbsize] keys"
         }
         cluster_with_nodes_down {0} {
-            crep_wait_master_of 3 {0-5460} {1 2 3}
+            cluster_wait_master_of 3 {0-5460} {1 2 3}
             wait_cluster_state_ok {1 2 3}
             assert_equal from-redis [cr 3 get $k]
         }
-        crep_wait_replica_everywhere 0 3
-        crep_wait_link_up 0
+        cluster_wait_replica_everywhere 0 3
+        cluster_wait_link_up 0
         wait_cluster_consistent
     }
 
@@ -375,18 +362,18 @@ start_cluster_nodes 4 {tags {cluster replicas} redis {0}} {
         assert_equal OK [cr 3 set $k ours]
         # Redis asks our master to pause (MFSTART) and waits for our offset.
         assert_equal OK [cr 0 cluster failover]
-        crep_wait_master_of 0 {0-5460} {0 1 2 3}
-        crep_wait_replica_everywhere 3 0
+        cluster_wait_master_of 0 {0-5460} {0 1 2 3}
+        cluster_wait_replica_everywhere 3 0
         assert_equal ours [cr 0 get $k]
-        crep_wait_link_up 3
+        cluster_wait_link_up 3
         wait_cluster_consistent
         assert_equal OK [cr 0 set $k redis]
         # Ours asks the Redis master in turn.
         assert_equal OK [cr 3 cluster failover]
-        crep_wait_master_of 3 {0-5460} {0 1 2 3}
-        crep_wait_replica_everywhere 0 3
+        cluster_wait_master_of 3 {0-5460} {0 1 2 3}
+        cluster_wait_replica_everywhere 0 3
         assert_equal redis [cr 3 get $k]
-        crep_wait_link_up 0
+        cluster_wait_link_up 0
         wait_cluster_consistent
     }
 }
@@ -394,13 +381,13 @@ start_cluster_nodes 4 {tags {cluster replicas} redis {0}} {
 start_cluster_nodes 6 {tags {cluster replicas}} {
     test {Replica migration: a master left without replicas gets one from a master with two} {
         cluster_meet_all
-        crep_assign_three
+        cluster_assign_three
         wait_cluster_consistent
         foreach {r m} {3 0 4 0 5 1} {
             assert_equal OK [cr $r cluster replicate [cluster_node_id $m]]
         }
-        foreach {r m} {3 0 4 0 5 1} {crep_wait_replica_everywhere $r $m}
-        foreach r {3 4 5} {crep_wait_link_up $r}
+        foreach {r m} {3 0 4 0 5 1} {cluster_wait_replica_everywhere $r $m}
+        foreach r {3 4 5} {cluster_wait_link_up $r}
         wait_cluster_state_ok
         # Of the two replicas of node 0, the one with the smaller id moves.
         set id3 [cluster_node_id 3]
@@ -414,7 +401,7 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
             } else {
                 fail "node $mover never migrated: [cr $mover cluster nodes]"
             }
-            crep_wait_link_up $mover
+            cluster_wait_link_up $mover
             assert_equal [cluster_node_id 0] \
                 [dict get [cluster_view_entry $stayer [cluster_node_id $stayer]] master]
         }
@@ -430,10 +417,10 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
         cluster_require_formed
         set mover $::crep_mover
         # Node 5 came back as a replica of node 1 (its nodes.conf), beside the migrated one.
-        crep_wait_replica_everywhere 5 1
-        crep_wait_replica_everywhere $mover 1
-        crep_wait_link_up 5
-        crep_wait_link_up $mover
+        cluster_wait_replica_everywhere 5 1
+        cluster_wait_replica_everywhere $mover 1
+        cluster_wait_link_up 5
+        cluster_wait_link_up $mover
         wait_cluster_consistent
         set k [cluster_key_on_node 1 two]
         assert_equal OK [cr 1 set $k v]
@@ -445,14 +432,14 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
                 fail "no replica took slot 5461: [cr 0 cluster nodes]"
             }
             set other [expr {$winner == 5 ? $mover : 5}]
-            crep_wait_master_of $winner {5461-10922} [list 0 2 $mover 5]
+            cluster_wait_master_of $winner {5461-10922} [list 0 2 $mover 5]
             wait_for_condition 400 50 {
                 [dict get [cluster_view_entry $other [cluster_node_id $other]] master] eq
                 [cluster_node_id $winner]
             } else {
                 fail "node $other does not follow node $winner: [cr $other cluster nodes]"
             }
-            crep_wait_link_up $other
+            cluster_wait_link_up $other
             assert_equal v [cr $winner get $k]
         }
     }
@@ -460,7 +447,7 @@ start_cluster_nodes 6 {tags {cluster replicas}} {
     test {CLUSTER RESET on a replica: an empty master that knows nobody} {
         cluster_require_formed
         set r [expr {$::crep_mover == 3 ? 4 : 3}]
-        crep_wait_link_up $r
+        cluster_wait_link_up $r
         assert_equal OK [cr 0 set [cluster_key_on_node 0 rz] v]
         wait_for_condition 200 50 {[cr $r dbsize] > 0} else {
             fail "the replica never got its master's key"

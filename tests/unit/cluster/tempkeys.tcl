@@ -37,12 +37,6 @@ proc cli_send {f cmd} {
     error "redis-cli gave no reply to $cmd in 10 s"
 }
 
-# A deferring client of node i whose reads give up after 10 s (a push that never comes fails the
-# test instead of hanging it).
-proc cluster_client {i} {
-    return [::redis::redis 127.0.0.1 [cluster_node_port $i] 1 10000]
-}
-
 # Moves `slot` to node `to` the way bus.tcl does (BUMPEPOCH, then SETSLOT NODE on the new
 # owner), and waits until every node sees it there. The old owner learns it from the bus.
 proc cluster_move_slot {slot to} {
