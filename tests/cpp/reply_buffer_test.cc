@@ -8,16 +8,10 @@
 #include <random>
 #include <string>
 
+#include "reply_gather.h"
+
 namespace redistp {
 namespace {
-
-std::string Gathered(const ReplyBuffer& b) {
-  iovec iov[4096];
-  int n = b.Gather(iov, 4096);
-  std::string out;
-  for (int i = 0; i < n; ++i) out.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
-  return out;
-}
 
 TEST(ReplyBufferTest, SmallRepliesStayInTheStaticBuffer) {
   ReplyBuffer b;

@@ -13,18 +13,11 @@
 
 #include "protocol/push_frame.h"
 #include "protocol/reply_builder.h"
+#include "reply_gather.h"
 #include "util/reply_buffer.h"
 
 namespace redistp {
 namespace {
-
-std::string Gathered(const ReplyBuffer& b) {
-  iovec iov[4096];
-  int n = b.Gather(iov, 4096);
-  std::string out;
-  for (int i = 0; i < n; ++i) out.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
-  return out;
-}
 
 TEST(SharedFrameTest, ReceiversReferenceOneCopyOfTheFrame) {
   const std::string bytes(5000, 'm');

@@ -186,6 +186,16 @@ proc cluster_meet_all {} {
     }
 }
 
+# Two nodes: node 0 serves slots 0-15 (a few slots a test can move), node 1 the rest; returns
+# once both see the same view and the cluster is ok.
+proc cluster_two_nodes_small_first {} {
+    cluster_meet_all
+    assert_equal OK [cr 0 cluster addslotsrange 0 15]
+    assert_equal OK [cr 1 cluster addslotsrange 16 16383]
+    wait_cluster_consistent
+    wait_cluster_state_ok
+}
+
 # The slots node i gets in an even split of 16384 slots over the nodes: {first last}.
 proc cluster_slot_range {i} {
     set n $::cluster::count

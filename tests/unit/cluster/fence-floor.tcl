@@ -88,11 +88,7 @@ proc ff_token_on {i key} {
 
 start_cluster_nodes 2 {tags {cluster redistp}} {
     test {Setup: node 0 serves slots 0-15, node 1 the rest} {
-        cluster_meet_all
-        assert_equal OK [cr 0 cluster addslotsrange 0 15]
-        assert_equal OK [cr 1 cluster addslotsrange 16 16383]
-        wait_cluster_consistent
-        wait_cluster_state_ok
+        cluster_two_nodes_small_first
     }
 
     test {An empty slot moved by redis-cli --cluster reshard: the new owner's token is above the old owner's} {
@@ -188,11 +184,7 @@ start_cluster_nodes 2 {tags {cluster redistp}} {
 # and refuses to draw a token for its keys (TRYAGAIN) until the source, running again, answers.
 start_cluster_nodes 2 {tags {cluster redistp}} {
     test {Setup: node 0 serves slots 0-15, node 1 the rest} {
-        cluster_meet_all
-        assert_equal OK [cr 0 cluster addslotsrange 0 15]
-        assert_equal OK [cr 1 cluster addslotsrange 16 16383]
-        wait_cluster_consistent
-        wait_cluster_state_ok
+        cluster_two_nodes_small_first
     }
 
     test {An importing slot refuses SETTP ... FENCE with TRYAGAIN until the source's floor arrives} {

@@ -516,11 +516,7 @@ start_cluster_nodes 2 {tags {cluster redistp}} {
     }
 
     test {Setup: node 0 serves slots 0-15, node 1 the rest} {
-        cluster_meet_all
-        assert_equal OK [cr 0 cluster addslotsrange 0 15]
-        assert_equal OK [cr 1 cluster addslotsrange 16 16383]
-        wait_cluster_consistent
-        wait_cluster_state_ok
+        cluster_two_nodes_small_first
     }
 
     test {MIGRATE of temporary keys: sessions resumable on the target, plain locks released after tp-failover-grace-ms} {
