@@ -32,7 +32,7 @@ packages=(
   liblzf-dev          # LZF: RDB payload strings (DUMP/RESTORE, persistence), compressed list nodes
   libsystemd-dev      # sd_notify: `supervised systemd` (a Type=notify service unit)
   redis-server        # test only: the reference for the differential test and the benchmark
-  clang libclang-rt-14-dev  # test only: libFuzzer harnesses (make fuzz)
+  clang libclang-rt-14-dev  # test only: the sanitizer flavour (make SANITIZE=1) and the fuzzers
   python3             # test only: the network fuzzer (utils/net-fuzz.py)
   python3-redis       # test only: the redis-py recipes (tests/recipes, docs/recipes.md)
   clang-format        # test only: the formatting check of make test
