@@ -3,7 +3,8 @@
 # binary next to the unit test binary), short fuzzer runs (tests/fuzz, utils/net-fuzz.py),
 # the differential test against Debian's Redis 7.0 and the check of COMMAND INFO/DOCS against
 # its table (the difftest binary next to them), the redis-py recipes of docs/recipes.md
-# (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh), on the release build
+# (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh), an acknowledged
+# write surviving its master's SIGKILL (utils/repl-reply-race.py), on the release build
 # the system-call counts per request against Redis (tests/syscalls-check.py), the tcl
 # integration suite and, on the release build as root, the systemd unit (tests/service-check.sh)
 # and the Debian packages (tests/deb-check.sh, last), then prints
