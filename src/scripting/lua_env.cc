@@ -2,7 +2,9 @@
 #include "scripting/lua_env.h"
 
 #include <malloc.h>
+#include <pthread.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -163,6 +165,104 @@ int InsertChecked(lua_State* L) {
     if (argc == 3) (void)luaL_checkinteger(L, 2);
     if (argc == 2 || argc == 3) return RefuseWrite(L);
   }
+  return OriginalOf(L)(L);
+}
+
+// bit.tohex: a negative digit count asks for upper case, and LuaBitOp negates it. The negation
+// of -2^31 overflows, and the library then wrote that count's bytes from its 8-byte stack buffer:
+// one line, `return bit.tohex(1, -2^31)` (or 2^31, which converts to the same 32 bits), killed
+// the server. Redis's copy of the library reads that count as -(2^31 - 1), which is 8 upper-case
+// digits; so does this wrapper, before the original runs. The count is converted to 32 bits the
+// way LuaBitOp converts every argument: the number plus 2^52 + 2^51, its low 32 bits.
+int TohexChecked(lua_State* L) {
+  if (lua_isnumber(L, 2)) {
+    const double biased = lua_tonumber(L, 2) + 6755399441055744.0;
+    uint64_t bits = 0;
+    std::memcpy(&bits, &biased, sizeof(bits));
+    if (static_cast<uint32_t>(bits) == 0x80000000u) {
+      lua_pushnumber(L, -2147483647.0);
+      lua_replace(L, 2);
+    }
+  }
+  return OriginalOf(L)(L);
+}
+
+// unpack: Lua 5.1 refuses a range of 2^31 values or more by testing whether its int count
+// overflowed, a test Debian's optimized build of the library does not keep (signed overflow is
+// undefined): `unpack({}, -2^31)` then pushed 2^31 values onto the stack and killed the server.
+// The range is measured here in 64 bits first, with the original's argument checks and message.
+int UnpackChecked(lua_State* L) {
+  UnwrapProxy(L, 1);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  const int64_t first = luaL_optint(L, 2, 1);
+  const int64_t last = lua_isnoneornil(L, 3) ? luaL_getn(L, 1) : luaL_checkint(L, 3);
+  if (first <= last && last - first >= INT32_MAX) {
+    return luaL_error(L, "too many results to unpack");
+  }
+  return OriginalOf(L)(L);
+}
+
+// Lua 5.1's pattern matcher recurses in C once per quantifier (?, *, -) and capture, with no
+// limit of its own (Lua 5.2 added one): `string.find(s, string.rep('a?', 300000))` overflowed
+// the C stack and killed the server (Redis 7.0 as well). Before the original runs, the pattern's
+// count of those characters (an upper bound of the recursion's depth) times a frame's size must
+// fit in the stack left on this thread, with room to spare; otherwise the call raises "pattern
+// too complex", Lua 5.2's words. A frame measures about 80 bytes on x86-64 (Debian's liblua5.1);
+// 256 leaves room for other builds. Nothing else runs while the matcher recurses (it calls no Lua
+// code), so the check at entry holds for the whole match.
+constexpr size_t kMatchFrameBytes = 256;
+constexpr size_t kStackReserve = size_t{1} << 20;
+
+// Bytes of C stack left below the caller on this thread (0 if unknown: no limit is applied).
+size_t StackLeft() {
+  thread_local const uintptr_t low = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return uintptr_t{0};
+    void* addr = nullptr;
+    size_t size = 0;
+    const int rc = pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? reinterpret_cast<uintptr_t>(addr) : uintptr_t{0};
+  }();
+  if (low == 0) return SIZE_MAX;
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return here > low ? here - low : 0;
+}
+
+// Raises unless the pattern at `idx` can recurse as deep as it may with `reserve` bytes to spare.
+// A pattern that is not a string is left to the original's argument check.
+void CheckPatternDepth(lua_State* L, int idx, size_t reserve) {
+  if (lua_type(L, idx) != LUA_TSTRING && lua_type(L, idx) != LUA_TNUMBER) return;
+  size_t len = 0;
+  const char* p = lua_tolstring(L, idx, &len);
+  size_t depth = 0;
+  for (size_t i = 0; i < len; ++i) {
+    const char c = p[i];
+    depth += (c == '?' || c == '*' || c == '-' || c == '(' || c == ')') ? 1 : 0;
+  }
+  if (depth == 0) return;
+  const size_t left = StackLeft();
+  if (left < reserve || (left - reserve) / kMatchFrameBytes < depth) {
+    luaL_error(L, "pattern too complex");
+  }
+}
+
+// string.match, string.gsub: checked on entry.
+int MatchChecked(lua_State* L) {
+  CheckPatternDepth(L, 2, kStackReserve);
+  return OriginalOf(L)(L);
+}
+
+// string.find: the same, but a plain search (a true fourth argument) does not match patterns.
+int FindChecked(lua_State* L) {
+  if (!lua_toboolean(L, 4)) CheckPatternDepth(L, 2, kStackReserve);
+  return OriginalOf(L)(L);
+}
+
+// string.gmatch: its iterator matches later, possibly from deeper in the stack, so it is checked
+// on creation with room for the deepest nesting of calls Lua allows between the two (200 levels).
+int GmatchChecked(lua_State* L) {
+  CheckPatternDepth(L, 2, 3 * kStackReserve);
   return OriginalOf(L)(L);
 }
 
@@ -711,6 +811,9 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   }
   OpenLibrary(L, luaopen_cjson, "cjson");
   OpenLibrary(L, luaopen_bit, "bit");
+  lua_getglobal(L, "bit");
+  Wrap(L, -1, "tohex", TohexChecked);
+  lua_pop(L, 1);
   OpenLibrary(L, OpenLuaStruct, "struct");
   OpenLibrary(L, OpenLuaCmsgpack, "cmsgpack");
 
@@ -750,7 +853,8 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
   }
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int g = lua_gettop(L);
-  for (const char* f : {"rawget", "next", "pairs", "ipairs", "unpack"}) Wrap(L, g, f, ReadThrough);
+  for (const char* f : {"rawget", "next", "pairs", "ipairs"}) Wrap(L, g, f, ReadThrough);
+  Wrap(L, g, "unpack", UnpackChecked);
   Wrap(L, g, "getmetatable", GetMetatableThrough);
   Wrap(L, g, "rawset", RawSetChecked);
   Wrap(L, g, "setmetatable", SetMetatableChecked);
@@ -759,6 +863,12 @@ lua_State* NewScriptLuaState(ScriptEngine* engine, LuaStateKind kind) {
     Wrap(L, -1, f, ReadThrough);
   }
   Wrap(L, -1, "insert", InsertChecked);
+  lua_pop(L, 1);
+  lua_getfield(L, g, LUA_STRLIBNAME);
+  Wrap(L, -1, "find", FindChecked);
+  Wrap(L, -1, "match", MatchChecked);
+  Wrap(L, -1, "gsub", MatchChecked);
+  Wrap(L, -1, "gmatch", GmatchChecked);
   lua_pop(L, 1);
   for (const char* lib : {LUA_TABLIBNAME, LUA_STRLIBNAME, LUA_MATHLIBNAME, LUA_COLIBNAME, "cjson",
                           "bit", "struct", "cmsgpack", "redis"}) {

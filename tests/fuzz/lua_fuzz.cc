@@ -327,9 +327,11 @@ std::string EncodeResp(const std::vector<std::string>& args) {
 
 // ---- the script generator -----------------------------------------------------------------------
 
-const char* const kNumbers[] = {
-    "0",    "1",    "-1",    "2",   "3",   "0.5",  "-0.0",       "1e308",    "-1e308", "2^31",
-    "2^53", "2^63", "-2^63", "0/0", "1/0", "-1/0", "4294967296", "1.5e-300", "7999",   "100000"};
+const char* const kNumbers[] = {"0", "1", "-1", "2", "3", "0.5", "-0.0", "1e308", "-1e308", "2^31",
+                                "2^53", "2^63", "-2^63", "0/0", "1/0", "-1/0", "4294967296",
+                                "1.5e-300", "7999", "100000",
+                                // The 32-bit edges: LuaBitOp and Lua's int arguments wrap there.
+                                "-2^31", "2^31-1", "-2^31-1", "2^32-1"};
 const char* const kStrings[] = {"''",
                                 "'a'",
                                 "'x\\0y'",
@@ -359,6 +361,9 @@ const char* const kStrings[] = {"''",
                                 "'hhhhhhhhhh'",
                                 "'x'",
                                 "'%'",
+                                "'a?'",
+                                "'(a*)'",
+                                "'%a-'",
                                 "'1e309'",
                                 "'0x10'",
                                 "' 12 '",
@@ -411,6 +416,8 @@ const char* const kFunctions[] = {"error",
                                   "string.byte",
                                   "string.char",
                                   "string.find",
+                                  "string.match",
+                                  "string.gmatch",
                                   "string.gsub",
                                   "string.len",
                                   "cjson.encode",
