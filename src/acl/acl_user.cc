@@ -116,8 +116,10 @@ std::string KeyRule(AclSelector& sel, std::string_view rule) {
         return std::string(kSyntax);
       }
     }
-    if (perms == 0 || i == rule.size()) return std::string(kSyntax);
-    offset = i + 1;
+    // Without a '~' the pattern is empty: Redis 7.0 keeps "%R" as "%R~" (a rule that matches no
+    // key name but the empty one).
+    if (perms == 0) return std::string(kSyntax);
+    offset = std::min(i + 1, rule.size());
   }
   if (sel.all_keys) return std::string(err::kAclKeyAfterAll);
   std::string_view pattern = rule.substr(offset);

@@ -95,6 +95,20 @@ start_server {tags {acl}} {
         r acl deluser kp
     }
 
+    test {A %R or %RW rule without '~' is an empty pattern, in a selector too (Redis 7.0.15)} {
+        r acl setuser ke on %R "(%RW +get)"
+        assert_equal [dict get [r acl getuser ke] keys] {%R~}
+        # %RW is read and write, described without flags.
+        assert_equal {~} [dict get [lindex [dict get [r acl getuser ke] selectors] 0] keys]
+        assert_equal {user ke on %R~ resetchannels -@all (~ resetchannels -@all +get)} \
+            [lsearch -inline [r acl list] {user ke *}]
+        # Without R or W it stays a syntax error.
+        assert_error {*'%': Syntax error*} {r acl setuser ke %}
+        assert_error {*'(%~x)': Syntax error*} {r acl setuser ke (%~x)}
+        assert_error {*'%RX~*': Syntax error*} {r acl setuser ke %RX~*}
+        r acl deluser ke
+    }
+
     test {Command rules are described from what they allow} {
         r acl setuser cr +get +set -get
         assert_equal [dict get [r acl getuser cr] commands] {-@all +set}
