@@ -261,6 +261,7 @@ bool Acl::Authenticate(Client& c, std::string_view user, std::string_view pass,
   }
   c.user = u == default_ ? nullptr : u;
   c.authenticated = true;
+  c.ever_authenticated = true;
   return true;
 }
 

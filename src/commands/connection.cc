@@ -174,6 +174,7 @@ void ResetCommand(CommandContext& c) {
   // Back to the default user, authenticated only if it needs no password.
   cl.user = nullptr;
   cl.authenticated = Acl::Of(c.server).DefaultUserAuthenticates();
+  cl.ever_authenticated = cl.ever_authenticated || cl.authenticated;
   c.reply.SetEnabled(true);
   c.reply.Simple("RESET");
 }

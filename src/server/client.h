@@ -132,6 +132,9 @@ class Client {
   int db_index = 0;
   Database* db = nullptr;
   bool authenticated = false;
+  // Whether it ever was: a connection that never authenticated where authentication is required
+  // may hold only a little output (Server::OutputOverLimit).
+  bool ever_authenticated = false;
   // The ACL user this connection acts as (src/acl owns it); nullptr is the default user.
   AclUser* user = nullptr;
 

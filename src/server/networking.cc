@@ -37,6 +37,8 @@ constexpr size_t kReadMax = 64 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
 constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
+// The output a connection that never authenticated may hold beyond its reply buffer.
+constexpr size_t kUnauthOutputLimit = 1024;
 
 bool IsLoopback(const sockaddr_storage& ss) {
   if (ss.ss_family == AF_INET) {
@@ -383,6 +385,7 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
   const bool open_default = authorizer_ != nullptr ? authorizer_->DefaultUserAuthenticates()
                                                    : config_.requirepass.empty();
   c->authenticated = open_default || kind == ClientKind::kMasterLink;
+  c->ever_authenticated = c->authenticated;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
   // A connection's reply buffer starts at 16 KB; the clients cron sizes it from its use.
   c->out.Preallocate(ReplyBuffer::kStaticMax);
@@ -566,13 +569,21 @@ bool Server::OutputOverLimit(Client* c, size_t used) {
     c->obuf_soft_limit_since_ms = 0;
     return false;
   }
+  // A connection that never authenticated, where authentication is required, may hold 1 KB
+  // beyond its reply buffer: one that sends commands without reading its NOAUTH errors is closed
+  // there, whatever the class limits say, as Redis 7.0.15 (with the fix of CVE-2025-21605)
+  // closes it. Without the check, such a client grew our memory without bound.
+  const bool auth_required = authorizer_ != nullptr ? !authorizer_->DefaultUserAuthenticates()
+                                                    : !config_.requirepass.empty();
+  bool hard =
+      !c->authenticated && !c->ever_authenticated && auth_required && used > kUnauthOutputLimit;
   // Monitors and replicas' streams use the replica class, as in Redis; a client with any
   // subscription (RESP2 or 3) the pubsub class.
   int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica
             : PubSub::Subscribed(*c)                                         ? kClientClassPubsub
                                                                              : kClientClassNormal;
   const auto& lim = config_.client_output_buffer_limits[cls];
-  bool hard = lim.hard > 0 && used >= static_cast<size_t>(lim.hard);
+  hard = hard || (lim.hard > 0 && used >= static_cast<size_t>(lim.hard));
   bool soft = false;
   if (lim.soft > 0 && used >= static_cast<size_t>(lim.soft)) {
     int64_t now = NowMs();

@@ -88,3 +88,48 @@ start_server {tags {obuf-limits external:skip}} {
         r config set client-output-buffer-limit {normal 0 0 0}
     } {} {needs:config}
 }
+
+# A connection that never authenticated, where a password is required, may hold only a little
+# output: a client that sends commands without reading the NOAUTH errors is closed, whatever the
+# normal class allows (0, no limit, here). Redis 7.0.15 closes it since the fix of
+# CVE-2025-21605; before the same check ours held every error, 64 MB for 2 million PINGs.
+start_server {tags {obuf-limits external:skip} overrides {requirepass secret}} {
+    test {A client that never authenticated is closed when its unread replies pass 1 KB} {
+        set c [redis_client]
+        $c auth secret
+        set fd [raw_connect]
+        set addr "addr=127.0.0.1:[lindex [fconfigure $fd -sockname] 2] "
+        set chunk [string repeat "*1\r\n\$4\r\nPING\r\n" 10000]
+        # At most 400 chunks, 56 MB of requests: more NOAUTH errors than the loopback socket
+        # buffers of both ends can take, so the server's own buffer has to hold the rest.
+        set closed 0
+        for {set i 0} {$i < 400} {incr i} {
+            if {[catch {raw_write $fd $chunk}]} {
+                set closed 1
+                break
+            }
+        }
+        raw_close $fd
+        assert_equal 1 $closed
+        assert_equal 1 [count_log_message "*closed ASAP for overcoming of output buffer limits*"]
+        wait_for_condition 50 20 {[string first $addr [$c client list]] < 0} else {
+            fail "the unauthenticated client is still connected"
+        }
+        $c close
+    }
+
+    test {After one AUTH the class limits apply, as before: the replies are held} {
+        set c [redis_client]
+        $c auth secret
+        set rd [redis_deferring_client]
+        $rd auth secret
+        assert_equal OK [$rd read]
+        # 2000 unread replies of 100 bytes each: far over 1 KB, held under the normal class.
+        $c set v [string repeat x 100]
+        for {set i 0} {$i < 2000} {incr i} {$rd get v}
+        $rd flush
+        for {set i 0} {$i < 2000} {incr i} {assert_equal 100 [string length [$rd read]]}
+        $rd close
+        $c close
+    }
+}
