@@ -206,6 +206,17 @@ foreach kind {eval fcall} {
                 "ERR %pos%: Script attempted to access nonexistent global variable 'os'"
         }
 
+        test "CR and LF in a script's error or status reply become spaces ($kind)" {
+            # A reply line cut by CR/LF would let a script write replies of its own (Redis
+            # 7.0.15 strips them since the fix of CVE-2025-67733; so does ours).
+            safety_raw_reply $kind {return redis.error_reply("x\r\n+inj\r\n")} "-ERR x  +inj\r\n"
+            safety_raw_reply $kind {return redis.error_reply("\r\nx")} "-ERR x\r\n"
+            safety_raw_reply $kind {return redis.status_reply("x\r\n+inj\r\n")} "+x  +inj  \r\n"
+            safety_raw_reply $kind {return {err = "a\r\nb\nc\rd"}} "-a  b c d\r\n"
+            safety_raw_reply $kind {return {ok = "a\r\nb"}} "+a  b\r\n"
+            safety_raw_reply $kind {return {{err = "e\n:1"}, {ok = "s\r:2"}}} "*2\r\n-e :1\r\n+s :2\r\n"
+        }
+
         test "redis.call takes ~8000 arguments from unpack ($kind)" {
             assert_equal 0 [safety_run $kind {local t = {} ; for i=1,7999 do t[i]="a" end; return redis.call("del", unpack(t))}]
             assert_equal 7997 [safety_run $kind {local t = {} ; for i=1,7997 do t[i]="a" end; return #redis.call("mget", unpack(t))}]
