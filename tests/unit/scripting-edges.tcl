@@ -149,9 +149,9 @@ start_server {tags {scripting}} {
         assert_equal PONG [r ping]
     }
 
-    test {Patterns with tens of thousands of quantifiers still match} {
-        assert_equal 1 [r eval {return string.find(string.rep('a', 20000), string.rep('a?', 20000))} 0]
-        assert_equal 20000 [r eval {return #string.match(string.rep('a', 20000), string.rep('a?', 20000))} 0]
+    test {Patterns with ten thousand quantifiers still match} {
+        assert_equal 1 [r eval {return string.find(string.rep('a', 10000), string.rep('a?', 10000))} 0]
+        assert_equal 10000 [r eval {return #string.match(string.rep('a', 10000), string.rep('a?', 10000))} 0]
         assert_equal 4 [r eval {return select(2, string.gsub('abc', '%a-%a?', 'x'))} 0]
     }
 
