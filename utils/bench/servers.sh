@@ -90,8 +90,11 @@ bench_start() {
     # redis-benchmark on the other core does not steal the server's time slices.
     local pin=()
     [[ -n ${BENCH_SERVER_CPUS:-} ]] && pin=(taskset -c "$BENCH_SERVER_CPUS")
+    # BENCH_SERVER_ARGS (words) are added to every server's command line.
+    local extra=()
+    [[ -n ${BENCH_SERVER_ARGS:-} ]] && read -r -a extra <<<"$BENCH_SERVER_ARGS"
     (cd "$dir" && exec "${pin[@]}" "$bin" --port "$port" --bind 127.0.0.1 --save "" \
-      --appendonly no --dir "$dir") >"$dir/server.log" 2>&1 &
+      --appendonly no --dir "$dir" "${extra[@]}") >"$dir/server.log" 2>&1 &
     pid=$!
     BENCH_PID[$side]=$pid
     for ((waited = 0; waited < 100; waited++)); do
