@@ -71,9 +71,11 @@ struct AdmissionAccess {
     return Refuse(v, err::kScriptCommandNotAllowed);
   }
 
-  // NOAUTH: an unauthenticated connection runs only the no-auth commands (AUTH, HELLO, ...).
+  // NOAUTH: an unauthenticated connection runs only the no-auth commands (AUTH, HELLO, ...),
+  // while authentication is required.
   static bool Auth(const Call& k, Verdict* v) {
     if (k.client.authenticated || (k.spec.flags & kCmdNoAuth) != 0) return false;
+    if (!k.server.AuthRequired()) return false;
     return Refuse(v, err::kNoAuth);
   }
 

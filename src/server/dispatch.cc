@@ -37,7 +37,7 @@ void Server::ProcessInput(Client* c) {
          c->query.Readable() > 0) {
     ParserLimits limits;
     limits.max_bulk_len = config_.proto_max_bulk_len;
-    limits.authenticated = c->authenticated;
+    limits.authenticated = c->authenticated || !AuthRequired();
     RequestParser::Status st = c->parser.Parse(c->query.View(), limits);
     if (st == RequestParser::Status::kNeedMore) break;
     if (st == RequestParser::Status::kError) {

@@ -382,9 +382,7 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
   c->laddr = std::move(laddr);
   c->db = dbs_[0].get();
   // The master link is this server's own connection: it never authenticates to itself.
-  const bool open_default = authorizer_ != nullptr ? authorizer_->DefaultUserAuthenticates()
-                                                   : config_.requirepass.empty();
-  c->authenticated = open_default || kind == ClientKind::kMasterLink;
+  c->authenticated = !AuthRequired() || kind == ClientKind::kMasterLink;
   c->ever_authenticated = c->authenticated;
   c->ctime_ms = c->last_interaction_ms = c->last_read_ms = NowMs();
   // A connection's reply buffer starts at 16 KB; the clients cron sizes it from its use.
@@ -573,8 +571,7 @@ bool Server::OutputOverLimit(Client* c, size_t used) {
   // beyond its reply buffer: one that sends commands without reading its NOAUTH errors is closed
   // there, whatever the class limits say, as Redis 7.0.15 (with the fix of CVE-2025-21605)
   // closes it. Without the check, such a client grew our memory without bound.
-  const bool auth_required = authorizer_ != nullptr ? !authorizer_->DefaultUserAuthenticates()
-                                                    : !config_.requirepass.empty();
+  const bool auth_required = AuthRequired();
   bool hard =
       !c->authenticated && !c->ever_authenticated && auth_required && used > kUnauthOutputLimit;
   // Monitors and replicas' streams use the replica class, as in Redis; a client with any

@@ -628,6 +628,13 @@ class Server : public WatchSink {
   // nullptr (the default) allows everything. The server does not own it.
   void set_authorizer(Authorizer* a) { authorizer_ = a; }
   Authorizer* authorizer() const { return authorizer_; }
+  // Whether a connection that has not authenticated is held to NOAUTH: the default user has a
+  // password or is off. Read at each use, as Redis reads it, so that removing the password
+  // (CONFIG SET requirepass "") lets connections already open in.
+  bool AuthRequired() const {
+    return authorizer_ != nullptr ? !authorizer_->DefaultUserAuthenticates()
+                                  : !config_.requirepass.empty();
+  }
   // The cluster slot of the admission gate (server/cluster_router.h): installed by the cluster
   // subsystem on a cluster node, nullptr on a standalone server. The server does not own it.
   void set_cluster_router(ClusterRouter* r) { cluster_router_ = r; }

@@ -432,6 +432,25 @@ start_server {tags {acl external:skip} overrides {requirepass secret}} {
         $c config set requirepass secret
         $c close
     }
+
+    test {Removing the password lets connections already open in; HELLO still needs AUTH} {
+        set c [redis_client]
+        $c auth default secret
+        set waiting [redis_client]
+        assert_error {NOAUTH*} {$waiting ping}
+        $c config set requirepass ""
+        # The rule is read at each command, as Redis reads it: no reconnection needed.
+        assert_equal PONG [$waiting ping]
+        assert_equal default [$waiting acl whoami]
+        # More than 10 arguments: the limits of unauthenticated connections are lifted too.
+        assert_equal 0 [$waiting del a b c d e f g h i j k]
+        # HELLO asks whether this connection authenticated, not whether it must (as in Redis).
+        assert_error {NOAUTH HELLO must be called*} {$waiting hello 2}
+        $c config set requirepass secret
+        assert_error {NOAUTH*} {$waiting ping}
+        $waiting close
+        $c close
+    }
 }
 
 start_server {tags {acl external:skip} overrides {user {alice on >pw ~a* +get}}} {
