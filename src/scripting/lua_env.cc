@@ -213,7 +213,8 @@ int UnpackChecked(lua_State* L) {
 constexpr size_t kMatchFrameBytes = 256;
 constexpr size_t kStackReserve = size_t{1} << 20;
 
-// Bytes of C stack left below the caller on this thread (0 if unknown: no limit is applied).
+// Bytes of C stack left below the caller on this thread (SIZE_MAX if the thread's stack cannot
+// be read: no limit is applied then).
 size_t StackLeft() {
   thread_local const uintptr_t low = [] {
     pthread_attr_t attr;

@@ -571,9 +571,9 @@ bool Server::OutputOverLimit(Client* c, size_t used) {
   // beyond its reply buffer: one that sends commands without reading its NOAUTH errors is closed
   // there, whatever the class limits say, as Redis 7.0.15 (with the fix of CVE-2025-21605)
   // closes it. Without the check, such a client grew our memory without bound.
-  const bool auth_required = AuthRequired();
+  // The cheap tests first: AuthRequired() asks the ACL layer.
   bool hard =
-      !c->authenticated && !c->ever_authenticated && auth_required && used > kUnauthOutputLimit;
+      !c->authenticated && !c->ever_authenticated && used > kUnauthOutputLimit && AuthRequired();
   // Monitors and replicas' streams use the replica class, as in Redis; a client with any
   // subscription (RESP2 or 3) the pubsub class.
   int cls = c->has_flag(kClientMonitor) || c->kind() == ClientKind::kReplica ? kClientClassReplica
