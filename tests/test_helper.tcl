@@ -33,6 +33,9 @@ proc usage {} {
   --timeout SECONDS  per-file time limit (default 600)
   --verbose          print test names before running and more detail
   --dump-logs        print the server log after a failed test
+  --io-threads N     start every server with `io-threads N` and `io-threads-do-reads yes`,
+                     and make redis-tp use the threads for every pass
+                     (REDISTP_IO_THREADS_ALWAYS=1)
   --list             list the test files that would run and exit
   --help             this text"
 }
@@ -46,7 +49,7 @@ proc die {msg} {
 proc parse_args {argv} {
     array set ::opt {
         singles {} server src/redis-server host "" port "" tags {} only {}
-        clients 1 timeout 600 verbose 0 dump_logs 0 list 0 child ""
+        clients 1 timeout 600 verbose 0 dump_logs 0 list 0 child "" io_threads 0
     }
     for {set i 0} {$i < [llength $argv]} {incr i} {
         set a [lindex $argv $i]
@@ -61,6 +64,7 @@ proc parse_args {argv} {
             --clients {set ::opt(clients) $v; incr i}
             --timeout {set ::opt(timeout) $v; incr i}
             --child {set ::opt(child) $v; incr i}
+            --io-threads {set ::opt(io_threads) $v; incr i}
             --verbose {set ::opt(verbose) 1}
             --dump-logs {set ::opt(dump_logs) 1}
             --list {set ::opt(list) 1}
@@ -169,6 +173,7 @@ proc child_args {file} {
     foreach p $::opt(only) {lappend args --only $p}
     if {$::opt(verbose)} {lappend args --verbose}
     if {$::opt(dump_logs)} {lappend args --dump-logs}
+    if {$::opt(io_threads) > 0} {lappend args --io-threads $::opt(io_threads)}
     return $args
 }
 
@@ -293,6 +298,8 @@ proc run_all {files} {
 
 parse_args $argv
 if {$::opt(child) ne ""} {
+    # Every server this child starts inherits the switch (server/threaded_writes.cc).
+    if {$::opt(io_threads) > 0} {set ::env(REDISTP_IO_THREADS_ALWAYS) 1}
     run_child $::opt(child)
 }
 if {[llength $::opt(singles)]} {

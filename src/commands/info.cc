@@ -110,7 +110,7 @@ void ServerSection(Server& s, std::string* out) {
   Line(out, "lru_clock:%u", s.keyspace().lru_clock());
   Line(out, "executable:%s", s.executable().c_str());
   Line(out, "config_file:%s", s.config().config_file.c_str());
-  Line(out, "io_threads_active:0");
+  Line(out, "io_threads_active:%d", s.io_threads_active() ? 1 : 0);
 }
 
 void ClientsSection(Server& s, std::string* out) {
@@ -332,8 +332,8 @@ void StatsSection(Server& s, std::string* out) {
   Line(out, "dump_payload_sanitizations:0");
   Line(out, "total_reads_processed:%llu", U(st.total_reads_processed));
   Line(out, "total_writes_processed:%llu", U(st.total_writes_processed));
-  Line(out, "io_threaded_reads_processed:0");
-  Line(out, "io_threaded_writes_processed:0");
+  Line(out, "io_threaded_reads_processed:%llu", U(st.io_threaded_reads_processed));
+  Line(out, "io_threaded_writes_processed:%llu", U(st.io_threaded_writes_processed));
 }
 
 void ReplicationSection(Server& s, std::string* out) { Replication::Of(s).WriteInfo(out); }

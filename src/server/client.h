@@ -67,6 +67,7 @@ enum ClientFlag : uint32_t {
   kClientPaused = 1u << 9,         // has unprocessed input held back by CLIENT PAUSE
   kClientInExec = 1u << 10,        // running the commands queued by MULTI (or a script)
   kClientPendingFlush = 1u << 11,  // queued in Server::pending_flush_ (written in BeforeSleep)
+  kClientPendingRead = 1u << 12,   // queued in Server::pending_reads_ (io-threads-do-reads)
   // Redis's protectClient: its command is still running (DEBUG RELOAD/LOADAOF) while a busy
   // script serves the others: neither read nor written until it ends.
   kClientProtected = 1u << 13,

@@ -320,6 +320,7 @@ class Config {
   bool crash_log_enabled = true;  // fatal signals leave a crash report (crash_report.h)
   std::string dir;                // absolute working directory
   int io_threads = 1;
+  bool io_threads_do_reads = false;
   int shutdown_on_sigint = 0;   // kShutdown* bits
   int shutdown_on_sigterm = 0;  // kShutdown* bits
   int shutdown_timeout = 10;

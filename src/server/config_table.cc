@@ -342,7 +342,7 @@ constexpr ConfigDef kTable[] = {
   Int("hz", 0, kIntMax, "10").Check(CheckHz).Store(M(hz)).Effect(),
   String("ignore-warnings", ""),
   Int("io-threads", 1, 128, "1").Flags(kImm).Store(M(io_threads)),
-  Bool("io-threads-do-reads", "no").Flags(kImm),
+  Bool("io-threads-do-reads", "no").Flags(kImm).Store(M(io_threads_do_reads)),
   Bool("jemalloc-bg-thread", "yes"),
   Int("key-load-delay", kIntMin, kIntMax, "0").Flags(kConfigHidden).Store(M(key_load_delay)),
   Int("latency-monitor-threshold", 0, kLongMax, "0").Store(M(latency_monitor_threshold))

@@ -289,8 +289,10 @@ void Server::FlushPending() {
       c->set_flag(kClientPendingFlush, false);
       if (!c->closed) FlushClient(c);
     }
-    // Then the others newest first, as Redis does: the client whose command caused a fan-out
-    // queued its own reply after its watchers' pushes, and gets it written before them.
+    // Then the others: on the I/O threads when they are on and the batch is big enough, or
+    // here, newest first, as Redis does: the client whose command caused a fan-out queued its
+    // own reply after its watchers' pushes, and gets it written before them.
+    if (io_threads_ != nullptr && FlushThreaded(batch)) continue;
     for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
       Client* c = *it;
       if (c->kind() == ClientKind::kReplica) continue;  // written above

@@ -4,8 +4,9 @@
 // callback reads once (what the query buffer has room for, 16 to 64 KB, or up to the
 // end of a big bulk argument known to be arriving), runs every complete command in the query
 // buffer; the replies are written in one write(2) (writev(2) when they are held in several
-// blocks) once every ready client has been read. Only if the socket cannot take everything is
-// the write event armed; it is disarmed once drained.
+// blocks) once every ready client has been read (with io-threads, possibly on the I/O
+// threads: server/threaded_writes.cc). Only if the socket cannot take everything is the write
+// event armed; it is disarmed once drained.
 // Closing goes through CloseClient, the one teardown path; the Client object is freed when the
 // loop turn is over (ReapClients) so no caller is left with a dangling pointer. Events are owned
 // by EventPtr handles (event_handle.h): resetting a handle deletes and frees the event.
@@ -36,7 +37,6 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kReadMax = 64 * 1024;
 constexpr size_t kBigArgThreshold = 32 * 1024;
 constexpr int kMaxAcceptsPerCall = 1000;
-constexpr int kMaxIov = 64;  // 1 MB of 16 KB blocks per writev
 // The output a connection that never authenticated may hold beyond its reply buffer.
 constexpr size_t kUnauthOutputLimit = 1024;
 
@@ -400,6 +400,8 @@ Client* Server::AttachClient(int fd, bool unix_socket, std::string addr, std::st
 void Server::ReadCallback(int /*fd*/, short /*what*/, void* arg) {
   auto* c = static_cast<Client*>(arg);
   Server* s = c->server;
+  // io-threads-do-reads: read with the others after the loop's callbacks (threaded_io.cc).
+  if (s->io_threads_ != nullptr && s->DeferRead(c)) return;
   s->OnReadable(c);
   s->AfterCallback();
 }
@@ -417,6 +419,12 @@ void Server::OnReadable(Client* c) {
     OnReadableTls(c);
     return;
   }
+  const size_t want = PrepareRead(c);
+  ssize_t n = read(c->fd, c->query.WritePtr(), want);
+  FinishRead(c, n, n < 0 ? errno : 0);
+}
+
+size_t Server::PrepareRead(Client* c) {
   // Size the read: room for at least a 16 KB chunk, and as much as the buffer already has
   // room for up to 64 KB (as Redis reads what its buffer has room for), so a pipeline a little
   // over 16 KB, once the buffer has grown for it, comes in one read(2) and not two. The cap:
@@ -433,14 +441,17 @@ void Server::OnReadable(Client* c) {
     c->query.Reserve(want);
     want = std::min(c->query.Writable(), kReadMax);
   }
-  ssize_t n = read(c->fd, c->query.WritePtr(), want);
+  return want;
+}
+
+void Server::FinishRead(Client* c, ssize_t n, int err) {
   ++stats_.total_reads_processed;
   if (n == 0) {
     CloseClient(c, "Client closed connection");
     return;
   }
   if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) return;
     CloseClient(c, "Reading from client");
     return;
   }
@@ -496,23 +507,20 @@ void Server::FlushClient(Client* c) {
     FlushClientTls(c);
     return;
   }
-  // writev over the static buffer and the blocks, until all is written or the socket is full.
-  // A reply held in one piece (the usual case) goes out with write(2), as Redis sends its
-  // static buffer: the kernel then has no iovec array to copy in and check.
+  // All pending bytes, until the socket is full (ReplyBuffer::WriteTo).
   if (c->out.Readable() > 0) ++stats_.total_writes_processed;
-  while (c->out.Readable() > 0) {
-    iovec iov[kMaxIov];
-    int cnt = c->out.Gather(iov, kMaxIov);
-    ssize_t n = cnt == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, cnt);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      if (errno == EINTR) continue;
-      CloseClient(c, "Error writing to client");
-      return;
-    }
-    c->out.Consume(static_cast<size_t>(n));
-    c->net_output_bytes += static_cast<uint64_t>(n);
-    stats_.net_output_bytes += static_cast<uint64_t>(n);
+  size_t written = 0;
+  const int err = c->out.WriteTo(c->fd, &written);
+  FinishWrite(c, written, err);
+}
+
+void Server::FinishWrite(Client* c, size_t written, int err) {
+  c->out.Consume(written);
+  c->net_output_bytes += static_cast<uint64_t>(written);
+  stats_.net_output_bytes += static_cast<uint64_t>(written);
+  if (err != 0) {
+    CloseClient(c, "Error writing to client");
+    return;
   }
   AfterFlush(c);
 }
@@ -660,6 +668,11 @@ void Server::CloseClient(Client* c, const char* reason, ReleaseCause cause) {
   c->pending_pushes.Clear();
   RemoveMonitor(c);
   paused_.erase(std::remove(paused_.begin(), paused_.end(), c), paused_.end());
+  if (c->has_flag(kClientPendingRead)) {
+    c->set_flag(kClientPendingRead, false);
+    pending_reads_.erase(std::remove(pending_reads_.begin(), pending_reads_.end(), c),
+                         pending_reads_.end());
+  }
   std::vector<Client*>& sd = shutdown_wait_.waiters;
   sd.erase(std::remove(sd.begin(), sd.end(), c), sd.end());
   // Its buffers go now, not when the object is freed at the end of the loop turn: memory

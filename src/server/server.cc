@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <random>
@@ -24,6 +25,7 @@
 #include "server/proc_title.h"
 #include "server/shutdown_signals.h"
 #include "util/hash_table.h"
+#include "util/io_threads.h"
 #include "util/memory.h"
 
 namespace redistp {
@@ -58,6 +60,10 @@ Server::Server(Config config, Clock* clock)
   keyspace_.table_growth_arg = this;
   lazyfree_ = std::make_unique<LazyFree>();
   keyspace_.lazyfree = lazyfree_.get();
+  // io-threads is immutable: the helpers live as long as the server (server/threaded_writes.cc).
+  if (config_.io_threads > 1) io_threads_ = std::make_unique<IoThreads>(config_.io_threads);
+  const char* always = std::getenv("REDISTP_IO_THREADS_ALWAYS");
+  io_threads_always_ = always != nullptr && std::string_view(always) == "1";
   blocking_.set_interest(&watches_);
   // The hub calls listeners in this order, which is the order in which one key change reaches
   // a connection (docs/client-side-caching.md, "Order"): ownership first (no messages), then
@@ -299,6 +305,7 @@ int Server::Run() {
   // "prepare" hook, so the loop is driven turn by turn).
   while (!shutdown_requested_) {
     if (event_base_loop(base_.get(), EVLOOP_ONCE) != 0) break;
+    if (!pending_reads_.empty()) ReadPending();
     BeforeSleep();
   }
   log_.Log(LogLevel::kWarning, "Redis is now ready to exit, bye bye...");

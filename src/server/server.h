@@ -54,6 +54,8 @@
 
 namespace redistp {
 
+class IoThreads;
+
 struct ScriptCallGate;
 
 class Server : public WatchSink {
@@ -521,6 +523,8 @@ class Server : public WatchSink {
   void NotifySupervisor(std::string_view message) { supervision_.Notify(log_, message); }
   CommandTable& commands() { return commands_; }
   ServerStats& stats() { return stats_; }
+  // INFO's io_threads_active: the last write pass ran on the I/O threads.
+  bool io_threads_active() const { return io_threads_active_; }
   CoordinationStats& coordination_stats() { return coordination_stats_; }
   KeyspaceContext& keyspace() { return keyspace_; }
   // The propagation stream (AOF and replication attach sinks here).
@@ -593,6 +597,11 @@ class Server : public WatchSink {
   // OpenSSL's pending bytes, and the reads and writes that wait on the other direction.
   void OnReadableTls(Client* c);
   void FlushClientTls(Client* c);
+  // A plain read's two halves around read(2): sizing the query buffer (returns the bytes to
+  // ask for, the room at its WritePtr), and what the result means (`n` from read, `err` its
+  // errno): a close, nothing, or AfterRead.
+  size_t PrepareRead(Client* c);
+  void FinishRead(Client* c, ssize_t n, int err);
   // After a read delivered bytes: limits, then the commands (shared by plain and TLS).
   void AfterRead(Client* c, size_t n);
   // After a flush: disarms or arms the write event, closes after the reply, checks limits.
@@ -648,6 +657,18 @@ class Server : public WatchSink {
   // pushes, then frees the clients closed during the turn.
   void BeforeSleep();
   void FlushPending();
+  // The write pass of FlushPending's non-replica clients on the I/O threads
+  // (server/threaded_writes.cc): returns false, having written nothing, when the threads are
+  // not to be used for this batch (too few clients with output, as Redis decides).
+  bool FlushThreaded(const std::vector<Client*>& batch);
+  // io-threads-do-reads: a readable client is queued for the loop turn's read pass instead of
+  // being read in its callback (returns true), while the threads are active; ReadPending reads
+  // the queue on the I/O threads, then runs each client's input in queue order.
+  bool DeferRead(Client* c);
+  void ReadPending();
+  // After a client's pending bytes were written out (`written` of them, `err` the errno of a
+  // failed write or 0): consumes them, counts them, then closes the client or runs AfterFlush.
+  void FinishWrite(Client* c, size_t written, int err);
   void ExpireWatchedKeys();
   static void WatchTimerCallback(int fd, short what, void* arg);
   // Blocked clients' deadlines: one timer armed for the earliest (BlockingCore keeps them).
@@ -740,7 +761,14 @@ class Server : public WatchSink {
     pending_flush_.push_back(c);
   }
   std::vector<Client*> unblocked_;  // resumed at the end of the callback
-  std::vector<Client*> leased_;     // clients with CLIENT LEASE, checked by cron
+  // io-threads N > 1: the helpers of the write pass (nullptr with io-threads 1), whether the
+  // last pass used them (INFO io_threads_active), and the test switch that uses them for every
+  // batch (REDISTP_IO_THREADS_ALWAYS=1 in the environment; server/threaded_writes.cc).
+  std::unique_ptr<IoThreads> io_threads_;
+  std::vector<Client*> pending_reads_;  // io-threads-do-reads: read in this turn's read pass
+  bool io_threads_active_ = false;
+  bool io_threads_always_ = false;
+  std::vector<Client*> leased_;  // clients with CLIENT LEASE, checked by cron
 
   struct Listener {
     int fd;

@@ -53,6 +53,8 @@ struct ServerStats {
   uint64_t unexpected_error_replies = 0;
   uint64_t total_reads_processed = 0;            // reads from client connections
   uint64_t total_writes_processed = 0;           // writes to client connections
+  uint64_t io_threaded_reads_processed = 0;      // of which on the I/O threads' pass
+  uint64_t io_threaded_writes_processed = 0;     // of which on the I/O threads' pass
   std::map<std::string, uint64_t> error_counts;  // errorstats by prefix
   // Instantaneous metrics: samples taken every 100ms by cron.
   static constexpr int kSamples = 16;

@@ -1,6 +1,9 @@
 #include "util/reply_buffer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <new>
 
@@ -234,21 +237,53 @@ void ReplyBuffer::InsertAt(size_t at, std::string_view s) {
   }
 }
 
-int ReplyBuffer::Gather(iovec* iov, int max) const {
+int ReplyBuffer::GatherFrom(size_t skip, iovec* iov, int max) const {
   int n = 0;
-  if (send_ > sstart_ && n < max) {
-    iov[n].iov_base = static_ + sstart_;
-    iov[n].iov_len = send_ - sstart_;
-    ++n;
+  const size_t in_static = send_ - sstart_;
+  if (skip < in_static) {
+    if (n < max) {
+      iov[n].iov_base = static_ + sstart_ + skip;
+      iov[n].iov_len = in_static - skip;
+      ++n;
+    }
+    skip = 0;
+  } else {
+    skip -= in_static;
   }
   for (const Piece& p : pieces_) {
     if (n >= max) break;
-    if (p.len() == 0) continue;
-    iov[n].iov_base = const_cast<char*>(p.block->data() + p.start);
-    iov[n].iov_len = p.len();
+    if (skip >= p.len()) {
+      skip -= p.len();
+      continue;
+    }
+    iov[n].iov_base = const_cast<char*>(p.block->data() + p.start + skip);
+    iov[n].iov_len = p.len() - skip;
+    skip = 0;
     ++n;
   }
   return n;
+}
+
+int ReplyBuffer::WriteTo(int fd, size_t* written) const {
+  size_t done = 0;
+  const size_t total = Readable();
+  int err = 0;
+  while (done < total) {
+    iovec iov[kWriteIov];
+    int cnt = GatherFrom(done, iov, kWriteIov);
+    // A reply held in one piece (the usual case) goes out with write(2), as Redis sends its
+    // static buffer: the kernel then has no iovec array to copy in and check.
+    ssize_t n = cnt == 1 ? write(fd, iov[0].iov_base, iov[0].iov_len) : writev(fd, iov, cnt);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) err = errno;
+      break;
+    }
+    if (n == 0) break;  // not for a socket; never loop on it
+    done += static_cast<size_t>(n);
+  }
+  *written = done;
+  return err;
 }
 
 void ReplyBuffer::Consume(size_t n) {

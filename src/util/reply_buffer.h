@@ -144,7 +144,18 @@ class ReplyBuffer {
 
   size_t Readable() const { return (send_ - sstart_) + block_pending_; }
   // Fills up to `max` iovecs with the pending bytes from the front; returns how many.
-  int Gather(iovec* iov, int max) const;
+  int Gather(iovec* iov, int max) const { return GatherFrom(0, iov, max); }
+  // The same for the pending bytes after the first `skip` (skip <= Readable()).
+  int GatherFrom(size_t skip, iovec* iov, int max) const;
+  // Writes the pending bytes to socket `fd` (write(2), or writev(2) when they lie in several
+  // pieces), up to kWriteIov pieces per call, until all are written or the socket is full, and
+  // consumes nothing: *written says how many bytes went out, for the owner's Consume. Returns 0,
+  // or the errno of a write that failed (EAGAIN ends the loop and EINTR retries; neither is a
+  // failure). It only reads the buffer, so the buffers of different connections may be written
+  // from different threads at once, shared frames included: a frame's bytes never change, and
+  // its references are dropped only by Consume, on the owner's thread (util/io_threads.h).
+  int WriteTo(int fd, size_t* written) const;
+  static constexpr int kWriteIov = 64;  // 1 MB of 16 KB blocks per writev
   // Drops the first n pending bytes (written to the socket); frees emptied blocks.
   void Consume(size_t n);
   // Drops everything pending and frees every block (the static buffer is kept; a refused

@@ -88,6 +88,8 @@ TEST(ReplyBufferTest, RandomOperationsMatchAString) {
       ASSERT_EQ(b.Readable(), model.size());
       ASSERT_EQ(b.ToString(), model);
       ASSERT_EQ(Gathered(b), model);
+      const size_t skip = model.empty() ? 0 : rng() % (model.size() + 1);
+      ASSERT_EQ(GatheredFrom(b, skip), model.substr(skip));
     }
     b.Consume(b.Readable());
     EXPECT_EQ(b.block_bytes(), 0u);

@@ -249,6 +249,10 @@ proc ::server::write_config {path dir port base overrides} {
     puts $f "save \"\""
     puts $f "appendonly no"
     puts $f "enable-debug-command yes"
+    if {[info exists ::opt(io_threads)] && $::opt(io_threads) > 0} {
+        puts $f "io-threads $::opt(io_threads)"
+        puts $f "io-threads-do-reads yes"
+    }
     if {$base ne ""} {
         set in [open $base r]
         puts $f [read $in]
