@@ -6,7 +6,9 @@
 # (tests/recipes/run.sh), the Sentinel client checks (tests/clients/run.sh), an acknowledged
 # write surviving its master's SIGKILL (utils/repl-reply-race.py), on the release build
 # the system-call counts per request against Redis (tests/syscalls-check.py), the tcl
-# integration suite and, on the release build as root, the systemd unit (tests/service-check.sh)
+# integration suite (on the release build, its client-path files once more with io-threads 4
+# and threaded reads in every pass) and, on the release build as root, the systemd unit
+# (tests/service-check.sh)
 # and the Debian packages (tests/deb-check.sh, last), then prints
 # one summary line "N passed, N failed" and exits non-zero on any failure.
 # Usage: tests/run-all.sh UNIT_TEST_BINARY [extra args for tests/test_helper.tcl]
@@ -254,6 +256,41 @@ if [[ $tcl_rc -ne 0 && $t_fail -eq 0 ]]; then
 fi
 passed=$((passed + t_pass))
 failed=$((failed + t_fail))
+
+# The client paths again with threaded I/O in every pass (release build): io-threads 4 and
+# io-threads-do-reads yes, with REDISTP_IO_THREADS_ALWAYS=1 (test_helper --io-threads). The whole
+# suite runs this way by hand (docs/multicore.md); these files are the ones whose clients read,
+# write, block, pause, evict and wait on busy scripts, where that run found its defects.
+if [[ $(dirname "$unit_bin") == */release ]]; then
+  echo "== tcl files with io-threads 4 and threaded reads in every pass"
+  iot_out=$(mktemp)
+  iot_args=()
+  for f in io-threads scripting-busy scripting-replica maxmemory client-eviction obuf-limits \
+    pubsub networking protocol querybuf pause multi; do
+    iot_args+=(--single "unit/$f")
+  done
+  tclsh tests/test_helper.tcl --clients 2 --io-threads 4 "${iot_args[@]}" 2>&1 |
+    sed -E 's/^\[(ok|err|skip)\]: /[\1]: io-threads: /' | tee "$iot_out" |
+    grep -vE '^[0-9]+ passed, [0-9]+ failed'
+  iot_rc=${PIPESTATUS[0]}
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$iot_out" | tail -1)
+  rm -f "$iot_out"
+  if [[ -n "$summary" ]]; then
+    i_pass=${summary%% passed*}
+    i_fail=${summary#*passed, }
+    i_fail=${i_fail%% failed*}
+  else
+    i_pass=0
+    i_fail=1
+    echo "[err]: io-threads tcl run printed no summary (exit $iot_rc)"
+  fi
+  if [[ $iot_rc -ne 0 && $i_fail -eq 0 ]]; then
+    echo "[err]: io-threads tcl run exited with $iot_rc"
+    i_fail=1
+  fi
+  passed=$((passed + i_pass))
+  failed=$((failed + i_fail))
+fi
 
 # The systemd unit with this script playing systemd's part (root only; release build).
 if [[ $(dirname "$unit_bin") == */release ]]; then

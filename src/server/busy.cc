@@ -117,10 +117,14 @@ void Server::ProcessEventsWhileBusy() {
 bool Server::BusyRound() {
   epoll_event events[kMaxEvents];
   int n = epoll_wait(busy_poll_fd_, events, kMaxEvents, 0);
-  if (n <= 0) return false;
+  const bool reads_waiting = read_ready_next_ < read_ready_.size();
+  if (n <= 0 && !reads_waiting) return false;
   // The clients served now run their commands at their own time; the script's frozen time is
   // back when the round ends.
   CommandClock::Scope thawed = keyspace_.command_clock.Thaw();
+  // io-threads-do-reads: clients read in the caller's read pass, after it, hold their input in
+  // their buffers, where the poll cannot see it (server/threaded_io.cc).
+  if (reads_waiting) RunReadyInput();
   for (int i = 0; i < n; ++i) {
     const uint64_t tag = events[i].data.u64;
     if ((tag & kListenerTag) != 0) {

@@ -424,6 +424,10 @@ void Server::OnReadable(Client* c) {
   FinishRead(c, n, n < 0 ? errno : 0);
 }
 
+bool Server::ReadsBigArgument(const Client* c) const {
+  return c->parser.bulk_bytes_missing(c->query.Readable()) >= kBigArgThreshold;
+}
+
 size_t Server::PrepareRead(Client* c) {
   // Size the read: room for at least a 16 KB chunk, and as much as the buffer already has
   // room for up to 64 KB (as Redis reads what its buffer has room for), so a pipeline a little

@@ -666,6 +666,11 @@ class Server : public WatchSink {
   // the queue on the I/O threads, then runs each client's input in queue order.
   bool DeferRead(Client* c);
   void ReadPending();
+  // Runs the input of the clients the read pass read and has not run yet (read_ready_, in
+  // order); also called by a busy script's rounds. Returns whether any was waiting.
+  bool RunReadyInput();
+  // Its next read is part of a big bulk argument (read straight into the argument's room).
+  bool ReadsBigArgument(const Client* c) const;
   // After a client's pending bytes were written out (`written` of them, `err` the errno of a
   // failed write or 0): consumes them, counts them, then closes the client or runs AfterFlush.
   void FinishWrite(Client* c, size_t written, int err);
@@ -766,6 +771,9 @@ class Server : public WatchSink {
   // batch (REDISTP_IO_THREADS_ALWAYS=1 in the environment; server/threaded_writes.cc).
   std::unique_ptr<IoThreads> io_threads_;
   std::vector<Client*> pending_reads_;  // io-threads-do-reads: read in this turn's read pass
+  // Read by the pass, input not run yet: (client, bytes read), the next one at read_ready_next_.
+  std::vector<std::pair<Client*, size_t>> read_ready_;
+  size_t read_ready_next_ = 0;
   bool io_threads_active_ = false;
   bool io_threads_always_ = false;
   std::vector<Client*> leased_;  // clients with CLIENT LEASE, checked by cron

@@ -156,9 +156,12 @@ bool Server::FlushThreaded(const std::vector<Client*>& batch) {
 }
 
 bool Server::DeferRead(Client* c) {
+  // A client receiving a big argument is read in its callback: its read reserves the whole
+  // argument (PrepareRead), which must not stand in the memory the pass's other commands see
+  // (key eviction would count it before client eviction had looked at its owner).
   if (!config_.io_threads_do_reads || !io_threads_active_ || c->closed || c->tls != nullptr ||
       c->kind() == ClientKind::kMasterLink || c->blocking.active || c->has_flag(kClientProtected) ||
-      busy_script()) {
+      busy_script() || ReadsBigArgument(c)) {
     return false;
   }
   if (!c->has_flag(kClientPendingRead)) {
@@ -180,11 +183,38 @@ void Server::ReadPending() {
   pending_reads_.clear();
   io_threads_->Run(&ReadSlice, &pass);
   stats_.io_threaded_reads_processed += pass.jobs.size();
+  // First every read is accounted (EOF and errors close here), then the input runs, client by
+  // client. A command among them may open a busy script, whose rounds run the input of the
+  // clients still waiting in read_ready_ (their bytes are in their buffers now, not on their
+  // sockets, so the busy pass's poll would never see them): BusyRound takes them from the list.
   for (const ReadJob& j : pass.jobs) {
     if (j.client->closed) continue;
-    FinishRead(j.client, j.n, j.err);
-    AfterCallback();  // as after a read callback: hand-offs, unblocked clients
+    if (j.n > 0) {
+      ++stats_.total_reads_processed;
+      j.client->query.Produced(static_cast<size_t>(j.n));
+      read_ready_.push_back({j.client, static_cast<size_t>(j.n)});
+    } else {
+      FinishRead(j.client, j.n, j.err);
+    }
   }
+  RunReadyInput();
+}
+
+bool Server::RunReadyInput() {
+  if (read_ready_next_ >= read_ready_.size()) return false;
+  while (read_ready_next_ < read_ready_.size()) {
+    auto [c, n] = read_ready_[read_ready_next_++];
+    if (c->closed) continue;
+    AfterRead(c, n);
+    if (!busy_script()) AfterCallback();  // as after a read callback: hand-offs, unblocked clients
+  }
+  // Emptied by the outermost caller only: a busy round inside one of the AfterRead calls above
+  // leaves the list to it.
+  if (!busy_script()) {
+    read_ready_.clear();
+    read_ready_next_ = 0;
+  }
+  return true;
 }
 
 }  // namespace redistp
