@@ -159,11 +159,67 @@ int SetMetatableChecked(lua_State* L) {
 // table.insert: with 2 or 3 arguments (after the position check) the original always writes, so
 // a proxy refuses there; other counts get the original's own error. (table.remove, sort and setn
 // are not wrapped: on a proxy, whose length is 0 like its table's, they never write.)
+//
+// And a far position. Lua 5.1's insert moves t[i-1] to t[i] for every i from #t + 1 down to
+// pos + 1, one step at a time in C, where no hook can stop it: `table.insert(t, -2^31, v)` took
+// the server (Redis 7.0 as well) for minutes, with no SCRIPT KILL possible. A shift longer than
+// kLongShift is done here instead, with the same result: every integer key k in [pos, #t] with a
+// value moves to k + 1 (a key in [pos + 1, #t + 1] with no value at k - 1 is left without one),
+// then t[pos] = v, in time proportional to the table's size. The position is read as the
+// original reads it (luaL_checkint: the number's integer part, cut to a C int).
+constexpr int64_t kLongShift = int64_t{1} << 20;
+
+void ShiftUp(lua_State* L, int64_t pos, int64_t end) {
+  // The keys in [pos, end - 1] that have values, and their values (a new table: the original's
+  // keys cannot be changed while next() walks them).
+  lua_newtable(L);
+  const int moved = lua_gettop(L);
+  int count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 1) != 0) {
+    if (lua_type(L, -2) == LUA_TNUMBER) {
+      const lua_Number k = lua_tonumber(L, -2);
+      if (k >= static_cast<lua_Number>(pos) && k < static_cast<lua_Number>(end) &&
+          k == std::floor(k)) {
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, moved, ++count);  // moved[2n-1] = key, moved[2n] = value
+        lua_rawseti(L, moved, ++count);
+        continue;  // the value was popped by the second rawseti; the key stays for next()
+      }
+    }
+    lua_pop(L, 1);
+  }
+  // Every old key of the range goes, then each value lands one place up.
+  for (int i = 1; i <= count; i += 2) {
+    lua_rawgeti(L, moved, i);  // the key
+    lua_pushnil(L);
+    lua_rawset(L, 1);
+  }
+  for (int i = 1; i <= count; i += 2) {
+    lua_rawgeti(L, moved, i);
+    lua_pushnumber(L, lua_tonumber(L, -1) + 1);  // key + 1
+    lua_remove(L, -2);
+    lua_rawgeti(L, moved, i + 1);  // its value
+    lua_rawset(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 int InsertChecked(lua_State* L) {
+  const int argc = lua_gettop(L);
   if (IsProxy(L, 1)) {
-    const int argc = lua_gettop(L);
     if (argc == 3) (void)luaL_checkinteger(L, 2);
     if (argc == 2 || argc == 3) return RefuseWrite(L);
+  }
+  if (argc == 3 && lua_type(L, 1) == LUA_TTABLE && lua_isnumber(L, 2)) {
+    const int64_t pos = static_cast<int>(luaL_checkinteger(L, 2));
+    const int64_t end = static_cast<int64_t>(lua_objlen(L, 1)) + 1;
+    if (end - pos > kLongShift) {
+      ShiftUp(L, pos, end);
+      lua_pushvalue(L, 3);
+      lua_rawseti(L, 1, static_cast<int>(pos));
+      return 0;
+    }
   }
   return OriginalOf(L)(L);
 }

@@ -307,8 +307,18 @@ void Server::OnAccept(int listen_fd, bool unix_socket, bool tls) {
     int fd =
         accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        log_.Log(LogLevel::kVerbose, "Accepting client connection: %s", std::strerror(errno));
+      const int err = errno;
+      if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+        log_.Log(LogLevel::kVerbose, "Accepting client connection: %s", std::strerror(err));
+      }
+      // An error of that one connection (it was reset or aborted before we took it; accept(2)
+      // lists these): the next pending connection is taken now, not a loop turn later, so a
+      // flood of aborted connections cannot hold the others back (Redis's fix of
+      // CVE-2025-48367 retries the same way).
+      if (err == ECONNABORTED || err == EPROTO || err == ENETDOWN || err == ENOPROTOOPT ||
+          err == EHOSTDOWN || err == ENONET || err == EHOSTUNREACH || err == EOPNOTSUPP ||
+          err == ENETUNREACH || err == EINTR) {
+        continue;
       }
       return;
     }
