@@ -23,7 +23,9 @@
 #     receiver's latency, with 100 and 1,000 watchers of one key against as many Pub/Sub
 #     subscribers on Redis;
 #  4. utils/bench-tail.sh: p50 / p99 / p99.9 of GET and SET with 1M keys, idle, during BGSAVE
-#     and during BGREWRITEAOF.
+#     and during BGREWRITEAOF;
+#  5. utils/bench-io-threads.sh: requests/s, CPU per request and the main thread's share of it
+#     with io-threads 1, 2, and 2 with threaded reads, each server with the same setting.
 # Each part's method and options are in its own header.
 #
 # The report is the parts' markdown reports in order on stdout (also saved as
@@ -55,11 +57,13 @@ mkdir -p "$ROOT/utils/bench-results"
 OUT=$ROOT/utils/bench-results/all-$(date -u +%Y%m%dT%H%M%SZ).md
 pair=(--ours "$OURS" --redis "$REDIS")
 vs=("${pair[@]}") memory=("${pair[@]}") fanout=("${pair[@]}") tail=("${pair[@]}")
+iot=("${pair[@]}")
 if ((QUICK)); then
   vs+=(--quick --rounds 1)
   memory+=(--small-keys 10000 --big 100000)
   fanout+=(--quick)
   tail+=(--requests 50000 --rounds 1)
+  iot+=(--requests 100000 --rounds 1)
 fi
 
 failed=0
@@ -89,5 +93,6 @@ part "throughput, CPU per request, memory of strings" "$ROOT/utils/bench-vs-redi
 part "memory per element of the aggregates" "$ROOT/utils/bench-memory.py" "${memory[@]}"
 part "fan-out" "$ROOT/utils/bench-fanout.py" "${fanout[@]}"
 part "tail latency" "$ROOT/utils/bench-tail.sh" "${tail[@]}"
+part "io-threads" "$ROOT/utils/bench-io-threads.sh" "${iot[@]}"
 printf '%s\n' "bench-all: report saved as $OUT" >&2
 exit "$failed"

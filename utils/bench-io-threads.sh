@@ -12,8 +12,8 @@
 #
 # Method. For each setting both servers are started side by side (not pinned: the I/O threads
 # need a core of their own) and loaded by redis-benchmark with SET and GET, three loads:
-#  - few:  -c 4 -P 1, too few clients for Redis's rule (threads only for a pass with at least
-#          twice as many clients with output as threads): shows what an inactive io-threads
+#  - few:  -c 2N-1 -P 1, too few clients for Redis's rule (threads only for a pass with at
+#          least twice as many clients with output as threads): what an inactive io-threads
 #          setting costs;
 #  - c50:  -c 50 -P 1, fifty clients each waiting for its reply;
 #  - p16:  -c 50 -P 16, pipelines.
@@ -81,7 +81,8 @@ run_once() {
 declare -A RES=()
 SETTINGS=("1|--io-threads 1" "$THREADS|--io-threads $THREADS"
   "$THREADS+reads|--io-threads $THREADS --io-threads-do-reads yes")
-LOADS=("few|4|1|$((REQUESTS / 5))" "c50|50|1|$((REQUESTS / 5))" "p16|50|16|$REQUESTS")
+LOADS=("few|$((2 * THREADS - 1))|1|$((REQUESTS / 5))" "c50|50|1|$((REQUESTS / 5))"
+  "p16|50|16|$REQUESTS")
 
 for setting in "${SETTINGS[@]}"; do
   name=${setting%%|*}
@@ -129,9 +130,10 @@ for setting in "${SETTINGS[@]}"; do
       rps_o=$(med_field 1 "$o") rps_r=$(med_field 1 "$r")
       cpu_o=$(med_field 2 "$o") cpu_r=$(med_field 2 "$r")
       echo "| $name | $lname | ${test^^} | $(fmt %.0f "$rps_o") | $(fmt %.0f "$rps_r") |" \
-        "$(ratio "$rps_o" "$rps_r") | $cpu_o | $cpu_r | $(ratio "$cpu_o" "$cpu_r") |" \
-        "$(med_field 3 "$o") / $(med_field 3 "$r") | $(med_field 4 "$o") / $(med_field 4 "$r") |" \
-        "$(med_field 5 "$o") / $(med_field 5 "$r") |"
+        "$(ratio "$rps_o" "$rps_r") | $(fmt %.2f "$cpu_o") | $(fmt %.2f "$cpu_r") |" \
+        "$(ratio "$cpu_o" "$cpu_r") | $(med_field 3 "$o") / $(med_field 3 "$r") |" \
+        "$(fmt %.2f "$(med_field 4 "$o")") / $(fmt %.2f "$(med_field 4 "$r")") |" \
+        "$(fmt %.2f "$(med_field 5 "$o")") / $(fmt %.2f "$(med_field 5 "$r")") |"
     done
   done
 done
