@@ -232,30 +232,38 @@ fi
 passed=$((passed + y_pass))
 failed=$((failed + y_fail))
 
+# Adds the "N passed, N failed" line of a tcl run's output (file OUT, exit status RC) to the
+# totals; a run that printed no summary, or exited non-zero with nothing failed, counts as one
+# failure, named NAME.
+add_tcl_summary() {
+  local name=$1 out=$2 rc=$3 summary t_pass t_fail
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+  if [[ -n "$summary" ]]; then
+    t_pass=${summary%% passed*}
+    t_fail=${summary#*passed, }
+    t_fail=${t_fail%% failed*}
+  else
+    t_pass=0
+    t_fail=1
+    echo "[err]: $name printed no summary (exit $rc)"
+  fi
+  if [[ $rc -ne 0 && $t_fail -eq 0 ]]; then
+    echo "[err]: $name exited with $rc"
+    t_fail=1
+  fi
+  passed=$((passed + t_pass))
+  failed=$((failed + t_fail))
+}
+
 echo "== tcl integration tests"
 tcl_out=$(mktemp)
 # Tests tagged needs:persistence exercise SAVE against an external server's own files; they
 # pass against Redis 7.0 and are left out here.
 tclsh tests/test_helper.tcl --clients 2 --tags "-needs:persistence" "$@" 2>&1 | tee "$tcl_out" | grep -vE '^[0-9]+ passed, [0-9]+ failed'
 tcl_rc=${PIPESTATUS[0]}
-summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tcl_out" | tail -1)
 skipped=$(grep -cE '^\[skip\]' "$tcl_out")
+add_tcl_summary "tcl suite" "$tcl_out" "$tcl_rc"
 rm -f "$tcl_out"
-if [[ -n "$summary" ]]; then
-  t_pass=${summary%% passed*}
-  t_fail=${summary#*passed, }
-  t_fail=${t_fail%% failed*}
-else
-  t_pass=0
-  t_fail=1
-  echo "[err]: tcl suite printed no summary (exit $tcl_rc)"
-fi
-if [[ $tcl_rc -ne 0 && $t_fail -eq 0 ]]; then
-  echo "[err]: tcl suite exited with $tcl_rc"
-  t_fail=1
-fi
-passed=$((passed + t_pass))
-failed=$((failed + t_fail))
 
 # The client paths again with threaded I/O in every pass (release build): io-threads 4 and
 # io-threads-do-reads yes, with REDISTP_IO_THREADS_ALWAYS=1 (test_helper --io-threads). The whole
@@ -273,23 +281,8 @@ if [[ $(dirname "$unit_bin") == */release ]]; then
     sed -E 's/^\[(ok|err|skip)\]: /[\1]: io-threads: /' | tee "$iot_out" |
     grep -vE '^[0-9]+ passed, [0-9]+ failed'
   iot_rc=${PIPESTATUS[0]}
-  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$iot_out" | tail -1)
+  add_tcl_summary "io-threads tcl run" "$iot_out" "$iot_rc"
   rm -f "$iot_out"
-  if [[ -n "$summary" ]]; then
-    i_pass=${summary%% passed*}
-    i_fail=${summary#*passed, }
-    i_fail=${i_fail%% failed*}
-  else
-    i_pass=0
-    i_fail=1
-    echo "[err]: io-threads tcl run printed no summary (exit $iot_rc)"
-  fi
-  if [[ $iot_rc -ne 0 && $i_fail -eq 0 ]]; then
-    echo "[err]: io-threads tcl run exited with $iot_rc"
-    i_fail=1
-  fi
-  passed=$((passed + i_pass))
-  failed=$((failed + i_fail))
 fi
 
 # The systemd unit with this script playing systemd's part (root only; release build).

@@ -64,26 +64,29 @@ namespace redistp {
 
 namespace {
 
+// A pass: one job per client, dealt round-robin; worker `w` runs jobs w, w + workers, ...
+template <typename Job>
+struct Pass {
+  std::vector<Job> jobs;
+  int workers;
+
+  template <void (*kRun)(Job&)>
+  static void Slice(void* ctx, int w) {
+    auto* pass = static_cast<Pass*>(ctx);
+    for (size_t i = static_cast<size_t>(w); i < pass->jobs.size();
+         i += static_cast<size_t>(pass->workers)) {
+      kRun(pass->jobs[i]);
+    }
+  }
+};
+
 struct WriteJob {
   Client* client;
   size_t written;
   int err;
 };
 
-struct WritePass {
-  std::vector<WriteJob> jobs;
-  int workers;
-};
-
-// Worker `w` writes jobs w, w + workers, w + 2 * workers, ...
-void WriteSlice(void* ctx, int w) {
-  auto* pass = static_cast<WritePass*>(ctx);
-  for (size_t i = static_cast<size_t>(w); i < pass->jobs.size();
-       i += static_cast<size_t>(pass->workers)) {
-    WriteJob& j = pass->jobs[i];
-    j.err = j.client->out.WriteTo(j.client->fd, &j.written);
-  }
-}
+void RunWrite(WriteJob& j) { j.err = j.client->out.WriteTo(j.client->fd, &j.written); }
 
 struct ReadJob {
   Client* client;
@@ -92,21 +95,11 @@ struct ReadJob {
   int err;
 };
 
-struct ReadPass {
-  std::vector<ReadJob> jobs;
-  int workers;
-};
-
-void ReadSlice(void* ctx, int w) {
-  auto* pass = static_cast<ReadPass*>(ctx);
-  for (size_t i = static_cast<size_t>(w); i < pass->jobs.size();
-       i += static_cast<size_t>(pass->workers)) {
-    ReadJob& j = pass->jobs[i];
-    do {
-      j.n = read(j.client->fd, j.client->query.WritePtr(), j.want);
-    } while (j.n < 0 && errno == EINTR);
-    j.err = j.n < 0 ? errno : 0;
-  }
+void RunRead(ReadJob& j) {
+  do {
+    j.n = read(j.client->fd, j.client->query.WritePtr(), j.want);
+  } while (j.n < 0 && errno == EINTR);
+  j.err = j.n < 0 ? errno : 0;
 }
 
 bool Threadable(const Client* c) {
@@ -128,7 +121,7 @@ bool Server::FlushThreaded(const std::vector<Client*>& batch) {
     }
   }
   io_threads_active_ = true;
-  WritePass pass;
+  Pass<WriteJob> pass;
   pass.workers = workers;
   pass.jobs.reserve(batch.size());
   std::vector<Client*> on_main;
@@ -143,7 +136,7 @@ bool Server::FlushThreaded(const std::vector<Client*>& batch) {
       on_main.push_back(c);
     }
   }
-  io_threads_->Run(&WriteSlice, &pass);
+  io_threads_->Run(&Pass<WriteJob>::Slice<RunWrite>, &pass);
   stats_.total_writes_processed += pass.jobs.size();
   stats_.io_threaded_writes_processed += pass.jobs.size();
   for (const WriteJob& j : pass.jobs) {
@@ -172,7 +165,7 @@ bool Server::DeferRead(Client* c) {
 }
 
 void Server::ReadPending() {
-  ReadPass pass;
+  Pass<ReadJob> pass;
   pass.workers = io_threads_->workers();
   pass.jobs.reserve(pending_reads_.size());
   for (Client* c : pending_reads_) {
@@ -181,7 +174,7 @@ void Server::ReadPending() {
     pass.jobs.push_back({c, PrepareRead(c), 0, 0});
   }
   pending_reads_.clear();
-  io_threads_->Run(&ReadSlice, &pass);
+  io_threads_->Run(&Pass<ReadJob>::Slice<RunRead>, &pass);
   stats_.io_threaded_reads_processed += pass.jobs.size();
   // First every read is accounted (EOF and errors close here), then the input runs, client by
   // client. A command among them may open a busy script, whose rounds run the input of the

@@ -19,6 +19,18 @@ proc iot_close {cs} {
     foreach c $cs {$c close}
 }
 
+# `n` subscribers of `channel` get one PUBLISH, all in the same loop turn's write pass.
+proc iot_publish_to {n channel} {
+    set subs [iot_clients $n]
+    foreach c $subs {
+        $c subscribe $channel
+        $c read
+    }
+    assert_equal $n [r publish $channel hello]
+    foreach c $subs {assert_equal [list message $channel hello] [$c read]}
+    iot_close $subs
+}
+
 foreach reads {no yes} {
 start_server [list tags {io-threads} overrides [list io-threads 4 io-threads-do-reads $reads] \
                   env {REDISTP_IO_THREADS_ALWAYS 1}] {
@@ -255,15 +267,8 @@ start_server {tags {io-threads} overrides {io-threads 4} env {REDISTP_IO_THREADS
     test {Twice as many clients with output as threads: the pass runs on the threads} {
         # One PUBLISH gives 20 subscribers output in the same loop turn.
         r config resetstat
-        set subs [iot_clients 20]
-        foreach c $subs {
-            $c subscribe iot:act
-            $c read
-        }
-        assert_equal 20 [r publish iot:act hello]
-        foreach c $subs {assert_equal {message iot:act hello} [$c read]}
+        iot_publish_to 20 iot:act
         assert_morethan_equal [s io_threaded_writes_processed] 8
-        iot_close $subs
         # Back to one client with output per pass: the threads are left alone again.
         r ping
         assert_equal 0 [s io_threads_active]
@@ -272,14 +277,7 @@ start_server {tags {io-threads} overrides {io-threads 4} env {REDISTP_IO_THREADS
 
 start_server {tags {io-threads} overrides {io-threads 1} env {REDISTP_IO_THREADS_ALWAYS 0}} {
     test {io-threads 1 never uses threads} {
-        set subs [iot_clients 20]
-        foreach c $subs {
-            $c subscribe iot:one
-            $c read
-        }
-        assert_equal 20 [r publish iot:one hello]
-        foreach c $subs {assert_equal {message iot:one hello} [$c read]}
-        iot_close $subs
+        iot_publish_to 20 iot:one
         assert_equal 0 [s io_threaded_writes_processed]
         assert_equal 0 [s io_threads_active]
     }
