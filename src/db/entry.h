@@ -4,10 +4,11 @@
 //     8      16           8           4         4                 key_len
 //
 // The key bytes live inline after the header, so a small string key costs one allocation
-// (56 bytes for a 16-byte key, a jemalloc size class), against Redis's dictEntry + key sds +
-// robj. `next` chains entries of one hash bucket. Entries never move once created: a pointer
-// to an Entry stays valid until the database removes the key, which lets the expires index
-// (and later the owner index of temporary keys) hold plain pointers.
+// (jemalloc's 48-byte class for keys up to 8 bytes, its 64-byte class up to 24), against
+// Redis's dictEntry + key sds + robj. `next` chains entries of one hash bucket. Entries never
+// move once created: a pointer to an Entry stays valid until the database removes the key,
+// which lets the expires index (and later the owner index of temporary keys) hold plain
+// pointers.
 #pragma once
 
 #include <cstddef>
