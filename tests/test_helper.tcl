@@ -298,7 +298,7 @@ proc run_all {files} {
 
 parse_args $argv
 if {$::opt(child) ne ""} {
-    # Every server this child starts inherits the switch (server/threaded_writes.cc).
+    # Every server this child starts inherits the switch (server/threaded_io.cc).
     if {$::opt(io_threads) > 0} {set ::env(REDISTP_IO_THREADS_ALWAYS) 1}
     run_child $::opt(child)
 }

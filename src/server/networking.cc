@@ -5,7 +5,7 @@
 // end of a big bulk argument known to be arriving), runs every complete command in the query
 // buffer; the replies are written in one write(2) (writev(2) when they are held in several
 // blocks) once every ready client has been read (with io-threads, possibly on the I/O
-// threads: server/threaded_writes.cc). Only if the socket cannot take everything is the write
+// threads: server/threaded_io.cc). Only if the socket cannot take everything is the write
 // event armed; it is disarmed once drained.
 // Closing goes through CloseClient, the one teardown path; the Client object is freed when the
 // loop turn is over (ReapClients) so no caller is left with a dangling pointer. Events are owned

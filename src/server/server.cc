@@ -60,7 +60,7 @@ Server::Server(Config config, Clock* clock)
   keyspace_.table_growth_arg = this;
   lazyfree_ = std::make_unique<LazyFree>();
   keyspace_.lazyfree = lazyfree_.get();
-  // io-threads is immutable: the helpers live as long as the server (server/threaded_writes.cc).
+  // io-threads is immutable: the helpers live as long as the server (server/threaded_io.cc).
   if (config_.io_threads > 1) io_threads_ = std::make_unique<IoThreads>(config_.io_threads);
   const char* always = std::getenv("REDISTP_IO_THREADS_ALWAYS");
   io_threads_always_ = always != nullptr && std::string_view(always) == "1";

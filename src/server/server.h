@@ -658,7 +658,7 @@ class Server : public WatchSink {
   void BeforeSleep();
   void FlushPending();
   // The write pass of FlushPending's non-replica clients on the I/O threads
-  // (server/threaded_writes.cc): returns false, having written nothing, when the threads are
+  // (server/threaded_io.cc): returns false, having written nothing, when the threads are
   // not to be used for this batch (too few clients with output, as Redis decides).
   bool FlushThreaded(const std::vector<Client*>& batch);
   // io-threads-do-reads: a readable client is queued for the loop turn's read pass instead of
@@ -768,7 +768,7 @@ class Server : public WatchSink {
   std::vector<Client*> unblocked_;  // resumed at the end of the callback
   // io-threads N > 1: the helpers of the write pass (nullptr with io-threads 1), whether the
   // last pass used them (INFO io_threads_active), and the test switch that uses them for every
-  // batch (REDISTP_IO_THREADS_ALWAYS=1 in the environment; server/threaded_writes.cc).
+  // batch (REDISTP_IO_THREADS_ALWAYS=1 in the environment; server/threaded_io.cc).
   std::unique_ptr<IoThreads> io_threads_;
   std::vector<Client*> pending_reads_;  // io-threads-do-reads: read in this turn's read pass
   // Read by the pass, input not run yet: (client, bytes read), the next one at read_ready_next_.
