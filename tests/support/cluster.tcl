@@ -389,7 +389,10 @@ proc cluster_wait_link_up {i} {
     }
 }
 
-# Waits until every live node listed sees node `m` serving `slots` (as printed) and as a master.
+# Waits until every live node listed sees node `m` serving `slots` (as printed) and as a master,
+# and until m's own cluster_state is ok, so the caller can send m commands: an elected replica
+# that was restarted less than 2 s before keeps answering CLUSTERDOWN until then (Redis's
+# writable delay for a master's first moments).
 proc cluster_wait_master_of {m slots nodes} {
     set id [cluster_node_id $m]
     foreach j $nodes {
@@ -400,4 +403,5 @@ proc cluster_wait_master_of {m slots nodes} {
             fail "node $j does not see node $m as the master of $slots: [cr $j cluster nodes]"
         }
     }
+    wait_cluster_state_ok [list $m]
 }
