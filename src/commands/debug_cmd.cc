@@ -488,7 +488,7 @@ std::string TableStats(const Table& t) {
 // The TTL index in the same layout. It is an open-addressing table, not a chained one: what a
 // lookup walks there is a run of consecutive full slots, so each run counts as one "chain" (a
 // used slot in Redis's words) and its length as the chain's; row 0 counts the empty slots.
-void AppendExpiresStats(const PtrSet& set, std::string* out) {
+void AppendExpiresStats(const ExpireIndex& set, std::string* out) {
   out->append("Hash table 0 stats (main hash table):\n");
   const size_t size = set.capacity();
   if (set.size() == 0) {

@@ -173,7 +173,7 @@ void CopyCommand(CommandContext& c) {
   // A deep copy in the same encoding (TypeOps::clone for aggregates), so OBJECT ENCODING of
   // the copy answers like the original.
   Value copy = src->value.Clone();
-  int64_t expire_ms = src->expire_ms;
+  int64_t expire_ms = c.db.ExpireOf(src);
   if (old != nullptr) dst_db->Remove(old, RemoveCause::kOverwritten);
   Entry* added =
       dst_db->Add(dst_key, std::move(copy), notice::kCopyTo, /*replaced=*/old != nullptr);

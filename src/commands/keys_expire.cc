@@ -1,13 +1,13 @@
 // Key expiry commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, EXPIRETIME,
 // PEXPIRETIME and PERSIST.
 //
-// Model. A TTL is an absolute unix time in milliseconds stored in the entry (Entry::expire_ms,
-// 0 = none) and indexed by the Database for active expiry. The four setters share one
-// implementation that turns its argument into that absolute time: seconds are scaled by 1000,
-// relative times are added to the command's cached clock (server.keyspace().now_ms(), the same
-// "now" the lookups use), and every step is overflow-checked the way Redis 7.0 checks it, so
-// an out-of-range time answers "invalid expire time in '<command>' command" instead of
-// wrapping around.
+// Model. A TTL is an absolute unix time in milliseconds kept in the Database's expires index
+// (Database::ExpireOf, 0 = none; the entry carries only a flag), which active expiry samples. The
+// four setters share one implementation that turns its argument into that absolute time: seconds
+// are scaled by 1000, relative times are added to the command's cached clock
+// (server.keyspace().now_ms(), the same "now" the lookups use), and every step is overflow-checked
+// the way Redis 7.0 checks it, so an out-of-range time answers "invalid expire time in '<command>'
+// command" instead of wrapping around.
 //
 // A time that is already due (<= now) does not set a TTL: the key is deleted at once and the
 // reply is 1, as in Redis (which propagates such an EXPIRE as a DEL). The deletion goes through
@@ -107,7 +107,7 @@ void ExpireGeneric(CommandContext& c, bool relative, bool seconds) {
   when += base;
 
   Entry* e = c.db.LookupWrite(c.args[1]);
-  if (e == nullptr || !ExpireFlagsAllow(flags, e->expire_ms, when)) {
+  if (e == nullptr || !ExpireFlagsAllow(flags, c.db.ExpireOf(e), when)) {
     c.reply.Int(0);
     return;
   }
@@ -140,11 +140,12 @@ void TtlGeneric(CommandContext& c, bool absolute, bool millis) {
     c.reply.Int(-2);
     return;
   }
-  if (e->expire_ms == 0) {
+  const int64_t expire_ms = c.db.ExpireOf(e);
+  if (expire_ms == 0) {
     c.reply.Int(-1);
     return;
   }
-  int64_t t = absolute ? e->expire_ms : e->expire_ms - c.server.keyspace().now_ms();
+  int64_t t = absolute ? expire_ms : expire_ms - c.server.keyspace().now_ms();
   if (t < 0) t = 0;
   if (millis) {
     c.reply.Int(t);

@@ -494,8 +494,8 @@ void MigrateCommand(CommandContext& c) {
       Entry* e = c.db.Peek(k);
       if (e == nullptr) continue;
       int64_t ttl = 0;
-      if (e->expire_ms != 0)
-        ttl = std::max<int64_t>(1, e->expire_ms - c.server.keyspace().now_ms());
+      if (e->has_expire())
+        ttl = std::max<int64_t>(1, c.db.ExpireOf(e) - c.server.keyspace().now_ms());
       const std::string payload = CreateDumpPayload(e->value, c.server.config().rdbcompression,
                                                     c.server.config().rdb_version);
       WarnFieldTtlsLeftOut(c.server, e->value, k);

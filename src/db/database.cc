@@ -167,9 +167,9 @@ void Database::Overwrite(Entry* e, Value&& value, bool keep_ttl, KeyNotice notic
   }
   e->value = std::move(value);
   if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);
-  if (!keep_ttl && e->expire_ms != 0) {
+  if (!keep_ttl && e->has_expire()) {
     expires_.Erase(e);
-    e->expire_ms = 0;
+    e->set_flag(Entry::kFlagVolatile, false);
   }
   TouchAccess(e);
   Emit(KeyEventKind::kModified, e, notice);
@@ -185,7 +185,7 @@ Entry* Database::Upsert(std::string_view key, Value&& value, bool keep_ttl, KeyN
 }
 
 void Database::Detach(Entry* e) {
-  if (e->expire_ms != 0) expires_.Erase(e);
+  if (e->has_expire()) expires_.Erase(e);
   if (e->has_flag(Entry::kFlagFieldTtl)) field_ttls_.Erase(e);
   dict_.Unlink(e->key());
   if (slot_index_ != nullptr) slot_index_->Erase(e);
@@ -248,15 +248,15 @@ void Database::Free(Entry* e, RemoveCause cause) {
 }
 
 void Database::SetExpire(Entry* e, int64_t when_ms, KeyNotice notice) {
-  if (e->expire_ms == 0) expires_.Insert(e);
-  e->expire_ms = when_ms;
+  expires_.Set(e, when_ms);
+  e->set_flag(Entry::kFlagVolatile, true);
   Emit(KeyEventKind::kModified, e, notice);
 }
 
 bool Database::Persist(Entry* e, KeyNotice notice) {
-  if (e->expire_ms == 0) return false;
+  if (!e->has_expire()) return false;
   expires_.Erase(e);
-  e->expire_ms = 0;
+  e->set_flag(Entry::kFlagVolatile, false);
   Emit(KeyEventKind::kModified, e, notice);
   return true;
 }
@@ -272,14 +272,12 @@ Entry* Database::MoveEntry(Entry* src, Database& dst_db, std::string_view dst_ke
   Entry* moved = Entry::Create(dst_key, std::move(src->value));
   moved->lru_flags = src->lru_flags;
   Emit(KeyEventKind::kRemoved, src, from, RemoveCause::kMovedOut);
-  int64_t expire = src->expire_ms;
+  int64_t expire = ExpireOf(src);
   Detach(src);
   dst_db.dict_.Insert(moved);
   if (dst_db.slot_index_ != nullptr) dst_db.slot_index_->Insert(moved);
-  if (expire != 0) {
-    moved->expire_ms = expire;
-    dst_db.expires_.Insert(moved);
-  }
+  // The flag came with lru_flags; the time moves to the destination's index.
+  if (expire != 0) dst_db.expires_.Set(moved, expire);
   // The flag came with lru_flags: the moved hash keeps its field times (RENAME, MOVE).
   if (moved->has_flag(Entry::kFlagFieldTtl)) dst_db.field_ttls_.Insert(moved);
   dst_db.Emit(KeyEventKind::kAdded, moved, to, RemoveCause::kDeleted, src, replaced);
@@ -294,7 +292,7 @@ void Database::Flush(FlushCount count, bool async) {
     // The old table and index become the job's only: empty ones take their place here.
     auto table = std::make_unique<Dict>();
     table->Swap(dict_);
-    auto expires = std::make_unique<PtrSet>();
+    auto expires = std::make_unique<ExpireIndex>();
     expires->Swap(expires_);
     ctx_->lazyfree->SubmitTable(std::move(table), std::move(expires));
   } else {
@@ -366,12 +364,13 @@ size_t Database::ActiveExpireCycle(int64_t deadline_us, int effort) {
     std::vector<Entry*> batch;
     batch.swap(sample_);
     for (Entry* e : batch) {
-      if (ctx_->now_ms() > e->expire_ms) {
+      const int64_t when = expires_.Get(e);
+      if (ctx_->now_ms() > when) {
         ++expired;
         ++ctx_->expired_keys;
         Remove(e, RemoveCause::kExpired);
       } else {
-        ttl_sum += static_cast<uint64_t>(e->expire_ms - ctx_->now_ms());
+        ttl_sum += static_cast<uint64_t>(when - ctx_->now_ms());
         ++ttl_n;
       }
     }
@@ -475,8 +474,8 @@ Entry* Database::AddLoaded(std::string_view key, Value&& value, int64_t expire_m
   dict_.Insert(e, may_grow);
   if (slot_index_ != nullptr) slot_index_->Insert(e);
   if (expire_ms != 0) {
-    e->expire_ms = expire_ms;
-    expires_.Insert(e);
+    expires_.Set(e, expire_ms);
+    e->set_flag(Entry::kFlagVolatile, true);
   }
   if (e->value.type() == ValueType::kHash) TrackFieldTtl(e);
   return e;

@@ -146,7 +146,7 @@ class Database {
   // it; logically expired keys not yet reclaimed are still in it.
   const Dict& dict() const { return dict_; }
   // Read-only view of the index of keys that carry a TTL (DEBUG HTSTATS).
-  const PtrSet& expires() const { return expires_; }
+  const ExpireIndex& expires() const { return expires_; }
   // The entry of `key` with no expiry check and no access tracking (DEBUG OBJECT, the watch
   // index's flush/swap bookkeeping), or nullptr. Not for changing the value.
   Entry* FindRaw(std::string_view key) { return dict_.Find(key); }
@@ -180,8 +180,11 @@ class Database {
     return {e, false};
   }
   bool IsExpired(const Entry* e) const {
-    return e->expire_ms != 0 && ctx_->expiry.enabled() && ctx_->now_ms() > e->expire_ms;
+    return e->has_expire() && ctx_->expiry.enabled() && ctx_->now_ms() > expires_.Get(e);
   }
+  // e's TTL as an absolute unix time in ms, or 0 if it has none (kept in the expires index,
+  // entry.h).
+  int64_t ExpireOf(const Entry* e) const { return e->has_expire() ? expires_.Get(e) : 0; }
 
   // Every change below emits one key event carrying a KeyNotice (how notifications name it).
   //
@@ -314,7 +317,7 @@ class Database {
   int index_;
   KeyspaceContext* ctx_;
   Dict dict_;
-  PtrSet expires_;
+  ExpireIndex expires_;
   size_t expire_cursor_ = 0;
   // Hashes with field expire times (Entry::kFlagFieldTtl), for active field expiry.
   PtrSet field_ttls_;

@@ -14,7 +14,6 @@ Entry* Entry::Create(std::string_view key, Value&& value) {
   auto* e = static_cast<Entry*>(mem);
   e->next = nullptr;
   new (&e->value) Value(std::move(value));
-  e->expire_ms = 0;
   e->key_len = static_cast<uint32_t>(key.size());
   e->lru_flags = 0;
   if (!key.empty()) std::memcpy(e->key_data(), key.data(), key.size());

@@ -67,7 +67,7 @@ bool LazyFree::Submit(Value&& v) {
   return true;
 }
 
-void LazyFree::SubmitTable(std::unique_ptr<Dict> table, std::unique_ptr<PtrSet> expires) {
+void LazyFree::SubmitTable(std::unique_ptr<Dict> table, std::unique_ptr<ExpireIndex> expires) {
   if (table == nullptr || table->size() == 0) return;  // nothing worth a thread hop
   Job job;
   job.objects = table->size();

@@ -64,7 +64,7 @@ class LazyFree {
   bool Submit(Value&& v);
   // Takes a whole table and TTL index (the database swapped in empty ones): the thread frees
   // every entry. Counts table->size() objects pending. An empty table is freed here.
-  void SubmitTable(std::unique_ptr<Dict> table, std::unique_ptr<PtrSet> expires);
+  void SubmitTable(std::unique_ptr<Dict> table, std::unique_ptr<ExpireIndex> expires);
 
   uint64_t pending() const { return pending_.load(std::memory_order_acquire); }
   uint64_t freed() const { return freed_.load(std::memory_order_acquire); }
@@ -81,7 +81,7 @@ class LazyFree {
   struct Job {
     Value value;
     std::unique_ptr<Dict> table;
-    std::unique_ptr<PtrSet> expires;
+    std::unique_ptr<ExpireIndex> expires;
     uint64_t objects = 1;
   };
   void Enqueue(Job job);

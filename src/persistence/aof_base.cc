@@ -187,7 +187,7 @@ void WriteStream(CommandWriter& w, std::string_view key, const StreamObject& s) 
   }
 }
 
-void WriteKey(CommandWriter& w, const Entry* e) {
+void WriteKey(CommandWriter& w, const Database& db, const Entry* e) {
   std::string_view key = e->key();
   const Value& v = e->value;
   switch (v.type()) {
@@ -258,11 +258,11 @@ void WriteKey(CommandWriter& w, const Entry* e) {
       WriteStream(w, key, *static_cast<const StreamObject*>(v.object()));
       break;
   }
-  if (e->expire_ms != 0) {
+  if (e->has_expire()) {
     w.Count(3);
     w.Bulk("PEXPIREAT");
     w.Bulk(key);
-    w.BulkInt(e->expire_ms);
+    w.BulkInt(db.ExpireOf(e));
   }
 }
 
@@ -290,7 +290,7 @@ bool WriteAofBase(Server& server, int fd, bool timestamp, int64_t key_delay_us) 
     bool ok = true;
     db.dict().ForEach([&](Entry* e) {
       if (!ok || e->has_flag(Entry::kFlagTemporary)) return;
-      WriteKey(w, e);
+      WriteKey(w, db, e);
       if (key_delay_us > 0) usleep(static_cast<useconds_t>(key_delay_us));
       ok = w.Drain(false);
     });

@@ -90,8 +90,8 @@ void WriteOwnership(Server& server, RdbWriter& w,
   for (const auto& [db, e] : temporary) {
     std::string v = std::to_string(db) + ":" + std::to_string(owners.OwnerOf(e)) + ":" +
                     std::to_string(owners.FenceOf(e)) + ":" + std::to_string(owners.HoldsOf(e)) +
-                    ":" + std::to_string(e->expire_ms) + ":" + std::to_string(e->key().size()) +
-                    ":";
+                    ":" + std::to_string(server.db(db).ExpireOf(e)) + ":" +
+                    std::to_string(e->key().size()) + ":";
     v.append(e->key());
     v.append(e->value.ToString());
     AuxString(w, "redistp-tpkey", v);
@@ -159,9 +159,9 @@ Result<uint64_t> WriteImage(Server& server, ImageSink& sink, const RdbSaveOption
         if (o.replication && e->value.is_string()) temporary.emplace_back(i, e);
         return;
       }
-      if (e->expire_ms != 0) {
+      if (e->has_expire()) {
         w.Byte(kRdbOpExpireTimeMs);
-        Little64(w, static_cast<uint64_t>(e->expire_ms));
+        Little64(w, static_cast<uint64_t>(db.ExpireOf(e)));
       }
       if (save_lru) {
         w.Byte(kRdbOpIdle);

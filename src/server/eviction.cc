@@ -57,12 +57,12 @@ uint64_t Evictor::TimeLimitUs() const {
   return UINT64_MAX;
 }
 
-uint64_t Evictor::Score(const Entry* e) const {
+uint64_t Evictor::Score(const Database& db, const Entry* e) const {
   const KeyspaceContext& ks = server_->keyspace();
   switch (server_->config().maxmemory_policy_kind) {
     case MaxmemoryPolicy::kVolatileTtl:
       // Nearer expiry scores higher.
-      return UINT64_MAX - static_cast<uint64_t>(e->expire_ms);
+      return UINT64_MAX - static_cast<uint64_t>(db.ExpireOf(e));
     case MaxmemoryPolicy::kVolatileLfu:
     case MaxmemoryPolicy::kAllkeysLfu:
       return 255 - Database::LfuFrequency(e->lru(), ks.now_ms(), ks.lfu_decay_time);
@@ -106,7 +106,7 @@ size_t Evictor::PopulatePool(Database& db, bool volatile_only) {
   size_t inserted = 0;
   for (Entry* e : sample_) {
     if (!Evictable(e, volatile_only)) continue;
-    PoolInsert(Score(e), db.index(), e->key());
+    PoolInsert(Score(db, e), db.index(), e->key());
     ++inserted;
   }
   return inserted;

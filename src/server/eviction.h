@@ -89,7 +89,7 @@ class Evictor {
   // Samples one database into the pool; returns how many candidates were inserted.
   size_t PopulatePool(Database& db, bool volatile_only);
   void PoolInsert(uint64_t score, int db, std::string_view key);
-  uint64_t Score(const Entry* e) const;
+  uint64_t Score(const Database& db, const Entry* e) const;
   // The pass's time budget in µs from maxmemory-eviction-tenacity (UINT64_MAX = unlimited).
   uint64_t TimeLimitUs() const;
 

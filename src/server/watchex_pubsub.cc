@@ -60,7 +60,9 @@ void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
   // The raw entry: a key past its TTL but not yet reclaimed gets its deadline scheduled (in the
   // past), so its DEL is published at once by the watched-key timer, as for a WATCHEX watcher.
   // Subscribing never changes the keyspace itself.
-  server_->watches().AddPublished(db, key, server_->db(db).FindRaw(key));
+  Database& d = server_->db(db);
+  Entry* e = d.FindRaw(key);
+  server_->watches().AddPublished(db, key, e, e != nullptr ? d.ExpireOf(e) : 0);
 }
 
 void WatchexPublisher::OnTopicRemoved(bool pattern, std::string_view name) {

@@ -33,7 +33,8 @@ void BlockingCore::Block(uint64_t client, Database& database,
     // One interest per (waiter, key): the watch index counts them.
     // The current entry (if any) is flagged and its TTL tracked; no expiry happens here.
     for (const BlockedClient::Slot& s : w->slots) {
-      interest_->AddInterest(s.db, s.key, database.FindRaw(s.key));
+      Entry* e = database.FindRaw(s.key);
+      interest_->AddInterest(s.db, s.key, e, e != nullptr ? database.ExpireOf(e) : 0);
     }
   }
   if (deadline_ms != 0) {

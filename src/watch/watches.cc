@@ -129,13 +129,11 @@ void WatchIndex::DropIfUnused(KeyRecord* rec) {
   Retire(rec);
 }
 
-void WatchIndex::AddInterest(int db, std::string_view key, Entry* entry) {
+void WatchIndex::AddInterest(int db, std::string_view key, Entry* entry, int64_t expire_ms) {
   KeyRecord* rec = FindOrCreate(db, key);
   ++rec->interest;
   if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
-  if (entry != nullptr && entry->expire_ms != 0 && DeadlineOf(rec) == 0) {
-    Schedule(rec, entry->expire_ms);
-  }
+  if (entry != nullptr && expire_ms != 0 && DeadlineOf(rec) == 0) Schedule(rec, expire_ms);
 }
 
 void WatchIndex::RemoveInterest(int db, std::string_view key) {
@@ -145,13 +143,11 @@ void WatchIndex::RemoveInterest(int db, std::string_view key) {
   DropIfUnused(rec);
 }
 
-void WatchIndex::AddPublished(int db, std::string_view key, Entry* entry) {
+void WatchIndex::AddPublished(int db, std::string_view key, Entry* entry, int64_t expire_ms) {
   KeyRecord* rec = FindOrCreate(db, key);
   rec->published = 1;
   if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
-  if (entry != nullptr && entry->expire_ms != 0 && DeadlineOf(rec) == 0) {
-    Schedule(rec, entry->expire_ms);
-  }
+  if (entry != nullptr && expire_ms != 0 && DeadlineOf(rec) == 0) Schedule(rec, expire_ms);
 }
 
 void WatchIndex::RemovePublished(int db, std::string_view key) {
@@ -166,7 +162,8 @@ bool WatchIndex::IsPublished(int db, std::string_view key) {
   return rec != nullptr && rec->published;
 }
 
-bool WatchIndex::Add(uint64_t client, int db, std::string_view key, Entry* entry) {
+bool WatchIndex::Add(uint64_t client, int db, std::string_view key, Entry* entry,
+                     int64_t expire_ms) {
   KeyRecord* rec = FindOrCreate(db, key);
   if (entry != nullptr) entry->set_flag(Entry::kFlagWatched, true);
   ClientWatches* mine = FindClient(client);
@@ -181,9 +178,7 @@ bool WatchIndex::Add(uint64_t client, int db, std::string_view key, Entry* entry
   mine->keys.Insert(rec);
   rec->watchers.Insert(mine);
   ++watch_count_;
-  if (entry != nullptr && entry->expire_ms != 0 && DeadlineOf(rec) == 0) {
-    Schedule(rec, entry->expire_ms);
-  }
+  if (entry != nullptr && expire_ms != 0 && DeadlineOf(rec) == 0) Schedule(rec, expire_ms);
   return true;
 }
 
@@ -377,7 +372,7 @@ void WatchIndex::OnKeyEvent(const KeyEvent& ev) {
   ev.entry->set_flag(Entry::kFlagWatched, true);
   switch (ev.kind) {
     case KeyEventKind::kAdded:
-      Schedule(rec, ev.entry->expire_ms);
+      Schedule(rec, ev.db->ExpireOf(ev.entry));
       if (!ev.replaced) Notify(rec, true);
       break;
     case KeyEventKind::kRemoved:
@@ -386,7 +381,9 @@ void WatchIndex::OnKeyEvent(const KeyEvent& ev) {
       if (ev.cause != RemoveCause::kOverwritten) Notify(rec, false);
       break;
     case KeyEventKind::kModified:
-      if (ev.entry->expire_ms != DeadlineOf(rec)) Schedule(rec, ev.entry->expire_ms);
+      if (const int64_t when = ev.db->ExpireOf(ev.entry); when != DeadlineOf(rec)) {
+        Schedule(rec, when);
+      }
       break;
   }
 }
@@ -428,9 +425,9 @@ void WatchIndex::OnSwap(Database& a, Database& b) {
     // The entry now in this database came from the other one, unflagged perhaps.
     if (now != nullptr) now->set_flag(Entry::kFlagWatched, true);
     if ((now != nullptr) != before) {
-      changes.push_back({rec, now != nullptr, now != nullptr ? now->expire_ms : 0});
-    } else if (now != nullptr && now->expire_ms != DeadlineOf(rec)) {
-      Schedule(rec, now->expire_ms);
+      changes.push_back({rec, now != nullptr, now != nullptr ? self->ExpireOf(now) : 0});
+    } else if (now != nullptr && self->ExpireOf(now) != DeadlineOf(rec)) {
+      Schedule(rec, self->ExpireOf(now));
     }
   }
   for (const Change& ch : changes) {

@@ -81,8 +81,9 @@ class WatchIndex : public KeyspaceListener {
   WatchIndex& operator=(const WatchIndex&) = delete;
 
   // Adds a watch; returns false if this client already watched the key (one watch). `entry`
-  // is the key's current entry or nullptr (used to schedule prompt expiry).
-  bool Add(uint64_t client, int db, std::string_view key, Entry* entry);
+  // is the key's current entry or nullptr, and `expire_ms` its TTL (Database::ExpireOf, 0:
+  // none), used to schedule prompt expiry.
+  bool Add(uint64_t client, int db, std::string_view key, Entry* entry, int64_t expire_ms);
   // Removes one watch; returns true if it existed.
   bool Remove(uint64_t client, int db, std::string_view key);
   // Removes every watch of the client; returns how many.
@@ -99,15 +100,15 @@ class WatchIndex : public KeyspaceListener {
   std::vector<uint64_t> WatchersOf(int db, std::string_view key);
   // Interest without a watcher: keeps a key's prompt-expiry deadline tracked (BSETTP waiters
   // need the key's expiry promptly for their hand-off) without sending any push.
-  void AddInterest(int db, std::string_view key, Entry* entry);
+  void AddInterest(int db, std::string_view key, Entry* entry, int64_t expire_ms);
   void RemoveInterest(int db, std::string_view key);
   // A published key: its existence changes go to the sink's OnPublishedKeyEvent, after the
   // key's watchers, for every cause a watch sees (prompt expiry, FLUSHDB, SWAPDB and moves
   // included). One mark per key, whoever asks (the Pub/Sub side marks a key while its
   // `__watchex@` channel has subscribers); it keeps the record alive like a watch does.
-  // `entry` as for Add. AddPublished on a marked key and RemovePublished on an unmarked one
-  // do nothing.
-  void AddPublished(int db, std::string_view key, Entry* entry);
+  // `entry` and `expire_ms` as for Add. AddPublished on a marked key and RemovePublished on an
+  // unmarked one do nothing.
+  void AddPublished(int db, std::string_view key, Entry* entry, int64_t expire_ms);
   void RemovePublished(int db, std::string_view key);
   bool IsPublished(int db, std::string_view key);
   size_t watch_count() const { return watch_count_; }

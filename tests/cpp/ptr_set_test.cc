@@ -1,10 +1,12 @@
-// Unit tests for PtrSet, the open-addressing set of volatile entries: membership, sampling,
-// growth and shrink, and backward-shift deletion checked against std::set under random ops.
+// Unit tests for the open-addressing entry tables: PtrSet (membership, sampling, growth and
+// shrink, and backward-shift deletion checked against std::set under random ops) and
+// ExpireIndex, the map from volatile entries to their expire times (checked against std::map).
 #include "db/ptr_set.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -205,6 +207,59 @@ TEST(PtrSetTest, BulkInsertThenEraseInRandomOrder) {
   }
   EXPECT_EQ(s.size(), 0u);
 }
+
+TEST(ExpireIndexTest, SetGetUpdateAndErase) {
+  EntryPool pool(3);
+  ExpireIndex x;
+  EXPECT_EQ(x.Get(pool[0]), 0);
+  x.Set(pool[0], 1000);
+  x.Set(pool[1], 2000);
+  EXPECT_EQ(x.size(), 2u);
+  EXPECT_EQ(x.Get(pool[0]), 1000);
+  EXPECT_EQ(x.Get(pool[1]), 2000);
+  EXPECT_EQ(x.Get(pool[2]), 0);
+  x.Set(pool[0], 500);  // a new time for a member: no second slot
+  EXPECT_EQ(x.size(), 2u);
+  EXPECT_EQ(x.Get(pool[0]), 500);
+  EXPECT_TRUE(x.Erase(pool[0]));
+  EXPECT_FALSE(x.Erase(pool[0]));
+  EXPECT_EQ(x.Get(pool[0]), 0);
+  EXPECT_EQ(x.Get(pool[1]), 2000);
+}
+
+// Random sets, updates and erases against std::map, over a small pool (runs wrap the slot
+// array, shifts cross its end) and a large one (growth past 3/4 and shrink below 1/8): every
+// member's time is the model's after each step that touches it, and on a full sweep.
+void ExpireOpsAgainstModel(size_t pool_size, int ops, unsigned seed) {
+  EntryPool pool(pool_size);
+  ExpireIndex x;
+  std::map<Entry*, int64_t> model;
+  std::mt19937 rng(seed);
+  for (int op = 0; op < ops; ++op) {
+    Entry* e = pool[rng() % pool_size];
+    if (rng() % 3 != 0) {
+      const int64_t when = 1 + static_cast<int64_t>(rng() % 1000000);
+      model[e] = when;
+      x.Set(e, when);
+    } else {
+      ASSERT_EQ(x.Erase(e), model.erase(e) == 1) << "op " << op;
+    }
+    ASSERT_EQ(x.size(), model.size());
+    ASSERT_LE(x.size() * 4, x.capacity() * 3);
+    auto it = model.find(e);
+    ASSERT_EQ(x.Get(e), it == model.end() ? 0 : it->second) << "op " << op;
+    if (op % 101 == 0) {
+      for (const auto& [m, when] : model) ASSERT_EQ(x.Get(m), when) << "op " << op;
+    }
+  }
+  std::vector<Entry*> all;
+  x.Sample(0, x.size() + 1, x.capacity(), &all);
+  ASSERT_EQ(all.size(), model.size());
+  for (Entry* e : all) ASSERT_EQ(x.Get(e), model.at(e));
+}
+
+TEST(ExpireIndexTest, RandomOpsSmallTable) { ExpireOpsAgainstModel(12, 100000, 4); }
+TEST(ExpireIndexTest, RandomOpsLargeTable) { ExpireOpsAgainstModel(20000, 200000, 5); }
 
 }  // namespace
 }  // namespace redistp

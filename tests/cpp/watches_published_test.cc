@@ -58,12 +58,12 @@ class PublishedTest : public ::testing::Test {
 };
 
 TEST_F(PublishedTest, AChangeIsPublishedOnceAfterTheWatchers) {
-  index_.AddPublished(0, "k", nullptr);
-  index_.AddPublished(0, "k", nullptr);  // one mark: still one message per change
+  index_.AddPublished(0, "k", nullptr, 0);
+  index_.AddPublished(0, "k", nullptr, 0);  // one mark: still one message per change
   Set(db0_, "k");
   EXPECT_EQ(sink_.Take(), (Log{"pub 0:k ADD"}));
-  index_.Add(7, 0, "k", db0_.Peek("k"));
-  index_.Add(8, 0, "k", db0_.Peek("k"));
+  index_.Add(7, 0, "k", db0_.Peek("k"), 0);
+  index_.Add(8, 0, "k", db0_.Peek("k"), 0);
   Set(db0_, "k");  // a value change: nothing
   EXPECT_TRUE(sink_.Take().empty());
   db0_.Remove(db0_.Peek("k"));
@@ -77,11 +77,11 @@ TEST_F(PublishedTest, AChangeIsPublishedOnceAfterTheWatchers) {
 
 TEST_F(PublishedTest, TheMarkKeepsTheRecordAndGoesWithRemovePublished) {
   EXPECT_FALSE(index_.IsPublished(0, "k"));
-  index_.AddPublished(0, "k", nullptr);
+  index_.AddPublished(0, "k", nullptr, 0);
   EXPECT_TRUE(index_.IsPublished(0, "k"));
   EXPECT_FALSE(index_.IsPublished(1, "k"));
   EXPECT_EQ(index_.key_count(), 1u);
-  index_.Add(3, 0, "k", nullptr);
+  index_.Add(3, 0, "k", nullptr, 0);
   index_.Remove(3, 0, "k");  // the last watcher leaves: the mark keeps the record
   EXPECT_EQ(index_.key_count(), 1u);
   index_.RemovePublished(0, "k");
@@ -91,8 +91,8 @@ TEST_F(PublishedTest, TheMarkKeepsTheRecordAndGoesWithRemovePublished) {
   index_.RemovePublished(0, "never");
   EXPECT_TRUE(index_.empty());
   // A watch outlives the mark.
-  index_.AddPublished(0, "w", nullptr);
-  index_.Add(4, 0, "w", nullptr);
+  index_.AddPublished(0, "w", nullptr, 0);
+  index_.Add(4, 0, "w", nullptr, 0);
   index_.RemovePublished(0, "w");
   EXPECT_EQ(index_.key_count(), 1u);
   Set(db0_, "w");
@@ -100,9 +100,9 @@ TEST_F(PublishedTest, TheMarkKeepsTheRecordAndGoesWithRemovePublished) {
 }
 
 TEST_F(PublishedTest, RenameMoveFlushAndSwapArePublished) {
-  index_.AddPublished(0, "src", nullptr);
-  index_.AddPublished(0, "dst", nullptr);
-  index_.AddPublished(1, "far", nullptr);
+  index_.AddPublished(0, "src", nullptr, 0);
+  index_.AddPublished(0, "dst", nullptr, 0);
+  index_.AddPublished(1, "far", nullptr, 0);
   Entry* src = Set(db0_, "src");
   sink_.Take();
   db0_.MoveEntry(src, db0_, "dst", notice::kRenameFrom, notice::kRenameTo);
@@ -117,7 +117,7 @@ TEST_F(PublishedTest, RenameMoveFlushAndSwapArePublished) {
   // there: no message), and nothing for the marked keys of db 0.
   Database::Swap(db0_, db1_);
   EXPECT_EQ(sink_.Take(), (Log{"pub 1:far DEL"}));
-  index_.AddPublished(0, "far", db0_.FindRaw("far"));
+  index_.AddPublished(0, "far", db0_.FindRaw("far"), 0);
   Database::Swap(db0_, db1_);
   Log got = sink_.Take();
   std::sort(got.begin(), got.end());
@@ -127,7 +127,7 @@ TEST_F(PublishedTest, RenameMoveFlushAndSwapArePublished) {
 TEST_F(PublishedTest, AVolatileMarkedKeyHasADeadline) {
   Entry* e = Set(db0_, "lease");
   db0_.SetExpire(e, kNow + 300);
-  index_.AddPublished(0, "lease", e);
+  index_.AddPublished(0, "lease", e, db0_.ExpireOf(e));
   EXPECT_EQ(index_.next_deadline(), kNow + 300);
   EXPECT_EQ(sink_.deadline, kNow + 300);
   EXPECT_TRUE(index_.DueExpiries(kNow + 300).empty());  // expired means now > deadline
@@ -140,7 +140,7 @@ TEST_F(PublishedTest, AVolatileMarkedKeyHasADeadline) {
   EXPECT_EQ(sink_.Take(), (Log{"pub 0:lease DEL"}));
   EXPECT_EQ(index_.next_deadline(), 0);
   // A mark set before the key exists schedules the TTL the key gets later.
-  index_.AddPublished(0, "later", nullptr);
+  index_.AddPublished(0, "later", nullptr, 0);
   Entry* l = Set(db0_, "later");
   db0_.SetExpire(l, kNow + 900);
   EXPECT_EQ(index_.next_deadline(), kNow + 900);

@@ -94,11 +94,11 @@ class WatchIndexTest : public ::testing::Test {
 
 TEST_F(WatchIndexTest, AddCountsOneWatchPerClientAndKey) {
   EXPECT_TRUE(index_.empty());
-  EXPECT_TRUE(index_.Add(1, 0, "a", nullptr));
-  EXPECT_FALSE(index_.Add(1, 0, "a", nullptr));  // watching twice is one watch
-  EXPECT_TRUE(index_.Add(1, 1, "a", nullptr));   // another database is another key
-  EXPECT_TRUE(index_.Add(2, 0, "a", nullptr));
-  EXPECT_TRUE(index_.Add(1, 0, "b", nullptr));
+  EXPECT_TRUE(index_.Add(1, 0, "a", nullptr, 0));
+  EXPECT_FALSE(index_.Add(1, 0, "a", nullptr, 0));  // watching twice is one watch
+  EXPECT_TRUE(index_.Add(1, 1, "a", nullptr, 0));   // another database is another key
+  EXPECT_TRUE(index_.Add(2, 0, "a", nullptr, 0));
+  EXPECT_TRUE(index_.Add(1, 0, "b", nullptr, 0));
   EXPECT_EQ(index_.watch_count(), 4u);
   EXPECT_EQ(index_.key_count(), 3u);
   EXPECT_FALSE(index_.empty());
@@ -109,8 +109,8 @@ TEST_F(WatchIndexTest, AddCountsOneWatchPerClientAndKey) {
 }
 
 TEST_F(WatchIndexTest, RemoveDropsOneWatchAndTheKeyWithItsLastWatcher) {
-  index_.Add(1, 0, "a", nullptr);
-  index_.Add(2, 0, "a", nullptr);
+  index_.Add(1, 0, "a", nullptr, 0);
+  index_.Add(2, 0, "a", nullptr, 0);
   EXPECT_FALSE(index_.Remove(3, 0, "a"));   // not a watcher
   EXPECT_FALSE(index_.Remove(1, 1, "a"));   // other database
   EXPECT_FALSE(index_.Remove(1, 0, "zz"));  // unknown key
@@ -123,12 +123,12 @@ TEST_F(WatchIndexTest, RemoveDropsOneWatchAndTheKeyWithItsLastWatcher) {
   EXPECT_EQ(index_.watch_count(), 0u);
   EXPECT_TRUE(index_.empty());
   // A removed watch can be added again.
-  EXPECT_TRUE(index_.Add(1, 0, "a", nullptr));
+  EXPECT_TRUE(index_.Add(1, 0, "a", nullptr, 0));
 }
 
 TEST_F(WatchIndexTest, RemoveAllDropsEveryWatchOfOneClient) {
-  for (int i = 0; i < 100; ++i) index_.Add(7, i % 3, "k" + std::to_string(i), nullptr);
-  index_.Add(8, 0, "k0", nullptr);
+  for (int i = 0; i < 100; ++i) index_.Add(7, i % 3, "k" + std::to_string(i), nullptr, 0);
+  index_.Add(8, 0, "k0", nullptr, 0);
   EXPECT_EQ(index_.RemoveAll(7), 100u);
   EXPECT_EQ(index_.RemoveAll(7), 0u);
   EXPECT_EQ(index_.CountFor(7), 0u);
@@ -140,11 +140,11 @@ TEST_F(WatchIndexTest, RemoveAllDropsEveryWatchOfOneClient) {
 }
 
 TEST_F(WatchIndexTest, WatchesInAndWatchersOfListTheWatchesOfOneDatabase) {
-  index_.Add(1, 0, "a", nullptr);
-  index_.Add(2, 0, "a", nullptr);
-  index_.Add(1, 0, "b", nullptr);
-  index_.Add(3, 1, "a", nullptr);       // another database
-  index_.AddInterest(0, "c", nullptr);  // interest without a watcher: not a watch
+  index_.Add(1, 0, "a", nullptr, 0);
+  index_.Add(2, 0, "a", nullptr, 0);
+  index_.Add(1, 0, "b", nullptr, 0);
+  index_.Add(3, 1, "a", nullptr, 0);       // another database
+  index_.AddInterest(0, "c", nullptr, 0);  // interest without a watcher: not a watch
   auto all = index_.WatchesIn(0);
   for (auto& [key, ids] : all) std::sort(ids.begin(), ids.end());
   std::sort(all.begin(), all.end());
@@ -161,10 +161,10 @@ TEST_F(WatchIndexTest, WatchesInAndWatchersOfListTheWatchesOfOneDatabase) {
 }
 
 TEST_F(WatchIndexTest, AdditionAndDeletionPushToEveryWatcherOfThatDatabase) {
-  index_.Add(1, 0, "k", nullptr);
-  index_.Add(2, 0, "k", nullptr);
-  index_.Add(3, 1, "k", nullptr);
-  index_.Add(4, 0, "other", nullptr);
+  index_.Add(1, 0, "k", nullptr, 0);
+  index_.Add(2, 0, "k", nullptr, 0);
+  index_.Add(3, 1, "k", nullptr, 0);
+  index_.Add(4, 0, "other", nullptr, 0);
   Set(db0_, "k");
   EXPECT_EQ(sink_.Take(), (std::vector<Push>{{1, 0, "k", true}, {2, 0, "k", true}}));
   Set(db0_, "k");  // exists before and after: nothing
@@ -183,20 +183,20 @@ TEST_F(WatchIndexTest, EntriesOfWatchedKeysCarryTheWatchedFlag) {
   Entry* before = Set(db0_, "a");
   Entry* other = Set(db0_, "b");
   EXPECT_FALSE(before->has_flag(Entry::kFlagWatched));
-  index_.Add(1, 0, "a", before);
+  index_.Add(1, 0, "a", before, db0_.ExpireOf(before));
   EXPECT_TRUE(before->has_flag(Entry::kFlagWatched));
-  index_.Add(1, 0, "c", nullptr);
+  index_.Add(1, 0, "c", nullptr, 0);
   Entry* later = Set(db0_, "c");
   EXPECT_TRUE(later->has_flag(Entry::kFlagWatched));
   EXPECT_FALSE(other->has_flag(Entry::kFlagWatched));
-  index_.AddInterest(0, "b", other);
+  index_.AddInterest(0, "b", other, db0_.ExpireOf(other));
   EXPECT_TRUE(other->has_flag(Entry::kFlagWatched));
 }
 
 TEST_F(WatchIndexTest, RenameAndMovePushDelForTheSourceAndAddForAnAbsentDestination) {
-  index_.Add(1, 0, "src", nullptr);
-  index_.Add(1, 0, "dst", nullptr);
-  index_.Add(2, 1, "far", nullptr);
+  index_.Add(1, 0, "src", nullptr, 0);
+  index_.Add(1, 0, "dst", nullptr, 0);
+  index_.Add(2, 1, "far", nullptr, 0);
   Entry* src = Set(db0_, "src");
   sink_.Take();
   db0_.MoveEntry(src, db0_, "dst", notice::kRenameFrom, notice::kRenameTo);
@@ -211,9 +211,9 @@ TEST_F(WatchIndexTest, RenameAndMovePushDelForTheSourceAndAddForAnAbsentDestinat
 }
 
 TEST_F(WatchIndexTest, FlushPushesDelForExistingWatchedKeysOfThatDatabaseOnly) {
-  index_.Add(1, 0, "here", nullptr);
-  index_.Add(1, 0, "absent", nullptr);
-  index_.Add(2, 1, "here", nullptr);
+  index_.Add(1, 0, "here", nullptr, 0);
+  index_.Add(1, 0, "absent", nullptr, 0);
+  index_.Add(2, 1, "here", nullptr, 0);
   Set(db0_, "here");
   Set(db1_, "here");
   Set(db0_, "unwatched");
@@ -226,8 +226,8 @@ TEST_F(WatchIndexTest, FlushPushesDelForExistingWatchedKeysOfThatDatabaseOnly) {
 
 TEST_F(WatchIndexTest, SwapPushesAddDelOrNothingDependingOnBothDatabases) {
   for (const char* k : {"both", "only0", "only1", "none"}) {
-    index_.Add(1, 0, k, nullptr);
-    index_.Add(2, 1, k, nullptr);
+    index_.Add(1, 0, k, nullptr, 0);
+    index_.Add(2, 1, k, nullptr, 0);
   }
   Set(db0_, "both");
   Set(db1_, "both");
@@ -248,7 +248,7 @@ TEST_F(WatchIndexTest, DeadlineFollowsTheTtlOfAWatchedKey) {
   Entry* e = Set(db0_, "v");
   db0_.SetExpire(e, kNow + 500);
   EXPECT_EQ(index_.next_deadline(), 0);
-  index_.Add(1, 0, "v", e);
+  index_.Add(1, 0, "v", e, db0_.ExpireOf(e));
   EXPECT_EQ(index_.next_deadline(), kNow + 500);
   ASSERT_FALSE(sink_.deadlines.empty());
   EXPECT_EQ(sink_.deadlines.back(), kNow + 500);
@@ -259,7 +259,7 @@ TEST_F(WatchIndexTest, DeadlineFollowsTheTtlOfAWatchedKey) {
   EXPECT_EQ(index_.next_deadline(), 0);
   EXPECT_EQ(sink_.deadlines.back(), 0);
   // A TTL given by a SET of an absent key, then the last watcher leaving.
-  index_.Add(1, 0, "w", nullptr);
+  index_.Add(1, 0, "w", nullptr, 0);
   Entry* w = Set(db0_, "w");
   db0_.SetExpire(w, kNow + 50);
   EXPECT_EQ(index_.next_deadline(), kNow + 50);
@@ -274,7 +274,7 @@ TEST_F(WatchIndexTest, DueExpiriesListsPassedDeadlinesInDeadlineOrder) {
   for (const auto& [k, ttl] : keys) {
     Entry* e = Set(db0_, k);
     db0_.SetExpire(e, kNow + ttl);
-    index_.Add(1, 0, k, e);
+    index_.Add(1, 0, k, e, db0_.ExpireOf(e));
   }
   EXPECT_EQ(index_.next_deadline(), kNow + 10);
   EXPECT_TRUE(index_.DueExpiries(kNow + 10).empty());  // expired means now > deadline
@@ -293,8 +293,8 @@ TEST_F(WatchIndexTest, DueExpiriesListsPassedDeadlinesInDeadlineOrder) {
 TEST_F(WatchIndexTest, InterestKeepsTheDeadlineWithoutPushes) {
   Entry* e = Set(db0_, "lock");
   db0_.SetExpire(e, kNow + 100);
-  index_.AddInterest(0, "lock", e);
-  index_.AddInterest(0, "lock", e);
+  index_.AddInterest(0, "lock", e, db0_.ExpireOf(e));
+  index_.AddInterest(0, "lock", e, db0_.ExpireOf(e));
   EXPECT_EQ(index_.key_count(), 1u);
   EXPECT_EQ(index_.watch_count(), 0u);
   EXPECT_EQ(index_.next_deadline(), kNow + 100);
@@ -303,7 +303,7 @@ TEST_F(WatchIndexTest, InterestKeepsTheDeadlineWithoutPushes) {
   EXPECT_EQ(index_.next_deadline(), 0);
   index_.RemoveInterest(0, "lock");
   EXPECT_EQ(index_.key_count(), 1u);  // one interest left
-  index_.Add(5, 0, "lock", nullptr);
+  index_.Add(5, 0, "lock", nullptr, 0);
   index_.RemoveInterest(0, "lock");
   index_.RemoveInterest(0, "lock");  // no interest left: a no-op
   index_.RemoveInterest(3, "nothing");
@@ -314,7 +314,7 @@ TEST_F(WatchIndexTest, InterestKeepsTheDeadlineWithoutPushes) {
 
 TEST_F(WatchIndexTest, ASinkThatDropsWatchesWhilePushingIsSafe) {
   for (uint64_t c = 1; c <= 50; ++c) {
-    for (int k = 0; k < 20; ++k) index_.Add(c, 0, "k" + std::to_string(k), nullptr);
+    for (int k = 0; k < 20; ++k) index_.Add(c, 0, "k" + std::to_string(k), nullptr, 0);
   }
   for (int k = 0; k < 20; ++k) Set(db0_, "k" + std::to_string(k));
   sink_.Take();
@@ -341,7 +341,7 @@ TEST_F(WatchIndexTest, MemoryPerPairStaysSmallAndIsGivenBack) {
   }
   size_t before = ReadAllocatorStats().allocated;
   for (int c = 0; c < kClients; ++c) {
-    for (int k = 0; k < kKeysEach; ++k) index_.Add(c + 1, 0, names[c * kKeysEach + k], nullptr);
+    for (int k = 0; k < kKeysEach; ++k) index_.Add(c + 1, 0, names[c * kKeysEach + k], nullptr, 0);
   }
   size_t during = ReadAllocatorStats().allocated;
   double per_pair = static_cast<double>(during - before) / (kClients * kKeysEach);
@@ -352,7 +352,7 @@ TEST_F(WatchIndexTest, MemoryPerPairStaysSmallAndIsGivenBack) {
   size_t after = ReadAllocatorStats().allocated;
   EXPECT_LE(after, before + (64 << 10));
   for (uint64_t c = 1; c <= 200; ++c) {
-    for (int k = 0; k < 1000; ++k) index_.Add(c, 0, names[k], nullptr);
+    for (int k = 0; k < 1000; ++k) index_.Add(c, 0, names[k], nullptr, 0);
   }
   size_t shared = ReadAllocatorStats().allocated;
   EXPECT_LE(static_cast<double>(shared - after) / (200 * 1000), 60.0);
@@ -566,7 +566,8 @@ class WatchModel {
     int op = Pick(100);
     if (op < 30) {
       bool fresh = watchers_[mk].insert(client).second;
-      ASSERT_EQ(index_.Add(client, db, key, d.Peek(key)), fresh);
+      Entry* e = d.Peek(key);
+      ASSERT_EQ(index_.Add(client, db, key, e, e != nullptr ? d.ExpireOf(e) : 0), fresh);
     } else if (op < 42) {
       bool had = watchers_[mk].erase(client) != 0;
       ASSERT_EQ(index_.Remove(client, db, key), had);
@@ -576,7 +577,8 @@ class WatchModel {
       ASSERT_EQ(index_.RemoveAll(client), n);
     } else if (op < 50) {
       ++interest_[mk];
-      index_.AddInterest(db, key, d.Peek(key));
+      Entry* e = d.Peek(key);
+      index_.AddInterest(db, key, e, e != nullptr ? d.ExpireOf(e) : 0);
     } else if (op < 55) {
       if (interest_[mk] > 0) --interest_[mk];
       index_.RemoveInterest(db, key);
@@ -694,7 +696,7 @@ class WatchModel {
       Entry* e = dbs_[k.db]->FindRaw(k.key);
       if (e == nullptr) continue;
       EXPECT_TRUE(e->has_flag(Entry::kFlagWatched)) << k.db << " " << k.key;
-      if (e->expire_ms != 0) out.emplace_back(e->expire_ms, k.db, k.key);
+      if (e->has_expire()) out.emplace_back(dbs_[k.db]->ExpireOf(e), k.db, k.key);
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -708,7 +710,9 @@ class WatchModel {
     std::vector<std::pair<int, std::string>> got = index_.DueExpiries(now);
     // Deadline order; keys sharing a deadline may come in any order.
     std::vector<int64_t> got_deadlines;
-    for (const auto& [db, key] : got) got_deadlines.push_back(dbs_[db]->FindRaw(key)->expire_ms);
+    for (const auto& [db, key] : got) {
+      got_deadlines.push_back(dbs_[db]->ExpireOf(dbs_[db]->FindRaw(key)));
+    }
     ASSERT_TRUE(std::is_sorted(got_deadlines.begin(), got_deadlines.end()));
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
@@ -769,7 +773,7 @@ TEST_F(WatchIndexTest, HundredThousandWatchesComeAndGo) {
   constexpr int kKeys = 100'000;
   for (int k = 0; k < kKeys; ++k) {
     std::string key = "bulk:" + std::to_string(k);
-    ASSERT_TRUE(index_.Add(1 + k % 7, k % 2, key, nullptr));
+    ASSERT_TRUE(index_.Add(1 + k % 7, k % 2, key, nullptr, 0));
     if (k % 1000 == 0) {
       Set(k % 2 == 0 ? db0_ : db1_, key);
       ASSERT_EQ(sink_.Take(), (std::vector<Push>{{1 + k % 7u, k % 2, key, true}}));
