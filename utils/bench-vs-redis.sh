@@ -46,9 +46,11 @@ readonly MEMORY_KEYS=1000000
 # One test per line: label | pipeline depth | value size | what to run | request count as a
 # multiple of --requests, in quarters (4 = the base count) | state before each run.
 # "What to run" is a redis-benchmark -t name, or "cmd:" and a custom command line. The state is
-# empty (none), "del:KEY" (the key deleted), or "fill:KIND:KEY:N" (the key deleted, then filled
+# empty (none), "del:KEY" (the key deleted), "fill:KIND:KEY:N" (the key deleted, then filled
 # with N elements, or with as many as the run has requests when N is "requests"; KIND is list,
-# set, hash or zset).
+# set, hash or zset), or "ttlkeys" (every key of the keyspace, key:000000000000 up to -r's
+# limit, set with a TTL, so GET reads volatile keys; these rows come last, after the rows that
+# read the keys without one).
 readonly TESTS=(
   "SET -P 1|1|3|set|4"
   "GET -P 1|1|3|get|4"
@@ -84,6 +86,10 @@ readonly TESTS=(
   "ZPOPMIN -P 16|16|3|zpopmin|20|fill:zset:myzset:requests"
   "LRANGE 0 99 -P 16|16|3|cmd:LRANGE mylist 0 99|8|fill:list:mylist:600"
   "LRANGE 0 599 -P 16|16|3|cmd:LRANGE mylist 0 599|2|fill:list:mylist:600"
+  "SET EX -P 1|1|3|cmd:SET key:__rand_int__ xxx EX 100000|4"
+  "GET, keys with a TTL -P 1|1|3|get|4|ttlkeys"
+  "SET EX -P 16|16|3|cmd:SET key:__rand_int__ xxx EX 100000|40"
+  "GET, keys with a TTL -P 16|16|3|get|40|ttlkeys"
 )
 
 # Prints the usage text at the top of this file; exits with $1 (2, to stderr, by default).
@@ -156,6 +162,17 @@ measure_memory() {
 prepare_state() {
   local side=$1 state=$2 requests=$3 kind key count out
   [[ -z $state ]] && return 0
+  if [[ $state == ttlkeys ]]; then
+    out=$(awk -v n="$KEYSPACE" 'BEGIN { for (i = 0; i < n; i++) {
+        k = sprintf("key:%012d", i)
+        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nxxx\r\n$2\r\nEX\r\n$6\r\n100000\r\n",
+          length(k), k } }' |
+      timeout 300 redis-cli -h 127.0.0.1 -p "${BENCH_PORT[$side]}" --pipe 2>&1) || true
+    require_alive "$side" "setting the keyspace's TTLs"
+    grep -q "errors: 0, replies: $KEYSPACE" <<<"$out" ||
+      die "setting $KEYSPACE keys with a TTL on '$side' failed: $(tail -n 2 <<<"$out")"
+    return 0
+  fi
   IFS=':' read -r _ kind key count <<<"$state"
   if [[ $state == del:* ]]; then key=$kind; fi
   bench_cli "$side" del "$key" >/dev/null || die "DEL $key failed on '$side'"

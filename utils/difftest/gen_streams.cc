@@ -361,8 +361,10 @@ std::vector<std::string> Generator::StreamCommand() {
       for (int i = 0; i < n; ++i) a.push_back(i == 0 ? k : StreamKey());
       for (int i = 0; i < n; ++i) {
         uint64_t r = rng_.Below(100);
-        // Never `+`: Redis 7.4's "last entry", which Redis 7.0 refuses as an invalid id.
+        // Never `+`: Redis 7.4's "last entry", which Redis 7.0 refuses as an invalid id
+        // (StreamId draws it among its bad ids).
         a.push_back(r < 40 ? "0" : r < 50 ? "$" : r < 53 ? ">" : StreamId());
+        if (a.back() == "+") a.back() = "0";
       }
       break;
     }
