@@ -252,6 +252,7 @@ std::unique_ptr<AclUser> NewAclUser(std::string_view name, const AclRuleContext&
 }
 
 std::string ApplyUserRule(AclUser& user, std::string_view rule, const AclRuleContext& ctx) {
+  if (rule.empty()) return {};  // an empty word changes nothing, as in Redis
   if (EqualsIgnoreCase(rule, "on")) {
     user.flags = static_cast<uint8_t>((user.flags & ~kAclUserOff) | kAclUserOn);
   } else if (EqualsIgnoreCase(rule, "off")) {

@@ -106,9 +106,9 @@ struct AclRuleContext {
   bool pubsub_default_all = false;
 };
 
-// Applies one rule word to `user`. On error returns Redis's reason text ("Syntax error",
-// "Unknown command or category name in ACL" ...) and leaves `user` unchanged; an unmatched
-// "(" is reported by SplitRules, not here.
+// Applies one rule word to `user`; an empty word changes nothing. On error returns Redis's
+// reason text ("Syntax error", "Unknown command or category name in ACL" ...) and leaves `user`
+// unchanged; an unmatched "(" is reported by SplitRules, not here.
 std::string ApplyUserRule(AclUser& user, std::string_view rule, const AclRuleContext& ctx);
 
 // Applies one rule word to one selector (the part of ApplyUserRule that is not about the user

@@ -63,6 +63,14 @@ start_server {tags {acl}} {
         r acl deluser pw
     }
 
+    test {ACL SETUSER takes an empty rule as no change} {
+        assert_equal OK [r acl setuser emptyrule ""]
+        assert_equal {user emptyrule off resetchannels -@all} [lsearch -inline [r acl list] {user emptyrule *}]
+        assert_equal OK [r acl setuser emptyrule "" on "" +get ""]
+        assert_match {user emptyrule on * +get} [lsearch -inline [r acl list] {user emptyrule *}]
+        r acl deluser emptyrule
+    }
+
     test {ACL SETUSER names the bad rule and changes nothing} {
         r acl setuser keep on >x ~k*
         set before [r acl list]
