@@ -163,8 +163,10 @@ void ObjectSub(CommandContext& c) {
 
 // Redis's memtoull, which DEBUG QUICKLIST-PACKED-THRESHOLD parses with: digits, then nothing,
 // "b", "k"/"kb", "m"/"mb" or "g"/"gb" (any case; k = 1000, kb = 1024). No digits read as 0, so
-// "" and "b" are 0; the product is not checked for overflow (it wraps, as Redis's does).
+// "" and "b" are 0; the product is not checked for overflow (it wraps, as Redis's does). Redis
+// reads the argument as a C string, so it ends at a NUL byte.
 bool ParseMemToUll(std::string_view s, uint64_t* out) {
+  s = s.substr(0, s.find('\0'));
   size_t digits = 0;
   while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
   std::string_view unit = s.substr(digits);

@@ -21,6 +21,11 @@ start_server {tags {list needs:debug}} {
                 {r debug quicklist-packed-threshold $bad}
         }
         assert_error {ERR unknown subcommand*} {r debug quicklist-packed-threshold}
+        # The size is read as a C string: it ends at a NUL byte.
+        assert_equal OK [r debug quicklist-packed-threshold "1k\x00x"]
+        assert_equal OK [r debug quicklist-packed-threshold "\x00x"]
+        assert_error {ERR argument must be a memory value*} \
+            {r debug quicklist-packed-threshold "1x\x00"}
         r debug quicklist-packed-threshold 0
     }
 
