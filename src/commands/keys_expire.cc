@@ -140,11 +140,11 @@ void TtlGeneric(CommandContext& c, bool absolute, bool millis) {
     c.reply.Int(-2);
     return;
   }
-  const int64_t expire_ms = c.db.ExpireOf(e);
-  if (expire_ms == 0) {
+  if (!e->has_expire()) {
     c.reply.Int(-1);
     return;
   }
+  const int64_t expire_ms = c.db.ExpireOf(e);
   int64_t t = absolute ? expire_ms : expire_ms - c.server.keyspace().now_ms();
   if (t < 0) t = 0;
   if (millis) {

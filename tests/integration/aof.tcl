@@ -227,6 +227,33 @@ start_server {tags {persistence aof redistp} overrides {appendonly yes}} {
     }
 }
 
+# An AOF (or a master) may carry PEXPIREAT with time 0. Replayed while expiry is suspended,
+# the time is set as it is: the key is long expired. The TTL index once took such a key in but,
+# reading 0 as "no TTL", never let it go: active expiry then sampled a freed entry.
+start_server {tags {persistence aof} overrides {appendonly yes}} {
+    test {PEXPIREAT at time 0 replayed from the AOF: the key expires and the TTL index stays sound} {
+        r set gone v
+        r set stays v
+        set incr [aof_last_incr]
+        restart_server 0 kill
+        aof_append_raw $incr "*3\r\n\$9\r\nPEXPIREAT\r\n\$4\r\ngone\r\n\$1\r\n0\r\n"
+        restart_server 0 kill
+        wait_for_condition 100 50 {[r dbsize] == 1} else {
+            fail "active expiry never reclaimed the key: dbsize [r dbsize]"
+        }
+        assert_equal 0 [r exists gone]
+        assert_match "*db9:keys=1,expires=0,*" [r info keyspace]
+        # More volatile keys come and go through the same index.
+        for {set i 0} {$i < 300} {incr i} {r set v:$i x px 1}
+        wait_for_condition 100 50 {[r dbsize] == 1} else {
+            fail "active expiry left [r dbsize] keys"
+        }
+        assert_equal v [r get stays]
+        assert_match "*db9:keys=1,expires=0,*" [r info keyspace]
+        assert_equal PONG [r ping]
+    }
+}
+
 # Issue 20: DEBUG LOADAOF wrote a record of its own into the AOF ("*0" when a replayed command
 # had asked for a rewrite, else "DEBUG LOADAOF", which the next load replayed recursively).
 start_server {tags {persistence aof} overrides {appendonly yes}} {
