@@ -15,8 +15,8 @@
 # Method: the parts run one after the other, each starting its own pair of servers, so one part's
 # data or memory cannot reach another's figures:
 #  1. utils/bench-vs-redis.sh: throughput and CPU microseconds per request, SET GET INCR MSET
-#     LPUSH RPUSH LPOP RPOP SADD SPOP HSET ZADD ZPOPMIN LRANGE_100/600 at -P 1 and -P 16 and
-#     SET/GET of 1 KB values, and bytes per small string key;
+#     LPUSH RPUSH LPOP RPOP SADD SPOP HSET ZADD ZPOPMIN LRANGE_100/600 at -P 1 and -P 16,
+#     SET/GET of 1 KB values, SET EX and GET of keys with a TTL, and bytes per small string key;
 #  2. utils/bench-memory.py: bytes per element of the small hash, intset, sorted set and list
 #     and of one big hash, set, intset, sorted set and list;
 #  3. utils/bench-fanout.py: the server's CPU per change and per receiver, and the last

@@ -15,14 +15,16 @@
 # file. Throughput comes from redis-benchmark (-c 50, random keys over -r 100000) for SET, GET,
 # INCR and MSET at pipeline depths 1 and 16, and SET/GET with 1 KB values, and for the aggregate
 # families LPUSH, RPUSH, LPOP, RPOP, SADD, SPOP, HSET, ZADD, ZPOPMIN, LRANGE 0 99 and LRANGE 0 599
-# at both depths. Every run of an aggregate test starts from the same state: its key is deleted,
-# and refilled with `redis-cli --pipe` when the test reads or pops it (a pop test gets as many
-# elements as it has requests, so no request pops from an empty key; LRANGE gets a 600-element
-# list), all before the CPU sample. LRANGE goes through redis-benchmark's custom-command form
-# rather than `-t lrange_100`, whose own LPUSH prefill would land in the CPU figure. Runs alternate
-# between the two servers (ours, redis, ours, redis, ...) so that whatever else the shared
-# machine is doing lands on both sides alike, and each side's median over the rounds is
-# compared. A -P 16 run carries more requests than a -P 1 run so that each lasts about as long.
+# at both depths, and SET EX and GET of keys with a TTL at both depths (last, so the other rows
+# read keys without one). Every run of an aggregate test starts from the same state: its key is
+# deleted, and refilled with `redis-cli --pipe` when the test reads or pops it (a pop test gets
+# as many elements as it has requests, so no request pops from an empty key; LRANGE gets a
+# 600-element list), all before the CPU sample. LRANGE goes through redis-benchmark's
+# custom-command form rather than `-t lrange_100`, whose own LPUSH prefill would land in the CPU
+# figure. Runs alternate between the two servers (ours, redis, ours, redis, ...) so that whatever
+# else the shared machine is doing lands on both sides alike, and each side's median over the
+# rounds is compared. A -P 16 run carries more requests than a -P 1 run so that each lasts about
+# as long.
 # Around every run the server's own CPU time (INFO cpu, or /proc when INFO lacks it) is sampled,
 # which gives CPU microseconds per request: a number that machine noise disturbs far less than
 # requests per second. Memory is measured by loading exactly 1,000,000 small string keys with
