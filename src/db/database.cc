@@ -119,13 +119,13 @@ Entry* Database::LookupRead(std::string_view key) {
     return nullptr;
   }
   ++ctx_->keyspace_hits;
-  if (!ctx_->no_touch) TouchAccess(e);
+  if (MayTouch()) TouchAccess(e);
   return e;
 }
 
 Entry* Database::LookupWrite(std::string_view key) {
   Entry* e = LookupInternal(key);
-  if (e != nullptr && !ctx_->no_touch) TouchAccess(e);
+  if (e != nullptr && MayTouch()) TouchAccess(e);
   return e;
 }
 
@@ -135,9 +135,10 @@ bool Mutation::Commit() {
   if (entry_ == nullptr) return true;
   Entry* e = entry_;
   entry_ = nullptr;
-  // An edit in place keeps the entry, so a NO-TOUCH client's edit leaves its access data (a
-  // replaced value, Overwrite, is a new value with fresh access data, as in Redis).
-  if (!db_->ctx_->no_touch) db_->TouchAccess(e);
+  // An edit in place keeps the entry, so a NO-TOUCH client's edit (or one while a child runs)
+  // leaves its access data (a replaced value, Overwrite, is a new value with fresh access
+  // data, as in Redis).
+  if (db_->MayTouch()) db_->TouchAccess(e);
   db_->Emit(KeyEventKind::kModified, e, notice_);
   if (e->value.IsEmptyAggregate()) {
     db_->Remove(e, RemoveCause::kDeleted, notice::kDel);

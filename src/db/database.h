@@ -64,6 +64,10 @@ struct KeyspaceContext {
   // While a command of a CLIENT NO-TOUCH connection runs (TOUCH excepted), lookups leave the
   // keys' LRU/LFU data as it is; set and restored by the dispatcher around the handler.
   bool no_touch = false;
+  // While a forked child (BGSAVE, AOF rewrite, a full sync's RDB) shares the memory, lookups
+  // and in-place edits leave the LRU/LFU data as it is, as Redis does: writing it would make
+  // the kernel copy a page for the child on every read. Set by the server (OnChildChanged).
+  bool child_active = false;
   // Encoding thresholds of the aggregate types (the *-max-listpack-*, set-max-intset-entries
   // and list-* parameters), kept current by the server's config.
   TypeLimits limits;
@@ -299,6 +303,9 @@ class Database {
   Entry* LookupInternal(std::string_view key);
   // Records an access: the LRU clock, or an LFU counter step (see database.cc).
   void TouchAccess(Entry* e);
+  // Whether a lookup or an in-place edit records the access (KeyspaceContext's no_touch and
+  // child_active).
+  bool MayTouch() const { return !ctx_->no_touch && !ctx_->child_active; }
   void InitAccess(Entry* e);
   friend class Mutation;
   void Emit(KeyEventKind kind, Entry* e, KeyNotice notice,

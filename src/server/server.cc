@@ -338,6 +338,7 @@ void Server::RequestShutdown(bool from_signal) {
 
 void Server::OnChildChanged(bool active) {
   child_active_ = active;
+  keyspace_.child_active = active;
   // While a forked child (BGSAVE, AOF rewrite) shares the memory, every hash table (the keys
   // and the sets, hashes and sorted sets) grows only past a load of 5 and never shrinks: a
   // resize relinks every element, which would make the kernel copy each page for the child.

@@ -49,6 +49,34 @@ start_server {tags {keyspace}} {
         assert_range [r object idletime idle] 0 1
     }
 
+    test {While a BGSAVE child runs, reads and in-place edits leave the access time} {
+        # As in Redis: writing it would copy a page for the child on every read.
+        r flushdb
+        r config set save ""
+        r set idle v
+        r rpush list a
+        after 2100
+        r config set rdb-key-save-delay 500000
+        r bgsave
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 1} else {
+            fail "no background save started"
+        }
+        r get idle
+        r touch idle
+        r rpush list b
+        assert_range [r object idletime idle] 2 4
+        assert_range [r object idletime list] 2 4
+        r config set rdb-key-save-delay 0
+        wait_for_condition 200 50 {[s rdb_bgsave_in_progress] == 0} else {
+            fail "the background save never ended"
+        }
+        # The child is gone: accesses count again.
+        r get idle
+        r rpush list c
+        assert_range [r object idletime idle] 0 1
+        assert_range [r object idletime list] 0 1
+    }
+
     test {RENAME and RENAMENX carry the TTL to a new name} {
         r flushdb
         r set src v ex 100
