@@ -17,7 +17,7 @@ void WatchExCommand(CommandContext& c) {
   if (many) c.reply.Array(c.args.size() - 1);
   for (size_t i = 1; i < c.args.size(); ++i) {
     Entry* e = c.db.Peek(c.args[i]);  // deletes it first if its TTL has passed
-    watches.Add(c.client.id, c.db.index(), c.args[i], e, e != nullptr ? c.db.ExpireOf(e) : 0);
+    watches.Add(c.client.id, c.db.index(), c.args[i], e, c.db.ExpireOf(e));
     c.reply.Simple(e != nullptr ? "EXIST" : "NOEXIST");
   }
 }

@@ -186,9 +186,11 @@ class Database {
   bool IsExpired(const Entry* e) const {
     return e->has_expire() && ctx_->expiry.enabled() && ctx_->now_ms() > expires_.Get(e);
   }
-  // e's TTL as an absolute unix time in ms, or 0 if it has none (kept in the expires index,
-  // entry.h).
-  int64_t ExpireOf(const Entry* e) const { return e->has_expire() ? expires_.Get(e) : 0; }
+  // e's TTL as an absolute unix time in ms, or 0 if it has none or e is null (no such key). It
+  // is kept in the expires index (entry.h).
+  int64_t ExpireOf(const Entry* e) const {
+    return e != nullptr && e->has_expire() ? expires_.Get(e) : 0;
+  }
 
   // Every change below emits one key event carrying a KeyNotice (how notifications name it).
   //

@@ -62,7 +62,7 @@ void WatchexPublisher::OnTopicAdded(bool pattern, std::string_view name) {
   // Subscribing never changes the keyspace itself.
   Database& d = server_->db(db);
   Entry* e = d.FindRaw(key);
-  server_->watches().AddPublished(db, key, e, e != nullptr ? d.ExpireOf(e) : 0);
+  server_->watches().AddPublished(db, key, e, d.ExpireOf(e));
 }
 
 void WatchexPublisher::OnTopicRemoved(bool pattern, std::string_view name) {

@@ -34,7 +34,7 @@ void BlockingCore::Block(uint64_t client, Database& database,
     // The current entry (if any) is flagged and its TTL tracked; no expiry happens here.
     for (const BlockedClient::Slot& s : w->slots) {
       Entry* e = database.FindRaw(s.key);
-      interest_->AddInterest(s.db, s.key, e, e != nullptr ? database.ExpireOf(e) : 0);
+      interest_->AddInterest(s.db, s.key, e, database.ExpireOf(e));
     }
   }
   if (deadline_ms != 0) {

@@ -425,7 +425,7 @@ void WatchIndex::OnSwap(Database& a, Database& b) {
     // The entry now in this database came from the other one, unflagged perhaps.
     if (now != nullptr) now->set_flag(Entry::kFlagWatched, true);
     if ((now != nullptr) != before) {
-      changes.push_back({rec, now != nullptr, now != nullptr ? self->ExpireOf(now) : 0});
+      changes.push_back({rec, now != nullptr, self->ExpireOf(now)});
     } else if (now != nullptr && self->ExpireOf(now) != DeadlineOf(rec)) {
       Schedule(rec, self->ExpireOf(now));
     }
