@@ -155,6 +155,37 @@ start_server [list binary $::redis_master_bin overrides {repl-diskless-sync-dela
             r config set replica-read-only yes
         }
 
+        test {A writable replica hides its master's expired keys, and a write there replaces one} {
+            # The master keeps the keys (active expiry off); the replica's reads see them expired
+            # but leave them, as they wait for the master's DEL. A write on a writable replica
+            # treats an expired key as gone and creates it anew, without the TTL.
+            r -1 select 5
+            r select 5
+            r -1 debug set-active-expire 0
+            r -1 set key1 5 px 10
+            r -1 set key2 5 px 10
+            wait_for_condition 50 100 {
+                [r dbsize] == 2 && [r exists key1 key2] == 0
+            } else {
+                fail "keys did not reach the replica or did not expire there: [r dbsize]"
+            }
+            r config set replica-read-only no
+            assert_equal 2 [r dbsize]
+            assert_equal 1 [r incr key1]
+            assert_equal -1 [r ttl key1]
+            assert_equal {} [r get key2]
+            assert_equal -2 [r ttl key2]
+            assert_equal 2 [r dbsize]
+            r -1 debug set-active-expire 1
+            r config set replica-read-only yes
+            r -1 del key1 key2
+            wait_for_condition 50 100 {[r dbsize] == 0} else {
+                fail "the master's DELs did not reach the replica"
+            }
+            r -1 select 9
+            r select 9
+        }
+
         test {ROLE and INFO replication on a connected replica} {
             wait_replica_caught_up -1 0
             set role [r role]
