@@ -922,6 +922,13 @@ class Server : public WatchSink {
   // the errors that commands run by EXEC counted on their client, which EXEC must not count
   // again.
   uint64_t error_mark_ = 0;
+  // One clock reading per command in a pipeline (ProcessInput): the time a command ended is the
+  // next one's start, when nothing else ran in between. `next_start_us_` is that carried time
+  // (0: read the clock), taken by the next Execute; `last_end_us_` and `executions_` are what
+  // Execute leaves for ProcessInput to carry.
+  int64_t next_start_us_ = 0;
+  int64_t last_end_us_ = 0;
+  uint64_t executions_ = 0;
   std::unordered_map<uint64_t, BlockedCall> blocked_calls_;  // by client id
   // The oom_score_adj the process started with (read once), and whether it was changed since.
   int oom_score_base_ = 0;

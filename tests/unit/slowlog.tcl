@@ -174,6 +174,32 @@ start_server {tags {slowlog}} {
         r config set slowlog-log-slower-than 0
     } {} {needs:debug}
 
+    test {In a pipeline, each command's time starts when the one before it ended} {
+        # One write carries the whole pipeline, so the server reads it at once. The commands
+        # after the sleep start when the sleep ended: the key has expired for them, and their
+        # own durations leave the sleep out.
+        r config set slowlog-log-slower-than 100000
+        r slowlog reset
+        r config resetstat
+        set cmds {{set pipe:k v px 100} {debug sleep 0.2} {exists pipe:k} {ping} {ping}}
+        set raw ""
+        foreach cmd $cmds {
+            append raw "*[llength $cmd]\r\n"
+            foreach a $cmd {append raw "\$[string length $a]\r\n$a\r\n"}
+        }
+        r write $raw
+        r flush
+        set replies {}
+        foreach cmd $cmds {lappend replies [r read]}
+        assert_equal {OK OK 0 PONG PONG} $replies
+        set entries [r slowlog get]
+        assert_equal 1 [llength $entries] $entries
+        assert_equal {debug sleep 0.2} [lindex $entries 0 3]
+        regexp {cmdstat_ping:calls=2,usec=([0-9]+),} [r info commandstats] -> ping_usec
+        assert_range $ping_usec 0 99999
+        r config set slowlog-log-slower-than 0
+    } {} {needs:debug}
+
     test {SLOWLOG GET, LEN, RESET errors} {
         assert_error {ERR count should be greater than or equal to -1} {r slowlog get -2}
         assert_error {ERR count should be greater than or equal to -1} {r slowlog get abc}
