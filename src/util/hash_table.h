@@ -307,6 +307,23 @@ class HashTable {
     return v;
   }
 
+  // Starts loading what Scan(cursor) will read first, without waiting for it: the bucket(s) of
+  // the group at `cursor` (stage 0), or, once those have arrived, the first node of each
+  // (stage 1). A caller that will look at many random groups issues both for all of them before
+  // walking any, so their cache misses overlap instead of following one another.
+  void PrefetchGroup(uint64_t cursor, int stage) const {
+    if (size() == 0) return;
+    for (int t = 0; t < 2; ++t) {
+      if (size_[t] == 0) continue;
+      Node* const* bucket = &table_[t][cursor & (size_[t] - 1)];
+      if (stage == 0) {
+        __builtin_prefetch(bucket);
+      } else if (*bucket != nullptr) {
+        __builtin_prefetch(*bucket);
+      }
+    }
+  }
+
   // A random node, or nullptr when empty: a random non-empty bucket (bounded attempts, then a
   // linear fallback), then a uniform pick in its chain. Chains are short at load <= 1, so this
   // is fair enough for RANDOMKEY, SRANDMEMBER and eviction sampling.

@@ -193,6 +193,21 @@ TEST(FairRandomNode, UniformWhileTheTableRehashes) {
   EXPECT_FALSE(table.rehashing());
 }
 
+// Mass deletion leaves a sparse table until the owner's cron shrinks it: a draw then takes
+// dozens of rounds, tried in prefetched batches (fair_random.h), and stays uniform.
+TEST(FairRandomNode, UniformInASparseTable) {
+  HashTable<FieldTableTraits> table;
+  for (int i = 0; i < 8192; ++i) table.Insert(FieldNode::Create("n" + std::to_string(i), "v"));
+  while (table.rehashing()) table.Rehash(100);
+  for (int i = 500; i < 8192; ++i) FieldTableTraits::Destroy(table.Unlink("n" + std::to_string(i)));
+  ASSERT_EQ(table.size(), 500u);
+  ASSERT_GE(table.buckets(), 8192u);  // load 1/16 or less: about 128 rounds per draw
+  std::map<std::string, int> counts;
+  for (int i = 0; i < 200000; ++i) ++counts[std::string(FairRandomNode(table)->field())];
+  EXPECT_EQ(counts.size(), 500u);
+  EXPECT_LT(ChiSquare(counts, 500, 200000), ChiBound(499));
+}
+
 TEST(FairRandomNode, EmptyTableAndSingleNode) {
   HashTable<FieldTableTraits> table;
   EXPECT_EQ(FairRandomNode(table), nullptr);
