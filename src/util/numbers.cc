@@ -109,16 +109,40 @@ bool ParseMemory(std::string_view s, int64_t* out, bool allow_negative) {
 }
 
 size_t FormatInt64(int64_t v, char* buf) {
+  // Two digits per division, from a table of the 100 pairs "00".."99", written from the end
+  // of a scratch buffer: half the divisions of a digit at a time (every integer reply and
+  // every bulk length of a reply comes through here).
+  struct DigitPairs {
+    char c[200];
+    constexpr DigitPairs() : c() {
+      for (int i = 0; i < 100; ++i) {
+        c[2 * i] = static_cast<char>('0' + i / 10);
+        c[2 * i + 1] = static_cast<char>('0' + i % 10);
+      }
+    }
+  };
+  static constexpr DigitPairs kPairs;
   char tmp[kMaxInt64Chars + 1];
+  char* end = tmp + sizeof(tmp);
+  char* p = end;
   uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
+  while (u >= 100) {
+    const size_t pair = static_cast<size_t>(u % 100) * 2;
+    u /= 100;
+    *--p = kPairs.c[pair + 1];
+    *--p = kPairs.c[pair];
+  }
+  if (u >= 10) {
+    *--p = kPairs.c[u * 2 + 1];
+    *--p = kPairs.c[u * 2];
+  } else {
+    *--p = static_cast<char>('0' + u);
+  }
   size_t len = 0;
   if (v < 0) buf[len++] = '-';
-  while (n > 0) buf[len++] = tmp[--n];
+  const size_t digits = static_cast<size_t>(end - p);
+  std::memcpy(buf + len, p, digits);
+  len += digits;
   buf[len] = '\0';
   return len;
 }

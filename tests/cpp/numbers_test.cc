@@ -223,6 +223,26 @@ TEST(FormatInt64Test, ExtremesAndZero) {
   EXPECT_EQ(Int64ToString(std::numeric_limits<int64_t>::max()), "9223372036854775807");
 }
 
+// Digits come two at a time: every length, and each side of every power of ten, against the
+// standard library's text.
+TEST(FormatInt64Test, MatchesToStringAtEveryLength) {
+  char buf[kMaxInt64Chars + 1];
+  auto check = [&](int64_t v) {
+    const size_t n = FormatInt64(v, buf);
+    EXPECT_EQ(std::string(buf, n), std::to_string(v));
+    EXPECT_EQ(buf[n], '\0');
+  };
+  for (int64_t v = -1000; v <= 1000; ++v) check(v);
+  int64_t p = 1;
+  for (int i = 0; i < 18; ++i) {  // 10 up to 10^18 (10^19 is past INT64_MAX)
+    p *= 10;
+    for (int64_t v : {p - 1, p, p + 1, -p + 1, -p, -p - 1}) check(v);
+  }
+  check(std::numeric_limits<int64_t>::max());
+  check(std::numeric_limits<int64_t>::min());
+  check(std::numeric_limits<int64_t>::min() + 1);
+}
+
 TEST(FormatInt64Test, RoundTripsThroughParse) {
   uint64_t x = 0x9e3779b97f4a7c15ULL;
   for (int i = 0; i < 2000; ++i) {
