@@ -34,6 +34,7 @@ uint64_t CommandTable::HashName(std::string_view s) {
 }
 
 void CommandTable::Insert(std::string_view name, const CommandSpec* spec) {
+  last_hit_ = Slot{};
   if ((commands_.size() + 1) * 4 > slots_.size()) {
     std::vector<Slot> old(slots_.empty() ? 64 : slots_.size() * 2);
     old.swap(slots_);
@@ -71,6 +72,7 @@ Status CommandTable::Rename(std::string_view from, std::string_view to) {
     kept.push_back(Slot{renamed_names_.back(), spec});
   }
   slots_.assign(slots_.size(), Slot{});
+  last_hit_ = Slot{};
   for (const Slot& s : kept) Insert(s.name, s.spec);
   return Status::Ok();
 }
@@ -125,16 +127,28 @@ Status CommandTable::Register(CommandSpec spec) {
   return Status::Ok();
 }
 
+namespace {
+
+bool SameName(std::string_view asked, std::string_view slot_name) {
+  if (asked.size() != slot_name.size()) return false;
+  for (size_t k = 0; k < asked.size(); ++k) {
+    if (FoldAscii(asked[k]) != FoldAscii(slot_name[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 const CommandSpec* CommandTable::Find(std::string_view name) const {
+  if (last_hit_.spec != nullptr && SameName(name, last_hit_.name)) return last_hit_.spec;
   if (slots_.empty()) return nullptr;
   const size_t mask = slots_.size() - 1;
   for (size_t i = HashName(name) & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
     if (s.spec == nullptr) return nullptr;
-    if (s.name.size() == name.size()) {
-      size_t k = 0;
-      while (k < name.size() && FoldAscii(name[k]) == FoldAscii(s.name[k])) ++k;
-      if (k == name.size()) return s.spec;
+    if (SameName(name, s.name)) {
+      last_hit_ = s;
+      return s.spec;
     }
   }
 }

@@ -234,6 +234,10 @@ class CommandTable {
   // dispatcher looks a name up for every request, and a short probe over a flat array costs
   // a fraction of a node-based map's lookup.
   std::vector<Slot> slots_;
+  // The slot Find found last: a pipeline, or a client's loop, asks for the same name again and
+  // again, and comparing the name against it costs less than hashing and probing. Cleared
+  // whenever the slots change.
+  mutable Slot last_hit_;
   // Names given by rename-command (a deque: the slots' views of them stay valid) and the rows
   // removed by a rename to "" (kept alive: ids and pointers to them must not dangle).
   std::deque<std::string> renamed_names_;

@@ -21,6 +21,27 @@ TEST(CommandTable, RegistersAndFindsCaseInsensitively) {
   EXPECT_TRUE(t.first_error().ok());
 }
 
+// Find remembers its last hit; a rename or a removal must not leave it answering to the old
+// name, and a lookup of another name (of any case, or a prefix) must not take it.
+TEST(CommandTable, TheLastHitNeverOutlivesARename) {
+  CommandTable t;
+  ASSERT_TRUE(t.Register(Row("get")).ok());
+  ASSERT_TRUE(t.Register(Row("flushall")).ok());
+  const CommandSpec* get = t.Find("get");
+  ASSERT_NE(get, nullptr);
+  EXPECT_EQ(t.Find("GET"), get);
+  EXPECT_EQ(t.Find("ge"), nullptr);
+  EXPECT_EQ(t.Find("gets"), nullptr);
+  EXPECT_EQ(t.Find("get"), get);
+  ASSERT_TRUE(t.Rename("get", "fetch").ok());
+  EXPECT_EQ(t.Find("get"), nullptr);
+  EXPECT_EQ(t.Find("FETCH"), get);
+  ASSERT_NE(t.Find("flushall"), nullptr);
+  ASSERT_TRUE(t.Rename("flushall", "").ok());
+  EXPECT_EQ(t.Find("flushall"), nullptr);
+  EXPECT_EQ(t.Find("fetch"), get);
+}
+
 TEST(CommandTable, RefusesADuplicateCommandName) {
   CommandTable t;
   ASSERT_TRUE(t.Register(Row("get")).ok());
