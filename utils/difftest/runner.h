@@ -127,6 +127,11 @@ class Runner {
   bool ProbeEncodings(const Step& step, const std::string& name, size_t reply_size, Connection& a,
                       Connection& b, bool& unordered, std::string& why);
   bool ProbeScores(const Step& step, Connection& a, Connection& b, bool& mixed, std::string& why);
+  // True when the SORT's source is a sorted set holding a score that strtod reads with ERANGE
+  // (a subnormal such as 5e-324): Redis 7.0's SORT converts such a set to its skiplist form,
+  // reading every score again, and its stale-errno refusal then comes from the SORT itself,
+  // after the tester's errno reset. Asked on both sides alike.
+  bool SortSourceSetsErrno(const Step& step, Connection& a, Connection& b);
   void Track(const Step& step, const Value& reply);
   // Compares the messages both subscribers received after `step` (whose reply was `reply`);
   // `exec_ran_sort`: the step is an EXEC that ran a SORT (its messages in any order).
