@@ -109,9 +109,10 @@ bool ParseMemory(std::string_view s, int64_t* out, bool allow_negative) {
 }
 
 size_t FormatInt64(int64_t v, char* buf) {
-  // Two digits per division, from a table of the 100 pairs "00".."99", written from the end
-  // of a scratch buffer: half the divisions of a digit at a time (every integer reply and
-  // every bulk length of a reply comes through here).
+  // The length first (a few comparisons for a short number), then two digits per division
+  // from a table of the 100 pairs "00".."99", written backwards straight into buf: half the
+  // divisions of a digit at a time and no copy (every integer reply and every reply's bulk
+  // length comes through here, most of them one or two digits long).
   struct DigitPairs {
     char c[200];
     constexpr DigitPairs() : c() {
@@ -122,10 +123,14 @@ size_t FormatInt64(int64_t v, char* buf) {
     }
   };
   static constexpr DigitPairs kPairs;
-  char tmp[kMaxInt64Chars + 1];
-  char* end = tmp + sizeof(tmp);
-  char* p = end;
   uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  size_t digits = 1;
+  for (uint64_t bound = 10; digits < 20 && u >= bound; bound *= 10) ++digits;
+  size_t len = 0;
+  if (v < 0) buf[len++] = '-';
+  len += digits;
+  buf[len] = '\0';
+  char* p = buf + len;
   while (u >= 100) {
     const size_t pair = static_cast<size_t>(u % 100) * 2;
     u /= 100;
@@ -138,12 +143,6 @@ size_t FormatInt64(int64_t v, char* buf) {
   } else {
     *--p = static_cast<char>('0' + u);
   }
-  size_t len = 0;
-  if (v < 0) buf[len++] = '-';
-  const size_t digits = static_cast<size_t>(end - p);
-  std::memcpy(buf + len, p, digits);
-  len += digits;
-  buf[len] = '\0';
   return len;
 }
 
