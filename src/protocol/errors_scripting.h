@@ -154,7 +154,7 @@ inline constexpr std::string_view kFunctionFlushMode =
 inline constexpr std::string_view kFunctionNoLibraryName =
     "ERR library name argument was not given";
 inline std::string FunctionLoadUnknownOption(std::string_view arg) {
-  return "ERR Unknown option given: " + std::string(UpToNul(arg));
+  return "ERR Unknown option given: " + std::string(TrailingArg(arg));
 }
 // FUNCTION RESTORE reads DUMP's payload format, and refuses a bad one with DUMP's words.
 inline constexpr std::string_view kFunctionBadPayload = kDumpPayloadWrong;

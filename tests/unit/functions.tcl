@@ -165,6 +165,14 @@ start_server {tags {functions}} {
 
     test {FUNCTION LOAD accepts REPLACE before the code, and nothing else} {
         assert_error {ERR Unknown option given: foo} {r function load foo "#!lua name=x\n"}
+        # The option ends the error line: a CR/LF at its end is trimmed, one inside becomes a
+        # space, and a NUL cuts it, as Redis formats the line.
+        catch {r function load "\t\n" foo} e
+        assert_equal "ERR Unknown option given: \t" $e
+        catch {r function load "a\nb\r\n" foo} e
+        assert_equal "ERR Unknown option given: a b" $e
+        catch {r function load "a\0b" foo} e
+        assert_equal "ERR Unknown option given: a" $e
         assert_error {ERR wrong number of arguments for 'function|load' command} {r function load}
         assert_error {ERR Missing library metadata} {r function load replace}
         assert_equal rr [r function load replace replace [fn_lib rr frr {return 1}]]
