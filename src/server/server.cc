@@ -337,7 +337,6 @@ void Server::RequestShutdown(bool from_signal) {
 }
 
 void Server::OnChildChanged(bool active) {
-  child_active_ = active;
   keyspace_.child_active = active;
   // While a forked child (BGSAVE, AOF rewrite) shares the memory, every hash table (the keys
   // and the sets, hashes and sorted sets) grows only past a load of 5 and never shrinks: a
@@ -414,7 +413,7 @@ void Server::Cron() {
     }
   }
   // Incremental rehash and shrinking wait while a forked child shares the memory.
-  if (!child_active_) {
+  if (!keyspace_.child_active) {
     for (auto& db : dbs_) db->Cron(1000);
   }
   // Client-side caching: the key table back under tracking-table-max-keys even while idle (a

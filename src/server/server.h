@@ -843,8 +843,6 @@ class Server : public WatchSink {
   // One round of ProcessEventsWhileBusy; false when nothing was ready.
   bool BusyRound();
 
-  bool child_active_ = false;
-
   // Following a master (server/replica_role.h).
   ReplicaRole replica_role_;
 
