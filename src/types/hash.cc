@@ -71,135 +71,136 @@ const TypeOps kHashOps = {
     .digest = HashDigest,
     .rdb_type = HashRdbType,
     .serialize = HashSerialize,
+    .adopt = AdoptInPlace<HashObject>,
+    .destruct = DestructInPlace<HashObject>,
 };
 
 size_t HashObject::size() const {
-  return table_ == nullptr ? lp_.Size() / 2 : table_->fields.size();
+  return !rep_.is_large() ? lp().Size() / 2 : large()->fields.size();
 }
 
 bool HashObject::Get(std::string_view field, std::string* out) {
-  if (table_ != nullptr) {
-    FieldNode* n = table_->fields.Find(field);
+  if (rep_.is_large()) {
+    FieldNode* n = large()->fields.Find(field);
     if (n == nullptr) return false;
     out->assign(n->value());
     return true;
   }
-  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  Listpack::Pos p = lp().Find(lp().First(), field, 1);
   if (p == Listpack::kNone) return false;
-  *out = lp_.Get(lp_.Next(p)).ToString();
+  *out = lp().Get(lp().Next(p)).ToString();
   return true;
 }
 
 bool HashObject::GetView(std::string_view field, char* scratch, std::string_view* out) {
-  if (table_ != nullptr) {
-    FieldNode* n = table_->fields.Find(field);
+  if (rep_.is_large()) {
+    FieldNode* n = large()->fields.Find(field);
     if (n == nullptr) return false;
     *out = n->value();
     return true;
   }
-  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  Listpack::Pos p = lp().Find(lp().First(), field, 1);
   if (p == Listpack::kNone) return false;
-  *out = EntryText(lp_.Get(lp_.Next(p)), scratch);
+  *out = EntryText(lp().Get(lp().Next(p)), scratch);
   return true;
 }
 
 void HashObject::PrepareWrite(size_t longest, size_t total, const TypeLimits& limits) {
-  if (table_ != nullptr) return;
-  if (longest > limits.hash_max_listpack_value || !lp_.SafeToAdd(total)) ConvertToHashtable();
+  if (rep_.is_large()) return;
+  if (longest > limits.hash_max_listpack_value || !lp().SafeToAdd(total)) ConvertToHashtable();
 }
 
 std::vector<Listpack::Pos> HashObject::FieldPositions() const {
   std::vector<Listpack::Pos> pos;
   pos.reserve(size());
-  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
+  for (Listpack::Pos p = lp().First(); p != Listpack::kNone; p = lp().Next(lp().Next(p))) {
     pos.push_back(p);
   }
   return pos;
 }
 
 bool HashObject::Exists(std::string_view field) {
-  if (table_ != nullptr) return table_->fields.Find(field) != nullptr;
-  return lp_.Find(lp_.First(), field, 1) != Listpack::kNone;
+  if (rep_.is_large()) return large()->fields.Find(field) != nullptr;
+  return lp().Find(lp().First(), field, 1) != Listpack::kNone;
 }
 
 bool HashObject::Set(std::string_view field, std::string_view value, const TypeLimits& limits,
                      bool keep_ttl) {
-  if (table_ == nullptr && !FitsListpack(field, value, limits)) {
+  if (!rep_.is_large() && !FitsListpack(field, value, limits)) {
     ConvertToHashtable();
   }
-  if (table_ == nullptr) {
-    Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  if (!rep_.is_large()) {
+    Listpack::Pos p = lp().Find(lp().First(), field, 1);
     const bool added = p == Listpack::kNone;
     if (added) {
-      lp_.Append(field);
-      lp_.Append(value);
+      lp().Append(field);
+      lp().Append(value);
     } else {
-      lp_.Replace(lp_.Next(p), value);
+      lp().Replace(lp().Next(p), value);
     }
     // Checked after an update too, as Redis does: a hash left over the limit by a lowered
     // hash-max-listpack-entries converts at its next write.
     if (size() > limits.hash_max_listpack_entries) ConvertToHashtable();
     return added;
   }
-  FieldNode* old = table_->fields.Find(field);
+  FieldNode* old = large()->fields.Find(field);
   if (old != nullptr && old->value_len == value.size()) {
     old->SetValue(value);
-    if (!keep_ttl && table_->expires != nullptr) ClearExpire(old);
+    if (!keep_ttl && large()->expires != nullptr) ClearExpire(old);
     return false;
   }
   const bool existed = old != nullptr;
   int64_t kept = 0;
   if (existed) {
-    const int64_t had = table_->expires != nullptr ? ClearExpire(old) : 0;
+    const int64_t had = large()->expires != nullptr ? ClearExpire(old) : 0;
     if (keep_ttl) kept = had;
-    FieldNode::Destroy(table_->fields.Unlink(field));
+    FieldNode::Destroy(large()->fields.Unlink(field));
   }
   FieldNode* n = FieldNode::Create(field, value);
-  table_->fields.Insert(n);
+  large()->fields.Insert(n);
   if (kept != 0) Expires().Set(n, kept);
   return !existed;
 }
 
 bool HashObject::Delete(std::string_view field) {
-  if (table_ != nullptr) {
-    FieldNode* n = table_->fields.Unlink(field);
+  if (rep_.is_large()) {
+    FieldNode* n = large()->fields.Unlink(field);
     if (n == nullptr) return false;
-    if (table_->expires != nullptr) ClearExpire(n);
+    if (large()->expires != nullptr) ClearExpire(n);
     FieldNode::Destroy(n);
     // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
     // picks (HRANDFIELD) keep finding non-empty buckets quickly.
-    table_->fields.MaybeShrink();
+    large()->fields.MaybeShrink();
     return true;
   }
-  Listpack::Pos p = lp_.Find(lp_.First(), field, 1);
+  Listpack::Pos p = lp().Find(lp().First(), field, 1);
   if (p == Listpack::kNone) return false;
-  lp_.Delete(lp_.Delete(p));
+  lp().Delete(lp().Delete(p));
   return true;
 }
 
 void HashObject::ConvertToHashtable() {
   // The expire index pointer rides in the table header's jemalloc class (72 -> 80 bytes), and
-  // a hash stays two pointers: a hash without field times costs what it did before them.
-  static_assert(sizeof(Large) <= 80 && sizeof(HashObject) == 16);
-  if (table_ != nullptr) return;
+  // a hash stays one word: a hash without field times costs what it did before them.
+  static_assert(sizeof(Large) <= 80 && sizeof(HashObject) == 8);
+  if (rep_.is_large()) return;
   auto table = std::make_unique<Large>();
   ForEach([&table](std::string_view f, std::string_view v) {
     table->fields.Insert(FieldNode::Create(f, v));
   });
-  table_ = std::move(table);
-  lp_ = Listpack();
+  rep_.SetLarge(std::move(table));
 }
 
 HashObject* HashObject::Clone() const {
   auto* c = new HashObject();
-  if (table_ == nullptr) {
-    c->lp_ = lp_.Clone();
+  if (!rep_.is_large()) {
+    c->rep_.SetPacked(lp().Clone());
   } else {
-    c->table_ = std::make_unique<Large>();
-    const FieldExpires* ex = table_->expires.get();
-    table_->fields.ForEach([c, ex](const FieldNode* n) {
+    c->rep_.SetLarge(std::make_unique<Large>());
+    const FieldExpires* ex = large()->expires.get();
+    large()->fields.ForEach([c, ex](const FieldNode* n) {
       FieldNode* copy = FieldNode::Create(n->field(), n->value());
-      c->table_->fields.Insert(copy);
+      c->large()->fields.Insert(copy);
       const int64_t when = ex != nullptr ? ex->Get(n) : 0;
       if (when != 0) c->Expires().Set(copy, when);
     });
@@ -208,42 +209,43 @@ HashObject* HashObject::Clone() const {
 }
 
 size_t HashObject::MemoryBytes(size_t samples) const {
-  size_t bytes = sizeof(HashObject);
-  if (table_ == nullptr) return bytes + lp_.AllocatedBytes();
-  bytes += table_->fields.BucketBytes();
-  if (table_->expires != nullptr) bytes += table_->expires->MemoryBytes();
+  // The object itself lives in its key's Value.
+  if (!rep_.is_large()) return lp().AllocatedBytes();
+  size_t bytes = 0;
+  bytes += large()->fields.BucketBytes();
+  if (large()->expires != nullptr) bytes += large()->expires->MemoryBytes();
   size_t seen = 0, node_bytes = 0;
-  table_->fields.ForEach([&](const FieldNode* n) {
+  large()->fields.ForEach([&](const FieldNode* n) {
     if (samples != 0 && seen >= samples) return;
     node_bytes += n->AllocSize();
     ++seen;
   });
-  return seen == 0 ? bytes : bytes + node_bytes / seen * table_->fields.size();
+  return seen == 0 ? bytes : bytes + node_bytes / seen * large()->fields.size();
 }
 
 int64_t HashObject::ClearExpire(const FieldNode* n) {
-  const int64_t when = table_->expires->Clear(n);
-  if (table_->expires->empty()) table_->expires.reset();
+  const int64_t when = large()->expires->Clear(n);
+  if (large()->expires->empty()) large()->expires.reset();
   return when;
 }
 
 bool HashObject::FieldExpire(std::string_view field, int64_t* when_ms) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     *when_ms = 0;
     return Exists(field);
   }
-  const FieldNode* n = table_->fields.Find(field);
+  const FieldNode* n = large()->fields.Find(field);
   if (n == nullptr) return false;
-  *when_ms = table_->expires != nullptr ? table_->expires->Get(n) : 0;
+  *when_ms = large()->expires != nullptr ? large()->expires->Get(n) : 0;
   return true;
 }
 
 bool HashObject::SetFieldExpire(std::string_view field, int64_t when_ms) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     if (!Exists(field)) return false;
     ConvertToHashtable();
   }
-  const FieldNode* n = table_->fields.Find(field);
+  const FieldNode* n = large()->fields.Find(field);
   if (n == nullptr) return false;
   Expires().Set(n, when_ms);
   return true;
@@ -251,14 +253,14 @@ bool HashObject::SetFieldExpire(std::string_view field, int64_t when_ms) {
 
 bool HashObject::PersistField(std::string_view field) {
   if (!HasFieldExpires()) return false;
-  const FieldNode* n = table_->fields.Find(field);
+  const FieldNode* n = large()->fields.Find(field);
   return n != nullptr && ClearExpire(n) != 0;
 }
 
 std::vector<std::string> HashObject::DueFields(int64_t now_ms, size_t max) const {
   std::vector<std::string> due;
   if (!HasFieldExpires()) return due;
-  table_->expires->ForEachByTime([&](const FieldNode* n, int64_t when) {
+  large()->expires->ForEachByTime([&](const FieldNode* n, int64_t when) {
     if (when > now_ms || due.size() >= max) return false;
     due.emplace_back(n->field());
     return true;
@@ -276,11 +278,11 @@ bool HashObject::AddWithExpire(std::string_view field, std::string_view value, i
 
 HashObject* HashObject::FromListpack(Listpack lp) {
   auto* h = new HashObject();
-  h->lp_ = std::move(lp);
+  h->rep_.SetPacked(std::move(lp));
   return h;
 }
 
-Value NewHashValue() { return Value::Object(ValueType::kHash, new HashObject()); }
+Value NewHashValue() { return Value::InPlace<HashObject>(ValueType::kHash); }
 
 Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
   uint64_t n;
@@ -314,8 +316,8 @@ Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool
   if (lp.Size() % 2 != 0) return Status::Error(failed);
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   if (lp.HasRepeatedText(2)) return Status::Error(failed);
-  HashObject* obj = HashObject::FromListpack(std::move(lp));
-  Value v = Value::Object(ValueType::kHash, obj);
+  Value v = Value::Object(ValueType::kHash, HashObject::FromListpack(std::move(lp)));
+  HashObject* obj = &HashOf(v);  // held in v: taken after v is made
   bool over = obj->size() > limits.hash_max_listpack_entries;
   if (check_lengths && !over) {
     obj->ForEach([&](std::string_view f, std::string_view val) {

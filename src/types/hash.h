@@ -39,6 +39,7 @@
 #include "types/hash_field_expire.h"
 #include "types/listpack.h"
 #include "types/member_nodes.h"
+#include "types/packed_or_large.h"
 #include "types/type_limits.h"
 #include "types/type_ops.h"
 #include "types/value.h"
@@ -55,9 +56,7 @@ class HashObject {
   HashObject(const HashObject&) = delete;
   HashObject& operator=(const HashObject&) = delete;
 
-  Encoding encoding() const {
-    return table_ != nullptr ? Encoding::kHashtable : Encoding::kListpack;
-  }
+  Encoding encoding() const { return rep_.is_large() ? Encoding::kHashtable : Encoding::kListpack; }
   size_t size() const;
   // The value of `field` into *out; false if the field does not exist.
   bool Get(std::string_view field, std::string* out);
@@ -81,11 +80,11 @@ class HashObject {
 
   // --- Per-field expire times (absolute unix ms; 0 = none). ---
   // Whether any field carries an expire time.
-  bool HasFieldExpires() const { return table_ != nullptr && table_->expires != nullptr; }
+  bool HasFieldExpires() const { return rep_.is_large() && large()->expires != nullptr; }
   // How many fields carry one.
-  size_t FieldExpireCount() const { return HasFieldExpires() ? table_->expires->size() : 0; }
+  size_t FieldExpireCount() const { return HasFieldExpires() ? large()->expires->size() : 0; }
   // The smallest field expire time of the hash, 0 if none (the key's next field expiry).
-  int64_t MinFieldExpire() const { return HasFieldExpires() ? table_->expires->Min() : 0; }
+  int64_t MinFieldExpire() const { return HasFieldExpires() ? large()->expires->Min() : 0; }
   // The expire time of `field` into *when_ms (0 if it has none); false if no such field.
   bool FieldExpire(std::string_view field, int64_t* when_ms);
   // Sets the expire time of an existing field (when_ms > 0), converting a listpack hash to a
@@ -125,10 +124,10 @@ class HashObject {
   // A hash holding the validated listpack `lp` (RDB loading).
   static HashObject* FromListpack(Listpack lp);
 
-  const Listpack& listpack() const { return lp_; }
+  const Listpack& listpack() const { return lp(); }
   // The hashtable encoding's table (HSCAN walks it with HashTable::Scan); only valid when
   // encoding() is kHashtable.
-  HashTable<FieldTableTraits>& table() { return table_->fields; }
+  HashTable<FieldTableTraits>& table() { return large()->fields; }
 
  private:
   // The text of a listpack entry, formatted into buf (kMaxInt64Chars + 1 bytes) if an integer.
@@ -139,7 +138,7 @@ class HashObject {
   template <typename Fn>
   void VisitListpackPair(Listpack::Pos p, Fn& fn) const {
     char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
-    fn(EntryText(lp_.Get(p), fbuf), EntryText(lp_.Get(lp_.Next(p)), vbuf));
+    fn(EntryText(lp().Get(p), fbuf), EntryText(lp().Get(lp().Next(p)), vbuf));
   }
   // The listpack positions of every field, in order.
   std::vector<Listpack::Pos> FieldPositions() const;
@@ -151,38 +150,44 @@ class HashObject {
   };
   // The index of expire times, created on first use.
   FieldExpires& Expires() {
-    if (table_->expires == nullptr) table_->expires = std::make_unique<FieldExpires>();
-    return *table_->expires;
+    if (large()->expires == nullptr) large()->expires = std::make_unique<FieldExpires>();
+    return *large()->expires;
   }
   // Clears n's expire time (if any), freeing the index when it empties; returns the time.
   int64_t ClearExpire(const FieldNode* n);
 
-  Listpack lp_;
-  // Allocated on conversion: a listpack hash is 16 bytes (two pointers), as small hashes are
-  // the common case and a table header is 72 bytes. Its presence is the encoding.
-  std::unique_ptr<Large> table_;
+  Listpack& lp() { return rep_.packed(); }
+  const Listpack& lp() const { return rep_.packed(); }
+  Large* large() const { return rep_.large(); }
+
+  // The listpack, or the table allocated on conversion (a table header is 72 bytes, and small
+  // hashes are the common case): one word, so the hash lives inside its key's Value.
+  PackedOrLarge<Listpack, Large> rep_;
 };
+
+static_assert(sizeof(HashObject) == 8, "a hash lives inside its key's Value (Value::InPlace)");
 
 template <typename Fn>
 void HashObject::ForEachWithExpire(Fn&& fn) const {
-  const FieldExpires* ex = HasFieldExpires() ? table_->expires.get() : nullptr;
+  const FieldExpires* ex = HasFieldExpires() ? large()->expires.get() : nullptr;
   if (ex == nullptr) {
     ForEach([&fn](std::string_view f, std::string_view v) { fn(f, v, int64_t{0}); });
     return;
   }
-  table_->fields.ForEach([&fn, ex](const FieldNode* n) { fn(n->field(), n->value(), ex->Get(n)); });
+  large()->fields.ForEach(
+      [&fn, ex](const FieldNode* n) { fn(n->field(), n->value(), ex->Get(n)); });
 }
 
 template <typename Fn>
 void HashObject::ForEach(Fn&& fn) const {
-  if (table_ != nullptr) {
-    table_->fields.ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
+  if (rep_.is_large()) {
+    large()->fields.ForEach([&fn](const FieldNode* n) { fn(n->field(), n->value()); });
     return;
   }
   char fbuf[kMaxInt64Chars + 1], vbuf[kMaxInt64Chars + 1];
-  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
-    ListpackEntry f = lp_.Get(p);
-    ListpackEntry v = lp_.Get(lp_.Next(p));
+  for (Listpack::Pos p = lp().First(); p != Listpack::kNone; p = lp().Next(lp().Next(p))) {
+    ListpackEntry f = lp().Get(p);
+    ListpackEntry v = lp().Get(lp().Next(p));
     std::string_view fs = f.is_int ? std::string_view(fbuf, FormatInt64(f.num, fbuf)) : f.str;
     std::string_view vs = v.is_int ? std::string_view(vbuf, FormatInt64(v.num, vbuf)) : v.str;
     fn(fs, vs);
@@ -191,16 +196,16 @@ void HashObject::ForEach(Fn&& fn) const {
 
 template <typename Fn>
 void HashObject::RandomPairs(size_t count, Fn&& fn) {
-  if (table_ != nullptr) {
+  if (rep_.is_large()) {
     while (count-- > 0) {
-      const FieldNode* n = FairRandomNode(table_->fields);
+      const FieldNode* n = FairRandomNode(large()->fields);
       fn(n->field(), n->value());
     }
     return;
   }
   const size_t fields = size();
   if (count == 1) {
-    VisitListpackPair(lp_.Seek(static_cast<int64_t>(2 * (RandomWord() % fields))), fn);
+    VisitListpackPair(lp().Seek(static_cast<int64_t>(2 * (RandomWord() % fields))), fn);
     return;
   }
   // One walk to learn where the fields are, then O(1) per pick.
@@ -211,11 +216,11 @@ void HashObject::RandomPairs(size_t count, Fn&& fn) {
 template <typename Fn>
 void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
   size_t left = size();
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     // Selection sampling (Knuth's algorithm S): one walk, each field taken with probability
     // needed / left, which yields every subset of `count` fields with the same chance.
     size_t needed = count;
-    for (Listpack::Pos p = lp_.First(); needed > 0; p = lp_.Next(lp_.Next(p)), --left) {
+    for (Listpack::Pos p = lp().First(); needed > 0; p = lp().Next(lp().Next(p)), --left) {
       if (RandomWord() % left < needed) {
         VisitListpackPair(p, fn);
         --needed;
@@ -227,7 +232,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
     // Many of them: shuffle the first `count` slots of an array of every node (Fisher-Yates).
     std::vector<const FieldNode*> nodes;
     nodes.reserve(left);
-    table_->fields.ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
+    large()->fields.ForEach([&nodes](const FieldNode* n) { nodes.push_back(n); });
     for (size_t i = 0; i < count; ++i) {
       std::swap(nodes[i], nodes[i + RandomWord() % (nodes.size() - i)]);
       fn(nodes[i]->field(), nodes[i]->value());
@@ -239,7 +244,7 @@ void HashObject::DistinctRandomPairs(size_t count, Fn&& fn) {
   std::unordered_set<const FieldNode*> seen;
   seen.reserve(count);
   while (seen.size() < count) {
-    const FieldNode* n = FairRandomNode(table_->fields);
+    const FieldNode* n = FairRandomNode(large()->fields);
     if (seen.insert(n).second) fn(n->field(), n->value());
   }
 }

@@ -86,62 +86,67 @@ const TypeOps kSetOps = {
     .digest = SetDigest,
     .rdb_type = SetRdbType,
     .serialize = SetSerialize,
+    .adopt = AdoptInPlace<SetObject>,
+    .destruct = DestructInPlace<SetObject>,
 };
 
 SetObject::SetObject(std::string_view first) {
   int64_t v;
-  if (!AsSetInteger(first, &v)) table_ = std::make_unique<HashTable<MemberTableTraits>>();
+  if (!AsSetInteger(first, &v)) rep_.SetLarge(std::make_unique<HashTable<MemberTableTraits>>());
 }
 
-size_t SetObject::size() const { return table_ == nullptr ? intset_.Size() : table_->size(); }
+size_t SetObject::size() const { return !rep_.is_large() ? is().Size() : large()->size(); }
 
 bool SetObject::Contains(std::string_view member) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     int64_t v;
-    return AsSetInteger(member, &v) && intset_.Contains(v);
+    return AsSetInteger(member, &v) && is().Contains(v);
   }
-  return table_->Find(member) != nullptr;
+  return large()->Find(member) != nullptr;
 }
 
 bool SetObject::Add(std::string_view member, const TypeLimits& limits) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     int64_t v;
     if (AsSetInteger(member, &v)) {
-      if (!intset_.Add(v)) return false;
-      if (intset_.Size() > limits.set_max_intset_entries) ConvertToHashtable();
+      if (!is().Add(v)) return false;
+      if (is().Size() > limits.set_max_intset_entries) ConvertToHashtable();
       return true;
     }
     ConvertToHashtable();
   }
-  if (table_->Find(member) != nullptr) return false;
-  table_->Insert(MemberNode::Create(member));
+  if (large()->Find(member) != nullptr) return false;
+  large()->Insert(MemberNode::Create(member));
   return true;
 }
 
 bool SetObject::Remove(std::string_view member) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     int64_t v;
-    return AsSetInteger(member, &v) && intset_.Remove(v);
+    return AsSetInteger(member, &v) && is().Remove(v);
   }
-  MemberNode* n = table_->Unlink(member);
+  MemberNode* n = large()->Unlink(member);
   if (n == nullptr) return false;
   MemberNode::Destroy(n);
   // As Redis after a removal: a table left sparse starts an (incremental) shrink, so random
   // picks keep finding non-empty buckets quickly.
-  table_->MaybeShrink();
+  large()->MaybeShrink();
   return true;
 }
 
 void SetObject::Clear() {
-  intset_ = Intset();
-  if (table_ != nullptr) table_->Clear();
+  if (rep_.is_large()) {
+    large()->Clear();
+  } else {
+    is() = Intset();
+  }
 }
 
 // A hashtable member is drawn uniformly whatever the chain lengths (types/fair_random.h: the
 // same draw as HRANDFIELD's and ZRANDMEMBER's), which also moves a rehash under way one step.
 SetObject::MemberRef SetObject::RandomMember() {
-  if (table_ == nullptr) return {intset_.Random(RandomWord()), nullptr};
-  return {0, FairRandomNode(*table_)};
+  if (!rep_.is_large()) return {is().Random(RandomWord()), nullptr};
+  return {0, FairRandomNode(*large())};
 }
 
 void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
@@ -153,10 +158,10 @@ void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
     // Dense: every member in a vector, then the first `count` slots of a Fisher-Yates shuffle.
     std::vector<MemberRef> all;
     all.reserve(n);
-    if (table_ == nullptr) {
-      for (size_t i = 0; i < n; ++i) all.push_back({intset_.At(i), nullptr});
+    if (!rep_.is_large()) {
+      for (size_t i = 0; i < n; ++i) all.push_back({is().At(i), nullptr});
     } else {
-      table_->ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
+      large()->ForEach([&all](const MemberNode* node) { all.push_back({0, node}); });
     }
     for (size_t i = 0; i < count; ++i) {
       std::swap(all[i], all[i + RandomWord() % (n - i)]);
@@ -166,7 +171,7 @@ void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
   }
   // Sparse: at most one in three members is wanted, so a random pick is new with probability
   // at least 2/3 and the expected number of picks is under 1.5 * count.
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     std::unordered_set<int64_t> seen;
     seen.reserve(count);
     while (out->size() < count) {
@@ -185,38 +190,38 @@ void SetObject::PickDistinct(size_t count, std::vector<MemberRef>* out) {
 
 void SetObject::RemoveRef(const MemberRef& r) {
   if (r.node == nullptr) {
-    intset_.Remove(r.value);
+    is().Remove(r.value);
     return;
   }
-  MemberNode* n = table_->Unlink(r.node->member());
+  MemberNode* n = large()->Unlink(r.node->member());
   MemberNode::Destroy(n);
-  table_->MaybeShrink();
+  large()->MaybeShrink();
 }
 
 void SetObject::ConvertToHashtable() {
-  if (table_ != nullptr) return;
-  table_ = std::make_unique<HashTable<MemberTableTraits>>();
+  if (rep_.is_large()) return;
+  auto table = std::make_unique<HashTable<MemberTableTraits>>();
   char buf[kMaxInt64Chars + 1];
-  for (size_t i = 0; i < intset_.Size(); ++i) {
-    table_->Insert(MemberNode::Create(std::string_view(buf, FormatInt64(intset_.At(i), buf))));
+  for (size_t i = 0; i < is().Size(); ++i) {
+    table->Insert(MemberNode::Create(std::string_view(buf, FormatInt64(is().At(i), buf))));
   }
-  intset_ = Intset();
+  rep_.SetLarge(std::move(table));
 }
 
 SetObject* SetObject::FromIntset(Intset is) {
   auto* s = new SetObject();
-  s->intset_ = std::move(is);
+  s->rep_.SetPacked(std::move(is));
   return s;
 }
 
 SetObject* SetObject::Clone() const {
   auto* c = new SetObject();
-  if (table_ == nullptr) {
-    c->intset_ = intset_.Clone();
+  if (!rep_.is_large()) {
+    c->rep_.SetPacked(is().Clone());
   } else {
-    c->table_ = std::make_unique<HashTable<MemberTableTraits>>();
-    table_->ForEach(
-        [c](const MemberNode* n) { c->table_->Insert(MemberNode::Create(n->member())); });
+    c->rep_.SetLarge(std::make_unique<HashTable<MemberTableTraits>>());
+    large()->ForEach(
+        [c](const MemberNode* n) { c->large()->Insert(MemberNode::Create(n->member())); });
   }
   return c;
 }
@@ -224,20 +229,21 @@ SetObject* SetObject::Clone() const {
 // As Redis's MEMORY USAGE: the table's buckets plus the average of the first `samples` nodes
 // times the member count (every node when samples is 0).
 size_t SetObject::MemoryBytes(size_t samples) const {
-  size_t bytes = sizeof(SetObject);
-  if (table_ == nullptr) return bytes + intset_.AllocatedBytes();
-  bytes += table_->BucketBytes();
+  // The object itself lives in its key's Value.
+  if (!rep_.is_large()) return is().AllocatedBytes();
+  size_t bytes = 0;
+  bytes += large()->BucketBytes();
   size_t seen = 0, node_bytes = 0;
-  table_->ForEach([&](const MemberNode* n) {
+  large()->ForEach([&](const MemberNode* n) {
     if (samples != 0 && seen >= samples) return;
     node_bytes += n->AllocSize();
     ++seen;
   });
-  return seen == 0 ? bytes : bytes + node_bytes / seen * table_->size();
+  return seen == 0 ? bytes : bytes + node_bytes / seen * large()->size();
 }
 
 Value NewSetValue(std::string_view first) {
-  return Value::Object(ValueType::kSet, new SetObject(first));
+  return Value::InPlace<SetObject>(ValueType::kSet, first);
 }
 
 Value NewIntsetSetValue() {
@@ -294,9 +300,8 @@ Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits) {
   std::optional<Intset> is = Intset::FromBlob(blob);
   if (!is) return Status::Error("Intset integrity check failed.");
   if (is->Size() == 0) return Status::Error(std::string(kRdbEmptyKey));
-  SetObject* obj = SetObject::FromIntset(std::move(*is));
-  Value v = Value::Object(ValueType::kSet, obj);
-  if (obj->size() > limits.set_max_intset_entries) obj->ConvertToHashtable();
+  Value v = Value::Object(ValueType::kSet, SetObject::FromIntset(std::move(*is)));
+  if (SetOf(v).size() > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
   return v;
 }
 

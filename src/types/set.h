@@ -22,6 +22,7 @@
 
 #include "types/intset.h"
 #include "types/member_nodes.h"
+#include "types/packed_or_large.h"
 #include "types/type_limits.h"
 #include "types/type_ops.h"
 #include "types/value.h"
@@ -38,7 +39,7 @@ class SetObject {
   SetObject(const SetObject&) = delete;
   SetObject& operator=(const SetObject&) = delete;
 
-  Encoding encoding() const { return table_ != nullptr ? Encoding::kHashtable : Encoding::kIntset; }
+  Encoding encoding() const { return rep_.is_large() ? Encoding::kHashtable : Encoding::kIntset; }
   size_t size() const;
   bool Contains(std::string_view member);
   // Adds `member`; false if it was there already. May convert intset -> hashtable.
@@ -84,45 +85,50 @@ class SetObject {
   size_t MemoryBytes(size_t samples) const;
   void ConvertToHashtable();
 
-  const Intset& intset() const { return intset_; }
+  const Intset& intset() const { return is(); }
   // The hashtable encoding's table; only valid when encoding() is kHashtable.
-  HashTable<MemberTableTraits>& table() { return *table_; }
-  const HashTable<MemberTableTraits>& table() const { return *table_; }
+  HashTable<MemberTableTraits>& table() { return *large(); }
+  const HashTable<MemberTableTraits>& table() const { return *large(); }
 
  private:
   SetObject() = default;
-  Intset intset_;
-  // Allocated when the set becomes a hashtable: an intset set is 16 bytes (two pointers), as
-  // small sets are the common case and a table header is 72 bytes. Its presence is the
-  // encoding.
-  std::unique_ptr<HashTable<MemberTableTraits>> table_;
+  Intset& is() { return rep_.packed(); }
+  const Intset& is() const { return rep_.packed(); }
+  HashTable<MemberTableTraits>* large() const { return rep_.large(); }
+
+  // The intset, or the table allocated when the set becomes a hashtable (a table header is 72
+  // bytes, and small sets are the common case): one word, so the set lives inside its key's
+  // Value.
+  PackedOrLarge<Intset, HashTable<MemberTableTraits>> rep_;
 };
+
+static_assert(sizeof(SetObject) == 8, "a set lives inside its key's Value (Value::InPlace)");
 
 template <typename Fn>
 void SetObject::ForEach(Fn&& fn) const {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     char buf[kMaxInt64Chars + 1];
-    for (size_t i = 0; i < intset_.Size(); ++i) {
-      fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)));
+    for (size_t i = 0; i < is().Size(); ++i) {
+      fn(std::string_view(buf, FormatInt64(is().At(i), buf)));
     }
     return;
   }
-  table_->ForEach([&fn](const MemberNode* n) { fn(n->member()); });
+  large()->ForEach([&fn](const MemberNode* n) { fn(n->member()); });
 }
 
 template <typename Fn>
 void SetObject::ForEachWhile(Fn&& fn) {
-  if (table_ == nullptr) {
+  if (!rep_.is_large()) {
     char buf[kMaxInt64Chars + 1];
-    for (size_t i = 0; i < intset_.Size(); ++i) {
-      if (!fn(std::string_view(buf, FormatInt64(intset_.At(i), buf)))) return;
+    for (size_t i = 0; i < is().Size(); ++i) {
+      if (!fn(std::string_view(buf, FormatInt64(is().At(i), buf)))) return;
     }
     return;
   }
   bool go_on = true;
   uint64_t cursor = 0;
   do {
-    cursor = table_->Scan(cursor, [&](MemberNode* n) {
+    cursor = large()->Scan(cursor, [&](MemberNode* n) {
       if (go_on) go_on = fn(n->member());
     });
   } while (cursor != 0 && go_on);

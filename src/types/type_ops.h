@@ -1,13 +1,17 @@
 // TypeOps: every operation the server performs on a value without knowing its type.
 //
-// A Value of an aggregate type (list, set, zset, hash, stream) holds a pointer to an object that
-// its type owns. Everything generic code needs from such an object goes through one row of
-// function pointers per type, kept in one table (type_ops.cc): freeing it, a deep copy (COPY),
+// A Value of an aggregate type (list, set, zset, hash, stream) holds an object that its type
+// owns, or a pointer to one. Everything generic code needs from such an object goes through one row
+// of function pointers per type, kept in one table (type_ops.cc): freeing it, a deep copy (COPY),
 // its memory (MEMORY USAGE, with SAMPLES), its OBJECT ENCODING name, its element count (an
 // aggregate left empty by a command is deleted by the Database's mutation handle, as Redis
 // deletes emptied keys, except a stream's), its DEBUG DIGEST contribution and its RDB serialization
 // (persistence and DUMP/RESTORE). Commands and the keyspace never switch on the type: a new type
 // adds its file under src/types/ and one row here.
+//
+// A hash, set or sorted set is one word (its packed buffer, or its large form's table) and lives
+// inside the Value itself; its row says so with `adopt` and `destruct`. Lists and streams are
+// pointed to.
 //
 // Strings are not aggregates (they live inside the Value: int, inline or heap bytes) and have
 // no row; Value implements their operations directly. A type whose row is still missing cannot
@@ -16,6 +20,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <string_view>
 
 #include "types/type_limits.h"
@@ -51,7 +57,26 @@ struct TypeOps {
   // A key of this type stays when its last element goes (a stream emptied by XDEL or XTRIM
   // stays a stream, as in Redis); other types' emptied keys are deleted.
   bool keep_when_empty = false;
+  // Set for a type whose object fits in the Value's first 8 bytes (a PackedOrLarge body, types/
+  // packed_or_large.h): the Value holds the object itself rather than a pointer to it. `adopt`
+  // moves a heap object made by `new` (or returned by `clone`) into `dst` and frees the heap
+  // block; `destruct` ends an object held in place without freeing its storage. Such objects
+  // are moved by copying their bytes, so they must not point into themselves.
+  void (*adopt)(void* heap_obj, void* dst) = nullptr;
+  void (*destruct)(void* obj) = nullptr;
 };
+
+// The adopt/destruct pair of a type held in place.
+template <typename T>
+void AdoptInPlace(void* heap_obj, void* dst) {
+  static_assert(sizeof(T) <= 8 && alignof(T) <= 8, "an object held in place fits 8 bytes");
+  std::memcpy(dst, static_cast<const void*>(heap_obj), sizeof(T));
+  ::operator delete(heap_obj, sizeof(T));  // its bytes live on in dst: no destructor here
+}
+template <typename T>
+void DestructInPlace(void* obj) {
+  static_cast<T*>(obj)->~T();
+}
 
 // The row of an aggregate type, or nullptr for strings and for types not built yet.
 const TypeOps* FindTypeOps(ValueType t);

@@ -56,7 +56,11 @@ void Value::Release() {
       HeapString::Destroy(heap());
       break;
     case kPointer:
-      FindTypeOps(type())->destroy(pointer());
+      if (in_place()) {
+        FindTypeOps(type())->destruct(raw_);
+      } else {
+        FindTypeOps(type())->destroy(pointer());
+      }
       break;
     default:
       break;
@@ -100,8 +104,13 @@ Value Value::TextString(std::string_view s) {
 
 Value Value::Object(ValueType t, void* obj) {
   Value v;
-  v.set_pointer(obj);
   v.SetTag(t, kPointer, false);
+  if (const TypeOps* ops = FindTypeOps(t); ops->adopt != nullptr) {
+    ops->adopt(obj, v.raw_);
+    v.tag_ |= kInPlaceFlag;
+  } else {
+    v.set_pointer(obj);
+  }
   return v;
 }
 
@@ -112,10 +121,17 @@ Value Value::Clone() const {
       v.set_heap(HeapString::Create({heap()->data, heap()->len}, heap()->len));
       v.tag_ = tag_;
       break;
-    case kPointer:
-      v.set_pointer(FindTypeOps(type())->clone(pointer()));
+    case kPointer: {
+      const TypeOps* ops = FindTypeOps(type());
+      void* copy = ops->clone(object_address());
+      if (in_place()) {
+        ops->adopt(copy, v.raw_);
+      } else {
+        v.set_pointer(copy);
+      }
       v.tag_ = tag_;
       break;
+    }
     default:  // int and inline strings live in the 16 bytes
       std::memcpy(static_cast<void*>(&v), this, sizeof(Value));
       break;
@@ -126,7 +142,7 @@ Value Value::Clone() const {
 bool Value::IsEmptyAggregate() const {
   if (!is_aggregate()) return false;
   const TypeOps* ops = FindTypeOps(type());
-  return !ops->keep_when_empty && ops->length(pointer()) == 0;
+  return !ops->keep_when_empty && ops->length(object_address()) == 0;
 }
 
 Value Value::Integer(int64_t n) {
@@ -186,7 +202,7 @@ const char* Value::EncodingName() const {
       if (tag_ & kRawFlag) return "raw";
       return StringLength() <= kEmbstrLimit ? "embstr" : "raw";
     default:
-      return FindTypeOps(type())->encoding(pointer());
+      return FindTypeOps(type())->encoding(object_address());
   }
 }
 
@@ -195,7 +211,7 @@ size_t Value::HeapBytes(size_t samples) const {
     case kHeap:
       return heap()->AllocSize();
     case kPointer:
-      return FindTypeOps(type())->memory(pointer(), samples);
+      return FindTypeOps(type())->memory(object_address(), samples);
     default:
       return 0;
   }

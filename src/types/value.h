@@ -8,9 +8,16 @@
 //   - heap:   a HeapString holding length, capacity and bytes.
 // Strings up to 44 bytes created by SET report "embstr", longer or mutated ones (APPEND,
 // SETRANGE, SETBIT ...) report "raw", mirroring Redis: the `raw` flag records the mutation.
-// Aggregate types (list, set, zset, hash, stream) hold a pointer to an object their type owns;
-// every operation on it (free, copy, memory, encoding name, length, digest, serialization) is a
-// row of TypeOps (type_ops.h), so the Value never switches on an aggregate's type itself.
+// Aggregate types (list, set, zset, hash, stream) hold an object their type owns: in place, in
+// the first 8 bytes, when it is one word (hashes, sets and sorted sets: types/packed_or_large.h),
+// so a small aggregate costs no allocation beyond its packed buffer; otherwise a pointer to it.
+// object() answers the same for both. Every operation on the object (free, copy, memory,
+// encoding name, length, digest, serialization) is a row of TypeOps (type_ops.h), so the Value
+// never switches on an aggregate's type itself.
+//
+// An object held in place moves with its Value: a reference taken with object() (HashOf,
+// SetOf...) is good only while that Value stays where it is, so fill a new Value before moving
+// it into the keyspace, and take the reference again from the entry after.
 //
 // A Value owns what it points to: moving transfers, destruction frees.
 #pragma once
@@ -18,8 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "util/numbers.h"
 
@@ -76,13 +85,24 @@ class Value {
   // An aggregate of type t (not kString) holding `obj`, which the Value owns from now on and
   // frees through the type's TypeOps::destroy. The type must have a TypeOps row.
   static Value Object(ValueType t, void* obj);
+  // An aggregate of type t whose object T (one word, with a TypeOps row that has `adopt`) is
+  // built in place from `args`, with no heap block in between.
+  template <typename T, typename... Args>
+  static Value InPlace(ValueType t, Args&&... args) {
+    static_assert(sizeof(T) <= 8 && alignof(T) <= 8, "an object held in place fits 8 bytes");
+    Value v;
+    new (v.raw_) T(std::forward<Args>(args)...);
+    v.SetTag(t, kPointer, false);
+    v.tag_ |= kInPlaceFlag;
+    return v;
+  }
 
   ValueType type() const { return static_cast<ValueType>(tag_ & 0x7); }
   bool is_string() const { return type() == ValueType::kString; }
   bool is_int() const { return storage() == kInt; }
   bool is_aggregate() const { return storage() == kPointer; }
   // The aggregate's object (nullptr for strings).
-  void* object() const { return is_aggregate() ? pointer() : nullptr; }
+  void* object() const { return is_aggregate() ? object_address() : nullptr; }
   // A deep copy with the same type and encoding (COPY): OBJECT ENCODING answers the same.
   Value Clone() const;
   // An aggregate with no element left: the Database deletes the key when a mutation leaves
@@ -111,6 +131,8 @@ class Value {
  private:
   enum Storage : uint8_t { kInline = 0, kInt = 1, kHeap = 2, kPointer = 3 };
   static constexpr uint8_t kRawFlag = 0x80;
+  // With kPointer: the object is held in raw_ itself, not pointed to.
+  static constexpr uint8_t kInPlaceFlag = 0x40;
 
   Storage storage() const { return static_cast<Storage>((tag_ >> 3) & 0x3); }
   void SetTag(ValueType t, Storage s, bool raw) {
@@ -143,6 +165,9 @@ class Value {
     return p;
   }
   void set_pointer(void* p) { std::memcpy(raw_, &p, sizeof(p)); }
+  bool in_place() const { return (tag_ & kInPlaceFlag) != 0; }
+  // The aggregate's object, held in place or pointed to.
+  void* object_address() const { return in_place() ? const_cast<unsigned char*>(raw_) : pointer(); }
   char* inline_data() { return reinterpret_cast<char*>(raw_); }
   const char* inline_data() const { return reinterpret_cast<const char*>(raw_); }
   uint8_t inline_len() const { return raw_[14]; }

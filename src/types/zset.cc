@@ -60,9 +60,6 @@ bool FitsListpack(std::string_view member, const TypeLimits& limits) {
 
 }  // namespace
 
-// Two pointers: the listpack and the (skiplist-only) index; small sets fit a 16-byte block.
-static_assert(sizeof(ZSetObject) == 16);
-
 const TypeOps kZSetOps = {
     .type = ValueType::kZSet,
     .encoding = ZSetEncoding,
@@ -73,6 +70,8 @@ const TypeOps kZSetOps = {
     .digest = ZSetDigest,
     .rdb_type = ZSetRdbType,
     .serialize = ZSetSerialize,
+    .adopt = AdoptInPlace<ZSetObject>,
+    .destruct = DestructInPlace<ZSetObject>,
 };
 
 size_t ScoreText(double score, char* buf) {
@@ -91,12 +90,12 @@ size_t ScoreText(double score, char* buf) {
 
 ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
   if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
-    index_ = std::make_unique<ZSetIndex>();
+    rep_.SetLarge(std::make_unique<ZSetIndex>());
   }
 }
 
 size_t ZSetObject::size() const {
-  return encoding() == Encoding::kListpack ? lp_.Size() / 2 : index_->size();
+  return encoding() == Encoding::kListpack ? lp().Size() / 2 : large()->size();
 }
 
 // A stored score is our own (or a validated RDB's) text: "inf", "-inf" or "%.17g" digits, so
@@ -115,14 +114,14 @@ double ZSetObject::ScoreOf(const ListpackEntry& e) {
 }
 
 Listpack::Pos ZSetObject::FindListpack(std::string_view member) const {
-  return lp_.Find(lp_.First(), member, 1);
+  return lp().Find(lp().First(), member, 1);
 }
 
 // Inserts before the first pair that sorts after (score, member).
 void ZSetObject::InsertListpack(std::string_view member, double score) {
-  Listpack::Pos p = lp_.First();
-  for (; p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
-    double s = ScoreOf(lp_.Get(lp_.Next(p)));
+  Listpack::Pos p = lp().First();
+  for (; p != Listpack::kNone; p = lp().Next(lp().Next(p))) {
+    double s = ScoreOf(lp().Get(lp().Next(p)));
     if (s > score) break;
     if (s == score) {
       char buf[kMemberBuf];
@@ -132,19 +131,19 @@ void ZSetObject::InsertListpack(std::string_view member, double score) {
   char buf[32];
   std::string_view text(buf, ScoreText(score, buf));
   if (p == Listpack::kNone) {
-    lp_.Append(member);
-    lp_.Append(text);
+    lp().Append(member);
+    lp().Append(text);
   } else {
-    Listpack::Pos at = lp_.Insert(p, member);
-    lp_.Insert(lp_.Next(at), text);
+    Listpack::Pos at = lp().Insert(p, member);
+    lp().Insert(lp().Next(at), text);
   }
 }
 
 std::optional<double> ZSetObject::Score(std::string_view member) {
-  if (encoding() == Encoding::kSkiplist) return index_->Score(member);
+  if (encoding() == Encoding::kSkiplist) return large()->Score(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return std::nullopt;
-  return ScoreOf(lp_.Get(lp_.Next(p)));
+  return ScoreOf(lp().Get(lp().Next(p)));
 }
 
 ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
@@ -152,14 +151,14 @@ ZSetObject::AddResult ZSetObject::Add(std::string_view member, double score,
   if (encoding() == Encoding::kListpack) {
     Listpack::Pos p = FindListpack(member);
     if (p != Listpack::kNone) {
-      if (ScoreOf(lp_.Get(lp_.Next(p))) == score) return AddResult::kUnchanged;
-      lp_.Delete(lp_.Delete(p));
+      if (ScoreOf(lp().Get(lp().Next(p))) == score) return AddResult::kUnchanged;
+      lp().Delete(lp().Delete(p));
       InsertListpack(member, score);
       return AddResult::kUpdated;
     }
     return AddAbsent(member, score, limits);
   }
-  switch (index_->Add(member, score)) {
+  switch (large()->Add(member, score)) {
     case ZSetIndex::AddResult::kAdded:
       return AddResult::kAdded;
     case ZSetIndex::AddResult::kUpdated:
@@ -173,29 +172,29 @@ ZSetObject::AddResult ZSetObject::AddAbsent(std::string_view member, double scor
                                             const TypeLimits& limits) {
   if (encoding() == Encoding::kListpack) {
     if (size() + 1 <= limits.zset_max_listpack_entries && FitsListpack(member, limits) &&
-        lp_.SafeToAdd(member.size())) {
+        lp().SafeToAdd(member.size())) {
       InsertListpack(member, score);
       return AddResult::kAdded;
     }
     ConvertToSkiplist();
   }
-  index_->Add(member, score);
+  large()->Add(member, score);
   return AddResult::kAdded;
 }
 
 bool ZSetObject::Remove(std::string_view member) {
-  if (encoding() == Encoding::kSkiplist) return index_->Remove(member);
+  if (encoding() == Encoding::kSkiplist) return large()->Remove(member);
   Listpack::Pos p = FindListpack(member);
   if (p == Listpack::kNone) return false;
-  lp_.Delete(lp_.Delete(p));
+  lp().Delete(lp().Delete(p));
   return true;
 }
 
 std::optional<size_t> ZSetObject::Rank(std::string_view member, bool reverse) {
-  if (encoding() == Encoding::kSkiplist) return index_->Rank(member, reverse);
+  if (encoding() == Encoding::kSkiplist) return large()->Rank(member, reverse);
   size_t rank = 0;
-  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
-    if (lp_.Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
+  for (Listpack::Pos p = lp().First(); p != Listpack::kNone; p = NextPair(p), ++rank) {
+    if (lp().Get(p).Equals(member)) return reverse ? size() - 1 - rank : rank;
   }
   return std::nullopt;
 }
@@ -205,7 +204,7 @@ std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
   if (!MayIntersect(r)) return {0, 0};
   char buf[kMemberBuf];
   size_t first = 0, count = 0;
-  Listpack::Pos p = lp_.First();
+  Listpack::Pos p = lp().First();
   for (; p != Listpack::kNone; p = NextPair(p), ++first) {
     if (PairAboveMin(r, MemberAt(p, buf), ScoreAt(p))) break;
   }
@@ -219,7 +218,7 @@ std::pair<size_t, size_t> ZSetObject::ListpackSpan(const Range& r) const {
 size_t ZSetObject::Count(const ScoreRange& r) const {
   if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_->list();
+  const SkipList& l = large()->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -229,7 +228,7 @@ size_t ZSetObject::Count(const ScoreRange& r) const {
 size_t ZSetObject::Count(const LexRange& r) const {
   if (encoding() == Encoding::kListpack) return ListpackSpan(r).second;
   if (!MayIntersect(r)) return 0;
-  const SkipList& l = index_->list();
+  const SkipList& l = large()->list();
   const ZNode* lo = l.FirstInRange(r);
   const ZNode* hi = lo != nullptr ? l.LastInRange(r) : nullptr;
   if (hi == nullptr) return 0;
@@ -238,30 +237,29 @@ size_t ZSetObject::Count(const LexRange& r) const {
 }
 
 size_t ZSetObject::RemoveRanks(size_t start, size_t end) {
-  if (encoding() == Encoding::kSkiplist) return index_->RemoveRankRange(start + 1, end + 1);
-  return lp_.DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
+  if (encoding() == Encoding::kSkiplist) return large()->RemoveRankRange(start + 1, end + 1);
+  return lp().DeleteRange(static_cast<int64_t>(2 * start), 2 * (end - start + 1)) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const ScoreRange& r) {
-  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return large()->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
-  return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
+  return lp().DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 size_t ZSetObject::RemoveRange(const LexRange& r) {
-  if (encoding() == Encoding::kSkiplist) return index_->RemoveRange(r);
+  if (encoding() == Encoding::kSkiplist) return large()->RemoveRange(r);
   auto [first, count] = ListpackSpan(r);
   if (count == 0) return 0;
-  return lp_.DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
+  return lp().DeleteRange(static_cast<int64_t>(2 * first), 2 * count) / 2;
 }
 
 void ZSetObject::ConvertToSkiplist() {
   if (encoding() == Encoding::kSkiplist) return;
   auto index = std::make_unique<ZSetIndex>();
   ForEach([&index](std::string_view m, double s) { index->Add(m, s); });
-  index_ = std::move(index);
-  lp_ = Listpack();
+  rep_.SetLarge(std::move(index));
 }
 
 void ZSetObject::ConvertToListpack() {
@@ -272,35 +270,35 @@ void ZSetObject::ConvertToListpack() {
     lp.Append(m);
     lp.Append(std::string_view(buf, ScoreText(s, buf)));
   });
-  lp_ = std::move(lp);
-  index_.reset();
+  rep_.SetPacked(std::move(lp));
 }
 
 ZSetObject* ZSetObject::Clone() const {
   auto* c = new ZSetObject();
   if (encoding() == Encoding::kListpack) {
-    c->lp_ = lp_.Clone();
+    c->rep_.SetPacked(lp().Clone());
   } else {
-    c->index_ = std::make_unique<ZSetIndex>();
-    ForEach([c](std::string_view m, double s) { c->index_->Add(m, s); });
+    c->rep_.SetLarge(std::make_unique<ZSetIndex>());
+    ForEach([c](std::string_view m, double s) { c->large()->Add(m, s); });
   }
   return c;
 }
 
 size_t ZSetObject::MemoryBytes(size_t samples) const {
-  if (encoding() == Encoding::kListpack) return sizeof(ZSetObject) + lp_.AllocatedBytes();
+  // The object itself lives in its key's Value.
+  if (encoding() == Encoding::kListpack) return lp().AllocatedBytes();
   (void)samples;  // the index keeps an exact byte count, cheaper than sampling
-  return sizeof(ZSetObject) + index_->bytes();
+  return large()->bytes();
 }
 
 ZSetObject* ZSetObject::FromListpack(Listpack lp) {
   auto* z = new ZSetObject();
-  z->lp_ = std::move(lp);
+  z->rep_.SetPacked(std::move(lp));
   return z;
 }
 
 Value NewZSetValue(std::string_view first, const TypeLimits& limits) {
-  return Value::Object(ValueType::kZSet, new ZSetObject(first, limits));
+  return Value::InPlace<ZSetObject>(ValueType::kZSet, first, limits);
 }
 
 namespace {
@@ -312,8 +310,8 @@ Result<Value> LoadZSetRecords(RdbReader& r, const TypeLimits& limits, bool text_
   Status st = r.Length(&n);
   if (!st.ok()) return st;
   if (n == 0) return Status::Error(std::string(kRdbEmptyKey));
-  auto* z = new ZSetObject(std::string_view(), TypeLimits{});
-  Value v = Value::Object(ValueType::kZSet, z);
+  Value v = Value::InPlace<ZSetObject>(ValueType::kZSet, std::string_view(), TypeLimits{});
+  ZSetObject* z = &ZSetOf(v);
   z->ConvertToSkiplist();
   std::string m;
   size_t longest = 0;
@@ -366,8 +364,8 @@ Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits, cons
     }
   }
   if (lp.HasRepeatedText(2)) return Status::Error(failed);
-  ZSetObject* z = ZSetObject::FromListpack(std::move(lp));
-  Value v = Value::Object(ValueType::kZSet, z);
+  Value v = Value::Object(ValueType::kZSet, ZSetObject::FromListpack(std::move(lp)));
+  ZSetObject* z = &ZSetOf(v);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();
   return v;
 }

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "types/listpack.h"
+#include "types/packed_or_large.h"
 #include "types/type_limits.h"
 #include "types/type_ops.h"
 #include "types/value.h"
@@ -48,7 +49,7 @@ class ZSetObject {
   ZSetObject& operator=(const ZSetObject&) = delete;
 
   // The encoding is implied by the index: present exactly in the skiplist encoding.
-  Encoding encoding() const { return index_ ? Encoding::kSkiplist : Encoding::kListpack; }
+  Encoding encoding() const { return rep_.is_large() ? Encoding::kSkiplist : Encoding::kListpack; }
   size_t size() const;
   std::optional<double> Score(std::string_view member);
   // Adds `member` with `score` (never NaN), or moves an existing member to the new score.
@@ -95,11 +96,11 @@ class ZSetObject {
   void ConvertToListpack();
   static ZSetObject* FromListpack(Listpack lp);
 
-  const Listpack& listpack() const { return lp_; }
+  const Listpack& listpack() const { return lp(); }
   // The skiplist encoding's index; only valid when encoding() is kSkiplist. The mutable form
   // is for ZSCAN, whose ZSetIndex::Scan pauses the table's rehashing while it walks.
-  const ZSetIndex& index() const { return *index_; }
-  ZSetIndex& index() { return *index_; }
+  const ZSetIndex& index() const { return *large(); }
+  ZSetIndex& index() { return *large(); }
 
  private:
   ZSetObject() = default;
@@ -107,16 +108,16 @@ class ZSetObject {
   // Listpack walking by pair: `p` is the position of a member; its score follows it.
   static constexpr size_t kMemberBuf = kMaxInt64Chars + 1;
   std::string_view MemberAt(Listpack::Pos p, char* buf) const {
-    ListpackEntry m = lp_.Get(p);
+    ListpackEntry m = lp().Get(p);
     return m.is_int ? std::string_view(buf, FormatInt64(m.num, buf)) : m.str;
   }
-  double ScoreAt(Listpack::Pos p) const { return ScoreOf(lp_.Get(lp_.Next(p))); }
-  Listpack::Pos NextPair(Listpack::Pos p) const { return lp_.Next(lp_.Next(p)); }
+  double ScoreAt(Listpack::Pos p) const { return ScoreOf(lp().Get(lp().Next(p))); }
+  Listpack::Pos NextPair(Listpack::Pos p) const { return lp().Next(lp().Next(p)); }
   Listpack::Pos PrevPair(Listpack::Pos p) const {
-    Listpack::Pos s = lp_.Prev(p);
-    return s == Listpack::kNone ? Listpack::kNone : lp_.Prev(s);
+    Listpack::Pos s = lp().Prev(p);
+    return s == Listpack::kNone ? Listpack::kNone : lp().Prev(s);
   }
-  Listpack::Pos LastPair() const { return lp_.Empty() ? Listpack::kNone : lp_.Prev(lp_.Last()); }
+  Listpack::Pos LastPair() const { return lp().Empty() ? Listpack::kNone : lp().Prev(lp().Last()); }
   // Whether a pair is inside the low / high end of a range (by score or by member bytes).
   static bool PairAboveMin(const ScoreRange& r, std::string_view, double s) {
     return r.AboveMin(s);
@@ -139,24 +140,31 @@ class ZSetObject {
   // Adds a member known to be absent, converting to a skiplist first when a limit would pass.
   AddResult AddAbsent(std::string_view member, double score, const TypeLimits& limits);
 
-  Listpack lp_;
-  // Allocated only for the skiplist encoding: a small set pays for its listpack alone.
-  std::unique_ptr<ZSetIndex> index_;
+  Listpack& lp() { return rep_.packed(); }
+  const Listpack& lp() const { return rep_.packed(); }
+  ZSetIndex* large() const { return rep_.large(); }
+
+  // The listpack, or the index allocated only for the skiplist encoding: one word, so a small
+  // sorted set pays for its listpack alone, inside its key's Value.
+  PackedOrLarge<Listpack, ZSetIndex> rep_;
 };
+
+static_assert(sizeof(ZSetObject) == 8,
+              "a sorted set lives inside its key's Value (Value::InPlace)");
 
 template <typename Fn>
 void ZSetObject::ForEach(Fn&& fn) const {
   if (encoding() == Encoding::kSkiplist) {
-    for (const ZNode* n = index_->list().first(); n != nullptr; n = n->next()) {
+    for (const ZNode* n = large()->list().first(); n != nullptr; n = n->next()) {
       fn(n->member(), n->score);
     }
     return;
   }
   char buf[kMaxInt64Chars + 1];
-  for (Listpack::Pos p = lp_.First(); p != Listpack::kNone; p = lp_.Next(lp_.Next(p))) {
-    ListpackEntry m = lp_.Get(p);
+  for (Listpack::Pos p = lp().First(); p != Listpack::kNone; p = lp().Next(lp().Next(p))) {
+    ListpackEntry m = lp().Get(p);
     std::string_view ms = m.is_int ? std::string_view(buf, FormatInt64(m.num, buf)) : m.str;
-    fn(ms, ScoreOf(lp_.Get(lp_.Next(p))));
+    fn(ms, ScoreOf(lp().Get(lp().Next(p))));
   }
 }
 
@@ -170,15 +178,15 @@ ZSetObject::AddResult ZSetObject::Upsert(std::string_view member, const TypeLimi
       current = ScoreAt(p);
       std::optional<double> s = decide(&current);
       if (!s || *s == current) return AddResult::kUnchanged;
-      lp_.Delete(lp_.Delete(p));
+      lp().Delete(lp().Delete(p));
       InsertListpack(member, *s);
       return AddResult::kUpdated;
     }
-  } else if (ZNode* n = index_->Find(member)) {
+  } else if (ZNode* n = large()->Find(member)) {
     current = n->score;
     std::optional<double> s = decide(&current);
     if (!s || *s == current) return AddResult::kUnchanged;
-    index_->Add(member, *s);
+    large()->Add(member, *s);
     return AddResult::kUpdated;
   }
   std::optional<double> s = decide(nullptr);
@@ -190,7 +198,7 @@ template <typename Fn>
 void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) const {
   size_t n = end - start + 1;
   if (encoding() == Encoding::kSkiplist) {
-    const SkipList& l = index_->list();
+    const SkipList& l = large()->list();
     const ZNode* x = l.ByRank(reverse ? l.size() - start : start + 1);
     for (; n > 0 && x != nullptr; --n, x = reverse ? x->prev() : x->next()) {
       fn(x->member(), x->score);
@@ -199,7 +207,7 @@ void ZSetObject::WalkRanks(size_t start, size_t end, bool reverse, Fn&& fn) cons
   }
   char buf[kMemberBuf];
   const int64_t at = static_cast<int64_t>(2 * start);
-  Listpack::Pos p = lp_.Seek(reverse ? -at - 2 : at);
+  Listpack::Pos p = lp().Seek(reverse ? -at - 2 : at);
   for (; n > 0 && p != Listpack::kNone; --n, p = reverse ? PrevPair(p) : NextPair(p)) {
     fn(MemberAt(p, buf), ScoreAt(p));
   }
@@ -209,12 +217,12 @@ template <typename Range>
 bool ZSetObject::MayIntersect(const Range& r) const {
   if (r.Empty() || size() == 0) return false;
   if (encoding() == Encoding::kSkiplist) {
-    const ZNode* lo = index_->list().first();
-    const ZNode* hi = index_->list().last();
+    const ZNode* lo = large()->list().first();
+    const ZNode* hi = large()->list().last();
     return PairAboveMin(r, hi->member(), hi->score) && PairBelowMax(r, lo->member(), lo->score);
   }
   char buf[kMemberBuf];
-  Listpack::Pos hi = LastPair(), lo = lp_.First();
+  Listpack::Pos hi = LastPair(), lo = lp().First();
   return PairAboveMin(r, MemberAt(hi, buf), ScoreAt(hi)) &&
          PairBelowMax(r, MemberAt(lo, buf), ScoreAt(lo));
 }
@@ -225,7 +233,7 @@ size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_
   if (limit == 0 || !MayIntersect(r)) return 0;
   size_t calls = 0;
   if (encoding() == Encoding::kSkiplist) {
-    const SkipList& l = index_->list();
+    const SkipList& l = large()->list();
     const ZNode* x = reverse ? l.LastInRange(r) : l.FirstInRange(r);
     if (x == nullptr) return 0;
     if (offset > 0) {
@@ -244,7 +252,7 @@ size_t ZSetObject::WalkRange(const Range& r, bool reverse, size_t offset, int64_
     return calls;
   }
   char buf[kMemberBuf];
-  Listpack::Pos p = reverse ? LastPair() : lp_.First();
+  Listpack::Pos p = reverse ? LastPair() : lp().First();
   // Skip the pairs outside the starting end, then the offset, then call while inside.
   for (; p != Listpack::kNone; p = reverse ? PrevPair(p) : NextPair(p)) {
     std::string_view m = MemberAt(p, buf);

@@ -281,5 +281,66 @@ TEST(ZSetValueTest, LoadingRejectsBadScoresAndDuplicates) {
   EXPECT_FALSE(Load(bytes).ok());
 }
 
+// --- held in place ------------------------------------------------------------------------
+
+// True when the aggregate's object lies inside the 16 bytes of `v` (no heap block of its own).
+bool HeldInPlace(const Value& v) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(&v);
+  const auto* obj = static_cast<const unsigned char*>(v.object());
+  return obj >= begin && obj < begin + sizeof(Value);
+}
+
+// A hash, set or sorted set lives inside its Value in both encodings, and moves with it: after
+// a move (the keyspace's Entry::Create, a RENAME) and a deep copy, each one still answers with
+// its own elements, and converting either way leaves nothing behind (ASan's leak check).
+TEST(InPlaceValueTest, HashSetAndZSetLiveInTheirValueAndMoveWithIt) {
+  TypeLimits small;
+  small.hash_max_listpack_entries = 2;
+  small.set_max_intset_entries = 2;
+  small.zset_max_listpack_entries = 2;
+  Value h = MakeHash({{"a", "1"}});
+  Value s = MakeSet({"1"});
+  Value z = NewZSetValue("m", small);
+  ZSetOf(z).Add("m", 1.5, small);
+  for (const Value* v : {&h, &s, &z}) EXPECT_TRUE(HeldInPlace(*v)) << v->EncodingName();
+  // The small encodings cost their packed buffer alone: no object in front of it.
+  EXPECT_EQ(h.HeapBytes(), HashOf(h).listpack().AllocatedBytes());
+  EXPECT_EQ(s.HeapBytes(), SetOf(s).intset().AllocatedBytes());
+  EXPECT_EQ(z.HeapBytes(), ZSetOf(z).listpack().AllocatedBytes());
+
+  Value h2(std::move(h));
+  Value s2(std::move(s));
+  Value z2(std::move(z));
+  EXPECT_TRUE(h.is_string() && s.is_string() && z.is_string());  // moved-from: empty strings
+  EXPECT_TRUE(HeldInPlace(h2) && HeldInPlace(s2) && HeldInPlace(z2));
+  // Past the limits, into the large encodings, through the moved-to Values.
+  for (const char* f : {"b", "c"}) HashOf(h2).Set(f, "2", small);
+  for (const char* m : {"2", "3"}) SetOf(s2).Add(m, small);
+  for (const char* m : {"n", "o"}) ZSetOf(z2).Add(m, 2.5, small);
+  EXPECT_STREQ(h2.EncodingName(), "hashtable");
+  EXPECT_STREQ(s2.EncodingName(), "hashtable");
+  EXPECT_STREQ(z2.EncodingName(), "skiplist");
+  EXPECT_TRUE(HeldInPlace(h2) && HeldInPlace(s2) && HeldInPlace(z2));
+
+  Value hc = h2.Clone(), sc = s2.Clone(), zc = z2.Clone();
+  EXPECT_TRUE(HeldInPlace(hc) && HeldInPlace(sc) && HeldInPlace(zc));
+  HashOf(h2).Delete("a");
+  SetOf(s2).Remove("1");
+  ZSetOf(z2).Remove("m");
+  EXPECT_EQ(Fields(hc), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}, {"c", "2"}}));
+  EXPECT_EQ(Members(sc), (std::set<std::string>{"1", "2", "3"}));
+  EXPECT_EQ(ZSetOf(zc).size(), 3u);
+  EXPECT_EQ(HashOf(h2).size(), 2u);
+
+  // Back to the packed form: a sorted set trimmed under its limit converts on load, as Redis.
+  Result<Value> back = Load(Rdb(z2), TypeLimits{});
+  ASSERT_TRUE(back.ok());
+  EXPECT_STREQ(back.value().EncodingName(), "listpack");
+  EXPECT_TRUE(HeldInPlace(back.value()));
+  // Move-assignment over a large value frees it (the leak check sees the table go).
+  hc = std::move(sc);
+  EXPECT_EQ(Members(hc), (std::set<std::string>{"1", "2", "3"}));
+}
+
 }  // namespace
 }  // namespace redistp
