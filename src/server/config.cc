@@ -397,8 +397,37 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
     for (const auto& [r, text] : saved) have = have || r == row;
     if (!have) saved.emplace_back(row, values_[row]);
   }
-  auto restore = [&] {
-    for (auto it = saved.rbegin(); it != saved.rend(); ++it) StoreRow(it->first, it->second);
+  // Puts every saved row back. As in Redis, a row among the first `tried` pairs (those whose
+  // values were set, or refused) gets the value its CONFIG GET text reads as, not the exact
+  // value it had: where that text loses something (notify-keyspace-events shows no `n` beside
+  // `A`), the loss stays. Rows whose restored text differs from the saved one run their hooks
+  // (all but the ones in `skip`), so the server follows.
+  auto restore = [&](size_t tried, const std::vector<size_t>& skip) {
+    std::vector<size_t> moved;
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      const ConfigDef& def = table[it->first];
+      std::string text = it->second;
+      bool was_tried = false;
+      for (size_t i = 0; i < tried; ++i) was_tried = was_tried || rows[i] == it->first;
+      if (was_tried && def.display != nullptr) {
+        std::vector<std::string> args{def.display(it->second)};
+        std::string reread;
+        if (ParseConfigValue(def, args, it->second, /*loading=*/false, &reread).ok()) {
+          text = std::move(reread);
+        }
+      }
+      if (text != it->second) moved.push_back(it->first);
+      StoreRow(it->first, std::move(text));
+    }
+    for (size_t h = 0; h < hooks_.size(); ++h) {
+      bool watches = false;
+      for (size_t r : hooks_[h].rows) {
+        for (size_t m : moved) watches = watches || r == m;
+      }
+      bool skipped = false;
+      for (size_t k : skip) skipped = skipped || k == h;
+      if (watches && !skipped) hooks_[h].hook();  // its error cannot be reported any better
+    }
   };
   for (size_t i = 0; i < pairs.size(); ++i) {
     const ConfigDef& def = table[rows[i]];
@@ -415,7 +444,7 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
     std::string text;
     Status s = ParseConfigValue(def, args, values_[rows[i]], /*loading=*/false, &text);
     if (!s.ok()) {
-      restore();
+      restore(i + 1, {});
       // A value is refused under the parameter's own name (lower case; the alias when the
       // alias was given), unlike the name checks above, which echo the argument as typed.
       bool by_alias = !def.alias.empty() && EqualsIgnoreCase(pairs[i].first, def.alias);
@@ -443,10 +472,12 @@ Status Config::Set(const std::vector<std::pair<std::string_view, std::string_vie
     Status s = hooks_[runs[n].first].hook();
     if (s.ok()) continue;
     if (apply_failure_) apply_failure_(table[rows[runs[n].second]].name);
-    restore();
     // Let every hook that already acted (and the failing one) see the old values again. Their
     // errors cannot be reported any better than the first one.
-    for (size_t m = 0; m <= n; ++m) hooks_[runs[m].first].hook();
+    std::vector<size_t> acted;
+    for (size_t m = 0; m <= n; ++m) acted.push_back(runs[m].first);
+    restore(pairs.size(), acted);
+    for (size_t h : acted) hooks_[h].hook();
     return Status::Error(SetFailed(pairs[runs[n].second].first, s.message()));
   }
   return Status::Ok();

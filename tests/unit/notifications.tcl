@@ -90,6 +90,33 @@ start_server {tags {notifications needs:config needs:debug}} {
         assert_equal {notify-keyspace-events {}} [r config get notify-keyspace-events]
     }
 
+    test {A refused CONFIG SET puts notify-keyspace-events back as CONFIG GET showed it, n lost beside A} {
+        # Redis restores each parameter of a failed CONFIG SET, up to the refused one, from its
+        # CONFIG GET text: `n` is not shown beside `A`, so it is dropped; shown beside s and K,
+        # it stays; a parameter after the refused one is never touched.
+        set sub [kn_subscriber {__key*__:*}]
+        set new_events {{{new kn:r} {sadd kn:r}} {{sadd kn:r}}}
+        # {flags, the refused CONFIG SET, whether `new` is still published}
+        set cases {
+            KEAn {notify-keyspace-events KEA1} 0
+            KEAn {notify-keyspace-events KEAn maxmemory-policy bogus} 0
+            KEAn {maxmemory-policy bogus notify-keyspace-events KEA} 1
+            KEsn {notify-keyspace-events KEA1} 1
+        }
+        foreach {flags refused keeps} $cases {
+            kn_set_flags $flags
+            assert_error {ERR CONFIG SET failed*} {r config set {*}$refused}
+            r del kn:r
+            kn_drain $sub
+            r sadd kn:r 1
+            set want [kn_messages [lindex $new_events [expr {!$keeps}]]]
+            assert_equal $want [kn_drain $sub] "$flags, then $refused"
+        }
+        r del kn:r
+        kn_set_flags ""
+        $sub close
+    }
+
     test {notify-keyspace-events off (the default) publishes nothing} {
         r flushall
         set sub [kn_subscriber {__key*__:*}]

@@ -256,8 +256,6 @@ void Runner::Track(const Step& step, const Value& reply) {
   }
   if (reply.kind == Value::Kind::kStatus && reply.str == "QUEUED") {
     tx.queued.push_back(name);
-    tx.notify_set.push_back(name == "config|set" && step.argv.size() >= 3 &&
-                            ExactConfigGet("config|get", {"CONFIG", "GET", step.argv[2]}));
   }
 }
 
@@ -295,8 +293,6 @@ long Runner::Run(const std::vector<Step>& steps, size_t begin, size_t end, Outco
       if (row != nullptr && (row->rule == Rule::kEncodingOrder || row->rule == Rule::kLexRange)) {
         break;
       }
-      // TODO(pdiff-findings 03:45, f/notify): a CONFIG SET may need ours re-set after it.
-      if (name == "config|set") break;
       // A PFADD refused for a corrupt HLL may need its key deleted after it (see Compare).
       if (name == "pfadd") break;
       if (streams_.enabled && ChangesMultiState(name)) {
@@ -614,25 +610,6 @@ Outcome Runner::Compare(const Step& step, Value ours, Value theirs, Connection& 
       } else if (mixed) {
         out.same = SameRelaxed(out.ours, out.theirs, Relaxed::kShape, false, out.why);
       }
-    }
-  }
-  // TODO(pdiff-findings 03:45, f/notify): Redis restores a refused CONFIG SET from CONFIG GET's
-  // text, which never shows `n`; ours keeps the flags. Ours is set to Redis's value until fixed.
-  auto refused = [](const Value& v) {
-    return v.IsError() && v.str.rfind("ERR CONFIG SET failed", 0) == 0;
-  };
-  bool resync = out.same && name == "config|set" && step.argv.size() >= 4 && refused(out.theirs) &&
-                ExactConfigGet("config|get", {"CONFIG", "GET", step.argv[2]}) && !tx.in_multi;
-  if (out.same && name == "exec" && tx.in_multi &&
-      out.theirs.elements.size() == tx.notify_set.size()) {
-    for (size_t i = 0; i < tx.notify_set.size(); ++i) {
-      resync = resync || (tx.notify_set[i] && refused(out.theirs.elements[i]));
-    }
-  }
-  if (resync) {
-    Value now = b.Call({"CONFIG", "GET", "notify-keyspace-events"});
-    if (now.elements.size() == 2) {
-      a.Call({"CONFIG", "SET", "notify-keyspace-events", now.elements[1].str});
     }
   }
   // A PFADD that met a corrupt sparse HLL: Redis keeps the registers it changed before the

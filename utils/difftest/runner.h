@@ -117,7 +117,6 @@ class Runner {
   struct TxState {
     bool in_multi = false;
     std::vector<std::string> queued;  // policy names of the queued commands
-    std::vector<bool> notify_set;     // per queued command: CONFIG SET notify-keyspace-events
   };
   static constexpr size_t kMaxPipeline = 64;
   bool OpenAll(Side& side, std::string& error);
