@@ -42,7 +42,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -64,6 +66,11 @@
 
 namespace redistp {
 namespace {
+
+// poll(2)'s timeout for a wait of `ms` (> 0) milliseconds. MIGRATE's timeout is a 64-bit integer:
+// cut to an int it could become 0 (4294967296: every wait fails at once) or negative (2^31:
+// poll waits forever); past INT_MAX ms (24.8 days) it is capped instead.
+int PollMs(int64_t ms) { return static_cast<int>(std::clamp<int64_t>(ms, 0, INT_MAX)); }
 
 constexpr int64_t kCachedSocketTtlMs = 10 * 1000;
 constexpr size_t kMaxCachedSockets = 64;
@@ -184,7 +191,7 @@ class MigrateSockets : public Subsystem {
     freeaddrinfo(res);
     if (fd < 0) return -1;
     pollfd pfd{fd, POLLOUT, 0};
-    if (poll(&pfd, 1, static_cast<int>(timeout_ms)) <= 0) {
+    if (poll(&pfd, 1, PollMs(timeout_ms)) <= 0) {
       close(fd);
       return -1;
     }
@@ -201,7 +208,7 @@ class MigrateSockets : public Subsystem {
 bool WaitReady(int fd, short events, int64_t timeout_ms) {
   for (;;) {
     pollfd pfd{fd, events, 0};
-    int r = poll(&pfd, 1, static_cast<int>(timeout_ms));
+    int r = poll(&pfd, 1, PollMs(timeout_ms));
     if (r > 0) return true;
     if (r == 0) {
       errno = ETIMEDOUT;

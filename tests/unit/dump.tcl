@@ -289,6 +289,17 @@ start_server {tags {dump}} {
             assert_range [r -1 pttl k] 1 500000
         }
 
+        test {MIGRATE with a timeout past 2^31 or 2^32 ms waits for the target like any long one} {
+            # The timeout is a 64-bit integer; cut to poll's int, 2^32 would be 0 (no wait at
+            # all for the reply) and 2^31 negative (a wait without end).
+            foreach timeout {4294967296 2147483648 9223372036854775807} {
+                r -1 flushall
+                r set k $timeout
+                assert_equal OK [r migrate [srv -1 host] [srv -1 port] k [srv -1 db] $timeout copy]
+                assert_equal $timeout [r -1 get k]
+            }
+        }
+
         test {MIGRATE of a missing key replies NOKEY} {
             assert_equal NOKEY [r migrate [srv -1 host] [srv -1 port] nokey [srv -1 db] 5000]
         }
