@@ -50,6 +50,9 @@ Quicklist::Quicklist(int fill, int compress_depth) : depth_(std::max(compress_de
 }
 Quicklist::~Quicklist() { Clear(); }
 
+// Two node pointers, two counts, fill and depth, the lazily made in-use list: 48 bytes.
+static_assert(sizeof(Quicklist) == 48);
+
 Quicklist::Quicklist(Quicklist&& o) noexcept
     : head_(o.head_),
       tail_(o.tail_),
@@ -60,7 +63,6 @@ Quicklist::Quicklist(Quicklist&& o) noexcept
       in_use_(std::move(o.in_use_)) {
   o.head_ = o.tail_ = nullptr;
   o.count_ = o.nodes_ = 0;
-  o.in_use_.clear();
 }
 
 Quicklist& Quicklist::operator=(Quicklist&& o) noexcept {
@@ -75,7 +77,6 @@ Quicklist& Quicklist::operator=(Quicklist&& o) noexcept {
     in_use_ = std::move(o.in_use_);
     o.head_ = o.tail_ = nullptr;
     o.count_ = o.nodes_ = 0;
-    o.in_use_.clear();
   }
   return *this;
 }
@@ -98,7 +99,7 @@ void Quicklist::Clear() {
   }
   head_ = tail_ = nullptr;
   count_ = nodes_ = 0;
-  in_use_.clear();
+  in_use_.reset();
 }
 
 void Quicklist::SetFill(int fill) {
@@ -145,7 +146,7 @@ Listpack& Quicklist::Use(Node* n) const {
     n->lp = Listpack::AdoptTrusted(buf);
     std::free(lzf);
     n->set_lzf(nullptr);
-    in_use_.push_back(n);
+    InUse().push_back(n);
   }
   return n->lp;
 }
@@ -177,8 +178,10 @@ void Quicklist::Compress(Node* n) const {
   std::memcpy(block, header, kLzfHeader);
   auto* fitted = static_cast<uint8_t*>(std::realloc(block, kLzfHeader + len));
   n->set_lzf(fitted != nullptr ? fitted : block);
-  Listpack released = std::move(n->lp);                             // frees the raw blob
-  if (!in_use_.empty() && in_use_.back() == n) in_use_.pop_back();  // a walk's last node
+  Listpack released = std::move(n->lp);  // frees the raw blob
+  if (in_use_ != nullptr && !in_use_->empty() && in_use_->back() == n) {
+    in_use_->pop_back();  // a walk's last node
+  }
 }
 
 void Quicklist::Settle(const Node* keep) const {
@@ -195,10 +198,10 @@ void Quicklist::Settle(const Node* keep) const {
   if (h != nullptr && h != keep) Compress(h);
   if (t != nullptr && t != keep) Compress(t);
   std::vector<Node*> used;
-  used.swap(in_use_);
+  if (in_use_ != nullptr) used.swap(*in_use_);
   for (Node* n : used) {
     if (n == keep)
-      in_use_.push_back(n);
+      InUse().push_back(n);
     else
       Compress(n);
   }
@@ -243,7 +246,7 @@ Quicklist::Node* Quicklist::NewNodeAfter(Node* at) {
   else
     head_ = n;
   nodes_++;
-  if (depth_ > 0) in_use_.push_back(n);  // compressed by the next Settle if interior
+  if (depth_ > 0) InUse().push_back(n);  // compressed by the next Settle if interior
   return n;
 }
 
@@ -264,7 +267,9 @@ void Quicklist::Unlink(Node* n) {
   else
     tail_ = n->prev;
   nodes_--;
-  in_use_.erase(std::remove(in_use_.begin(), in_use_.end(), n), in_use_.end());
+  if (in_use_ != nullptr) {
+    in_use_->erase(std::remove(in_use_->begin(), in_use_->end(), n), in_use_->end());
+  }
   delete n;
 }
 

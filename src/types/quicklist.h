@@ -59,6 +59,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -199,8 +200,14 @@ class Quicklist {
   size_t nodes_ = 0;
   int fill_;
   int depth_;
-  // Interior nodes decompressed since the last Settle (new nodes too), to compress again.
-  mutable std::vector<Node*> in_use_;
+  // Interior nodes decompressed since the last Settle (new nodes too), to compress again;
+  // allocated on first use, so a list without compression costs 48 bytes here (jemalloc's
+  // class of Redis's own quicklist header), not 64.
+  mutable std::unique_ptr<std::vector<Node*>> in_use_;
+  std::vector<Node*>& InUse() const {
+    if (in_use_ == nullptr) in_use_ = std::make_unique<std::vector<Node*>>();
+    return *in_use_;
+  }
 };
 
 }  // namespace redistp
