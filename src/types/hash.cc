@@ -211,8 +211,7 @@ HashObject* HashObject::Clone() const {
 size_t HashObject::MemoryBytes(size_t samples) const {
   // The object itself lives in its key's Value.
   if (!rep_.is_large()) return lp().AllocatedBytes();
-  size_t bytes = 0;
-  bytes += large()->fields.BucketBytes();
+  size_t bytes = large()->fields.BucketBytes();
   if (large()->expires != nullptr) bytes += large()->expires->MemoryBytes();
   size_t seen = 0, node_bytes = 0;
   large()->fields.ForEach([&](const FieldNode* n) {
@@ -276,12 +275,6 @@ bool HashObject::AddWithExpire(std::string_view field, std::string_view value, i
   return true;
 }
 
-HashObject* HashObject::FromListpack(Listpack lp) {
-  auto* h = new HashObject();
-  h->rep_.SetPacked(std::move(lp));
-  return h;
-}
-
 Value NewHashValue() { return Value::InPlace<HashObject>(ValueType::kHash); }
 
 Result<Value> LoadHashPlain(RdbReader& r, const TypeLimits& limits) {
@@ -316,7 +309,7 @@ Result<Value> HashFromLoadedListpack(Listpack lp, const TypeLimits& limits, bool
   if (lp.Size() % 2 != 0) return Status::Error(failed);
   if (lp.Empty()) return Status::Error(std::string(kRdbEmptyKey));
   if (lp.HasRepeatedText(2)) return Status::Error(failed);
-  Value v = Value::Object(ValueType::kHash, HashObject::FromListpack(std::move(lp)));
+  Value v = Value::InPlace<HashObject>(ValueType::kHash, std::move(lp));
   HashObject* obj = &HashOf(v);  // held in v: taken after v is made
   bool over = obj->size() > limits.hash_max_listpack_entries;
   if (check_lengths && !over) {

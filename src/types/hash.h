@@ -121,8 +121,8 @@ class HashObject {
   HashObject* Clone() const;
   size_t MemoryBytes(size_t samples) const;
   void ConvertToHashtable();
-  // A hash holding the validated listpack `lp` (RDB loading).
-  static HashObject* FromListpack(Listpack lp);
+  // A hash holding the validated listpack `lp` (RDB loading: Value::InPlace builds it there).
+  explicit HashObject(Listpack lp) : rep_(std::move(lp)) {}
 
   const Listpack& listpack() const { return lp(); }
   // The hashtable encoding's table (HSCAN walks it with HashTable::Scan); only valid when

@@ -34,6 +34,15 @@ class PackedOrLarge {
  public:
   PackedOrLarge() { new (bytes_) Packed(); }
   explicit PackedOrLarge(Packed&& p) { new (bytes_) Packed(std::move(p)); }
+  // The large form `l`, or (null) an empty packed one: no packed buffer made only to be freed.
+  explicit PackedOrLarge(std::unique_ptr<Large> l) {
+    if (l == nullptr) {
+      new (bytes_) Packed();
+    } else {
+      const uintptr_t w = reinterpret_cast<uintptr_t>(l.release()) | 1;
+      std::memcpy(bytes_, &w, sizeof(w));
+    }
+  }
   ~PackedOrLarge() { Reset(); }
   PackedOrLarge(const PackedOrLarge&) = delete;
   PackedOrLarge& operator=(const PackedOrLarge&) = delete;

@@ -20,6 +20,10 @@ namespace {
 bool AsSetInteger(std::string_view s, int64_t* v) {
   return s.size() <= kMaxInt64Chars && ParseInt64(s, v);
 }
+bool IsSetInteger(std::string_view s) {
+  int64_t v;
+  return AsSetInteger(s, &v);
+}
 
 const SetObject& Obj(const void* p) { return *static_cast<const SetObject*>(p); }
 
@@ -90,10 +94,8 @@ const TypeOps kSetOps = {
     .destruct = DestructInPlace<SetObject>,
 };
 
-SetObject::SetObject(std::string_view first) {
-  int64_t v;
-  if (!AsSetInteger(first, &v)) rep_.SetLarge(std::make_unique<HashTable<MemberTableTraits>>());
-}
+SetObject::SetObject(std::string_view first)
+    : rep_(IsSetInteger(first) ? nullptr : std::make_unique<HashTable<MemberTableTraits>>()) {}
 
 size_t SetObject::size() const { return !rep_.is_large() ? is().Size() : large()->size(); }
 
@@ -208,12 +210,6 @@ void SetObject::ConvertToHashtable() {
   rep_.SetLarge(std::move(table));
 }
 
-SetObject* SetObject::FromIntset(Intset is) {
-  auto* s = new SetObject();
-  s->rep_.SetPacked(std::move(is));
-  return s;
-}
-
 SetObject* SetObject::Clone() const {
   auto* c = new SetObject();
   if (!rep_.is_large()) {
@@ -231,8 +227,7 @@ SetObject* SetObject::Clone() const {
 size_t SetObject::MemoryBytes(size_t samples) const {
   // The object itself lives in its key's Value.
   if (!rep_.is_large()) return is().AllocatedBytes();
-  size_t bytes = 0;
-  bytes += large()->BucketBytes();
+  size_t bytes = large()->BucketBytes();
   size_t seen = 0, node_bytes = 0;
   large()->ForEach([&](const MemberNode* n) {
     if (samples != 0 && seen >= samples) return;
@@ -246,9 +241,7 @@ Value NewSetValue(std::string_view first) {
   return Value::InPlace<SetObject>(ValueType::kSet, first);
 }
 
-Value NewIntsetSetValue() {
-  return Value::Object(ValueType::kSet, SetObject::FromIntset(Intset()));
-}
+Value NewIntsetSetValue() { return Value::InPlace<SetObject>(ValueType::kSet, Intset()); }
 
 Result<Value> LoadSetPlain(RdbReader& r, const TypeLimits& limits) {
   uint64_t n;
@@ -300,7 +293,7 @@ Result<Value> LoadSetIntset(RdbReader& r, const TypeLimits& limits) {
   std::optional<Intset> is = Intset::FromBlob(blob);
   if (!is) return Status::Error("Intset integrity check failed.");
   if (is->Size() == 0) return Status::Error(std::string(kRdbEmptyKey));
-  Value v = Value::Object(ValueType::kSet, SetObject::FromIntset(std::move(*is)));
+  Value v = Value::InPlace<SetObject>(ValueType::kSet, std::move(*is));
   if (SetOf(v).size() > limits.set_max_intset_entries) SetOf(v).ConvertToHashtable();
   return v;
 }

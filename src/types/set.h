@@ -79,8 +79,8 @@ class SetObject {
   template <typename Fn>
   void ForEachWhile(Fn&& fn);
 
-  // A set holding `is` in the intset encoding (RDB loading).
-  static SetObject* FromIntset(Intset is);
+  // A set holding `is` in the intset encoding (RDB loading: Value::InPlace builds it there).
+  explicit SetObject(Intset is) : rep_(std::move(is)) {}
   SetObject* Clone() const;
   size_t MemoryBytes(size_t samples) const;
   void ConvertToHashtable();

@@ -88,11 +88,10 @@ size_t ScoreText(double score, char* buf) {
   return static_cast<size_t>(std::snprintf(buf, 32, "%.17g", score));
 }
 
-ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits) {
-  if (limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)) {
-    rep_.SetLarge(std::make_unique<ZSetIndex>());
-  }
-}
+ZSetObject::ZSetObject(std::string_view first, const TypeLimits& limits)
+    : rep_(limits.zset_max_listpack_entries == 0 || !FitsListpack(first, limits)
+               ? std::make_unique<ZSetIndex>()
+               : nullptr) {}
 
 size_t ZSetObject::size() const {
   return encoding() == Encoding::kListpack ? lp().Size() / 2 : large()->size();
@@ -291,12 +290,6 @@ size_t ZSetObject::MemoryBytes(size_t samples) const {
   return large()->bytes();
 }
 
-ZSetObject* ZSetObject::FromListpack(Listpack lp) {
-  auto* z = new ZSetObject();
-  z->rep_.SetPacked(std::move(lp));
-  return z;
-}
-
 Value NewZSetValue(std::string_view first, const TypeLimits& limits) {
   return Value::InPlace<ZSetObject>(ValueType::kZSet, first, limits);
 }
@@ -364,7 +357,7 @@ Result<Value> ZSetFromLoadedListpack(Listpack lp, const TypeLimits& limits, cons
     }
   }
   if (lp.HasRepeatedText(2)) return Status::Error(failed);
-  Value v = Value::Object(ValueType::kZSet, ZSetObject::FromListpack(std::move(lp)));
+  Value v = Value::InPlace<ZSetObject>(ValueType::kZSet, std::move(lp));
   ZSetObject* z = &ZSetOf(v);
   if (z->size() > limits.zset_max_listpack_entries) z->ConvertToSkiplist();
   return v;

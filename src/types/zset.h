@@ -94,7 +94,9 @@ class ZSetObject {
   size_t MemoryBytes(size_t samples) const;
   void ConvertToSkiplist();
   void ConvertToListpack();
-  static ZSetObject* FromListpack(Listpack lp);
+  // A sorted set holding the validated listpack `lp` (RDB loading: Value::InPlace builds it
+  // there).
+  explicit ZSetObject(Listpack lp) : rep_(std::move(lp)) {}
 
   const Listpack& listpack() const { return lp(); }
   // The skiplist encoding's index; only valid when encoding() is kSkiplist. The mutable form
