@@ -5,26 +5,30 @@
 // That is fine for eviction sampling but not for commands whose users count on a fair draw
 // (HRANDFIELD; Redis's tests check the histogram of its picks).
 //
-// Model. A random SCAN cursor below the smaller table's size names one bucket group: a bucket
-// of the table, or while it rehashes the bucket of the smaller table together with the buckets
-// of the larger one that it expands into. Every node lies in exactly one group and every group is
-// equally likely. A round draws a group and a slot in [0, kSlots): the slot's node is the pick if
-// the group has that many nodes, otherwise the round is repeated. Each node is thus taken with the
-// same chance per round, 1 / (groups * kSlots): rejection sampling, exact as long as no group holds
-// more than kSlots nodes (at the table's load factor of at most 1, a chain of 9 has odds of about
-// one in a million per bucket). A node in a larger group is still returned, with a proportionally
-// smaller chance.
+// Model. The table's buckets, those of both arrays while it rehashes, are cut into blocks of
+// `width` neighbouring buckets (HashTable::RandomBlockWidth, BlockCount): every node lies in
+// exactly one block. A round draws a block, every block equally likely, and a slot in
+// [0, kSlots): the block's slot-th node (bucket by bucket, along each chain) is the pick if the
+// block has that many nodes, otherwise the round is repeated. Each node is thus taken with the
+// same chance per round, 1 / (blocks * kSlots): rejection sampling, exact as long as no block
+// holds more than kSlots nodes. The width is chosen so that a block holds at most one node on
+// average (a table at its full load of 1 has blocks of one bucket; a table drained to a load of
+// 0.1 has blocks of 8), and then a block of 9 has odds of about one in a million. A node in a
+// larger block is still returned, with a proportionally smaller chance. The block is drawn by
+// multiplying 61 random bits by the block count (a bias while the count is not a
+// power of two, which is only while the table rehashes: at most blocks / 2^61).
 //
-// Cost: kSlots / load rounds on average, each reading one bucket group (8 at a full table).
-// A nearly empty table (after mass deletion, before it shrinks) could take many rounds, so
-// after kMaxRounds the draw falls back to HashTable::Random.
+// Cost: kSlots / (width * load) rounds on average, 8 to 16 whatever the load, where blocks of
+// one bucket took 8 / load: a set drained by SPOP from a load of 0.8 to 0.1 (where Redis's rule
+// shrinks it) needed about 24 rounds per pick, and needs about 11. A round reads one cache line
+// of bucket pointers and the first node of each chain in it.
 //
-// Speed. In a big table every round is a cache miss or two (the bucket, then its chain), and
-// they used to come one after the other. Rounds are now drawn kBatch at a time: the buckets of
-// all of them are prefetched, then their first nodes, and only then are they tried in the
-// order drawn, the first accepted one winning. That is the same sequence of independent
-// rounds as before, so the pick is exactly as uniform, but the misses of a batch overlap. One
-// random word makes a round: the cursor from its low bits, the slot from its top three.
+// Speed. In a big table every round is a cache miss or two (the block, then its chains), and
+// they would come one after the other. Rounds are drawn kBatch at a time: the blocks of all of
+// them are prefetched, then their first nodes, and only then are they tried in the order drawn,
+// the first accepted one winning. That is the same sequence of independent rounds, so the pick
+// is exactly as uniform, but the misses of a batch overlap. One random word makes a round: the
+// block from its low 61 bits, the slot from its top three.
 #pragma once
 
 #include <cstddef>
@@ -41,45 +45,52 @@ typename Traits::Node* FairRandomNode(HashTable<Traits>& table) {
   using Node = typename Traits::Node;
   constexpr uint64_t kSlots = 8;  // the slot is a word's top 3 bits
   constexpr int kSlotShift = 61;
+  constexpr uint64_t kBlockBits = (uint64_t{1} << kSlotShift) - 1;
   constexpr int kBatch = 8;
   constexpr int kMaxRounds = 1000;
   static_assert(kSlots == uint64_t{1} << (64 - kSlotShift));
   if (table.empty()) return nullptr;
-  // A random pick moves a rehash under way one bucket on, as a lookup does (Scan below takes
-  // no steps), so a table that only random picks visit still finishes its resize; never
-  // while resizing is paused for a forked child.
-  if (table.rehashing() && HashTableResizeAllowed()) table.Rehash(1);
-  // Groups are the buckets of the smaller table. Table sizes are powers of two, so that is
-  // the lowest set bit of the bucket total (one table, or two of different sizes). A cursor
-  // with no bits above it makes Scan walk the whole group: Scan continues a walk over the
-  // larger table's buckets from the cursor's high bits, which must start at zero.
-  const uint64_t buckets = table.buckets();
-  const uint64_t group_mask = (buckets & (~buckets + 1)) - 1;
-  // Cursors fit below bit kSlotShift: a table has fewer than 2^61 buckets.
+  // A random pick moves a rehash under way 16 buckets on, where a lookup moves it one, so a
+  // table that only random picks visit still finishes its resize, and soon: a set drained by
+  // SPOP used to spend about half of its pops split across two arrays, where blocks are
+  // narrower (the smaller array is the fuller one). The total work of moving the nodes is the
+  // same. Never while resizing is paused for a forked child.
+  if (table.rehashing() && HashTableResizeAllowed()) table.Rehash(16);
+  const size_t width = table.RandomBlockWidth();
+  const uint64_t blocks = table.BlockCount(width);
+  auto block_of = [&](uint64_t word) {
+    return static_cast<size_t>((static_cast<unsigned __int128>(word & kBlockBits) * blocks) >>
+                               kSlotShift);
+  };
   for (int round = 0; round < kMaxRounds; round += kBatch) {
     uint64_t words[kBatch];
     for (uint64_t& w : words) {
       w = RandomWord();
-      table.PrefetchGroup(w & group_mask, 0);
+      table.PrefetchBlock(block_of(w), width, 0);
     }
-    for (uint64_t w : words) table.PrefetchGroup(w & group_mask, 1);
+    for (uint64_t w : words) table.PrefetchBlock(block_of(w), width, 1);
     for (uint64_t w : words) {
-      const uint64_t cursor = w & group_mask;
+      const size_t block = block_of(w);
       uint64_t slot = w >> kSlotShift;
       uint64_t seen = 0;
       Node* picked = nullptr;
-      auto take_slot = [&](Node* n) {
+      // Counts the block's nodes up to one past kSlots, enough to tell an oversized block.
+      table.WalkBlock(block, width, [&](Node* n) {
         if (seen == slot) picked = n;
-        ++seen;
-      };
-      table.Scan(cursor, take_slot);
+        return ++seen <= kSlots;
+      });
       if (picked == nullptr) continue;
       if (seen <= kSlots) return picked;
-      // An oversized group: any of its nodes, uniformly (see the essay). The table has not
-      // changed, so the same cursor walks the same group.
-      slot = RandomWord() % seen;
+      // An oversized block: any of its nodes, uniformly (see the essay). The table has not
+      // changed, so a second walk sees the same nodes in the same order.
+      uint64_t total = 0;
+      table.WalkBlock(block, width, [&](Node*) { return ++total != 0; });
+      slot = RandomWord() % total;
       seen = 0;
-      table.Scan(cursor, take_slot);
+      table.WalkBlock(block, width, [&](Node* n) {
+        picked = n;
+        return seen++ != slot;
+      });
       return picked;
     }
   }

@@ -10,9 +10,10 @@ uint64_t g_seed = 0x5f3759df9e3779b9ULL;
 
 void SetHashSeed(uint64_t seed) { hash_internal::g_seed = seed; }
 
-uint64_t RandomWord() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
+uint64_t hash_internal::RandomSeed() {
+  std::random_device device;
+  uint64_t seed = (uint64_t{device()} << 32) ^ device();
+  return seed == 0 ? 1 : seed;
 }
 
 }  // namespace redistp

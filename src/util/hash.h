@@ -36,8 +36,25 @@ inline uint64_t MixBits(uint64_t x) {
   return x;
 }
 
+namespace hash_internal {
+// The per-thread state of RandomWord; 0 until the thread's first draw seeds it.
+inline thread_local uint64_t random_state = 0;
+uint64_t RandomSeed();  // a fresh nonzero seed from the system
+}  // namespace hash_internal
+
 // A fast per-thread pseudo-random word (for sampling: random elements, skiplist levels). Not
-// for anything secret.
-uint64_t RandomWord();
+// for anything secret. A counter stepped by an odd constant and passed through a 64-bit
+// finalizer (the SplitMix64 construction): a few instructions inline, where the Mersenne
+// Twister it replaces cost a call and 5% of SPOP's time refilling its 2.5 KB state.
+inline uint64_t RandomWord() {
+  uint64_t& state = hash_internal::random_state;
+  if (state == 0) [[unlikely]]
+    state = hash_internal::RandomSeed();
+  state += 0x9e3779b97f4a7c15ULL;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 }  // namespace redistp

@@ -23,9 +23,11 @@
 // Resizing. Two bucket arrays, each a power of two in size. Normally only table 0 is in use.
 // When an insertion finds the load factor at 1 (or MaybeShrink finds it under 1/10) a second
 // array is allocated and buckets migrate from table 0 to table 1 a few at a time: one bucket
-// per Find/Insert/Unlink/Random (bounded: at most 10 empty buckets visited) and a time-bounded
-// batch from the owner's cron (RehashFor). When table 0 is empty, table 1 becomes table 0, so
-// no single call pays for moving millions of elements. While resizing is paused
+// per Find/Insert/Unlink/Random (bounded: at most 10 empty buckets visited; a uniform random
+// pick takes 16, types/fair_random.h) and a time-bounded batch from the owner's cron
+// (RehashFor). When table 0 is empty, table 1 becomes table 0, so no single call pays for
+// moving millions of elements. The sizes follow Redis's rules, which DEBUG HTSTATS shows and
+// tests compare on both servers. While resizing is paused
 // (SetHashTableResizeAllowed(false), while a forked child shares the memory) a table grows only
 // when its load passes 5, never shrinks, and a rehash under way takes no steps on access.
 //
@@ -262,7 +264,8 @@ class HashTable {
     }
   }
 
-  // Starts a shrink when fewer than 1 in 10 buckets would be used. The owner's cron calls it.
+  // Starts a shrink when fewer than 1 in 10 buckets would be used. The owner calls it after
+  // removals, or from its cron.
   void MaybeShrink() {
     if (rehashing() || !HashTableResizeAllowed() || size_[0] <= kInitialSize) return;
     if (used_[0] * 100 / size_[0] < kMinFillPercent) StartResize(BucketsFor(used_[0]));
@@ -307,19 +310,46 @@ class HashTable {
     return v;
   }
 
-  // Starts loading what Scan(cursor) will read first, without waiting for it: the bucket(s) of
-  // the group at `cursor` (stage 0), or, once those have arrived, the first node of each
-  // (stage 1). A caller that will look at many random groups issues both for all of them before
-  // walking any, so their cache misses overlap instead of following one another.
-  void PrefetchGroup(uint64_t cursor, int stage) const {
-    if (size() == 0) return;
+  // Blocks, for uniform random picks (FairRandomNode, types/fair_random.h): the buckets of both
+  // arrays, table 0's then table 1's, cut into aligned runs of `width` buckets. Every node lies
+  // in exactly one block. RandomBlockWidth is the widest power of two, at most 8 (one cache
+  // line of bucket pointers) and no wider than either array, at which neither array holds on
+  // average more than one node per block; table sizes are powers of two, so no block straddles
+  // the two arrays and BlockCount blocks cover them exactly.
+  size_t RandomBlockWidth() const {
+    size_t width = kMaxBlockWidth;
     for (int t = 0; t < 2; ++t) {
       if (size_[t] == 0) continue;
-      Node* const* bucket = &table_[t][cursor & (size_[t] - 1)];
-      if (stage == 0) {
-        __builtin_prefetch(bucket);
-      } else if (*bucket != nullptr) {
-        __builtin_prefetch(*bucket);
+      while (width > 1 && (width > size_[t] || used_[t] * width > size_[t])) width >>= 1;
+    }
+    return width;
+  }
+  size_t BlockCount(size_t width) const { return (size_[0] + size_[1]) / width; }
+
+  // Starts loading what WalkBlock will read first, without waiting for it: the block's bucket
+  // pointers (stage 0) or, once those have arrived, the first node of each of its chains (stage
+  // 1). A caller that will look at many random blocks issues both for all of them before walking
+  // any, so their cache misses overlap instead of following one another.
+  void PrefetchBlock(size_t block, size_t width, int stage) const {
+    Node* const* first = BlockStart(block, width);
+    if (stage == 0) {
+      __builtin_prefetch(first);
+      __builtin_prefetch(first + width - 1);  // the arrays are only 16-byte aligned
+      return;
+    }
+    for (size_t i = 0; i < width; ++i) {
+      if (first[i] != nullptr) __builtin_prefetch(first[i]);
+    }
+  }
+
+  // Calls fn(node) for the nodes of a block, bucket by bucket and along each chain, until fn
+  // returns false. fn must not change the table.
+  template <typename Fn>
+  void WalkBlock(size_t block, size_t width, Fn&& fn) const {
+    Node* const* first = BlockStart(block, width);
+    for (size_t i = 0; i < width; ++i) {
+      for (Node* n = first[i]; n != nullptr; n = Traits::Next(n)) {
+        if (!fn(n)) return;
       }
     }
   }
@@ -367,8 +397,13 @@ class HashTable {
  private:
   static constexpr size_t kInitialSize = 4;
   static constexpr size_t kMinFillPercent = 10;
+  static constexpr size_t kMaxBlockWidth = 8;
   static constexpr size_t kMaxLoadNoGrowMilli = 1618;  // load 1.618, in thousandths
 
+  Node* const* BlockStart(size_t block, size_t width) const {
+    const size_t first = block * width;
+    return first < size_[0] ? &table_[0][first] : &table_[1][first - size_[0]];
+  }
   static Node** AllocBuckets(size_t n) {
     auto** t = static_cast<Node**>(std::calloc(n, sizeof(Node*)));
     if (t == nullptr) throw std::bad_alloc();

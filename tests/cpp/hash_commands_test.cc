@@ -4,6 +4,7 @@
 // the pre-write conversion, and the fairness of the random draws.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -191,6 +192,77 @@ TEST(FairRandomNode, UniformWhileTheTableRehashes) {
   // Otherwise each draw moves the rehash on, as a lookup does, until it is done.
   for (int i = 0; i < 100000 && table.rehashing(); ++i) FairRandomNode(table);
   EXPECT_FALSE(table.rehashing());
+}
+
+// A draw moves a rehash under way 16 buckets on, not one as a lookup does, so a set drained by
+// SPOP spends little of its time split across two arrays (fair_random.h).
+TEST(FairRandomNode, EachDrawMovesARehashSixteenBucketsOn) {
+  HashTable<FieldTableTraits> table;
+  for (int i = 0; table.buckets() < 2048 || table.rehashing(); ++i) {
+    table.Insert(FieldNode::Create("g" + std::to_string(i), "v"));
+    while (table.rehashing()) table.Rehash(100);
+    ASSERT_LT(i, 100000);
+  }
+  // Fill table 0 to its load of 1, then one more insert starts the grow to 4096.
+  for (int i = static_cast<int>(table.size()); !table.rehashing(); ++i) {
+    table.Insert(FieldNode::Create("g" + std::to_string(i), "v"));
+  }
+  ASSERT_EQ(table.buckets(), 2048u + 4096u);
+  int draws = 0;
+  while (table.rehashing()) {
+    ASSERT_NE(FairRandomNode(table), nullptr);
+    ASSERT_LE(++draws, 2048 / 16) << "a draw moved fewer than 16 buckets";
+  }
+  EXPECT_GT(draws, 2048 / 16 / 2) << "each draw moved no more than 16 non-empty buckets";
+}
+
+// Blocks are as wide as keeps about one node per block: one bucket at a full table, eight
+// (one cache line of bucket pointers) once the table is sparse.
+TEST(FairRandomNode, BlockWidthFollowsTheLoad) {
+  HashTable<FieldTableTraits> table;
+  for (int i = 0; i < 1024; ++i) table.Insert(FieldNode::Create("w" + std::to_string(i), "v"));
+  while (table.rehashing()) table.Rehash(100);
+  ASSERT_EQ(table.buckets(), 1024u);
+  EXPECT_EQ(table.RandomBlockWidth(), 1u);
+  EXPECT_EQ(table.BlockCount(1), 1024u);
+  int next = 0;
+  SetHashTableResizeAllowed(false);  // hold the size while the load falls
+  auto drain_to = [&](size_t n) {
+    while (table.size() > n) FieldTableTraits::Destroy(table.Unlink("w" + std::to_string(next++)));
+  };
+  drain_to(512);
+  EXPECT_EQ(table.RandomBlockWidth(), 2u);
+  drain_to(300);
+  EXPECT_EQ(table.RandomBlockWidth(), 2u);
+  drain_to(256);
+  EXPECT_EQ(table.RandomBlockWidth(), 4u);
+  drain_to(100);
+  EXPECT_EQ(table.RandomBlockWidth(), 8u);
+  EXPECT_EQ(table.BlockCount(8), 128u);
+  drain_to(3);
+  EXPECT_EQ(table.RandomBlockWidth(), 8u) << "never wider than a cache line";
+  SetHashTableResizeAllowed(true);
+  std::set<std::string> drawn;
+  for (int i = 0; i < 1000; ++i) drawn.insert(std::string(FairRandomNode(table)->field()));
+  EXPECT_EQ(drawn.size(), 3u);
+}
+
+// While a forked child runs a table grows only past a load of 5, so blocks of one bucket can
+// hold more than 8 nodes: such a block's nodes are drawn with a smaller chance, but drawn.
+TEST(FairRandomNode, OversizedBlocksStillYieldTheirNodes) {
+  HashTable<FieldTableTraits> table;
+  for (int i = 0; i < 64; ++i) table.Insert(FieldNode::Create("o" + std::to_string(i), "v"));
+  while (table.rehashing()) table.Rehash(100);
+  SetHashTableResizeAllowed(false);
+  for (int i = 64; i < 64 * 5; ++i) table.Insert(FieldNode::Create("o" + std::to_string(i), "v"));
+  ASSERT_EQ(table.buckets(), 64u);
+  size_t longest = 0;
+  for (size_t b = 0; b < 64; ++b) longest = std::max(longest, table.ChainLength(0, b));
+  ASSERT_GT(longest, 8u) << "no oversized chain at a load of 5";
+  std::map<std::string, int> counts;
+  for (int i = 0; i < 200000; ++i) ++counts[std::string(FairRandomNode(table)->field())];
+  SetHashTableResizeAllowed(true);
+  EXPECT_EQ(counts.size(), 320u);
 }
 
 // Mass deletion leaves a sparse table until the owner's cron shrinks it: a draw then takes
