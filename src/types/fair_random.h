@@ -20,7 +20,7 @@
 //
 // Cost: kSlots / (width * load) rounds on average, 8 to 16 whatever the load, where blocks of
 // one bucket took 8 / load: a set drained by SPOP from a load of 0.8 to 0.1 (where Redis's rule
-// shrinks it) needed about 24 rounds per pick, and needs about 11. A round reads one cache line
+// shrinks it) needed about 24 rounds per pick, and needs about 12. A round reads one cache line
 // of bucket pointers and the first node of each chain in it.
 //
 // Speed. In a big table every round is a cache miss or two (the block, then its chains), and
