@@ -21,7 +21,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <type_traits>
 #include <utility>
 
 namespace redistp {
@@ -39,8 +38,7 @@ class PackedOrLarge {
     if (l == nullptr) {
       new (bytes_) Packed();
     } else {
-      const uintptr_t w = reinterpret_cast<uintptr_t>(l.release()) | 1;
-      std::memcpy(bytes_, &w, sizeof(w));
+      HoldLarge(l.release());
     }
   }
   ~PackedOrLarge() { Reset(); }
@@ -56,8 +54,7 @@ class PackedOrLarge {
   // Ends the current form (freeing its memory) and holds `l` from now on.
   void SetLarge(std::unique_ptr<Large> l) {
     Reset();
-    const uintptr_t w = reinterpret_cast<uintptr_t>(l.release()) | 1;
-    std::memcpy(bytes_, &w, sizeof(w));
+    HoldLarge(l.release());
   }
   // Ends the current form and holds `p` from now on.
   void SetPacked(Packed&& p) {
@@ -70,6 +67,11 @@ class PackedOrLarge {
     uintptr_t w;
     std::memcpy(&w, bytes_, sizeof(w));
     return w;
+  }
+  // Writes the tagged word for `l` over whatever the bytes held (the caller ended that form).
+  void HoldLarge(Large* l) {
+    const uintptr_t w = reinterpret_cast<uintptr_t>(l) | 1;
+    std::memcpy(bytes_, &w, sizeof(w));
   }
   void Reset() {
     if (is_large()) {
