@@ -53,12 +53,23 @@ void ReplyBuilder::Int(int64_t v) {
 
 void ReplyBuilder::Bulk(std::string_view s) {
   if (!enabled_) return;
-  char buf[kMaxInt64Chars + 4];
+  // A short bulk (a list element, a field, a member) is framed on the stack and appended once:
+  // LRANGE and HGETALL replies are hundreds of them, and each append is a call with its own
+  // capacity check. A longer one is appended in three parts, without the extra copy.
+  constexpr size_t kShort = 64;
+  char buf[kMaxInt64Chars + 4 + kShort + 2];
   buf[0] = '$';
   size_t len = 1 + FormatInt64(static_cast<int64_t>(s.size()), buf + 1);
   buf[len++] = '\r';
   buf[len++] = '\n';
-  out_->Reserve(len + s.size() + 2);
+  if (s.size() <= kShort) {
+    if (!s.empty()) std::memcpy(buf + len, s.data(), s.size());  // data() may be null
+    len += s.size();
+    buf[len++] = '\r';
+    buf[len++] = '\n';
+    out_->Append(buf, len);
+    return;
+  }
   out_->Append(buf, len);
   out_->Append(s);
   out_->Append("\r\n", 2);

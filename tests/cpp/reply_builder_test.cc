@@ -45,6 +45,27 @@ TEST_F(ReplyBuilderTest, ScalarsInResp2) {
   EXPECT_EQ(Take(), "$-1\r\n*-1\r\n");
 }
 
+// A short bulk is framed on the stack and appended once, a longer one in three parts: the
+// bytes are the same on either side of the boundary, binary ones and an empty view included.
+TEST_F(ReplyBuilderTest, BulkFramingAroundTheShortPath) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{100000}}) {
+    std::string body(n, 'x');
+    for (size_t i = 0; i < n; i += 7) body[i] = static_cast<char>(i % 256);
+    rb_.Bulk(body);
+    EXPECT_EQ(Take(), "$" + std::to_string(n) + "\r\n" + body + "\r\n") << n;
+  }
+  rb_.Bulk(std::string_view());  // a null data pointer
+  EXPECT_EQ(Take(), "$0\r\n\r\n");
+  // Many short ones in a row spill from the static buffer into blocks intact.
+  std::string want;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string e = "element:" + std::to_string(i);
+    rb_.Bulk(e);
+    want += "$" + std::to_string(e.size()) + "\r\n" + e + "\r\n";
+  }
+  EXPECT_EQ(Take(), want);
+}
+
 TEST_F(ReplyBuilderTest, ErrorsReplaceLineBreaksAndRecordThePrefix) {
   rb_.Error("ERR syntax error");
   EXPECT_EQ(Take(), "-ERR syntax error\r\n");
