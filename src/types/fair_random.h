@@ -64,33 +64,29 @@ typename Traits::Node* FairRandomNode(HashTable<Traits>& table) {
   };
   for (int round = 0; round < kMaxRounds; round += kBatch) {
     uint64_t words[kBatch];
-    for (uint64_t& w : words) {
-      w = RandomWord();
-      table.PrefetchBlock(block_of(w), width, 0);
+    size_t blocks_drawn[kBatch];
+    for (int i = 0; i < kBatch; ++i) {
+      words[i] = RandomWord();
+      blocks_drawn[i] = block_of(words[i]);
+      table.PrefetchBlock(blocks_drawn[i], width, 0);
     }
-    for (uint64_t w : words) table.PrefetchBlock(block_of(w), width, 1);
-    for (uint64_t w : words) {
-      const size_t block = block_of(w);
-      uint64_t slot = w >> kSlotShift;
+    for (size_t block : blocks_drawn) table.PrefetchBlock(block, width, 1);
+    for (int i = 0; i < kBatch; ++i) {
+      uint64_t slot = words[i] >> kSlotShift;
       uint64_t seen = 0;
       Node* picked = nullptr;
-      // Counts the block's nodes up to one past kSlots, enough to tell an oversized block.
-      table.WalkBlock(block, width, [&](Node* n) {
-        if (seen == slot) picked = n;
-        return ++seen <= kSlots;
-      });
+      auto take_slot = [&](Node* n) {
+        if (seen++ == slot) picked = n;
+        return true;
+      };
+      table.WalkBlock(blocks_drawn[i], width, take_slot);
       if (picked == nullptr) continue;
       if (seen <= kSlots) return picked;
       // An oversized block: any of its nodes, uniformly (see the essay). The table has not
       // changed, so a second walk sees the same nodes in the same order.
-      uint64_t total = 0;
-      table.WalkBlock(block, width, [&](Node*) { return ++total != 0; });
-      slot = RandomWord() % total;
+      slot = RandomWord() % seen;
       seen = 0;
-      table.WalkBlock(block, width, [&](Node* n) {
-        picked = n;
-        return seen++ != slot;
-      });
+      table.WalkBlock(blocks_drawn[i], width, take_slot);
       return picked;
     }
   }
